@@ -1,0 +1,189 @@
+package lockops
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Audit results.
+const (
+	AuditOK      = "ok"      // the change was made
+	AuditFailed  = "failed"  // the server refused it or it could not be made
+	AuditRefused = "refused" // zkscope refused it (read-only mode)
+)
+
+// Audited operations.
+const (
+	OpTake        = "take"
+	OpRelease     = "release"
+	OpRevoke      = "revoke"
+	OpForceDelete = "force-delete"
+	OpCreate      = "create"
+	OpSet         = "set"
+	OpDelete      = "delete"
+)
+
+// AuditEntry is one line of the audit log. Time, User, Host, Context and
+// Servers are filled in by [Audit] when empty.
+type AuditEntry struct {
+	Time      time.Time `json:"time"`
+	User      string    `json:"user"`
+	Host      string    `json:"host"`
+	Context   string    `json:"context"`
+	Servers   []string  `json:"servers"`
+	Operation string    `json:"operation"`
+	Path      string    `json:"path"`
+	// Version is the znode version the operation was conditioned on, or the
+	// one it produced (nil when none applies).
+	Version *int32 `json:"version"`
+	// Session is the ZooKeeper session concerned, "0x…" ("" when none): ours
+	// for take/release, the holder's for revoke/force-delete.
+	Session string `json:"session"`
+	Result  string `json:"result"`
+	Error   string `json:"error"`
+}
+
+// AuditLogPath is where the audit log lives:
+// $XDG_STATE_HOME/zkscope/audit.log, by default ~/.local/state/zkscope/audit.log.
+func AuditLogPath() (string, error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the audit log: %w", err)
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "zkscope", "audit.log"), nil
+}
+
+var auditMu sync.Mutex
+
+// Audit appends e to the audit log as one JSON line (file mode 0600 in a
+// 0700 directory, O_APPEND so concurrent zkscope processes never interleave
+// within a line). c supplies the context name and servers; it may be nil.
+func Audit(c *zkview.Client, e AuditEntry) error {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if e.User == "" || e.Host == "" {
+		u, h := whoAmI()
+		if e.User == "" {
+			e.User = u
+		}
+		if e.Host == "" {
+			e.Host = h
+		}
+	}
+	if c != nil {
+		cfg := c.Config()
+		if e.Context == "" {
+			e.Context = cfg.Context
+		}
+		if e.Servers == nil {
+			e.Servers = c.Servers()
+		}
+	}
+	if e.Servers == nil {
+		e.Servers = []string{}
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode audit entry: %w", err)
+	}
+	line = append(line, '\n')
+	p, err := AuditLogPath()
+	if err != nil {
+		return err
+	}
+	auditMu.Lock()
+	defer auditMu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("create audit log directory: %w", err)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open audit log: %w", err)
+	}
+	if _, err := f.Write(line); err != nil {
+		f.Close()
+		return fmt.Errorf("write audit log %s: %w", p, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write audit log %s: %w", p, err)
+	}
+	return nil
+}
+
+// auditResult turns an operation's error into an entry's Result and Error.
+func auditResult(e *AuditEntry, err error) {
+	switch {
+	case err == nil:
+		e.Result = AuditOK
+	case errors.Is(err, zkview.ErrReadOnly):
+		e.Result, e.Error = AuditRefused, err.Error()
+	default:
+		e.Result, e.Error = AuditFailed, err.Error()
+	}
+}
+
+// record writes an audit entry for an operation and its outcome. An audit
+// failure never hides the operation's own result; it is reported through
+// AuditErrors so the CLI and UI can show it.
+func record(c *zkview.Client, op, path string, version *int32, session int64, err error) {
+	e := AuditEntry{Operation: op, Path: path, Version: version}
+	if session != 0 {
+		e.Session = FormatSession(session)
+	}
+	auditResult(&e, err)
+	if aerr := Audit(c, e); aerr != nil {
+		select {
+		case auditErrors <- aerr:
+		default:
+		}
+	}
+}
+
+var auditErrors = make(chan error, 16)
+
+// AuditErrors delivers failures to write the audit log (disk full, no home
+// directory, ...) so they can be shown; the operations themselves go on.
+func AuditErrors() <-chan error { return auditErrors }
+
+// FormatSession prints a session id the way ZooKeeper's tools do: "0x" and
+// lowercase hex.
+func FormatSession(id int64) string { return fmt.Sprintf("0x%x", uint64(id)) }
+
+func versionPtr(v int32) *int32 { return &v }
+
+var (
+	whoOnce          sync.Once
+	whoUser, whoHost string
+)
+
+// whoAmI returns the local user and host names, for the audit log and lock
+// node data.
+func whoAmI() (string, string) {
+	whoOnce.Do(func() {
+		whoUser = os.Getenv("USER")
+		if u, err := user.Current(); err == nil && u.Username != "" {
+			whoUser = u.Username
+		}
+		if whoUser == "" {
+			whoUser = fmt.Sprintf("uid%d", os.Getuid())
+		}
+		whoHost, _ = os.Hostname()
+		if whoHost == "" {
+			whoHost = "localhost"
+		}
+	})
+	return whoUser, whoHost
+}

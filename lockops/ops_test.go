@@ -1,0 +1,503 @@
+package lockops
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// newClient connects a fresh session to servers; closed when t ends.
+func newClient(t testing.TB, servers []string, mut ...func(*zkview.Config)) *zkview.Client {
+	t.Helper()
+	cfg := zkview.Config{Servers: servers, SessionTimeout: 10 * time.Second}
+	for _, m := range mut {
+		m(&cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := zkview.Connect(ctx, cfg)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// auditToTemp points the audit log at a fresh directory and returns the
+// log's path.
+func auditToTemp(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	p, err := AuditLogPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readAudit(t testing.TB, p string) []AuditEntry {
+	t.Helper()
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []AuditEntry
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e AuditEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func hasAudit(entries []AuditEntry, op, result, pathPrefix string) bool {
+	for _, e := range entries {
+		if e.Operation == op && e.Result == result && strings.HasPrefix(e.Path, pathPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func children(t testing.TB, c *zkview.Client, p string) []string {
+	t.Helper()
+	kids, _, err := c.Conn().Children(c.Abs(p))
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("children of %s: %v", p, err)
+	}
+	return kids
+}
+
+// takeAsync runs Take in the background, reporting progress.
+type asyncTake struct {
+	progress chan Progress
+	done     chan struct{}
+	held     *Held
+	err      error
+}
+
+func takeAsync(ctx context.Context, c *zkview.Client, p string, o TakeOptions) *asyncTake {
+	a := &asyncTake{progress: make(chan Progress, 64), done: make(chan struct{})}
+	o.Progress = func(pr Progress) {
+		select {
+		case a.progress <- pr:
+		default:
+		}
+	}
+	go func() {
+		defer close(a.done)
+		a.held, a.err = Take(ctx, c, p, o)
+	}()
+	return a
+}
+
+// waitingOn waits until the async take reports it watches node.
+func (a *asyncTake) waitingOn(t testing.TB, node string) Progress {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case pr := <-a.progress:
+			if pr.WaitingOn == node {
+				return pr
+			}
+		case <-a.done:
+			t.Fatalf("take finished (held=%v err=%v) before waiting on %s", a.held, a.err, node)
+		case <-timeout:
+			t.Fatalf("timed out waiting for the contender to watch %s", node)
+		}
+	}
+}
+
+func (a *asyncTake) wait(t testing.TB) (*Held, error) {
+	t.Helper()
+	select {
+	case <-a.done:
+		return a.held, a.err
+	case <-time.After(60 * time.Second):
+		t.Fatal("take did not finish")
+	}
+	return nil, nil
+}
+
+var nameFormats = map[string]*regexp.Regexp{
+	"curator/exclusive": regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`),
+	"curator/read":      regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-__READ__\d{10}$`),
+	"curator/write":     regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-__WRIT__\d{10}$`),
+	"kazoo/exclusive":   regexp.MustCompile(`^[0-9a-f]{32}__lock__\d{10}$`),
+	"kazoo/read":        regexp.MustCompile(`^[0-9a-f]{32}__rlock__\d{10}$`),
+	"kazoo/write":       regexp.MustCompile(`^[0-9a-f]{32}__lock__\d{10}$`),
+	"go-zk/exclusive":   regexp.MustCompile(`^_c_[0-9a-f]{32}-lock-\d{10}$`),
+}
+
+// TestTakeReleaseEachFormat takes each recipe's exclusive (or write) side,
+// checks the node's exact format and parents, makes a second zkscope
+// contender queue behind it on the right node, and hands over on release.
+func TestTakeReleaseEachFormat(t *testing.T) {
+	audit := auditToTemp(t)
+	cl := zktest.Shared(t)
+	for _, tc := range []struct {
+		recipe    Recipe
+		mode      Mode
+		container bool
+	}{
+		{RecipeCurator, ModeExclusive, true},
+		{RecipeCurator, ModeWrite, true},
+		{RecipeKazoo, ModeExclusive, false},
+		{RecipeKazoo, ModeWrite, false},
+		{RecipeGoZK, ModeExclusive, false},
+	} {
+		t.Run(string(tc.recipe)+"/"+string(tc.mode), func(t *testing.T) {
+			ctx := context.Background()
+			a := newClient(t, cl.Addrs())
+			b := newClient(t, cl.Addrs())
+			lockPath := zktest.Path(t) + "/lock"
+			h1, err := Take(ctx, a, lockPath, TakeOptions{Recipe: tc.recipe, Mode: tc.mode, Note: "first"})
+			if err != nil {
+				t.Fatalf("take: %v", err)
+			}
+			if h1.State() != StateHeld {
+				t.Fatalf("state %s, want held", h1.State())
+			}
+			name := path.Base(h1.Node)
+			if re := nameFormats[string(tc.recipe)+"/"+string(tc.mode)]; !re.MatchString(name) {
+				t.Fatalf("node name %q does not match %s", name, re)
+			}
+			data, st, err := a.Conn().Get(h1.Node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.EphemeralOwner != a.SessionID() || h1.Session != a.SessionID() {
+				t.Fatalf("owner 0x%x, held session 0x%x, client session 0x%x", st.EphemeralOwner, h1.Session, a.SessionID())
+			}
+			if !strings.Contains(string(data), "zkscope pid") || !strings.HasSuffix(string(data), ": first") {
+				t.Fatalf("node data %q lacks the owner identity and note", data)
+			}
+			// A second contender in the same format queues behind us and
+			// watches our node.
+			second := takeAsync(ctx, b, lockPath, TakeOptions{Recipe: RecipeAuto, Mode: tc.mode})
+			pr := second.waitingOn(t, h1.Node)
+			if pr.Position != 1 || pr.QueueLen != 2 {
+				t.Fatalf("second contender progress %+v, want position 1 of 2", pr)
+			}
+			if err := h1.Release(ctx); err != nil {
+				t.Fatalf("release: %v", err)
+			}
+			if err := h1.Release(ctx); err != nil {
+				t.Fatalf("second release must be a no-op: %v", err)
+			}
+			h2, err := second.wait(t)
+			if err != nil {
+				t.Fatalf("second take: %v", err)
+			}
+			if !nameFormats[string(tc.recipe)+"/"+string(tc.mode)].MatchString(path.Base(h2.Node)) {
+				t.Fatalf("auto-detected contender made %q", h2.Node)
+			}
+			if err := h2.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if kids := children(t, a, lockPath); len(kids) != 0 {
+				t.Fatalf("nodes left behind: %v", kids)
+			}
+			// Clients see ephemeralOwner 0 for containers too, and the server
+			// removes emptied ones only after a while: only the persistent
+			// parents are checked here.
+			if !tc.container {
+				if ok, _, err := a.Conn().Exists(lockPath); err != nil || !ok {
+					t.Fatalf("persistent parent %s is gone (%v)", lockPath, err)
+				}
+			}
+		})
+	}
+	entries := readAudit(t, audit)
+	if !hasAudit(entries, OpTake, AuditOK, "/zkscope-test/") || !hasAudit(entries, OpRelease, AuditOK, "/zkscope-test/") {
+		t.Fatalf("audit log lacks take/release lines: %+v", entries)
+	}
+}
+
+// TestReadersShareWritersWait checks both read/write formats: two readers
+// hold together, a writer waits on the right node, and readers behind the
+// writer wait on it.
+func TestReadersShareWritersWait(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	for _, recipe := range []Recipe{RecipeCurator, RecipeKazoo} {
+		t.Run(string(recipe), func(t *testing.T) {
+			ctx := context.Background()
+			lockPath := zktest.Path(t)
+			r1c, r2c, wc, r3c := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+			r1, err := Take(ctx, r1c, lockPath, TakeOptions{Recipe: recipe, Mode: ModeRead})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r2, err := Take(ctx, r2c, lockPath, TakeOptions{Recipe: recipe, Mode: ModeRead, Wait: WaitNone})
+			if err != nil {
+				t.Fatalf("second reader must not wait: %v", err)
+			}
+			w := takeAsync(ctx, wc, lockPath, TakeOptions{Recipe: recipe, Mode: ModeWrite})
+			w.waitingOn(t, r2.Node) // the nearest (kazoo) / previous (Curator) node
+			var writerNode string
+			waitFor(t, "the writer's node", 30*time.Second, func() bool {
+				for _, k := range children(t, r1c, lockPath) {
+					if strings.Contains(k, "__WRIT__") || strings.Contains(k, "__lock__") {
+						writerNode = zkview.Join(lockPath, k)
+						return true
+					}
+				}
+				return false
+			})
+			r3 := takeAsync(ctx, r3c, lockPath, TakeOptions{Recipe: recipe, Mode: ModeRead})
+			r3.waitingOn(t, writerNode)
+			if err := r2.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			w.waitingOn(t, r1.Node)
+			if err := r1.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wh, err := w.wait(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := wh.Release(ctx); err != nil {
+				t.Fatal(err)
+			}
+			rh, err := r3.wait(t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rh.Release(ctx)
+		})
+	}
+}
+
+// TestGoZKLockWaitsForUs: go-zookeeper's own zk.Lock waits while zkscope
+// holds a go-zk format lock and gets it when we release; and we wait for it.
+func TestGoZKLockWaitsForUs(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	lockPath := zktest.Path(t)
+	ours := newClient(t, cl.Addrs())
+	theirs := newClient(t, cl.Addrs())
+	h, err := Take(ctx, ours, lockPath, TakeOptions{Recipe: RecipeGoZK})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := zk.NewLock(theirs.Conn(), lockPath, zk.WorldACL(zk.PermAll))
+	locked := make(chan error, 1)
+	go func() { locked <- l.Lock() }()
+	waitFor(t, "zk.Lock to queue", 30*time.Second, func() bool { return len(children(t, ours, lockPath)) == 2 })
+	select {
+	case err := <-locked:
+		t.Fatalf("zk.Lock returned (%v) while zkscope holds the lock", err)
+	default:
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-locked:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("zk.Lock did not get the lock after we released it")
+	}
+	// Now they hold it: auto-detection picks go-zk and we wait on their node.
+	w := takeAsync(ctx, ours, lockPath, TakeOptions{})
+	pr := w.waitingOn(t, zkview.Join(lockPath, children(t, ours, lockPath)[0]))
+	if pr.Recipe != "go-zk.lock" {
+		t.Fatalf("auto-detected %s, want go-zk.lock", pr.Recipe)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := w.wait(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2.Release(ctx)
+}
+
+// TestTimeoutAndNoWaitLeaveNoNode: a take that times out, and a --no-wait
+// take, delete their node again and log the failure.
+func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
+	audit := auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	lockPath := zktest.Path(t)
+	a, b := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	h, err := Take(ctx, a, lockPath, TakeOptions{Recipe: RecipeCurator})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release(ctx)
+	_, err = Take(ctx, b, lockPath, TakeOptions{Wait: WaitTimeout, Timeout: 300 * time.Millisecond})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("got %v, want ErrTimeout", err)
+	}
+	if kids := children(t, a, lockPath); len(kids) != 1 || kids[0] != path.Base(h.Node) {
+		t.Fatalf("after timeout the queue is %v, want only the holder", kids)
+	}
+	_, err = Take(ctx, b, lockPath, TakeOptions{Wait: WaitNone})
+	if !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("got %v, want ErrWouldBlock", err)
+	}
+	if kids := children(t, a, lockPath); len(kids) != 1 {
+		t.Fatalf("after --no-wait the queue is %v, want only the holder", kids)
+	}
+	// A cancelled context behaves like a timeout.
+	cctx, cancel := context.WithCancel(ctx)
+	w := takeAsync(cctx, b, lockPath, TakeOptions{})
+	w.waitingOn(t, h.Node)
+	cancel()
+	if _, err := w.wait(t); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	waitFor(t, "the cancelled contender's node to go", 10*time.Second, func() bool { return len(children(t, a, lockPath)) == 1 })
+	if entries := readAudit(t, audit); !hasAudit(entries, OpTake, AuditFailed, lockPath) {
+		t.Fatalf("audit log lacks the failed takes: %+v", entries)
+	}
+}
+
+// TestForceDeletedNodeIsLost: someone deletes our node; the handle says
+// Lost at once (never held again) and Release says so.
+func TestForceDeletedNodeIsLost(t *testing.T) {
+	audit := auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	a, other := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := h.Changes()
+	if err := other.Conn().Delete(h.Node, -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h.LostCh():
+	case <-time.After(30 * time.Second):
+		t.Fatal("deletion of our node was not noticed")
+	}
+	if h.State() != StateLost || !strings.Contains(h.Reason(), "deleted") {
+		t.Fatalf("state %s (%s), want lost because deleted", h.State(), h.Reason())
+	}
+	var last HoldChange
+	for ch := range changes {
+		last = ch
+	}
+	if last.State != StateLost {
+		t.Fatalf("last change %+v, want lost", last)
+	}
+	if err := h.Release(ctx); !errors.Is(err, ErrLost) {
+		t.Fatalf("release of a lost lock: %v, want ErrLost", err)
+	}
+	if !hasAudit(readAudit(t, audit), OpRelease, AuditFailed, h.Node) {
+		t.Fatal("audit log lacks the failed release")
+	}
+}
+
+// TestHoldKeepsSessionAlive holds a lock across several session timeouts:
+// go-zookeeper's pings keep the session, the node and the state.
+func TestHoldKeepsSessionAlive(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.SessionTimeout = time.Second })
+	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := h.Changes()
+	time.Sleep(4 * time.Second) // the point of the test: time passes while held
+	select {
+	case ch := <-changes:
+		t.Fatalf("state changed while idle: %+v", ch)
+	default:
+	}
+	if _, st, err := a.Conn().Get(h.Node); err != nil || st.EphemeralOwner != h.Session {
+		t.Fatalf("node after idle hold: %v %+v", err, st)
+	}
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReadOnlyRefusesTake: a read-only client never creates a node, and the
+// refusal is logged.
+func TestReadOnlyRefusesTake(t *testing.T) {
+	audit := auditToTemp(t)
+	cl := zktest.Shared(t)
+	ro := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
+	lockPath := zktest.Path(t)
+	_, err := Take(context.Background(), ro, lockPath, TakeOptions{})
+	if !errors.Is(err, zkview.ErrReadOnly) {
+		t.Fatalf("got %v, want ErrReadOnly", err)
+	}
+	if ok, _, _ := ro.Conn().Exists(lockPath); ok {
+		t.Fatal("read-only take created the lock directory")
+	}
+	if !hasAudit(readAudit(t, audit), OpTake, AuditRefused, lockPath) {
+		t.Fatal("audit log lacks the refused take")
+	}
+}
+
+// TestRecipeMismatch: asking for an exclusive lock on a Curator read/write
+// directory is refused before any node is created.
+func TestRecipeMismatch(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	a := newClient(t, cl.Addrs())
+	lockPath := zktest.Path(t)
+	h, err := Take(ctx, a, lockPath, TakeOptions{Recipe: RecipeCurator, Mode: ModeRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release(ctx)
+	if _, err := Take(ctx, a, lockPath, TakeOptions{}); err == nil || !strings.Contains(err.Error(), "--mode") {
+		t.Fatalf("got %v, want a --mode hint", err)
+	}
+	if kids := children(t, a, lockPath); len(kids) != 1 {
+		t.Fatalf("queue %v, want only the reader", kids)
+	}
+}

@@ -91,12 +91,9 @@ With no subcommand it opens the terminal UI.`,
 			Args:  cobra.MaximumNArgs(1),
 			RunE:  func(*cobra.Command, []string) error { return notYet("doctor") },
 		},
-		&cobra.Command{
-			Use:   "lock PATH [-- CMD ARGS...]",
-			Short: "Take a lock by hand, or run a command while holding it",
-			Args:  cobra.MinimumNArgs(1),
-			RunE:  func(*cobra.Command, []string) error { return notYet("lock") },
-		},
+		newLockCmd(), // main_lock.go
+		newEvictCmd(),
+		newRevokeCmd(),
 		&cobra.Command{
 			Use:   "tree [PATH]",
 			Short: "Print the znode tree below PATH",

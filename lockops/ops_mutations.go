@@ -1,0 +1,76 @@
+package lockops
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Mutations are the UI's plain znode changes (create, edit, delete), each
+// refused in read-only mode and written to the audit log. Use them instead
+// of calling the client directly so every change zkscope makes is audited.
+type Mutations struct {
+	Client *zkview.Client
+}
+
+// Create makes a node (flags as zk.Flag*: persistent 0, ephemeral 1,
+// sequential 2, container 4) with an open ACL and returns its path.
+func (m Mutations) Create(ctx context.Context, p string, data []byte, flags int32) (string, error) {
+	c := m.Client
+	if c.Config().ReadOnly {
+		err := fmt.Errorf("create %s: %w", p, zkview.ErrReadOnly)
+		record(c, OpCreate, p, nil, 0, err)
+		return "", err
+	}
+	created, err := callCtx(ctx, func() (string, error) {
+		if flags == zk.FlagContainer {
+			return c.Conn().CreateContainer(c.Abs(p), data, flags, zk.WorldACL(zk.PermAll))
+		}
+		return c.Conn().Create(c.Abs(p), data, flags, zk.WorldACL(zk.PermAll))
+	})
+	if err != nil {
+		err = fmt.Errorf("create %s: %w", p, err)
+		record(c, OpCreate, p, nil, 0, err)
+		return "", err
+	}
+	created = c.Rel(created)
+	record(c, OpCreate, created, versionPtr(0), 0, nil)
+	return created, nil
+}
+
+// Set writes data conditioned on version (-1: any) and returns the new stat.
+func (m Mutations) Set(ctx context.Context, p string, data []byte, version int32) (zk.Stat, error) {
+	c := m.Client
+	if c.Config().ReadOnly {
+		err := fmt.Errorf("edit %s: %w", p, zkview.ErrReadOnly)
+		record(c, OpSet, p, versionPtr(version), 0, err)
+		return zk.Stat{}, err
+	}
+	st, err := callCtx(ctx, func() (*zk.Stat, error) { return c.Conn().Set(c.Abs(p), data, version) })
+	if err != nil {
+		err = fmt.Errorf("edit %s: %w", p, err)
+		record(c, OpSet, p, versionPtr(version), 0, err)
+		return zk.Stat{}, err
+	}
+	record(c, OpSet, p, versionPtr(version), 0, nil)
+	return *st, nil
+}
+
+// Delete removes a node conditioned on version (-1: any).
+func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
+	c := m.Client
+	if c.Config().ReadOnly {
+		err := fmt.Errorf("delete %s: %w", p, zkview.ErrReadOnly)
+		record(c, OpDelete, p, versionPtr(version), 0, err)
+		return err
+	}
+	_, err := callCtx(ctx, func() (struct{}, error) { return struct{}{}, c.Conn().Delete(c.Abs(p), version) })
+	if err != nil {
+		err = fmt.Errorf("delete %s: %w", p, err)
+	}
+	record(c, OpDelete, p, versionPtr(version), 0, err)
+	return err
+}

@@ -1,0 +1,234 @@
+package main
+
+// The lock, evict and revoke subcommands: flag parsing and wiring only; the
+// logic lives in lockops.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/zkscope/zkscope/lockops"
+)
+
+func newLockCmd() *cobra.Command {
+	var (
+		recipe, mode, note, killSignal string
+		timeout, killGrace             time.Duration
+		noWait, revocable              bool
+	)
+	cmd := &cobra.Command{
+		Use:   "lock PATH [-- CMD ARGS...]",
+		Short: "Take a lock by hand, or run a command while holding it",
+		Long: `Take the lock at PATH in a real library's znode format (Curator, kazoo or
+go-zookeeper: detected from the contenders already there, Curator for a new
+path) and wait in its queue exactly as that library would.
+
+Without CMD, zkscope holds the lock until Ctrl-C (or SIGTERM) and then
+releases it. With CMD, it runs CMD once the lock is held (stdin, stdout and
+stderr passed through, in its own process group), releases the lock when CMD
+exits and exits with CMD's status.
+
+If the lock is LOST while held (session expired, disconnected for longer than
+the session timeout, or the node force-deleted), CMD is sent --kill-signal
+(SIGKILL after --kill-grace) and zkscope exits 75. When the lock cannot be
+taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node.`,
+		Example: `  zkscope lock /app/locks/deploy -- ./deploy.sh
+  zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
+  zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lockPath, command := args[0], args[1:]
+			if dash := cmd.ArgsLenAtDash(); dash >= 0 && dash != 1 {
+				return fmt.Errorf("usage: zkscope lock PATH [-- CMD ARGS...] (one PATH before --)")
+			} else if dash < 0 && len(args) > 1 {
+				return fmt.Errorf("put the command after --: zkscope lock %s -- %s", lockPath, args[1])
+			}
+			r, err := lockops.ParseRecipe(recipe)
+			if err != nil {
+				return err
+			}
+			m, err := lockops.ParseMode(mode)
+			if err != nil {
+				return err
+			}
+			sig, err := lockops.ParseSignal(killSignal)
+			if err != nil {
+				return err
+			}
+			opts := lockops.TakeOptions{Recipe: r, Mode: m, Note: note}
+			switch {
+			case noWait && cmd.Flags().Changed("timeout"):
+				return fmt.Errorf("--no-wait and --timeout exclude each other")
+			case noWait:
+				opts.Wait = lockops.WaitNone
+			case timeout > 0:
+				opts.Wait, opts.Timeout = lockops.WaitTimeout, timeout
+			}
+			signals := make(chan os.Signal, 4)
+			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+			defer signal.Stop(signals)
+			ctx := context.Background()
+			c, err := connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			code, err := lockops.RunLockCommand(ctx, c, lockops.LockCommand{
+				Path: lockPath, Take: opts, Args: command,
+				KillSignal: sig, KillGrace: killGrace, Revocable: revocable,
+				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+				Messages: os.Stderr, Signals: signals,
+			})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "zkscope:", err)
+			}
+			if code != 0 {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&recipe, "recipe", "auto", "lock library format: auto, curator, kazoo or go-zk")
+	f.StringVar(&mode, "mode", "exclusive", "exclusive, read or write (read/write locks: Curator InterProcessReadWriteLock, kazoo ReadLock/WriteLock)")
+	f.DurationVar(&timeout, "timeout", 0, "give up waiting after this long (0: wait forever)")
+	f.BoolVar(&noWait, "no-wait", false, "fail at once when someone else holds the lock")
+	f.StringVar(&note, "note", "", "text stored in the lock node with user@host, shown to other operators")
+	f.StringVar(&killSignal, "kill-signal", "TERM", "signal sent to CMD's process group when the lock is lost")
+	f.DurationVar(&killGrace, "kill-grace", 10*time.Second, "time CMD gets after --kill-signal before SIGKILL")
+	f.BoolVar(&revocable, "revocable", false, "honour Curator revocation requests (`zkscope revoke`): stop CMD and release")
+	return cmd
+}
+
+func newEvictCmd() *cobra.Command {
+	var (
+		expectSession, expectCzxid string
+		yes                        bool
+	)
+	cmd := &cobra.Command{
+		Use:   "evict NODE",
+		Short: "Force-delete a lock node (a stuck holder or waiter), after confirmation",
+		Long: `Force-delete one lock node. zkscope first shows whose node it is (session,
+client, data, how long it has existed) and what happens next (which waiter gets
+the lock), then asks you to type the node's sequence number to confirm.
+
+The node is deleted only if it still belongs to the session shown, has the same
+creation zxid (a re-created node is never deleted) and the same data version;
+otherwise nothing is deleted and zkscope says what changed.
+
+The old holder is NOT told: if it is still running it goes on as if it held
+the lock. Prefer stopping it, or 'zkscope revoke' for revocable Curator locks.
+
+Scripts pass --yes together with --expect-session (as printed by 'zkscope locks').`,
+		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
+  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var wantSession, wantCzxid int64
+			var err error
+			if expectSession != "" {
+				if wantSession, err = parseHexID(expectSession); err != nil {
+					return fmt.Errorf("--expect-session: %w", err)
+				}
+			}
+			if expectCzxid != "" {
+				if wantCzxid, err = parseHexID(expectCzxid); err != nil {
+					return fmt.Errorf("--expect-czxid: %w", err)
+				}
+			}
+			if yes && expectSession == "" {
+				return fmt.Errorf("--yes needs --expect-session (the owner you mean to evict), so a new owner is never deleted by mistake")
+			}
+			ctx := context.Background()
+			c, err := connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			p, err := lockops.PreviewEvict(ctx, c, args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprint(out, lockops.FormatEvictPreview(p))
+			if expectSession != "" && p.Session != wantSession {
+				return fmt.Errorf("nothing deleted: %s now belongs to session %s, not %s", p.Node, lockops.FormatSession(p.Session), lockops.FormatSession(wantSession))
+			}
+			if wantCzxid != 0 && p.Czxid != wantCzxid {
+				return fmt.Errorf("nothing deleted: %s was re-created (czxid 0x%x, expected 0x%x)", p.Node, p.Czxid, wantCzxid)
+			}
+			if !yes {
+				fmt.Fprintf(out, "\nType the node's sequence number (%s) to delete it: ", p.SequenceSuffix())
+				var typed string
+				fmt.Fscanln(cmd.InOrStdin(), &typed)
+				if typed != p.SequenceSuffix() {
+					return fmt.Errorf("not confirmed: nothing deleted")
+				}
+			}
+			if err := lockops.Evict(ctx, c, p.Node, p.Expect); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "deleted %s\n", p.Node)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&expectSession, "expect-session", "", "delete only if the node belongs to this session (0x…)")
+	f.StringVar(&expectCzxid, "expect-czxid", "", "delete only if the node has this creation zxid (0x…)")
+	f.BoolVarP(&yes, "yes", "y", false, "do not ask (needs --expect-session)")
+	return cmd
+}
+
+func newRevokeCmd() *cobra.Command {
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "revoke NODE",
+		Short: "Ask a lock's holder to release it (Curator revocation: writes __REVOKE__)",
+		Long: `Ask the holder of a lock node to let go, the way Curator's Revoker does: write
+"__REVOKE__" as the node's data and wait for the node to be deleted.
+
+Only holders that made their lock revocable react (Curator's makeRevocable,
+'zkscope lock --revocable'). Exits 0 when the node went away within --wait,
+1 otherwise (the holder keeps the lock; 'zkscope evict' force-deletes).`,
+		Example: `  zkscope revoke /app/locks/deploy/_c_0f3e…-lock-0000000007 --wait 30s`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := context.Background()
+			c, err := connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			res, err := lockops.Revoke(ctx, c, args[0], wait)
+			if err != nil {
+				return err
+			}
+			if !res.Released {
+				return fmt.Errorf("asked session %s to release %s, but it still holds it after %s (is the lock revocable?)", lockops.FormatSession(res.Session), res.Node, wait)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "session %s released %s\n", lockops.FormatSession(res.Session), res.Node)
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&wait, "wait", 10*time.Second, "how long to wait for the holder to let go")
+	return cmd
+}
+
+// parseHexID reads a session id or zxid as ZooKeeper prints them ("0x…"),
+// or in decimal.
+func parseHexID(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
+		u, err := strconv.ParseUint(h, 16, 64)
+		return int64(u), err
+	}
+	return strconv.ParseInt(s, 10, 64)
+}

@@ -81,13 +81,15 @@ type EvictPreview struct {
 // operator to type to confirm.
 func (p *EvictPreview) SequenceSuffix() string {
 	name := path.Base(p.Node)
-	if m := seqSuffixRE.FindString(name); m != "" {
-		return m
+	if m := seqSuffixRE.FindStringSubmatch(name); m != nil {
+		return m[1]
 	}
 	return name
 }
 
-var seqSuffixRE = regexp.MustCompile(`-?\d{9,10}$`)
+// seqSuffixRE finds a server sequence suffix: "%010d" of an int32, so ten
+// characters ("0000000042", "-000000001") or "-2147483648".
+var seqSuffixRE = regexp.MustCompile(`(-2147483648|-\d{9}|\d{10})$`)
 
 // PreviewEvict reads node and its siblings and says whose node it is and
 // what happens when it is deleted.
@@ -197,7 +199,12 @@ func holdersOf(kids []string) (map[string]bool, string, bool) {
 func sortedNames(names []string) []string {
 	out := append([]string(nil), names...)
 	// Order by sequence suffix for a stable, readable list.
-	key := func(s string) string { return seqSuffixRE.FindString(s) }
+	key := func(s string) string {
+		if m := seqSuffixRE.FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+		return s
+	}
 	for i := 1; i < len(out); i++ {
 		for j := i; j > 0 && key(out[j]) < key(out[j-1]); j-- {
 			out[j], out[j-1] = out[j-1], out[j]

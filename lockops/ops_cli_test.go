@@ -1,0 +1,253 @@
+package lockops
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// zkscopeBinary builds the real zkscope binary once per test run.
+func zkscopeBinary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "zkscope-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "zkscope")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/zkscope/zkscope").CombinedOutput()
+		if err != nil {
+			binErr = errors.New(string(out))
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("build zkscope: %v", binErr)
+	}
+	return binPath
+}
+
+// zkscopeCmd prepares `zkscope -s servers args...` with the audit log in
+// stateDir.
+func zkscopeCmd(t testing.TB, stateDir, servers string, args ...string) *exec.Cmd {
+	cmd := exec.Command(zkscopeBinary(t), append([]string{"-s", servers, "--session-timeout", "4s"}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir)
+	return cmd
+}
+
+// runWithin runs cmd to completion, failing t if it takes longer than d.
+func runWithin(t testing.TB, cmd *exec.Cmd, d time.Duration) (exitCode int, stderr string) {
+	t.Helper()
+	var errBuf bytes.Buffer
+	if cmd.Stderr == nil {
+		cmd.Stderr = &errBuf
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%v did not finish within %s; stderr:\n%s", cmd.Args, d, errBuf.String())
+	}
+	return cmd.ProcessState.ExitCode(), errBuf.String()
+}
+
+// TestCLILockRunsCommand: `zkscope lock PATH -- sh -c 'exit 3'` exits 3 and
+// leaves no node; a timeout exits 1 and leaves no node; both are audited.
+func TestCLILockRunsCommand(t *testing.T) {
+	cl := zktest.Shared(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	c := newClient(t, cl.Addrs())
+	lockPath := zktest.Path(t)
+
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--", "sh", "-c", "echo ran; exit 3")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	code, stderr := runWithin(t, cmd, 60*time.Second)
+	if code != 3 || out.String() != "ran\n" {
+		t.Fatalf("exit %d, stdout %q, want 3 and \"ran\"; stderr:\n%s", code, out.String(), stderr)
+	}
+	if !strings.Contains(stderr, "holding "+lockPath) {
+		t.Fatalf("stderr lacks the holding line:\n%s", stderr)
+	}
+	if kids := children(t, c, lockPath); len(kids) != 0 {
+		t.Fatalf("nodes left behind: %v", kids)
+	}
+
+	// Someone else holds it: --timeout gives up, exit 1, no node left.
+	h, err := Take(context.Background(), c, lockPath, TakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--timeout", "500ms", "--", "true"), 60*time.Second)
+	if code != ExitNotAcquired || !strings.Contains(stderr, "timed out") || !strings.Contains(stderr, "no lock node was left behind") {
+		t.Fatalf("exit %d, want %d with a timeout message; stderr:\n%s", code, ExitNotAcquired, stderr)
+	}
+	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--no-wait"), 60*time.Second)
+	if code != ExitNotAcquired || !strings.Contains(stderr, "held by someone else") {
+		t.Fatalf("--no-wait: exit %d; stderr:\n%s", code, stderr)
+	}
+	if kids := children(t, c, lockPath); len(kids) != 1 {
+		t.Fatalf("queue %v, want only the holder", kids)
+	}
+	h.Release(context.Background())
+
+	entries := readAudit(t, filepath.Join(state, "zkscope", "audit.log"))
+	if !hasAudit(entries, OpTake, AuditOK, lockPath) || !hasAudit(entries, OpRelease, AuditOK, lockPath) || !hasAudit(entries, OpTake, AuditFailed, lockPath) {
+		t.Fatalf("audit log lacks take/release/failed take: %+v", entries)
+	}
+}
+
+// TestCLILockLostKillsCommand: the lock node is force-deleted while the
+// command runs; zkscope stops the command (its whole process group) and
+// exits 75.
+func TestCLILockLostKillsCommand(t *testing.T) {
+	cl := zktest.Shared(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	c := newClient(t, cl.Addrs())
+	lockPath := zktest.Path(t)
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--kill-grace", "30s", "--",
+		"sh", "-c", "echo started; sleep 600 & wait")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+		}
+	}()
+	started := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if sc.Text() == "started" {
+				close(started)
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case <-started:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the command did not start; stderr:\n%s", stderr.String())
+	}
+	kids := children(t, c, lockPath)
+	if len(kids) != 1 {
+		t.Fatalf("queue %v, want the CLI's node", kids)
+	}
+	p, err := PreviewEvict(context.Background(), c, zkview.Join(lockPath, kids[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Evict(context.Background(), c, p.Node, p.Expect); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("zkscope did not stop the command after losing the lock; stderr:\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != ExitLost {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+	}
+	if s := stderr.String(); !strings.Contains(s, "LOST the lock") || !strings.Contains(s, "SIGTERM") {
+		t.Fatalf("stderr lacks the lost message:\n%s", s)
+	}
+}
+
+// TestCLIEvictConfirms: the evict command shows the preview, deletes
+// nothing on a wrong confirmation, and deletes on the right one.
+func TestCLIEvictConfirms(t *testing.T) {
+	cl := zktest.Shared(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	holder := newClient(t, cl.Addrs())
+	h, err := Take(context.Background(), holder, zktest.Path(t), TakeOptions{Note: "nightly"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := h.Node[len(h.Node)-10:]
+
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node)
+	cmd.Stdin = strings.NewReader("0000000999\n")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	code, stderr := runWithin(t, cmd, 60*time.Second)
+	if code == 0 || !strings.Contains(stderr, "nothing deleted") || !strings.Contains(out.String(), "nightly") || !strings.Contains(out.String(), FormatSession(h.Session)) {
+		t.Fatalf("wrong confirmation: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), stderr)
+	}
+	if h.State() != StateHeld {
+		t.Fatalf("holder state %s after a refused evict", h.State())
+	}
+	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes"), 60*time.Second)
+	if code == 0 || !strings.Contains(stderr, "--expect-session") {
+		t.Fatalf("--yes without --expect-session: exit %d, stderr:\n%s", code, stderr)
+	}
+	cmd = zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node)
+	cmd.Stdin = strings.NewReader(seq + "\n")
+	code, stderr = runWithin(t, cmd, 60*time.Second)
+	if code != 0 {
+		t.Fatalf("confirmed evict: exit %d, stderr:\n%s", code, stderr)
+	}
+	select {
+	case <-h.LostCh():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the holder did not notice the eviction")
+	}
+	if !hasAudit(readAudit(t, filepath.Join(state, "zkscope", "audit.log")), OpForceDelete, AuditOK, h.Node) {
+		t.Fatal("audit log lacks the force-delete")
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer process and a reader test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

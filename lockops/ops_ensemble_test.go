@@ -1,0 +1,267 @@
+package lockops
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// followers returns the running members that report Mode: follower.
+func followers(t *testing.T, cl *zktest.Cluster) []*zktest.Server {
+	t.Helper()
+	var out []*zktest.Server
+	for _, s := range cl.Servers {
+		if !s.Running() {
+			continue
+		}
+		if srvr, err := zktest.FourLetterWord(s.ClientAddr, "srvr", 2*time.Second); err == nil && zktest.Mode(srvr) == "follower" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// nextChange waits for the next state change on ch.
+func nextChange(t *testing.T, ch <-chan HoldChange, want HoldState) HoldChange {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case c, ok := <-ch:
+			if !ok {
+				t.Fatalf("changes closed before %s", want)
+			}
+			if c.State == want {
+				return c
+			}
+		case <-timeout:
+			t.Fatalf("no %s state within 60s", want)
+		}
+	}
+}
+
+// TestHeldAcrossEnsembleFailures holds locks on a real 3-member ensemble
+// while members die, sessions end and members freeze.
+func TestHeldAcrossEnsembleFailures(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.StartEnsemble(t, 3, zktest.Options{})
+	ctx := context.Background()
+
+	// The member we are connected to is killed: SUSPENDED, then held again
+	// on another member with the same session and node.
+	t.Run("member killed then reconnect", func(t *testing.T) {
+		fs := followers(t, cl)
+		if len(fs) < 2 {
+			t.Fatalf("want 2 followers, have %d", len(fs))
+		}
+		c := newClient(t, []string{fs[0].ClientAddr, fs[1].ClientAddr}, func(c *zkview.Config) { c.SessionTimeout = 20 * time.Second })
+		h, err := Take(ctx, c, "/locks/failover", TakeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Release(ctx)
+		changes := h.Changes()
+		victim := cl.ByAddr(c.Server())
+		if victim == nil {
+			t.Fatalf("connected to unknown member %q", c.Server())
+		}
+		victim.Kill()
+		defer func() {
+			if err := victim.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if err := victim.WaitServing(60 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		sus := nextChange(t, changes, StateSuspended)
+		if !strings.Contains(sus.Reason, "disconnected") {
+			t.Fatalf("suspended reason %q", sus.Reason)
+		}
+		nextChange(t, changes, StateHeld)
+		if c.SessionID() != h.Session || c.Server() == victim.ClientAddr {
+			t.Fatalf("after reconnect: session 0x%x (held 0x%x), server %s", c.SessionID(), h.Session, c.Server())
+		}
+		if _, st, err := c.Conn().Get(h.Node); err != nil || st.EphemeralOwner != h.Session {
+			t.Fatalf("our node after reconnect: %v %+v", err, st)
+		}
+		if err := h.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	// The session is closed by the server (as on expiry): LOST at once,
+	// never held again, and the client is on a new session.
+	t.Run("session ended is lost", func(t *testing.T) {
+		c := newClient(t, cl.Addrs())
+		other := newClient(t, cl.Addrs())
+		h, err := Take(ctx, c, "/locks/expiry", TakeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes := h.Changes()
+		waiter := takeAsync(ctx, other, "/locks/expiry", TakeOptions{})
+		waiter.waitingOn(t, h.Node)
+		closeSessionAs(t, cl.Addrs()[0], c.Conn())
+		select {
+		case <-h.LostCh():
+		case <-time.After(60 * time.Second):
+			t.Fatalf("session end not noticed; state %s", h.State())
+		}
+		// The old connection is dropped when the session is re-attached
+		// elsewhere, so a suspended/held blip may come first; Lost is last
+		// and final.
+		var last HoldChange
+		for ch := range changes {
+			last = ch
+		}
+		if last.State != StateLost {
+			t.Fatalf("last change %+v, want lost", last)
+		}
+		if h.State() != StateLost {
+			t.Fatalf("state %s, want lost", h.State())
+		}
+		wh, err := waiter.wait(t)
+		if err != nil {
+			t.Fatalf("the waiter did not get the lock: %v", err)
+		}
+		wh.Release(ctx)
+		if err := h.Release(ctx); err == nil {
+			t.Fatal("release of a lost lock must say so")
+		}
+	})
+
+	// `zkscope lock -- CMD` connected to one member that freezes for longer
+	// than the session timeout: the lock must be treated as lost, CMD is
+	// stopped and zkscope exits 75.
+	t.Run("cli frozen member stops command", func(t *testing.T) {
+		fs := followers(t, cl)
+		if len(fs) == 0 {
+			t.Fatal("no follower")
+		}
+		member := fs[0]
+		state := t.TempDir()
+		cmd := zkscopeCmd(t, state, member.ClientAddr, "lock", "/locks/frozen", "--kill-grace", "30s", "--",
+			"sh", "-c", "echo started; sleep 600 & wait")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr lockedBuffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		defer func() {
+			select {
+			case <-exited:
+			default:
+				cmd.Process.Kill()
+			}
+		}()
+		started := make(chan struct{})
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				if sc.Text() == "started" {
+					close(started)
+				}
+			}
+			io.Copy(io.Discard, stdout)
+		}()
+		select {
+		case <-started:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("the command did not start; stderr:\n%s", stderr.String())
+		}
+		if err := member.Pause(); err != nil {
+			t.Fatal(err)
+		}
+		defer member.Resume()
+		select {
+		case <-exited:
+		case <-time.After(90 * time.Second):
+			t.Fatalf("zkscope did not stop the command; stderr:\n%s", stderr.String())
+		}
+		if code := cmd.ProcessState.ExitCode(); code != ExitLost {
+			t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+		}
+		if s := stderr.String(); !strings.Contains(s, "SUSPENDED") || !strings.Contains(s, "LOST the lock") {
+			t.Fatalf("stderr lacks SUSPENDED/LOST:\n%s", s)
+		}
+	})
+}
+
+// closeSessionAs attaches to conn's session from a second TCP connection
+// (session id and password, as a client re-attaching would) and sends
+// closeSession: the server ends the session and deletes its ephemeral
+// nodes, exactly as on expiry. go-zookeeper does not expose the session
+// password, so it is read with reflection.
+func closeSessionAs(t *testing.T, addr string, conn *zk.Conn) {
+	t.Helper()
+	sid := conn.SessionID()
+	passwd := append([]byte(nil), reflect.ValueOf(conn).Elem().FieldByName("passwd").Bytes()...)
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(30 * time.Second))
+	// ConnectRequest: protocolVersion, lastZxidSeen, timeOut, sessionId, passwd, readOnly.
+	var req []byte
+	req = binary.BigEndian.AppendUint32(req, 0)
+	req = binary.BigEndian.AppendUint64(req, 0)
+	req = binary.BigEndian.AppendUint32(req, 10000)
+	req = binary.BigEndian.AppendUint64(req, uint64(sid))
+	req = binary.BigEndian.AppendUint32(req, uint32(len(passwd)))
+	req = append(req, passwd...)
+	req = append(req, 0)
+	writeFrame(t, nc, req)
+	resp := readFrame(t, nc)
+	if len(resp) < 16 || int64(binary.BigEndian.Uint64(resp[8:16])) != sid {
+		t.Fatalf("re-attach to session 0x%x refused: %x", uint64(sid), resp)
+	}
+	// closeSession: xid, type -11.
+	var cl []byte
+	cl = binary.BigEndian.AppendUint32(cl, 1)
+	cl = binary.BigEndian.AppendUint32(cl, uint32(0xfffffff5))
+	writeFrame(t, nc, cl)
+	reply := readFrame(t, nc)
+	if len(reply) < 16 || binary.BigEndian.Uint32(reply[12:16]) != 0 {
+		t.Fatalf("closeSession reply %x", reply)
+	}
+}
+
+func writeFrame(t *testing.T, w io.Writer, b []byte) {
+	t.Helper()
+	frame := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
+	if _, err := w.Write(append(frame, b...)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFrame(t *testing.T, r io.Reader) []byte {
+	t.Helper()
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		t.Fatalf("read frame: %v", err)
+	}
+	b := make([]byte, binary.BigEndian.Uint32(n[:]))
+	if _, err := io.ReadFull(r, b); err != nil {
+		t.Fatalf("read frame: %v", err)
+	}
+	return b
+}

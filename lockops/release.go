@@ -24,7 +24,9 @@ func (h *Held) Release(ctx context.Context) error {
 		h.mu.Unlock()
 		h.shutdown()
 		err := fmt.Errorf("release %s: %w: %s", h.Node, ErrLost, reason)
-		record(h.c, OpRelease, h.Node, nil, h.Session, err)
+		if !h.unaudited {
+			record(h.c, OpRelease, h.Node, nil, h.Session, err)
+		}
 		return err
 	}
 	h.releasing = true
@@ -48,7 +50,9 @@ func (h *Held) Release(ctx context.Context) error {
 	if err != nil {
 		err = fmt.Errorf("release %s: %w", h.Node, err)
 	}
-	record(h.c, OpRelease, h.Node, versionPtr(version), h.Session, err)
+	if !h.unaudited {
+		record(h.c, OpRelease, h.Node, versionPtr(version), h.Session, err)
+	}
 	return err
 }
 

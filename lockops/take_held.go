@@ -76,6 +76,7 @@ type Held struct {
 	version   int32
 	releasing bool
 	revoke    bool
+	unaudited bool
 	subs      []chan HoldChange
 	lost      chan struct{}
 	revoked   chan struct{}

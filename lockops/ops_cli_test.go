@@ -251,3 +251,83 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// startCLI starts cmd and waits until its stderr contains want.
+func startCLI(t *testing.T, cmd *exec.Cmd, want string) (stderr *lockedBuffer, exited chan struct{}) {
+	t.Helper()
+	stderr = &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited = make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		select {
+		case <-exited:
+		default:
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	waitFor(t, "zkscope to print "+want, 60*time.Second, func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("zkscope exited early; stderr:\n%s", stderr.String())
+		default:
+		}
+		return strings.Contains(stderr.String(), want)
+	})
+	return stderr, exited
+}
+
+func waitExit(t *testing.T, cmd *exec.Cmd, exited chan struct{}, stderr *lockedBuffer) int {
+	t.Helper()
+	select {
+	case <-exited:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("zkscope did not exit; stderr:\n%s", stderr.String())
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// TestCLIHoldUntilSignal: without a command zkscope holds until SIGINT,
+// then releases and exits 0; with --revocable a revocation request makes it
+// release and exit 75.
+func TestCLIHoldUntilSignal(t *testing.T) {
+	cl := zktest.Shared(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	c := newClient(t, cl.Addrs())
+	lockPath := zktest.Path(t)
+
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--note", "by hand")
+	stderr, exited := startCLI(t, cmd, "Ctrl-C releases")
+	if !strings.Contains(stderr.String(), "holding "+lockPath+" as ") || !strings.Contains(stderr.String(), "(session 0x") {
+		t.Fatalf("holding line missing:\n%s", stderr.String())
+	}
+	if kids := children(t, c, lockPath); len(kids) != 1 {
+		t.Fatalf("queue %v, want the CLI's node", kids)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, exited, stderr); code != 0 {
+		t.Fatalf("exit %d after SIGINT; stderr:\n%s", code, stderr.String())
+	}
+	if kids := children(t, c, lockPath); len(kids) != 0 {
+		t.Fatalf("nodes left after SIGINT: %v", kids)
+	}
+
+	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--revocable")
+	stderr, exited = startCLI(t, cmd, "Ctrl-C releases")
+	kids := children(t, c, lockPath)
+	if len(kids) != 1 {
+		t.Fatalf("queue %v", kids)
+	}
+	res, err := Revoke(context.Background(), c, zkview.Join(lockPath, kids[0]), 60*time.Second)
+	if err != nil || !res.Released {
+		t.Fatalf("revoke: %+v %v; stderr:\n%s", res, err, stderr.String())
+	}
+	if code := waitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), "revoked") {
+		t.Fatalf("exit %d after revocation, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+	}
+}

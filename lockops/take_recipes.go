@@ -245,36 +245,46 @@ func (r takeRecipe) kazooSlot(children []string, own string) queueSlot {
 }
 
 // goZKSlot follows zk.Lock: sequence = text after "lock-" (else after
-// "__"), numeric; the holder has the smallest, a waiter watches the
-// greatest smaller one. Children that do not parse are skipped here (zk.Lock
-// itself fails on them).
+// "__"), numeric; the holder has the smallest, a waiter watches the one
+// with the greatest strictly smaller sequence (ties do not block, as in
+// zk.Lock). Children that do not parse are skipped here (zk.Lock itself
+// fails on them); unlike zk.Lock, negative (overflowed) sequences count.
 func goZKSlot(children []string, own string) queueSlot {
-	type contender struct {
-		name string
-		seq  int
-	}
-	var all []contender
-	for _, n := range children {
+	parse := func(n string) (int, bool) {
 		parts := strings.Split(n, "lock-")
 		if len(parts) == 1 {
 			parts = strings.Split(n, "__")
 		}
 		seq, err := strconv.Atoi(parts[len(parts)-1])
-		if err != nil {
+		return seq, err == nil
+	}
+	s := queueSlot{position: -1}
+	ownSeq, ok := parse(own)
+	for _, n := range children {
+		if n == own {
+			s.found = true
+		}
+	}
+	if !ok || !s.found {
+		s.found = false
+		return s
+	}
+	s.position = 0
+	best := 0
+	for _, n := range children {
+		seq, ok := parse(n)
+		if !ok || n == own {
 			continue
 		}
-		all = append(all, contender{n, seq})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].seq < all[j].seq })
-	s := queueSlot{position: -1, queueLen: len(all)}
-	for i, c := range all {
-		if c.name == own {
-			s.found, s.position = true, i
-			if i > 0 {
-				s.wait = all[i-1].name
+		s.queueLen++
+		if seq < ownSeq {
+			s.position++
+			if s.wait == "" || seq > best {
+				s.wait, best = n, seq
 			}
 		}
 	}
+	s.queueLen++ // ourselves
 	return s
 }
 

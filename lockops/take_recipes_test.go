@@ -140,3 +140,30 @@ func TestParseFlags(t *testing.T) {
 		t.Fatalf("negative sequence suffix %q", got)
 	}
 }
+
+// FuzzSlot: for any directory listing, every recipe's rule finds our node,
+// never waits on itself, and only waits on a sibling that exists.
+func FuzzSlot(f *testing.F) {
+	f.Add(cA+"lock-0000000001", cB+"__WRIT__0000000000", kA+"__lock__-000000001")
+	f.Add("_c_x", "lock-", "__")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		for _, r := range []takeRecipe{
+			{RecipeCurator, ModeExclusive}, {RecipeCurator, ModeRead}, {RecipeCurator, ModeWrite},
+			{RecipeKazoo, ModeExclusive}, {RecipeKazoo, ModeRead}, {RecipeKazoo, ModeWrite}, {RecipeGoZK, ModeExclusive},
+		} {
+			own := r.newNamePrefix() + "0000000005"
+			kids := []string{a, b, c, own}
+			s := r.slot(kids, own)
+			if !s.found {
+				t.Fatalf("%v: own node not found in %q", r, kids)
+			}
+			if s.wait == own {
+				t.Fatalf("%v: waits on itself in %q", r, kids)
+			}
+			if s.wait != "" && s.wait != a && s.wait != b && s.wait != c {
+				t.Fatalf("%v: waits on %q, not a sibling", r, s.wait)
+			}
+		}
+		resolveRecipe(RecipeAuto, ModeExclusive, []string{a, b, c})
+	})
+}

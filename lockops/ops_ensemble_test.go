@@ -140,6 +140,31 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		if err := h.Release(ctx); err == nil {
 			t.Fatal("release of a lost lock must say so")
 		}
+		// The client went on with a new session: a lock taken in it is held,
+		// not mistaken for lost because the connection announced a new
+		// session earlier.
+		waitFor(t, "the client's new session", 60*time.Second, func() bool {
+			st := c.State()
+			return st.State == zkview.StateConnected && st.SessionID != h.Session
+		})
+		h3, err := Take(ctx, c, "/locks/expiry", TakeOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.Conn().Set(h3.Node, revokeMessage, -1); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-h3.RevokeCh():
+		case <-time.After(30 * time.Second):
+			t.Fatal("the new lock's monitor is not running")
+		}
+		if h3.State() != StateHeld {
+			t.Fatalf("lock taken in the new session: %s (%s)", h3.State(), h3.Reason())
+		}
+		if err := h3.Release(ctx); err != nil {
+			t.Fatal(err)
+		}
 	})
 
 	// `zkscope lock -- CMD` connected to one member that freezes for longer

@@ -268,7 +268,10 @@ func (h *Held) monitor(sub <-chan zkview.ConnEvent, unsub func()) {
 				h.setState(StateLost, fmt.Sprintf("session 0x%x expired; our node is gone and another client may hold the lock now", uint64(h.Session)))
 			case ev.State == zkview.StateClosed:
 				h.setState(StateLost, "the connection was closed")
-			case ev.State == zkview.StateConnected && (ev.SessionID != h.Session || ev.NewSession):
+			case ev.State == zkview.StateConnected && ev.SessionID != h.Session:
+				// (NewSession alone is not enough: the first event replays the
+				// latest state, which may announce the session we took the
+				// lock in.)
 				h.setState(StateLost, fmt.Sprintf("the client is on a new session (0x%x, ours was 0x%x): the old session expired with our node", uint64(ev.SessionID), uint64(h.Session)))
 			case ev.State == zkview.StateConnected:
 				suspendTimer = nil

@@ -98,6 +98,12 @@ func TestCLILockRunsCommand(t *testing.T) {
 		t.Fatalf("nodes left behind: %v", kids)
 	}
 
+	// A command that does not exist: 127 as in a shell, lock released.
+	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--", "/nonexistent/zkscope-test-cmd"), 60*time.Second)
+	if code != 127 || !strings.Contains(stderr, "released") {
+		t.Fatalf("missing command: exit %d, want 127; stderr:\n%s", code, stderr)
+	}
+
 	// Someone else holds it: --timeout gives up, exit 1, no node left.
 	h, err := Take(context.Background(), c, lockPath, TakeOptions{})
 	if err != nil {

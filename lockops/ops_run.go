@@ -179,7 +179,11 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 	}
 	if err := cmd.Start(); err != nil {
 		rerr := releaseAndReport(h, say)
-		return ExitNotAcquired, errors.Join(fmt.Errorf("start %s: %w", lc.Args[0], err), rerr)
+		code := 126 // as a shell: found but could not run
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			code = 127
+		}
+		return code, errors.Join(fmt.Errorf("start %s: %w", lc.Args[0], err), rerr)
 	}
 	if fg >= 0 {
 		defer reclaimTTY(fg)

@@ -45,6 +45,7 @@ taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node.`,
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer reportAuditErrors()
 			lockPath, command := args[0], args[1:]
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 && dash != 1 {
 				return fmt.Errorf("usage: zkscope lock PATH [-- CMD ARGS...] (one PATH before --)")
@@ -132,6 +133,7 @@ Scripts pass --yes together with --expect-session (as printed by 'zkscope locks'
   zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer reportAuditErrors()
 			var wantSession, wantCzxid int64
 			var err error
 			if expectSession != "" {
@@ -201,6 +203,7 @@ Only holders that made their lock revocable react (Curator's makeRevocable,
 		Example: `  zkscope revoke /app/locks/deploy/_c_0f3e…-lock-0000000007 --wait 30s`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer reportAuditErrors()
 			ctx := context.Background()
 			c, err := connect(ctx)
 			if err != nil {
@@ -231,4 +234,17 @@ func parseHexID(s string) (int64, error) {
 		return int64(u), err
 	}
 	return strconv.ParseInt(s, 10, 64)
+}
+
+// reportAuditErrors prints every failure to write the audit log: a change
+// that was made but not audited must not go unnoticed.
+func reportAuditErrors() {
+	for {
+		select {
+		case err := <-lockops.AuditErrors():
+			fmt.Fprintln(os.Stderr, "zkscope: WARNING: the audit log was not written:", err)
+		default:
+			return
+		}
+	}
 }

@@ -3,6 +3,8 @@ package lockops
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -226,6 +228,13 @@ func TestMutationsAudited(t *testing.T) {
 		if !hasAudit(e, want.op, want.result, p) {
 			t.Fatalf("audit log lacks %s/%s: %+v", want.op, want.result, e)
 		}
+	}
+	fi, err := os.Stat(audit)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("audit log mode %v (%v), want 0600", fi.Mode(), err)
+	}
+	if di, err := os.Stat(filepath.Dir(audit)); err != nil || di.Mode().Perm() != 0o700 {
+		t.Fatalf("audit log directory mode %v (%v), want 0700", di.Mode(), err)
 	}
 	if e[0].User == "" || e[0].Host == "" || len(e[0].Servers) == 0 || e[0].Time.IsZero() {
 		t.Fatalf("audit entry lacks who/where/when: %+v", e[0])

@@ -105,10 +105,11 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 		}
 		return ExitNotAcquired, err
 	}
-	say("holding %s as %s (session %s)", lc.Path, h.Node, FormatSession(h.Session))
 	if len(lc.Args) == 0 {
+		say("holding %s as %s (session %s); Ctrl-C releases", lc.Path, h.Node, FormatSession(h.Session))
 		return holdUntilSignal(ctx, h, lc, say)
 	}
+	say("holding %s as %s (session %s)", lc.Path, h.Node, FormatSession(h.Session))
 	return runUnderLock(ctx, h, lc, say)
 }
 
@@ -125,7 +126,6 @@ func releaseAndReport(h *Held, say func(string, ...any)) error {
 }
 
 func holdUntilSignal(ctx context.Context, h *Held, lc LockCommand, say func(string, ...any)) (int, error) {
-	say("Ctrl-C releases")
 	changes := h.Changes()
 	revoke := h.RevokeCh()
 	if !lc.Revocable {

@@ -29,6 +29,7 @@ const (
 	StateReleased
 )
 
+// String is the state's lowercase name.
 func (s HoldState) String() string {
 	switch s {
 	case StateHeld:
@@ -134,7 +135,7 @@ func (h *Held) LostCh() <-chan struct{} { return h.lost }
 // revocation ("__REVOKE__" written to our node).
 func (h *Held) RevokeCh() <-chan struct{} { return h.revoked }
 
-// setState records a change and tells subscribers. Caller holds h.mu.
+// setStateLocked records a change and tells subscribers. Caller holds h.mu.
 func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
 	if h.state == StateLost || h.state == StateReleased {
 		return
@@ -172,6 +173,7 @@ func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
 	}
 }
 
+// setState is setStateLocked taking h.mu.
 func (h *Held) setState(s HoldState, reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -307,7 +309,8 @@ func (h *Held) monitor(sub <-chan zkview.ConnEvent, unsub func()) {
 	}
 }
 
-// Data summary for display: "curator.mutex /app/lock/_c_…-lock-0000000003 (session 0x…)".
+// String summarises the lock for display:
+// "curator.mutex /app/lock/_c_…-lock-0000000003 (session 0x…)".
 func (h *Held) String() string {
 	return fmt.Sprintf("%s %s (session %s)", h.Recipe, h.Node, FormatSession(h.Session))
 }

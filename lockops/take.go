@@ -150,15 +150,29 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	sub, unsub := c.Subscribe()
 	defer unsub()
 
-	var deadline <-chan time.Time
+	// The timeout bounds everything from here on (a slow create or a
+	// disconnect count too); ctxErr tells a timeout from the caller's end.
+	parent := ctx
 	if o.Wait == WaitTimeout {
-		t := time.NewTimer(o.Timeout)
-		defer t.Stop()
-		deadline = t.C
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
+	ctxErr := func(waitingOn string) error {
+		if parent.Err() == nil && ctx.Err() != nil {
+			if waitingOn != "" {
+				return fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, ErrTimeout, o.Timeout, waitingOn)
+			}
+			return fmt.Errorf("take %s: %w after %s", lockPath, ErrTimeout, o.Timeout)
+		}
+		return fmt.Errorf("take %s: %w", lockPath, parent.Err())
 	}
 
 	node, st, err := createLockNode(ctx, c, lockPath, r, OwnerData(o.Note))
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctxErr("")
+		}
 		return nil, fmt.Errorf("take %s: %w", lockPath, err)
 	}
 	session := st.EphemeralOwner
@@ -200,7 +214,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		})
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, giveUp(fmt.Errorf("take %s: %w", lockPath, ctx.Err()))
+				return nil, giveUp(ctxErr(""))
 			}
 			if errors.Is(err, zk.ErrConnectionClosed) {
 				if werr := reconnectWait(); werr == nil {
@@ -238,7 +252,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
-				return nil, giveUp(fmt.Errorf("take %s: %w", lockPath, ctx.Err()))
+				return nil, giveUp(ctxErr(p.WaitingOn))
 			case errors.Is(err, zk.ErrNoNode):
 				continue // predecessor already gone: look again
 			case errors.Is(err, zk.ErrConnectionClosed):
@@ -254,14 +268,11 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 			case <-w.ch:
 				break wait
 			case ev := <-sub:
-				if ev.State == zkview.StateExpired || ev.State == zkview.StateClosed ||
-					(ev.State == zkview.StateConnected && ev.SessionID != session) {
+				if sessionEnded(ev, session) {
 					return nil, fail(fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", lockPath, uint64(session), ev.State, ErrLost))
 				}
-			case <-deadline:
-				return nil, giveUp(fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, ErrTimeout, o.Timeout, p.WaitingOn))
 			case <-ctx.Done():
-				return nil, giveUp(fmt.Errorf("take %s: %w", lockPath, ctx.Err()))
+				return nil, giveUp(ctxErr(p.WaitingOn))
 			}
 		}
 	}
@@ -411,4 +422,19 @@ func sessionTimeout(c *zkview.Client) time.Duration {
 		return t
 	}
 	return 10 * time.Second
+}
+
+// sessionEnded reports whether ev says that session is over: it expired,
+// the client was closed, or the client is connected on another session.
+// (An expiry of an older session, replayed as the latest state, is not.)
+func sessionEnded(ev zkview.ConnEvent, session int64) bool {
+	switch ev.State {
+	case zkview.StateExpired:
+		return ev.PrevSessionID == 0 || ev.PrevSessionID == session
+	case zkview.StateClosed:
+		return true
+	case zkview.StateConnected:
+		return ev.SessionID != session
+	}
+	return false
 }

@@ -266,6 +266,8 @@ func (h *Held) monitor(sub <-chan zkview.ConnEvent, unsub func()) {
 			return
 		case ev := <-sub:
 			switch {
+			case ev.State == zkview.StateExpired && !sessionEnded(ev, h.Session):
+				// An older session's expiry replayed as the latest state.
 			case ev.State == zkview.StateExpired:
 				h.setState(StateLost, fmt.Sprintf("session 0x%x expired; our node is gone and another client may hold the lock now", uint64(h.Session)))
 			case ev.State == zkview.StateClosed:

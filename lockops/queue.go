@@ -1,0 +1,138 @@
+package lockops
+
+import (
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Kind names a lock recipe as decoded, in the words of the
+// `zkscope locks --json` contract ("curator.mutex", "kazoo.rwlock", …).
+type Kind string
+
+// The recipes the decoders know. Their string values are part of the JSON
+// contract (shared/locks-json.md): never rename them.
+const (
+	KindCuratorMutex       Kind = "curator.mutex"
+	KindCuratorRW          Kind = "curator.rwlock"
+	KindCuratorSemaphoreV2 Kind = "curator.semaphore-v2"
+	KindCuratorLeaderLatch Kind = "curator.leader-latch"
+	KindKazooLock          Kind = "kazoo.lock"
+	KindKazooRW            Kind = "kazoo.rwlock"
+	KindKazooSemaphore     Kind = "kazoo.semaphore"
+	KindGoZK               Kind = "go-zk.lock"
+	KindZooKeeperLock      Kind = "zookeeper.lock"
+	KindZooKeeperDocsRW    Kind = "zookeeper.docs-rwlock"
+	KindUnknown            Kind = "unknown"
+)
+
+// State is a participant's place in a queue.
+type State string
+
+// Participant states.
+const (
+	StateHolding State = "holding"
+	StateWaiting State = "waiting"
+)
+
+// WatchKind is the call a waiter uses to wait on its target.
+type WatchKind string
+
+// Watch kinds. A children watch is set with getChildren on a parent
+// (semaphore lease waits); data with getData; exists with exists.
+const (
+	WatchNone     WatchKind = ""
+	WatchData     WatchKind = "data"
+	WatchExists   WatchKind = "exists"
+	WatchChildren WatchKind = "children"
+)
+
+// Child is one znode of a lock directory as read: its name (relative to the
+// directory), stat and data. A decoder needs nothing else.
+type Child struct {
+	Name string
+	Stat zk.Stat
+	Data []byte
+}
+
+// Dir is everything a decoder reads about one lock: the directory's own
+// path (absolute, as the user sees it), stat and data, and its children.
+// Semaphores span two places; Aux holds the second one (Curator
+// SemaphoreV2: Path is <path>/leases and Aux <path>/locks; kazoo Semaphore:
+// Path is <path> and Aux <path>-__lock__). Aux is nil for other recipes.
+type Dir struct {
+	Path     string
+	Stat     zk.Stat
+	Data     []byte
+	Children []Child
+	Aux      *Dir
+}
+
+// Participant is one node of a lock queue as the recipe's client library
+// sees it.
+type Participant struct {
+	Node      string // absolute znode path
+	Name      string // last path element
+	Seq       int64  // parsed sequence number; meaningful when HasSeq
+	HasSeq    bool
+	Mode      Mode // exclusive, read, write, or ModeLease / ModeLatch
+	State     State
+	Position  int // 0-based place in the recipe's order
+	Session   int64
+	Ephemeral bool
+	Data      []byte
+	Ctime     time.Time
+	Version   int32
+	Czxid     int64
+
+	// Watches is the node (or, for a children watch, the parent) this
+	// waiter waits on; "" for holders.
+	Watches   string
+	WatchKind WatchKind
+
+	// Filled by verification against the servers (Verify); nil when
+	// unknown.
+	WatchObserved *bool
+	Client        string // owner session's client address; "" when unknown
+}
+
+// Extra modes for participants that are neither mutex nor read/write nodes.
+const (
+	ModeLease Mode = "lease" // a semaphore lease
+	ModeLatch Mode = "latch" // a leader latch candidate
+)
+
+// Problem is one thing wrong with a lock, in the JSON contract's words.
+type Problem struct {
+	Kind   string // e.g. "persistent-lock-node", "watch-missing", "orphan"
+	Node   string // absolute path it concerns ("" for the whole lock)
+	Detail string // one plain sentence
+}
+
+// Queue is a decoded lock: holders first, then waiters in order.
+type Queue struct {
+	Path         string
+	Kind         Kind
+	MaxLeases    int // semaphores: given or inferred; 0 otherwise
+	Participants []Participant
+	Problems     []Problem
+	// Others says how other libraries would see a mixed directory (one
+	// entry per other library present), nil when only one is present.
+	Others []Queue
+}
+
+// Holders returns the participants holding the lock, in order.
+func (q *Queue) Holders() []Participant { return q.filter(StateHolding) }
+
+// Waiters returns the participants waiting, in queue order.
+func (q *Queue) Waiters() []Participant { return q.filter(StateWaiting) }
+
+func (q *Queue) filter(s State) []Participant {
+	var out []Participant
+	for _, p := range q.Participants {
+		if p.State == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -94,18 +94,8 @@ With no subcommand it opens the terminal UI.`,
 		newLockCmd(), // main_lock.go
 		newEvictCmd(),
 		newRevokeCmd(),
-		&cobra.Command{
-			Use:   "tree [PATH]",
-			Short: "Print the znode tree below PATH",
-			Args:  cobra.MaximumNArgs(1),
-			RunE:  func(*cobra.Command, []string) error { return notYet("tree") },
-		},
-		&cobra.Command{
-			Use:   "get PATH",
-			Short: "Print a znode's data and stat",
-			Args:  cobra.ExactArgs(1),
-			RunE:  func(*cobra.Command, []string) error { return notYet("get") },
-		},
+		newTreeCmd(), // main_tree.go
+		newGetCmd(),
 		&cobra.Command{
 			Use:   "version",
 			Short: "Print zkscope's version",

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }
+
+// run executes the zkscope command line in-process and returns its stdout.
+func run(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := root.ExecuteContext(ctx)
+	return out.String(), err
+}
+
+func dial(t *testing.T, addr string) *zk.Conn {
+	t.Helper()
+	c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func TestTreeAndGet(t *testing.T) {
+	srv := zktest.Shared(t)
+	base := zktest.Path(t)
+	c := dial(t, srv.Addrs()[0])
+	c.Create("/zkscope-test", nil, 0, zk.WorldACL(zk.PermAll)) // may exist already
+	for _, p := range []string{base, base + "/a", base + "/a/deep", base + "/b"} {
+		if _, err := c.Create(p, []byte("hello "+p), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Create(base+"/bin", []byte{0, 1, 2, 0xff}, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(base+"/b/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+
+	out, err := run(t, "-s", srv.ConnectString(), "tree", base)
+	if err != nil {
+		t.Fatal(err, out)
+	}
+	want := []string{"  a (1)", "    deep", "  b (1)", "    eph [E 0x", "  bin"}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("tree output lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Index(out, "deep") > strings.Index(out, "  b (1)") {
+		t.Errorf("tree not depth-first in name order:\n%s", out)
+	}
+
+	out, err = run(t, "-s", srv.ConnectString(), "tree", base, "--depth", "1")
+	if err != nil || strings.Contains(out, "deep") || !strings.Contains(out, "  a (1)") {
+		t.Errorf("--depth 1: err=%v\n%s", err, out)
+	}
+
+	out, err = run(t, "-s", srv.ConnectString(), "get", base+"/a", "--stat")
+	if err != nil || !strings.HasPrefix(out, "hello "+base+"/a\n") || !strings.Contains(out, "dataVersion = 0") {
+		t.Errorf("get --stat: err=%v\n%s", err, out)
+	}
+	out, err = run(t, "-s", srv.ConnectString(), "get", base+"/bin")
+	if err != nil || !strings.Contains(out, "00 01 02 ff") {
+		t.Errorf("get of binary data is not a hex dump: err=%v\n%s", err, out)
+	}
+
+	_, err = run(t, "-s", srv.ConnectString(), "get", base+"/missing")
+	if err == nil || !strings.Contains(err.Error(), "node does not exist") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("get of a missing node: want a one-line 'does not exist' error, got %v", err)
+	}
+}
+
+func TestUnreachableServerFailsFast(t *testing.T) {
+	port, err := zktest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = run(t, "-s", fmt.Sprintf("127.0.0.1:%d", port), "--session-timeout", "2s", "get", "/")
+	if err == nil {
+		t.Fatal("get against a closed port succeeded")
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("error is not one line: %q", err)
+	}
+	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
+}

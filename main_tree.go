@@ -1,0 +1,151 @@
+package main
+
+// The tree and get subcommands: plain, scriptable reads.
+
+import (
+	"encoding/hex"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/spf13/cobra"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+func newTreeCmd() *cobra.Command {
+	var depth int
+	var stats bool
+	cmd := &cobra.Command{
+		Use:   "tree [PATH]",
+		Short: "Print the znode tree below PATH",
+		Long: `Print the znodes below PATH (default /), one per line, indented. Each level is
+read in one bulk request, so big child lists are cheap.
+
+Markers: [E] ephemeral (owner session shown), [C] container, [T] TTL,
+(N) child count when a node has children below the --depth cut.`,
+		Example: `  zkscope tree /app
+  zkscope tree /app/locks --depth 1 --stat
+  zkscope -s zk1:2181/chroot tree`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root := "/"
+			if len(args) == 1 {
+				root = args[0]
+			}
+			c, err := connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			top, err := c.Get(root)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", root, err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintln(w, treeLine(top, root, 0, stats))
+			return printTree(cmd, c, w, top, 1, depth, stats)
+		},
+	}
+	cmd.Flags().IntVarP(&depth, "depth", "d", 0, "levels to print below PATH (0: all)")
+	cmd.Flags().BoolVar(&stats, "stat", false, "show data length, version and modification time")
+	return cmd
+}
+
+func printTree(cmd *cobra.Command, c *zkview.Client, w io.Writer, n zkview.Node, level, depth int, stats bool) error {
+	if n.Stat.NumChildren == 0 || (depth > 0 && level > depth) {
+		return nil
+	}
+	_, kids, err := c.ChildrenNodes(cmd.Context(), n.Path)
+	if err != nil {
+		fmt.Fprintf(w, "%s! %v\n", strings.Repeat("  ", level), err)
+		return nil
+	}
+	sort.Slice(kids, func(i, j int) bool { return kids[i].Path < kids[j].Path })
+	for _, k := range kids {
+		if k.Err != nil {
+			fmt.Fprintf(w, "%s%s ! %v\n", strings.Repeat("  ", level), k.Name(), k.Err)
+			continue
+		}
+		fmt.Fprintln(w, treeLine(k, k.Name(), level, stats && !(depth > 0 && level == depth+1)))
+		if err := printTree(cmd, c, w, k, level+1, depth, stats); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func treeLine(n zkview.Node, name string, level int, stats bool) string {
+	var b strings.Builder
+	b.WriteString(strings.Repeat("  ", level))
+	b.WriteString(name)
+	switch owner := uint64(n.Stat.EphemeralOwner); {
+	case owner == 0x8000000000000000:
+		b.WriteString(" [C]")
+	case owner == 0xff00000000000000:
+		b.WriteString(" [T]")
+	case owner != 0:
+		fmt.Fprintf(&b, " [E 0x%x]", owner)
+	}
+	if n.Stat.NumChildren > 0 {
+		fmt.Fprintf(&b, " (%d)", n.Stat.NumChildren)
+	}
+	if stats {
+		fmt.Fprintf(&b, "  %dB v%d %s", n.Stat.DataLength, n.Stat.Version,
+			time.UnixMilli(n.Stat.Mtime).UTC().Format(time.RFC3339))
+	}
+	return b.String()
+}
+
+func newGetCmd() *cobra.Command {
+	var showStat, asHex bool
+	cmd := &cobra.Command{
+		Use:   "get PATH",
+		Short: "Print a znode's data and stat",
+		Long: `Print a znode's data: text as stored, binary data (not valid UTF-8) as a hex
+dump (--hex forces a dump), and with --stat the full stat in zkCli's layout.`,
+		Example: `  zkscope get /app/config
+  zkscope get /app/locks/orders/_c_…-lock-0000000007 --stat
+  zkscope get /blob --hex | less`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			n, err := c.Get(args[0])
+			if err != nil {
+				return fmt.Errorf("read %s: %w", args[0], err)
+			}
+			w := cmd.OutOrStdout()
+			if asHex || !utf8.Valid(n.Data) {
+				fmt.Fprint(w, hex.Dump(n.Data))
+			} else if len(n.Data) > 0 {
+				fmt.Fprint(w, string(n.Data))
+				if n.Data[len(n.Data)-1] != '\n' {
+					fmt.Fprintln(w)
+				}
+			}
+			if showStat {
+				printStat(w, n.Stat)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&showStat, "stat", false, "print the stat after the data")
+	cmd.Flags().BoolVar(&asHex, "hex", false, "print the data as a hex dump")
+	return cmd
+}
+
+func printStat(w io.Writer, st zk.Stat) {
+	ms := func(v int64) string { return time.UnixMilli(v).UTC().Format("2006-01-02T15:04:05.000Z") }
+	fmt.Fprintf(w, "cZxid = 0x%x\nctime = %s\nmZxid = 0x%x\nmtime = %s\npZxid = 0x%x\n",
+		st.Czxid, ms(st.Ctime), st.Mzxid, ms(st.Mtime), st.Pzxid)
+	fmt.Fprintf(w, "cversion = %d\ndataVersion = %d\naclVersion = %d\nephemeralOwner = 0x%x\ndataLength = %d\nnumChildren = %d\n",
+		st.Cversion, st.Version, st.Aversion, uint64(st.EphemeralOwner), st.DataLength, st.NumChildren)
+}

@@ -8,6 +8,7 @@ package lockops
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -307,6 +308,54 @@ func TestInteropRealClients(t *testing.T) {
 			if kids := children(t, c, lockPath); len(kids) != 0 {
 				t.Fatalf("nodes left: %v", kids)
 			}
+		})
+	}
+}
+
+// TestInteropTimeoutHandsOn: zkscope waits with --timeout behind a real
+// holder while another real client queues behind zkscope's node. When the
+// timeout expires zkscope deletes its node; the real client behind it must
+// move on to the holder (not stay stuck, not jump the queue) and acquire
+// once the holder releases.
+func TestInteropTimeoutHandsOn(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	addr := cl.Addrs()[0]
+	for _, lib := range []string{"curator", "kazoo"} {
+
+		t.Run(lib, func(t *testing.T) {
+			t.Parallel() // each mostly waits out its timeout
+			ctx := context.Background()
+			c := newClient(t, cl.Addrs())
+			lockPath := zktest.Path(t)
+			kind := map[string]string{"curator": "mutex", "kazoo": "lock"}[lib]
+
+			holder := startPeer(t, lib, cl.ConnectString(), lockPath, kind)
+			holder.expect(t, "acquired")
+			theirs := nodeOfPeer(t, c, lockPath, "")
+
+			const timeout = 20 * time.Second
+			w := takeAsync(ctx, c, lockPath, TakeOptions{Recipe: RecipeAuto, Wait: WaitTimeout, Timeout: timeout})
+			pr := w.waitingOn(t, theirs)
+
+			behind := startPeer(t, lib, cl.ConnectString(), lockPath, kind)
+			watchedBy(t, addr, pr.Node) // the second real client waits on our node
+
+			_, err := w.wait(t)
+			if !errors.Is(err, ErrTimeout) {
+				t.Fatalf("take with --timeout: %v, want ErrTimeout", err)
+			}
+			for _, k := range children(t, c, lockPath) {
+				if zkview.Join(lockPath, k) == pr.Node {
+					t.Fatalf("our node %s is still there after the timeout", pr.Node)
+				}
+			}
+			if behind.acquiredYet() {
+				t.Fatal("the client behind us acquired while the real holder still holds")
+			}
+			holder.release(t)
+			behind.expect(t, "acquired")
+			behind.release(t)
 		})
 	}
 }

@@ -139,39 +139,7 @@ func TestCLILockLostKillsCommand(t *testing.T) {
 	lockPath := zktest.Path(t)
 	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--kill-grace", "30s", "--",
 		"sh", "-c", "echo started; sleep 600 & wait")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	defer func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-		}
-	}()
-	started := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if sc.Text() == "started" {
-				close(started)
-			}
-		}
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case <-started:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the command did not start; stderr:\n%s", stderr.String())
-	}
+	stderr, exited := startUnderLock(t, cmd)
 	kids := children(t, c, lockPath)
 	if len(kids) != 1 {
 		t.Fatalf("queue %v, want the CLI's node", kids)
@@ -350,4 +318,46 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	if code := waitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), "revoked") {
 		t.Fatalf("exit %d after revocation, want %d; stderr:\n%s", code, ExitLost, stderr.String())
 	}
+}
+
+// startUnderLock starts a `zkscope lock … -- sh -c "echo started; …"`
+// process and waits until the command under the lock prints "started". The
+// process is killed at the end of the test if it is still running.
+func startUnderLock(t *testing.T, cmd *exec.Cmd) (stderr *lockedBuffer, exited <-chan struct{}) {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		select {
+		case <-done:
+		default:
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	started := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if sc.Text() == "started" {
+				close(started)
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case <-started:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the command did not start; stderr:\n%s", stderr.String())
+	}
+	return stderr, done
 }

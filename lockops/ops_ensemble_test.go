@@ -1,7 +1,6 @@
 package lockops
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"io"
@@ -179,39 +178,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		state := t.TempDir()
 		cmd := zkscopeCmd(t, state, member.ClientAddr, "lock", "/locks/frozen", "--kill-grace", "30s", "--",
 			"sh", "-c", "echo started; sleep 600 & wait")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr lockedBuffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan struct{})
-		go func() { cmd.Wait(); close(exited) }()
-		defer func() {
-			select {
-			case <-exited:
-			default:
-				cmd.Process.Kill()
-			}
-		}()
-		started := make(chan struct{})
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				if sc.Text() == "started" {
-					close(started)
-				}
-			}
-			io.Copy(io.Discard, stdout)
-		}()
-		select {
-		case <-started:
-		case <-time.After(60 * time.Second):
-			t.Fatalf("the command did not start; stderr:\n%s", stderr.String())
-		}
+		stderr, exited := startUnderLock(t, cmd)
 		if err := member.Pause(); err != nil {
 			t.Fatal(err)
 		}

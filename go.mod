@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	charm.land/bubbletea/v2 v2.0.10
+	github.com/BurntSushi/toml v1.6.0
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/spf13/cobra v1.10.2
 )

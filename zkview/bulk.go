@@ -25,7 +25,7 @@ func (c *Client) GetMany(ctx context.Context, paths []string) ([]Node, error) {
 		wg.Add(1)
 		go func(i int, p string) {
 			defer func() { <-sem; wg.Done() }()
-			data, st, err := c.conn.Get(c.Abs(p))
+			data, st, err := c.Conn().Get(c.Abs(p))
 			if err != nil {
 				out[i] = Node{Path: p, Err: err}
 				return

@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -47,6 +48,13 @@ type Config struct {
 	// AdminPort, when non-zero, is the AdminServer port to try on each member's
 	// host (used when four-letter words are refused).
 	AdminPort int
+
+	// Theme is the config file's theme setting ("" when unset).
+	Theme string
+	// Contexts lists the config file's context names, sorted (for `:ctx`).
+	Contexts []string
+	// ConfigFile is the config file that was read ("" when none).
+	ConfigFile string
 }
 
 // TLSConfig configures TLS to a secure client port.
@@ -94,18 +102,28 @@ func ParseConnectString(s string) (servers []string, chroot string, err error) {
 // All methods are safe for concurrent use.
 type Client struct {
 	cfg  Config
-	conn *zk.Conn
+	conn atomic.Pointer[zk.Conn]
+	dial zk.Dialer
 
-	mu     sync.Mutex
-	subs   map[int]chan ConnEvent
-	nextID int
-	last   ConnEvent
-	sid    int64
+	mu       sync.Mutex
+	subs     map[int]chan ConnEvent
+	nextID   int
+	last     ConnEvent
+	sid      int64                  // latest session id seen
+	live     bool                   // sid is believed alive (false after an expiry)
+	connGen  int                    // generation of the live go-zookeeper connection
+	nodeSubs map[int]func(zk.Event) // watch-event handlers (see onNodeEvent)
+	closed   bool
+	quit     chan struct{}
+	lastSeen time.Time // time of the last session event (watchdog)
+	problem  string    // see LastProblem
 }
 
 // Conn exposes the underlying go-zookeeper connection for operations zkview
 // does not wrap. Paths passed to it are NOT chroot-adjusted: use [Client.Abs].
-func (c *Client) Conn() *zk.Conn { return c.conn }
+// The connection can be replaced when the client recovers from a wedged
+// connection (a new session): fetch it for every operation, do not keep it.
+func (c *Client) Conn() *zk.Conn { return c.conn.Load() }
 
 // Config returns the configuration the client was made with.
 func (c *Client) Config() Config { return c.cfg }
@@ -133,17 +151,33 @@ func (c *Client) Rel(p string) string {
 }
 
 // SessionID is the current session id (0 before the first session).
-func (c *Client) SessionID() int64 { return c.conn.SessionID() }
+func (c *Client) SessionID() int64 { return c.Conn().SessionID() }
 
 // Server is the member the client is connected to now ("" when none).
-func (c *Client) Server() string { return c.conn.Server() }
+func (c *Client) Server() string {
+	if c.State().State != StateConnected {
+		return ""
+	}
+	return c.Conn().Server()
+}
 
 // Servers lists the configured members.
 func (c *Client) Servers() []string { return append([]string(nil), c.cfg.Servers...) }
 
-// Close ends the session (its ephemeral nodes go away) and the connection.
+// Close ends the session (its ephemeral nodes go away) and the connection,
+// and publishes [StateClosed]. It is safe to call more than once.
 func (c *Client) Close() {
-	c.conn.Close()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	close(c.quit)
+	sid := c.sid
+	c.mu.Unlock()
+	c.Conn().Close()
+	c.publish(ConnEvent{State: StateClosed, PrevSessionID: sid, Time: time.Now()})
 }
 
 // Node is one znode as read: its path (caller's view), data and stat. Err is
@@ -161,9 +195,9 @@ func (n Node) Name() string { return path.Base(n.Path) }
 
 // Get reads one node's data and stat.
 func (c *Client) Get(p string) (Node, error) {
-	data, st, err := c.conn.Get(c.Abs(p))
+	data, st, err := c.Conn().Get(c.Abs(p))
 	if err != nil {
-		return Node{Path: p, Err: err}, fmt.Errorf("read %s: %w", p, err)
+		return Node{Path: p, Err: err}, fmt.Errorf("read %s: %w", p, Explain(err))
 	}
 	return Node{Path: p, Data: data, Stat: *st}, nil
 }
@@ -171,12 +205,38 @@ func (c *Client) Get(p string) (Node, error) {
 // Children lists a node's children (unsorted, as the server returns them)
 // and its stat.
 func (c *Client) Children(p string) ([]string, zk.Stat, error) {
-	kids, st, err := c.conn.Children(c.Abs(p))
+	kids, st, err := c.Conn().Children(c.Abs(p))
 	if err != nil {
-		return nil, zk.Stat{}, fmt.Errorf("list children of %s: %w", p, err)
+		return nil, zk.Stat{}, fmt.Errorf("list children of %s: %w", p, Explain(err))
 	}
 	return kids, *st, nil
 }
+
+// Explain adds what to do next to the server errors a user can act on,
+// keeping the original error for [errors.Is] (zk.ErrNoAuth, zk.ErrNoNode, ...).
+func Explain(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, zk.ErrNoAuth):
+		return explained{err, "the node's ACL does not allow these credentials (give digest credentials with --auth-file, ZKSCOPE_AUTH or the context's auth_file)"}
+	case errors.Is(err, zk.ErrNoNode):
+		return explained{err, "it does not exist (deleted meanwhile?)"}
+	case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer):
+		return explained{err, "the connection dropped; zkscope reconnects on its own, try again in a moment"}
+	case errors.Is(err, zk.ErrSessionExpired):
+		return explained{err, "the session expired; zkscope opens a new one, try again"}
+	}
+	return err
+}
+
+type explained struct {
+	err  error
+	what string
+}
+
+func (e explained) Error() string { return e.err.Error() + ": " + e.what }
+func (e explained) Unwrap() error { return e.err }
 
 // Join is path.Join for znode paths ("/" + "a" = "/a").
 func Join(parent, child string) string {
@@ -191,15 +251,18 @@ func (c *Client) waitSession(ctx context.Context) error {
 	ch, cancel := c.Subscribe()
 	defer cancel()
 	for {
-		if c.conn.State() == zk.StateHasSession {
+		if c.State().State == StateConnected {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), ctx.Err())
 		case ev := <-ch:
-			if ev.State == StateAuthFailed {
-				return fmt.Errorf("connect to %s: authentication failed", strings.Join(c.cfg.Servers, ","))
+			switch ev.State {
+			case StateAuthFailed:
+				return fmt.Errorf("connect to %s: the server refused the credentials (authentication failed)", strings.Join(c.cfg.Servers, ","))
+			case StateConnected:
+				return nil
 			}
 		case <-time.After(100 * time.Millisecond):
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -62,6 +63,9 @@ type ConnEvent struct {
 	// PrevSessionID is the session this event replaces when NewSession.
 	PrevSessionID int64
 	Time          time.Time
+	// Err says why, when zkscope itself caused the change (a stuck
+	// connection replaced, credentials refused); nil otherwise.
+	Err error
 }
 
 // Subscribe returns a channel of connection events (buffered; the newest
@@ -75,11 +79,11 @@ func (c *Client) Subscribe() (<-chan ConnEvent, func()) {
 	c.nextID++
 	c.subs[id] = ch
 	cur := c.last
-	c.mu.Unlock()
 	if cur.Time.IsZero() {
 		cur = ConnEvent{State: StateConnecting, Time: time.Now()}
 	}
-	ch <- cur
+	ch <- cur // under the lock, so no newer event overtakes it
+	c.mu.Unlock()
 	return ch, func() {
 		c.mu.Lock()
 		delete(c.subs, id)
@@ -117,101 +121,289 @@ func (c *Client) publish(ev ConnEvent) {
 	}
 }
 
-// onEvent is go-zookeeper's event callback; it runs on the receive
-// goroutine and must not block.
-func (c *Client) onEvent(e zk.Event) {
-	if e.Type != zk.EventSession {
-		return
-	}
-	ev := ConnEvent{Server: e.Server, Time: time.Now()}
-	switch e.State {
-	case zk.StateConnecting:
+// onEvent returns go-zookeeper's event callback for connection generation
+// gen. It runs on the receive goroutine and must not block; events of a
+// replaced connection are ignored.
+func (c *Client) onEvent(gen int) zk.EventCallback {
+	return func(e zk.Event) {
 		c.mu.Lock()
-		had := c.sid != 0
+		current := gen == c.connGen && !c.closed
 		c.mu.Unlock()
-		if had {
+		if !current {
+			return
+		}
+		if e.Type != zk.EventSession {
+			c.onNodeEvent(e)
+			return
+		}
+		c.onSessionEvent(e)
+	}
+}
+
+// onSessionEvent turns one go-zookeeper session event into a [ConnEvent].
+func (c *Client) onSessionEvent(e zk.Event) {
+	conn := c.Conn()
+	ev := ConnEvent{Server: e.Server, Time: time.Now()}
+	c.mu.Lock()
+	c.lastSeen = ev.Time
+	prev := c.last.State
+	switch e.State {
+	case zk.StateConnecting, zk.StateDisconnected:
+		if c.live {
 			ev.State = StateReconnecting
+			ev.SessionID = c.sid
 		} else {
-			ev.State = StateConnecting
+			ev.State = StateConnecting // first session, or after an expiry
 		}
 	case zk.StateConnected:
-		return // handshake done, no session yet: wait for HasSession
+		// TCP connected, handshake pending: no session yet.
+		c.mu.Unlock()
+		return
 	case zk.StateHasSession:
 		ev.State = StateConnected
-		sid := c.conn.SessionID()
-		c.mu.Lock()
-		if c.sid != 0 && c.sid != sid {
+		ev.SessionID = conn.SessionID()
+		if c.sid != 0 && c.sid != ev.SessionID {
 			ev.NewSession, ev.PrevSessionID = true, c.sid
 		}
-		c.sid = sid
-		c.mu.Unlock()
+		c.sid, c.live = ev.SessionID, true
 	case zk.StateExpired:
 		ev.State = StateExpired
-		c.mu.Lock()
 		ev.PrevSessionID = c.sid
-		c.mu.Unlock()
+		c.live = false
 	case zk.StateAuthFailed:
 		ev.State = StateAuthFailed
-	case zk.StateDisconnected:
-		ev.State = StateReconnecting
-		c.mu.Lock()
-		if c.sid == 0 {
-			ev.State = StateConnecting
-		}
-		c.mu.Unlock()
+		ev.SessionID = c.sid
 	default:
+		c.mu.Unlock()
 		return
 	}
-	ev.SessionID = c.conn.SessionID()
-	if ev.State != StateConnected && ev.State != StateReconnecting {
-		ev.SessionID = 0
+	c.mu.Unlock()
+	// Every dial attempt repeats "connecting": publish only changes (the
+	// member being tried is visible in Server of the first one).
+	if ev.State == prev && (ev.State == StateConnecting || ev.State == StateReconnecting) {
+		return
 	}
 	c.publish(ev)
 }
 
-// quietLogger drops go-zookeeper's log lines (they would tear the TUI).
-type quietLogger struct{}
+// AddNodeEventHandler registers h for every watch event (data, children,
+// created, deleted, not-watching) the connection receives, with server paths.
+// h runs on the connection's receive goroutine: it must return at once and
+// must not call the client. The returned function unregisters h.
+func (c *Client) AddNodeEventHandler(h func(zk.Event)) (remove func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	id := c.nextID
+	c.nextID++
+	c.nodeSubs[id] = h
+	return func() {
+		c.mu.Lock()
+		delete(c.nodeSubs, id)
+		c.mu.Unlock()
+	}
+}
 
-func (quietLogger) Printf(string, ...interface{}) {}
+func (c *Client) onNodeEvent(e zk.Event) {
+	c.mu.Lock()
+	hs := make([]func(zk.Event), 0, len(c.nodeSubs))
+	for _, h := range c.nodeSubs {
+		hs = append(hs, h)
+	}
+	c.mu.Unlock()
+	for _, h := range hs {
+		h(e)
+	}
+}
+
+// problemLogger keeps go-zookeeper's failure lines (instead of printing
+// them, which would tear the TUI), so a connection that never comes up can
+// say why.
+type problemLogger struct{ c *Client }
+
+func (l problemLogger) Printf(format string, args ...interface{}) {
+	msg := fmt.Sprintf(format, args...)
+	low := strings.ToLower(msg)
+	if !strings.Contains(low, "fail") && !strings.Contains(low, "error") {
+		return
+	}
+	l.c.mu.Lock()
+	l.c.problem = msg
+	l.c.mu.Unlock()
+}
+
+// LastProblem is the latest connection failure go-zookeeper reported
+// ("failed to connect to 10.0.0.1:2181: ...", "authentication failed: EOF"),
+// or "" when none.
+func (c *Client) LastProblem() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.problem
+}
 
 // Connect opens a client and waits until it has a session or ctx ends.
-// Credentials in cfg.Auth are sent after every (re)connect.
+// Credentials in cfg.Auth are sent after every (re)connect; a watchdog
+// replaces a connection that stops answering (see [Client.watchdog]).
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if len(cfg.Servers) == 0 {
 		cfg.Servers = []string{DefaultServer}
 	}
 	if cfg.SessionTimeout == 0 {
-		cfg.SessionTimeout = 10 * time.Second
+		cfg.SessionTimeout = DefaultSessionTimeout
 	}
-	c := &Client{cfg: cfg, subs: map[int]chan ConnEvent{}}
-	dial := zk.Dialer(net.DialTimeout)
+	c := &Client{cfg: cfg, subs: map[int]chan ConnEvent{}, nodeSubs: map[int]func(zk.Event){}, quit: make(chan struct{})}
+	c.dial = zk.Dialer(net.DialTimeout)
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)
 		if err != nil {
 			return nil, err
 		}
-		dial = d
+		c.dial = d
 	}
-	conn, _, err := zk.Connect(cfg.Servers, cfg.SessionTimeout,
-		zk.WithEventCallback(c.onEvent), zk.WithLogger(quietLogger{}), zk.WithDialer(dial))
-	if err != nil {
-		return nil, fmt.Errorf("connect to %v: %w", cfg.Servers, err)
+	c.publish(ConnEvent{State: StateConnecting, Server: cfg.Servers[0], Time: time.Now()})
+	if err := c.open(); err != nil {
+		return nil, err
 	}
-	c.conn = conn
 	if err := c.waitSession(ctx); err != nil {
-		conn.Close()
+		c.Close()
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w (is ZooKeeper running there? check --server, or try `zkscope demo`)", err)
+			return nil, c.explainTimeout(err)
 		}
 		return nil, err
 	}
 	for _, a := range cfg.Auth {
-		if err := c.addAuth(ctx, a); err != nil {
-			conn.Close()
+		if err := c.addAuth(ctx, c.Conn(), a); err != nil {
+			c.Close()
 			return nil, err
 		}
 	}
+	go c.watchdog()
 	return c, nil
+}
+
+// open starts a new go-zookeeper connection (a new session) and makes it
+// the live one.
+func (c *Client) open() error {
+	c.mu.Lock()
+	c.connGen++
+	gen := c.connGen
+	c.lastSeen = time.Now()
+	c.mu.Unlock()
+	conn, _, err := zk.Connect(c.cfg.Servers, c.cfg.SessionTimeout,
+		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(c.dial))
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), err)
+	}
+	c.conn.Store(conn)
+	return nil
+}
+
+// explainTimeout turns a handshake that never completed into one sentence:
+// what went wrong last, and what to check.
+func (c *Client) explainTimeout(err error) error {
+	last := c.LastProblem()
+	hint := "is ZooKeeper running there? check --server, or try `zkscope demo`"
+	switch {
+	case c.cfg.TLS != nil && strings.Contains(last, "first record does not look like a TLS handshake"):
+		hint = "that port does not speak TLS: give the servers' secure client port, or drop --tls"
+	case c.cfg.TLS != nil && strings.Contains(last, "x509: certificate is valid for"):
+		hint = "the server's certificate does not match the name checked: set --tls-server-name (or the context's tls.server_name) to a name in the certificate"
+	case c.cfg.TLS != nil && (strings.Contains(last, "x509:") || strings.Contains(last, "tls:")):
+		hint = "TLS handshake failed: check --tls-ca (the CA that signed the servers' certificates) and, if the servers require one, --tls-cert/--tls-key"
+	case c.cfg.TLS == nil && strings.Contains(last, "authentication failed") && (strings.Contains(last, "EOF") || strings.Contains(last, "reset")):
+		hint = "the server closed the connection during the handshake: is this a TLS (secure client) port? then use --tls with --tls-ca"
+	}
+	if last != "" {
+		return fmt.Errorf("%w; last attempt: %s (%s)", err, last, hint)
+	}
+	return fmt.Errorf("%w (%s)", err, hint)
+}
+
+// watchdogProbe is how often the watchdog checks the connection; tests shorten it.
+var watchdogProbe = 2 * time.Second
+
+// watchdog guards against go-zookeeper's reconnect deadlock (a failed
+// credential re-send wedges its connection loop for good; upstream PR #163):
+// every watchdogProbe it checks that the connection either has a session
+// that answers a round trip, or keeps trying members. A connection that
+// does neither for longer than the session timeout (plus a grace period) is
+// abandoned: zkscope publishes [StateExpired] for the old session and opens
+// a new one, re-sending the credentials with a timeout.
+func (c *Client) watchdog() {
+	t := time.NewTicker(watchdogProbe)
+	defer t.Stop()
+	limit := c.cfg.SessionTimeout + 5*time.Second
+	for {
+		select {
+		case <-c.quit:
+			return
+		case <-t.C:
+		}
+		st := c.State()
+		c.mu.Lock()
+		quiet := time.Since(c.lastSeen)
+		c.mu.Unlock()
+		wedged := false
+		switch st.State {
+		case StateConnected:
+			wedged = !c.probe(limit)
+		case StateConnecting, StateReconnecting:
+			// go-zookeeper reports every dial attempt (at least one per
+			// ~2 s); silence means its loop is stuck.
+			wedged = quiet > limit
+		}
+		if wedged {
+			c.recover()
+		}
+	}
+}
+
+// probe checks for a round trip within limit.
+func (c *Client) probe(limit time.Duration) bool {
+	conn := c.Conn()
+	done := make(chan struct{})
+	go func() {
+		conn.Exists("/")
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-c.quit:
+		return true
+	case <-time.After(limit):
+		return c.Conn() != conn || c.State().State != StateConnected
+	}
+}
+
+// recover abandons the live connection and opens a new session.
+func (c *Client) recover() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	old, sid := c.Conn(), c.sid
+	c.live = false
+	c.mu.Unlock()
+	c.publish(ConnEvent{State: StateExpired, PrevSessionID: sid, Time: time.Now(),
+		Err: errors.New("the connection stopped answering (go-zookeeper's reconnect loop is stuck); zkscope opened a new session")})
+	go old.Close() // may block on the stuck loop; never wait for it
+	if err := c.open(); err != nil {
+		c.publish(ConnEvent{State: StateReconnecting, SessionID: 0, Time: time.Now(), Err: err})
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.SessionTimeout+5*time.Second)
+		defer cancel()
+		if err := c.waitSession(ctx); err != nil {
+			return
+		}
+		for _, a := range c.cfg.Auth {
+			if err := c.addAuth(ctx, c.Conn(), a); err != nil {
+				c.publish(ConnEvent{State: StateAuthFailed, SessionID: c.SessionID(), Time: time.Now(), Err: err})
+			}
+		}
+	}()
 }
 
 // tlsDialer builds a go-zookeeper dialer that speaks TLS.
@@ -248,9 +440,9 @@ func tlsDialer(t *TLSConfig) (zk.Dialer, error) {
 
 // addAuth sends one credential, bounded by ctx (go-zookeeper's AddAuth has
 // no timeout of its own).
-func (c *Client) addAuth(ctx context.Context, a Auth) error {
+func (c *Client) addAuth(ctx context.Context, conn *zk.Conn, a Auth) error {
 	done := make(chan error, 1)
-	go func() { done <- c.conn.AddAuth(a.Scheme, a.Secret) }()
+	go func() { done <- conn.AddAuth(a.Scheme, a.Secret) }()
 	select {
 	case err := <-done:
 		if err != nil {

@@ -95,10 +95,12 @@ type Options struct {
 }
 
 // TLSFiles describe a TLS client port: the server's key store and trust store
-// (PKCS#12 or JKS, detected by the server from the file name) and their passwords.
+// and their passwords. The store type is PEM, PKCS12 or JKS; when empty the
+// server guesses it from the file name (.pem, .p12/.pfx, .jks). [GenerateTLS]
+// makes PEM files that fit.
 type TLSFiles struct {
-	KeyStore, KeyStorePassword     string
-	TrustStore, TrustStorePassword string
+	KeyStore, KeyStorePassword, KeyStoreType       string
+	TrustStore, TrustStorePassword, TrustStoreType string
 	// ClientAuth is "need", "want" or "none" (default "none").
 	ClientAuth string
 }
@@ -318,6 +320,12 @@ func (s *Server) writeConfig(servers []string) error {
 			"ssl.trustStore.password="+sec.TrustStorePassword,
 			"ssl.clientAuth="+ca,
 		)
+		if sec.KeyStoreType != "" {
+			lines = append(lines, "ssl.keyStore.type="+sec.KeyStoreType)
+		}
+		if sec.TrustStoreType != "" {
+			lines = append(lines, "ssl.trustStore.type="+sec.TrustStoreType)
+		}
 	}
 	lines = append(lines, servers...)
 	lines = append(lines, o.Extra...)

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -63,14 +62,14 @@ With no subcommand it opens the terminal UI.`,
 	pf.StringVarP(&conn.Server, "server", "s", "", "ZooKeeper connect string, e.g. zk1:2181,zk2:2181/chroot (env ZKSCOPE_SERVER; default 127.0.0.1:2181)")
 	pf.StringVar(&conn.Context, "context", "", "named context from the config file (env ZKSCOPE_CONTEXT)")
 	pf.StringVar(&conn.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/zkscope/config.toml)")
-	pf.StringVar(&conn.AuthFile, "auth-file", "", "file holding digest credentials user:password (or env ZKSCOPE_AUTH=digest:user:password)")
+	pf.StringVar(&conn.AuthFile, "auth-file", "", "file (mode 0600) holding digest credentials user:password (or env ZKSCOPE_AUTH=user:password)")
 	pf.BoolVar(&conn.TLS, "tls", false, "connect with TLS (implied by --tls-ca/--tls-cert)")
 	pf.StringVar(&conn.TLSCA, "tls-ca", "", "PEM CA bundle that signed the servers' certificates")
 	pf.StringVar(&conn.TLSCert, "tls-cert", "", "PEM client certificate")
 	pf.StringVar(&conn.TLSKey, "tls-key", "", "PEM client key")
 	pf.StringVar(&conn.TLSServerName, "tls-server-name", "", "name to verify in the servers' certificates (default: each server's host)")
 	pf.BoolVar(&conn.ReadOnly, "read-only", false, "refuse every change (create, edit, delete, lock operations)")
-	pf.DurationVar(&conn.SessionTimeout, "session-timeout", 10*time.Second, "session timeout to request")
+	pf.DurationVar(&conn.SessionTimeout, "session-timeout", 0, "session timeout to request (default: the context's session_timeout, else 10s)")
 
 	root.AddCommand(
 		&cobra.Command{

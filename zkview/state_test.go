@@ -1,0 +1,178 @@
+package zkview
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// eventLog records a client's connection events for a test.
+type eventLog struct {
+	t  *testing.T
+	ch <-chan ConnEvent
+}
+
+func watchEvents(t *testing.T, c *Client) *eventLog {
+	ch, unsub := c.Subscribe()
+	t.Cleanup(unsub)
+	return &eventLog{t: t, ch: ch}
+}
+
+// until returns the first event for which ok holds, failing after timeout.
+func (l *eventLog) until(what string, timeout time.Duration, ok func(ConnEvent) bool) ConnEvent {
+	l.t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case ev := <-l.ch:
+			l.t.Logf("event: %s server=%s sid=%#x new=%v prev=%#x err=%v", ev.State, ev.Server, ev.SessionID, ev.NewSession, ev.PrevSessionID, ev.Err)
+			if ok(ev) {
+				return ev
+			}
+		case <-deadline:
+			l.t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+	}
+}
+
+func TestStateFailoverKeepsSession(t *testing.T) {
+	cl := zktest.StartEnsemble(t, 3, zktest.Options{})
+	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: 8 * time.Second})
+	log := watchEvents(t, c)
+	first := log.until("connected", 10*time.Second, func(e ConnEvent) bool { return e.State == StateConnected })
+	if first.SessionID == 0 || first.Server == "" || first.Server != c.Server() {
+		t.Fatalf("connected event %+v (client says %s)", first, c.Server())
+	}
+	sid := first.SessionID
+	// An ephemeral node proves the session survives.
+	eph := "/failover-eph"
+	if _, err := c.Conn().Create(eph, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	victim := cl.ByAddr(first.Server)
+	if victim == nil {
+		t.Fatalf("connected to %s, which is no member", first.Server)
+	}
+	start := time.Now()
+	victim.Kill()
+
+	rec := log.until("reconnecting", 10*time.Second, func(e ConnEvent) bool { return e.State != StateConnected })
+	if rec.State != StateReconnecting || rec.SessionID != sid {
+		t.Fatalf("after the member died: %s sid %#x, want reconnecting with %#x", rec.State, rec.SessionID, uint64(sid))
+	}
+	back := log.until("connected to another member", 20*time.Second, func(e ConnEvent) bool { return e.State == StateConnected })
+	t.Logf("failover from %s to %s took %s", first.Server, back.Server, time.Since(start).Round(time.Millisecond))
+	if back.Server == first.Server {
+		t.Errorf("reconnected to the dead member %s", back.Server)
+	}
+	if back.SessionID != sid || back.NewSession {
+		t.Errorf("session changed across failover: %#x -> %#x (new=%v)", uint64(sid), uint64(back.SessionID), back.NewSession)
+	}
+	if ok, _, err := c.Conn().Exists(eph); err != nil || !ok {
+		t.Errorf("the ephemeral node did not survive the failover: %v %v", ok, err)
+	}
+	if c.State().State != StateConnected || c.SessionID() != sid {
+		t.Errorf("State() = %+v", c.State())
+	}
+}
+
+func TestStateExpiryOpensNewSession(t *testing.T) {
+	cl := zktest.Shared(t)
+	proxy, err := zktest.NewProxy(cl.Servers[0].ClientAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxy.Close()
+	root := zktest.Path(t)
+	observer := dial(t, Config{Servers: cl.Addrs()})
+	mkdirs(t, observer.Conn(), root)
+
+	c := dial(t, Config{Servers: []string{proxy.Addr()}, SessionTimeout: 2 * time.Second})
+	log := watchEvents(t, c)
+	first := log.until("connected", 5*time.Second, func(e ConnEvent) bool { return e.State == StateConnected })
+	sid := first.SessionID
+	eph := root + "/eph"
+	if _, err := c.Conn().Create(eph, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	tr := NewTree(c)
+	defer tr.Close()
+	if err := tr.Expand(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+
+	// Partition the client from the server past the session timeout.
+	proxy.Block()
+	log.until("reconnecting", 5*time.Second, func(e ConnEvent) bool { return e.State == StateReconnecting && e.SessionID == sid })
+	waitFor(t, "the server to expire the session (its ephemeral node gone)", 15*time.Second, func() bool {
+		ok, _, err := observer.Conn().Exists(eph)
+		return err == nil && !ok
+	})
+	proxy.Unblock()
+
+	exp := log.until("expired", 15*time.Second, func(e ConnEvent) bool { return e.State == StateExpired || e.State == StateConnected })
+	if exp.State != StateExpired || exp.PrevSessionID != sid {
+		t.Fatalf("got %s prev %#x, want expired of %#x", exp.State, uint64(exp.PrevSessionID), uint64(sid))
+	}
+	next := log.until("a new session", 15*time.Second, func(e ConnEvent) bool { return e.State == StateConnected })
+	if !next.NewSession || next.PrevSessionID != sid || next.SessionID == sid || next.SessionID == 0 {
+		t.Errorf("after expiry: %+v, want a new session replacing %#x", next, uint64(sid))
+	}
+	// The tree re-arms its watches on the new session: a change is seen.
+	if _, err := observer.Conn().Create(root+"/after", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, tr, 10*time.Second, "child created after the new session", func(m map[string]TreeChange) bool {
+		names, _ := tr.Children(root)
+		return len(names) == 1 && names[0] == "after"
+	})
+}
+
+func TestStateClosed(t *testing.T) {
+	cl := zktest.Shared(t)
+	c := dial(t, Config{Servers: cl.Addrs()})
+	sid := c.SessionID()
+	log := watchEvents(t, c)
+	c.Close()
+	ev := log.until("closed", 5*time.Second, func(e ConnEvent) bool { return e.State == StateClosed })
+	if ev.PrevSessionID != sid {
+		t.Errorf("closed event %+v, want prev %#x", ev, uint64(sid))
+	}
+	c.Close() // twice is fine
+	if c.State().State != StateClosed {
+		t.Errorf("state after close: %s", c.State().State)
+	}
+}
+
+// The watchdog's recovery (used when go-zookeeper's loop is stuck) opens a
+// new session on the same Client and sends the credentials again.
+func TestStateRecoverReopensWithCredentials(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	auth := []Auth{{Scheme: "digest", Secret: []byte("bob:pw")}}
+	c := dial(t, Config{Servers: cl.Addrs(), Auth: auth})
+	mkdirs(t, c.Conn(), root)
+	secret := root + "/s"
+	if _, err := c.Conn().Create(secret, []byte("x"), 0, zk.DigestACL(zk.PermAll, "bob", "pw")); err != nil {
+		t.Fatal(err)
+	}
+	log := watchEvents(t, c)
+	sid := c.SessionID()
+	c.recover()
+	exp := log.until("expired", 5*time.Second, func(e ConnEvent) bool { return e.State == StateExpired })
+	if exp.PrevSessionID != sid || exp.Err == nil {
+		t.Errorf("expired event %+v", exp)
+	}
+	next := log.until("new session", 10*time.Second, func(e ConnEvent) bool { return e.State == StateConnected })
+	if !next.NewSession || next.SessionID == sid {
+		t.Errorf("after recover: %+v", next)
+	}
+	waitFor(t, "the credentials to be sent again", 5*time.Second, func() bool {
+		_, err := c.Get(secret)
+		return err == nil
+	})
+}

@@ -115,8 +115,9 @@ type Client struct {
 	nodeSubs map[int]func(zk.Event) // watch-event handlers (see onNodeEvent)
 	closed   bool
 	quit     chan struct{}
-	lastSeen time.Time // time of the last session event (watchdog)
-	problem  string    // see LastProblem
+	lastSeen time.Time        // time of the last session event (watchdog)
+	problem  string           // see LastProblem
+	dialErrs map[string]error // last dial outcome per member (nil: it worked)
 }
 
 // Conn exposes the underlying go-zookeeper connection for operations zkview
@@ -257,6 +258,10 @@ func (c *Client) waitSession(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+			if err := c.tlsRefusedEverywhere(); err != nil {
+				return c.explainTLS(fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), err))
+			}
 		case ev := <-ch:
 			switch ev.State {
 			case StateAuthFailed:
@@ -264,7 +269,6 @@ func (c *Client) waitSession(ctx context.Context) error {
 			case StateConnected:
 				return nil
 			}
-		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

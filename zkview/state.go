@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"strings"
@@ -251,13 +252,18 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.SessionTimeout = DefaultSessionTimeout
 	}
 	c := &Client{cfg: cfg, subs: map[int]chan ConnEvent{}, nodeSubs: map[int]func(zk.Event){}, quit: make(chan struct{})}
-	c.dial = zk.Dialer(net.DialTimeout)
+	base := zk.Dialer(net.DialTimeout)
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)
 		if err != nil {
 			return nil, err
 		}
-		c.dial = d
+		base = d
+	}
+	c.dial = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		conn, err := base(network, addr, timeout)
+		c.noteDial(addr, err)
+		return conn, err
 	}
 	c.publish(ConnEvent{State: StateConnecting, Server: cfg.Servers[0], Time: time.Now()})
 	if err := c.open(); err != nil {
@@ -289,7 +295,8 @@ func (c *Client) open() error {
 	c.lastSeen = time.Now()
 	c.mu.Unlock()
 	conn, _, err := zk.Connect(c.cfg.Servers, c.cfg.SessionTimeout,
-		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(c.dial))
+		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(c.dial),
+		zk.WithHostProvider(&hostList{}))
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), err)
 	}
@@ -301,21 +308,37 @@ func (c *Client) open() error {
 // what went wrong last, and what to check.
 func (c *Client) explainTimeout(err error) error {
 	last := c.LastProblem()
-	hint := "is ZooKeeper running there? check --server, or try `zkscope demo`"
-	switch {
-	case c.cfg.TLS != nil && strings.Contains(last, "first record does not look like a TLS handshake"):
-		hint = "that port does not speak TLS: give the servers' secure client port, or drop --tls"
-	case c.cfg.TLS != nil && strings.Contains(last, "x509: certificate is valid for"):
-		hint = "the server's certificate does not match the name checked: set --tls-server-name (or the context's tls.server_name) to a name in the certificate"
-	case c.cfg.TLS != nil && (strings.Contains(last, "x509:") || strings.Contains(last, "tls:")):
-		hint = "TLS handshake failed: check --tls-ca (the CA that signed the servers' certificates) and, if the servers require one, --tls-cert/--tls-key"
-	case c.cfg.TLS == nil && strings.Contains(last, "authentication failed") && (strings.Contains(last, "EOF") || strings.Contains(last, "reset")):
-		hint = "the server closed the connection during the handshake: is this a TLS (secure client) port? then use --tls with --tls-ca"
-	}
 	if last != "" {
-		return fmt.Errorf("%w; last attempt: %s (%s)", err, last, hint)
+		return fmt.Errorf("%w; last attempt: %s (%s)", err, last, c.hint(last))
 	}
-	return fmt.Errorf("%w (%s)", err, hint)
+	return fmt.Errorf("%w (%s)", err, c.hint(""))
+}
+
+// explainTLS adds what to check to a TLS refusal.
+func (c *Client) explainTLS(err error) error {
+	return fmt.Errorf("%w (%s)", err, c.hint(err.Error()))
+}
+
+// hint says what to check after a failure whose text is last.
+func (c *Client) hint(last string) string {
+	tlsOn := c.cfg.TLS != nil
+	switch {
+	case tlsOn && strings.Contains(last, "first record does not look like a TLS handshake"):
+		return "that port does not speak TLS: give the servers' secure client port, or drop --tls"
+	case tlsOn && strings.Contains(last, "x509: certificate is valid for"):
+		return "the server's certificate does not match the name checked: set --tls-server-name (or the context's tls.server_name) to a name in the certificate"
+	case tlsOn && strings.Contains(last, "unknown authority"):
+		return "the server's certificate is not signed by a trusted CA: give the CA that signed it with --tls-ca (or the context's tls.ca)"
+	case tlsOn && strings.Contains(last, "remote error: tls:"):
+		return "the server refused the TLS handshake: it probably requires a client certificate (--tls-cert and --tls-key) signed by a CA it trusts"
+	case tlsOn && strings.HasSuffix(last, "EOF"):
+		return "the server closed the connection during the TLS handshake: that port does not speak TLS? give the servers' secure client port, or drop --tls"
+	case tlsOn && (strings.Contains(last, "x509:") || strings.Contains(last, "tls:")):
+		return "TLS handshake failed: check --tls-ca (the CA that signed the servers' certificates) and, if the servers require one, --tls-cert/--tls-key"
+	case !tlsOn && strings.Contains(last, "authentication failed") && (strings.Contains(last, "EOF") || strings.Contains(last, "reset")):
+		return "the server closed the connection during the handshake: is this a TLS (secure client) port? then use --tls with --tls-ca"
+	}
+	return "is ZooKeeper running there? check --server, or try `zkscope demo`"
 }
 
 // watchdogProbe is how often the watchdog checks the connection; tests shorten it.
@@ -405,6 +428,73 @@ func (c *Client) recover() {
 		}
 	}()
 }
+
+// noteDial records the outcome of a dial to addr (see tlsRefusedEverywhere).
+func (c *Client) noteDial(addr string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dialErrs == nil {
+		c.dialErrs = map[string]error{}
+	}
+	c.dialErrs[addr] = err
+}
+
+// tlsRefusedEverywhere returns the TLS verification error when every member
+// refused the TLS handshake for a reason that retrying cannot fix (a
+// certificate that does not verify, or a client certificate the server
+// rejects), so Connect can fail at once instead of at its deadline.
+func (c *Client) tlsRefusedEverywhere() error {
+	if c.cfg.TLS == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var first error
+	for _, s := range c.cfg.Servers {
+		err := c.dialErrs[s]
+		var verr *tls.CertificateVerificationError
+		var oe *net.OpError // "remote error: tls: bad certificate": the server's alert
+		alert := errors.As(err, &oe) && oe.Op == "remote error"
+		if err == nil || !(errors.As(err, &verr) || alert) {
+			return nil
+		}
+		if first == nil {
+			first = fmt.Errorf("failed to connect to %s: %w", s, err)
+		}
+	}
+	return first
+}
+
+// hostList hands go-zookeeper the members as given (host names kept, so the
+// TLS dialer can check a certificate against the host name, and DNS is asked
+// at every dial), in a random order like go-zookeeper's own provider.
+type hostList struct {
+	servers    []string
+	curr, last int
+}
+
+func (h *hostList) Init(servers []string) error {
+	if len(servers) == 0 {
+		return errors.New("no servers")
+	}
+	h.servers = append([]string(nil), servers...)
+	rand.Shuffle(len(h.servers), func(i, j int) { h.servers[i], h.servers[j] = h.servers[j], h.servers[i] })
+	h.curr, h.last = -1, -1
+	return nil
+}
+
+func (h *hostList) Len() int { return len(h.servers) }
+
+func (h *hostList) Next() (string, bool) {
+	h.curr = (h.curr + 1) % len(h.servers)
+	retryStart := h.curr == h.last
+	if h.last == -1 {
+		h.last = 0
+	}
+	return h.servers[h.curr], retryStart
+}
+
+func (h *hostList) Connected() { h.last = h.curr }
 
 // tlsDialer builds a go-zookeeper dialer that speaks TLS.
 func tlsDialer(t *TLSConfig) (zk.Dialer, error) {

@@ -39,6 +39,9 @@ const JavaDir = "/usr/share/java"
 // server log to its log file.
 var serverJars = []string{"zookeeper.jar", "zookeeper-jute.jar", "servlet-api.jar", "slf4j-simple.jar"}
 
+// nettyJars are added for a secure client port (Netty connection factory).
+var nettyJars = []string{"netty-codec.jar", "netty-resolver.jar"}
+
 // InCI reports whether the tests run under CI (CI=true), where missing real
 // parts are a failure, not a skip.
 func InCI() bool {
@@ -342,6 +345,13 @@ func (s *Server) Start() error {
 	cp := []string{"/etc/zookeeper/conf"}
 	for _, j := range serverJars {
 		cp = append(cp, filepath.Join(JavaDir, j))
+	}
+	if s.opts.Secure != nil {
+		// The Netty connection factory (required for a secure client port)
+		// needs jars that zookeeper.jar's manifest does not list.
+		for _, j := range nettyJars {
+			cp = append(cp, filepath.Join(JavaDir, j))
+		}
 	}
 	args := []string{
 		"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",

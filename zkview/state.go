@@ -535,7 +535,11 @@ func (c *Client) addAuth(ctx context.Context, conn *zk.Conn, a Auth) error {
 	go func() { done <- conn.AddAuth(a.Scheme, a.Secret) }()
 	select {
 	case err := <-done:
-		if err != nil {
+		switch {
+		case errors.Is(err, zk.ErrAuthFailed):
+			c.publish(ConnEvent{State: StateAuthFailed, Server: conn.Server(), SessionID: conn.SessionID(), Time: time.Now(), Err: err})
+			return fmt.Errorf("the server refused the %s credentials (authentication failed; for digest give user:password)", a.Scheme)
+		case err != nil:
 			return fmt.Errorf("add %s credentials: %w", a.Scheme, err)
 		}
 		return nil

@@ -2,6 +2,7 @@ package zkview
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,4 +176,14 @@ func TestStateRecoverReopensWithCredentials(t *testing.T) {
 		_, err := c.Get(secret)
 		return err == nil
 	})
+}
+
+func TestStateAuthFailed(t *testing.T) {
+	cl := zktest.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := Connect(ctx, Config{Servers: cl.Addrs(), Auth: []Auth{{Scheme: "nosuchscheme", Secret: []byte("x")}}})
+	if err == nil || !strings.Contains(err.Error(), "refused the nosuchscheme credentials") {
+		t.Fatalf("err = %v", err)
+	}
 }

@@ -40,7 +40,7 @@ func (l *eventLog) until(what string, timeout time.Duration, ok func(ConnEvent) 
 	}
 }
 
-func TestStateFailoverKeepsSession(t *testing.T) {
+func TestStateEnsembleFailoverAndExpiry(t *testing.T) {
 	cl := zktest.StartEnsemble(t, 3, zktest.Options{})
 	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: 8 * time.Second})
 	log := watchEvents(t, c)
@@ -78,6 +78,50 @@ func TestStateFailoverKeepsSession(t *testing.T) {
 	}
 	if c.State().State != StateConnected || c.SessionID() != sid {
 		t.Errorf("State() = %+v", c.State())
+	}
+
+	// Expiry on the ensemble: a second client reaches the two live members
+	// through relays; cutting both past its session timeout expires the
+	// session, and the client goes on with a new one.
+	var relays []string
+	var proxies []*zktest.Proxy
+	for _, s := range cl.Servers {
+		if !s.Running() {
+			continue
+		}
+		p, err := zktest.NewProxy(s.ClientAddr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		proxies = append(proxies, p)
+		relays = append(relays, p.Addr())
+	}
+	e := dial(t, Config{Servers: relays, SessionTimeout: 2 * time.Second})
+	elog := watchEvents(t, e)
+	esid := elog.until("connected", 10*time.Second, func(e ConnEvent) bool { return e.State == StateConnected }).SessionID
+	ephE := "/expiry-eph"
+	if _, err := e.Conn().Create(ephE, nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range proxies {
+		p.Block()
+	}
+	elog.until("reconnecting", 5*time.Second, func(e ConnEvent) bool { return e.State == StateReconnecting })
+	waitFor(t, "the ensemble to expire the session", 20*time.Second, func() bool {
+		ok, _, err := c.Conn().Exists(ephE)
+		return err == nil && !ok
+	})
+	for _, p := range proxies {
+		p.Unblock()
+	}
+	exp := elog.until("expired", 15*time.Second, func(e ConnEvent) bool { return e.State == StateExpired || e.State == StateConnected })
+	if exp.State != StateExpired || exp.PrevSessionID != esid {
+		t.Fatalf("got %s prev %#x, want expired of %#x", exp.State, uint64(exp.PrevSessionID), uint64(esid))
+	}
+	next := elog.until("a new session", 15*time.Second, func(e ConnEvent) bool { return e.State == StateConnected })
+	if !next.NewSession || next.PrevSessionID != esid || next.SessionID == esid {
+		t.Errorf("after expiry: %+v", next)
 	}
 }
 

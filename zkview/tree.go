@@ -292,11 +292,15 @@ func (t *Tree) LoadStats(ctx context.Context, paths []string) error {
 }
 
 // Select makes p the node whose data and stat are watched (replacing the
-// previous selection, whose watch is then ignored) and reads it.
+// previous selection, whose watch is then ignored) and reads it. Select of
+// "" clears the selection.
 func (t *Tree) Select(ctx context.Context, p string) (TreeNode, error) {
 	t.mu.Lock()
 	t.selected = p
 	t.mu.Unlock()
+	if p == "" {
+		return TreeNode{}, nil
+	}
 	err := t.loadData(ctx, p)
 	n, _ := t.Node(p)
 	return n, err

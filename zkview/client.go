@@ -175,10 +175,9 @@ func (c *Client) Close() {
 	}
 	c.closed = true
 	close(c.quit)
-	sid := c.sid
+	c.publishLocked(ConnEvent{State: StateClosed, PrevSessionID: c.sid, Time: time.Now()})
 	c.mu.Unlock()
 	c.Conn().Close()
-	c.publish(ConnEvent{State: StateClosed, PrevSessionID: sid, Time: time.Now()})
 }
 
 // Node is one znode as read: its path (caller's view), data and stat. Err is

@@ -104,6 +104,11 @@ func (c *Client) State() ConnEvent {
 func (c *Client) publish(ev ConnEvent) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.publishLocked(ev)
+}
+
+// publishLocked is publish with c.mu held.
+func (c *Client) publishLocked(ev ConnEvent) {
 	c.last = ev
 	for _, ch := range c.subs {
 		for {
@@ -127,25 +132,25 @@ func (c *Client) publish(ev ConnEvent) {
 // replaced connection are ignored.
 func (c *Client) onEvent(gen int) zk.EventCallback {
 	return func(e zk.Event) {
-		c.mu.Lock()
-		current := gen == c.connGen && !c.closed
-		c.mu.Unlock()
-		if !current {
-			return
-		}
 		if e.Type != zk.EventSession {
-			c.onNodeEvent(e)
+			c.onNodeEvent(gen, e)
 			return
 		}
-		c.onSessionEvent(e)
+		c.onSessionEvent(gen, e)
 	}
 }
 
 // onSessionEvent turns one go-zookeeper session event into a [ConnEvent].
-func (c *Client) onSessionEvent(e zk.Event) {
-	conn := c.Conn()
+// Everything happens under c.mu, so an event racing with Close or with a
+// replaced connection can never overwrite the newer state.
+func (c *Client) onSessionEvent(gen int, e zk.Event) {
 	ev := ConnEvent{Server: e.Server, Time: time.Now()}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.connGen || c.closed {
+		return
+	}
+	conn := c.Conn()
 	c.lastSeen = ev.Time
 	prev := c.last.State
 	switch e.State {
@@ -158,7 +163,6 @@ func (c *Client) onSessionEvent(e zk.Event) {
 		}
 	case zk.StateConnected:
 		// TCP connected, handshake pending: no session yet.
-		c.mu.Unlock()
 		return
 	case zk.StateHasSession:
 		ev.State = StateConnected
@@ -175,16 +179,14 @@ func (c *Client) onSessionEvent(e zk.Event) {
 		ev.State = StateAuthFailed
 		ev.SessionID = c.sid
 	default:
-		c.mu.Unlock()
 		return
 	}
-	c.mu.Unlock()
 	// Every dial attempt repeats "connecting": publish only changes (the
 	// member being tried is visible in Server of the first one).
 	if ev.State == prev && (ev.State == StateConnecting || ev.State == StateReconnecting) {
 		return
 	}
-	c.publish(ev)
+	c.publishLocked(ev)
 }
 
 // AddNodeEventHandler registers h for every watch event (data, children,
@@ -204,8 +206,12 @@ func (c *Client) AddNodeEventHandler(h func(zk.Event)) (remove func()) {
 	}
 }
 
-func (c *Client) onNodeEvent(e zk.Event) {
+func (c *Client) onNodeEvent(gen int, e zk.Event) {
 	c.mu.Lock()
+	if gen != c.connGen || c.closed {
+		c.mu.Unlock()
+		return
+	}
 	hs := make([]func(zk.Event), 0, len(c.nodeSubs))
 	for _, h := range c.nodeSubs {
 		hs = append(hs, h)
@@ -405,11 +411,12 @@ func (c *Client) recover() {
 		c.mu.Unlock()
 		return
 	}
-	old, sid := c.Conn(), c.sid
+	old := c.Conn()
+	c.connGen++ // from here on, the old connection's events are ignored
 	c.live = false
-	c.mu.Unlock()
-	c.publish(ConnEvent{State: StateExpired, PrevSessionID: sid, Time: time.Now(),
+	c.publishLocked(ConnEvent{State: StateExpired, PrevSessionID: c.sid, Time: time.Now(),
 		Err: errors.New("the connection stopped answering (go-zookeeper's reconnect loop is stuck); zkscope opened a new session")})
+	c.mu.Unlock()
 	go old.Close() // may block on the stuck loop; never wait for it
 	if err := c.open(); err != nil {
 		c.publish(ConnEvent{State: StateReconnecting, SessionID: 0, Time: time.Now(), Err: err})

@@ -354,13 +354,19 @@ var watchdogProbe = 2 * time.Second
 // credential re-send wedges its connection loop for good; upstream PR #163):
 // every watchdogProbe it checks that the connection either has a session
 // that answers a round trip, or keeps trying members. A connection that
-// does neither for longer than the session timeout (plus a grace period) is
+// does neither for longer than go-zookeeper can legitimately stay silent is
 // abandoned: zkscope publishes [StateExpired] for the old session and opens
 // a new one, re-sending the credentials with a timeout.
 func (c *Client) watchdog() {
 	t := time.NewTicker(watchdogProbe)
 	defer t.Stop()
+	// With a session, a request is answered or failed within the read
+	// timeout (2/3 of the session timeout).
 	limit := c.cfg.SessionTimeout + 5*time.Second
+	// Without one, go-zookeeper may wait up to 10 read timeouts for a
+	// handshake reply from a member that accepted the TCP connection but
+	// does not answer (a frozen process), plus a 1 s dial and a 1 s pause.
+	silent := 7*c.cfg.SessionTimeout + 5*time.Second
 	for {
 		select {
 		case <-c.quit:
@@ -376,9 +382,9 @@ func (c *Client) watchdog() {
 		case StateConnected:
 			wedged = !c.probe(limit)
 		case StateConnecting, StateReconnecting:
-			// go-zookeeper reports every dial attempt (at least one per
-			// ~2 s); silence means its loop is stuck.
-			wedged = quiet > limit
+			// go-zookeeper reports every dial attempt; silence past any
+			// legitimate wait means its loop is stuck.
+			wedged = quiet > silent
 		}
 		if wedged {
 			c.recover()

@@ -288,7 +288,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
-	go c.watchdog()
+	go c.watchdog(watchdogProbe, watchdogGrace)
 	return c, nil
 }
 
@@ -347,8 +347,13 @@ func (c *Client) hint(last string) string {
 	return "is ZooKeeper running there? check --server, or try `zkscope demo`"
 }
 
-// watchdogProbe is how often the watchdog checks the connection; tests shorten it.
-var watchdogProbe = 2 * time.Second
+// watchdogProbe is how often the watchdog checks the connection, and
+// watchdogGrace what it allows on top of go-zookeeper's own timeouts. Tests
+// shorten both before Connect (the watchdog reads them once, at its start).
+var (
+	watchdogProbe = 2 * time.Second
+	watchdogGrace = 5 * time.Second
+)
 
 // watchdog guards against go-zookeeper's reconnect deadlock (a failed
 // credential re-send wedges its connection loop for good; upstream PR #163):
@@ -357,16 +362,16 @@ var watchdogProbe = 2 * time.Second
 // does neither for longer than go-zookeeper can legitimately stay silent is
 // abandoned: zkscope publishes [StateExpired] for the old session and opens
 // a new one, re-sending the credentials with a timeout.
-func (c *Client) watchdog() {
-	t := time.NewTicker(watchdogProbe)
+func (c *Client) watchdog(every, grace time.Duration) {
+	t := time.NewTicker(every)
 	defer t.Stop()
 	// With a session, a request is answered or failed within the read
 	// timeout (2/3 of the session timeout).
-	limit := c.cfg.SessionTimeout + 5*time.Second
+	limit := c.cfg.SessionTimeout + grace
 	// Without one, go-zookeeper may wait up to 10 read timeouts for a
 	// handshake reply from a member that accepted the TCP connection but
 	// does not answer (a frozen process), plus a 1 s dial and a 1 s pause.
-	silent := 7*c.cfg.SessionTimeout + 5*time.Second
+	silent := 7*c.cfg.SessionTimeout + grace
 	for {
 		select {
 		case <-c.quit:

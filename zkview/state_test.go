@@ -231,3 +231,45 @@ func TestStateAuthFailed(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A connection whose go-zookeeper loop stops (here: its receive goroutine is
+// held inside an event callback, as a stuck credential re-send holds the
+// reconnect loop) is detected by the watchdog and replaced by a new session.
+func TestWatchdogReplacesStuckConnection(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	probe, grace := watchdogProbe, watchdogGrace
+	watchdogProbe, watchdogGrace = 100*time.Millisecond, 500*time.Millisecond
+	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: time.Second})
+	watchdogProbe, watchdogGrace = probe, grace
+	other := dial(t, Config{Servers: cl.Addrs()})
+	mkdirs(t, other.Conn(), root)
+
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	stuck := c.AddNodeEventHandler(func(e zk.Event) {
+		if e.Path == root && e.Type == zk.EventNodeDataChanged {
+			<-release // hold go-zookeeper's receive goroutine
+		}
+	})
+	defer stuck()
+	if _, _, _, err := c.Conn().GetW(root); err != nil {
+		t.Fatal(err)
+	}
+	log := watchEvents(t, c)
+	sid := c.SessionID()
+	if _, err := other.Conn().Set(root, []byte("x"), -1); err != nil {
+		t.Fatal(err)
+	}
+	exp := log.until("the watchdog to give up on the stuck connection", 10*time.Second, func(e ConnEvent) bool { return e.State == StateExpired })
+	if exp.PrevSessionID != sid || exp.Err == nil {
+		t.Errorf("expired event %+v", exp)
+	}
+	next := log.until("a new session", 10*time.Second, func(e ConnEvent) bool { return e.State == StateConnected })
+	if !next.NewSession || next.SessionID == sid {
+		t.Errorf("after the watchdog: %+v", next)
+	}
+	if _, err := c.Get(root); err != nil {
+		t.Errorf("the replaced connection does not work: %v", err)
+	}
+}

@@ -1,0 +1,644 @@
+package lockops
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DecodeOptions tune [Decode].
+type DecodeOptions struct {
+	// Kind forces a recipe; "" detects it ([Detect]).
+	Kind Kind
+	// MaxLeases is a semaphore's lease count (Curator keeps it out of
+	// ZooKeeper); 0 infers it from the nodes (Curator) or reads the
+	// semaphore node's data (kazoo).
+	MaxLeases int
+}
+
+// ModeLock marks a node of a semaphore's internal lock (Curator
+// SemaphoreV2's locks/, kazoo Semaphore's <path>-__lock__), and ModeStray a
+// child that is no lock node but that the library still counts in its order.
+const (
+	ModeLock  Mode = "lock"
+	ModeStray Mode = "stray"
+)
+
+// overflowRisk is how close to 2^31 a parent's cversion may come before
+// the next sequence numbers are flagged as about to overflow.
+const overflowRisk = 1 << 20
+
+// Decode predicts, from one read of a lock directory, what every client of
+// its recipe computes: the order, who holds, and what each waiter watches
+// with which call. It is a pure function of d.
+func Decode(d Dir, o DecodeOptions) Queue {
+	k := o.Kind
+	if k == "" {
+		k = Detect(d)
+	}
+	q := decodeAs(d, k, o)
+	if d.Aux == nil {
+		counts := libraryCounts(d.Children)
+		own := libraryOfKind(k)
+		var others []library
+		for _, l := range []library{libCurator, libKazoo, libGoZK, libZooKeeper, libDocsRW} {
+			if l != own && counts[l] > 0 {
+				others = append(others, l)
+			}
+		}
+		if len(others) > 0 && own != libNone {
+			names := []string{own.String()}
+			for _, l := range others {
+				names = append(names, l.String())
+				q.Others = append(q.Others, decodeAs(d, kindOf(l, d.Children), o))
+			}
+			q.Problems = append(q.Problems, Problem{Kind: "mixed-libraries",
+				Detail: fmt.Sprintf("nodes of %s in one directory: each library orders them its own way (see the other views)", strings.Join(names, " and "))})
+		}
+	}
+	q.Problems = append(q.Problems, structuralProblems(d, q)...)
+	return q
+}
+
+func decodeAs(d Dir, k Kind, o DecodeOptions) Queue {
+	q := Queue{Path: d.Path, Kind: k}
+	switch k {
+	case KindCuratorMutex:
+		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1)
+	case KindCuratorLeaderLatch:
+		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1)
+	case KindCuratorRW:
+		q.Participants = decodeCuratorRW(d.Path, d.Children)
+	case KindCuratorSemaphoreV2:
+		q = decodeCuratorSemaphore(d, o.MaxLeases)
+	case KindKazooLock:
+		q.Participants = decodeKazooLock(d.Path, d.Children, false)
+	case KindKazooRW:
+		q.Participants = decodeKazooLock(d.Path, d.Children, true)
+	case KindKazooSemaphore:
+		q = decodeKazooSemaphore(d, o.MaxLeases)
+	case KindGoZK:
+		q.Participants = decodeGoZK(d.Path, d.Children)
+	case KindZooKeeperLock:
+		q.Participants = decodeZooKeeperLock(d.Path, d.Children)
+	case KindZooKeeperDocsRW:
+		q.Participants = decodeDocsRW(d.Path, d.Children)
+	default:
+		q.Kind = KindUnknown
+		q.Participants = decodeUnknown(d.Path, d.Children)
+		if len(q.Participants) > 0 {
+			q.Problems = append(q.Problems, Problem{Kind: "unknown-recipe",
+				Detail: "no known lock recipe makes these names: the order shown is by sequence number only"})
+		}
+	}
+	return q
+}
+
+// participant fills what every recipe shares from one child.
+func participant(dir string, c Child, mode Mode, seqStr string) Participant {
+	p := Participant{
+		Node:      joinPath(dir, c.Name),
+		Name:      c.Name,
+		Mode:      mode,
+		Session:   c.Stat.EphemeralOwner,
+		Ephemeral: c.Stat.EphemeralOwner != 0,
+		Data:      c.Data,
+		Ctime:     time.UnixMilli(c.Stat.Ctime).UTC(),
+		Version:   c.Stat.Version,
+		Czxid:     c.Stat.Czxid,
+	}
+	p.Seq, p.HasSeq = ParseSeq(seqStr)
+	return p
+}
+
+func joinPath(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
+}
+
+// number sets positions 0..n-1 in slice order.
+func number(ps []Participant) []Participant {
+	for i := range ps {
+		ps[i].Position = i
+	}
+	return ps
+}
+
+// byName returns the children sorted by name: the libraries sort the
+// server's (arbitrary) order stably, so equal keys keep an order we make
+// deterministic here.
+func byName(children []Child) []Child {
+	out := append([]Child(nil), children...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// curatorKey is Curator's fixForSorting: the text after the last
+// occurrence of each lock name in turn (the whole name if it has none).
+func curatorKey(name string, markers ...string) string {
+	for _, m := range markers {
+		if s, ok := afterLast(name, m); ok {
+			name = s
+		}
+	}
+	return name
+}
+
+// decodeCuratorMutex: InterProcessMutex, LeaderSelector, LeaderLatch and
+// the v1 semaphore. Every child is sorted by the text after the last
+// lockName (string order, stable), strays included; index < maxLeases
+// holds; the others getData-watch sorted[i-maxLeases].
+func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int) []Participant {
+	kids := byName(children)
+	sort.SliceStable(kids, func(i, j int) bool {
+		return curatorKey(kids[i].Name, lockName) < curatorKey(kids[j].Name, lockName)
+	})
+	ps := make([]Participant, len(kids))
+	for i, c := range kids {
+		m := mode
+		if !strings.Contains(c.Name, lockName) {
+			m = ModeStray
+		}
+		ps[i] = participant(dir, c, m, curatorKey(c.Name, lockName))
+		if i < maxLeases {
+			ps[i].State = StateHolding
+			continue
+		}
+		ps[i].State = StateWaiting
+		if m != ModeStray {
+			ps[i].Watches, ps[i].WatchKind = joinPath(dir, kids[i-maxLeases].Name), WatchData
+		}
+	}
+	return number(ps)
+}
+
+// decodeCuratorRW: InterProcessReadWriteLock. All children sorted by the
+// bare sequence (the text after __READ__, then after __WRIT__). A writer
+// holds at index 0 and watches sorted[i-1]; a reader holds when no writer
+// stands before it and otherwise watches the FIRST writer. A reader owned
+// by the session of the holding writer is a downgrade and holds (≤5.4: a
+// later sequential node; 5.5+: a non-sequential node with the writer's
+// sequence, which we order after the writer).
+func decodeCuratorRW(dir string, children []Child) []Participant {
+	kids := byName(children)
+	key := func(c Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
+	isWriter := func(c Child) bool { return strings.Contains(c.Name, curatorWrite) }
+	sort.SliceStable(kids, func(i, j int) bool {
+		ki, kj := key(kids[i]), key(kids[j])
+		if ki != kj {
+			return ki < kj
+		}
+		return isWriter(kids[i]) && !isWriter(kids[j])
+	})
+	var holdingWriter int64 = 0
+	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Stat.EphemeralOwner != 0 {
+		holdingWriter = kids[0].Stat.EphemeralOwner
+	}
+	ps := make([]Participant, len(kids))
+	firstWriter := -1
+	for i, c := range kids {
+		switch {
+		case isWriter(c):
+			ps[i] = participant(dir, c, ModeWrite, key(c))
+			if i == 0 {
+				ps[i].State = StateHolding
+			} else {
+				ps[i].State = StateWaiting
+				ps[i].Watches, ps[i].WatchKind = joinPath(dir, kids[i-1].Name), WatchData
+			}
+			if firstWriter < 0 {
+				firstWriter = i
+			}
+		case strings.Contains(c.Name, curatorRead):
+			ps[i] = participant(dir, c, ModeRead, key(c))
+			switch {
+			case firstWriter < 0:
+				ps[i].State = StateHolding
+			case holdingWriter != 0 && c.Stat.EphemeralOwner == holdingWriter:
+				ps[i].State = StateHolding // downgrade
+			default:
+				ps[i].State = StateWaiting
+				ps[i].Watches, ps[i].WatchKind = joinPath(dir, kids[firstWriter].Name), WatchData
+			}
+		default:
+			ps[i] = participant(dir, c, ModeStray, key(c))
+			ps[i].State = StateWaiting
+			if i == 0 {
+				ps[i].State = StateHolding // blocks every writer
+			}
+		}
+	}
+	return number(ps)
+}
+
+// decodeCuratorSemaphore: InterProcessSemaphoreV2 at <path>, d being
+// <path>/leases and d.Aux <path>/locks. The locks/ mutex head has made (or
+// is making) its lease; while there are more leases than maxLeases it
+// waits, holding the mutex, on a getChildren watch of leases/.
+func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
+	semPath := d.Path
+	leasesPath := d.Path
+	if path.Base(d.Path) == "leases" {
+		semPath = path.Dir(d.Path)
+	}
+	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
+	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children))
+	var locks []Participant
+	locksPath := joinPath(semPath, "locks")
+	if d.Aux != nil {
+		locksPath = d.Aux.Path
+		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1)
+	}
+	var head int64
+	if len(locks) > 0 {
+		head = locks[0].Session
+	}
+	waitingLease := -1
+	for i, l := range leases {
+		if head != 0 && l.Session == head {
+			waitingLease = i
+		}
+	}
+	if maxLeases <= 0 {
+		maxLeases = len(leases)
+		if waitingLease >= 0 {
+			maxLeases = len(leases) - 1
+		}
+		q.MaxLeases = maxLeases
+		q.Problems = append(q.Problems, Problem{Kind: "max-leases-inferred",
+			Detail: fmt.Sprintf("maxLeases is not stored in ZooKeeper; inferred %d from the nodes (pass --max-leases)", maxLeases)})
+	} else {
+		q.MaxLeases = maxLeases
+	}
+	var holding, waiting []Participant
+	for i, l := range leases {
+		if len(leases) > maxLeases && i == waitingLease {
+			l.State, l.Watches, l.WatchKind = StateWaiting, leasesPath, WatchChildren
+			waiting = append(waiting, l)
+			continue
+		}
+		l.State, l.Watches, l.WatchKind = StateHolding, "", WatchNone
+		holding = append(holding, l)
+	}
+	if len(leases) > maxLeases && waitingLease < 0 {
+		q.Problems = append(q.Problems, Problem{Kind: "leases-exceed-max",
+			Detail: fmt.Sprintf("%d leases for %d allowed and nobody waiting: orphaned leases, or a different maxLeases", len(leases), maxLeases)})
+	}
+	for i, l := range locks {
+		if i == 0 {
+			if waitingLease >= 0 && len(leases) > maxLeases {
+				l.State, l.Watches, l.WatchKind = StateWaiting, leasesPath, WatchChildren
+			}
+		}
+		waiting = append(waiting, l)
+	}
+	q.Participants = number(append(holding, waiting...))
+	return q
+}
+
+// kazooSeq is the sequence kazoo compares: the text after the lock's node
+// name, matched by `(?:names)(-?\d{10})$` for the others' view.
+func kazooSeq(name string, markers ...string) (string, bool) {
+	for _, m := range markers {
+		i := strings.LastIndex(name, m)
+		if i < 0 {
+			continue
+		}
+		s := name[i+len(m):]
+		if len(s) == 10 && allDigits(s) || len(s) == 11 && s[0] == '-' && allDigits(s[1:]) {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// decodeKazooLock: kazoo Lock (exclusive) or, with rw, WriteLock and
+// ReadLock. Children that do not match kazoo's pattern are ignored; a
+// contender's predecessor is the NEAREST blocker with a smaller sequence
+// STRING (a reader is blocked by __lock__ nodes, a writer by both), watched
+// with get(). A node whose overflowed sequence ("-000000001") the pattern
+// misses is invisible to the others but still judges by its own sequence.
+func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
+	type contender struct {
+		c       Child
+		seq     string
+		read    bool
+		visible bool
+	}
+	var cs []contender
+	for _, c := range byName(children) {
+		n := parseName(c.Name)
+		if n.lib != libKazoo {
+			continue
+		}
+		read := n.marker == kazooRLock
+		if read && !rw {
+			continue // a plain Lock ignores __rlock__
+		}
+		_, visible := kazooSeq(c.Name, n.marker)
+		cs = append(cs, contender{c: c, seq: n.seqStr, read: read, visible: visible})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].seq < cs[j].seq })
+	ps := make([]Participant, len(cs))
+	for i, me := range cs {
+		mode := ModeExclusive
+		if rw {
+			mode = ModeWrite
+			if me.read {
+				mode = ModeRead
+			}
+		}
+		ps[i] = participant(dir, me.c, mode, me.seq)
+		pred := -1
+		for j, o := range cs {
+			if j == i || !o.visible || (me.read && o.read) || o.seq >= me.seq {
+				continue
+			}
+			if pred < 0 || o.seq > cs[pred].seq {
+				pred = j
+			}
+		}
+		if pred < 0 {
+			ps[i].State = StateHolding
+		} else {
+			ps[i].State = StateWaiting
+			ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[pred].c.Name), WatchData
+		}
+	}
+	return number(ps)
+}
+
+// decodeKazooSemaphore: kazoo Semaphore at d.Path (every child is a lease
+// and holds; max_leases is d.Data) with its queue, a kazoo Lock, at the
+// sibling d.Aux (<path>-__lock__). The queue's head waits on a getChildren
+// watch of <path> while the leases are all taken.
+func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
+	q := Queue{Path: d.Path, Kind: KindKazooSemaphore}
+	if maxLeases <= 0 {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(d.Data))); err == nil && n > 0 {
+			maxLeases = n
+		}
+	}
+	q.MaxLeases = maxLeases
+	var holding []Participant
+	for _, c := range byName(d.Children) {
+		p := participant(d.Path, c, ModeLease, "")
+		p.State = StateHolding
+		holding = append(holding, p)
+	}
+	var queue []Participant
+	if d.Aux != nil {
+		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false)
+		for i := range queue {
+			queue[i].Mode = ModeLock
+			if queue[i].State == StateHolding && (maxLeases == 0 || len(holding) >= maxLeases) {
+				queue[i].State, queue[i].Watches, queue[i].WatchKind = StateWaiting, d.Path, WatchChildren
+			}
+		}
+	}
+	if maxLeases > 0 && len(holding) > maxLeases {
+		q.Problems = append(q.Problems, Problem{Kind: "leases-exceed-max",
+			Detail: fmt.Sprintf("%d leases held for max_leases %d", len(holding), maxLeases)})
+	}
+	q.Participants = number(append(holding, queue...))
+	return q
+}
+
+// goZKSeq is go-zookeeper's parseSeq: split on "lock-" (else "__"), Atoi
+// of the last part.
+func goZKSeq(name string) (int, bool) {
+	parts := strings.Split(name, "lock-")
+	if len(parts) == 1 {
+		parts = strings.Split(name, "__")
+	}
+	n, err := strconv.Atoi(parts[len(parts)-1])
+	return n, err == nil
+}
+
+// decodeGoZK: go-zookeeper's zk.Lock. The lowest sequence holds; a waiter
+// GetW-watches the greatest smaller sequence above -1 (a negative
+// predecessor is never chosen). Any child it cannot parse makes Lock fail.
+func decodeGoZK(dir string, children []Child) []Participant {
+	type contender struct {
+		c   Child
+		seq int
+	}
+	var cs []contender
+	for _, c := range byName(children) {
+		if s, ok := goZKSeq(c.Name); ok {
+			cs = append(cs, contender{c, s})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].seq < cs[j].seq })
+	ps := make([]Participant, len(cs))
+	for i, me := range cs {
+		ps[i] = participant(dir, me.c, ModeExclusive, "")
+		ps[i].Seq, ps[i].HasSeq = int64(me.seq), true
+		lowest, prev, prevName := me.seq, -1, ""
+		for _, o := range cs {
+			if o.seq < lowest {
+				lowest = o.seq
+			}
+			if o.seq < me.seq && o.seq > prev {
+				prev, prevName = o.seq, o.c.Name
+			}
+		}
+		switch {
+		case me.seq == lowest:
+			ps[i].State = StateHolding
+		default:
+			ps[i].State = StateWaiting
+			if prevName != "" {
+				ps[i].Watches, ps[i].WatchKind = joinPath(dir, prevName), WatchData
+			}
+		}
+	}
+	return number(ps)
+}
+
+// decodeZooKeeperLock: the recipes' own locks, which wait with exists().
+// Java WriteLock (x-<session>-SEQ): sequence = Integer of the text after
+// the LAST '-', then the prefix; C (x-<hex16>-SEQ): strcmp of that text;
+// the docs' <guid>-lock-SEQ: by sequence. The first holds, each other
+// watches the one before it.
+func decodeZooKeeperLock(dir string, children []Child) []Participant {
+	type contender struct {
+		c      Child
+		seqStr string
+		javaN  int64 // Java's sequence (after the last '-')
+		prefix string
+		c16    bool // the C recipe's hex session
+	}
+	var cs []contender
+	for _, c := range byName(children) {
+		n := parseName(c.Name)
+		if n.lib != libZooKeeper {
+			continue
+		}
+		i := strings.LastIndexByte(c.Name, '-')
+		javaN, err := strconv.ParseInt(c.Name[i+1:], 10, 32)
+		if err != nil {
+			javaN = -1
+		}
+		sid := strings.TrimSuffix(strings.TrimPrefix(c.Name, "x-"), "-"+n.seqStr)
+		cs = append(cs, contender{c: c, seqStr: n.seqStr, javaN: javaN, prefix: c.Name[:i],
+			c16: n.marker == "x-" && len(sid) == 16 && isHex(sid)})
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		a, b := cs[i], cs[j]
+		if a.c16 && b.c16 {
+			return a.c.Name[strings.LastIndexByte(a.c.Name, '-')+1:] < b.c.Name[strings.LastIndexByte(b.c.Name, '-')+1:]
+		}
+		if a.javaN != b.javaN {
+			return a.javaN < b.javaN
+		}
+		return a.prefix < b.prefix
+	})
+	ps := make([]Participant, len(cs))
+	for i, me := range cs {
+		ps[i] = participant(dir, me.c, ModeExclusive, me.seqStr)
+		if i == 0 {
+			ps[i].State = StateHolding
+			continue
+		}
+		ps[i].State = StateWaiting
+		ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[i-1].c.Name), WatchExists
+	}
+	return number(ps)
+}
+
+// decodeDocsRW: the shared-lock recipe of ZooKeeper's documentation. By
+// sequence: a reader holds when no write- node is lower and otherwise
+// watches (exists) the nearest lower write-; a writer holds when lowest and
+// otherwise watches the next lowest node of either kind.
+func decodeDocsRW(dir string, children []Child) []Participant {
+	type contender struct {
+		c     Child
+		n     nodeName
+		seq   int64
+		write bool
+	}
+	var cs []contender
+	for _, c := range byName(children) {
+		n := parseName(c.Name)
+		if n.lib != libDocsRW {
+			continue
+		}
+		s, _ := ParseSeq(n.seqStr)
+		cs = append(cs, contender{c, n, s, n.marker == "write-"})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].seq < cs[j].seq })
+	ps := make([]Participant, len(cs))
+	for i, me := range cs {
+		mode := ModeRead
+		if me.write {
+			mode = ModeWrite
+		}
+		ps[i] = participant(dir, me.c, mode, me.n.seqStr)
+		pred := -1
+		for j := i - 1; j >= 0; j-- {
+			if me.write || cs[j].write {
+				pred = j
+				break
+			}
+		}
+		if pred < 0 {
+			ps[i].State = StateHolding
+			continue
+		}
+		ps[i].State = StateWaiting
+		ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[pred].c.Name), WatchExists
+	}
+	return number(ps)
+}
+
+// decodeUnknown orders sequence-suffixed children by sequence, the lowest
+// first, without claiming anything about watches.
+func decodeUnknown(dir string, children []Child) []Participant {
+	var ps []Participant
+	for _, c := range byName(children) {
+		if len(c.Name) < 10 {
+			continue
+		}
+		p := participant(dir, c, ModeExclusive, c.Name[len(c.Name)-10:])
+		if !p.HasSeq {
+			continue
+		}
+		p.State = StateWaiting
+		ps = append(ps, p)
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Seq < ps[j].Seq })
+	if len(ps) > 0 {
+		ps[0].State = StateHolding
+	}
+	return number(ps)
+}
+
+// structuralProblems are the problems one read of the directory shows
+// without asking the servers: ties, strays, overflow.
+func structuralProblems(d Dir, q Queue) []Problem {
+	var out []Problem
+	seen := map[int64]Participant{}
+	overflowed := false
+	for _, p := range q.Participants {
+		if !p.HasSeq || p.Mode == ModeStray || p.Mode == ModeLease && q.Kind == KindKazooSemaphore {
+			continue
+		}
+		if p.Seq < 0 {
+			overflowed = true
+		}
+		if o, dup := seen[p.Seq]; dup && !(q.Kind == KindCuratorRW && o.Session == p.Session && o.Mode != p.Mode) &&
+			path.Dir(o.Node) == path.Dir(p.Node) {
+			out = append(out, Problem{Kind: "sequence-tie", Node: p.Node,
+				Detail: fmt.Sprintf("same sequence %d as %s: the libraries break the tie by name or server order", p.Seq, o.Name)})
+		}
+		seen[p.Seq] = p
+	}
+	lastReal := -1
+	for i, p := range q.Participants {
+		if p.Mode != ModeStray {
+			lastReal = i
+		}
+	}
+	for i, p := range q.Participants {
+		if p.Mode == ModeStray && i < lastReal {
+			out = append(out, Problem{Kind: "stray-child", Node: p.Node,
+				Detail: "not a lock node, but the library counts it in the queue: the contender after it waits on it forever"})
+		}
+	}
+	switch q.Kind {
+	case KindGoZK:
+		for _, c := range d.Children {
+			if _, ok := goZKSeq(c.Name); !ok {
+				out = append(out, Problem{Kind: "stray-child", Node: joinPath(d.Path, c.Name),
+					Detail: "go-zookeeper's Lock cannot parse this name and fails for every contender (leaving its own node behind)"})
+			}
+		}
+		for _, p := range q.Participants {
+			if p.State == StateWaiting && p.Watches == "" {
+				out = append(out, Problem{Kind: "no-predecessor", Node: p.Node,
+					Detail: "not the lowest, but every lower sequence is negative: go-zookeeper's Lock watches nothing and fails"})
+			}
+		}
+	case KindKazooLock, KindKazooRW, KindKazooSemaphore:
+		for _, p := range q.Participants {
+			if p.HasSeq && p.Seq < 0 && p.Seq > -1000000000 {
+				out = append(out, Problem{Kind: "invisible-sequence", Node: p.Node,
+					Detail: "kazoo's pattern misses this overflowed sequence: other contenders ignore the node, so two may hold at once"})
+			}
+		}
+	}
+	if overflowed {
+		out = append(out, Problem{Kind: "sequence-overflow", Detail: "the parent's cversion passed 2^31: sequence numbers are negative and sort out of order"})
+	} else if d.Stat.Cversion > (1<<31-1)-overflowRisk {
+		out = append(out, Problem{Kind: "sequence-overflow-risk",
+			Detail: fmt.Sprintf("the parent's cversion is %d: sequence numbers overflow to negative after 2147483647", d.Stat.Cversion)})
+	}
+	return out
+}
+

@@ -641,4 +641,3 @@ func structuralProblems(d Dir, q Queue) []Problem {
 	}
 	return out
 }
-

@@ -138,6 +138,37 @@ func byName(children []Child) []Child {
 	return out
 }
 
+// sortByKey sorts children by key (string order), ties by first(c) true
+// first and then by name, computing each key once.
+func sortByKey(children []Child, key func(Child) string, first func(Child) bool) []Child {
+	type keyed struct {
+		key   string
+		first bool
+		c     Child
+	}
+	ks := make([]keyed, len(children))
+	for i, c := range children {
+		ks[i] = keyed{key: key(c), c: c}
+		if first != nil {
+			ks[i].first = first(c)
+		}
+	}
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].key != ks[j].key {
+			return ks[i].key < ks[j].key
+		}
+		if ks[i].first != ks[j].first {
+			return ks[i].first
+		}
+		return ks[i].c.Name < ks[j].c.Name
+	})
+	out := make([]Child, len(ks))
+	for i, k := range ks {
+		out[i] = k.c
+	}
+	return out
+}
+
 // curatorKey is Curator's fixForSorting: the text after the last
 // occurrence of each lock name in turn (the whole name if it has none).
 func curatorKey(name string, markers ...string) string {
@@ -154,10 +185,7 @@ func curatorKey(name string, markers ...string) string {
 // lockName (string order, stable), strays included; index < maxLeases
 // holds; the others getData-watch sorted[i-maxLeases].
 func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int) []Participant {
-	kids := byName(children)
-	sort.SliceStable(kids, func(i, j int) bool {
-		return curatorKey(kids[i].Name, lockName) < curatorKey(kids[j].Name, lockName)
-	})
+	kids := sortByKey(children, func(c Child) string { return curatorKey(c.Name, lockName) }, nil)
 	ps := make([]Participant, len(kids))
 	for i, c := range kids {
 		m := mode
@@ -185,16 +213,9 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 // later sequential node; 5.5+: a non-sequential node with the writer's
 // sequence, which we order after the writer).
 func decodeCuratorRW(dir string, children []Child) []Participant {
-	kids := byName(children)
 	key := func(c Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
 	isWriter := func(c Child) bool { return strings.Contains(c.Name, curatorWrite) }
-	sort.SliceStable(kids, func(i, j int) bool {
-		ki, kj := key(kids[i]), key(kids[j])
-		if ki != kj {
-			return ki < kj
-		}
-		return isWriter(kids[i]) && !isWriter(kids[j])
-	})
+	kids := sortByKey(children, key, isWriter)
 	var holdingWriter int64 = 0
 	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Stat.EphemeralOwner != 0 {
 		holdingWriter = kids[0].Stat.EphemeralOwner
@@ -345,30 +366,51 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].seq < cs[j].seq })
 	ps := make([]Participant, len(cs))
-	for i, me := range cs {
-		mode := ModeExclusive
-		if rw {
-			mode = ModeWrite
+	// One pass in sequence order: the nearest lower visible node of any
+	// kind (a writer's blocker) and the nearest lower visible writer (a
+	// reader's). Equal sequences are not "lower": a group of equal ones is
+	// judged before it is counted, and kazoo's max() keeps the first of a
+	// tie.
+	lastAny, lastWriter := -1, -1
+	for g := 0; g < len(cs); {
+		end := g
+		for end < len(cs) && cs[end].seq == cs[g].seq {
+			end++
+		}
+		for i := g; i < end; i++ {
+			me := cs[i]
+			mode := ModeExclusive
+			if rw {
+				mode = ModeWrite
+				if me.read {
+					mode = ModeRead
+				}
+			}
+			ps[i] = participant(dir, me.c, mode, me.seq)
+			pred := lastAny
 			if me.read {
-				mode = ModeRead
+				pred = lastWriter
+			}
+			if pred < 0 {
+				ps[i].State = StateHolding
+			} else {
+				ps[i].State = StateWaiting
+				ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[pred].c.Name), WatchData
 			}
 		}
-		ps[i] = participant(dir, me.c, mode, me.seq)
-		pred := -1
-		for j, o := range cs {
-			if j == i || !o.visible || (me.read && o.read) || o.seq >= me.seq {
+		anySet, writerSet := false, false
+		for i := g; i < end; i++ {
+			if !cs[i].visible {
 				continue
 			}
-			if pred < 0 || o.seq > cs[pred].seq {
-				pred = j
+			if !anySet {
+				lastAny, anySet = i, true
+			}
+			if !cs[i].read && !writerSet {
+				lastWriter, writerSet = i, true
 			}
 		}
-		if pred < 0 {
-			ps[i].State = StateHolding
-		} else {
-			ps[i].State = StateWaiting
-			ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[pred].c.Name), WatchData
-		}
+		g = end
 	}
 	return number(ps)
 }

@@ -20,6 +20,10 @@ func ParseSeq(s string) (seq int64, ok bool) {
 	if err != nil {
 		return 0, false
 	}
+	// Only what %010d writes: no "-000000000", no "-0999999999".
+	if s[0] == '-' && (v == 0 || len(s) == 11 && s[1] == '0') {
+		return 0, false
+	}
 	return v, true
 }
 

@@ -1,0 +1,99 @@
+package lockops
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+)
+
+func FuzzParseSeq(f *testing.F) {
+	for _, s := range []string{"0000000000", "-000000001", "-2147483648", "2147483647", "2147483648", "", "-", "00000000a0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, ok := ParseSeq(s)
+		if !ok {
+			return
+		}
+		if back := fmt.Sprintf("%010d", v); back != s {
+			t.Fatalf("ParseSeq(%q) = %d, which the server writes as %q", s, v, back)
+		}
+	})
+}
+
+// FuzzDecode: any children (names one per line, owners from the bytes)
+// decode without panicking, in every recipe, into a well-formed queue.
+func FuzzDecode(f *testing.F) {
+	f.Add("_c_ffffffff-0000-4000-8000-000000000001-lock-0000000001\n000\nconfig", []byte{1, 2, 0}, int32(5))
+	f.Add(hexA+"__lock__-000000001\n"+hexB+"__rlock__0000000002\n"+hexC+"__lock__2147483647", []byte{1, 1, 2}, int32(2147483640))
+	f.Add("_c_"+hexA+"-lock--000000001\n_c_"+hexB+"-lock-0000000002\nx-1-0000000003\nread-0000000004\nwrite-0000000005", []byte{3}, int32(0))
+	f.Add(cur(uuidA, "__WRIT__", "0000000003")+"\n"+cur(uuidB, "__READ__", "0000000003")+"\n"+cur(uuidC, "lease-", "0000000001"), []byte{7, 7, 9}, int32(9))
+	f.Fuzz(func(t *testing.T, names string, owners []byte, cversion int32) {
+		var kids []Child
+		for i, n := range strings.Split(names, "\n") {
+			if n == "" || strings.Contains(n, "/") {
+				continue
+			}
+			var owner int64
+			if len(owners) > 0 {
+				owner = int64(owners[i%len(owners)])
+			}
+			kids = append(kids, Child{Name: n, Stat: zk.Stat{EphemeralOwner: owner}})
+		}
+		d := Dir{Path: "/f", Stat: zk.Stat{Cversion: cversion}, Children: kids}
+		aux := Dir{Path: "/f-__lock__", Children: kids}
+		for _, k := range []Kind{"", KindCuratorMutex, KindCuratorRW, KindCuratorLeaderLatch, KindCuratorSemaphoreV2,
+			KindKazooLock, KindKazooRW, KindKazooSemaphore, KindGoZK, KindZooKeeperLock, KindZooKeeperDocsRW, KindUnknown} {
+			dd := d
+			if k == KindCuratorSemaphoreV2 || k == KindKazooSemaphore {
+				dd.Aux = &aux
+			}
+			checkWellFormed(t, Decode(dd, DecodeOptions{Kind: k, MaxLeases: int(cversion & 3)}))
+		}
+	})
+}
+
+// checkWellFormed: positions 0..n-1, every state known, holders without a
+// watch, data and exists watches point at a participant of the queue and
+// children watches at a directory.
+func checkWellFormed(t *testing.T, q Queue) {
+	t.Helper()
+	nodes := map[string]bool{}
+	for _, p := range q.Participants {
+		nodes[p.Node] = true
+	}
+	for i, p := range q.Participants {
+		if p.Position != i {
+			t.Fatalf("%s: position %d at index %d", q.Kind, p.Position, i)
+		}
+		switch p.State {
+		case StateHolding:
+			if p.Watches != "" {
+				t.Fatalf("%s: holder %s watches %s", q.Kind, p.Name, p.Watches)
+			}
+		case StateWaiting:
+		default:
+			t.Fatalf("%s: state %q", q.Kind, p.State)
+		}
+		switch p.WatchKind {
+		case WatchData, WatchExists:
+			if !nodes[p.Watches] || p.Watches == p.Node {
+				t.Fatalf("%s: %s watches %q, not another participant", q.Kind, p.Name, p.Watches)
+			}
+		case WatchChildren:
+			if nodes[p.Watches] || !path.IsAbs(p.Watches) {
+				t.Fatalf("%s: children watch on %q", q.Kind, p.Watches)
+			}
+		case WatchNone:
+			if p.Watches != "" {
+				t.Fatalf("%s: watch target without kind", q.Kind)
+			}
+		}
+	}
+	for _, o := range q.Others {
+		checkWellFormed(t, o)
+	}
+}

@@ -1,0 +1,94 @@
+package lockops
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// TestScanFindsEveryLock builds a tree with locks of several recipes at
+// different depths, in the libraries' exact names, and scans it.
+func TestScanFindsEveryLock(t *testing.T) {
+	cl := zktest.Shared(t)
+	c := newClient(t, cl.Addrs())
+	conn := c.Conn()
+	base := zktest.Path(t)
+	acl := zk.WorldACL(zk.PermAll)
+	mk := func(p string, data string, flags int32) string {
+		t.Helper()
+		if err := makeParents(conn, path.Dir(c.Abs(p)), false); err != nil {
+			t.Fatal(err)
+		}
+		got, err := conn.Create(c.Abs(p), []byte(data), flags, acl)
+		if err != nil {
+			t.Fatalf("create %s: %v", p, err)
+		}
+		return c.Rel(got)
+	}
+	seqE := int32(zk.FlagEphemeral | zk.FlagSequence)
+	mk(base+"/app/config", `{"a":1}`, 0)
+	mk(base+"/app/locks/orders/_c_"+uuidA+"-lock-", "10.0.0.1", seqE)
+	mk(base+"/app/locks/orders/_c_"+uuidB+"-lock-", "10.0.0.2", seqE)
+	mk(base+"/app/locks/rw/_c_"+uuidA+"-__WRIT__", "", seqE)
+	mk(base+"/app/locks/rw/_c_"+uuidB+"-__READ__", "", seqE)
+	mk(base+"/deep/a/b/c/"+hexA+"__lock__", "worker-1", seqE)
+	mk(base+"/sem/leases/_c_"+uuidA+"-lease-", "", seqE)
+	mk(base+"/sem/locks/_c_"+uuidB+"-lock-", "", seqE)
+	mk(base+"/ksem", "1", 0)
+	mk(base+"/ksem/"+hexB, "holder", zk.FlagEphemeral)
+	mk(base+"/ksem-__lock__/"+hexC+"__lock__", "b'id'", seqE)
+
+	qs, err := Scan(context.Background(), c, base, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, q := range qs {
+		got[q.Path] = fmt.Sprintf("%s/%d", q.Kind, len(q.Participants))
+	}
+	want := map[string]string{
+		base + "/app/locks/orders": "curator.mutex/2",
+		base + "/app/locks/rw":     "curator.rwlock/2",
+		base + "/deep/a/b/c":       "kazoo.lock/1",
+		base + "/sem":              "curator.semaphore-v2/2",
+		base + "/ksem":             "kazoo.semaphore/2",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("scan found %v\nwant %v", got, want)
+	}
+	for _, q := range qs {
+		if q.Path == base+"/app/locks/orders" {
+			if q.Participants[0].State != StateHolding || string(q.Participants[0].Data) != "10.0.0.1" || q.Participants[0].Session != c.SessionID() {
+				t.Errorf("orders holder %+v", q.Participants[0])
+			}
+		}
+		if q.Path == base+"/ksem" && (q.MaxLeases != 1 || q.Participants[1].WatchKind != WatchChildren) {
+			t.Errorf("kazoo semaphore: max %d, %+v", q.MaxLeases, q.Participants)
+		}
+	}
+
+	// A lock path itself, and a semaphore path itself.
+	qs, err = Scan(context.Background(), c, base+"/app/locks/rw", ScanOptions{})
+	if err != nil || len(qs) != 1 || qs[0].Kind != KindCuratorRW {
+		t.Fatalf("scan of a lock: %v %+v", err, qs)
+	}
+	qs, err = Scan(context.Background(), c, base+"/ksem", ScanOptions{})
+	if err != nil || len(qs) != 1 || qs[0].Kind != KindKazooSemaphore {
+		t.Fatalf("scan of a kazoo semaphore: %v %+v", err, qs)
+	}
+	// Depth bound.
+	qs, _ = Scan(context.Background(), c, base, ScanOptions{Depth: 2})
+	for _, q := range qs {
+		if q.Path == base+"/deep/a/b/c" {
+			t.Errorf("depth 2 reached %s", q.Path)
+		}
+	}
+	if _, err := Scan(context.Background(), c, base+"/missing", ScanOptions{}); err == nil {
+		t.Error("scan of a missing path succeeded")
+	}
+}

@@ -55,7 +55,7 @@ With no subcommand it opens the terminal UI.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return notYet("the terminal UI")
+			return runTUI(cmd.Context()) // main_tui.go
 		},
 	}
 	pf := root.PersistentFlags()
@@ -69,6 +69,7 @@ With no subcommand it opens the terminal UI.`,
 	pf.StringVar(&conn.TLSKey, "tls-key", "", "PEM client key")
 	pf.StringVar(&conn.TLSServerName, "tls-server-name", "", "name to verify in the servers' certificates (default: each server's host)")
 	pf.BoolVar(&conn.ReadOnly, "read-only", false, "refuse every change (create, edit, delete, lock operations)")
+	pf.StringVar(&themeName, "theme", "", "colour theme: auto, dark, light, high-contrast, none (default: the config's theme, else from the terminal background; NO_COLOR disables colour)")
 	pf.DurationVar(&conn.SessionTimeout, "session-timeout", 0, "session timeout to request (default: the context's session_timeout, else 10s)")
 
 	root.AddCommand(

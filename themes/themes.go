@@ -146,8 +146,8 @@ type Styles struct {
 
 	// Tree rows.
 	Row, RowSelected, RowSelectedBlur lipgloss.Style
-	Breadcrumb, BreadcrumbSep          lipgloss.Style
-	Count, Gone, FilterMatch           lipgloss.Style
+	Breadcrumb, BreadcrumbSep         lipgloss.Style
+	Count, Gone, FilterMatch          lipgloss.Style
 
 	// Node type markers.
 	Persistent, Ephemeral, Sequential, Container, TTL, Lock lipgloss.Style
@@ -156,7 +156,7 @@ type Styles struct {
 	Section, Key, Value, Data, Tab, TabActive lipgloss.Style
 
 	// Lock queues (the lock pane).
-	Holder, Waiter, Fresh, Released, Chain lipgloss.Style
+	Holder, Waiter, Fresh, Released, Chain       lipgloss.Style
 	ObservedOK, ObservedMissing, ObservedUnknown lipgloss.Style
 	Badge, BadgeWarn, BadgeErr                   lipgloss.Style
 

@@ -1,0 +1,403 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Commands do the I/O. Each captures the values it needs before its
+// closure and returns a message; none touches the model.
+
+const (
+	fetchTimeout  = 10 * time.Second
+	searchLimit   = 20000 // nodes visited by one search at most
+	tickEvery     = time.Second
+	ensembleEvery = 10 * time.Second
+)
+
+// listenConn waits for the next connection state change (re-armed by
+// Update after each one).
+func listenConn(ch <-chan zkview.ConnEvent) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ev, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return connMsg{ev: ev}
+	}
+}
+
+// listenTree waits for the next batch of tree changes and copies what
+// changed out of the cache (re-armed by Update after each one).
+func listenTree(t treeSource) tea.Cmd {
+	if t == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ev := <-t.Events()
+		var msg treeMsg
+		for p, c := range ev.Changes {
+			if c&zkview.ChangeReset != 0 {
+				msg.reset = true
+			}
+			if c&zkview.ChangeChildren != 0 {
+				if d, ok := snapDir(t, p); ok {
+					msg.dirs = append(msg.dirs, d)
+				} else {
+					msg.closed = append(msg.closed, p)
+				}
+			}
+			if c&(zkview.ChangeData|zkview.ChangeGone|zkview.ChangeError) != 0 {
+				if n, ok := t.Node(p); ok {
+					msg.nodes = append(msg.nodes, snapNode(n))
+				}
+			}
+		}
+		return msg
+	}
+}
+
+func snapDir(t treeSource, p string) (dirSnap, bool) {
+	names, ok := t.Children(p)
+	if !ok {
+		return dirSnap{Path: p}, false
+	}
+	st, _ := t.DirStat(p)
+	return dirSnap{Path: p, Names: names, Stat: st, LockLike: lockops.IsLockDir(names)}, true
+}
+
+func snapNode(n zkview.TreeNode) nodeSnap {
+	return nodeSnap{Path: n.Path, Stat: n.Stat, Data: n.Data, HasStat: n.HasStat, Gone: n.Gone, Err: n.Err}
+}
+
+// expandCmd loads p's children.
+func expandCmd(t treeSource, id uint64, p string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		if err := t.Expand(ctx, p); err != nil {
+			return childrenMsg{id: id, dir: dirSnap{Path: p}, err: err}
+		}
+		d, ok := snapDir(t, p)
+		if !ok {
+			return childrenMsg{id: id, dir: d, err: zkview.ErrStale}
+		}
+		return childrenMsg{id: id, dir: d}
+	}
+}
+
+// cdCmd expands every ancestor of target (and target itself when it has
+// children) so the cursor can land on it.
+func cdCmd(t treeSource, id uint64, target string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		msg := pathMsg{id: id, target: target}
+		chain := []string{"/"}
+		if target != "/" {
+			parts := strings.Split(strings.Trim(target, "/"), "/")
+			for i := range parts {
+				chain = append(chain, "/"+strings.Join(parts[:i+1], "/"))
+			}
+		}
+		for i, p := range chain {
+			last := i == len(chain)-1
+			if err := t.Expand(ctx, p); err != nil {
+				if last && errors.Is(err, zk.ErrNoChildrenForEphemerals) {
+					break
+				}
+				if last && !errors.Is(err, zk.ErrNoNode) {
+					break // a leaf that cannot be listed: land on it anyway
+				}
+				msg.err = err
+				return msg
+			}
+			d, ok := snapDir(t, p)
+			if !ok {
+				msg.err = fmt.Errorf("open %s: %w", p, zkview.ErrStale)
+				return msg
+			}
+			if last && len(d.Names) == 0 {
+				t.Collapse(p) // a leaf: no need to watch its (absent) children
+				break
+			}
+			msg.dirs = append(msg.dirs, d)
+		}
+		return msg
+	}
+}
+
+// statsCmd reads stat and data of the visible rows in one bulk read.
+func statsCmd(t treeSource, id uint64, paths []string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		err := t.LoadStats(ctx, paths)
+		msg := statsMsg{id: id, err: err}
+		for _, p := range paths {
+			if n, ok := t.Node(p); ok {
+				msg.nodes = append(msg.nodes, snapNode(n))
+			}
+		}
+		return msg
+	}
+}
+
+// selectCmd reads the node under the cursor (watching its data) and its ACL.
+func selectCmd(t treeSource, c *zkview.Client, id uint64, p string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		n, err := t.Select(ctx, p)
+		msg := selectMsg{id: id, node: snapNode(n), err: err}
+		if err == nil && c != nil {
+			acl, _, aerr := c.Conn().GetACL(c.Abs(p))
+			if aerr == nil {
+				msg.acl = acl
+			}
+		}
+		return msg
+	}
+}
+
+// lockCmd reads and decodes p when its children look like a lock recipe's.
+func lockCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		names, _, err := c.Children(p)
+		if err != nil {
+			return lockMsg{id: id, path: p, err: err}
+		}
+		if !lockops.IsLockDir(names) {
+			return lockMsg{id: id, path: p}
+		}
+		d, err := lockops.ReadDir(ctx, c, p)
+		if err != nil {
+			return lockMsg{id: id, path: p, err: err}
+		}
+		return lockMsg{id: id, path: p, isDir: true, queue: lockops.Decode(d, lockops.DecodeOptions{})}
+	}
+}
+
+// introspect asks the members about themselves (roles, connections).
+func introspect(c *zkview.Client) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		return ensembleMsg{ens: c.Introspect(ctx)}
+	}
+}
+
+func introspectLater(c *zkview.Client) tea.Cmd {
+	return tea.Tick(ensembleEvery, func(time.Time) tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		return ensembleMsg{ens: c.Introspect(ctx)}
+	})
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg{at: t} })
+}
+
+// searchCmd walks the tree below root breadth-first (bulk reads per level)
+// and keeps nodes whose name or data contains query.
+func searchCmd(c *zkview.Client, id uint64, root, query string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		msg := searchMsg{id: id, root: root, query: query}
+		q := strings.ToLower(query)
+		qb := []byte(query)
+		level := []string{root}
+		for len(level) > 0 && ctx.Err() == nil {
+			var next []string
+			for _, p := range level {
+				if msg.scanned >= searchLimit {
+					msg.truncated = true
+					break
+				}
+				_, nodes, err := c.ChildrenNodes(ctx, p)
+				if err != nil {
+					if errors.Is(err, zk.ErrNoNode) {
+						continue
+					}
+					msg.err = err
+					return msg
+				}
+				for _, n := range nodes {
+					msg.scanned++
+					switch {
+					case strings.Contains(strings.ToLower(n.Name()), q):
+						msg.hits = append(msg.hits, searchHit{Path: n.Path})
+					case len(qb) > 0 && bytes.Contains(n.Data, qb):
+						msg.hits = append(msg.hits, searchHit{Path: n.Path, InData: true})
+					}
+					if n.Stat.NumChildren > 0 {
+						next = append(next, n.Path)
+					}
+				}
+			}
+			if msg.truncated {
+				break
+			}
+			level = next
+		}
+		sort.Slice(msg.hits, func(i, j int) bool { return msg.hits[i].Path < msg.hits[j].Path })
+		if err := ctx.Err(); err != nil && msg.err == nil {
+			msg.truncated = true
+		}
+		return msg
+	}
+}
+
+// createCmd makes a node through the audited mutations.
+func createCmd(mut lockops.Mutations, p string, data []byte, flags int32) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		created, err := mut.Create(ctx, p, data, flags)
+		if created == "" {
+			created = p
+		}
+		return mutationMsg{op: "create", path: created, err: err}
+	}
+}
+
+// setCmd writes data if the node is still at version.
+func setCmd(mut lockops.Mutations, p string, data []byte, version int32) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		_, err := mut.Set(ctx, p, data, version)
+		return mutationMsg{op: "edit", path: p, err: err}
+	}
+}
+
+// deleteCmd deletes p if still at version; recursive deletes its subtree
+// first (children unconditionally, p itself still version-checked).
+func deleteCmd(mut lockops.Mutations, p string, version int32, recursive bool) tea.Cmd {
+	op := "delete"
+	if recursive {
+		op = "delete tree"
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if recursive {
+			if err := deleteBelow(ctx, mut, p); err != nil {
+				return mutationMsg{op: op, path: p, err: err}
+			}
+		}
+		return mutationMsg{op: op, path: p, err: mut.Delete(ctx, p, version)}
+	}
+}
+
+func deleteBelow(ctx context.Context, mut lockops.Mutations, p string) error {
+	names, _, err := mut.Client.Children(p)
+	if err != nil {
+		if errors.Is(err, zk.ErrNoNode) {
+			return nil
+		}
+		return err
+	}
+	for _, n := range names {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("delete below %s: %w", p, err)
+		}
+		child := zkview.Join(p, n)
+		if err := deleteBelow(ctx, mut, child); err != nil {
+			return err
+		}
+		if err := mut.Delete(ctx, child, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepareEditCmd writes data to a temp file for the editor.
+func prepareEditCmd(p string, data []byte, version int32) tea.Cmd {
+	orig := append([]byte(nil), data...)
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "zkscope-*.txt")
+		if err != nil {
+			return editorMsg{path: p, err: fmt.Errorf("temp file for editing: %w", err)}
+		}
+		name := f.Name()
+		_, werr := f.Write(orig)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			os.Remove(name)
+			return editorMsg{path: p, err: fmt.Errorf("temp file for editing: %w", err)}
+		}
+		return editReadyMsg{path: p, file: name, version: version, orig: orig}
+	}
+}
+
+// editReadyMsg: the temp file is written; Update starts the editor.
+type editReadyMsg struct {
+	path    string
+	file    string
+	version int32
+	orig    []byte
+}
+
+// execEditor suspends the program and runs the editor on the temp file.
+func execEditor(editor string, r editReadyMsg) tea.Cmd {
+	fields := strings.Fields(editor)
+	if len(fields) == 0 {
+		fields = []string{"vi"}
+	}
+	cmd := exec.Command(fields[0], append(fields[1:], r.file)...)
+	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+		return editorMsg{path: r.path, file: r.file, version: r.version, orig: r.orig, err: err}
+	})
+}
+
+// readEdited reads the edited temp file back and removes it.
+func readEdited(msg editorMsg) tea.Cmd {
+	return func() tea.Msg {
+		data, err := os.ReadFile(msg.file)
+		os.Remove(msg.file)
+		if err != nil {
+			return editedMsg{path: msg.path, err: fmt.Errorf("read the edited file: %w", err)}
+		}
+		return editedMsg{path: msg.path, data: data, version: msg.version, changed: !bytes.Equal(data, msg.orig)}
+	}
+}
+
+// editedMsg carries the edited data back to Update.
+type editedMsg struct {
+	path    string
+	data    []byte
+	version int32
+	changed bool
+	err     error
+}
+
+// connectCmd opens another context for `:ctx`.
+func connectCmd(connect func(context.Context, string) (*zkview.Client, error), name string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := connect(ctx, name)
+		return contextMsg{name: name, client: c, err: err}
+	}
+}

@@ -1,0 +1,311 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// dialogKind is what a dialog asks for.
+type dialogKind int
+
+const (
+	dialogDelete dialogKind = iota
+	dialogDeleteTree
+	dialogCreate
+	dialogEdit
+)
+
+// createType is one choice of node type in the create dialog.
+type createType struct {
+	name  string
+	flags int32
+}
+
+var createTypes = []createType{
+	{"persistent", 0},
+	{"persistent sequential", zk.FlagSequence},
+	{"ephemeral (lives while zkscope runs)", zk.FlagEphemeral},
+	{"ephemeral sequential", zk.FlagEphemeral | zk.FlagSequence},
+	{"container", zk.FlagContainer},
+}
+
+// dialog is a modal confirm or input box.
+type dialog struct {
+	kind     dialogKind
+	path     string
+	version  int32
+	children int32
+	inputs   []textinput.Model
+	labels   []string
+	focus    int // index into inputs; len(inputs) is the type chooser
+	typ      int
+	err      string
+}
+
+// startEdit opens the dialog for an editing key (or says why not).
+func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
+	if m.readOnly {
+		m.setStatus(levelWarn, "Read-only: editing is disabled (--read-only or the context's read_only).")
+		return nil
+	}
+	p := m.cursorPath()
+	d := m.detail
+	if !d.loaded || d.path != p || d.node.Gone {
+		m.setStatus(levelWarn, "Wait until the node is read, then try again.")
+		return nil
+	}
+	st := d.node.Stat
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Create):
+		if kindOf(p, st).ephemeral {
+			m.setStatus(levelWarn, "Ephemeral nodes cannot have children.")
+			return nil
+		}
+		dl := &dialog{kind: dialogCreate, path: p}
+		dl.addInput("name", "child name (a path below "+p+" also works)", "")
+		dl.addInput("data", "optional text", "")
+		m.dialog = dl
+	case key.Matches(msg, k.Edit):
+		if m.client == nil {
+			return nil
+		}
+		return prepareEditCmd(p, d.node.Data, st.Version)
+	case key.Matches(msg, k.EditInline):
+		if !printable(d.node.Data) || strings.Contains(string(d.node.Data), "\n") {
+			m.setStatus(levelWarn, "This data is binary or several lines: press e to edit it in $EDITOR.")
+			return nil
+		}
+		dl := &dialog{kind: dialogEdit, path: p, version: st.Version}
+		dl.addInput("data", "", string(d.node.Data))
+		m.dialog = dl
+	case key.Matches(msg, k.Delete):
+		if p == "/" || p == "/zookeeper" {
+			m.setStatus(levelWarn, p+" cannot be deleted.")
+			return nil
+		}
+		m.dialog = &dialog{kind: dialogDelete, path: p, version: st.Version, children: st.NumChildren}
+		if st.NumChildren > 0 {
+			m.dialog.kind = dialogDeleteTree
+		}
+	case key.Matches(msg, k.DeleteTree):
+		if p == "/" || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
+			m.setStatus(levelWarn, p+" cannot be deleted.")
+			return nil
+		}
+		m.dialog = &dialog{kind: dialogDeleteTree, path: p, version: st.Version, children: st.NumChildren}
+	}
+	if m.dialog == nil {
+		return nil
+	}
+	if m.dialog.kind == dialogDeleteTree {
+		_, name := splitPath(p)
+		m.dialog.addInput("confirm", "type "+name+" to confirm", "")
+	}
+	m.mode = modeDialog
+	m.dialog.setWidth(m.dialogWidth() - 16)
+	return m.dialog.focusInput(0)
+}
+
+func (d *dialog) addInput(label, placeholder, value string) {
+	in := textinput.New()
+	in.Prompt = ""
+	in.Placeholder = placeholder
+	in.SetValue(value)
+	in.CursorEnd()
+	d.inputs = append(d.inputs, in)
+	d.labels = append(d.labels, label)
+}
+
+func (d *dialog) setWidth(w int) {
+	for i := range d.inputs {
+		d.inputs[i].SetWidth(max(w, 10))
+	}
+}
+
+func (d *dialog) focusInput(i int) tea.Cmd {
+	var cmd tea.Cmd
+	d.focus = i
+	for j := range d.inputs {
+		if j == i {
+			cmd = d.inputs[j].Focus()
+		} else {
+			d.inputs[j].Blur()
+		}
+	}
+	return cmd
+}
+
+func (m *Model) closeDialog() {
+	m.dialog = nil
+	m.mode = modeNormal
+}
+
+func (m *Model) handleDialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	dl := m.dialog
+	if dl == nil {
+		m.mode = modeNormal
+		return nil
+	}
+	switch msg.String() {
+	case "esc":
+		m.closeDialog()
+		m.setStatus(levelInfo, "Cancelled; nothing was changed.")
+		return nil
+	case "ctrl+c":
+		return tea.Quit
+	case "tab", "down":
+		if n := dl.fields(); n > 1 {
+			return dl.focusInput((dl.focus + 1) % n)
+		}
+		return nil
+	case "shift+tab", "up":
+		if n := dl.fields(); n > 1 {
+			return dl.focusInput((dl.focus + n - 1) % n)
+		}
+		return nil
+	case "enter":
+		return m.submitDialog()
+	}
+	if dl.kind == dialogDelete {
+		switch msg.String() {
+		case "y", "Y":
+			return m.submitDialog()
+		case "n", "N", "q":
+			m.closeDialog()
+			m.setStatus(levelInfo, "Cancelled; nothing was changed.")
+		}
+		return nil
+	}
+	if dl.kind == dialogCreate && dl.focus == len(dl.inputs) {
+		switch msg.String() {
+		case "left", "h":
+			dl.typ = (dl.typ + len(createTypes) - 1) % len(createTypes)
+		case "right", "l", "space":
+			dl.typ = (dl.typ + 1) % len(createTypes)
+		}
+		return nil
+	}
+	if dl.focus < len(dl.inputs) {
+		var cmd tea.Cmd
+		dl.inputs[dl.focus], cmd = dl.inputs[dl.focus].Update(msg)
+		dl.err = ""
+		return cmd
+	}
+	return nil
+}
+
+// fields counts the focusable fields (the create dialog has a type chooser).
+func (d *dialog) fields() int {
+	if d.kind == dialogCreate {
+		return len(d.inputs) + 1
+	}
+	return len(d.inputs)
+}
+
+func (m *Model) submitDialog() tea.Cmd {
+	dl := m.dialog
+	switch dl.kind {
+	case dialogDelete:
+		m.closeDialog()
+		m.setStatus(levelInfo, fmt.Sprintf("Deleting %s (if still at version %d)…", dl.path, dl.version))
+		return deleteCmd(m.mut, dl.path, dl.version, false)
+	case dialogDeleteTree:
+		_, name := splitPath(dl.path)
+		if strings.TrimSpace(dl.inputs[0].Value()) != name {
+			dl.err = "Type the node's name exactly to confirm."
+			return nil
+		}
+		m.closeDialog()
+		m.setStatus(levelInfo, fmt.Sprintf("Deleting %s and everything below it…", dl.path))
+		return deleteCmd(m.mut, dl.path, dl.version, true)
+	case dialogEdit:
+		data := dl.inputs[0].Value()
+		m.closeDialog()
+		m.setStatus(levelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", dl.path, dl.version))
+		return setCmd(m.mut, dl.path, []byte(data), dl.version)
+	case dialogCreate:
+		name := strings.Trim(strings.TrimSpace(dl.inputs[0].Value()), "/")
+		if name == "" {
+			dl.err = "Give the new node a name."
+			return nil
+		}
+		p := cleanPath(zkview.Join(dl.path, name))
+		t := createTypes[dl.typ]
+		m.closeDialog()
+		m.setStatus(levelInfo, "Creating "+p+"…")
+		return createCmd(m.mut, p, []byte(dl.inputs[1].Value()), t.flags)
+	}
+	return nil
+}
+
+// dialogView draws the dialog box.
+func (m *Model) dialogView() string {
+	dl := m.dialog
+	st := m.st
+	w := m.dialogWidth()
+	inner := w - 4
+	var title string
+	var body []string
+	switch dl.kind {
+	case dialogDelete:
+		title = "Delete node"
+		body = append(body,
+			"Delete "+st.Bold.Render(dl.path)+"?",
+			st.Muted.Render(fmt.Sprintf("Only if it is still at version %d.", dl.version)),
+			"",
+			st.HelpKey.Render("y")+st.HelpDesc.Render(" delete   ")+st.HelpKey.Render("n/esc")+st.HelpDesc.Render(" cancel"))
+	case dialogDeleteTree:
+		title = "Delete tree"
+		body = append(body,
+			"Delete "+st.Bold.Render(dl.path)+" and everything below it",
+			st.Warning.Render(fmt.Sprintf("(%d children, and their children).", dl.children)),
+			"")
+	case dialogEdit:
+		title = "Edit data of " + dl.path
+		body = append(body, st.Muted.Render(fmt.Sprintf("Saved only if still at version %d.", dl.version)), "")
+	case dialogCreate:
+		title = "New node below " + dl.path
+	}
+	for i, in := range dl.inputs {
+		label := st.Key.Render(fmt.Sprintf("%-8s", dl.labels[i]))
+		if i == dl.focus {
+			label = st.Prompt.Render(fmt.Sprintf("%-8s", dl.labels[i]))
+		}
+		body = append(body, label+" "+in.View())
+	}
+	if dl.kind == dialogCreate {
+		label := st.Key.Render(fmt.Sprintf("%-8s", "type"))
+		if dl.focus == len(dl.inputs) {
+			label = st.Prompt.Render(fmt.Sprintf("%-8s", "type"))
+		}
+		body = append(body, label+" ‹ "+st.Bold.Render(createTypes[dl.typ].name)+" ›")
+	}
+	if dl.kind != dialogDelete {
+		body = append(body, "", st.HelpKey.Render("⏎")+st.HelpDesc.Render(" save   ")+
+			st.HelpKey.Render("tab")+st.HelpDesc.Render(" next field   ")+
+			st.HelpKey.Render("esc")+st.HelpDesc.Render(" cancel"))
+	}
+	if dl.err != "" {
+		body = append(body, st.Error.Render(dl.err))
+	}
+	for i, l := range body {
+		body[i] = truncate(l, inner)
+	}
+	box := st.Dialog.Width(w).Render(st.DialogTitle.Render(truncate(title, inner)) + "\n\n" + strings.Join(body, "\n"))
+	return box
+}
+
+func (m *Model) dialogWidth() int {
+	return min(max(m.width-10, 40), 72)
+}
+
+var _ = lipgloss.Width

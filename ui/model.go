@@ -1,0 +1,303 @@
+// Package ui is zkscope's Bubble Tea program: one root [Model] and its
+// components (tree, detail, lock queue, dialogs) as plain structs.
+//
+// It owns presentation only: every ZooKeeper read goes through zkview (the
+// lazy tree cache) and every change through lockops (audited mutations),
+// always from a command, never from Update. It must not be imported by
+// zkview or lockops.
+package ui
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Options configure the TUI.
+type Options struct {
+	// Client is the open connection (nil only in tests that build the
+	// model's state by hand).
+	Client *zkview.Client
+	// Context is the config context's name, shown in the header.
+	Context string
+	// Theme is "auto" (or ""), "dark", "light", "high-contrast" or "none".
+	Theme string
+	// NoColor is NO_COLOR: render without colours whatever the theme.
+	NoColor bool
+	// ReadOnly refuses every change (also implied by the client's config).
+	ReadOnly bool
+	// Editor is the command for `e` (default $VISUAL, $EDITOR, vi).
+	Editor string
+	// Start is the path the cursor starts on (default "/").
+	Start string
+	// Contexts lists the config's context names (for `:ctx`), and Connect
+	// opens one of them.
+	Contexts []string
+	Connect  func(ctx context.Context, name string) (*zkview.Client, error)
+}
+
+// treeSource is what the UI needs of the lazy tree cache; *zkview.Tree
+// implements it.
+type treeSource interface {
+	Events() <-chan zkview.TreeEvent
+	Expand(ctx context.Context, p string) error
+	Collapse(p string)
+	Children(p string) ([]string, bool)
+	DirStat(p string) (zk.Stat, bool)
+	Node(p string) (zkview.TreeNode, bool)
+	LoadStats(ctx context.Context, paths []string) error
+	Select(ctx context.Context, p string) (zkview.TreeNode, error)
+	Refresh()
+	Close()
+}
+
+var _ treeSource = (*zkview.Tree)(nil)
+
+// focusArea is the pane receiving keys.
+type focusArea int
+
+const (
+	focusTree focusArea = iota
+	focusDetail
+)
+
+// mode is the overlay taking keys, if any.
+type mode int
+
+const (
+	modeNormal  mode = iota
+	modeFilter       // typing a `/` filter
+	modeCommand      // typing a `:` command
+	modeSearch       // typing a search query
+	modeResults      // browsing search results
+	modeDialog       // a confirm or input dialog
+	modeHelp         // the `?` screen
+)
+
+// Minimum terminal size; below it only a plain message is drawn.
+const (
+	minWidth  = 60
+	minHeight = 15
+)
+
+// Model is the root and only tea.Model of the TUI.
+type Model struct {
+	opts   Options
+	client *zkview.Client
+	tree   treeSource
+	mut    lockops.Mutations
+	conn   <-chan zkview.ConnEvent
+	unsub  func()
+	now    func() time.Time
+
+	st       *themes.Styles
+	darkBG   bool
+	readOnly bool
+	keys     KeyMap
+	help     help.Model
+
+	width, height int
+	focus         focusArea
+	mode          mode
+
+	state zkview.ConnEvent // latest connection state
+	ens   *zkview.Ensemble // members' roles and connections (nil until asked)
+
+	// The tree: expanded directories, what is known per node, and the
+	// flattened visible rows with the cursor.
+	dirs      map[string]*dirState
+	nodes     map[string]nodeSnap
+	rows      []row
+	cursor    int
+	offset    int
+	statsWant map[string]bool // stat loads in flight
+	filter    filterState
+
+	detail detailState
+	locks  map[string]lockSummary // decoded lock directories seen
+	lock   *LockPane
+	input  textinput.Model
+	dialog *dialog
+	search searchState
+	status status
+
+	startCmd tea.Cmd // the first read (the start path)
+
+	seq  uint64            // request ids
+	reqs map[string]uint64 // newest request id per key
+}
+
+// dirState is one expanded (or expanding) directory.
+type dirState struct {
+	names  []string // sorted; shared with the cache, never modified
+	stat   zk.Stat
+	loaded bool
+	// lockLike: the names look like a lock recipe's (computed off Update).
+	lockLike bool
+}
+
+// lockSummary marks a lock directory in the tree.
+type lockSummary struct {
+	kind   lockops.Kind
+	length int
+}
+
+// statusLevel colours the status line.
+type statusLevel int
+
+const (
+	levelInfo statusLevel = iota
+	levelOK
+	levelWarn
+	levelErr
+)
+
+// status is the one-line message above the help line.
+type status struct {
+	text  string
+	level statusLevel
+	at    time.Time
+}
+
+// New builds the root model. It subscribes to the client's connection
+// state and starts a tree cache; nothing is read until Init's commands run.
+func New(opts Options) Model {
+	if opts.Start == "" {
+		opts.Start = "/"
+	}
+	m := Model{
+		opts:      opts,
+		now:       time.Now,
+		darkBG:    true,
+		keys:      DefaultKeyMap(),
+		help:      help.New(),
+		dirs:      map[string]*dirState{},
+		nodes:     map[string]nodeSnap{},
+		statsWant: map[string]bool{},
+		locks:     map[string]lockSummary{},
+		reqs:      map[string]uint64{},
+		width:     80,
+		height:    24,
+	}
+	m.readOnly = opts.ReadOnly
+	if opts.Client != nil {
+		m.attach(opts.Client, opts.Context)
+	}
+	m.keys.editing = !m.readOnly
+	m.applyTheme()
+	m.input = textinput.New()
+	m.lock = newLockPane(m.st)
+	m.detail.viewer = viewerAuto
+	m.rebuildRows()
+	if m.tree != nil {
+		m.startCmd = m.cd(opts.Start)
+	}
+	return m
+}
+
+// attach makes c the model's connection (at start and on `:ctx`).
+func (m *Model) attach(c *zkview.Client, context string) {
+	m.client = c
+	m.opts.Context = context
+	m.mut = lockops.Mutations{Client: c}
+	m.tree = zkview.NewTree(c)
+	m.conn, m.unsub = c.Subscribe()
+	m.readOnly = m.opts.ReadOnly || c.Config().ReadOnly
+	m.state = c.State()
+}
+
+// Close stops the tree cache and the state subscription. Run calls it.
+func (m *Model) Close() {
+	if m.tree != nil {
+		m.tree.Close()
+	}
+	if m.unsub != nil {
+		m.unsub()
+	}
+}
+
+// applyTheme (re)builds the styles; called at start and when the
+// terminal reports its background.
+func (m *Model) applyTheme() {
+	p, err := themes.Pick(m.opts.Theme, m.darkBG, m.opts.NoColor)
+	if err != nil {
+		p, _ = themes.Pick(themes.Auto, m.darkBG, m.opts.NoColor)
+	}
+	s := themes.New(p)
+	if m.st == nil {
+		m.st = &s
+	} else {
+		*m.st = s // the lock pane holds the same pointer
+	}
+	m.help.Styles = help.Styles{
+		Ellipsis:       s.HelpSep,
+		ShortKey:       s.HelpKey,
+		ShortDesc:      s.HelpDesc,
+		ShortSeparator: s.HelpSep,
+		FullKey:        s.HelpKey,
+		FullDesc:       s.HelpDesc,
+		FullSeparator:  s.HelpSep,
+	}
+}
+
+// Init implements [tea.Model].
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor, tick(), m.startCmd}
+	if m.client != nil {
+		cmds = append(cmds, listenConn(m.conn), listenTree(m.tree), introspect(m.client))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Run opens the TUI on the terminal and returns when the user quits.
+func Run(opts Options) error {
+	if opts.Editor == "" {
+		opts.Editor = editorFromEnv()
+	}
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		opts.NoColor = true
+	}
+	m := New(opts)
+	defer func() { m.Close() }()
+	p := tea.NewProgram(m)
+	final, err := p.Run()
+	if fm, ok := final.(Model); ok && fm.tree != m.tree {
+		fm.Close() // switched context
+	}
+	return err
+}
+
+func editorFromEnv() string {
+	for _, v := range []string{"VISUAL", "EDITOR"} {
+		if e := os.Getenv(v); e != "" {
+			return e
+		}
+	}
+	return "vi"
+}
+
+// nextID issues a request id for key and remembers it as the newest.
+func (m *Model) nextID(key string) uint64 {
+	m.seq++
+	m.reqs[key] = m.seq
+	return m.seq
+}
+
+// current reports whether id is still the newest request for key.
+func (m *Model) current(key string, id uint64) bool {
+	return m.reqs[key] == id
+}
+
+// setStatus shows a one-line message.
+func (m *Model) setStatus(level statusLevel, text string) {
+	m.status = status{text: text, level: level, at: m.now()}
+}

@@ -1,0 +1,132 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// All asynchronous results reach Update as one of these messages. Every
+// reply to a fetch carries the request id it was issued with; Update drops
+// a reply whose id is no longer the newest for its key.
+
+// connMsg is one connection state change (from the Subscribe stream).
+type connMsg struct{ ev zkview.ConnEvent }
+
+// nodeSnap is what is known about one node, copied out of the tree cache.
+type nodeSnap struct {
+	Path    string
+	Stat    zk.Stat
+	Data    []byte
+	HasStat bool
+	Gone    bool
+	Err     error
+}
+
+// dirSnap is one expanded directory's sorted child names and stat.
+type dirSnap struct {
+	Path  string
+	Names []string
+	Stat  zk.Stat
+	// LockLike: the names look like a lock recipe's children.
+	LockLike bool
+}
+
+// treeMsg is a coalesced batch of watch changes, copied out of the cache.
+type treeMsg struct {
+	dirs   []dirSnap
+	nodes  []nodeSnap
+	closed []string // directories no longer expanded (deleted)
+	reset  bool
+}
+
+// childrenMsg answers an expand.
+type childrenMsg struct {
+	id  uint64
+	dir dirSnap
+	err error
+}
+
+// pathMsg answers `:cd`: the chain of directories expanded on the way.
+type pathMsg struct {
+	id     uint64
+	target string
+	dirs   []dirSnap
+	err    error
+}
+
+// statsMsg answers a stat load of the visible rows.
+type statsMsg struct {
+	id    uint64
+	nodes []nodeSnap
+	err   error
+}
+
+// selectMsg answers the read of the node under the cursor, with its ACL.
+type selectMsg struct {
+	id   uint64
+	node nodeSnap
+	acl  []zk.ACL
+	err  error
+}
+
+// lockMsg answers the read and decode of a lock directory.
+type lockMsg struct {
+	id    uint64
+	path  string
+	queue lockops.Queue
+	isDir bool // false: not a lock directory after all
+	err   error
+}
+
+// ensembleMsg carries what the members said about themselves.
+type ensembleMsg struct {
+	ens *zkview.Ensemble
+}
+
+// searchMsg answers a search below a node.
+type searchMsg struct {
+	id        uint64
+	root      string
+	query     string
+	hits      []searchHit
+	scanned   int
+	truncated bool
+	err       error
+}
+
+// searchHit is one node whose name or data matched.
+type searchHit struct {
+	Path   string
+	InData bool
+	Note   string // shown after the path (a lock's recipe and length)
+}
+
+// mutationMsg reports a create, edit or delete.
+type mutationMsg struct {
+	op   string // "create", "edit", "delete", "delete tree"
+	path string
+	err  error
+}
+
+// editorMsg reports the end of an $EDITOR session on a temp file.
+type editorMsg struct {
+	path    string
+	file    string
+	version int32
+	orig    []byte
+	err     error
+}
+
+// tickMsg re-reads the lock under the cursor and ages the status line.
+type tickMsg struct{ at time.Time }
+
+// contextMsg answers `:ctx name`.
+type contextMsg struct {
+	name   string
+	client *zkview.Client
+	err    error
+}

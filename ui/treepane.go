@@ -1,0 +1,306 @@
+package ui
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// row is one visible line of the tree: a window over it is drawn, never the
+// whole list (a directory may hold 100,000 children).
+type row struct {
+	dir   string // parent path; "" for the root
+	name  string
+	depth int
+}
+
+// path is the row's znode path.
+func (r row) path() string {
+	if r.dir == "" {
+		return "/"
+	}
+	return zkview.Join(r.dir, r.name)
+}
+
+// filterState is the `/` filter on one directory's children.
+type filterState struct {
+	dir   string // the directory filtered ("" when no filter)
+	query string
+	shown int // children kept
+	total int
+}
+
+// rebuildRows flattens the expanded directories into rows, keeping the
+// cursor on the same path when it is still shown.
+func (m *Model) rebuildRows() {
+	keep := ""
+	if m.cursor >= 0 && m.cursor < len(m.rows) {
+		keep = m.rows[m.cursor].path()
+	}
+	n := 1
+	for _, d := range m.dirs {
+		n += len(d.names)
+	}
+	rows := make([]row, 0, n)
+	rows = append(rows, row{dir: "", name: "/", depth: 0})
+	rows = m.appendChildren(rows, "/", 1)
+	m.rows = rows
+	if keep != "" {
+		m.cursorTo(keep)
+	}
+	m.clampCursor()
+}
+
+func (m *Model) appendChildren(rows []row, p string, depth int) []row {
+	d := m.dirs[p]
+	if d == nil || !d.loaded {
+		return rows
+	}
+	filtered := m.filter.dir == p && m.filter.query != ""
+	var match func(string) bool
+	if filtered {
+		match = matcher(m.filter.query)
+		m.filter.shown, m.filter.total = 0, len(d.names)
+	}
+	for _, name := range d.names {
+		if filtered && !match(name) {
+			continue
+		}
+		if filtered {
+			m.filter.shown++
+		}
+		rows = append(rows, row{dir: p, name: name, depth: depth})
+		child := zkview.Join(p, name)
+		if c := m.dirs[child]; c != nil && c.loaded {
+			rows = m.appendChildren(rows, child, depth+1)
+		}
+	}
+	return rows
+}
+
+// matcher returns a case-insensitive match: a substring, or else the
+// query's characters in order (fuzzy).
+func matcher(q string) func(string) bool {
+	q = strings.ToLower(q)
+	return func(s string) bool {
+		s = strings.ToLower(s)
+		if strings.Contains(s, q) {
+			return true
+		}
+		i := 0
+		for _, r := range s {
+			if i < len(q) && r == rune(q[i]) {
+				i++
+			}
+		}
+		return i == len(q)
+	}
+}
+
+// cursorTo moves the cursor to p if it is a row; it reports success.
+func (m *Model) cursorTo(p string) bool {
+	if m.cursor >= 0 && m.cursor < len(m.rows) && m.rows[m.cursor].path() == p {
+		return true
+	}
+	dir, name := splitPath(p)
+	for i, r := range m.rows {
+		if r.name == name && r.dir == dir {
+			m.cursor = i
+			return true
+		}
+	}
+	return false
+}
+
+func splitPath(p string) (dir, name string) {
+	if p == "/" || p == "" {
+		return "", "/"
+	}
+	i := strings.LastIndexByte(p, '/')
+	dir, name = p[:i], p[i+1:]
+	if dir == "" {
+		dir = "/"
+	}
+	return dir, name
+}
+
+func (m *Model) clampCursor() {
+	if m.cursor >= len(m.rows) {
+		m.cursor = len(m.rows) - 1
+	}
+	if m.cursor < 0 {
+		m.cursor = 0
+	}
+	h := m.treeRows()
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if h > 0 && m.cursor >= m.offset+h {
+		m.offset = m.cursor - h + 1
+	}
+	if max := len(m.rows) - h; m.offset > max {
+		m.offset = max
+	}
+	if m.offset < 0 {
+		m.offset = 0
+	}
+}
+
+// cursorPath is the path under the cursor.
+func (m *Model) cursorPath() string {
+	if m.cursor < 0 || m.cursor >= len(m.rows) {
+		return "/"
+	}
+	return m.rows[m.cursor].path()
+}
+
+// visiblePaths are the paths of the rows on screen.
+func (m *Model) visiblePaths() []string {
+	end := min(m.offset+m.treeRows(), len(m.rows))
+	out := make([]string, 0, end-m.offset)
+	for _, r := range m.rows[m.offset:end] {
+		out = append(out, r.path())
+	}
+	return out
+}
+
+// nodeKind names a node's type from its stat and name.
+type nodeKind struct {
+	ephemeral, sequential, container, ttl bool
+	ttlMillis                             int64
+}
+
+var seqSuffix = regexp.MustCompile(`\d{10}$`)
+
+func kindOf(name string, st zk.Stat) nodeKind {
+	var k nodeKind
+	owner := uint64(st.EphemeralOwner)
+	switch {
+	case owner == 0:
+	case owner == 1<<63:
+		k.container = true
+	case owner>>56 == 0xff:
+		k.ttl = true
+		k.ttlMillis = int64(owner & (1<<56 - 1))
+	default:
+		k.ephemeral = true
+	}
+	k.sequential = seqSuffix.MatchString(name)
+	return k
+}
+
+// treeRowView draws one row, exactly width cells wide.
+func (m *Model) treeRowView(r row, selected, focused bool, width int) string {
+	st := m.st
+	p := r.path()
+	d := m.dirs[p]
+	info, known := m.nodes[p]
+	if !known && d != nil {
+		info = nodeSnap{Path: p, Stat: d.stat, HasStat: true}
+		known = true
+	}
+
+	arrow := "  "
+	switch {
+	case d != nil && !d.loaded:
+		arrow = "… "
+	case d != nil:
+		arrow = "▾ "
+	case known && info.HasStat && info.Stat.NumChildren == 0:
+		arrow = "  "
+	default:
+		arrow = "▸ "
+	}
+
+	// Right side: type tags, lock summary, child count.
+	var tags []string
+	var tagsW int
+	addTag := func(s lipgloss.Style, t string) {
+		tags = append(tags, s.Render(t))
+		tagsW += len(t) + 1
+	}
+	if known && info.HasStat {
+		k := kindOf(r.name, info.Stat)
+		if k.ephemeral {
+			addTag(st.Ephemeral, "eph")
+		}
+		if k.container {
+			addTag(st.Container, "ctr")
+		}
+		if k.ttl {
+			addTag(st.TTL, "ttl")
+		}
+		if k.sequential {
+			addTag(st.Sequential, "seq")
+		}
+	} else if seqSuffix.MatchString(r.name) {
+		addTag(st.Sequential, "seq")
+	}
+	if ls, ok := m.locks[p]; ok {
+		addTag(st.Lock, fmt.Sprintf("%s·%d", shortKind(string(ls.kind)), ls.length))
+	} else if d != nil && d.loaded && d.lockLike {
+		addTag(st.Lock, "lock")
+	}
+	count := ""
+	switch {
+	case info.Gone:
+		count = "gone"
+	case d != nil && d.loaded:
+		count = fmt.Sprint(len(d.names))
+	case known && info.HasStat && info.Stat.NumChildren > 0:
+		count = fmt.Sprint(info.Stat.NumChildren)
+	}
+	right := strings.Join(tags, " ")
+	rightW := max(tagsW-1, 0)
+	if count != "" {
+		if right != "" {
+			right += " "
+			rightW++
+		}
+		right += st.Count.Render(fmt.Sprintf("%5s", count))
+		rightW += max(5, len(count))
+	}
+
+	indent := strings.Repeat("  ", r.depth)
+	leftW := width - rightW - 1
+	if leftW < len(indent)+4 { // too narrow: drop the tags, keep the count
+		right, rightW = st.Count.Render(count), len(count)
+		leftW = width - rightW - 1
+	}
+	name := r.name
+	if p == "/" {
+		name = "/"
+	}
+	left := ansi.Truncate(indent+arrow+name, max(leftW, 1), "…")
+	gap := max(width-lipgloss.Width(left)-rightW, 1)
+
+	base := st.Row
+	switch {
+	case selected && focused:
+		base = st.RowSelected
+	case selected:
+		base = st.RowSelectedBlur
+	case info.Gone:
+		base = st.Gone
+	}
+	if selected {
+		// One style over the whole row so the highlight is unbroken.
+		plain := left + strings.Repeat(" ", gap) + ansi.Strip(right)
+		return base.Render(ansi.Truncate(plain, width, ""))
+	}
+	return ansi.Truncate(base.Render(left)+strings.Repeat(" ", gap)+right, width, "")
+}
+
+// shortKind shortens a recipe name for a tree tag ("curator.mutex" stays).
+func shortKind(k string) string {
+	if k == "" || k == "unknown" {
+		return "lock"
+	}
+	return k
+}

@@ -1,0 +1,418 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/themes"
+)
+
+// searchState is the `f` search and the `:locks` list.
+type searchState struct {
+	root      string
+	query     string
+	hits      []searchHit
+	scanned   int
+	truncated bool
+	running   bool
+	cursor    int
+	offset    int
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch m.mode {
+	case modeHelp:
+		if key.Matches(msg, m.keys.Quit) && msg.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		m.mode = modeNormal
+		return nil
+	case modeFilter, modeCommand, modeSearch:
+		return m.handleInputKey(msg)
+	case modeDialog:
+		return m.handleDialogKey(msg)
+	case modeResults:
+		return m.handleResultsKey(msg)
+	}
+
+	k := m.keys
+	switch {
+	case msg.String() == "ctrl+c", key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+		return nil
+	case key.Matches(msg, k.Command):
+		return m.openInput(modeCommand, ":", "")
+	case key.Matches(msg, k.Filter):
+		p := m.cursorPath()
+		dir, _ := splitPath(p)
+		if d := m.dirs[p]; d != nil && d.loaded || dir == "" {
+			dir = p // an open directory filters its own children
+		}
+		if m.filter.dir != "" && m.filter.dir != dir {
+			m.clearFilter()
+		}
+		m.filter.dir = dir
+		return m.openInput(modeFilter, "/", m.filter.query)
+	case key.Matches(msg, k.Search):
+		return m.openInput(modeSearch, "find below "+m.cursorPath()+": ", m.search.query)
+	case key.Matches(msg, k.Focus):
+		if m.focus == focusTree {
+			m.focus = focusDetail
+		} else {
+			m.focus = focusTree
+		}
+		return nil
+	case key.Matches(msg, k.Cancel):
+		if m.filter.query != "" {
+			m.clearFilter()
+		}
+		m.focus = focusTree
+		return nil
+	case key.Matches(msg, k.Refresh):
+		if m.tree != nil {
+			m.tree.Refresh()
+			m.nodes = map[string]nodeSnap{}
+			m.statsWant = map[string]bool{}
+			m.setStatus(levelInfo, "Reloading…")
+			return m.selectPath(m.cursorPath())
+		}
+		return nil
+	case key.Matches(msg, k.Viewer):
+		m.detail.viewer = (m.detail.viewer + 1) % viewerCount
+		m.detail.builtW, m.detail.scroll = 0, 0
+		return nil
+	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
+		return m.startEdit(msg)
+	}
+	if m.focus == focusDetail {
+		return m.handleDetailKey(msg)
+	}
+	return m.handleTreeKey(msg)
+}
+
+func (m *Model) handleTreeKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	page := max(m.treeRows()-1, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.cursor--
+	case key.Matches(msg, k.Down):
+		m.cursor++
+	case key.Matches(msg, k.PageUp):
+		m.cursor -= page
+		m.offset -= page
+	case key.Matches(msg, k.PageDown):
+		m.cursor += page
+		m.offset += page
+	case key.Matches(msg, k.Top):
+		m.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		m.cursor = len(m.rows) - 1
+	case key.Matches(msg, k.Expand):
+		p := m.cursorPath()
+		if d := m.dirs[p]; d != nil && d.loaded {
+			if len(d.names) > 0 && m.cursor+1 < len(m.rows) {
+				m.cursor++ // already open: step into it
+			}
+			return nil
+		}
+		if n, ok := m.nodes[p]; ok && n.HasStat && n.Stat.NumChildren == 0 {
+			return nil
+		}
+		return m.expand(p)
+	case key.Matches(msg, k.Collapse):
+		p := m.cursorPath()
+		if _, open := m.dirs[p]; open && p != "/" {
+			m.collapse(p)
+			return nil
+		}
+		m.toParent()
+	case key.Matches(msg, k.Parent):
+		m.toParent()
+	case key.Matches(msg, k.Toggle):
+		p := m.cursorPath()
+		if _, open := m.dirs[p]; open {
+			if p != "/" {
+				m.collapse(p)
+			}
+			return nil
+		}
+		return m.expand(p)
+	}
+	return nil
+}
+
+func (m *Model) toParent() {
+	if m.cursor < len(m.rows) {
+		if dir := m.rows[m.cursor].dir; dir != "" {
+			m.cursorTo(dir)
+		}
+	}
+}
+
+func (m *Model) handleDetailKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.detail.isLock {
+		return m.lock.Update(msg)
+	}
+	k := m.keys
+	page := max(m.detailHeight()-1, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.detail.scroll--
+	case key.Matches(msg, k.Down):
+		m.detail.scroll++
+	case key.Matches(msg, k.PageUp):
+		m.detail.scroll -= page
+	case key.Matches(msg, k.PageDown):
+		m.detail.scroll += page
+	case key.Matches(msg, k.Top):
+		m.detail.scroll = 0
+	case key.Matches(msg, k.Bottom):
+		m.detail.scroll = len(m.detail.lines)
+	case key.Matches(msg, k.Collapse):
+		m.focus = focusTree
+	}
+	m.detail.scroll = min(m.detail.scroll, max(len(m.detail.lines)-m.detailHeight(), 0))
+	m.detail.scroll = max(m.detail.scroll, 0)
+	return nil
+}
+
+// openInput starts the one-line input at the bottom.
+func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
+	m.mode = md
+	m.input.Prompt = prompt
+	m.input.Placeholder = ""
+	switch md {
+	case modeCommand:
+		m.input.Placeholder = "cd /path · ctx name · locks · theme name · q"
+	case modeFilter:
+		m.input.Placeholder = "substring or fuzzy; enter keeps, esc clears"
+	}
+	m.input.SetValue(value)
+	m.input.CursorEnd()
+	m.input.SetWidth(max(m.width-len(prompt)-2, 10))
+	return m.input.Focus()
+}
+
+func (m *Model) closeInput() {
+	m.mode = modeNormal
+	m.input.Blur()
+}
+
+func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		if m.mode == modeFilter {
+			m.clearFilter()
+		}
+		m.closeInput()
+		return nil
+	case "enter":
+		v := strings.TrimSpace(m.input.Value())
+		md := m.mode
+		m.closeInput()
+		switch md {
+		case modeCommand:
+			return m.runCommand(v)
+		case modeSearch:
+			return m.startSearch(v)
+		case modeFilter:
+			if v == "" {
+				m.clearFilter()
+			}
+		}
+		return nil
+	case "ctrl+c":
+		return tea.Quit
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if m.mode == modeFilter {
+		m.applyFilter(m.input.Value())
+	}
+	return cmd
+}
+
+func (m *Model) applyFilter(q string) {
+	m.filter.query = q
+	m.rebuildRows()
+	// Keep the cursor inside the filtered directory.
+	if q != "" && !m.cursorTo(m.cursorPath()) {
+		m.cursorTo(m.filter.dir)
+	}
+	if cur := m.cursorPath(); cur == m.filter.dir && m.filter.shown > 0 && m.cursor+1 < len(m.rows) {
+		m.cursor++
+	}
+}
+
+func (m *Model) clearFilter() {
+	m.filter = filterState{}
+	m.rebuildRows()
+}
+
+// runCommand executes a `:` command line.
+func (m *Model) runCommand(line string) tea.Cmd {
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return nil
+	}
+	arg := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
+	switch fields[0] {
+	case "q", "quit", "q!", "wq":
+		return tea.Quit
+	case "cd", "open", "go":
+		if arg == "" {
+			arg = "/"
+		}
+		if !strings.HasPrefix(arg, "/") {
+			arg = path.Join(m.cursorPath(), arg)
+		}
+		return m.cd(arg)
+	case "ctx", "context":
+		if arg == "" {
+			m.setStatus(levelInfo, "Contexts: "+strings.Join(m.opts.Contexts, ", "))
+			return nil
+		}
+		if m.opts.Connect == nil {
+			m.setStatus(levelErr, "Contexts are not available here (no config file loaded).")
+			return nil
+		}
+		m.setStatus(levelInfo, "Connecting to context "+arg+"…")
+		return connectCmd(m.opts.Connect, arg)
+	case "locks":
+		root := m.cursorPath()
+		if arg != "" {
+			root = cleanPath(arg)
+		}
+		if m.client == nil {
+			return nil
+		}
+		m.search = searchState{root: root, query: "locks", running: true}
+		m.setStatus(levelInfo, "Looking for locks below "+root+"…")
+		return scanLocksCmd(m.client, m.nextID("search"), root)
+	case "theme":
+		if err := themes.Valid(arg); err != nil {
+			m.setStatus(levelErr, err.Error())
+			return nil
+		}
+		m.opts.Theme = arg
+		m.applyTheme()
+		m.detail.builtW = 0
+		return nil
+	case "find", "search":
+		return m.startSearch(arg)
+	case "help", "h":
+		m.mode = modeHelp
+		return nil
+	}
+	m.setStatus(levelErr, fmt.Sprintf("Unknown command %q. Try :cd /path, :ctx name, :locks, :theme dark, :q.", fields[0]))
+	return nil
+}
+
+func cleanPath(p string) string {
+	p = path.Clean("/" + strings.TrimSpace(p))
+	return p
+}
+
+func (m *Model) startSearch(q string) tea.Cmd {
+	if q == "" || m.client == nil {
+		return nil
+	}
+	root := m.cursorPath()
+	m.search = searchState{root: root, query: q, running: true}
+	m.setStatus(levelInfo, fmt.Sprintf("Searching names and data below %s for %q…", root, q))
+	return searchCmd(m.client, m.nextID("search"), root, q)
+}
+
+func (m *Model) handleResultsKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	s := &m.search
+	switch {
+	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
+		m.mode = modeNormal
+		return nil
+	case key.Matches(msg, k.Up):
+		s.cursor--
+	case key.Matches(msg, k.Down):
+		s.cursor++
+	case key.Matches(msg, k.PageUp):
+		s.cursor -= m.detailHeight()
+	case key.Matches(msg, k.PageDown):
+		s.cursor += m.detailHeight()
+	case key.Matches(msg, k.Top):
+		s.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		s.cursor = len(s.hits) - 1
+	case key.Matches(msg, k.Confirm), key.Matches(msg, k.Expand):
+		if s.cursor < len(s.hits) {
+			m.mode = modeNormal
+			return m.cd(s.hits[s.cursor].Path)
+		}
+	}
+	s.cursor = max(min(s.cursor, len(s.hits)-1), 0)
+	return nil
+}
+
+// handleClick selects the row clicked, or focuses the pane clicked.
+func (m *Model) handleClick(ms tea.Mouse) tea.Cmd {
+	if m.mode != modeNormal || ms.Button != tea.MouseLeft {
+		return nil
+	}
+	top := bodyTop + 1
+	if ms.X < m.treeWidth() {
+		m.focus = focusTree
+		if i := ms.Y - top; i >= 0 && i < m.treeRows() && m.offset+i < len(m.rows) {
+			if m.cursor == m.offset+i {
+				p := m.cursorPath()
+				if _, open := m.dirs[p]; !open {
+					return m.expand(p)
+				}
+			}
+			m.cursor = m.offset + i
+		}
+		return nil
+	}
+	m.focus = focusDetail
+	return nil
+}
+
+func (m *Model) handleWheel(ms tea.Mouse) {
+	step := 0
+	switch ms.Button {
+	case tea.MouseWheelUp:
+		step = -3
+	case tea.MouseWheelDown:
+		step = 3
+	default:
+		return
+	}
+	if ms.X < m.treeWidth() {
+		m.offset = max(min(m.offset+step, len(m.rows)-m.treeRows()), 0)
+		m.cursor = max(min(m.cursor, m.offset+m.treeRows()-1), m.offset)
+		return
+	}
+	m.detail.scroll = max(min(m.detail.scroll+step, len(m.detail.lines)-m.detailHeight()), 0)
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
+
+func removeFile(name string) tea.Cmd {
+	if name == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		os.Remove(name)
+		return nil
+	}
+}

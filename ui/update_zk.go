@@ -1,0 +1,491 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Update implements [tea.Model].
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		m.detail.builtW = 0
+	case tea.BackgroundColorMsg:
+		m.darkBG = msg.IsDark()
+		m.applyTheme()
+		m.detail.builtW = 0
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.handleKey(msg))
+	case tea.MouseClickMsg:
+		cmds = append(cmds, m.handleClick(msg.Mouse()))
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg.Mouse())
+	case connMsg:
+		m.onConn(msg.ev)
+		cmds = append(cmds, listenConn(m.conn))
+		if msg.ev.State == zkview.StateConnected && m.client != nil {
+			cmds = append(cmds, introspect(m.client))
+		}
+	case treeMsg:
+		cmds = append(cmds, m.onTree(msg), listenTree(m.tree))
+	case childrenMsg:
+		cmds = append(cmds, m.onChildren(msg))
+	case pathMsg:
+		m.onPath(msg)
+	case statsMsg:
+		m.onStats(msg)
+	case selectMsg:
+		cmds = append(cmds, m.onSelect(msg))
+	case lockMsg:
+		m.onLock(msg)
+	case ensembleMsg:
+		m.ens = msg.ens
+		m.detail.builtW = 0
+		if m.client != nil {
+			cmds = append(cmds, introspectLater(m.client))
+		}
+	case searchMsg:
+		m.onSearch(msg)
+	case mutationMsg:
+		cmds = append(cmds, m.onMutation(msg))
+	case editReadyMsg:
+		cmds = append(cmds, execEditor(m.opts.Editor, msg))
+	case editorMsg:
+		cmds = append(cmds, m.onEditor(msg))
+	case editedMsg:
+		cmds = append(cmds, m.onEdited(msg))
+	case contextMsg:
+		cmds = append(cmds, m.onContext(msg))
+	case tickMsg:
+		cmds = append(cmds, tick(), m.lock.Update(msg))
+		if m.detail.isLock && m.client != nil {
+			cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), m.detail.path))
+		}
+	default:
+		cmds = append(cmds, m.lock.Update(msg))
+	}
+	cmds = append(cmds, m.afterChange())
+	return tea.Batch(cmds...)
+}
+
+// afterChange keeps derived state in step: cursor on screen, stats of the
+// visible rows requested, the node under the cursor read, the detail body
+// built for the current width.
+func (m *Model) afterChange() tea.Cmd {
+	m.clampCursor()
+	m.keys.focus = m.focus
+	m.keys.lock = m.detail.isLock
+	m.keys.editing = !m.readOnly
+	var cmds []tea.Cmd
+	if m.tree != nil {
+		var want []string
+		for _, p := range m.visiblePaths() {
+			if _, ok := m.nodes[p]; !ok && !m.statsWant[p] {
+				want = append(want, p)
+				m.statsWant[p] = true
+			}
+		}
+		if len(want) > 0 {
+			cmds = append(cmds, statsCmd(m.tree, m.nextID("stats:"+want[0]), want))
+		}
+	}
+	if p := m.cursorPath(); p != m.detail.path {
+		cmds = append(cmds, m.selectPath(p))
+	}
+	if w := m.detailWidth(); m.detail.builtW != w {
+		m.buildDetail(w)
+	}
+	m.lock.SetSize(m.detailWidth(), m.detailHeight())
+	return tea.Batch(cmds...)
+}
+
+// selectPath points the detail pane at p and reads it.
+func (m *Model) selectPath(p string) tea.Cmd {
+	v := m.detail.viewer
+	m.detail = detailState{path: p, viewer: v}
+	if n, ok := m.nodes[p]; ok && n.HasStat {
+		m.detail.node, m.detail.loaded = n, true
+	}
+	if ls, ok := m.locks[p]; ok && ls.length >= 0 {
+		m.detail.isLock = true
+	}
+	m.detail.builtW = 0
+	if m.tree == nil {
+		return nil
+	}
+	cmds := []tea.Cmd{selectCmd(m.tree, m.client, m.nextID("select"), p)}
+	if d := m.dirs[p]; m.detail.isLock || d != nil && d.lockLike {
+		cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), p))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onConn(ev zkview.ConnEvent) {
+	prev := m.state
+	m.state = ev
+	switch {
+	case ev.State == zkview.StateExpired:
+		m.setStatus(levelErr, "Session expired: its ephemeral nodes are gone. Reconnecting with a new session…")
+	case ev.State == zkview.StateReconnecting:
+		m.setStatus(levelWarn, "Connection lost; the session may survive. Reconnecting…")
+	case ev.State == zkview.StateAuthFailed:
+		m.setStatus(levelErr, "The server refused the credentials. Check --auth-file or ZKSCOPE_AUTH.")
+	case ev.State == zkview.StateConnected && ev.NewSession:
+		m.setStatus(levelWarn, "Connected with a new session; the tree is being reloaded.")
+	case ev.State == zkview.StateConnected && prev.State != zkview.StateConnected && prev.State != zkview.StateConnecting:
+		m.setStatus(levelOK, "Reconnected to "+ev.Server+"; same session.")
+	}
+	if ev.Err != nil {
+		m.setStatus(levelWarn, ev.Err.Error())
+	}
+}
+
+// onTree applies a batch of watch changes.
+func (m *Model) onTree(msg treeMsg) tea.Cmd {
+	structural := false
+	for _, d := range msg.dirs {
+		if cur := m.dirs[d.Path]; cur != nil {
+			cur.names, cur.stat, cur.loaded, cur.lockLike = d.Names, d.Stat, true, d.LockLike
+			structural = true
+		}
+	}
+	for _, p := range msg.closed {
+		if _, ok := m.dirs[p]; ok {
+			delete(m.dirs, p)
+			structural = true
+		}
+	}
+	for _, n := range msg.nodes {
+		m.nodes[n.Path] = n
+		if n.Path == m.detail.path {
+			m.detail.node = n
+			m.detail.loaded = n.HasStat || n.Gone
+			m.detail.builtW = 0
+		}
+		if n.Gone {
+			if _, ok := m.dirs[n.Path]; ok {
+				delete(m.dirs, n.Path)
+				structural = true
+			}
+		}
+	}
+	if structural {
+		m.rebuildRows()
+	}
+	if msg.reset {
+		m.setStatus(levelWarn, "New session: reloading the tree.")
+	}
+	var cmds []tea.Cmd
+	// A change inside the lock directory shown re-reads the queue now.
+	if m.detail.isLock && m.client != nil {
+		for _, d := range msg.dirs {
+			if d.Path == m.detail.path {
+				cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), d.Path))
+			}
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// expand starts loading p's children.
+func (m *Model) expand(p string) tea.Cmd {
+	if d := m.dirs[p]; d != nil {
+		return nil // loaded or loading
+	}
+	m.dirs[p] = &dirState{}
+	if m.tree == nil {
+		return nil
+	}
+	return expandCmd(m.tree, m.nextID("kids:"+p), p)
+}
+
+// collapse forgets p's children (and everything expanded below it).
+func (m *Model) collapse(p string) {
+	prefix := strings.TrimSuffix(p, "/") + "/"
+	for q := range m.dirs {
+		if q == p || strings.HasPrefix(q, prefix) {
+			delete(m.dirs, q)
+			delete(m.reqs, "kids:"+q)
+		}
+	}
+	for q := range m.nodes {
+		if strings.HasPrefix(q, prefix) {
+			delete(m.nodes, q)
+		}
+	}
+	if m.filter.dir == p || strings.HasPrefix(m.filter.dir, prefix) {
+		m.filter = filterState{}
+	}
+	if m.tree != nil {
+		m.tree.Collapse(p)
+	}
+	m.rebuildRows()
+}
+
+func (m *Model) onChildren(msg childrenMsg) tea.Cmd {
+	p := msg.dir.Path
+	if !m.current("kids:"+p, msg.id) {
+		return nil // collapsed or re-expanded meanwhile
+	}
+	delete(m.reqs, "kids:"+p)
+	if msg.err != nil {
+		delete(m.dirs, p)
+		switch {
+		case errors.Is(msg.err, zk.ErrNoNode):
+			m.setStatus(levelWarn, p+" was deleted meanwhile.")
+			m.nodes[p] = nodeSnap{Path: p, Gone: true}
+		case errors.Is(msg.err, zkview.ErrStale):
+		default:
+			m.setStatus(levelErr, fmt.Sprintf("Could not list %s: %v", p, msg.err))
+		}
+		m.rebuildRows()
+		return nil
+	}
+	m.dirs[p] = &dirState{names: msg.dir.Names, stat: msg.dir.Stat, loaded: true, lockLike: msg.dir.LockLike}
+	m.rebuildRows()
+	if p == m.detail.path && msg.dir.LockLike && m.client != nil {
+		return lockCmd(m.client, m.nextID("lock"), p)
+	}
+	return nil
+}
+
+func (m *Model) onPath(msg pathMsg) {
+	if !m.current("cd", msg.id) {
+		return
+	}
+	for _, d := range msg.dirs {
+		m.dirs[d.Path] = &dirState{names: d.Names, stat: d.Stat, loaded: true, lockLike: d.LockLike}
+	}
+	m.rebuildRows()
+	if msg.err != nil {
+		if errors.Is(msg.err, zk.ErrNoNode) {
+			m.setStatus(levelErr, fmt.Sprintf("%s does not exist.", msg.target))
+		} else {
+			m.setStatus(levelErr, fmt.Sprintf("Could not open %s: %v", msg.target, msg.err))
+		}
+		return
+	}
+	if m.cursorTo(msg.target) {
+		m.focus = focusTree
+		m.offset = max(m.cursor-m.treeRows()/3, 0)
+	}
+}
+
+func (m *Model) onStats(msg statsMsg) {
+	for _, n := range msg.nodes {
+		delete(m.statsWant, n.Path)
+		m.nodes[n.Path] = n
+		if n.Path == m.detail.path && !m.detail.loaded && n.HasStat {
+			m.detail.node, m.detail.loaded, m.detail.builtW = n, true, 0
+		}
+	}
+	if msg.err != nil {
+		// Let the rows be asked for again on the next change.
+		for p := range m.statsWant {
+			delete(m.statsWant, p)
+		}
+		m.setStatus(levelErr, "Could not read the visible nodes: "+msg.err.Error())
+	}
+}
+
+func (m *Model) onSelect(msg selectMsg) tea.Cmd {
+	if !m.current("select", msg.id) || msg.node.Path != m.detail.path {
+		return nil
+	}
+	d := &m.detail
+	d.builtW = 0
+	d.acl = msg.acl
+	if msg.err != nil && !msg.node.HasStat && !msg.node.Gone {
+		d.err = msg.err
+		return nil
+	}
+	d.err = nil
+	d.node, d.loaded = msg.node, true
+	m.nodes[msg.node.Path] = msg.node
+	if msg.node.HasStat && msg.node.Stat.NumChildren > 0 && !d.isLock && m.client != nil {
+		if dir := m.dirs[d.path]; dir == nil || dir.lockLike {
+			return lockCmd(m.client, m.nextID("lock"), d.path)
+		}
+	}
+	return nil
+}
+
+func (m *Model) onLock(msg lockMsg) {
+	if !m.current("lock", msg.id) {
+		return
+	}
+	if msg.err != nil {
+		if msg.path == m.detail.path && m.detail.isLock {
+			m.detail.lockErr = msg.err
+		}
+		return
+	}
+	if !msg.isDir {
+		delete(m.locks, msg.path)
+		if msg.path == m.detail.path && m.detail.isLock {
+			m.detail.isLock = false
+			m.detail.builtW = 0
+		}
+		return
+	}
+	m.locks[msg.path] = lockSummary{kind: msg.queue.Kind, length: len(msg.queue.Participants)}
+	if msg.path == m.detail.path {
+		m.detail.isLock = true
+		m.detail.lockErr = nil
+		m.lock.SetQueue(msg.queue)
+	}
+}
+
+func (m *Model) onSearch(msg searchMsg) {
+	if !m.current("search", msg.id) {
+		return
+	}
+	m.search.running = false
+	if msg.err != nil {
+		m.setStatus(levelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
+		return
+	}
+	m.search.hits = msg.hits
+	m.search.scanned = msg.scanned
+	m.search.truncated = msg.truncated
+	m.search.cursor = 0
+	m.mode = modeResults
+	note := ""
+	if msg.truncated {
+		note = fmt.Sprintf(" (stopped after %d nodes)", msg.scanned)
+	}
+	m.setStatus(levelInfo, fmt.Sprintf("%d matches for %q below %s%s.", len(msg.hits), msg.query, msg.root, note))
+}
+
+// onMutation reports a change and refreshes what it touched.
+func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(levelErr, mutationError(msg))
+		if m.tree != nil {
+			return m.selectPath(m.cursorPath()) // show the current version
+		}
+		return nil
+	}
+	m.setStatus(levelOK, fmt.Sprintf("%s: %s done.", msg.path, msg.op))
+	if m.tree == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if msg.op == "create" {
+		cmds = append(cmds, m.cd(msg.path))
+	}
+	cmds = append(cmds, m.selectPath(m.cursorPath()))
+	return tea.Batch(cmds...)
+}
+
+// mutationError is one plain sentence about a failed change and what to do.
+func mutationError(msg mutationMsg) string {
+	err := msg.err
+	switch {
+	case errors.Is(err, zkview.ErrReadOnly):
+		return "Read-only mode: nothing was changed (started with --read-only or the context is read_only)."
+	case errors.Is(err, zk.ErrBadVersion):
+		return fmt.Sprintf("%s changed meanwhile (someone else wrote it); nothing was changed. The new version is shown: review it and try again.", msg.path)
+	case errors.Is(err, zk.ErrNotEmpty):
+		return fmt.Sprintf("%s has children: use D to delete the whole tree.", msg.path)
+	case errors.Is(err, zk.ErrNodeExists):
+		return fmt.Sprintf("%s already exists.", msg.path)
+	case errors.Is(err, zk.ErrNoNode):
+		return fmt.Sprintf("%s: the node (or its parent) no longer exists.", msg.path)
+	case errors.Is(err, zk.ErrNoAuth):
+		return fmt.Sprintf("%s: not allowed by the node's ACL.", msg.path)
+	case errors.Is(err, zk.ErrNoChildrenForEphemerals):
+		return "Ephemeral nodes cannot have children."
+	}
+	return fmt.Sprintf("%s failed: %v", msg.op, err)
+}
+
+func (m *Model) onEditor(msg editorMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(levelErr, fmt.Sprintf("The editor failed (%v); nothing was changed. Set $EDITOR to your editor.", msg.err))
+		return removeFile(msg.file)
+	}
+	return readEdited(msg)
+}
+
+func (m *Model) onEdited(msg editedMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.setStatus(levelErr, msg.err.Error())
+		return nil
+	case !msg.changed:
+		m.setStatus(levelInfo, "No change; nothing written.")
+		return nil
+	}
+	m.setStatus(levelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))
+	return setCmd(m.mut, msg.path, msg.data, msg.version)
+}
+
+func (m *Model) onContext(msg contextMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(levelErr, fmt.Sprintf("Could not open context %s: %v", msg.name, msg.err))
+		return nil
+	}
+	old := m.client
+	m.Close()
+	if old != nil {
+		old.Close()
+	}
+	m.dirs = map[string]*dirState{}
+	m.nodes = map[string]nodeSnap{}
+	m.statsWant = map[string]bool{}
+	m.locks = map[string]lockSummary{}
+	m.filter = filterState{}
+	m.detail = detailState{viewer: m.detail.viewer}
+	m.attach(msg.client, msg.name)
+	m.cursor, m.offset = 0, 0
+	m.rebuildRows()
+	m.setStatus(levelOK, "Switched to context "+msg.name+".")
+	return tea.Batch(listenConn(m.conn), listenTree(m.tree), introspect(m.client), m.cd("/"))
+}
+
+// cd expands the way to p and puts the cursor on it.
+func (m *Model) cd(p string) tea.Cmd {
+	p = cleanPath(p)
+	if m.tree == nil {
+		return nil
+	}
+	return cdCmd(m.tree, m.nextID("cd"), p)
+}
+
+// scanLocks lists the lock directories below p (`:locks`).
+func scanLocksCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := contextWithTimeout(fetchTimeout * 3)
+		defer cancel()
+		qs, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{})
+		msg := searchMsg{id: id, root: p, query: "locks"}
+		if errors.Is(err, lockops.ErrScanTruncated) {
+			msg.truncated, err = true, nil
+		}
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		for _, q := range qs {
+			msg.hits = append(msg.hits, searchHit{Path: q.Path, Note: fmt.Sprintf("%s · %d", q.Kind, len(q.Participants))})
+		}
+		msg.scanned = len(qs)
+		return msg
+	}
+}

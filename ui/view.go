@@ -1,0 +1,358 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Screen layout: header, breadcrumbs, the two panes (with borders), the
+// status line and the help line.
+const (
+	bodyTop    = 2 // first line of the panes (their top border)
+	chromeRows = 4 // header + breadcrumbs + status + help
+)
+
+// View implements [tea.Model].
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "zkscope"
+	return v
+}
+
+// render draws the whole screen as a string (what the golden tests check).
+func (m *Model) render() string {
+	if m.width < minWidth || m.height < minHeight {
+		return fmt.Sprintf("Terminal too small (%d×%d).\nzkscope needs at least %d×%d: enlarge the window.", m.width, m.height, minWidth, minHeight)
+	}
+	if m.mode == modeHelp {
+		return m.helpScreen()
+	}
+	bodyH := m.height - chromeRows
+	tree := m.treePane(m.treeWidth(), bodyH)
+	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
+	body := lipgloss.JoinHorizontal(lipgloss.Top, tree, detail)
+	if m.mode == modeDialog && m.dialog != nil {
+		body = overlay(body, m.dialogView(), m.width, bodyH)
+	}
+	return strings.Join([]string{m.headerView(), m.breadcrumbView(), body, m.statusView(), m.footerView()}, "\n")
+}
+
+// treeWidth is the tree pane's outer width.
+func (m *Model) treeWidth() int {
+	return max(m.width*2/5, 28)
+}
+
+// treeRows is how many tree rows fit in the pane.
+func (m *Model) treeRows() int {
+	return max(m.height-chromeRows-2, 1)
+}
+
+// detailWidth and detailHeight are the detail pane's inner size.
+func (m *Model) detailWidth() int  { return max(m.width-m.treeWidth()-4, 10) }
+func (m *Model) detailHeight() int { return max(m.height-chromeRows-2, 1) }
+
+func (m *Model) headerView() string {
+	st := m.st
+	sep := st.Header.Render("  ")
+	parts := []string{st.HeaderTitle.Render(" zkscope")}
+	if m.opts.Context != "" {
+		parts = append(parts, st.HeaderKey.Render("ctx ")+st.HeaderValue.Render(m.opts.Context))
+	}
+	server := m.state.Server
+	if server == "" && m.client != nil {
+		server = strings.Join(m.client.Servers(), ",")
+	}
+	if server != "" {
+		s := st.HeaderKey.Render("server ") + st.HeaderValue.Render(server)
+		if role := m.role(); role != "" {
+			s += st.HeaderKey.Render(" (" + role + ")")
+		}
+		parts = append(parts, s)
+	}
+	if m.state.SessionID != 0 {
+		parts = append(parts, st.HeaderKey.Render("session ")+st.HeaderValue.Render(hexID(m.state.SessionID)))
+	}
+	stateStyle := st.StateOK
+	switch m.state.State {
+	case zkview.StateConnecting, zkview.StateReconnecting:
+		stateStyle = st.StateWarn
+	case zkview.StateExpired, zkview.StateAuthFailed, zkview.StateClosed:
+		stateStyle = st.StateErr
+	}
+	state := stateStyle.Render("● " + m.state.State.String())
+	if m.readOnly {
+		state = st.StateWarn.Render("read-only ") + state
+	}
+	left := strings.Join(parts, sep)
+	gap := m.width - lipgloss.Width(left) - lipgloss.Width(state) - 1
+	if gap < 1 {
+		left = ansi.Truncate(left, max(m.width-lipgloss.Width(state)-2, 0), "…")
+		gap = max(m.width-lipgloss.Width(left)-lipgloss.Width(state)-1, 1)
+	}
+	return ansi.Truncate(left+st.Header.Render(strings.Repeat(" ", gap))+state+st.Header.Render(" "), m.width, "")
+}
+
+// role is the connected member's role when the members could be asked.
+func (m *Model) role() string {
+	if m.ens == nil {
+		return ""
+	}
+	for _, mem := range m.ens.Members {
+		if mem.Addr == m.state.Server {
+			return mem.Mode
+		}
+	}
+	return ""
+}
+
+func (m *Model) breadcrumbView() string {
+	st := m.st
+	p := m.cursorPath()
+	crumbs := []string{st.Breadcrumb.Render("/")}
+	if p != "/" {
+		for _, part := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+			crumbs = append(crumbs, st.Breadcrumb.Render(part))
+		}
+	}
+	line := " " + crumbs[0] + strings.Join(crumbs[1:], st.BreadcrumbSep.Render(" › "))
+	if len(crumbs) > 1 {
+		line = " " + crumbs[0] + st.BreadcrumbSep.Render(" ") + strings.Join(crumbs[1:], st.BreadcrumbSep.Render(" › "))
+	}
+	right := ""
+	if len(m.rows) > 0 {
+		right = st.Muted.Render(fmt.Sprintf("%d/%d ", m.cursor+1, len(m.rows)))
+	}
+	w := m.width - lipgloss.Width(right)
+	if lipgloss.Width(line) > w {
+		// Keep the end of a long path: it is the part that differs.
+		line = " …" + ansi.TruncateLeft(line, lipgloss.Width(line)-w+3, "")
+	}
+	return line + strings.Repeat(" ", max(w-lipgloss.Width(line), 0)) + right
+}
+
+func (m *Model) treePane(w, h int) string {
+	innerW, innerH := w-2, h-2
+	lines := make([]string, 0, innerH)
+	end := min(m.offset+innerH, len(m.rows))
+	for i := m.offset; i < end; i++ {
+		lines = append(lines, m.treeRowView(m.rows[i], i == m.cursor, m.focus == focusTree, innerW))
+	}
+	title := "tree"
+	if m.filter.dir != "" && (m.filter.query != "" || m.mode == modeFilter) {
+		title = fmt.Sprintf("tree · filter %q %d/%d", m.filter.query, m.filter.shown, m.filter.total)
+	}
+	return m.box(title, lines, w, h, m.focus == focusTree)
+}
+
+func (m *Model) detailPane(w, h int) string {
+	innerW, innerH := w-4, h-2
+	if m.mode == modeResults || m.search.running {
+		return m.box(m.resultsTitle(), padLines(m.resultsLines(innerW, innerH), 1), w, h, true)
+	}
+	title := m.detail.path
+	if title == "" {
+		title = "detail"
+	}
+	var lines []string
+	if m.detail.isLock {
+		title = "lock " + m.detail.path
+		body := m.lock.View()
+		if m.detail.lockErr != nil {
+			body = m.st.Error.Render("Could not read the lock: "+m.detail.lockErr.Error()) + "\n" + body
+		}
+		lines = strings.Split(strings.TrimRight(body, "\n"), "\n")
+		if len(lines) > innerH {
+			lines = lines[:innerH]
+		}
+	} else {
+		from := min(m.detail.scroll, max(len(m.detail.lines)-1, 0))
+		to := min(from+innerH, len(m.detail.lines))
+		lines = m.detail.lines[from:to]
+		if len(m.detail.lines) > innerH {
+			title += fmt.Sprintf(" · %d%%", 100*to/len(m.detail.lines))
+		}
+	}
+	return m.box(title, padLines(lines, 1), w, h, m.focus == focusDetail)
+}
+
+func (m *Model) resultsTitle() string {
+	s := m.search
+	if s.running {
+		return fmt.Sprintf("searching %q below %s…", s.query, s.root)
+	}
+	if s.query == "locks" {
+		return fmt.Sprintf("locks below %s · %d", s.root, len(s.hits))
+	}
+	return fmt.Sprintf("find %q below %s · %d", s.query, s.root, len(s.hits))
+}
+
+func (m *Model) resultsLines(w, h int) []string {
+	s := &m.search
+	st := m.st
+	if s.running {
+		return []string{st.Muted.Render("working…")}
+	}
+	if len(s.hits) == 0 {
+		return []string{st.Muted.Render("No matches."), "", st.Muted.Render("esc to go back")}
+	}
+	if s.cursor < s.offset {
+		s.offset = s.cursor
+	}
+	if s.cursor >= s.offset+h {
+		s.offset = s.cursor - h + 1
+	}
+	var out []string
+	for i := s.offset; i < min(s.offset+h, len(s.hits)); i++ {
+		hit := s.hits[i]
+		note := hit.Note
+		if hit.InData {
+			note = "in data"
+		}
+		line := hit.Path
+		if note != "" {
+			line = truncate(line, max(w-len(note)-2, 8))
+			line += strings.Repeat(" ", max(w-lipgloss.Width(line)-lipgloss.Width(note), 1)) + note
+		}
+		line = truncate(line, w)
+		if i == s.cursor {
+			line = st.RowSelected.Render(line + strings.Repeat(" ", max(w-lipgloss.Width(line), 0)))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// box draws lines inside a rounded border of outer size w×h with title in
+// the top edge; lines are cut or padded to fit.
+func (m *Model) box(title string, lines []string, w, h int, focused bool) string {
+	st := m.st
+	bs := st.Pane
+	ts := st.PaneTitle
+	if focused {
+		bs, ts = st.PaneFocused, st.PaneTitleFocused
+	}
+	b := bs.GetBorderStyle()
+	edge := lipgloss.NewStyle().Foreground(bs.GetBorderTopForeground())
+	if st.NoColor {
+		edge = lipgloss.NewStyle()
+	}
+	innerW := w - 2
+	title = truncate(title, max(innerW-4, 1))
+	top := edge.Render(b.TopLeft+b.Top) + ts.Render(" "+title+" ")
+	top += edge.Render(strings.Repeat(b.Top, max(innerW-lipgloss.Width(title)-3, 0)) + b.TopRight)
+	out := make([]string, 0, h)
+	out = append(out, top)
+	for i := 0; i < h-2; i++ {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+		}
+		if lw := lipgloss.Width(l); lw > innerW {
+			l = ansi.Truncate(l, innerW, "…")
+		} else if lw < innerW {
+			l += strings.Repeat(" ", innerW-lw)
+		}
+		out = append(out, edge.Render(b.Left)+l+edge.Render(b.Right))
+	}
+	out = append(out, edge.Render(b.BottomLeft+strings.Repeat(b.Bottom, innerW)+b.BottomRight))
+	return strings.Join(out, "\n")
+}
+
+func padLines(lines []string, n int) []string {
+	pad := strings.Repeat(" ", n)
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = pad + l
+	}
+	return out
+}
+
+func truncate(s string, w int) string { return ansi.Truncate(s, max(w, 0), "…") }
+
+func (m *Model) statusView() string {
+	st := m.st
+	switch m.mode {
+	case modeFilter, modeCommand, modeSearch:
+		return truncate(m.input.View(), m.width)
+	}
+	if m.status.text == "" {
+		return ""
+	}
+	s := st.Info
+	switch m.status.level {
+	case levelOK:
+		s = st.Success
+	case levelWarn:
+		s = st.Warning
+	case levelErr:
+		s = st.Error
+	}
+	return s.Render(truncate(" "+m.status.text, m.width))
+}
+
+func (m *Model) footerView() string {
+	switch m.mode {
+	case modeResults:
+		k := m.keys
+		return " " + m.help.ShortHelpView([]key.Binding{k.Up, k.Down, k.Confirm, k.Cancel})
+	case modeDialog:
+		return ""
+	case modeFilter, modeCommand, modeSearch:
+		return " " + m.help.ShortHelpView([]key.Binding{m.keys.Confirm, m.keys.Cancel})
+	}
+	m.help.SetWidth(m.width - 1)
+	return " " + m.help.View(m.keys)
+}
+
+// helpScreen is the `?` screen: every binding, the markers, the commands.
+func (m *Model) helpScreen() string {
+	st := m.st
+	h := m.help
+	h.ShowAll = true
+	h.SetWidth(m.width - 4)
+	var b strings.Builder
+	b.WriteString(st.Section.Render("Keys") + "\n\n")
+	b.WriteString(h.View(m.keys) + "\n\n")
+	b.WriteString(st.Section.Render("Markers") + "\n")
+	b.WriteString("  " + st.Ephemeral.Render("eph") + " ephemeral  " + st.Sequential.Render("seq") + " sequential  " +
+		st.Container.Render("ctr") + " container  " + st.TTL.Render("ttl") + " TTL  " +
+		st.Lock.Render("kind·n") + " lock directory (recipe · queue length)  ▸ closed  ▾ open\n\n")
+	b.WriteString(st.Section.Render("Commands") + "\n")
+	b.WriteString("  :cd /path   :ctx name   :locks [path]   :find text   :theme dark|light|high-contrast|none   :q\n\n")
+	b.WriteString(st.Muted.Render("Press any key to go back."))
+	lines := strings.Split(b.String(), "\n")
+	return m.box("help", padLines(lines, 1), m.width, m.height, true)
+}
+
+// overlay draws box centred over body (both w cells wide, body h lines).
+func overlay(body, box string, w, h int) string {
+	bl := strings.Split(body, "\n")
+	ol := strings.Split(box, "\n")
+	bw := 0
+	for _, l := range ol {
+		bw = max(bw, lipgloss.Width(l))
+	}
+	x := max((w-bw)/2, 0)
+	y := max((h-len(ol))/2, 0)
+	for i, l := range ol {
+		j := y + i
+		if j >= len(bl) {
+			break
+		}
+		line := bl[j]
+		left := ansi.Truncate(line, x, "")
+		right := ansi.TruncateLeft(line, x+bw, "")
+		pad := strings.Repeat(" ", max(bw-lipgloss.Width(l), 0))
+		bl[j] = left + l + pad + right
+	}
+	return strings.Join(bl, "\n")
+}

@@ -79,18 +79,8 @@ With no subcommand it opens the terminal UI.`,
 			Args:  cobra.NoArgs,
 			RunE:  func(*cobra.Command, []string) error { return notYet("demo") },
 		},
-		&cobra.Command{
-			Use:   "locks [PATH]",
-			Short: "Print every lock's holders and wait queue below PATH",
-			Args:  cobra.MaximumNArgs(1),
-			RunE:  func(*cobra.Command, []string) error { return notYet("locks") },
-		},
-		&cobra.Command{
-			Use:   "doctor [PATH]",
-			Short: "Report lock problems below PATH; exit 1 when any is found",
-			Args:  cobra.MaximumNArgs(1),
-			RunE:  func(*cobra.Command, []string) error { return notYet("doctor") },
-		},
+		newLocksCmd(), // main_locks.go
+		newDoctorCmd(),
 		newLockCmd(), // main_lock.go
 		newEvictCmd(),
 		newRevokeCmd(),

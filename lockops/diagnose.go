@@ -1,0 +1,190 @@
+package lockops
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Verify asks the servers once (every member: see [zkview.Client.Introspect])
+// and fills each participant's Client (its session's address) and, for
+// data and exists waits, WatchObserved. It returns what the servers said,
+// for [Diagnose].
+func Verify(ctx context.Context, c *zkview.Client, queues []Queue) *zkview.Ensemble {
+	e := c.Introspect(ctx)
+	ApplyEnsemble(e, queues)
+	return e
+}
+
+// ApplyEnsemble fills Client and WatchObserved from what the servers said.
+// Children watches never appear in the servers' watch lists: their
+// WatchObserved stays nil (unknown).
+func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
+	if e == nil {
+		return
+	}
+	for qi := range queues {
+		q := &queues[qi]
+		for i := range q.Participants {
+			p := &q.Participants[i]
+			if p.Session != 0 {
+				if addr, ok := e.ClientOf(p.Session); ok {
+					p.Client = addr
+				}
+			}
+			if p.Watches != "" && (p.WatchKind == WatchData || p.WatchKind == WatchExists) {
+				if observed, known := e.WatchObserved(p.Session, p.Watches); known || observed {
+					p.WatchObserved = &observed
+				}
+			}
+		}
+		ApplyEnsemble(e, q.Others)
+	}
+}
+
+// DiagnoseOptions tune [Diagnose].
+type DiagnoseOptions struct {
+	// HeldLongerThan flags holders whose node is older than this (0: off).
+	HeldLongerThan time.Duration
+	// Now is the time to measure ages against (zero: time.Now()).
+	Now time.Time
+	// Herd is how many waiters on one node make a herd (0: 3).
+	Herd int
+}
+
+// Problem kinds that describe rather than accuse: `zkscope doctor` does
+// not count them.
+var infoKinds = map[string]bool{"max-leases-inferred": true, "unknown-recipe": true}
+
+// IsInfo reports whether a problem kind is informational only.
+func IsInfo(kind string) bool { return infoKinds[kind] }
+
+// Diagnose adds to each queue the problems that need more than the names:
+// persistent lock nodes, waits the servers do not confirm, long holds,
+// several nodes of one session, read→write upgrade deadlocks and herds.
+// Run [Verify] first for the checks that need the servers.
+func Diagnose(queues []Queue, o DiagnoseOptions) {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.Herd <= 0 {
+		o.Herd = 3
+	}
+	for qi := range queues {
+		q := &queues[qi]
+		q.Problems = append(q.Problems, diagnose(*q, o)...)
+	}
+}
+
+func diagnose(q Queue, o DiagnoseOptions) []Problem {
+	var out []Problem
+	add := func(kind, node, format string, args ...any) {
+		out = append(out, Problem{Kind: kind, Node: node, Detail: fmt.Sprintf(format, args...)})
+	}
+	bySession := map[int64][]Participant{}
+	watchers := map[string][]Participant{}
+	for _, p := range q.Participants {
+		if p.Mode == ModeStray {
+			continue
+		}
+		if !p.Ephemeral {
+			add("persistent-lock-node", p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
+		} else {
+			bySession[p.Session] = append(bySession[p.Session], p)
+		}
+		if p.WatchObserved != nil && !*p.WatchObserved {
+			add("watch-missing", p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
+		}
+		if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
+			add("held-too-long", p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
+		}
+		if p.Watches != "" && p.WatchKind != WatchChildren {
+			watchers[p.Watches] = append(watchers[p.Watches], p)
+		}
+	}
+
+	sessions := make([]int64, 0, len(bySession))
+	for s := range bySession {
+		sessions = append(sessions, s)
+	}
+	sort.Slice(sessions, func(i, j int) bool { return sessions[i] < sessions[j] })
+	for _, s := range sessions {
+		ps := bySession[s]
+		if len(ps) < 2 {
+			continue
+		}
+		var reads, writes, leases, others []Participant
+		for _, p := range ps {
+			switch p.Mode {
+			case ModeRead:
+				reads = append(reads, p)
+			case ModeWrite:
+				writes = append(writes, p)
+			case ModeLease:
+				leases = append(leases, p)
+			case ModeLock:
+				// a semaphore contender's internal lock node next to its lease
+			default:
+				others = append(others, p)
+			}
+		}
+		// Holding a read lock while waiting for the write lock of the same
+		// lock never succeeds.
+		for _, r := range reads {
+			for _, w := range writes {
+				if r.State == StateHolding && w.State == StateWaiting {
+					add("upgrade-deadlock", w.Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s), r.Name)
+				}
+			}
+		}
+		switch {
+		case len(others) > 1:
+			for _, p := range others[1:] {
+				add("orphan", p.Node, "session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others))
+			}
+		case len(leases) > 1:
+			for _, p := range leases[1:] {
+				add("lease-orphan", p.Node, "session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases))
+			}
+		case len(writes) > 1 || len(reads) > 1 && len(writes) == 0:
+			extra := writes
+			if len(writes) <= 1 {
+				extra = reads
+			}
+			for _, p := range extra[1:] {
+				add("orphan", p.Node, "session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), p.Mode)
+			}
+		}
+	}
+
+	if q.Kind != KindCuratorRW && q.Kind != KindKazooRW && q.Kind != KindZooKeeperDocsRW {
+		targets := make([]string, 0, len(watchers))
+		for t := range watchers {
+			targets = append(targets, t)
+		}
+		sort.Strings(targets)
+		for _, t := range targets {
+			if ws := watchers[t]; len(ws) >= o.Herd {
+				add("herd", t, "%d waiters watch this one node: when it goes, all wake at once", len(ws))
+			}
+		}
+	}
+	return out
+}
+
+// CountProblems counts the problems `zkscope doctor` reports (not the
+// informational ones), other libraries' views included.
+func CountProblems(queues []Queue) int {
+	n := 0
+	for _, q := range queues {
+		for _, p := range q.Problems {
+			if !IsInfo(p.Kind) {
+				n++
+			}
+		}
+	}
+	return n
+}

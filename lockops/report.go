@@ -1,0 +1,244 @@
+package lockops
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+)
+
+// ReportSchema is the version of the `zkscope locks --json` document
+// (shared/locks-json.md).
+const ReportSchema = 1
+
+// Report is the `zkscope locks --json` document.
+type Report struct {
+	Schema  int          `json:"schema"`
+	Servers []string     `json:"servers"`
+	Locks   []ReportLock `json:"locks"`
+}
+
+// ReportLock is one lock of a [Report].
+type ReportLock struct {
+	Path         string              `json:"path"`
+	Recipe       string              `json:"recipe"`
+	MaxLeases    int                 `json:"max_leases,omitempty"`
+	Participants []ReportParticipant `json:"participants"`
+	Problems     []ReportProblem     `json:"problems"`
+	// Others: how the other libraries present would see a mixed directory.
+	Others []ReportLock `json:"other_views,omitempty"`
+}
+
+// ReportParticipant is one node of a lock in a [Report].
+type ReportParticipant struct {
+	Node          string  `json:"node"`
+	Seq           *int64  `json:"seq"`
+	Mode          string  `json:"mode"`
+	State         string  `json:"state"`
+	Position      int     `json:"position"`
+	Session       string  `json:"session"`
+	Ephemeral     bool    `json:"ephemeral"`
+	Client        *string `json:"client"`
+	Data          string  `json:"data"`
+	DataEncoding  string  `json:"data_encoding,omitempty"` // "base64" when the data is not text
+	Ctime         string  `json:"ctime"`
+	Watches       *string `json:"watches"`
+	WatchKind     *string `json:"watch_kind"`
+	WatchObserved *bool   `json:"watch_observed"`
+}
+
+// ReportProblem is one problem of a lock in a [Report].
+type ReportProblem struct {
+	Kind   string `json:"kind"`
+	Node   string `json:"node,omitempty"`
+	Detail string `json:"detail"`
+}
+
+// NewReport builds the JSON document for queues read from servers.
+func NewReport(servers []string, queues []Queue) Report {
+	r := Report{Schema: ReportSchema, Servers: append([]string{}, servers...), Locks: []ReportLock{}}
+	for _, q := range queues {
+		r.Locks = append(r.Locks, reportLock(q))
+	}
+	return r
+}
+
+func reportLock(q Queue) ReportLock {
+	l := ReportLock{Path: q.Path, Recipe: string(q.Kind), MaxLeases: q.MaxLeases,
+		Participants: []ReportParticipant{}, Problems: []ReportProblem{}}
+	for _, p := range q.Participants {
+		rp := ReportParticipant{
+			Node:          p.Node,
+			Mode:          string(p.Mode),
+			State:         string(p.State),
+			Position:      p.Position,
+			Session:       FormatSession(p.Session),
+			Ephemeral:     p.Ephemeral,
+			Ctime:         p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z"),
+			WatchObserved: p.WatchObserved,
+		}
+		if p.HasSeq {
+			seq := p.Seq
+			rp.Seq = &seq
+		}
+		if p.Client != "" {
+			client := p.Client
+			rp.Client = &client
+		}
+		if utf8.Valid(p.Data) {
+			rp.Data = string(p.Data)
+		} else {
+			rp.Data, rp.DataEncoding = base64.StdEncoding.EncodeToString(p.Data), "base64"
+		}
+		if p.Watches != "" {
+			w, k := p.Watches, string(p.WatchKind)
+			rp.Watches, rp.WatchKind = &w, &k
+		}
+		l.Participants = append(l.Participants, rp)
+	}
+	for _, pr := range q.Problems {
+		l.Problems = append(l.Problems, ReportProblem(pr))
+	}
+	for _, o := range q.Others {
+		l.Others = append(l.Others, reportLock(o))
+	}
+	return l
+}
+
+// WriteJSON writes the `zkscope locks --json` document.
+func WriteJSON(w io.Writer, servers []string, queues []Queue) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(NewReport(servers, queues))
+}
+
+// WriteTable writes the queues for people: per lock a title line, then one
+// row per participant in order with how long it has held or waited (since
+// its node was created), the node it watches and whether the servers
+// confirm the watch, then the problems.
+func WriteTable(w io.Writer, queues []Queue, now time.Time) error {
+	if len(queues) == 0 {
+		_, err := fmt.Fprintln(w, "no locks found")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, q := range queues {
+		if i > 0 {
+			fmt.Fprintln(tw)
+		}
+		holders, waiters := len(q.Holders()), len(q.Waiters())
+		title := fmt.Sprintf("%s  %s  %d holding, %d waiting", q.Path, q.Kind, holders, waiters)
+		if q.MaxLeases > 0 {
+			title += fmt.Sprintf(" (max %d leases)", q.MaxLeases)
+		}
+		fmt.Fprintln(tw, title)
+		if len(q.Participants) > 0 {
+			fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
+		}
+		for _, p := range q.Participants {
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+				p.Position, p.State, p.Mode, ShortName(p.Name), FormatSession(p.Session), orDash(p.Client),
+				FormatAge(now.Sub(p.Ctime)), watchCell(p), DescribeData(p.Data, 32))
+		}
+		for _, pr := range q.Problems {
+			node := ""
+			if pr.Node != "" {
+				node = " " + ShortName(pr.Node[strings.LastIndexByte(pr.Node, '/')+1:]) + ":"
+			}
+			fmt.Fprintf(tw, "  ! %s%s %s\n", pr.Kind, node, pr.Detail)
+		}
+	}
+	return tw.Flush()
+}
+
+func watchCell(p Participant) string {
+	switch {
+	case p.Watches == "":
+		return "-"
+	case p.WatchKind == WatchChildren:
+		return "children of " + p.Watches + " " + ObservedMark(p.WatchObserved)
+	}
+	return ShortName(p.Watches[strings.LastIndexByte(p.Watches, '/')+1:]) + " (" + string(p.WatchKind) + ") " + ObservedMark(p.WatchObserved)
+}
+
+// ObservedMark is ✓ when the servers confirm a watch, ✗ when they do not,
+// ? when unknown.
+func ObservedMark(observed *bool) string {
+	switch {
+	case observed == nil:
+		return "?"
+	case *observed:
+		return "✓"
+	}
+	return "✗"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// ShortName shortens the random part of a lock node's name so a queue fits
+// a terminal: Curator's "_c_5b0e61c1-…-lock-0000000007" keeps the UUID's
+// first group, kazoo's and go-zookeeper's hex keep 8 digits.
+func ShortName(name string) string {
+	if rest, ok := strings.CutPrefix(name, "_c_"); ok {
+		if len(rest) > 37 && isUUID36(rest[:36]) {
+			return "_c_" + rest[:8] + "…" + rest[36:]
+		}
+		if len(rest) > 33 && isHex(rest[:32]) {
+			return "_c_" + rest[:8] + "…" + rest[32:]
+		}
+	}
+	if len(name) > 32 && isHex(name[:32]) {
+		return name[:8] + "…" + name[32:]
+	}
+	return name
+}
+
+// FormatAge prints a duration the way an operator reads it: 45s, 12m03s,
+// 3h07m, 2d05h.
+func FormatAge(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// DescribeData shows node data in at most max runes: text as is (control
+// characters escaped), Curator's revocation marker named, anything else as
+// "<N bytes binary>".
+func DescribeData(b []byte, max int) string {
+	switch {
+	case len(b) == 0:
+		return "-"
+	case string(b) == string(revokeMessage):
+		return "__REVOKE__ (revocation requested)"
+	case !utf8.Valid(b):
+		return fmt.Sprintf("<%d bytes binary>", len(b))
+	}
+	s := strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return '·'
+		}
+		return r
+	}, string(b))
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	return s
+}

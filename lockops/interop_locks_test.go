@@ -337,6 +337,7 @@ func TestLocksJSONGoZKInterop(t *testing.T) {
 	default:
 	}
 }
+
 // requireObserved: the servers must confirm every data/exists wait (and
 // report the holder's client address). Off until zkview's introspection
 // (four-letter words) is in.

@@ -223,7 +223,7 @@ func (m *Model) treeRowView(r row, selected, focused bool, width int) string {
 	var tagsW int
 	addTag := func(s lipgloss.Style, t string) {
 		tags = append(tags, s.Render(t))
-		tagsW += len(t) + 1
+		tagsW += lipgloss.Width(t) + 1
 	}
 	if known && info.HasStat {
 		k := kindOf(r.name, info.Stat)
@@ -269,13 +269,18 @@ func (m *Model) treeRowView(r row, selected, focused bool, width int) string {
 
 	indent := strings.Repeat("  ", r.depth)
 	leftW := width - rightW - 1
-	if leftW < len(indent)+4 { // too narrow: drop the tags, keep the count
-		right, rightW = st.Count.Render(count), len(count)
-		leftW = width - rightW - 1
-	}
 	name := r.name
 	if p == "/" {
 		name = "/"
+	}
+	if need := min(ansi.StringWidth(name), 12); leftW < len(indent)+2+need && len(tags) > 0 {
+		// Too narrow: the name matters more than the tags; keep the count.
+		right, rightW = st.Count.Render(fmt.Sprintf("%5s", count)), 5
+		leftW = width - rightW - 1
+	}
+	if leftW < len(indent)+4 {
+		right, rightW = st.Count.Render(count), len(count)
+		leftW = width - rightW - 1
 	}
 	left := ansi.Truncate(indent+arrow+name, max(leftW, 1), "…")
 	gap := max(width-lipgloss.Width(left)-rightW, 1)

@@ -62,25 +62,6 @@ func (m *Model) detailHeight() int { return max(m.height-chromeRows-2, 1) }
 
 func (m *Model) headerView() string {
 	st := m.st
-	sep := st.Header.Render("  ")
-	parts := []string{st.HeaderTitle.Render(" zkscope")}
-	if m.opts.Context != "" {
-		parts = append(parts, st.HeaderKey.Render("ctx ")+st.HeaderValue.Render(m.opts.Context))
-	}
-	server := m.state.Server
-	if server == "" && m.client != nil {
-		server = strings.Join(m.client.Servers(), ",")
-	}
-	if server != "" {
-		s := st.HeaderKey.Render("server ") + st.HeaderValue.Render(server)
-		if role := m.role(); role != "" {
-			s += st.HeaderKey.Render(" (" + role + ")")
-		}
-		parts = append(parts, s)
-	}
-	if m.state.SessionID != 0 {
-		parts = append(parts, st.HeaderKey.Render("session ")+st.HeaderValue.Render(hexID(m.state.SessionID)))
-	}
 	stateStyle := st.StateOK
 	switch m.state.State {
 	case zkview.StateConnecting, zkview.StateReconnecting:
@@ -90,9 +71,40 @@ func (m *Model) headerView() string {
 	}
 	state := stateStyle.Render("● " + m.state.State.String())
 	if m.readOnly {
-		state = st.StateWarn.Render("read-only ") + state
+		state = st.StateWarn.Render("read-only ") + st.Header.Render(" ") + state
 	}
-	left := strings.Join(parts, sep)
+	server := m.state.Server
+	if server == "" && m.client != nil {
+		server = strings.Join(m.client.Servers(), ",")
+	}
+	// Full labels when they fit, else values only, else cut.
+	var left string
+	for _, labels := range []bool{true, false} {
+		label := func(s string) string {
+			if !labels {
+				return ""
+			}
+			return st.HeaderKey.Render(s + " ")
+		}
+		parts := []string{st.HeaderTitle.Render(" zkscope")}
+		if m.opts.Context != "" {
+			parts = append(parts, label("ctx")+st.HeaderValue.Render(m.opts.Context))
+		}
+		if server != "" {
+			s := label("server") + st.HeaderValue.Render(server)
+			if role := m.role(); role != "" {
+				s += st.HeaderKey.Render(" (" + role + ")")
+			}
+			parts = append(parts, s)
+		}
+		if m.state.SessionID != 0 {
+			parts = append(parts, label("session")+st.HeaderValue.Render(hexID(m.state.SessionID)))
+		}
+		left = strings.Join(parts, st.Header.Render("  "))
+		if lipgloss.Width(left)+lipgloss.Width(state)+2 <= m.width {
+			break
+		}
+	}
 	gap := m.width - lipgloss.Width(left) - lipgloss.Width(state) - 1
 	if gap < 1 {
 		left = ansi.Truncate(left, max(m.width-lipgloss.Width(state)-2, 0), "…")
@@ -300,17 +312,35 @@ func (m *Model) statusView() string {
 }
 
 func (m *Model) footerView() string {
+	k := m.keys
+	var b []key.Binding
 	switch m.mode {
 	case modeResults:
-		k := m.keys
-		return " " + m.help.ShortHelpView([]key.Binding{k.Up, k.Down, k.Confirm, k.Cancel})
+		b = []key.Binding{k.Up, k.Down, k.Confirm, k.Cancel}
 	case modeDialog:
 		return ""
 	case modeFilter, modeCommand, modeSearch:
-		return " " + m.help.ShortHelpView([]key.Binding{m.keys.Confirm, m.keys.Cancel})
+		b = []key.Binding{k.Confirm, k.Cancel}
+	default:
+		b = k.ShortHelp()
 	}
-	m.help.SetWidth(m.width - 1)
-	return " " + m.help.View(m.keys)
+	return " " + m.fitHelp(b, m.width-1)
+}
+
+// fitHelp renders as many leading bindings as fit in w cells, then "…".
+func (m *Model) fitHelp(b []key.Binding, w int) string {
+	h := m.help
+	h.SetWidth(0)
+	for n := len(b); n > 0; n-- {
+		s := h.ShortHelpView(b[:n])
+		if n < len(b) {
+			s += " " + m.st.HelpSep.Render("…")
+		}
+		if lipgloss.Width(s) <= w {
+			return s
+		}
+	}
+	return ""
 }
 
 // helpScreen is the `?` screen: every binding, the markers, the commands.

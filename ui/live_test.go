@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// TestLiveTeatestExpandSelect runs the whole program (teatest) against the
+// real server: it opens at a directory, expands it, moves onto a child and
+// sees that child's stat and data in the detail pane.
+func TestLiveTeatestExpandSelect(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	liveMkdirs(t, c.Conn(), base+"/app")
+	liveCreate(t, c.Conn(), base+"/app/settings.json", []byte(`{"replicas":3}`), 0)
+	liveCreate(t, c.Conn(), base+"/app/worker-", []byte("w"), zk.FlagEphemeral|zk.FlagSequence)
+
+	m := New(Options{Client: c, Start: base, Theme: "dark"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 35))
+	t.Cleanup(func() { tm.Quit() })
+	waitOut := func(what string, cond func(string) bool) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return cond(string(b)) },
+			teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	contains := func(s ...string) func(string) bool {
+		return func(out string) bool {
+			for _, x := range s {
+				if !strings.Contains(out, x) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	waitOut("the start directory", contains("app", "connected"))
+	tm.Send(tea.KeyPressMsg{Code: 'j', Text: "j"}) // onto app
+	tm.Send(tea.KeyPressMsg{Code: 'l', Text: "l"}) // expand app
+	waitOut("app's children", contains("settings.json", "worker-"))
+	tm.Send(tea.KeyPressMsg{Code: 'j', Text: "j"}) // onto settings.json
+	waitOut("the data of settings.json", contains("14 B", "replicas"))
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	if got, want := fm.cursorPath(), base+"/app/settings.json"; got != want {
+		t.Fatalf("cursor on %s, want %s", got, want)
+	}
+	if !fm.detail.loaded || fm.detail.node.Stat.DataLength != int32(len(`{"replicas":3}`)) {
+		t.Fatalf("detail not loaded with the node's stat: %+v", fm.detail.node)
+	}
+}
+
+// TestLiveWatchAndEdit drives Update against the real server: a child made
+// by another client appears through the directory's watch, a version-
+// checked edit that lost the race says so, and a confirmed delete removes
+// the node.
+func TestLiveWatchAndEdit(t *testing.T) {
+	c := liveClient(t)
+	other := liveClient(t)
+	base := zktest.Path(t)
+	liveMkdirs(t, c.Conn(), base)
+	liveCreate(t, c.Conn(), base+"/a", []byte("one"), 0)
+
+	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "light"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the start directory listed", func(d *liveDriver) bool {
+		return strings.Contains(d.screen(), "a") && d.m.dirs[base] != nil && d.m.dirs[base].loaded
+	})
+
+	// Another client creates a child: the watch brings it in.
+	liveCreate(t, other.Conn(), base+"/b-from-elsewhere", nil, 0)
+	d.until(t, 15*time.Second, "the new child through the watch", func(d *liveDriver) bool {
+		return strings.Contains(d.screen(), "b-from-elsewhere")
+	})
+
+	// Select /a and wait for its stat.
+	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	d.until(t, 15*time.Second, "a selected and read", func(d *liveDriver) bool {
+		return d.m.cursorPath() == base+"/a" && d.m.detail.loaded && bytes.Equal(d.m.detail.node.Data, []byte("one"))
+	})
+
+	// Open the inline editor, then another client writes first.
+	d.apply(tea.KeyPressMsg{Code: 'e', ShiftedCode: 'E', Text: "E", Mod: tea.ModShift})
+	if d.m.mode != modeDialog {
+		t.Fatalf("E did not open the inline editor; status %q", d.m.status.text)
+	}
+	if _, err := other.Conn().Set(base+"/a", []byte("two"), -1); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range "!" {
+		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 15*time.Second, "the changed-meanwhile message", func(d *liveDriver) bool {
+		return strings.Contains(d.m.status.text, "changed meanwhile")
+	})
+	if data, _, err := other.Conn().Get(base + "/a"); err != nil || string(data) != "two" {
+		t.Fatalf("after a lost race the node holds %q (%v), want the other client's %q", data, err, "two")
+	}
+
+	// Delete b-from-elsewhere with confirmation.
+	d.until(t, 15*time.Second, "the new version shown", func(d *liveDriver) bool {
+		return bytes.Equal(d.m.detail.node.Data, []byte("two"))
+	})
+	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	d.until(t, 15*time.Second, "b selected and read", func(d *liveDriver) bool {
+		return d.m.cursorPath() == base+"/b-from-elsewhere" && d.m.detail.loaded
+	})
+	d.apply(tea.KeyPressMsg{Code: 'd', Text: "d"})
+	if d.m.mode != modeDialog {
+		t.Fatalf("d did not ask for confirmation; status %q", d.m.status.text)
+	}
+	d.apply(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	d.until(t, 15*time.Second, "the node deleted and gone from the tree", func(d *liveDriver) bool {
+		for _, r := range d.m.rows {
+			if r.name == "b-from-elsewhere" {
+				return false
+			}
+		}
+		return true
+	})
+	if _, _, err := other.Conn().Get(base + "/b-from-elsewhere"); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("b-from-elsewhere still exists (%v)", err)
+	}
+}

@@ -25,6 +25,10 @@ type KeyMap struct {
 
 	Quit key.Binding
 
+	// Lock holds the lock pane's bindings (take, release, revoke,
+	// force-delete), shown in help while a lock is on screen.
+	Lock LockKeyMap
+
 	// focus decides which bindings the short help shows.
 	focus focusArea
 	// lock is true while the detail area shows a lock queue.
@@ -67,6 +71,7 @@ func DefaultKeyMap() KeyMap {
 
 		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 
+		Lock:    DefaultLockKeyMap(),
 		editing: true,
 	}
 }
@@ -75,7 +80,9 @@ func DefaultKeyMap() KeyMap {
 func (k KeyMap) ShortHelp() []key.Binding {
 	switch {
 	case k.focus == focusDetail && k.lock:
-		return []key.Binding{k.Up, k.Down, k.Focus, k.Refresh, k.Help, k.Quit}
+		return append(append([]key.Binding{k.Focus}, k.Lock.ShortHelp()...), k.Up, k.Down, k.Help, k.Quit)
+	case k.lock:
+		return append(append([]key.Binding{k.Down, k.Collapse, k.Focus}, k.Lock.ShortHelp()...), k.Help, k.Quit)
 	case k.focus == focusDetail:
 		return []key.Binding{k.Up, k.Down, k.Viewer, k.Focus, k.Help, k.Quit}
 	}
@@ -96,7 +103,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	if k.editing {
 		cols = append(cols, []key.Binding{k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree})
 	}
-	return cols
+	return append(cols, k.Lock.FullHelp()...)
 }
 
 var _ help.KeyMap = KeyMap{}

@@ -196,6 +196,9 @@ func New(opts Options) Model {
 	m.applyTheme()
 	m.input = textinput.New()
 	m.lock = newLockPane(m.st)
+	if m.client != nil {
+		m.lock.SetClient(m.client, m.readOnly)
+	}
 	m.detail.viewer = viewerAuto
 	m.rebuildRows()
 	if m.tree != nil {
@@ -217,6 +220,9 @@ func (m *Model) attach(c *zkview.Client, context string) {
 
 // Close stops the tree cache and the state subscription. Run calls it.
 func (m *Model) Close() {
+	if m.lock != nil {
+		m.lock.Close()
+	}
 	if m.tree != nil {
 		m.tree.Close()
 	}

@@ -27,6 +27,9 @@ type searchState struct {
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.lock.Modal() {
+		return m.lock.Update(msg) // a lock dialog (take, revoke, quit while holding)
+	}
 	switch m.mode {
 	case modeHelp:
 		if key.Matches(msg, m.keys.Quit) && msg.String() == "ctrl+c" {
@@ -45,7 +48,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case msg.String() == "ctrl+c", key.Matches(msg, k.Quit):
-		return tea.Quit
+		return m.quit()
 	case key.Matches(msg, k.Help):
 		m.mode = modeHelp
 		return nil
@@ -93,10 +96,21 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
 		return m.startEdit(msg)
 	}
+	if cmd, ok := m.lock.ActionKey(msg, m.cursorPath(), m.detail.isLock); ok {
+		return cmd
+	}
 	if m.focus == focusDetail {
 		return m.handleDetailKey(msg)
 	}
 	return m.handleTreeKey(msg)
+}
+
+// quit ends the program, asking first while we hold a lock.
+func (m *Model) quit() tea.Cmd {
+	if m.lock.Holding() {
+		return m.lock.ConfirmQuit()
+	}
+	return tea.Quit
 }
 
 func (m *Model) handleTreeKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -243,13 +257,14 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *Model) applyFilter(q string) {
+	prev := m.cursorPath()
 	m.filter.query = q
 	m.rebuildRows()
-	// Keep the cursor inside the filtered directory.
-	if q != "" && !m.cursorTo(m.cursorPath()) {
-		m.cursorTo(m.filter.dir)
+	if m.cursorPath() == prev {
+		return
 	}
-	if cur := m.cursorPath(); cur == m.filter.dir && m.filter.shown > 0 && m.cursor+1 < len(m.rows) {
+	// The row under the cursor was filtered out: go to the first match.
+	if m.cursorTo(m.filter.dir) && m.filter.shown > 0 && m.cursor+1 < len(m.rows) {
 		m.cursor++
 	}
 }
@@ -267,7 +282,9 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	}
 	arg := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
 	switch fields[0] {
-	case "q", "quit", "q!", "wq":
+	case "q", "quit", "wq":
+		return m.quit()
+	case "q!":
 		return tea.Quit
 	case "cd", "open", "go":
 		if arg == "" {

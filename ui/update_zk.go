@@ -72,10 +72,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case contextMsg:
 		cmds = append(cmds, m.onContext(msg))
 	case tickMsg:
+		// The lock pane re-reads its directory itself while shown.
 		cmds = append(cmds, tick(), m.lock.Update(msg))
-		if m.detail.isLock && m.client != nil {
-			cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), m.detail.path))
-		}
+	case lockGotoMsg:
+		cmds = append(cmds, m.lock.Update(msg), m.cd(msg.path))
 	default:
 		cmds = append(cmds, m.lock.Update(msg))
 	}
@@ -111,6 +111,7 @@ func (m *Model) afterChange() tea.Cmd {
 		m.buildDetail(w)
 	}
 	m.lock.SetSize(m.detailWidth(), m.detailHeight())
+	cmds = append(cmds, m.lock.Show(m.detail.isLock && m.mode != modeResults, m.detail.path))
 	return tea.Batch(cmds...)
 }
 
@@ -453,6 +454,7 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	m.filter = filterState{}
 	m.detail = detailState{viewer: m.detail.viewer}
 	m.attach(msg.client, msg.name)
+	m.lock.SetClient(m.client, m.readOnly)
 	m.cursor, m.offset = 0, 0
 	m.rebuildRows()
 	m.setStatus(levelOK, "Switched to context "+msg.name+".")

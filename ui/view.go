@@ -43,6 +43,9 @@ func (m *Model) render() string {
 	if m.mode == modeDialog && m.dialog != nil {
 		body = overlay(body, m.dialogView(), m.width, bodyH)
 	}
+	if box := m.lock.DialogView(m.dialogWidth()); box != "" { // lock pane dialogs (ui/lockactions_view.go)
+		body = overlay(body, box, m.width, bodyH)
+	}
 	return strings.Join([]string{m.headerView(), m.breadcrumbView(), body, m.statusView(), m.footerView()}, "\n")
 }
 

@@ -1,0 +1,333 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/go-zookeeper/zk"
+)
+
+func TestNavigation(t *testing.T) {
+	m := fixture(t, 100, 30, "dark")
+	if got := m.cursorPath(); got != "/" {
+		t.Fatalf("start at %s, want /", got)
+	}
+	m = press(t, m, "j", "j")
+	if got := m.cursorPath(); got != "/app/blob" {
+		t.Fatalf("j j: %s", got)
+	}
+	m = press(t, m, "k")
+	if got := m.cursorPath(); got != "/app" {
+		t.Fatalf("k: %s", got)
+	}
+	// l on an open directory steps into it.
+	m = press(t, m, "l")
+	if got := m.cursorPath(); got != "/app/blob" {
+		t.Fatalf("l on open dir: %s", got)
+	}
+	// h on a leaf goes to the parent; h on an open dir collapses it.
+	m = press(t, m, "h")
+	if got := m.cursorPath(); got != "/app" {
+		t.Fatalf("h on leaf: %s", got)
+	}
+	rows := len(m.rows)
+	m = press(t, m, "h")
+	if len(m.rows) >= rows || m.dirs["/app"] != nil {
+		t.Fatalf("h on open dir did not collapse: %d rows (was %d)", len(m.rows), rows)
+	}
+	// space opens it again (marked loading until the children arrive).
+	m = press(t, m, "space")
+	if d := m.dirs["/app"]; d == nil || d.loaded {
+		t.Fatalf("space did not start an expand: %+v", d)
+	}
+	m = fixture(t, 100, 30, "dark")
+	m = press(t, m, "G")
+	if m.cursor != len(m.rows)-1 {
+		t.Fatalf("G: cursor %d of %d", m.cursor, len(m.rows))
+	}
+	if m.offset+m.treeRows() < len(m.rows) {
+		t.Fatalf("G: last row not on screen (offset %d)", m.offset)
+	}
+	m = press(t, m, "g")
+	if m.cursor != 0 || m.offset != 0 {
+		t.Fatalf("g: cursor %d offset %d", m.cursor, m.offset)
+	}
+	m = press(t, m, "pgdown")
+	if m.cursor != m.treeRows()-1 {
+		t.Fatalf("pgdown: cursor %d, want %d", m.cursor, m.treeRows()-1)
+	}
+	// The detail pane follows the cursor.
+	if m.detail.path != m.cursorPath() {
+		t.Fatalf("detail shows %s, cursor on %s", m.detail.path, m.cursorPath())
+	}
+	// tab focuses the detail pane, where j scrolls instead of moving.
+	cur := m.cursor
+	m = press(t, cdLocal(t, m, "/app/config"), "tab")
+	cur = m.cursor
+	m = press(t, m, "j")
+	if m.cursor != cur || m.detail.scroll != 1 {
+		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.cursor, m.detail.scroll)
+	}
+	// v cycles the data viewer.
+	m = press(t, m, "v")
+	if m.detail.viewer != viewerText {
+		t.Fatalf("v: viewer %v", m.detail.viewer)
+	}
+}
+
+func TestFilter(t *testing.T) {
+	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/services/svc-05")
+	all := len(m.rows)
+	m = press(t, m, "/")
+	if m.mode != modeFilter || m.filter.dir != "/app/services" {
+		t.Fatalf("/ opened mode %v on %q", m.mode, m.filter.dir)
+	}
+	m = typeKeys(t, m, "s3")
+	if m.filter.shown != 13 { // svc-03, svc-13, svc-23 (fuzzy) and svc-30..39
+		t.Fatalf("s3 kept %d of 40", m.filter.shown)
+	}
+	if len(m.rows) >= all {
+		t.Fatalf("filter kept %d of %d rows", len(m.rows), all)
+	}
+	for _, r := range m.rows {
+		if r.dir == "/app/services" && !matcher("s3")(r.name) {
+			t.Fatalf("row %s does not match", r.name)
+		}
+	}
+	if !strings.HasPrefix(m.cursorPath(), "/app/services/") {
+		t.Fatalf("cursor left the filtered directory: %s", m.cursorPath())
+	}
+	// Fuzzy: "s39" matches svc-39 only.
+	m = typeKeys(t, m, "9")
+	if m.filter.shown != 1 || m.cursorPath() != "/app/services/svc-39" {
+		t.Fatalf("fuzzy: shown %d, cursor %s", m.filter.shown, m.cursorPath())
+	}
+	// enter keeps the filter, esc (in normal mode) clears it.
+	m = press(t, m, "enter")
+	if m.mode != modeNormal || m.filter.query == "" {
+		t.Fatalf("enter: mode %v query %q", m.mode, m.filter.query)
+	}
+	m = press(t, m, "esc")
+	if m.filter.query != "" || len(m.rows) != all {
+		t.Fatalf("esc: query %q, %d rows", m.filter.query, len(m.rows))
+	}
+	if m.cursorPath() != "/app/services/svc-39" {
+		t.Fatalf("cursor moved on clear: %s", m.cursorPath())
+	}
+}
+
+func TestMatcher(t *testing.T) {
+	for _, c := range []struct {
+		q, s string
+		want bool
+	}{{"lock", "locks", true}, {"LCK", "locks", true}, {"kcol", "locks", false}, {"svc1", "svc-10", true}, {"", "x", true}} {
+		if got := matcher(c.q)(c.s); got != c.want {
+			t.Errorf("matcher(%q)(%q) = %v", c.q, c.s, got)
+		}
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	m := fixture(t, 100, 30, "dark")
+	m = press(t, m, ":")
+	if m.mode != modeCommand {
+		t.Fatalf("mode %v", m.mode)
+	}
+	m = typeKeys(t, m, "q")
+	nm, cmd := m.Update(keyMsg("enter"))
+	m = nm.(Model)
+	if !isQuit(cmd) {
+		t.Fatalf(":q did not quit")
+	}
+	m = typeKeys(t, press(t, m, ":"), "theme light")
+	m = press(t, m, "enter")
+	if m.st.Palette.Name != "light" {
+		t.Fatalf(":theme light: palette %s", m.st.Palette.Name)
+	}
+	m = typeKeys(t, press(t, m, ":"), "theme purple")
+	m = press(t, m, "enter")
+	if m.status.level != levelErr || !strings.Contains(m.status.text, "unknown theme") {
+		t.Fatalf(":theme purple: %q", m.status.text)
+	}
+	m = typeKeys(t, press(t, m, ":"), "frobnicate")
+	m = press(t, m, "enter")
+	if !strings.Contains(m.status.text, "Unknown command") {
+		t.Fatalf("unknown: %q", m.status.text)
+	}
+	// esc leaves without running anything.
+	m = typeKeys(t, press(t, m, ":"), "q")
+	nm, cmd = m.Update(keyMsg("esc"))
+	m = nm.(Model)
+	if m.mode != modeNormal || isQuit(cmd) {
+		t.Fatalf("esc: mode %v", m.mode)
+	}
+	if got := cleanPath("app//locks/"); got != "/app/locks" {
+		t.Fatalf("cleanPath: %s", got)
+	}
+}
+
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	msg := cmd()
+	if _, ok := msg.(tea.QuitMsg); ok {
+		return true
+	}
+	if b, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range b {
+			if isQuit(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestDialogs(t *testing.T) {
+	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
+	m = press(t, m, "d")
+	if m.mode != modeDialog || m.dialog.kind != dialogDelete || m.dialog.version != 2 {
+		t.Fatalf("d: mode %v dialog %+v", m.mode, m.dialog)
+	}
+	m = press(t, m, "n")
+	if m.mode != modeNormal || m.dialog != nil {
+		t.Fatalf("n did not cancel")
+	}
+	// A node with children asks for the recursive delete, confirmed by name.
+	m = press(t, cdLocal(t, m, "/app/services"), "d")
+	if m.dialog == nil || m.dialog.kind != dialogDeleteTree {
+		t.Fatalf("d on a directory: %+v", m.dialog)
+	}
+	m = typeKeys(t, m, "wrong")
+	m = press(t, m, "enter")
+	if m.dialog == nil || m.dialog.err == "" {
+		t.Fatalf("wrong name accepted")
+	}
+	m = press(t, m, "esc")
+	if m.dialog != nil || !strings.Contains(m.status.text, "nothing was changed") {
+		t.Fatalf("esc: %q", m.status.text)
+	}
+	// Create: name, data, type chooser.
+	m = press(t, cdLocal(t, m, "/app"), "n")
+	m = typeKeys(t, m, "flags")
+	m = press(t, m, "tab")
+	m = typeKeys(t, m, "on")
+	m = press(t, m, "tab", "right", "right")
+	if m.dialog.typ != 2 || m.dialog.inputs[0].Value() != "flags" || m.dialog.inputs[1].Value() != "on" {
+		t.Fatalf("create dialog: typ %d %q %q", m.dialog.typ, m.dialog.inputs[0].Value(), m.dialog.inputs[1].Value())
+	}
+	m = press(t, m, "esc")
+	// Inline edit refuses binary data.
+	m = press(t, cdLocal(t, m, "/app/blob"), "E")
+	if m.dialog != nil || !strings.Contains(m.status.text, "binary") {
+		t.Fatalf("E on binary: %q", m.status.text)
+	}
+	m = press(t, cdLocal(t, m, "/app/session"), "E")
+	if m.dialog == nil || m.dialog.inputs[0].Value() != "worker-7" {
+		t.Fatalf("E: %+v", m.dialog)
+	}
+	m = press(t, m, "esc")
+	// The root and /zookeeper cannot be deleted.
+	m = press(t, cdLocal(t, m, "/"), "d")
+	if m.dialog != nil {
+		t.Fatalf("delete / offered")
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	m := New(Options{ReadOnly: true})
+	m = step(t, m, tea.WindowSizeMsg{Width: 100, Height: 30})
+	fx := fixture(t, 100, 30, "dark")
+	fx.readOnly = true
+	fx = cdLocal(t, fx, "/app/config")
+	for _, k := range []string{"n", "e", "E", "d", "D"} {
+		fx = press(t, fx, k)
+		if fx.mode == modeDialog || !strings.Contains(fx.status.text, "Read-only") {
+			t.Fatalf("%s in read-only: mode %v status %q", k, fx.mode, fx.status.text)
+		}
+	}
+	if strings.Contains(screen(fx), "new child") {
+		t.Fatalf("read-only footer still offers editing")
+	}
+	if !strings.Contains(screen(fx), "read-only") {
+		t.Fatalf("read-only not shown in the header")
+	}
+}
+
+func TestStaleRepliesDropped(t *testing.T) {
+	m := fixture(t, 100, 30, "dark")
+	m.dirs["/app/jobs"] = &dirState{}
+	old := m.nextID("kids:/app/jobs")
+	newer := m.nextID("kids:/app/jobs")
+	m = step(t, m, childrenMsg{id: old, dir: dirSnap{Path: "/app/jobs", Names: []string{"stale"}}})
+	if m.dirs["/app/jobs"].loaded {
+		t.Fatalf("stale children reply applied")
+	}
+	m = step(t, m, childrenMsg{id: newer, dir: dirSnap{Path: "/app/jobs", Names: []string{"job-0000000001"}}})
+	if d := m.dirs["/app/jobs"]; !d.loaded || len(d.names) != 1 {
+		t.Fatalf("current reply not applied: %+v", d)
+	}
+	// A select reply for a node the cursor left is dropped.
+	m = cdLocal(t, m, "/app/config")
+	id := m.reqs["select"]
+	m = cdLocal(t, m, "/app/blob")
+	m = step(t, m, selectMsg{id: id, node: nodeSnap{Path: "/app/config", HasStat: true, Data: []byte("x")}})
+	if m.detail.path != "/app/blob" || string(m.detail.node.Data) == "x" {
+		t.Fatalf("stale select applied: %s %q", m.detail.path, m.detail.node.Data)
+	}
+	// A version conflict says so in one sentence.
+	m = step(t, m, mutationMsg{op: "edit", path: "/app/blob", err: zk.ErrBadVersion})
+	if !strings.Contains(m.status.text, "changed meanwhile") {
+		t.Fatalf("bad version: %q", m.status.text)
+	}
+}
+
+func TestMouse(t *testing.T) {
+	m := fixture(t, 100, 30, "dark")
+	// Row 3 of the pane (y = bodyTop+1+3) is /app/config.
+	m = step(t, m, tea.MouseClickMsg{X: 5, Y: bodyTop + 1 + 3, Button: tea.MouseLeft})
+	if got := m.cursorPath(); got != "/app/config" {
+		t.Fatalf("click: %s", got)
+	}
+	m = step(t, m, tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
+	if m.offset != 3 {
+		t.Fatalf("wheel: offset %d", m.offset)
+	}
+	m = step(t, m, tea.MouseClickMsg{X: 80, Y: 10, Button: tea.MouseLeft})
+	if m.focus != focusDetail {
+		t.Fatalf("click on detail did not focus it")
+	}
+}
+
+func TestDataViewers(t *testing.T) {
+	d := decodeData(gz(`{"a":1}`))
+	if !d.gzip || !d.json || d.binary {
+		t.Fatalf("gzip json: %+v", d)
+	}
+	lines, used := formatData(d, viewerAuto, 40)
+	if used != viewerJSON || len(lines) != 3 {
+		t.Fatalf("auto: %v %q", used, lines)
+	}
+	if _, used := formatData(decodeData([]byte{0, 1, 2}), viewerAuto, 80); used != viewerHex {
+		t.Fatalf("binary: %v", used)
+	}
+	lines, _ = formatData(decodeData([]byte("hello")), viewerBase64, 80)
+	if lines[0] != "aGVsbG8=" {
+		t.Fatalf("base64: %q", lines)
+	}
+	lines = hexLines([]byte("0123456789abcdefXYZ"), 80)
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], "0123456789abcdef") {
+		t.Fatalf("hex: %q", lines)
+	}
+	if k := kindOf("x", zk.Stat{EphemeralOwner: -1 << 63}); !k.container {
+		t.Fatalf("container not detected")
+	}
+	if k := kindOf("x", zk.Stat{EphemeralOwner: int64(-1<<56 | 5000)}); !k.ttl || k.ttlMillis != 5000 {
+		t.Fatalf("ttl: %+v", k)
+	}
+	if k := kindOf("lock-0000000007", zk.Stat{EphemeralOwner: 0x100}); !k.ephemeral || !k.sequential {
+		t.Fatalf("ephemeral sequential: %+v", k)
+	}
+}

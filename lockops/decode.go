@@ -668,6 +668,9 @@ func structuralProblems(d Dir, q Queue) []Problem {
 			}
 		}
 	case KindKazooLock, KindKazooRW, KindKazooSemaphore:
+		if q.Kind == KindKazooRW {
+			out = append(out, kazooDeadlockRisk(q)...)
+		}
 		for _, p := range q.Participants {
 			if p.HasSeq && p.Seq < 0 && p.Seq > -1000000000 {
 				out = append(out, Problem{Kind: "invisible-sequence", Node: p.Node,
@@ -680,6 +683,28 @@ func structuralProblems(d Dir, q Queue) []Problem {
 	} else if d.Stat.Cversion > (1<<31-1)-overflowRisk {
 		out = append(out, Problem{Kind: "sequence-overflow-risk",
 			Detail: fmt.Sprintf("the parent's cversion is %d: sequence numbers overflow to negative after 2147483647", d.Stat.Cversion)})
+	}
+	return out
+}
+
+// kazooDeadlockRisk flags the kazoo < 2.9 read/write deadlock
+// (python-zk/kazoo#649): a waiting reader there re-evaluates to wait on the
+// NEWEST writer, even one queued behind it, which in turn waits for the
+// reader. A waiting reader with a writer queued after it deadlocks as soon
+// as the writer it waits on lets go.
+func kazooDeadlockRisk(q Queue) []Problem {
+	var out []Problem
+	for i, p := range q.Participants {
+		if p.Mode != ModeRead || p.State != StateWaiting {
+			continue
+		}
+		for _, later := range q.Participants[i+1:] {
+			if later.Mode == ModeWrite {
+				out = append(out, Problem{Kind: "kazoo-rw-deadlock-risk", Node: p.Node,
+					Detail: fmt.Sprintf("kazoo before 2.9 (python-zk/kazoo#649): when %s lets go this reader waits on the later writer %s, which waits for it: deadlock; upgrade kazoo", path.Base(p.Watches), later.Name)})
+				break
+			}
+		}
 	}
 	return out
 }

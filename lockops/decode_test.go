@@ -196,6 +196,9 @@ func TestDecodeKazoo(t *testing.T) {
 	w0, w1, r2, r3, w4 := hexA+"__lock__0000000000", hexB+"__lock__0000000001", hexC+"__rlock__0000000002", hexD+"__rlock__0000000003", hexA[:31]+"5__lock__0000000004"
 	q = Decode(dir("/k", kid(r3, 4), kid(w4, 5), kid(w0, 1), kid(w1, 2), kid(r2, 3)), DecodeOptions{})
 	checkQueue(t, q, KindKazooRW, hold(w0), wait(w1, w0, WatchData), wait(r2, w1, WatchData), wait(r3, w1, WatchData), wait(w4, r3, WatchData))
+	if got := problemKinds(q); got != "kazoo-rw-deadlock-risk,kazoo-rw-deadlock-risk" {
+		t.Errorf("problems %q: waiting readers with a writer behind them deadlock kazoo < 2.9", got)
+	}
 
 	// Readers share.
 	q = Decode(dir("/k", kid(r2, 3), kid(r3, 4)), DecodeOptions{})

@@ -1,0 +1,124 @@
+package lockops
+
+import (
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// TestDoctorFindsProblems creates each problem kind on a real server, in
+// the libraries' exact node names, and runs the real `zkscope doctor`.
+func TestDoctorFindsProblems(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	base := zktest.Path(t)
+	acl := zk.WorldACL(zk.PermAll)
+	sessions := make([]*zk.Conn, 3)
+	for i := range sessions {
+		conn, _, err := zk.Connect(cl.Addrs(), 10*time.Second, zk.WithLogInfo(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(conn.Close)
+		sessions[i] = conn
+	}
+	mk := func(s int, p string, flags int32) {
+		t.Helper()
+		conn := sessions[s]
+		if err := makeParents(conn, path.Dir(p), false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Create(p, nil, flags, acl); err != nil {
+			t.Fatalf("create %s: %v", p, err)
+		}
+	}
+	eph, seqE := int32(zk.FlagEphemeral), int32(zk.FlagEphemeral|zk.FlagSequence)
+
+	// A persistent Curator lock node: nobody will ever delete it.
+	mk(0, base+"/persistent/_c_"+uuidA+"-lock-", zk.FlagSequence)
+	// One session, two nodes of one mutex: an orphan of a retried create.
+	mk(1, base+"/orphan/_c_"+uuidA+"-lock-", seqE)
+	mk(1, base+"/orphan/_c_"+uuidB+"-lock-", seqE)
+	// One session holds the read lock and queues for the write lock.
+	mk(2, base+"/upgrade/_c_"+uuidA+"-__READ__", seqE)
+	mk(2, base+"/upgrade/_c_"+uuidB+"-__WRIT__", seqE)
+	// Two leases of one session in a semaphore.
+	mk(0, base+"/sem/locks/keep", 0)
+	if err := sessions[0].Delete(base+"/sem/locks/keep", -1); err != nil {
+		t.Fatal(err)
+	}
+	mk(1, base+"/sem/leases/_c_"+uuidA+"-lease-", seqE)
+	mk(1, base+"/sem/leases/_c_"+uuidB+"-lease-", seqE)
+	// A stray child sorting before the contenders.
+	mk(0, base+"/stray/000", 0)
+	mk(1, base+"/stray/_c_"+uuidC+"-lock-", seqE)
+	// A sequence tie (non-sequential names).
+	mk(1, base+"/tie/_c_"+uuidA+"-lock-0000000005", eph)
+	mk(2, base+"/tie/_c_"+uuidB+"-lock-0000000005", eph)
+	// kazoo and Curator in one directory.
+	mk(1, base+"/mixed/_c_"+uuidA+"-lock-", seqE)
+	mk(2, base+"/mixed/"+hexA+"__lock__", seqE)
+	// A kazoo reader waiting with a writer behind it (kazoo < 2.9 deadlock).
+	mk(0, base+"/kazoo-rw/"+hexA+"__lock__", seqE)
+	mk(1, base+"/kazoo-rw/"+hexB+"__rlock__", seqE)
+	mk(2, base+"/kazoo-rw/"+hexC+"__lock__", seqE)
+
+	cmd := zkscopeCmd(t, t.TempDir(), cs, "doctor", base, "--held-longer-than", "1h")
+	var out strings.Builder
+	cmd.Stdout = &out
+	code, stderr := runWithin(t, cmd, 60*time.Second)
+	if code != 1 {
+		t.Fatalf("doctor exit %d, want 1; stderr: %s\n%s", code, stderr, out.String())
+	}
+	want := map[string]string{
+		"persistent-lock-node":   base + "/persistent/",
+		"orphan":                 base + "/orphan/",
+		"upgrade-deadlock":       base + "/upgrade/",
+		"lease-orphan":           base + "/sem/leases/",
+		"stray-child":            base + "/stray/000",
+		"sequence-tie":           base + "/tie/",
+		"mixed-libraries":        base + "/mixed",
+		"kazoo-rw-deadlock-risk": base + "/kazoo-rw/",
+	}
+	for kind, where := range want {
+		found := false
+		for _, l := range strings.Split(out.String(), "\n") {
+			f := strings.SplitN(l, "\t", 3)
+			if len(f) == 3 && f[0] == kind && strings.HasPrefix(f[1], where) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("doctor did not report %s at %s:\n%s", kind, where, out.String())
+		}
+	}
+
+	// Held too long: every holder above is older than a millisecond.
+	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/orphan", "--held-longer-than", "1ms")
+	out.Reset()
+	cmd.Stdout = &out
+	if code, _ := runWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "held-too-long\t"+base+"/orphan/") {
+		t.Errorf("held-too-long not reported (exit %d):\n%s", code, out.String())
+	}
+
+	// A healthy lock: exit 0.
+	healthy := base + "-healthy"
+	mk(1, healthy+"/_c_"+uuidA+"-lock-", seqE)
+	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", healthy)
+	out.Reset()
+	cmd.Stdout = &out
+	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out.String(), "no problems found in 1 lock") {
+		t.Errorf("healthy lock: exit %d, stdout %q, stderr %q", code, out.String(), stderr)
+	}
+
+	// A missing path: exit 2 and one line.
+	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/missing")
+	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "does not exist") {
+		t.Errorf("missing path: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,678 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Lock actions: take (join a queue as a real contender), release, revoke
+// (Curator revocable locks) and force-delete, each through lockops (audited,
+// refused in read-only mode) from a command. Their state lives in the lock
+// pane and outlives the directory shown.
+
+// revokeWait is how long a revocation waits for the holder to let go.
+const revokeWait = 10 * time.Second
+
+// readOnlyLockNote is what every refused lock action says.
+const readOnlyLockNote = "Read-only: taking, releasing, revoking and force-deleting locks are disabled (--read-only or the context's read_only)."
+
+// lockActions is what we do with locks: the take in progress, the lock we
+// hold, and the open dialog.
+type lockActions struct {
+	seq uint64 // action ids
+
+	taking *takeState
+
+	held        *lockops.Held
+	holdState   lockops.HoldState
+	holdReason  string
+	revokeAsked bool
+
+	dialog *lockDialog
+	// quitting: the quit dialog released the lock; quit when done.
+	quitting bool
+	busy     string // an action in flight ("Releasing…")
+}
+
+// takeState is a take waiting for the lock.
+type takeState struct {
+	id       uint64
+	path     string
+	mode     lockops.Mode
+	cancel   context.CancelFunc
+	progress lockops.Progress
+	started  time.Time
+	gone     bool // lockGotoMsg sent
+}
+
+func (a *lockActions) waiting() bool { return a.taking != nil }
+
+// holding reports whether we hold a lock that is not lost.
+func (a *lockActions) holding() bool {
+	return a.held != nil && (a.holdState == lockops.StateHeld || a.holdState == lockops.StateSuspended)
+}
+
+// isOurs reports whether node is the node of our take or our lock.
+func (a *lockActions) isOurs(node string) bool {
+	if node == "" {
+		return false
+	}
+	if a.held != nil && a.held.Node == node && a.holdState != lockops.StateReleased {
+		return true
+	}
+	return a.taking != nil && a.taking.progress.Node == node
+}
+
+// lockDialogKind is what a lock dialog asks.
+type lockDialogKind int
+
+const (
+	lockDialogTake lockDialogKind = iota
+	lockDialogRevoke
+	lockDialogEvict
+	lockDialogQuit
+	lockDialogLost
+)
+
+// takeModes and takeRecipes are the choices of the take dialog.
+var (
+	takeModes   = []lockops.Mode{lockops.ModeExclusive, lockops.ModeRead, lockops.ModeWrite}
+	takeRecipes = []lockops.Recipe{lockops.RecipeAuto, lockops.RecipeCurator, lockops.RecipeKazoo, lockops.RecipeGoZK}
+)
+
+// Take dialog fields, in tab order.
+const (
+	takeFieldPath = iota
+	takeFieldMode
+	takeFieldRecipe
+	takeFieldNote
+	takeFields
+)
+
+// lockDialog is the one open lock dialog.
+type lockDialog struct {
+	kind lockDialogKind
+
+	// Take.
+	path, note    textinput.Model
+	mode, recipe  int
+	field         int
+	existingKind  lockops.Kind
+	existingQueue bool
+
+	// Revoke and force-delete.
+	target  lockops.Participant
+	label   string
+	preview *lockops.EvictPreview
+	seq     textinput.Model
+	id      uint64
+
+	// Lost.
+	reason string
+
+	err string
+}
+
+// Messages of the lock actions.
+type (
+	takeProgressMsg struct {
+		id uint64
+		p  lockops.Progress
+	}
+	takeDoneMsg struct {
+		id      uint64
+		path    string
+		held    *lockops.Held
+		changes <-chan lockops.HoldChange
+		err     error
+	}
+	holdChangeMsg struct {
+		held *lockops.Held
+		ch   lockops.HoldChange
+		ok   bool
+		next <-chan lockops.HoldChange
+	}
+	releaseDoneMsg struct {
+		held *lockops.Held
+		err  error
+		quit bool
+	}
+	revokeDoneMsg struct {
+		node, label string
+		res         lockops.RevokeResult
+		err         error
+	}
+	evictPreviewMsg struct {
+		id      uint64
+		node    string
+		preview *lockops.EvictPreview
+		err     error
+	}
+	evictDoneMsg struct {
+		node, label string
+		next        []string
+		err         error
+	}
+	// lockGotoMsg asks the root model to put the cursor on a lock
+	// directory (our take's, once its node exists).
+	lockGotoMsg struct{ path string }
+)
+
+// Modal reports whether a lock dialog is open: the root model then sends
+// every key to [LockPane.Update].
+func (p *LockPane) Modal() bool { return p.act.dialog != nil }
+
+// Holding reports whether we hold a lock (held or suspended): quitting
+// should ask first ([LockPane.ConfirmQuit]).
+func (p *LockPane) Holding() bool { return p.act.holding() }
+
+// ConfirmQuit opens the "you hold a lock" dialog; its answer releases the
+// lock and quits, or stays.
+func (p *LockPane) ConfirmQuit() tea.Cmd {
+	p.act.dialog = &lockDialog{kind: lockDialogQuit}
+	return nil
+}
+
+// Close stops a take in progress (its node is deleted); the program is
+// ending.
+func (p *LockPane) Close() {
+	if t := p.act.taking; t != nil && t.cancel != nil {
+		t.cancel()
+	}
+}
+
+// setNote shows a one-line result in the pane's footer.
+func (p *LockPane) setNote(level statusLevel, text string) {
+	p.note = paneNote{text: text, level: level, at: p.clock()}
+}
+
+// ActionKey handles a lock action key pressed anywhere in the tree or the
+// lock pane: cursorPath is the node under the tree cursor and onLock says
+// whether it is the lock directory the pane shows. It reports whether the
+// key was a lock action.
+func (p *LockPane) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (tea.Cmd, bool) {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Take):
+		return p.startTake(cursorPath, onLock), true
+	case key.Matches(msg, k.Release):
+		return p.release(false), true
+	case key.Matches(msg, k.Revoke), key.Matches(msg, k.ForceDelete):
+		if p.readOnly {
+			p.setNote(levelWarn, readOnlyLockNote)
+			return nil, true
+		}
+		if !onLock || !p.have || cursorPath != p.path {
+			p.setNote(levelWarn, "Put the cursor on a lock directory first, then pick a node with ↑/↓ in the lock pane (tab).")
+			return nil, true
+		}
+		x, ok := p.selected()
+		if !ok {
+			p.setNote(levelWarn, "Pick a node of the queue first (tab, then ↑/↓).")
+			return nil, true
+		}
+		if p.act.isOurs(x.Node) {
+			p.setNote(levelInfo, "That is our own node: press u to release it.")
+			return nil, true
+		}
+		if key.Matches(msg, k.Revoke) {
+			if x.State != lockops.StateHolding {
+				p.setNote(levelWarn, p.labels[x.Node]+" is waiting, not holding: only a holder can be asked to let go. Use X to remove a waiter.")
+				return nil, true
+			}
+			p.act.dialog = &lockDialog{kind: lockDialogRevoke, target: x, label: p.labels[x.Node]}
+			return nil, true
+		}
+		p.act.seq++
+		id := p.act.seq
+		in := newLockInput("sequence number")
+		d := &lockDialog{kind: lockDialogEvict, target: x, label: p.labels[x.Node], id: id, seq: in}
+		p.act.dialog = d
+		return tea.Batch(d.seq.Focus(), previewEvictCmd(p.client, id, x.Node)), true
+	}
+	return nil, false
+}
+
+func newLockInput(placeholder string) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.Placeholder = placeholder
+	in.SetWidth(40)
+	return in
+}
+
+// startTake opens the take dialog for the lock under the cursor.
+func (p *LockPane) startTake(cursorPath string, onLock bool) tea.Cmd {
+	switch {
+	case p.readOnly:
+		p.setNote(levelWarn, readOnlyLockNote)
+		return nil
+	case p.client == nil:
+		p.setNote(levelErr, "Not connected.")
+		return nil
+	case p.act.taking != nil:
+		p.setNote(levelWarn, "Already waiting for "+p.act.taking.path+": press u to stop waiting first.")
+		return nil
+	case p.act.holding():
+		p.setNote(levelWarn, "We already hold "+p.act.held.Path+": press u to release it first.")
+		return nil
+	}
+	target := cursorPath
+	if target == "" || target == "/" {
+		target = "/locks/"
+	}
+	d := &lockDialog{kind: lockDialogTake, path: newLockInput("/path/of/lock"), note: newLockInput("why (written into the node's data)")}
+	d.path.SetValue(target)
+	d.path.CursorEnd()
+	if onLock && p.have && cursorPath == p.path {
+		d.existingQueue, d.existingKind = true, p.queue.Kind
+		switch p.queue.Kind {
+		case lockops.KindCuratorRW, lockops.KindKazooRW:
+			d.mode = 2 // write
+		}
+		d.field = takeFieldMode
+	}
+	p.act.dialog = d
+	return d.focus()
+}
+
+// focus moves the take dialog's keyboard focus to its current field.
+func (d *lockDialog) focus() tea.Cmd {
+	d.path.Blur()
+	d.note.Blur()
+	switch d.field {
+	case takeFieldPath:
+		return d.path.Focus()
+	case takeFieldNote:
+		return d.note.Focus()
+	}
+	return nil
+}
+
+// dialogKey handles a key while a lock dialog is open.
+func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
+	d := p.act.dialog
+	s := msg.String()
+	switch d.kind {
+	case lockDialogLost:
+		if s == "enter" || s == "esc" || s == "space" || s == "q" {
+			p.act.dialog = nil
+		}
+		return nil
+	case lockDialogQuit:
+		switch s {
+		case "enter", "y", "Y":
+			p.act.dialog = nil
+			p.act.quitting = true
+			return p.release(true)
+		case "ctrl+c":
+			return tea.Quit
+		case "esc", "n", "N", "q":
+			p.act.dialog = nil
+			p.setNote(levelInfo, "Still holding "+p.act.held.Path+".")
+		}
+		return nil
+	case lockDialogRevoke:
+		switch s {
+		case "enter", "y", "Y":
+			p.act.dialog = nil
+			p.act.busy = "Asking " + d.label + " to let go (writing __REVOKE__)…"
+			return revokeCmd(p.client, d.target.Node, d.label)
+		case "esc", "n", "N", "q":
+			p.act.dialog = nil
+			p.setNote(levelInfo, "Cancelled; nothing was changed.")
+		}
+		return nil
+	case lockDialogEvict:
+		switch s {
+		case "esc":
+			p.act.dialog = nil
+			p.setNote(levelInfo, "Cancelled; nothing was deleted.")
+			return nil
+		case "enter":
+			if d.preview == nil {
+				return nil
+			}
+			want := d.preview.SequenceSuffix()
+			if strings.TrimSpace(d.seq.Value()) != want {
+				d.err = "Type the sequence number " + want + " exactly to confirm."
+				return nil
+			}
+			p.act.dialog = nil
+			p.act.busy = "Force-deleting " + d.label + "…"
+			return evictCmd(p.client, d.preview, d.label)
+		}
+		var cmd tea.Cmd
+		d.seq, cmd = d.seq.Update(msg)
+		d.err = ""
+		return cmd
+	case lockDialogTake:
+		return p.takeDialogKey(d, msg)
+	}
+	return nil
+}
+
+func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "esc":
+		p.act.dialog = nil
+		p.setNote(levelInfo, "Cancelled.")
+		return nil
+	case "tab", "down":
+		d.field = (d.field + 1) % takeFields
+		return d.focus()
+	case "shift+tab", "up":
+		d.field = (d.field + takeFields - 1) % takeFields
+		return d.focus()
+	case "enter":
+		return p.submitTake(d)
+	}
+	switch d.field {
+	case takeFieldMode, takeFieldRecipe:
+		step := 0
+		switch msg.String() {
+		case "left", "h":
+			step = -1
+		case "right", "l", "space":
+			step = 1
+		}
+		if d.field == takeFieldMode {
+			d.mode = (d.mode + len(takeModes) + step) % len(takeModes)
+		} else {
+			d.recipe = (d.recipe + len(takeRecipes) + step) % len(takeRecipes)
+		}
+		return nil
+	case takeFieldPath:
+		var cmd tea.Cmd
+		d.path, cmd = d.path.Update(msg)
+		d.err = ""
+		return cmd
+	default:
+		var cmd tea.Cmd
+		d.note, cmd = d.note.Update(msg)
+		return cmd
+	}
+}
+
+func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
+	lp := strings.TrimSpace(d.path.Value())
+	if !strings.HasPrefix(lp, "/") || path.Clean(lp) == "/" {
+		d.err = "Give the lock's path: an absolute path below /."
+		return nil
+	}
+	lp = path.Clean(lp)
+	if strings.HasPrefix(lp, "/zookeeper") {
+		d.err = "/zookeeper is the server's own tree: pick another path."
+		return nil
+	}
+	p.act.dialog = nil
+	p.act.seq++
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &takeState{id: p.act.seq, path: lp, mode: takeModes[d.mode], cancel: cancel, started: p.clock()}
+	p.act.taking = t
+	p.note = paneNote{}
+	progress := make(chan lockops.Progress, 16)
+	opts := lockops.TakeOptions{Recipe: takeRecipes[d.recipe], Mode: t.mode, Note: strings.TrimSpace(d.note.Value())}
+	return tea.Batch(
+		takeCmd(ctx, p.client, t.id, lp, opts, progress),
+		listenTakeProgress(progress, t.id),
+		p.spinner.Tick,
+	)
+}
+
+// release lets go of our lock, or stops waiting for one.
+func (p *LockPane) release(quit bool) tea.Cmd {
+	if t := p.act.taking; t != nil {
+		t.cancel()
+		p.setNote(levelInfo, "Stopping the wait for "+t.path+" (our node is deleted)…")
+		if quit {
+			return tea.Quit
+		}
+		return nil
+	}
+	h := p.act.held
+	if h == nil || p.act.holdState == lockops.StateReleased {
+		if quit {
+			return tea.Quit
+		}
+		p.setNote(levelInfo, "We hold no lock. t takes the lock under the cursor.")
+		return nil
+	}
+	p.act.busy = "Releasing " + h.Path + "…"
+	return releaseCmd(h, quit)
+}
+
+// updateActions handles the results of lock actions.
+func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
+	a := &p.act
+	switch msg := msg.(type) {
+	case takeProgressMsg:
+		if a.taking == nil || a.taking.id != msg.id {
+			return nil
+		}
+		a.taking.progress = msg.p
+		var cmd tea.Cmd
+		if !a.taking.gone && msg.p.Path != "" {
+			a.taking.gone = true
+			lp := msg.p.Path
+			cmd = func() tea.Msg { return lockGotoMsg{path: lp} }
+		}
+		return tea.Batch(cmd, p.Reload())
+	case takeDoneMsg:
+		if a.taking == nil || a.taking.id != msg.id {
+			if msg.held != nil { // a take we stopped caring about: let go
+				return releaseCmd(msg.held, false)
+			}
+			return nil
+		}
+		t := a.taking
+		a.taking = nil
+		if msg.err != nil {
+			switch {
+			case errors.Is(msg.err, context.Canceled):
+				p.setNote(levelInfo, "Stopped waiting for "+t.path+"; our node was deleted.")
+			case errors.Is(msg.err, zkview.ErrReadOnly):
+				p.setNote(levelWarn, readOnlyLockNote)
+			default:
+				p.setNote(levelErr, "Could not take "+t.path+": "+msg.err.Error())
+			}
+			return p.Reload()
+		}
+		a.held, a.holdState, a.holdReason, a.revokeAsked = msg.held, lockops.StateHeld, "", false
+		p.setNote(levelOK, fmt.Sprintf("We hold %s (%s). u releases it.", msg.held.Path, msg.held.Mode))
+		return tea.Batch(listenHold(msg.held, msg.changes), p.Reload())
+	case holdChangeMsg:
+		if msg.held != a.held {
+			return nil
+		}
+		if !msg.ok {
+			return nil
+		}
+		c := msg.ch
+		cmd := listenHold(msg.held, msg.next)
+		if c.RevokeRequested {
+			a.revokeAsked = true
+			p.setNote(levelWarn, "Someone asked for "+msg.held.Path+" (a revocation request): press u to release it.")
+		}
+		if c.State != a.holdState {
+			a.holdState, a.holdReason = c.State, c.Reason
+			switch c.State {
+			case lockops.StateSuspended:
+				p.setNote(levelWarn, "SUSPENDED: "+c.Reason)
+			case lockops.StateLost:
+				p.setNote(levelErr, "LOST: "+c.Reason)
+				p.act.dialog = &lockDialog{kind: lockDialogLost, reason: c.Reason, label: msg.held.Path}
+			case lockops.StateHeld:
+				p.setNote(levelOK, "Reconnected on the same session: we still hold "+msg.held.Path+".")
+			}
+		}
+		return cmd
+	case releaseDoneMsg:
+		a.busy = ""
+		if msg.held == a.held {
+			a.held = nil
+			a.holdState = lockops.StateReleased
+		}
+		if msg.quit {
+			return tea.Quit
+		}
+		if msg.err != nil {
+			if errors.Is(msg.err, lockops.ErrLost) {
+				p.setNote(levelWarn, "Nothing to release: "+msg.err.Error())
+			} else {
+				p.setNote(levelErr, "Release failed: "+msg.err.Error())
+				a.held, a.holdState = msg.held, msg.held.State()
+			}
+			return p.Reload()
+		}
+		p.setNote(levelOK, "Released "+msg.held.Path+".")
+		return p.Reload()
+	case revokeDoneMsg:
+		a.busy = ""
+		switch {
+		case msg.err != nil:
+			p.setNote(levelErr, "Revoke failed: "+msg.err.Error())
+		case msg.res.Released:
+			p.setNote(levelOK, fmt.Sprintf("%s let go after the revocation request.", msg.label))
+		default:
+			p.setNote(levelWarn, fmt.Sprintf("%s still holds the lock after %s: its client did not make the lock revocable. Force-delete (X) only if its process is stopped.", msg.label, revokeWait))
+		}
+		return p.Reload()
+	case evictPreviewMsg:
+		d := a.dialog
+		if d == nil || d.kind != lockDialogEvict || d.id != msg.id {
+			return nil
+		}
+		if msg.err != nil {
+			a.dialog = nil
+			p.setNote(levelErr, "Could not read "+lastElem(msg.node)+": "+msg.err.Error())
+			return p.Reload()
+		}
+		d.preview = msg.preview
+		return nil
+	case evictDoneMsg:
+		a.busy = ""
+		var changed *lockops.ChangedError
+		switch {
+		case errors.As(msg.err, &changed):
+			p.setNote(levelWarn, strings.ToUpper(changed.Error()[:1])+changed.Error()[1:]+". Look again before retrying.")
+		case errors.Is(msg.err, zkview.ErrReadOnly):
+			p.setNote(levelWarn, readOnlyLockNote)
+		case msg.err != nil:
+			p.setNote(levelErr, "Force-delete failed: "+msg.err.Error())
+		case len(msg.next) > 0:
+			p.setNote(levelOK, fmt.Sprintf("Deleted %s; %s gets the lock.", msg.label, strings.Join(lastElems(msg.next), ", ")))
+		default:
+			p.setNote(levelOK, "Deleted "+msg.label+".")
+		}
+		return p.Reload()
+	}
+	return nil
+}
+
+func lastElems(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, s := range ps {
+		out[i] = lastElem(s)
+	}
+	return out
+}
+
+// takeCmd runs lockops.Take (blocking until the lock is ours, ctx ends or
+// it fails) and reports where we stand through progress.
+func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, o lockops.TakeOptions, progress chan lockops.Progress) tea.Cmd {
+	return func() tea.Msg {
+		o.Progress = func(pr lockops.Progress) {
+			for {
+				select {
+				case progress <- pr:
+					return
+				default:
+					select { // full: drop the oldest, never the newest
+					case <-progress:
+					default:
+					}
+				}
+			}
+		}
+		h, err := lockops.Take(ctx, c, lockPath, o)
+		close(progress) // Take has returned: no more Progress calls
+		msg := takeDoneMsg{id: id, path: lockPath, held: h, err: err}
+		if h != nil {
+			msg.changes = h.Changes()
+		}
+		return msg
+	}
+}
+
+// listenTakeProgress delivers the take's progress reports one at a time.
+func listenTakeProgress(ch <-chan lockops.Progress, id uint64) tea.Cmd {
+	return func() tea.Msg {
+		pr, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return takeProgressMsg{id: id, p: pr}
+	}
+}
+
+// listenHold delivers the held lock's state changes one at a time.
+func listenHold(h *lockops.Held, ch <-chan lockops.HoldChange) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		c, ok := <-ch
+		return holdChangeMsg{held: h, ch: c, ok: ok, next: ch}
+	}
+}
+
+func releaseCmd(h *lockops.Held, quit bool) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		return releaseDoneMsg{held: h, err: h.Release(ctx), quit: quit}
+	}
+}
+
+func revokeCmd(c *zkview.Client, node, label string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), revokeWait+fetchTimeout)
+		defer cancel()
+		res, err := lockops.Revoke(ctx, c, node, revokeWait)
+		return revokeDoneMsg{node: node, label: label, res: res, err: err}
+	}
+}
+
+func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
+	if c == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		pv, err := lockops.PreviewEvict(ctx, c, node)
+		return evictPreviewMsg{id: id, node: node, preview: pv, err: err}
+	}
+}
+
+func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string) tea.Cmd {
+	node, want, next := pv.Node, pv.Expect, append([]string(nil), pv.NextHolders...)
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		err := lockops.Evict(ctx, c, node, want)
+		return evictDoneMsg{node: node, label: label, next: next, err: err}
+	}
+}

@@ -1,0 +1,50 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+// LockKeyMap is the lock pane's bindings: moving over the queue and the
+// lock actions. The root [KeyMap] shows them in its help while a lock is
+// shown.
+type LockKeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+
+	// Take joins the queue of the lock under the cursor (or a new lock at
+	// the path under the cursor); Release lets go of ours (or stops
+	// waiting); Revoke asks the selected holder to let go (Curator
+	// revocable locks); ForceDelete deletes the selected node after a
+	// typed confirmation.
+	Take, Release, Revoke, ForceDelete key.Binding
+}
+
+// DefaultLockKeyMap returns the lock pane's bindings. They avoid the root
+// model's keys (r is refresh, d delete, e edit).
+func DefaultLockKeyMap() LockKeyMap {
+	return LockKeyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "previous node")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "next node")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first node")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last node")),
+
+		Take:        key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "take lock")),
+		Release:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release/stop waiting")),
+		Revoke:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke holder")),
+		ForceDelete: key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "force-delete node")),
+	}
+}
+
+// ShortHelp implements [help.KeyMap]: the lock actions.
+func (k LockKeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete}
+}
+
+// FullHelp implements [help.KeyMap].
+func (k LockKeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete}}
+}
+
+var _ help.KeyMap = LockKeyMap{}

@@ -1,0 +1,121 @@
+package lockops
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+const kazooContendersScript = `
+import sys, time
+from kazoo.client import KazooClient
+hosts, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+zk = KazooClient(hosts=hosts, timeout=30)
+zk.start()
+lock = zk.Lock(path)
+count = len(lock.contenders())  # warm up
+start = time.monotonic()
+for _ in range(n):
+    count = len(lock.contenders())
+print(count, (time.monotonic() - start) / n)
+zk.stop()
+`
+
+// fillKazooLock creates n kazoo Lock contenders (ephemeral sequential
+// <hex32>__lock__<seq> nodes with identifiers as data) under p, in Multi
+// batches, on conn's session.
+func fillKazooLock(b *testing.B, conn *zk.Conn, p string, n int) {
+	b.Helper()
+	if err := makeParents(conn, p, false); err != nil {
+		b.Fatal(err)
+	}
+	acl := zk.WorldACL(zk.PermAll)
+	for i := 0; i < n; i += 1000 {
+		var ops []any
+		for j := i; j < n && j < i+1000; j++ {
+			ops = append(ops, &zk.CreateRequest{Path: fmt.Sprintf("%s/%032x__lock__", p, j), Data: []byte(fmt.Sprintf("worker-%d", j)),
+				Acl: acl, Flags: zk.FlagEphemeral | zk.FlagSequence})
+		}
+		if _, err := conn.Multi(ops...); err != nil {
+			b.Fatalf("create contenders: %v", err)
+		}
+	}
+}
+
+// BenchmarkLock10kVsKazoo reads and decodes a 10,000-contender kazoo lock
+// (one listing, one bulk read, decode) and, in the same run, times kazoo's
+// own Lock.contenders() on the same lock and `zkscope locks PATH --json` as
+// a whole process. Metrics: ms per read for each, and how many times
+// faster zkscope is than kazoo.
+//
+//	go test ./lockops -run '^$' -bench Lock10kVsKazoo -benchtime 5x
+func BenchmarkLock10kVsKazoo(b *testing.B) {
+	const n = 10000
+	cl := zktest.Shared(b)
+	c := newClient(b, cl.Addrs())
+	p := fmt.Sprintf("/zkscope-bench/lock10k-%d", time.Now().UnixNano())
+	fillKazooLock(b, c.Conn(), p, n)
+	ctx := context.Background()
+
+	read := func() Queue {
+		d, err := ReadDir(ctx, c, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return Decode(d, DecodeOptions{})
+	}
+	if q := read(); len(q.Participants) != n || q.Kind != KindKazooLock {
+		b.Fatalf("decoded %d participants of %s", len(q.Participants), q.Kind)
+	}
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		read()
+	}
+	ours := time.Since(start) / time.Duration(b.N)
+	b.StopTimer()
+
+	// The whole process, JSON output included (servers not asked: the
+	// comparison is with kazoo's read of the same data).
+	bin := zkscopeBinary(b)
+	procStart := time.Now()
+	for i := 0; i < b.N; i++ {
+		out, err := exec.Command(bin, "-s", cl.ConnectString(), "locks", p, "--json", "--no-verify").Output()
+		if err != nil || !strings.Contains(string(out), `"kazoo.lock"`) {
+			b.Fatalf("zkscope locks --json: %v", err)
+		}
+	}
+	proc := time.Since(procStart) / time.Duration(b.N)
+
+	zktest.Require(b)
+	script := filepath.Join(b.TempDir(), "contenders.py")
+	if err := os.WriteFile(script, []byte(kazooContendersScript), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out, err := exec.Command("/usr/bin/python3", script, cl.ConnectString(), p, strconv.Itoa(b.N)).CombinedOutput()
+	if err != nil {
+		zktest.Unavailable(b, fmt.Sprintf("kazoo contenders(): %v: %s", err, out))
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 || f[0] != strconv.Itoa(n) {
+		b.Fatalf("kazoo contenders() said %q", out)
+	}
+	secs, _ := strconv.ParseFloat(f[1], 64)
+	kazoo := time.Duration(secs * float64(time.Second))
+
+	b.ReportMetric(float64(ours)/1e6, "zkscope-ms/op")
+	b.ReportMetric(float64(proc)/1e6, "zkscope-process-ms/op")
+	b.ReportMetric(float64(kazoo)/1e6, "kazoo-contenders-ms/op")
+	b.ReportMetric(float64(kazoo)/float64(ours), "x-faster")
+	b.ReportMetric(float64(kazoo)/float64(proc), "x-faster-process")
+}

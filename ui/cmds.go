@@ -149,7 +149,7 @@ func statsCmd(t treeSource, id uint64, paths []string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		err := t.LoadStats(ctx, paths)
-		msg := statsMsg{id: id, err: err}
+		msg := statsMsg{id: id, paths: paths, err: err}
 		for _, p := range paths {
 			if n, ok := t.Node(p); ok {
 				msg.nodes = append(msg.nodes, snapNode(n))

@@ -61,6 +61,7 @@ type pathMsg struct {
 // statsMsg answers a stat load of the visible rows.
 type statsMsg struct {
 	id    uint64
+	paths []string // asked for
 	nodes []nodeSnap
 	err   error
 }

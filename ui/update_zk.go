@@ -229,6 +229,11 @@ func (m *Model) collapse(p string) {
 			delete(m.nodes, q)
 		}
 	}
+	for q := range m.statsWant {
+		if strings.HasPrefix(q, prefix) {
+			delete(m.statsWant, q)
+		}
+	}
 	if m.filter.dir == p || strings.HasPrefix(m.filter.dir, prefix) {
 		m.filter = filterState{}
 	}
@@ -288,8 +293,10 @@ func (m *Model) onPath(msg pathMsg) {
 }
 
 func (m *Model) onStats(msg statsMsg) {
+	for _, p := range msg.paths {
+		delete(m.statsWant, p)
+	}
 	for _, n := range msg.nodes {
-		delete(m.statsWant, n.Path)
 		m.nodes[n.Path] = n
 		if n.Path == m.detail.path && !m.detail.loaded && n.HasStat {
 			m.detail.node, m.detail.loaded, m.detail.builtW = n, true, 0

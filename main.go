@@ -77,7 +77,7 @@ With no subcommand it opens the terminal UI.`,
 			Use:   "demo",
 			Short: "Start a local ZooKeeper with live lock contenders and open the TUI on it",
 			Args:  cobra.NoArgs,
-			RunE:  func(*cobra.Command, []string) error { return notYet("demo") },
+			RunE:  demoRunE, // main_demo.go
 		},
 		newLocksCmd(), // main_locks.go
 		newDoctorCmd(),

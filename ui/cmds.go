@@ -196,6 +196,33 @@ func lockCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
 	}
 }
 
+// lockProbeCmd lists each directory and decodes the ones whose children
+// look like a lock recipe's.
+func lockProbeCmd(c *zkview.Client, paths []string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		msg := lockProbeMsg{found: map[string]lockSummary{}}
+		for _, p := range paths {
+			if ctx.Err() != nil {
+				break
+			}
+			names, _, err := c.Children(p)
+			if err != nil || !lockops.IsLockDir(names) {
+				msg.none = append(msg.none, p)
+				continue
+			}
+			d, err := lockops.ReadDir(ctx, c, p)
+			if err != nil {
+				continue
+			}
+			q := lockops.Decode(d, lockops.DecodeOptions{})
+			msg.found[p] = lockSummary{kind: q.Kind, length: len(q.Participants)}
+		}
+		return msg
+	}
+}
+
 // introspect asks the members about themselves (roles, connections).
 func introspect(c *zkview.Client) tea.Cmd {
 	return func() tea.Msg {

@@ -124,13 +124,17 @@ type Model struct {
 
 	detail detailState
 	locks  map[string]lockSummary // decoded lock directories seen
-	lock   *LockPane
-	input  textinput.Model
-	dialog *dialog
-	search searchState
-	status status
+	// lockProbed: directories already asked whether they are locks, with
+	// the pzxid they had (a change of children asks again).
+	lockProbed map[string]int64
+	lock       *LockPane
+	input      textinput.Model
+	dialog     *dialog
+	search     searchState
+	status     status
 
 	startCmd tea.Cmd // the first read (the start path)
+	ticks    int     // ticks seen
 
 	seq  uint64            // request ids
 	reqs map[string]uint64 // newest request id per key
@@ -175,18 +179,19 @@ func New(opts Options) Model {
 		opts.Start = "/"
 	}
 	m := Model{
-		opts:      opts,
-		now:       time.Now,
-		darkBG:    true,
-		keys:      DefaultKeyMap(),
-		help:      help.New(),
-		dirs:      map[string]*dirState{},
-		nodes:     map[string]nodeSnap{},
-		statsWant: map[string]bool{},
-		locks:     map[string]lockSummary{},
-		reqs:      map[string]uint64{},
-		width:     80,
-		height:    24,
+		opts:       opts,
+		now:        time.Now,
+		darkBG:     true,
+		keys:       DefaultKeyMap(),
+		help:       help.New(),
+		dirs:       map[string]*dirState{},
+		nodes:      map[string]nodeSnap{},
+		statsWant:  map[string]bool{},
+		locks:      map[string]lockSummary{},
+		lockProbed: map[string]int64{},
+		reqs:       map[string]uint64{},
+		width:      80,
+		height:     24,
 	}
 	m.readOnly = opts.ReadOnly
 	if opts.Client != nil {

@@ -83,6 +83,12 @@ type lockMsg struct {
 	err   error
 }
 
+// lockProbeMsg answers a probe of visible directories for lock recipes.
+type lockProbeMsg struct {
+	found map[string]lockSummary
+	none  []string
+}
+
 // ensembleMsg carries what the members said about themselves.
 type ensembleMsg struct {
 	ens *zkview.Ensemble

@@ -48,7 +48,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case pathMsg:
 		m.onPath(msg)
 	case statsMsg:
-		m.onStats(msg)
+		cmds = append(cmds, m.onStats(msg))
+	case lockProbeMsg:
+		m.onLockProbe(msg)
 	case selectMsg:
 		cmds = append(cmds, m.onSelect(msg))
 	case lockMsg:
@@ -72,8 +74,24 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case contextMsg:
 		cmds = append(cmds, m.onContext(msg))
 	case tickMsg:
-		// The lock pane re-reads its directory itself while shown.
+		// The lock pane re-reads its directory itself while shown. The
+		// visible rows are not watched (only open directories and the
+		// selected node are): re-read their stats now and then so child
+		// counts and lock tags stay current.
 		cmds = append(cmds, tick(), m.lock.Update(msg))
+		m.ticks++
+		if m.ticks%statsRefreshTicks == 0 && m.tree != nil && m.mode == modeNormal {
+			var want []string
+			for _, p := range m.visiblePaths() {
+				if !m.statsWant[p] {
+					want = append(want, p)
+					m.statsWant[p] = true
+				}
+			}
+			if len(want) > 0 {
+				cmds = append(cmds, statsCmd(m.tree, m.nextID("stats:"+want[0]), want))
+			}
+		}
 	case lockGotoMsg:
 		cmds = append(cmds, m.lock.Update(msg), m.cd(msg.path))
 	default:
@@ -292,7 +310,7 @@ func (m *Model) onPath(msg pathMsg) {
 	}
 }
 
-func (m *Model) onStats(msg statsMsg) {
+func (m *Model) onStats(msg statsMsg) tea.Cmd {
 	for _, p := range msg.paths {
 		delete(m.statsWant, p)
 	}
@@ -308,6 +326,50 @@ func (m *Model) onStats(msg statsMsg) {
 			delete(m.statsWant, p)
 		}
 		m.setStatus(levelErr, "Could not read the visible nodes: "+msg.err.Error())
+	}
+	return m.probeLocks(msg.nodes)
+}
+
+// statsRefreshTicks is how many ticks pass between re-reads of the
+// visible rows' stats.
+const statsRefreshTicks = 5
+
+// maxProbeChildren bounds the directories probed for a lock recipe: a
+// lock's queue is short, and listing a huge directory for a tag is not
+// worth it.
+const maxProbeChildren = 2000
+
+// probeLocks asks, for the visible rows with children, whether they are
+// lock directories (so the tree can tag them with recipe and length).
+// Each directory is probed again only when its children changed.
+func (m *Model) probeLocks(nodes []nodeSnap) tea.Cmd {
+	if m.client == nil {
+		return nil
+	}
+	var paths []string
+	for _, n := range nodes {
+		st := n.Stat
+		if !n.HasStat || n.Gone || st.NumChildren == 0 || st.NumChildren > maxProbeChildren || st.EphemeralOwner != 0 && !kindOf("", st).container {
+			continue
+		}
+		if v, ok := m.lockProbed[n.Path]; ok && v == st.Pzxid {
+			continue
+		}
+		m.lockProbed[n.Path] = st.Pzxid
+		paths = append(paths, n.Path)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	return lockProbeCmd(m.client, paths)
+}
+
+func (m *Model) onLockProbe(msg lockProbeMsg) {
+	for p, s := range msg.found {
+		m.locks[p] = s
+	}
+	for _, p := range msg.none {
+		delete(m.locks, p)
 	}
 }
 
@@ -389,7 +451,8 @@ func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
 		}
 		return nil
 	}
-	m.setStatus(levelOK, fmt.Sprintf("%s: %s done.", msg.path, msg.op))
+	done := map[string]string{"create": "Created", "edit": "Saved", "delete": "Deleted", "delete tree": "Deleted the tree"}[msg.op]
+	m.setStatus(levelOK, fmt.Sprintf("%s %s.", done, msg.path))
 	if m.tree == nil {
 		return nil
 	}
@@ -408,7 +471,7 @@ func mutationError(msg mutationMsg) string {
 	case errors.Is(err, zkview.ErrReadOnly):
 		return "Read-only mode: nothing was changed (started with --read-only or the context is read_only)."
 	case errors.Is(err, zk.ErrBadVersion):
-		return fmt.Sprintf("%s changed meanwhile (someone else wrote it); nothing was changed. The new version is shown: review it and try again.", msg.path)
+		return fmt.Sprintf("%s changed meanwhile; nothing was written. Its new version is shown: review it and try again.", msg.path)
 	case errors.Is(err, zk.ErrNotEmpty):
 		return fmt.Sprintf("%s has children: use D to delete the whole tree.", msg.path)
 	case errors.Is(err, zk.ErrNodeExists):
@@ -458,6 +521,7 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	m.nodes = map[string]nodeSnap{}
 	m.statsWant = map[string]bool{}
 	m.locks = map[string]lockSummary{}
+	m.lockProbed = map[string]int64{}
 	m.filter = filterState{}
 	m.detail = detailState{viewer: m.detail.viewer}
 	m.attach(msg.client, msg.name)

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
@@ -46,6 +47,7 @@ type LockPane struct {
 	heights []int // lines per entry (prefix of the window computation)
 	labels  map[string]string
 	byNode  map[string]int // node -> index in queue.Participants
+	chains  map[string]chainEnd
 
 	// Live reading of path.
 	client   *zkview.Client
@@ -179,7 +181,7 @@ func (p *LockPane) SetQueueAt(q lockops.Queue, at time.Time) {
 			}
 		}
 		if x.State == lockops.StateHolding && m.holdingSince.IsZero() {
-			if first || m.firstSeen.IsZero() {
+			if first {
 				m.holdingSince = x.Ctime
 			} else {
 				m.holdingSince = at
@@ -204,6 +206,7 @@ func (p *LockPane) SetQueueAt(q lockops.Queue, at time.Time) {
 		}
 	}
 	p.graceWatches(&p.queue)
+	p.chains = computeChains(p.queue.Participants, p.byNode)
 	p.rebuild()
 }
 
@@ -232,10 +235,13 @@ func (p *LockPane) graceWatches(q *lockops.Queue) {
 		m := p.memo[x.Node]
 		if m != nil && !m.watchSince.IsZero() && p.now.Sub(m.watchSince) < watchGrace ||
 			m != nil && !m.firstSeen.IsZero() && p.now.Sub(m.firstSeen) < watchGrace {
-			x.WatchObserved = nil
 			if dropped == nil {
 				dropped = map[string]bool{}
+				// The caller's slice is not ours to change.
+				q.Participants = append([]lockops.Participant(nil), q.Participants...)
+				x = &q.Participants[i]
 			}
+			x.WatchObserved = nil
 			dropped[x.Node] = true
 		}
 	}
@@ -296,8 +302,16 @@ func (p *LockPane) rebuild() {
 	for _, e := range p.entries {
 		p.heights = append(p.heights, entryHeight(e))
 	}
-	// Keep the cursor on the same node when it is still there.
-	if p.cursorNode != "" {
+	// Keep the cursor on the same node when it is still there (at first
+	// on the first node that is not a ghost).
+	if p.cursorNode == "" {
+		for i, e := range p.entries {
+			if e.ghost == nil {
+				p.cursor = i
+				break
+			}
+		}
+	} else {
 		for i, e := range p.entries {
 			if e.p.Node == p.cursorNode && e.ghost == nil {
 				p.cursor = i
@@ -552,8 +566,12 @@ func (p *LockPane) entryLines(i int) []string {
 	}
 	if e.ghost != nil {
 		ago := p.now.Sub(e.ghost.gone)
-		return []string{mark + st.Released.Render(fmt.Sprintf("%-3s %s %s", e.label, x.Mode, shortName(x.Name, 28))) +
-			st.Subtle.Render(fmt.Sprintf("  left %s ago", formatAge(ago)))}
+		what := "left"
+		if x.State == lockops.StateHolding {
+			what = "released"
+		}
+		return []string{mark + st.Released.Render(fmt.Sprintf("%-3s ✕ %-9s %s", e.label, x.Mode, shortName(x.Name, 28))) +
+			st.Subtle.Render(fmt.Sprintf("  %s %s ago", what, formatAge(ago)))}
 	}
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)
@@ -612,68 +630,119 @@ func (p *LockPane) entryLines(i int) []string {
 	return out
 }
 
+// chainEnd is where a waiter's chain of waits ends: the last node reached
+// (normally a holder) and how many hops it takes.
+type chainEnd struct {
+	end   string
+	hops  int
+	cycle bool // the waits go round in a circle
+	gone  bool // the last node waits on a node that is not in the queue
+}
+
+// computeChains finds, for every waiter, where its chain of waits ends, in
+// one pass over the queue (memoised: a 10,000-node chain costs O(n) once,
+// not per frame).
+func computeChains(ps []lockops.Participant, byNode map[string]int) map[string]chainEnd {
+	out := make(map[string]chainEnd, len(ps))
+	onStack := map[string]bool{}
+	for _, x := range ps {
+		if _, done := out[x.Node]; done {
+			continue
+		}
+		// Walk until a node with a known end, a holder, or a cycle.
+		var stack []string
+		cur := x.Node
+		var tail chainEnd
+		for {
+			if e, ok := out[cur]; ok {
+				tail = e
+				break
+			}
+			if onStack[cur] {
+				tail = chainEnd{end: cur, cycle: true}
+				break
+			}
+			i, ok := byNode[cur]
+			if !ok {
+				tail = chainEnd{end: cur, gone: true}
+				break
+			}
+			y := ps[i]
+			if y.Watches == "" || y.WatchKind == lockops.WatchChildren {
+				out[cur] = chainEnd{end: cur}
+				tail = out[cur]
+				break
+			}
+			onStack[cur] = true
+			stack = append(stack, cur)
+			cur = y.Watches
+		}
+		for j := len(stack) - 1; j >= 0; j-- {
+			tail.hops++
+			out[stack[j]] = tail
+			delete(onStack, stack[j])
+		}
+	}
+	return out
+}
+
 // chain draws the waits from x down to a holder:
-// "W3 ──watches ✓──▶ W2 ──?──▶ H1". Long chains are shortened in the middle.
+// "W3 ──watches ✓──▶ W2 ──?──▶ H1". Longer chains are shortened in the
+// middle: "W9 ──watches ✓──▶ W8 ─▶ … 6 more ─▶ H1".
 func (p *LockPane) chain(x lockops.Participant) string {
 	st := p.st
 	var b strings.Builder
-	b.WriteString(st.Waiter.Render(p.labels[x.Node]))
+	b.WriteString(st.Waiter.Render(p.labels[x.Node]) + " ")
+	if x.WatchKind == lockops.WatchChildren {
+		b.WriteString(st.Chain.Render("──watches children of ") + p.observed(x.WatchObserved) + st.Chain.Render("──▶ ") + st.Value.Render(lastElem(x.Watches)))
+		return b.String()
+	}
+	ce := p.chains[x.Node]
 	cur := x
-	seen := map[string]bool{x.Node: true}
 	for hop := 0; cur.Watches != ""; hop++ {
 		label := "──"
 		if hop == 0 {
 			label = "──watches "
-			if cur.WatchKind == lockops.WatchChildren {
-				label = "──watches children of "
-			}
 		}
 		b.WriteString(st.Chain.Render(label) + p.observed(cur.WatchObserved) + st.Chain.Render("──▶ "))
-		if cur.WatchKind == lockops.WatchChildren {
-			b.WriteString(st.Value.Render(lastElem(cur.Watches)))
-			break
-		}
 		i, ok := p.byNode[cur.Watches]
 		if !ok {
-			b.WriteString(st.ObservedMissing.Render(lastElem(cur.Watches) + " (gone)"))
+			b.WriteString(st.ObservedMissing.Render(shortName(lastElem(cur.Watches), 24) + " (not in the queue)"))
 			break
 		}
 		next := p.queue.Participants[i]
-		if seen[next.Node] {
-			b.WriteString(st.Error.Render(p.labels[next.Node] + " (cycle)"))
+		b.WriteString(p.labelStyle(next).Render(p.labels[next.Node]))
+		left := ce.hops - hop - 1
+		if ce.cycle && hop >= ce.hops {
+			b.WriteString(st.Error.Render(" (cycle)"))
 			break
 		}
-		seen[next.Node] = true
-		s := st.Waiter
-		if next.State == lockops.StateHolding {
-			s = st.Holder
-		}
-		if hop == 1 && next.Watches != "" {
-			// Skip to the end: count the hops left.
-			end, n := next, 0
-			for end.Watches != "" && n < len(p.queue.Participants) {
-				j, ok := p.byNode[end.Watches]
-				if !ok || seen[end.Watches] {
-					break
-				}
-				seen[end.Watches] = true
-				end = p.queue.Participants[j]
-				n++
+		if left >= 2 && hop == 1 {
+			b.WriteString(st.Chain.Render(fmt.Sprintf(" ─▶ … %d more ─▶ ", left-1)))
+			if j, ok := p.byNode[ce.end]; ok {
+				b.WriteString(p.labelStyle(p.queue.Participants[j]).Render(p.labels[ce.end]))
+			} else {
+				b.WriteString(st.ObservedMissing.Render(shortName(lastElem(ce.end), 24) + " (not in the queue)"))
 			}
-			if n > 1 {
-				b.WriteString(s.Render(p.labels[next.Node]) + st.Chain.Render(fmt.Sprintf(" ─▶ … %d more ─▶ ", n-1)))
-				es := st.Waiter
-				if end.State == lockops.StateHolding {
-					es = st.Holder
-				}
-				b.WriteString(es.Render(p.labels[end.Node]))
-				break
+			if ce.cycle {
+				b.WriteString(st.Error.Render(" (cycle)"))
 			}
+			break
 		}
-		b.WriteString(s.Render(p.labels[next.Node]))
+		if next.WatchKind == lockops.WatchChildren {
+			break
+		}
+		b.WriteString(" ")
 		cur = next
 	}
-	return b.String()
+	return strings.TrimRight(b.String(), " ")
+}
+
+func (p *LockPane) labelStyle(x lockops.Participant) lipgloss.Style {
+	if x.State == lockops.StateHolding {
+		return p.st.Holder
+	}
+	return p.st.Waiter
 }
 
 func (p *LockPane) observed(v *bool) string {

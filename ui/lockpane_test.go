@@ -1,0 +1,285 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/themes"
+)
+
+// The lock pane's tests build queues from plain values: no server.
+
+var lockT0 = time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+
+func boolPtr(b bool) *bool { return &b }
+
+const lockDir = "/app/locks/deploy"
+
+func curatorNode(seq int) string {
+	return fmt.Sprintf("_c_6f1d2a40-94b7-4e0c-8a51-3c2d9e7b1f%02d-lock-%010d", seq, seq)
+}
+
+func part(seq int, state lockops.State, pos int, watches string, observed *bool, age time.Duration, session int64, data string) lockops.Participant {
+	name := curatorNode(seq)
+	x := lockops.Participant{
+		Node: lockDir + "/" + name, Name: name, Seq: int64(seq), HasSeq: true,
+		Mode: lockops.ModeExclusive, State: state, Position: pos, Session: session, Ephemeral: session != 0,
+		Data: []byte(data), Ctime: lockT0.Add(-age), WatchObserved: observed,
+	}
+	if watches != "" {
+		x.Watches, x.WatchKind = lockDir+"/"+watches, lockops.WatchData
+	}
+	return x
+}
+
+// mutexQueue: one holder, four waiters (one with a missing watch, one
+// persistent), in Curator's format.
+func mutexQueue() lockops.Queue {
+	return lockops.Queue{
+		Path: lockDir, Kind: lockops.KindCuratorMutex,
+		Participants: []lockops.Participant{
+			part(3, lockops.StateHolding, 0, "", nil, 95*time.Second, 0x1000000a1b2c0001, "alice@build7 zkscope pid 4242: deploy"),
+			part(4, lockops.StateWaiting, 1, curatorNode(3), boolPtr(true), 40*time.Second, 0x1000000a1b2c0002, "worker-2"),
+			part(5, lockops.StateWaiting, 2, curatorNode(4), nil, 12*time.Second, 0x1000000a1b2c0003, "worker-3"),
+			part(7, lockops.StateWaiting, 3, curatorNode(5), boolPtr(false), 3*time.Second, 0x1000000a1b2c0004, "worker-4"),
+			part(8, lockops.StateWaiting, 4, curatorNode(7), boolPtr(true), 2*time.Second, 0, "cron@ops-1"),
+		},
+		Problems: []lockops.Problem{
+			{Kind: "watch-missing", Node: lockDir + "/" + curatorNode(7), Detail: "waits on …0005, but no server lists session 0x1000000a1b2c0004 watching it: it may never wake up"},
+			{Kind: "persistent-lock-node", Node: lockDir + "/" + curatorNode(8), Detail: "a waiting node that is not ephemeral: no session will ever release it"},
+		},
+	}
+}
+
+func rwQueue() lockops.Queue {
+	q := lockops.Queue{Path: "/app/locks/config-rw", Kind: lockops.KindCuratorRW}
+	mk := func(seq int, mode lockops.Mode, state lockops.State, watches string, age time.Duration) lockops.Participant {
+		marker := "__READ__"
+		if mode == lockops.ModeWrite {
+			marker = "__WRIT__"
+		}
+		name := fmt.Sprintf("_c_0b7e54c2-7d33-4f6a-9a0e-5f8e2c1d3a%02d-%s%010d", seq, marker, seq)
+		x := lockops.Participant{Node: q.Path + "/" + name, Name: name, Seq: int64(seq), HasSeq: true, Mode: mode, State: state,
+			Session: 0x2000000000000000 + int64(seq), Ephemeral: true, Ctime: lockT0.Add(-age), Client: fmt.Sprintf("10.0.3.%d:4%04d", 10+seq, seq),
+			Data: []byte(fmt.Sprintf("reader-%d", seq))}
+		if watches != "" {
+			x.Watches, x.WatchKind, x.WatchObserved = watches, lockops.WatchData, boolPtr(true)
+		}
+		return x
+	}
+	r1 := mk(1, lockops.ModeRead, lockops.StateHolding, "", 30*time.Second)
+	r2 := mk(2, lockops.ModeRead, lockops.StateHolding, "", 20*time.Second)
+	w3 := mk(3, lockops.ModeWrite, lockops.StateWaiting, r2.Node, 10*time.Second)
+	r4 := mk(4, lockops.ModeRead, lockops.StateWaiting, w3.Node, 5*time.Second)
+	q.Participants = []lockops.Participant{r1, r2, w3, r4}
+	return q
+}
+
+func testPane(theme string, w, h int) *LockPane {
+	pal, err := themes.Pick(theme, theme != themes.Light, false)
+	if err != nil {
+		panic(err)
+	}
+	st := themes.New(pal)
+	p := newLockPane(&st)
+	p.clock = func() time.Time { return lockT0 }
+	p.SetSize(w, h)
+	return p
+}
+
+func paneScreen(p *LockPane) string { return ansi.Strip(p.View()) }
+
+// checkPaneShape checks the pane draws exactly its size.
+func checkPaneShape(t *testing.T, p *LockPane, out string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if len(lines) != p.h {
+		t.Fatalf("the pane drew %d lines, want %d:\n%s", len(lines), p.h, out)
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > p.w {
+			t.Fatalf("line %d is %d cells wide, more than %d: %q", i, w, p.w, l)
+		}
+	}
+}
+
+// TestLockPaneGolden draws the pane at the sizes of an 80×24 and a 140×40
+// terminal, in the dark and light themes: a Curator mutex with a chain of
+// waiters (a missing watch, a persistent node), a read/write lock, and a
+// queue that just moved (highlights, a released node).
+func TestLockPaneGolden(t *testing.T) {
+	scenes := map[string]func(p *LockPane){
+		"mutex": func(p *LockPane) { p.SetQueueAt(mutexQueue(), lockT0) },
+		"rwlock": func(p *LockPane) {
+			p.SetQueueAt(rwQueue(), lockT0)
+			p.moveCursor(2)
+		},
+		"moved": func(p *LockPane) {
+			p.SetQueueAt(mutexQueue(), lockT0)
+			q := mutexQueue()
+			q.Participants = q.Participants[1:]
+			q.Participants[0].State, q.Participants[0].Watches, q.Participants[0].WatchKind = lockops.StateHolding, "", ""
+			q.Participants[1].Watches = q.Participants[0].Node
+			q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), nil, 0, 0x1000000a1b2c0009, "worker-9"))
+			p.SetQueueAt(q, lockT0.Add(2*time.Second))
+		},
+	}
+	for name, scene := range scenes {
+		for _, size := range [][2]int{{80, 24}, {140, 40}} {
+			for _, theme := range []string{themes.Dark, themes.Light} {
+				t.Run(fmt.Sprintf("%s_%dx%d_%s", name, size[0], size[1], theme), func(t *testing.T) {
+					p := testPane(theme, size[0], size[1])
+					scene(p)
+					out := paneScreen(p)
+					checkPaneShape(t, p, out)
+					golden.RequireEqual(t, out)
+				})
+			}
+		}
+	}
+}
+
+// TestLockPaneHighlights follows one change: the holder leaves (kept
+// struck through a few seconds), the next waiter holds (highlighted), a new
+// waiter arrives (highlighted); after the highlight time all is plain.
+func TestLockPaneHighlights(t *testing.T) {
+	p := testPane(themes.Dark, 100, 30)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	if len(p.ghosts) != 0 || p.memo[mutexQueue().Participants[0].Node].freshUntil.After(lockT0) {
+		t.Fatal("the first read of a directory highlights nothing")
+	}
+	q := mutexQueue()
+	gone := q.Participants[0]
+	q.Participants = q.Participants[1:]
+	q.Participants[0].State = lockops.StateHolding
+	q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), nil, 0, 0x9, "new"))
+	at := lockT0.Add(time.Second)
+	p.SetQueueAt(q, at)
+	if len(p.ghosts) != 1 || p.ghosts[0].p.Node != gone.Node {
+		t.Fatalf("ghosts = %+v, want the released holder", p.ghosts)
+	}
+	out := paneScreen(p)
+	if !strings.Contains(out, "released 0s ago") {
+		t.Fatalf("the released holder is not shown:\n%s", out)
+	}
+	newHolder := p.memo[q.Participants[0].Node]
+	if !newHolder.freshUntil.After(at) || newHolder.holdingSince != at {
+		t.Fatalf("the new holder is not highlighted: %+v", newHolder)
+	}
+	if m := p.memo[q.Participants[len(q.Participants)-1].Node]; !m.freshUntil.After(at) {
+		t.Fatal("the new waiter is not highlighted")
+	}
+	if !strings.Contains(out, "held 0s") {
+		t.Fatalf("the new holder's time counts from when it began holding:\n%s", out)
+	}
+	// Ticks age everything; after the highlight time the ghost is gone.
+	p.Update(tickMsg{at: at.Add(3 * time.Second)})
+	if !strings.Contains(paneScreen(p), "held 3s") {
+		t.Fatalf("held-for does not tick:\n%s", paneScreen(p))
+	}
+	p.Update(tickMsg{at: at.Add(releasedFor + time.Second)})
+	if out := paneScreen(p); strings.Contains(out, "released ") || len(p.ghosts) != 0 {
+		t.Fatalf("the ghost outlived its time:\n%s", out)
+	}
+}
+
+// TestLockPaneWatchGrace: a waiter whose wait just moved is "?" rather
+// than "✗" (the servers list its watch a moment later); later a missing
+// watch is reported.
+func TestLockPaneWatchGrace(t *testing.T) {
+	p := testPane(themes.Dark, 100, 30)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	q := mutexQueue()
+	q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), boolPtr(false), 0, 0x9, "new"))
+	q.Problems = append(q.Problems, lockops.Problem{Kind: "watch-missing", Node: q.Participants[5].Node})
+	p.SetQueueAt(q, lockT0.Add(time.Second))
+	if got := p.queue.Participants[5].WatchObserved; got != nil {
+		t.Fatalf("a just-arrived waiter's watch = %v, want unknown", *got)
+	}
+	for _, pr := range p.queue.Problems {
+		if pr.Node == q.Participants[5].Node {
+			t.Fatal("a just-arrived waiter is reported watch-missing")
+		}
+	}
+	// The waiter present from the first read keeps its ✗.
+	if got := p.queue.Participants[3].WatchObserved; got == nil || *got {
+		t.Fatal("an old missing watch was hidden")
+	}
+	p.SetQueueAt(q, lockT0.Add(5*time.Second))
+	if got := p.queue.Participants[5].WatchObserved; got == nil || *got {
+		t.Fatal("a watch still missing after the grace time is not reported")
+	}
+}
+
+// TestLockPaneLongQueue: 10,000 waiters draw only the visible rows; the
+// cursor can reach the end and the window follows it.
+func TestLockPaneLongQueue(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	q := lockops.Queue{Path: lockDir, Kind: lockops.KindCuratorMutex}
+	prev := ""
+	for i := range 10000 {
+		st := lockops.StateWaiting
+		if i == 0 {
+			st = lockops.StateHolding
+		}
+		x := part(i, st, i, prev, nil, time.Duration(10000-i)*time.Second, int64(i+1), "")
+		q.Participants = append(q.Participants, x)
+		prev = x.Name
+	}
+	p.SetQueueAt(q, lockT0)
+	start := time.Now()
+	out := paneScreen(p)
+	if d := time.Since(start); d > 20*time.Millisecond {
+		t.Errorf("drawing a 10,000-node queue took %s", d)
+	}
+	checkPaneShape(t, p, out)
+	if !strings.Contains(out, "W1 ──watches ?──▶ H1") {
+		t.Fatalf("no chain for W1:\n%s", out)
+	}
+	p.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
+	out = paneScreen(p)
+	checkPaneShape(t, p, out)
+	if !strings.Contains(out, "W9999") || !strings.Contains(out, "… 9996 more ─▶ H1") {
+		t.Fatalf("the end of the queue is not shown with a shortened chain:\n%s", out)
+	}
+}
+
+// TestLockPaneIgnoresRootWhileLive: while the pane's own watch is armed,
+// the root's unverified re-reads do not replace its queue.
+func TestLockPaneIgnoresRootWhileLive(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	p.live = true
+	q := mutexQueue()
+	q.Participants = q.Participants[:1]
+	p.SetQueue(q)
+	if len(p.queue.Participants) != 5 {
+		t.Fatal("the root's read replaced the pane's own")
+	}
+	p.live = false
+	p.SetQueue(q)
+	if len(p.queue.Participants) != 1 {
+		t.Fatal("without a watch the root's read is ignored")
+	}
+}
+
+func TestFormatAge(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 59 * time.Second: "59s", 65 * time.Second: "1m05s", 2*time.Hour + 3*time.Minute: "2h03m",
+		76 * time.Hour: "3d04h", -time.Second: "0s",
+	} {
+		if got := formatAge(d); got != want {
+			t.Errorf("formatAge(%s) = %q, want %q", d, got, want)
+		}
+	}
+	if got := shortName(curatorNode(3), 30); ansi.StringWidth(got) != 30 || !strings.HasSuffix(got, "lock-0000000003") {
+		t.Errorf("shortName = %q", got)
+	}
+}

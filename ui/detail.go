@@ -271,8 +271,27 @@ func (m *Model) buildDetail(width int) {
 	d.builtW = width
 	st := m.st
 	var lines []string
+	// A narrow pane (a 60-column terminal) gets short labels and times.
+	narrow := width < 44
+	short := map[string]string{"ephemeralOwner": "owner", "dataLength": "dataLen", "numChildren": "children"}
 	kv := func(k, v string) {
+		if narrow {
+			if s, ok := short[k]; ok {
+				k = s
+			}
+			lines = append(lines, st.Key.Render(fmt.Sprintf("%-9s", k))+st.Value.Render(v))
+			return
+		}
 		lines = append(lines, st.Key.Render(fmt.Sprintf("%-15s", k))+st.Value.Render(v))
+	}
+	when := zkTime
+	if narrow {
+		when = func(ms int64) string {
+			if ms == 0 {
+				return "-"
+			}
+			return time.UnixMilli(ms).UTC().Format("01-02 15:04:05Z")
+		}
 	}
 	switch {
 	case d.err != nil && !d.loaded:
@@ -297,9 +316,13 @@ func (m *Model) buildDetail(width int) {
 	kv("czxid", hexID(s.Czxid))
 	kv("mzxid", hexID(s.Mzxid))
 	kv("pzxid", hexID(s.Pzxid))
-	kv("ctime", zkTime(s.Ctime))
-	kv("mtime", zkTime(s.Mtime))
-	kv("version", fmt.Sprintf("%d  cversion %d  aversion %d", s.Version, s.Cversion, s.Aversion))
+	kv("ctime", when(s.Ctime))
+	kv("mtime", when(s.Mtime))
+	if narrow {
+		kv("version", fmt.Sprintf("%d c%d a%d", s.Version, s.Cversion, s.Aversion))
+	} else {
+		kv("version", fmt.Sprintf("%d  cversion %d  aversion %d", s.Version, s.Cversion, s.Aversion))
+	}
 	if k := kindOf(name, s); k.ephemeral {
 		owner := hexID(s.EphemeralOwner)
 		if addr, ok := m.clientOf(s.EphemeralOwner); ok {

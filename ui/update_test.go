@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image/color"
 	"strings"
 	"testing"
 
@@ -329,5 +330,34 @@ func TestDataViewers(t *testing.T) {
 	}
 	if k := kindOf("lock-0000000007", zk.Stat{EphemeralOwner: 0x100}); !k.ephemeral || !k.sequential {
 		t.Fatalf("ephemeral sequential: %+v", k)
+	}
+}
+
+func TestThemeFollowsBackground(t *testing.T) {
+	m := fixture(t, 100, 30, "auto")
+	if m.st.Palette.Name != "dark" {
+		t.Fatalf("auto starts dark, got %s", m.st.Palette.Name)
+	}
+	m = step(t, m, tea.BackgroundColorMsg{Color: color.White})
+	if m.st.Palette.Name != "light" {
+		t.Fatalf("light background: %s", m.st.Palette.Name)
+	}
+	// An explicit theme is kept whatever the background.
+	m = fixture(t, 100, 30, "dark")
+	m = step(t, m, tea.BackgroundColorMsg{Color: color.White})
+	if m.st.Palette.Name != "dark" {
+		t.Fatalf("--theme dark overridden: %s", m.st.Palette.Name)
+	}
+	// The lock pane draws with the same (updated in place) styles.
+	if m.lock.st != m.st {
+		t.Fatalf("lock pane does not share the styles")
+	}
+}
+
+func TestContextCommandWithoutConfig(t *testing.T) {
+	m := fixture(t, 100, 30, "dark")
+	m = press(t, typeKeys(t, press(t, m, ":"), "ctx prod"), "enter")
+	if !strings.Contains(m.status.text, "not available") {
+		t.Fatalf(":ctx without config: %q", m.status.text)
 	}
 }

@@ -439,7 +439,11 @@ func (m *Model) onSearch(msg searchMsg) {
 	if msg.truncated {
 		note = fmt.Sprintf(" (stopped after %d nodes)", msg.scanned)
 	}
-	m.setStatus(levelInfo, fmt.Sprintf("%d matches for %q below %s%s.", len(msg.hits), msg.query, msg.root, note))
+	if m.search.query == "locks" {
+		m.setStatus(levelInfo, fmt.Sprintf("%s below %s%s. ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note))
+		return
+	}
+	m.setStatus(levelInfo, fmt.Sprintf("%s for %q below %s%s.", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note))
 }
 
 // onMutation reports a change and refreshes what it touched.
@@ -462,6 +466,13 @@ func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
 	}
 	cmds = append(cmds, m.selectPath(m.cursorPath()))
 	return tea.Batch(cmds...)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // mutationError is one plain sentence about a failed change and what to do.

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// tmuxScreen drives the real zkscope binary in a detached tmux session.
+type tmuxScreen struct {
+	t       *testing.T
+	socket  string // a private tmux server (-L), so other tmux users are not disturbed
+	session string
+}
+
+func (s *tmuxScreen) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// keys sends tmux key names ("Enter", "Escape", "j", or literal text).
+func (s *tmuxScreen) keys(keys ...string) {
+	s.t.Helper()
+	s.tmux(append([]string{"send-keys", "-t", s.session}, keys...)...)
+}
+
+// text types s literally.
+func (s *tmuxScreen) text(str string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", s.session, "-l", str)
+}
+
+func (s *tmuxScreen) capture() string {
+	s.t.Helper()
+	return s.tmux("capture-pane", "-p", "-t", s.session)
+}
+
+// waitFor polls the screen until cond holds (15 s at most).
+func (s *tmuxScreen) waitFor(what string, cond func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		scr := s.capture()
+		if cond(scr) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waited 15s for %s; screen:\n%s", what, scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func has(subs ...string) func(string) bool {
+	return func(scr string) bool {
+		for _, x := range subs {
+			if !strings.Contains(scr, x) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestTUITmuxEndToEnd runs the real binary in tmux against a real server
+// with real kazoo contenders: expand, filter, open a lock, and watch the
+// holder change when the holder releases.
+func TestTUITmuxEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		zktest.Unavailable(t, "tmux is not installed")
+	}
+	srv := zktest.Shared(t)
+	base := zktest.Path(t)
+	c := dial(t, srv.Addrs()[0])
+	for _, p := range []string{"/zkscope-test", base, base + "/app", base + "/app/services", base + "/locks"} {
+		if _, err := c.Create(p, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && err != zk.ErrNodeExists {
+			t.Fatalf("create %s: %v", p, err)
+		}
+	}
+	if _, err := c.Create(base+"/app/settings.json", []byte(`{"replicas":3}`), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := c.Create(fmt.Sprintf("%s/app/services/svc-%02d", base, i), []byte("up"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	lock := base + "/locks/deploy"
+	peers := zktest.StartKazoo(t, srv.ConnectString())
+	peers.Acquire(t, "alpha", "lock", lock)
+	peers.Await(t, "alpha", "acquired")
+	peers.Acquire(t, "beta", "lock", lock)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		kids, _, err := c.Children(lock)
+		if err == nil && len(kids) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("beta never queued behind alpha (children %v, %v)", kids, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	bin := filepath.Join(t.TempDir(), "zkscope")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build zkscope: %v\n%s", err, out)
+	}
+	s := &tmuxScreen{t: t, socket: fmt.Sprintf("zkscope-e2e-%d", os.Getpid()), session: "zkscope"}
+	cfgHome := t.TempDir()
+	s.tmux("new-session", "-d", "-s", s.session, "-x", "120", "-y", "35",
+		"-e", "XDG_CONFIG_HOME="+cfgHome,
+		bin+" -s "+srv.ConnectString()+"; sleep 60")
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+
+	s.waitFor("the first frame", has("zkscope", "connected", "zookeeper"))
+
+	// Expand: open the app directory; its children appear.
+	s.keys(":")
+	s.text("cd " + base + "/app")
+	s.keys("Enter")
+	s.waitFor("app expanded", has("settings.json", "services"))
+
+	// Filter the services.
+	s.keys(":")
+	s.text("cd " + base + "/app/services")
+	s.keys("Enter")
+	s.waitFor("services expanded", has("svc-00", "svc-19"))
+	s.keys("/")
+	s.text("svc-1")
+	scr := s.waitFor("the filter applied", has("svc-10", "svc-19", `filter "svc-1"`))
+	if strings.Contains(scr, "svc-05") {
+		t.Fatalf("the filter kept svc-05:\n%s", scr)
+	}
+	s.keys("Enter")
+	s.waitFor("the filter kept after enter", has("⏎", "svc-19"))
+	// Esc clears the filter. Wait for it: an Esc followed at once by ":"
+	// would reach the program as alt+:.
+	s.keys("Escape")
+	s.waitFor("the filter cleared", func(scr string) bool { return !strings.Contains(scr, `filter "`) })
+
+	// Open the lock: alpha holds, beta waits.
+	s.keys(":")
+	s.text("cd " + lock)
+	s.keys("Enter")
+	s.waitFor("the lock queue", has("kazoo.lock", `"alpha"`, `"beta"`, "holding", "waiting"))
+
+	// alpha releases: beta becomes the holder.
+	peers.Release(t, "alpha")
+	peers.Await(t, "beta", "acquired")
+	s.waitFor("beta holding alone", func(scr string) bool {
+		return strings.Contains(scr, `"beta"`) && !strings.Contains(scr, `"alpha"`) && strings.Contains(scr, "1 holding")
+	})
+
+	s.keys("q")
+}

@@ -243,8 +243,8 @@ func aclText(a zk.ACL) string {
 	return fmt.Sprintf("%s:%s  %s", a.Scheme, a.ID, perms)
 }
 
-// typeText names a node's type for the detail pane.
-func typeText(name string, st zk.Stat) string {
+// nodeTypeText names a node's type for the detail pane.
+func nodeTypeText(name string, st zk.Stat) string {
 	k := kindOf(name, st)
 	var parts []string
 	switch {
@@ -312,7 +312,7 @@ func (m *Model) buildDetail(width int) {
 	s := n.Stat
 	_, name := splitPath(d.path)
 	lines = append(lines, st.Section.Render("stat"))
-	kv("type", typeText(name, s))
+	kv("type", nodeTypeText(name, s))
 	kv("czxid", hexID(s.Czxid))
 	kv("mzxid", hexID(s.Mzxid))
 	kv("pzxid", hexID(s.Pzxid))

@@ -14,47 +14,47 @@ func TestNavigation(t *testing.T) {
 	if got := m.cursorPath(); got != "/" {
 		t.Fatalf("start at %s, want /", got)
 	}
-	m = press(t, m, "j", "j")
+	m = pressKeys(t, m, "j", "j")
 	if got := m.cursorPath(); got != "/app/blob" {
 		t.Fatalf("j j: %s", got)
 	}
-	m = press(t, m, "k")
+	m = pressKeys(t, m, "k")
 	if got := m.cursorPath(); got != "/app" {
 		t.Fatalf("k: %s", got)
 	}
 	// l on an open directory steps into it.
-	m = press(t, m, "l")
+	m = pressKeys(t, m, "l")
 	if got := m.cursorPath(); got != "/app/blob" {
 		t.Fatalf("l on open dir: %s", got)
 	}
 	// h on a leaf goes to the parent; h on an open dir collapses it.
-	m = press(t, m, "h")
+	m = pressKeys(t, m, "h")
 	if got := m.cursorPath(); got != "/app" {
 		t.Fatalf("h on leaf: %s", got)
 	}
 	rows := len(m.rows)
-	m = press(t, m, "h")
+	m = pressKeys(t, m, "h")
 	if len(m.rows) >= rows || m.dirs["/app"] != nil {
 		t.Fatalf("h on open dir did not collapse: %d rows (was %d)", len(m.rows), rows)
 	}
 	// space opens it again (marked loading until the children arrive).
-	m = press(t, m, "space")
+	m = pressKeys(t, m, "space")
 	if d := m.dirs["/app"]; d == nil || d.loaded {
 		t.Fatalf("space did not start an expand: %+v", d)
 	}
 	m = fixture(t, 100, 30, "dark")
-	m = press(t, m, "G")
+	m = pressKeys(t, m, "G")
 	if m.cursor != len(m.rows)-1 {
 		t.Fatalf("G: cursor %d of %d", m.cursor, len(m.rows))
 	}
 	if m.offset+m.treeRows() < len(m.rows) {
 		t.Fatalf("G: last row not on screen (offset %d)", m.offset)
 	}
-	m = press(t, m, "g")
+	m = pressKeys(t, m, "g")
 	if m.cursor != 0 || m.offset != 0 {
 		t.Fatalf("g: cursor %d offset %d", m.cursor, m.offset)
 	}
-	m = press(t, m, "pgdown")
+	m = pressKeys(t, m, "pgdown")
 	if m.cursor != m.treeRows()-1 {
 		t.Fatalf("pgdown: cursor %d, want %d", m.cursor, m.treeRows()-1)
 	}
@@ -64,14 +64,14 @@ func TestNavigation(t *testing.T) {
 	}
 	// tab focuses the detail pane, where j scrolls instead of moving.
 	cur := m.cursor
-	m = press(t, cdLocal(t, m, "/app/config"), "tab")
+	m = pressKeys(t, cdLocal(t, m, "/app/config"), "tab")
 	cur = m.cursor
-	m = press(t, m, "j")
+	m = pressKeys(t, m, "j")
 	if m.cursor != cur || m.detail.scroll != 1 {
 		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.cursor, m.detail.scroll)
 	}
 	// v cycles the data viewer.
-	m = press(t, m, "v")
+	m = pressKeys(t, m, "v")
 	if m.detail.viewer != viewerText {
 		t.Fatalf("v: viewer %v", m.detail.viewer)
 	}
@@ -80,7 +80,7 @@ func TestNavigation(t *testing.T) {
 func TestFilter(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/services/svc-05")
 	all := len(m.rows)
-	m = press(t, m, "/")
+	m = pressKeys(t, m, "/")
 	if m.mode != modeFilter || m.filter.dir != "/app/services" {
 		t.Fatalf("/ opened mode %v on %q", m.mode, m.filter.dir)
 	}
@@ -105,11 +105,11 @@ func TestFilter(t *testing.T) {
 		t.Fatalf("fuzzy: shown %d, cursor %s", m.filter.shown, m.cursorPath())
 	}
 	// enter keeps the filter, esc (in normal mode) clears it.
-	m = press(t, m, "enter")
+	m = pressKeys(t, m, "enter")
 	if m.mode != modeNormal || m.filter.query == "" {
 		t.Fatalf("enter: mode %v query %q", m.mode, m.filter.query)
 	}
-	m = press(t, m, "esc")
+	m = pressKeys(t, m, "esc")
 	if m.filter.query != "" || len(m.rows) != all {
 		t.Fatalf("esc: query %q, %d rows", m.filter.query, len(m.rows))
 	}
@@ -131,7 +131,7 @@ func TestMatcher(t *testing.T) {
 
 func TestCommandLine(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
-	m = press(t, m, ":")
+	m = pressKeys(t, m, ":")
 	if m.mode != modeCommand {
 		t.Fatalf("mode %v", m.mode)
 	}
@@ -141,23 +141,23 @@ func TestCommandLine(t *testing.T) {
 	if !isQuit(cmd) {
 		t.Fatalf(":q did not quit")
 	}
-	m = typeKeys(t, press(t, m, ":"), "theme light")
-	m = press(t, m, "enter")
+	m = typeKeys(t, pressKeys(t, m, ":"), "theme light")
+	m = pressKeys(t, m, "enter")
 	if m.st.Palette.Name != "light" {
 		t.Fatalf(":theme light: palette %s", m.st.Palette.Name)
 	}
-	m = typeKeys(t, press(t, m, ":"), "theme purple")
-	m = press(t, m, "enter")
+	m = typeKeys(t, pressKeys(t, m, ":"), "theme purple")
+	m = pressKeys(t, m, "enter")
 	if m.status.level != levelErr || !strings.Contains(m.status.text, "unknown theme") {
 		t.Fatalf(":theme purple: %q", m.status.text)
 	}
-	m = typeKeys(t, press(t, m, ":"), "frobnicate")
-	m = press(t, m, "enter")
+	m = typeKeys(t, pressKeys(t, m, ":"), "frobnicate")
+	m = pressKeys(t, m, "enter")
 	if !strings.Contains(m.status.text, "Unknown command") {
 		t.Fatalf("unknown: %q", m.status.text)
 	}
 	// esc leaves without running anything.
-	m = typeKeys(t, press(t, m, ":"), "q")
+	m = typeKeys(t, pressKeys(t, m, ":"), "q")
 	nm, cmd = m.Update(keyMsg("esc"))
 	m = nm.(Model)
 	if m.mode != modeNormal || isQuit(cmd) {
@@ -188,50 +188,50 @@ func isQuit(cmd tea.Cmd) bool {
 
 func TestDialogs(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
-	m = press(t, m, "d")
+	m = pressKeys(t, m, "d")
 	if m.mode != modeDialog || m.dialog.kind != dialogDelete || m.dialog.version != 2 {
 		t.Fatalf("d: mode %v dialog %+v", m.mode, m.dialog)
 	}
-	m = press(t, m, "n")
+	m = pressKeys(t, m, "n")
 	if m.mode != modeNormal || m.dialog != nil {
 		t.Fatalf("n did not cancel")
 	}
 	// A node with children asks for the recursive delete, confirmed by name.
-	m = press(t, cdLocal(t, m, "/app/services"), "d")
+	m = pressKeys(t, cdLocal(t, m, "/app/services"), "d")
 	if m.dialog == nil || m.dialog.kind != dialogDeleteTree {
 		t.Fatalf("d on a directory: %+v", m.dialog)
 	}
 	m = typeKeys(t, m, "wrong")
-	m = press(t, m, "enter")
+	m = pressKeys(t, m, "enter")
 	if m.dialog == nil || m.dialog.err == "" {
 		t.Fatalf("wrong name accepted")
 	}
-	m = press(t, m, "esc")
+	m = pressKeys(t, m, "esc")
 	if m.dialog != nil || !strings.Contains(m.status.text, "nothing was changed") {
 		t.Fatalf("esc: %q", m.status.text)
 	}
 	// Create: name, data, type chooser.
-	m = press(t, cdLocal(t, m, "/app"), "n")
+	m = pressKeys(t, cdLocal(t, m, "/app"), "n")
 	m = typeKeys(t, m, "flags")
-	m = press(t, m, "tab")
+	m = pressKeys(t, m, "tab")
 	m = typeKeys(t, m, "on")
-	m = press(t, m, "tab", "right", "right")
+	m = pressKeys(t, m, "tab", "right", "right")
 	if m.dialog.typ != 2 || m.dialog.inputs[0].Value() != "flags" || m.dialog.inputs[1].Value() != "on" {
 		t.Fatalf("create dialog: typ %d %q %q", m.dialog.typ, m.dialog.inputs[0].Value(), m.dialog.inputs[1].Value())
 	}
-	m = press(t, m, "esc")
+	m = pressKeys(t, m, "esc")
 	// Inline edit refuses binary data.
-	m = press(t, cdLocal(t, m, "/app/blob"), "E")
+	m = pressKeys(t, cdLocal(t, m, "/app/blob"), "E")
 	if m.dialog != nil || !strings.Contains(m.status.text, "binary") {
 		t.Fatalf("E on binary: %q", m.status.text)
 	}
-	m = press(t, cdLocal(t, m, "/app/session"), "E")
+	m = pressKeys(t, cdLocal(t, m, "/app/session"), "E")
 	if m.dialog == nil || m.dialog.inputs[0].Value() != "worker-7" {
 		t.Fatalf("E: %+v", m.dialog)
 	}
-	m = press(t, m, "esc")
+	m = pressKeys(t, m, "esc")
 	// The root and /zookeeper cannot be deleted.
-	m = press(t, cdLocal(t, m, "/"), "d")
+	m = pressKeys(t, cdLocal(t, m, "/"), "d")
 	if m.dialog != nil {
 		t.Fatalf("delete / offered")
 	}
@@ -244,7 +244,7 @@ func TestReadOnly(t *testing.T) {
 	fx.readOnly = true
 	fx = cdLocal(t, fx, "/app/config")
 	for _, k := range []string{"n", "e", "E", "d", "D"} {
-		fx = press(t, fx, k)
+		fx = pressKeys(t, fx, k)
 		if fx.mode == modeDialog || !strings.Contains(fx.status.text, "Read-only") {
 			t.Fatalf("%s in read-only: mode %v status %q", k, fx.mode, fx.status.text)
 		}
@@ -356,7 +356,7 @@ func TestThemeFollowsBackground(t *testing.T) {
 
 func TestContextCommandWithoutConfig(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
-	m = press(t, typeKeys(t, press(t, m, ":"), "ctx prod"), "enter")
+	m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), "ctx prod"), "enter")
 	if !strings.Contains(m.status.text, "not available") {
 		t.Fatalf(":ctx without config: %q", m.status.text)
 	}

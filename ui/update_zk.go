@@ -387,8 +387,8 @@ func (m *Model) onSelect(msg selectMsg) tea.Cmd {
 	d.err = nil
 	d.node, d.loaded = msg.node, true
 	m.nodes[msg.node.Path] = msg.node
-	if msg.node.HasStat && msg.node.Stat.NumChildren > 0 && !d.isLock && m.client != nil {
-		if dir := m.dirs[d.path]; dir == nil || dir.lockLike {
+	if n := msg.node.Stat.NumChildren; msg.node.HasStat && n > 0 && !d.isLock && m.client != nil {
+		if dir := m.dirs[d.path]; dir == nil && n <= maxProbeChildren || dir != nil && dir.lockLike {
 			return lockCmd(m.client, m.nextID("lock"), d.path)
 		}
 	}

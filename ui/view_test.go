@@ -83,7 +83,7 @@ func step(t testing.TB, m Model, msg tea.Msg) Model {
 	return nm.(Model)
 }
 
-func press(t testing.TB, m Model, keys ...string) Model {
+func pressKeys(t testing.TB, m Model, keys ...string) Model {
 	t.Helper()
 	for _, k := range keys {
 		m = step(t, m, keyMsg(k))
@@ -144,28 +144,28 @@ func TestGolden(t *testing.T) {
 		{"ephemeral", func(t testing.TB, m Model) Model { return cdLocal(t, m, "/app/session") }},
 		{"filter", func(t testing.TB, m Model) Model {
 			m = cdLocal(t, m, "/app/services/svc-00")
-			m = press(t, m, "/")
+			m = pressKeys(t, m, "/")
 			return typeKeys(t, m, "s1")
 		}},
 		{"command", func(t testing.TB, m Model) Model {
-			m = press(t, m, ":")
+			m = pressKeys(t, m, ":")
 			return typeKeys(t, m, "cd /app/locks")
 		}},
-		{"delete", func(t testing.TB, m Model) Model { return press(t, cdLocal(t, m, "/app/config"), "d") }},
-		{"delete_tree", func(t testing.TB, m Model) Model { return press(t, cdLocal(t, m, "/app/services"), "D") }},
+		{"delete", func(t testing.TB, m Model) Model { return pressKeys(t, cdLocal(t, m, "/app/config"), "d") }},
+		{"delete_tree", func(t testing.TB, m Model) Model { return pressKeys(t, cdLocal(t, m, "/app/services"), "D") }},
 		{"create", func(t testing.TB, m Model) Model {
-			m = press(t, cdLocal(t, m, "/app"), "n")
+			m = pressKeys(t, cdLocal(t, m, "/app"), "n")
 			return typeKeys(t, m, "feature-flags")
 		}},
-		{"help", func(t testing.TB, m Model) Model { return press(t, m, "?") }},
+		{"help", func(t testing.TB, m Model) Model { return pressKeys(t, m, "?") }},
 		{"results", func(t testing.TB, m Model) Model {
 			m.search = searchState{root: "/app", query: "svc-1", hits: []searchHit{{Path: "/app/services/svc-10"}, {Path: "/app/services/svc-11"}, {Path: "/app/config", InData: true}}}
 			m.mode = modeResults
-			return press(t, m, "j")
+			return pressKeys(t, m, "j")
 		}},
 		{"scrolled", func(t testing.TB, m Model) Model {
 			m = cdLocal(t, m, "/app/services/svc-00")
-			return press(t, m, "pgdown", "j", "j")
+			return pressKeys(t, m, "pgdown", "j", "j")
 		}},
 	}
 	for _, size := range []struct{ w, h int }{{80, 24}, {140, 40}} {

@@ -237,6 +237,7 @@ func (p *LockPane) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool
 		p.act.seq++
 		id := p.act.seq
 		in := newLockInput("sequence number")
+		in.SetWidth(14)
 		d := &lockDialog{kind: lockDialogEvict, target: x, label: p.labels[x.Node], id: id, seq: in}
 		p.act.dialog = d
 		return tea.Batch(d.seq.Focus(), previewEvictCmd(p.client, id, x.Node)), true
@@ -248,7 +249,7 @@ func newLockInput(placeholder string) textinput.Model {
 	in := textinput.New()
 	in.Prompt = ""
 	in.Placeholder = placeholder
-	in.SetWidth(40)
+	in.SetWidth(44)
 	return in
 }
 

@@ -121,8 +121,6 @@ func (p *LockPane) DialogView(w int) string {
 			}
 			return st.Key.Render(fmt.Sprintf("%-8s", name))
 		}
-		d.path.SetWidth(max(inner-10, 10))
-		d.note.SetWidth(max(inner-10, 10))
 		body = append(body, label(takeFieldPath, "path")+" "+d.path.View())
 		body = append(body, label(takeFieldMode, "mode")+" "+choices(st, takeModeNames(), d.mode))
 		body = append(body, label(takeFieldRecipe, "recipe")+" "+choices(st, takeRecipeNames(), d.recipe))

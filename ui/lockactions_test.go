@@ -1,0 +1,261 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/themes"
+)
+
+func lockKey(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	}
+	r := []rune(s)[0]
+	return tea.KeyPressMsg{Code: r, Text: s}
+}
+
+func typeText(p *LockPane, s string) {
+	for _, r := range s {
+		p.Update(lockKey(string(r)))
+	}
+}
+
+// evictPreview is what PreviewEvict says of mutexQueue's holder.
+func evictPreview() *lockops.EvictPreview {
+	q := mutexQueue()
+	h := q.Participants[0]
+	return &lockops.EvictPreview{
+		Node: h.Node, LockPath: lockDir, Session: h.Session, Ephemeral: true, Client: "10.0.3.11:50112",
+		Data: h.Data, Czxid: 0x1f, Version: 0, Created: h.Ctime, HeldFor: 95 * time.Second,
+		Recipe: "curator.mutex", Holding: true, NextHolders: []string{q.Participants[1].Node},
+		Warnings: []string{"The holder is NOT told: if it is still running it will go on as if it held the lock, while the next waiter takes it too. Stop the holder first, or use revoke if it is revocable."},
+		Expect:   lockops.Expect{Session: h.Session, Czxid: 0x1f, Version: 0},
+	}
+}
+
+// TestForceDeleteDialog: X on the holder opens the dialog with whose node
+// it is and who gets the lock next; only the exact sequence number
+// confirms; esc cancels.
+func TestForceDeleteDialog(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	cmd, ok := p.ActionKey(lockKey("X"), lockDir, true)
+	if !ok || !p.Modal() || p.act.dialog.kind != lockDialogEvict {
+		t.Fatal("X did not open the force-delete dialog")
+	}
+	_ = cmd // (the preview read needs a client)
+	if box := ansi.Strip(p.DialogView(70)); !strings.Contains(box, "Reading") {
+		t.Fatalf("the dialog does not say it is reading:\n%s", box)
+	}
+	p.Update(evictPreviewMsg{id: p.act.dialog.id, node: evictPreview().Node, preview: evictPreview()})
+	box := ansi.Strip(p.DialogView(70))
+	for _, want := range []string{"Force-delete H1", "0x1000000a1b2c0001 from 10.0.3.11:50112", "HOLDING the lock", "1m35s", "W1 gets the lock", "NOT told", "Type 0000000003 to confirm"} {
+		if !strings.Contains(box, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, box)
+		}
+	}
+	golden.RequireEqual(t, box)
+
+	typeText(p, "3")
+	p.Update(lockKey("enter"))
+	if !p.Modal() || !strings.Contains(p.act.dialog.err, "0000000003") {
+		t.Fatal("a wrong sequence number confirmed the delete")
+	}
+	typeText(p, "000000000")
+	p.Update(lockKey("enter")) // "30000000000": still wrong
+	if !p.Modal() {
+		t.Fatal("a wrong sequence number confirmed the delete")
+	}
+	p.act.dialog.seq.SetValue("")
+	typeText(p, "0000000003")
+	cmd = p.Update(lockKey("enter"))
+	if p.Modal() || cmd == nil || !strings.Contains(p.act.busy, "Force-deleting H1") {
+		t.Fatalf("the exact sequence number did not start the delete (busy %q)", p.act.busy)
+	}
+	// A changed node: nothing deleted, and the operator is told.
+	p.Update(evictDoneMsg{node: evictPreview().Node, label: "H1", err: &lockops.ChangedError{Node: evictPreview().Node, What: "czxid (it was deleted and re-created)", Want: "0x1f", Got: "0x40"}})
+	if n := paneScreen(p); !strings.Contains(n, "Nothing deleted") || p.act.busy != "" {
+		t.Fatalf("a refused delete is not reported:\n%s", n)
+	}
+
+	// Esc cancels.
+	p.ActionKey(lockKey("X"), lockDir, true)
+	p.Update(lockKey("esc"))
+	if p.Modal() || !strings.Contains(p.note.text, "nothing was deleted") {
+		t.Fatal("esc did not cancel")
+	}
+}
+
+// TestTakeDialog: t on a lock directory offers the modes and recipes;
+// on a read/write lock it starts on write; esc cancels.
+func TestTakeDialog(t *testing.T) {
+	p := testPane(themes.Light, 80, 24)
+	p.SetQueueAt(rwQueue(), lockT0)
+	p.client = nil
+	p.ActionKey(lockKey("t"), rwQueue().Path, true)
+	if p.Modal() || !strings.Contains(p.note.text, "Not connected") {
+		t.Fatal("take without a connection did not refuse")
+	}
+	// Pretend a connection: the dialog itself needs none.
+	p.client = liveClient(t)
+	p.ActionKey(lockKey("t"), rwQueue().Path, true)
+	d := p.act.dialog
+	if d == nil || d.kind != lockDialogTake || takeModes[d.mode] != lockops.ModeWrite || d.field != takeFieldMode {
+		t.Fatalf("dialog = %+v", d)
+	}
+	p.Update(lockKey("right"))
+	if takeModes[d.mode] != lockops.ModeExclusive {
+		t.Fatalf("→ chose %s", takeModes[d.mode])
+	}
+	p.Update(lockKey("tab"))
+	p.Update(lockKey("right"))
+	if takeRecipes[d.recipe] != lockops.RecipeCurator {
+		t.Fatalf("→ on the recipe chose %s", takeRecipes[d.recipe])
+	}
+	golden.RequireEqual(t, ansi.Strip(p.DialogView(70)))
+	p.Update(lockKey("esc"))
+	if p.Modal() {
+		t.Fatal("esc did not close the take dialog")
+	}
+}
+
+// TestLockActionsReadOnly: every lock action is refused with one sentence.
+func TestLockActionsReadOnly(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	p.SetClient(nil, true)
+	for _, k := range []string{"t", "R", "X"} {
+		p.note = paneNote{}
+		if _, ok := p.ActionKey(lockKey(k), lockDir, true); !ok {
+			t.Fatalf("%s is not a lock action", k)
+		}
+		if p.Modal() || p.note.text != readOnlyLockNote {
+			t.Fatalf("%s in read-only mode: modal %v, note %q", k, p.Modal(), p.note.text)
+		}
+	}
+}
+
+// TestRevokeDialog: R on a waiter explains that only holders can be
+// asked; on the holder it asks for confirmation.
+func TestRevokeDialog(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	p.moveCursor(1)
+	p.ActionKey(lockKey("R"), lockDir, true)
+	if p.Modal() || !strings.Contains(p.note.text, "only a holder") {
+		t.Fatalf("R on a waiter: %q", p.note.text)
+	}
+	p.moveCursor(-1)
+	p.ActionKey(lockKey("R"), lockDir, true)
+	if !p.Modal() || p.act.dialog.kind != lockDialogRevoke {
+		t.Fatal("R on the holder did not ask")
+	}
+	box := ansi.Strip(p.DialogView(70))
+	if !strings.Contains(box, "__REVOKE__") || !strings.Contains(box, "revocable") {
+		t.Fatalf("revoke dialog:\n%s", box)
+	}
+	if cmd := p.Update(lockKey("y")); cmd == nil || p.Modal() {
+		t.Fatal("y did not start the revocation")
+	}
+	p.Update(revokeDoneMsg{label: "H1", res: lockops.RevokeResult{Released: false}})
+	if !strings.Contains(p.note.text, "did not make the lock revocable") {
+		t.Fatalf("an ignored revocation is not explained: %q", p.note.text)
+	}
+}
+
+// TestHoldAlertsAndQuit: a held lock shows in the pane and the header;
+// SUSPENDED warns, LOST opens an alert; quitting while holding asks.
+func TestHoldAlertsAndQuit(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	h := &lockops.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0.Add(-5 * time.Second)}
+	p.act.held, p.act.holdState = h, lockops.StateHeld
+	out := paneScreen(p)
+	if !strings.Contains(out, "We hold this lock (exclusive) for 5s") || !strings.Contains(out, "you") {
+		t.Fatalf("our lock is not shown:\n%s", out)
+	}
+	if !p.Holding() || !strings.Contains(ansi.Strip(p.HeaderBadge()), "holding "+lockDir) {
+		t.Fatal("no header badge while holding")
+	}
+	// Quit asks; n stays.
+	p.ConfirmQuit()
+	if !p.Modal() || !strings.Contains(ansi.Strip(p.DialogView(70)), "release and quit") {
+		t.Fatal("quit did not ask")
+	}
+	p.Update(lockKey("n"))
+	if p.Modal() || !p.Holding() {
+		t.Fatal("n did not stay")
+	}
+	// y releases, then quits.
+	p.ConfirmQuit()
+	if cmd := p.Update(lockKey("y")); cmd == nil || !p.act.quitting {
+		t.Fatal("y did not release")
+	}
+	if cmd := p.Update(releaseDoneMsg{held: h, quit: true}); !isQuit(cmd) {
+		t.Fatal("the release did not quit")
+	}
+
+	// SUSPENDED then LOST.
+	p.act.held, p.act.holdState = h, lockops.StateHeld
+	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateSuspended, Reason: "disconnected from ZooKeeper"}})
+	if out := paneScreen(p); !strings.Contains(out, "SUSPENDED") || !strings.Contains(ansi.Strip(p.HeaderBadge()), "SUSPENDED") {
+		t.Fatalf("SUSPENDED not shown:\n%s", out)
+	}
+	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, Reason: "session 0x1 expired"}})
+	if !p.Modal() || p.act.dialog.kind != lockDialogLost || p.Holding() {
+		t.Fatal("LOST did not alert")
+	}
+	box := ansi.Strip(p.DialogView(70))
+	golden.RequireEqual(t, box)
+	if out := paneScreen(p); !strings.Contains(out, "LOST") || strings.Contains(out, "We hold") {
+		t.Fatalf("LOST is not shown, or still says held:\n%s", out)
+	}
+	p.Update(lockKey("enter"))
+	if p.Modal() {
+		t.Fatal("enter did not close the alert")
+	}
+}
+
+// TestTakeProgressBanner: while waiting, the pane says our position and
+// whom we wait on, and marks our node.
+func TestTakeProgressBanner(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	q := mutexQueue()
+	p.SetQueueAt(q, lockT0)
+	p.act.taking = &takeState{id: 7, path: lockDir, mode: lockops.ModeExclusive, started: lockT0.Add(-3 * time.Second), gone: true, cancel: func() {}}
+	p.Update(takeProgressMsg{id: 7, p: lockops.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
+	out := paneScreen(p)
+	for _, want := range []string{"We wait at position 3 of 5 on W1", "u stops waiting", "W2  ○ exclusive", " you "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q:\n%s", want, out)
+		}
+	}
+	checkPaneShape(t, p, out)
+	// u stops waiting.
+	p.Update(lockKey("u"))
+	if !strings.Contains(p.note.text, "Stopping the wait") {
+		t.Fatalf("u: %q", p.note.text)
+	}
+	p.Update(takeDoneMsg{id: 7, path: lockDir, err: fmt.Errorf("take: %w", context.Canceled)})
+	if p.act.taking != nil || !strings.Contains(p.note.text, "Stopped waiting") {
+		t.Fatalf("after the cancelled take: %q", p.note.text)
+	}
+}

@@ -73,6 +73,9 @@ func (m *Model) headerView() string {
 		stateStyle = st.StateErr
 	}
 	state := stateStyle.Render("● " + m.state.State.String())
+	if badge := m.lock.HeaderBadge(); badge != "" {
+		state = badge + st.Header.Render("  ") + state // our lock, wherever the cursor is
+	}
 	if m.readOnly {
 		state = st.StateWarn.Render("read-only ") + st.Header.Render(" ") + state
 	}

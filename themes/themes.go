@@ -47,8 +47,8 @@ type Palette struct {
 }
 
 // Pick resolves a theme name ("" or "auto" picks dark or light from the
-// terminal background). noColor (NO_COLOR set) overrides everything but an
-// explicit high-contrast, which then renders with attributes only.
+// terminal background). noColor (see [NoColorEnv]) overrides every theme:
+// the "none" palette draws with attributes only (bold, faint, reverse).
 func Pick(name string, darkBackground, noColor bool) (Palette, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
 	if noColor {
@@ -72,6 +72,10 @@ func Pick(name string, darkBackground, noColor bool) (Palette, error) {
 	return Palette{}, fmt.Errorf("unknown theme %q: use one of %s", name, strings.Join(Names(), ", "))
 }
 
+// NoColorEnv reports whether the environment asks for no colour: NO_COLOR
+// present and not empty (https://no-color.org).
+func NoColorEnv(getenv func(string) string) bool { return getenv("NO_COLOR") != "" }
+
 // Valid reports whether name is a theme Pick accepts.
 func Valid(name string) error {
 	_, err := Pick(name, true, false)
@@ -83,13 +87,13 @@ func darkPalette() Palette {
 	return Palette{
 		Name:  Dark,
 		Fg:    c("#d7dae0"),
-		Muted: c("#8b93a5"), Subtle: c("#5c6370"),
+		Muted: c("#8b93a5"), Subtle: c("#6b7280"),
 		Accent: c("#61afef"), Border: c("#3e4451"),
 		SelBg: c("#2f4f7a"), SelFg: c("#ffffff"), SelBlurBg: c("#323844"),
 		HeaderBg: c("#21252b"),
-		OK:       c("#98c379"), Warn: c("#e5c07b"), Err: c("#e06c75"), Info: c("#56b6c2"),
+		OK:       c("#98c379"), Warn: c("#e5c07b"), Err: c("#ef7a83"), Info: c("#56b6c2"),
 		Persistent: c("#abb2bf"), Ephemeral: c("#c678dd"), Sequential: c("#56b6c2"),
-		Container: c("#d19a66"), TTL: c("#e5c07b"), Lock: c("#e06c75"),
+		Container: c("#d19a66"), TTL: c("#e5c07b"), Lock: c("#ef7a83"),
 		Holder: c("#98c379"), Waiter: c("#e5c07b"), Fresh: c("#61afef"), Released: c("#5c6370"),
 	}
 }
@@ -117,7 +121,7 @@ func highContrastPalette() Palette {
 		Fg:    c("#ffffff"),
 		Muted: c("#ffffff"), Subtle: c("#c0c0c0"),
 		Accent: c("#ffff00"), Border: c("#ffffff"),
-		SelBg: c("#ffff00"), SelFg: c("#000000"), SelBlurBg: c("#808080"),
+		SelBg: c("#ffff00"), SelFg: c("#000000"), SelBlurBg: c("#5a5a5a"),
 		HeaderBg: c("#000000"),
 		OK:       c("#00ff00"), Warn: c("#ffff00"), Err: c("#ff5555"), Info: c("#00ffff"),
 		Persistent: c("#ffffff"), Ephemeral: c("#ff80ff"), Sequential: c("#00ffff"),

@@ -274,7 +274,7 @@ func Run(opts Options) error {
 	if opts.Editor == "" {
 		opts.Editor = editorFromEnv()
 	}
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+	if themes.NoColorEnv(os.Getenv) {
 		opts.NoColor = true
 	}
 	m := New(opts)

@@ -1,0 +1,184 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// contender takes lockPath on its own session (a real contender in
+// Curator's format) and returns once it holds or waits there.
+func contender(t *testing.T, lockPath, note string) (held func() *lockops.Held) {
+	t.Helper()
+	c := liveClient(t)
+	ch := make(chan *lockops.Held, 1)
+	queued := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go func() {
+		h, err := lockops.Take(ctx, c, lockPath, lockops.TakeOptions{Recipe: lockops.RecipeCurator, Note: note,
+			Progress: func(lockops.Progress) {
+				select {
+				case queued <- struct{}{}:
+				default:
+				}
+			}})
+		if err != nil {
+			ch <- nil
+			return
+		}
+		ch <- h
+	}()
+	select {
+	case <-queued:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("contender %s never queued", note)
+	}
+	var h *lockops.Held
+	return func() *lockops.Held {
+		if h == nil {
+			select {
+			case h = <-ch:
+			case <-time.After(15 * time.Second):
+				t.Fatalf("contender %s never got the lock", note)
+			}
+		}
+		return h
+	}
+}
+
+// TestLiveTeatestLockQueue runs the whole program (teatest) on a lock
+// directory of the real server: alpha holds, beta waits; alpha releases
+// and the pane shows alpha's node released and beta holding.
+func TestLiveTeatestLockQueue(t *testing.T) {
+	c := liveClient(t)
+	lockPath := zktest.Path(t) + "/locks/deploy"
+	alpha := contender(t, lockPath, "alpha")
+	alpha() // holds
+	beta := contender(t, lockPath, "beta")
+
+	m := New(Options{Client: c, Start: lockPath, Theme: "dark"})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(140, 40))
+	t.Cleanup(func() { tm.Quit() })
+	wait := func(subs ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			for _, s := range subs {
+				if !strings.Contains(string(b), s) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	wait("curator.mutex", "alpha", "beta", "watches")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := alpha().Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	beta()
+	wait("released")
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
+	q := fm.lock.queue
+	hs := q.Holders()
+	if len(q.Participants) != 1 || len(hs) != 1 || !strings.HasSuffix(string(hs[0].Data), ": beta") {
+		t.Fatalf("after alpha's release the pane shows %+v", q.Participants)
+	}
+}
+
+// TestLiveTakeForceDeleteQuit drives the root model against the real
+// server: we take a lock held by alpha (our node shown, our position and
+// whom we wait on), force-delete alpha's node with the typed sequence
+// number (alpha sees LOST, we get the lock), then quit, which asks and
+// releases.
+func TestLiveTakeForceDeleteQuit(t *testing.T) {
+	c := liveClient(t)
+	lockPath := zktest.Path(t) + "/locks/batch"
+	alpha := contender(t, lockPath, "alpha")
+	alphaHeld := alpha()
+
+	d := newLiveDriver(New(Options{Client: c, Start: lockPath, Theme: "light"}), 120, 35)
+	defer d.Close()
+	d.until(t, 20*time.Second, "alpha holding in the lock pane", func(d *liveDriver) bool {
+		return d.m.detail.isLock && len(d.m.lock.queue.Participants) == 1 && strings.Contains(d.screen(), "alpha")
+	})
+
+	// Take: t, then enter (exclusive, auto recipe: Curator's format here).
+	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
+	if !d.m.lock.Modal() {
+		t.Fatalf("t did not open the take dialog; screen:\n%s", d.screen())
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 20*time.Second, "our node waiting behind alpha", func(d *liveDriver) bool {
+		s := d.screen()
+		return strings.Contains(s, "We wait at position 2 of 2 on H1") && strings.Contains(s, " you ") && len(d.m.lock.queue.Participants) == 2
+	})
+
+	// Force-delete alpha's node (H1, under the pane's cursor).
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab})
+	d.apply(tea.KeyPressMsg{Code: 'X', ShiftedCode: 'X', Text: "X", Mod: tea.ModShift})
+	d.until(t, 15*time.Second, "the force-delete preview", func(d *liveDriver) bool {
+		return d.m.lock.Modal() && d.m.lock.act.dialog.preview != nil
+	})
+	pv := d.m.lock.act.dialog.preview
+	if pv.Node != alphaHeld.Node || !pv.Holding || len(pv.NextHolders) != 1 {
+		t.Fatalf("preview = %+v", pv)
+	}
+	if s := d.screen(); !strings.Contains(s, "NOT told") || !strings.Contains(s, "Type "+pv.SequenceSuffix()) {
+		t.Fatalf("the dialog lacks the warning or the prompt:\n%s", s)
+	}
+	for _, r := range pv.SequenceSuffix() {
+		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 20*time.Second, "alpha deleted and our lock held", func(d *liveDriver) bool {
+		s := d.screen()
+		return strings.Contains(s, "We hold this lock") && d.m.lock.Holding() && len(d.m.lock.queue.Participants) == 1
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for alphaHeld.State() != lockops.StateLost {
+		if time.Now().After(deadline) {
+			t.Fatalf("alpha's lock is %s after the force-delete, want lost", alphaHeld.State())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ours := d.m.lock.act.held.Node
+
+	// q asks; y releases and quits.
+	d.apply(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	if !d.m.lock.Modal() || !strings.Contains(d.screen(), "Quit while holding a lock?") {
+		t.Fatalf("q while holding did not ask; screen:\n%s", d.screen())
+	}
+	nm, cmd := d.m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	d.m = nm.(Model)
+	msg := cmd()
+	if b, ok := msg.(tea.BatchMsg); ok { // the release command among the batch
+		for _, c := range b {
+			if c == nil {
+				continue
+			}
+			if r, ok := c().(releaseDoneMsg); ok {
+				msg = r
+			}
+		}
+	}
+	r, ok := msg.(releaseDoneMsg)
+	if !ok || r.err != nil || !r.quit {
+		t.Fatalf("y gave %#v, want a release that quits", msg)
+	}
+	if _, _, err := c.Conn().Get(ours); !errors.Is(err, zk.ErrNoNode) {
+		t.Fatalf("our node %s still exists after release and quit (%v)", ours, err)
+	}
+}

@@ -223,21 +223,19 @@ func lockProbeCmd(c *zkview.Client, paths []string) tea.Cmd {
 	}
 }
 
-// introspect asks the members about themselves (roles, connections).
-func introspect(c *zkview.Client) tea.Cmd {
-	return func() tea.Msg {
+// introspect asks the members about themselves (roles, connections),
+// after a pause when later is set. Update re-arms it with a new id, so one
+// chain runs at a time.
+func introspect(c *zkview.Client, id uint64, later bool) tea.Cmd {
+	ask := func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		return ensembleMsg{ens: c.Introspect(ctx)}
+		return ensembleMsg{id: id, ens: c.Introspect(ctx)}
 	}
-}
-
-func introspectLater(c *zkview.Client) tea.Cmd {
-	return tea.Tick(ensembleEvery, func(time.Time) tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		return ensembleMsg{ens: c.Introspect(ctx)}
-	})
+	if !later {
+		return ask
+	}
+	return tea.Tick(ensembleEvery, func(time.Time) tea.Msg { return ask() })
 }
 
 func tick() tea.Cmd {

@@ -136,6 +136,8 @@ type Model struct {
 	startCmd tea.Cmd // the first read (the start path)
 	ticks    int     // ticks seen
 
+	startIntrospect tea.Cmd // the first ask of the members
+
 	seq  uint64            // request ids
 	reqs map[string]uint64 // newest request id per key
 }
@@ -208,6 +210,7 @@ func New(opts Options) Model {
 	m.rebuildRows()
 	if m.tree != nil {
 		m.startCmd = m.cd(opts.Start)
+		m.startIntrospect = introspect(m.client, m.nextID("ensemble"), false)
 	}
 	return m
 }
@@ -264,7 +267,7 @@ func (m *Model) applyTheme() {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, tick(), m.startCmd}
 	if m.client != nil {
-		cmds = append(cmds, listenConn(m.conn), listenTree(m.tree), introspect(m.client))
+		cmds = append(cmds, listenConn(m.conn), listenTree(m.tree), m.startIntrospect)
 	}
 	return tea.Batch(cmds...)
 }

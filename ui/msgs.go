@@ -91,6 +91,7 @@ type lockProbeMsg struct {
 
 // ensembleMsg carries what the members said about themselves.
 type ensembleMsg struct {
+	id  uint64
 	ens *zkview.Ensemble
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
@@ -39,7 +40,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.onConn(msg.ev)
 		cmds = append(cmds, listenConn(m.conn))
 		if msg.ev.State == zkview.StateConnected && m.client != nil {
-			cmds = append(cmds, introspect(m.client))
+			cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), false))
 		}
 	case treeMsg:
 		cmds = append(cmds, m.onTree(msg), listenTree(m.tree))
@@ -56,10 +57,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case lockMsg:
 		m.onLock(msg)
 	case ensembleMsg:
-		m.ens = msg.ens
-		m.detail.builtW = 0
-		if m.client != nil {
-			cmds = append(cmds, introspectLater(m.client))
+		if m.current("ensemble", msg.id) {
+			m.ens = msg.ens
+			m.detail.builtW = 0
+			if m.client != nil {
+				cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), true))
+			}
 		}
 	case searchMsg:
 		m.onSearch(msg)
@@ -80,6 +83,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// counts and lock tags stay current.
 		cmds = append(cmds, tick(), m.lock.Update(msg))
 		m.ticks++
+		if m.status.text != "" && m.status.level <= levelOK && m.now().Sub(m.status.at) > statusFor {
+			m.status = status{} // errors and warnings stay until replaced
+		}
 		if m.ticks%statsRefreshTicks == 0 && m.tree != nil && m.mode == modeNormal {
 			var want []string
 			for _, p := range m.visiblePaths() {
@@ -330,6 +336,9 @@ func (m *Model) onStats(msg statsMsg) tea.Cmd {
 	return m.probeLocks(msg.nodes)
 }
 
+// statusFor is how long an informational status line stays.
+const statusFor = 8 * time.Second
+
 // statsRefreshTicks is how many ticks pass between re-reads of the
 // visible rows' stats.
 const statsRefreshTicks = 5
@@ -540,7 +549,7 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	m.cursor, m.offset = 0, 0
 	m.rebuildRows()
 	m.setStatus(levelOK, "Switched to context "+msg.name+".")
-	return tea.Batch(listenConn(m.conn), listenTree(m.tree), introspect(m.client), m.cd("/"))
+	return tea.Batch(listenConn(m.conn), listenTree(m.tree), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
 }
 
 // cd expands the way to p and puts the cursor on it.

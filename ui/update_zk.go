@@ -533,9 +533,10 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 		return nil
 	}
 	old := m.client
-	m.Close()
+	m.Close() // the tree cache and the state subscription; no I/O
+	var closeOld tea.Cmd
 	if old != nil {
-		old.Close()
+		closeOld = func() tea.Msg { old.Close(); return nil } // closing a session is a round trip
 	}
 	m.dirs = map[string]*dirState{}
 	m.nodes = map[string]nodeSnap{}
@@ -549,7 +550,7 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	m.cursor, m.offset = 0, 0
 	m.rebuildRows()
 	m.setStatus(levelOK, "Switched to context "+msg.name+".")
-	return tea.Batch(listenConn(m.conn), listenTree(m.tree), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
+	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.tree), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
 }
 
 // cd expands the way to p and puts the cursor on it.

@@ -350,22 +350,55 @@ func (m *Model) fitHelp(b []key.Binding, w int) string {
 }
 
 // helpScreen is the `?` screen: every binding, the markers, the commands.
+// Key columns that do not fit side by side wrap to a new band.
 func (m *Model) helpScreen() string {
 	st := m.st
+	w := m.width - 4
+	var lines []string
+	lines = append(lines, st.Section.Render("Keys"), "")
+	var band []string
+	bandW := 0
+	flush := func() {
+		if len(band) > 0 {
+			lines = append(lines, strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, band...), "\n")...)
+			lines = append(lines, "")
+		}
+		band, bandW = nil, 0
+	}
 	h := m.help
-	h.ShowAll = true
-	h.SetWidth(m.width - 4)
-	var b strings.Builder
-	b.WriteString(st.Section.Render("Keys") + "\n\n")
-	b.WriteString(h.View(m.keys) + "\n\n")
-	b.WriteString(st.Section.Render("Markers") + "\n")
-	b.WriteString("  " + st.Ephemeral.Render("eph") + " ephemeral  " + st.Sequential.Render("seq") + " sequential  " +
+	for _, col := range m.keys.FullHelp() {
+		c := h.FullHelpView([][]key.Binding{col})
+		cw := lipgloss.Width(c) + 4
+		if bandW > 0 && bandW+cw > w {
+			flush()
+		}
+		band = append(band, lipgloss.NewStyle().PaddingRight(4).Render(c))
+		bandW += cw
+	}
+	flush()
+	wrap := func(s string) []string {
+		return strings.Split(ansi.Wrap(s, max(w-2, 10), " "), "\n")
+	}
+	lines = append(lines, st.Section.Render("Markers"))
+	for _, l := range wrap(st.Ephemeral.Render("eph") + " ephemeral  " + st.Sequential.Render("seq") + " sequential  " +
 		st.Container.Render("ctr") + " container  " + st.TTL.Render("ttl") + " TTL  " +
-		st.Lock.Render("kind·n") + " lock directory (recipe · queue length)  ▸ closed  ▾ open\n\n")
-	b.WriteString(st.Section.Render("Commands") + "\n")
-	b.WriteString("  :cd /path   :ctx name   :locks [path]   :find text   :theme dark|light|high-contrast|none   :q\n\n")
-	b.WriteString(st.Muted.Render("Press any key to go back."))
-	lines := strings.Split(b.String(), "\n")
+		st.Lock.Render("kind·n") + " lock directory (recipe · queue length)  ▸ closed  ▾ open  … loading") {
+		lines = append(lines, "  "+l)
+	}
+	lines = append(lines, "", st.Section.Render("Commands"))
+	for _, l := range wrap(":cd /path   :ctx name   :locks [path]   :find text   :theme dark|light|high-contrast|none   :q") {
+		lines = append(lines, "  "+l)
+	}
+	lines = append(lines, "", st.Muted.Render("Press any key to go back."))
+	if len(lines) > m.height-2 { // short terminal: drop the spacing first
+		kept := lines[:0]
+		for _, l := range lines {
+			if l != "" {
+				kept = append(kept, l)
+			}
+		}
+		lines = kept
+	}
 	return m.box("help", padLines(lines, 1), m.width, m.height, true)
 }
 

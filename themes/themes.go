@@ -147,6 +147,9 @@ type Styles struct {
 	// Panes. Pane and PaneFocused carry the border; PaneTitle is drawn
 	// into the top line.
 	Pane, PaneFocused, PaneTitle, PaneTitleFocused lipgloss.Style
+	// PaneEdge and PaneEdgeFocused colour border characters drawn by hand
+	// (the UI draws titled borders itself).
+	PaneEdge, PaneEdgeFocused lipgloss.Style
 
 	// Tree rows.
 	Row, RowSelected, RowSelectedBlur lipgloss.Style
@@ -166,6 +169,7 @@ type Styles struct {
 
 	// Footer, help, status.
 	Footer, HelpKey, HelpDesc, HelpSep lipgloss.Style
+	HelpColumn                         lipgloss.Style // one column of the full help
 	Info, Success, Warning, Error      lipgloss.Style
 
 	// Dialogs and the command line.
@@ -221,6 +225,8 @@ func New(p Palette) Styles {
 	if none {
 		s.PaneFocused = lipgloss.NewStyle().Border(lipgloss.ThickBorder())
 	}
+	s.PaneEdge = fg(p.Border)
+	s.PaneEdgeFocused = fg(p.Accent)
 	s.PaneTitle = fg(p.Muted).Bold(true)
 	s.PaneTitleFocused = fg(p.Accent).Bold(true)
 
@@ -273,6 +279,7 @@ func New(p Palette) Styles {
 	s.HelpKey = fg(p.Accent).Bold(true)
 	s.HelpDesc = fg(p.Muted)
 	s.HelpSep = fg(p.Subtle)
+	s.HelpColumn = lipgloss.NewStyle().PaddingRight(4)
 	s.Info = fg(p.Info)
 	s.Success = fg(p.OK)
 	s.Warning = fg(p.Warn).Bold(true)

@@ -253,16 +253,11 @@ func (m *Model) resultsLines(w, h int) []string {
 // the top edge; lines are cut or padded to fit.
 func (m *Model) box(title string, lines []string, w, h int, focused bool) string {
 	st := m.st
-	bs := st.Pane
-	ts := st.PaneTitle
+	bs, ts, edge := st.Pane, st.PaneTitle, st.PaneEdge
 	if focused {
-		bs, ts = st.PaneFocused, st.PaneTitleFocused
+		bs, ts, edge = st.PaneFocused, st.PaneTitleFocused, st.PaneEdgeFocused
 	}
 	b := bs.GetBorderStyle()
-	edge := lipgloss.NewStyle().Foreground(bs.GetBorderTopForeground())
-	if st.NoColor {
-		edge = lipgloss.NewStyle()
-	}
 	innerW := w - 2
 	title = truncate(title, max(innerW-4, 1))
 	top := edge.Render(b.TopLeft+b.Top) + ts.Render(" "+title+" ")
@@ -372,7 +367,7 @@ func (m *Model) helpScreen() string {
 		if bandW > 0 && bandW+cw > w {
 			flush()
 		}
-		band = append(band, lipgloss.NewStyle().PaddingRight(4).Render(c))
+		band = append(band, st.HelpColumn.Render(c))
 		bandW += cw
 	}
 	flush()

@@ -155,41 +155,42 @@ func (m *Model) handleDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeNormal
 		return nil
 	}
-	switch msg.String() {
-	case "esc":
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
 		m.closeDialog()
 		m.setStatus(levelInfo, "Cancelled; nothing was changed.")
 		return nil
-	case "ctrl+c":
-		return tea.Quit
-	case "tab", "down":
+	case key.Matches(msg, k.ForceQuit):
+		return m.quit()
+	case key.Matches(msg, k.NextField):
 		if n := dl.fields(); n > 1 {
 			return dl.focusInput((dl.focus + 1) % n)
 		}
 		return nil
-	case "shift+tab", "up":
+	case key.Matches(msg, k.PrevField):
 		if n := dl.fields(); n > 1 {
 			return dl.focusInput((dl.focus + n - 1) % n)
 		}
 		return nil
-	case "enter":
+	case key.Matches(msg, k.Confirm):
 		return m.submitDialog()
 	}
 	if dl.kind == dialogDelete {
-		switch msg.String() {
-		case "y", "Y":
+		switch {
+		case key.Matches(msg, k.Yes):
 			return m.submitDialog()
-		case "n", "N", "q":
+		case key.Matches(msg, k.No):
 			m.closeDialog()
 			m.setStatus(levelInfo, "Cancelled; nothing was changed.")
 		}
 		return nil
 	}
 	if dl.kind == dialogCreate && dl.focus == len(dl.inputs) {
-		switch msg.String() {
-		case "left", "h":
+		switch {
+		case key.Matches(msg, k.ChoicePrev):
 			dl.typ = (dl.typ + len(createTypes) - 1) % len(createTypes)
-		case "right", "l", "space":
+		case key.Matches(msg, k.ChoiceNext):
 			dl.typ = (dl.typ + 1) % len(createTypes)
 		}
 		return nil

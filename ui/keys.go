@@ -21,9 +21,12 @@ type KeyMap struct {
 	Create, Edit, EditInline, Delete, DeleteTree key.Binding
 
 	// Dialogs and inputs.
-	Confirm, Cancel key.Binding
+	Confirm, Cancel, Yes, No key.Binding
+	NextField, PrevField     key.Binding
+	ChoicePrev, ChoiceNext   key.Binding
 
-	Quit key.Binding
+	// Quit is q (not while typing); ForceQuit (ctrl+c) works everywhere.
+	Quit, ForceQuit key.Binding
 
 	// Lock holds the lock pane's bindings (take, release, revoke,
 	// force-delete), shown in help while a lock is on screen.
@@ -66,10 +69,17 @@ func DefaultKeyMap() KeyMap {
 		Delete:     key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete")),
 		DeleteTree: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "delete tree")),
 
-		Confirm: key.NewBinding(key.WithKeys("enter"), key.WithHelp("⏎", "confirm")),
-		Cancel:  key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Confirm:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("⏎", "confirm")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:         key.NewBinding(key.WithKeys("n", "N", "q"), key.WithHelp("n", "no")),
+		NextField:  key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
+		PrevField:  key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field")),
+		ChoicePrev: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", "previous choice")),
+		ChoiceNext: key.NewBinding(key.WithKeys("right", "l", "space"), key.WithHelp("→", "next choice")),
 
-		Quit: key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 
 		Lock:    DefaultLockKeyMap(),
 		editing: true,

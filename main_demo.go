@@ -145,6 +145,11 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 		defer wg.Done()
 		contenders <- lockops.RunDemoContenders(ctx, servers, demoLocksRoot)
 	}()
+	// Open on live queues: wait (briefly) for every demo lock's first
+	// contender.
+	for _, l := range lockops.DemoLocks(demoLocksRoot) {
+		waitForNode(ctx, c, l.Path, 15*time.Second)
+	}
 	if o.Ready != nil {
 		o.Ready(demoEnv{Dir: dir, Servers: servers})
 	}
@@ -284,6 +289,25 @@ func fillDemoTree(c *zkview.Client) error {
 		}
 	}
 	return nil
+}
+
+// waitForNode waits until p exists (or timeout, or ctx ends).
+func waitForNode(ctx context.Context, c *zkview.Client, p string, timeout time.Duration) {
+	deadline := time.Now().Add(timeout)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		ok, _, ch, err := c.Conn().ExistsW(c.Abs(p))
+		if err == nil && ok {
+			return
+		}
+		if err != nil {
+			ch = nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // isTerminal reports whether f is a terminal (character device).

@@ -126,7 +126,9 @@ func (s *demoScreen) tmux(args ...string) string {
 
 func (s *demoScreen) capture() string { return s.tmux("capture-pane", "-p", "-t", s.session) }
 
-func (s *demoScreen) keys(k ...string) { s.tmux(append([]string{"send-keys", "-t", s.session}, k...)...) }
+func (s *demoScreen) keys(k ...string) {
+	s.tmux(append([]string{"send-keys", "-t", s.session}, k...)...)
+}
 
 // waitFor polls the screen until cond holds or the deadline passes.
 func (s *demoScreen) waitFor(what string, d time.Duration, cond func(string) bool) string {

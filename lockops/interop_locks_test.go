@@ -126,7 +126,7 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 		cur.Await(t, "m1", "acquired")
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "curator.mutex", "0 holding exclusive", "1 waiting exclusive -> 0 (data)", "2 waiting exclusive -> 1 (data)")
-		if requireObserved && l.Participants[0].Client == nil || !strings.HasPrefix(*l.Participants[0].Client, "127.0.0.1:") {
+		if requireObserved && (l.Participants[0].Client == nil || !strings.HasPrefix(*l.Participants[0].Client, "127.0.0.1:")) {
 			t.Errorf("holder's client address: %v", l.Participants[0].Client)
 		}
 		cur.Release(t, "m1")

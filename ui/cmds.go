@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"time"
 
@@ -23,7 +22,6 @@ import (
 
 const (
 	fetchTimeout  = 10 * time.Second
-	searchLimit   = 20000 // nodes visited by one search at most
 	tickEvery     = time.Second
 	ensembleEvery = 10 * time.Second
 )
@@ -240,57 +238,6 @@ func introspect(c *zkview.Client, id uint64, later bool) tea.Cmd {
 
 func tick() tea.Cmd {
 	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg{at: t} })
-}
-
-// searchCmd walks the tree below root breadth-first (bulk reads per level)
-// and keeps nodes whose name or data contains query.
-func searchCmd(c *zkview.Client, id uint64, root, query string) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		msg := searchMsg{id: id, root: root, query: query}
-		q := strings.ToLower(query)
-		qb := []byte(query)
-		level := []string{root}
-		for len(level) > 0 && ctx.Err() == nil {
-			var next []string
-			for _, p := range level {
-				if msg.scanned >= searchLimit {
-					msg.truncated = true
-					break
-				}
-				_, nodes, err := c.ChildrenNodes(ctx, p)
-				if err != nil {
-					if errors.Is(err, zk.ErrNoNode) {
-						continue
-					}
-					msg.err = err
-					return msg
-				}
-				for _, n := range nodes {
-					msg.scanned++
-					switch {
-					case strings.Contains(strings.ToLower(n.Name()), q):
-						msg.hits = append(msg.hits, searchHit{Path: n.Path})
-					case len(qb) > 0 && bytes.Contains(n.Data, qb):
-						msg.hits = append(msg.hits, searchHit{Path: n.Path, InData: true})
-					}
-					if n.Stat.NumChildren > 0 {
-						next = append(next, n.Path)
-					}
-				}
-			}
-			if msg.truncated {
-				break
-			}
-			level = next
-		}
-		sort.Slice(msg.hits, func(i, j int) bool { return msg.hits[i].Path < msg.hits[j].Path })
-		if err := ctx.Err(); err != nil && msg.err == nil {
-			msg.truncated = true
-		}
-		return msg
-	}
 }
 
 // createCmd makes a node through the audited mutations.

@@ -2,12 +2,15 @@ package ui
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-zookeeper/zk"
 
@@ -129,5 +132,92 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	})
 	if _, _, err := other.Conn().Get(base + "/b-from-elsewhere"); !errors.Is(err, zk.ErrNoNode) {
 		t.Fatalf("b-from-elsewhere still exists (%v)", err)
+	}
+}
+
+// TestLiveSearch finds nodes below a directory by name and by data, shows
+// progress while it runs, and lands on a hit with enter.
+func TestLiveSearch(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	liveMkdirs(t, c.Conn(), base+"/a/deep")
+	liveCreate(t, c.Conn(), base+"/a/needle-by-name", nil, 0)
+	liveCreate(t, c.Conn(), base+"/a/deep/x", []byte("there is a needle in here"), 0)
+	liveCreate(t, c.Conn(), base+"/a/hay", []byte("nothing"), 0)
+
+	d := newLiveDriver(New(Options{Client: c, Start: base + "/a", Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the start directory", func(d *liveDriver) bool { return d.m.cursorPath() == base+"/a" })
+	d.apply(tea.KeyPressMsg{Code: 'f', Text: "f"})
+	for _, r := range "needle" {
+		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if !d.m.search.running || !strings.Contains(d.screen(), "searching") {
+		t.Fatalf("no progress shown while searching:\n%s", d.screen())
+	}
+	d.until(t, 15*time.Second, "the results", func(d *liveDriver) bool { return d.m.mode == modeResults })
+	var got []string
+	for _, h := range d.m.search.hits {
+		got = append(got, fmt.Sprintf("%s data=%v", strings.TrimPrefix(h.Path, base), h.InData))
+	}
+	want := []string{"/a/deep/x data=true", "/a/needle-by-name data=false"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("hits %v, want %v", got, want)
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 15*time.Second, "the cursor on the first hit", func(d *liveDriver) bool { return d.m.cursorPath() == base+"/a/deep/x" })
+}
+
+// TestLiveSearchCancelled: a walk whose context ends stops before reading
+// and reports itself cancelled with what it found.
+func TestLiveSearchCancelled(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	liveMkdirs(t, c.Conn(), base+"/d")
+	liveCreate(t, c.Conn(), base+"/d/match-me", []byte("x"), 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ch := make(chan tea.Msg, 2)
+	searchWalk(ctx, cancel, c, 7, base, "match", ch)
+	var final searchMsg
+	for final.id == 0 {
+		if m, ok := (<-ch).(searchMsg); ok {
+			final = m
+		}
+	}
+	if !final.cancelled || !final.truncated || final.err != nil {
+		t.Fatalf("final message %+v, want cancelled and truncated without error", final)
+	}
+}
+
+// TestSearchKeysUpdate: esc while a walk runs asks it to stop (it is not
+// dropped: its final message still shows what was found).
+func TestSearchKeysUpdate(t *testing.T) {
+	m := New(Options{Theme: "dark"})
+	nm, _ := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m = nm.(Model)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan tea.Msg, 2)
+	m.search = searchState{root: "/", query: "x", running: true, run: &searchRun{cancel: cancel, ch: ch}}
+	id := m.nextID("search")
+	nm, _ = m.Update(searchProgressMsg{id: id, listed: 10, read: 5, found: 2, dir: "/a"})
+	m = nm.(Model)
+	if s := ansi.Strip(m.View().Content); !strings.Contains(s, "matches  2") || !strings.Contains(s, "in       /a") {
+		t.Fatalf("progress not shown:\n%s", s)
+	}
+	nm, _ = m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	m = nm.(Model)
+	if ctx.Err() == nil || !m.search.run.cancelling {
+		t.Fatal("esc did not stop the walk")
+	}
+	nm, _ = m.Update(searchMsg{id: id, root: "/", query: "x", hits: []searchHit{{Path: "/a/x"}}, scanned: 10, truncated: true, cancelled: true})
+	m = nm.(Model)
+	if m.mode != modeResults || len(m.search.hits) != 1 || !strings.Contains(m.status.text, "incomplete") {
+		t.Fatalf("after the stop: mode %v, hits %v, status %q", m.mode, m.search.hits, m.status.text)
+	}
+	// A stale progress report (an older walk) is ignored.
+	if cmd := m.onSearchProgress(searchProgressMsg{id: id - 1}); cmd != nil {
+		t.Fatal("a stale progress report re-armed a listener")
 	}
 }

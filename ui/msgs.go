@@ -103,6 +103,7 @@ type searchMsg struct {
 	hits      []searchHit
 	scanned   int
 	truncated bool
+	cancelled bool // stopped by the user (truncated too)
 	err       error
 }
 

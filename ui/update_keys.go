@@ -24,6 +24,7 @@ type searchState struct {
 	running   bool
 	cursor    int
 	offset    int
+	run       *searchRun // the walk in progress (search.go)
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -75,6 +76,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(msg, k.Cancel):
+		if m.search.running {
+			m.cancelSearch() // the results found so far follow
+			return nil
+		}
 		if m.filter.query != "" {
 			m.clearFilter()
 		}
@@ -313,9 +318,8 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		if m.client == nil {
 			return nil
 		}
-		m.search = searchState{root: root, query: "locks", running: true}
-		m.setStatus(levelInfo, "Looking for locks below "+root+"…")
-		return scanLocksCmd(m.client, m.nextID("search"), root)
+		m.setStatus(levelInfo, "Looking for locks below "+root+"… (esc stops)")
+		return m.beginSearch(root, "", true)
 	case "theme":
 		if err := themes.Valid(arg); err != nil {
 			m.setStatus(levelErr, err.Error())
@@ -345,9 +349,8 @@ func (m *Model) startSearch(q string) tea.Cmd {
 		return nil
 	}
 	root := m.cursorPath()
-	m.search = searchState{root: root, query: q, running: true}
-	m.setStatus(levelInfo, fmt.Sprintf("Searching names and data below %s for %q…", root, q))
-	return searchCmd(m.client, m.nextID("search"), root, q)
+	m.setStatus(levelInfo, fmt.Sprintf("Searching names and data below %s for %q… (esc stops)", root, q))
+	return m.beginSearch(root, q, false)
 }
 
 func (m *Model) handleResultsKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -64,6 +64,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), true))
 			}
 		}
+	case searchProgressMsg:
+		cmds = append(cmds, m.onSearchProgress(msg))
+	case spinner.TickMsg:
+		cmds = append(cmds, m.onSearchSpin(msg), m.lock.Update(msg))
 	case searchMsg:
 		m.onSearch(msg)
 	case mutationMsg:
@@ -435,6 +439,7 @@ func (m *Model) onSearch(msg searchMsg) {
 		return
 	}
 	m.search.running = false
+	m.search.run = nil
 	if msg.err != nil {
 		m.setStatus(levelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
 		return
@@ -445,8 +450,15 @@ func (m *Model) onSearch(msg searchMsg) {
 	m.search.cursor = 0
 	m.mode = modeResults
 	note := ""
-	if msg.truncated {
-		note = fmt.Sprintf(" (stopped after %d nodes)", msg.scanned)
+	switch {
+	case msg.cancelled && m.search.query == "locks":
+		note = " (stopped early: the list is incomplete)"
+	case msg.cancelled:
+		note = fmt.Sprintf(" (stopped after %d names: the list is incomplete)", msg.scanned)
+	case msg.truncated && m.search.query == "locks":
+		note = " (stopped after the scan's node limit: search a narrower path)"
+	case msg.truncated:
+		note = fmt.Sprintf(" (data read of the first %d nodes only; names of all %d)", searchReadLimit, msg.scanned)
 	}
 	if m.search.query == "locks" {
 		m.setStatus(levelInfo, fmt.Sprintf("%s below %s%s. ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note))
@@ -560,26 +572,4 @@ func (m *Model) cd(p string) tea.Cmd {
 		return nil
 	}
 	return cdCmd(m.tree, m.nextID("cd"), p)
-}
-
-// scanLocks lists the lock directories below p (`:locks`).
-func scanLocksCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := contextWithTimeout(fetchTimeout * 3)
-		defer cancel()
-		qs, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{})
-		msg := searchMsg{id: id, root: p, query: "locks"}
-		if errors.Is(err, lockops.ErrScanTruncated) {
-			msg.truncated, err = true, nil
-		}
-		if err != nil {
-			msg.err = err
-			return msg
-		}
-		for _, q := range qs {
-			msg.hits = append(msg.hits, searchHit{Path: q.Path, Note: fmt.Sprintf("%s · %d", q.Kind, len(q.Participants))})
-		}
-		msg.scanned = len(qs)
-		return msg
-	}
 }

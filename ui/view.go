@@ -204,6 +204,9 @@ func (m *Model) detailPane(w, h int) string {
 
 func (m *Model) resultsTitle() string {
 	s := m.search
+	if s.running && s.query == "locks" {
+		return fmt.Sprintf("looking for locks below %s…", s.root)
+	}
 	if s.running {
 		return fmt.Sprintf("searching %q below %s…", s.query, s.root)
 	}
@@ -217,7 +220,7 @@ func (m *Model) resultsLines(w, h int) []string {
 	s := &m.search
 	st := m.st
 	if s.running {
-		return []string{st.Muted.Render("working…")}
+		return m.searchProgressLines(w)
 	}
 	if len(s.hits) == 0 {
 		return []string{st.Muted.Render("No matches."), "", st.Muted.Render("esc to go back")}

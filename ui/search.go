@@ -1,0 +1,267 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// The `f` search and the `:locks` scan run as a walk on their own
+// goroutine. It reports progress through a channel that one self-re-arming
+// command listens to, ends with a searchMsg, and stops early when the user
+// presses esc (its context is cancelled; what was found so far is shown).
+
+const (
+	// searchReadLimit bounds the nodes whose data one search reads (names
+	// of every listed directory are always matched).
+	searchReadLimit = 20000
+	// searchChunk is how many nodes are read per bulk read (progress and
+	// cancellation are checked between chunks).
+	searchChunk = 500
+	// searchProgressEvery caps the progress messages' rate.
+	searchProgressEvery = 100 * time.Millisecond
+	searchTimeout       = 2 * time.Minute
+)
+
+// searchRun is a walk in progress.
+type searchRun struct {
+	cancel     context.CancelFunc
+	ch         <-chan tea.Msg
+	listed     int    // names matched so far
+	read       int    // nodes whose data was read so far
+	found      int    // matches so far
+	dir        string // directory being read
+	cancelling bool
+	spin       spinner.Model
+	started    time.Time
+}
+
+// searchProgressMsg reports how far a search got.
+type searchProgressMsg struct {
+	id     uint64
+	listed int
+	read   int
+	found  int
+	dir    string
+}
+
+// beginSearch starts a walk below root for query ("" with locks: the
+// `:locks` scan) and returns the commands that run and follow it.
+func (m *Model) beginSearch(root, query string, locks bool) tea.Cmd {
+	if m.search.run != nil {
+		m.search.run.cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), searchTimeout)
+	// Room for one progress report and the final message: the walk never
+	// blocks on an abandoned channel.
+	ch := make(chan tea.Msg, 2)
+	id := m.nextID("search")
+	spin := spinner.New(spinner.WithSpinner(spinner.MiniDot), spinner.WithStyle(m.st.Info))
+	q := query
+	if locks {
+		q = "locks"
+	}
+	m.search = searchState{root: root, query: q, running: true,
+		run: &searchRun{cancel: cancel, ch: ch, spin: spin, started: m.now()}}
+	c := m.client
+	start := func() tea.Msg {
+		if locks {
+			go scanLocksWalk(ctx, cancel, c, id, root, ch)
+		} else {
+			go searchWalk(ctx, cancel, c, id, root, query, ch)
+		}
+		return <-ch
+	}
+	return tea.Batch(start, spin.Tick)
+}
+
+// listenSearch waits for the walk's next message.
+func listenSearch(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg { return <-ch }
+}
+
+// cancelSearch stops the walk; its final message shows what was found.
+func (m *Model) cancelSearch() {
+	r := m.search.run
+	if r == nil || r.cancelling {
+		return
+	}
+	r.cancelling = true
+	r.cancel()
+	m.setStatus(levelInfo, "Stopping the search…")
+}
+
+// onSearchProgress records a progress report and listens for the next.
+func (m *Model) onSearchProgress(msg searchProgressMsg) tea.Cmd {
+	r := m.search.run
+	if !m.current("search", msg.id) || r == nil {
+		return nil
+	}
+	r.listed, r.read, r.found, r.dir = msg.listed, msg.read, msg.found, msg.dir
+	return listenSearch(r.ch)
+}
+
+// onSearchSpin advances the spinner while a walk runs (and lets it stop
+// ticking when none does).
+func (m *Model) onSearchSpin(msg spinner.TickMsg) tea.Cmd {
+	r := m.search.run
+	if r == nil || !m.search.running || msg.ID != r.spin.ID() {
+		return nil
+	}
+	var cmd tea.Cmd
+	r.spin, cmd = r.spin.Update(msg)
+	return cmd
+}
+
+// searchProgressLines is the results pane while a walk runs.
+func (m *Model) searchProgressLines(w int) []string {
+	st := m.st
+	r := m.search.run
+	if r == nil {
+		return []string{st.Muted.Render("working…")}
+	}
+	head := r.spin.View() + " " + st.Info.Render("searching")
+	if m.search.query == "locks" {
+		head = r.spin.View() + " " + st.Info.Render("looking for locks")
+	}
+	if r.cancelling {
+		head = r.spin.View() + " " + st.Warning.Render("stopping…")
+	}
+	lines := []string{head, ""}
+	if m.search.query == "locks" {
+		lines = append(lines, st.Key.Render("found    ")+st.Value.Render(fmt.Sprint(r.found)))
+	} else {
+		lines = append(lines,
+			st.Key.Render("names    ")+st.Value.Render(fmt.Sprint(r.listed)),
+			st.Key.Render("data     ")+st.Value.Render(fmt.Sprintf("%d of at most %d", r.read, searchReadLimit)),
+			st.Key.Render("matches  ")+st.Value.Render(fmt.Sprint(r.found)))
+	}
+	if r.dir != "" {
+		lines = append(lines, st.Key.Render("in       ")+st.Value.Render(truncate(r.dir, max(w-9, 8))))
+	}
+	return append(lines, "", st.Muted.Render("esc stops and shows what was found"))
+}
+
+// progressSender rate-limits progress reports; a report is dropped when
+// the previous one was not taken yet (only the newest matters), so the
+// channel always has room for the final message.
+type progressSender struct {
+	ch   chan<- tea.Msg
+	last time.Time
+}
+
+func (p *progressSender) send(msg searchProgressMsg, force bool) {
+	if !force && time.Since(p.last) < searchProgressEvery {
+		return
+	}
+	if len(p.ch) == 0 { // the walk is the only sender
+		p.ch <- msg
+		p.last = time.Now()
+	}
+}
+
+// searchWalk walks below root breadth first: every directory is listed
+// (names matched at once), then its children are read in chunks (data
+// matched, directories queued). It sends progress and ends with exactly
+// one searchMsg. Cancelling ctx ends it early with what was found.
+func searchWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Client, id uint64, root, query string, ch chan<- tea.Msg) {
+	defer cancel()
+	msg := searchMsg{id: id, root: root, query: query}
+	prog := progressSender{ch: ch}
+	q := strings.ToLower(query)
+	qb := []byte(query)
+	listed, read := 0, 0
+	queue := []string{root}
+	hitNames := map[string]bool{}
+walk:
+	for len(queue) > 0 {
+		dir := queue[0]
+		queue = queue[1:]
+		names, _, err := c.Children(dir)
+		if err != nil {
+			if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNoAuth) {
+				continue
+			}
+			msg.err = err
+			break
+		}
+		paths := make([]string, len(names))
+		for i, n := range names {
+			paths[i] = zkview.Join(dir, n)
+			if strings.Contains(strings.ToLower(n), q) {
+				msg.hits = append(msg.hits, searchHit{Path: paths[i]})
+				hitNames[paths[i]] = true
+			}
+		}
+		listed += len(names)
+		prog.send(searchProgressMsg{id: id, listed: listed, read: read, found: len(msg.hits), dir: dir}, false)
+		for from := 0; from < len(paths); from += searchChunk {
+			if ctx.Err() != nil {
+				break walk
+			}
+			if read >= searchReadLimit {
+				msg.truncated = true
+				continue walk // names still matched; no more data read
+			}
+			chunk := paths[from:min(from+searchChunk, len(paths), from+searchReadLimit-read)]
+			nodes, err := c.GetMany(ctx, chunk)
+			if err != nil {
+				if ctx.Err() != nil {
+					break walk
+				}
+				msg.err = fmt.Errorf("read below %s: %w", dir, err)
+				break walk
+			}
+			for _, n := range nodes {
+				if n.Err != nil {
+					continue
+				}
+				read++
+				if len(qb) > 0 && !hitNames[n.Path] && bytes.Contains(n.Data, qb) {
+					msg.hits = append(msg.hits, searchHit{Path: n.Path, InData: true})
+				}
+				if n.Stat.NumChildren > 0 {
+					queue = append(queue, n.Path)
+				}
+			}
+			prog.send(searchProgressMsg{id: id, listed: listed, read: read, found: len(msg.hits), dir: dir}, false)
+		}
+	}
+	if ctx.Err() != nil && msg.err == nil {
+		msg.truncated, msg.cancelled = true, true
+	}
+	msg.scanned = listed
+	sort.Slice(msg.hits, func(i, j int) bool { return msg.hits[i].Path < msg.hits[j].Path })
+	ch <- msg
+}
+
+// scanLocksWalk is `:locks`: every lock directory below root, decoded.
+func scanLocksWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Client, id uint64, root string, ch chan<- tea.Msg) {
+	defer cancel()
+	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{})
+	msg := searchMsg{id: id, root: root, query: "locks"}
+	switch {
+	case errors.Is(err, lockops.ErrScanTruncated):
+		msg.truncated = true
+	case err != nil && ctx.Err() != nil:
+		msg.truncated, msg.cancelled = true, true
+	case err != nil:
+		msg.err = err
+	}
+	for _, q := range qs {
+		msg.hits = append(msg.hits, searchHit{Path: q.Path, Note: fmt.Sprintf("%s · %d", q.Kind, len(q.Participants))})
+	}
+	msg.scanned = len(qs)
+	ch <- msg
+}

@@ -24,11 +24,20 @@ func (p *LockPane) bannerLines() []string {
 		case pr.Node == "":
 			out = append(out, p.spinner.View()+" "+st.Info.Render(fmt.Sprintf("Joining the queue of %s (%s)… %s", t.path, t.mode, wait)))
 		case pr.WaitingOn != "":
-			on := lastElem(pr.WaitingOn)
-			if l, ok := p.labels[pr.WaitingOn]; ok && pr.Path == p.path {
+			// Take reports when our own wait moves; the shown queue (when
+			// it is ours) is fresher about everyone ahead of us.
+			pos, n, waitingOn := pr.Position+1, pr.QueueLen, pr.WaitingOn
+			if i, ok := p.byNode[pr.Node]; ok && pr.Path == p.path {
+				pos, n = i+1, len(p.queue.Participants)
+				if w := p.queue.Participants[i].Watches; w != "" {
+					waitingOn = w
+				}
+			}
+			on := lastElem(waitingOn)
+			if l, ok := p.labels[waitingOn]; ok && pr.Path == p.path {
 				on = l + " " + shortName(on, 24)
 			}
-			out = append(out, p.spinner.View()+" "+st.Info.Render(fmt.Sprintf("We wait at position %d of %d on %s · %s", pr.Position+1, pr.QueueLen, on, wait)))
+			out = append(out, p.spinner.View()+st.Info.Render(fmt.Sprintf("We wait at position %d of %d on %s · %s", pos, n, on, wait)))
 			if pr.Path != p.path {
 				out = append(out, st.Muted.Render("  in "+pr.Path+" · u stops waiting"))
 			} else {

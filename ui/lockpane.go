@@ -39,15 +39,16 @@ type LockPane struct {
 	now   time.Time
 
 	// What is shown.
-	path    string // the lock directory
-	visible bool
-	queue   lockops.Queue
-	have    bool
-	entries []lockEntry
-	heights []int // lines per entry (prefix of the window computation)
-	labels  map[string]string
-	byNode  map[string]int // node -> index in queue.Participants
-	chains  map[string]chainEnd
+	path     string // the lock directory
+	visible  bool
+	hiddenAt time.Time // when the pane was last hidden
+	queue    lockops.Queue
+	have     bool
+	entries  []lockEntry
+	heights  []int // lines per entry (prefix of the window computation)
+	labels   map[string]string
+	byNode   map[string]int // node -> index in queue.Participants
+	chains   map[string]chainEnd
 
 	// Live reading of path.
 	client   *zkview.Client
@@ -156,7 +157,7 @@ func (p *LockPane) SetQueue(q lockops.Queue) {
 // highlighted as new, nodes gone since the last queue stay for a few
 // seconds struck through.
 func (p *LockPane) SetQueueAt(q lockops.Queue, at time.Time) {
-	if q.Path != p.path {
+	if q.Path != p.path || p.staleAt(at) {
 		p.resetDir(q.Path)
 	}
 	p.now = at
@@ -210,9 +211,18 @@ func (p *LockPane) SetQueueAt(q lockops.Queue, at time.Time) {
 	p.rebuild()
 }
 
-// resetDir starts over for another directory.
+// staleAt reports whether what the pane remembers is too old to compare
+// a new read with (it was hidden longer than a highlight lasts): then the
+// next read starts over instead of flagging everything as moved.
+func (p *LockPane) staleAt(at time.Time) bool {
+	return !p.visible && !p.hiddenAt.IsZero() && at.Sub(p.hiddenAt) > releasedFor
+}
+
+// resetDir starts over for another directory (or the same one after a
+// long while hidden).
 func (p *LockPane) resetDir(path string) {
 	p.path = path
+	p.hiddenAt = time.Time{}
 	p.queue, p.have = lockops.Queue{Path: path}, false
 	p.memo = map[string]*nodeMemo{}
 	p.ghosts = nil

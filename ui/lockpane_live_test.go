@@ -182,3 +182,58 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 		t.Fatalf("our node %s still exists after release and quit (%v)", ours, err)
 	}
 }
+
+// TestLiveHeldRevokedThenLost: we hold a lock in the TUI; another client
+// asks for it (a Curator revocation request: we are told), then
+// force-deletes our node: the pane says LOST at once, never "held", and
+// an alert opens; quitting no longer asks.
+func TestLiveHeldRevokedThenLost(t *testing.T) {
+	c := liveClient(t)
+	other := liveClient(t)
+	lockPath := zktest.Path(t) + "/locks/maint"
+
+	d := newLiveDriver(New(Options{Client: c, Start: zktest.Path(t), Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 20*time.Second, "the first frame", func(d *liveDriver) bool { return d.m.client != nil })
+	// Take a new lock by path (from the tree: t, then type the path).
+	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
+	if !d.m.lock.Modal() {
+		t.Fatalf("t did not open the take dialog; screen:\n%s", d.screen())
+	}
+	d.m.lock.act.dialog.path.SetValue(lockPath)
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 20*time.Second, "our lock held and shown", func(d *liveDriver) bool {
+		return d.m.lock.Holding() && d.m.detail.path == lockPath && strings.Contains(d.screen(), "We hold this lock")
+	})
+	ours := d.m.lock.act.held.Node
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := lockops.Revoke(ctx, other, ours, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	d.until(t, 15*time.Second, "the revocation request shown", func(d *liveDriver) bool {
+		return strings.Contains(d.screen(), "Someone asked for it")
+	})
+
+	pv, err := lockops.PreviewEvict(ctx, other, ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lockops.Evict(ctx, other, ours, pv.Expect); err != nil {
+		t.Fatal(err)
+	}
+	d.until(t, 15*time.Second, "the LOST alert", func(d *liveDriver) bool {
+		return d.m.lock.Modal() && strings.Contains(d.screen(), "Lock LOST")
+	})
+	if s := d.screen(); strings.Contains(s, "We hold this lock") || d.m.lock.Holding() {
+		t.Fatalf("still claims to hold a lost lock:\n%s", s)
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if d.m.lock.Modal() {
+		t.Fatal("enter did not close the alert")
+	}
+	if _, cmd := d.m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"}); !isQuit(cmd) {
+		t.Fatal("q after the lock was lost did not quit at once")
+	}
+}

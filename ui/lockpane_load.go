@@ -37,6 +37,7 @@ func (p *LockPane) Show(visible bool, path string) tea.Cmd {
 	if !visible || p.client == nil {
 		if p.visible {
 			p.visible = false
+			p.hiddenAt = p.clock()
 			p.stopWatch()
 			p.live = false
 		}
@@ -45,7 +46,7 @@ func (p *LockPane) Show(visible bool, path string) tea.Cmd {
 	if p.visible && path == p.path && (p.live || p.loading) {
 		return nil
 	}
-	if path != p.path {
+	if path != p.path || p.staleAt(p.clock()) {
 		p.resetDir(path)
 	}
 	p.visible = true

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -235,5 +236,49 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 	}
 	if _, cmd := d.m.Update(tea.KeyPressMsg{Code: 'q', Text: "q"}); !isQuit(cmd) {
 		t.Fatal("q after the lock was lost did not quit at once")
+	}
+}
+
+// TestLiveSuspendedThenLost: we hold a lock in the TUI on a server of our
+// own; the server freezes: the pane shows SUSPENDED (may still be held),
+// then, past the session timeout, LOST with an alert.
+func TestLiveSuspendedThenLost(t *testing.T) {
+	cl := zktest.StartStandalone(t, zktest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := zkview.Connect(ctx, zkview.Config{Servers: cl.Addrs(), SessionTimeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	lockPath := "/locks/frozen"
+
+	d := newLiveDriver(New(Options{Client: c, Start: "/", Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 20*time.Second, "the first frame", func(d *liveDriver) bool { return d.m.client != nil })
+	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
+	d.m.lock.act.dialog.path.SetValue(lockPath)
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 20*time.Second, "our lock held", func(d *liveDriver) bool {
+		return d.m.lock.Holding() && strings.Contains(d.screen(), "We hold this lock")
+	})
+
+	srv := cl.Servers[0]
+	if err := srv.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Resume() })
+	d.until(t, 20*time.Second, "SUSPENDED", func(d *liveDriver) bool {
+		s := d.screen()
+		return strings.Contains(s, "SUSPENDED") && !strings.Contains(s, "We hold this lock")
+	})
+	if !d.m.lock.Holding() {
+		t.Fatal("a suspended lock must still count as held for quitting")
+	}
+	d.until(t, 30*time.Second, "LOST", func(d *liveDriver) bool {
+		return d.m.lock.Modal() && strings.Contains(d.screen(), "Lock LOST")
+	})
+	if d.m.lock.Holding() {
+		t.Fatal("a lost lock still counts as held")
 	}
 }

@@ -1,0 +1,558 @@
+package zkview
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Multi-read (op code 22, ZooKeeper 3.6+) reads many nodes in one request.
+// go-zookeeper does not offer it, so zkview speaks it on a sidecar
+// connection of its own: a second session on the member the main
+// connection uses (so it sees at least what the main session saw), with the
+// same credentials, chroot and TLS dialer. The sidecar is opened on first
+// use, kept and pinged while it is used, closed after a minute idle or when
+// the client closes, and re-opened after any failure.
+
+// Batching limits. A reply must stay under the server's and clients'
+// jute.maxbuffer (0xfffff bytes by default): a batch whose reply would be
+// bigger is answered anyway but drained unread and split.
+var (
+	multiReadMaxOps      = 1000
+	multiReadMaxReply    = 0xfffff
+	multiReadMaxRequest  = 512 << 10
+	multiReadInFlight    = 4
+	multiReadIdleClose   = time.Minute
+	multiReadDialTimeout = 5 * time.Second
+)
+
+// errMultiReadUnsupported means the server does not know op code 22.
+var errMultiReadUnsupported = errors.New("the server does not support multi-read (ZooKeeper 3.6+)")
+
+// replyTooLarge is a reply that was drained unread because it exceeded
+// multiReadMaxReply.
+type replyTooLarge struct{ size int }
+
+func (e replyTooLarge) Error() string {
+	return fmt.Sprintf("multi-read reply of %d bytes exceeds %d", e.size, multiReadMaxReply)
+}
+
+// multiReader is a client's multi-read state: support as detected, the
+// current sidecar session.
+type multiReader struct {
+	c *Client
+
+	// support: 0 unknown, 1 supported, -1 unsupported (remembered).
+	support  atomic.Int32
+	failures atomic.Int32 // probes that failed without an answer
+
+	mu      sync.Mutex
+	sess    *sideSession
+	lastUse time.Time
+	closed  bool
+}
+
+// multiReaders holds each client's multi-read state (dropped when the
+// client closes).
+var multiReaders sync.Map // *Client -> *multiReader
+
+// multiRead returns c's multi-reader, creating it on first use.
+func (c *Client) multiRead() *multiReader {
+	if v, ok := multiReaders.Load(c); ok {
+		return v.(*multiReader)
+	}
+	m := &multiReader{c: c}
+	v, loaded := multiReaders.LoadOrStore(c, m)
+	if loaded {
+		return v.(*multiReader)
+	}
+	go m.run()
+	return m
+}
+
+// run closes idle sidecars, and everything when the client closes.
+func (m *multiReader) run() {
+	t := time.NewTicker(multiReadIdleClose / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-m.c.quit:
+			m.mu.Lock()
+			m.closed = true
+			s := m.sess
+			m.sess = nil
+			m.mu.Unlock()
+			if s != nil {
+				s.close()
+			}
+			multiReaders.Delete(m.c)
+			return
+		case <-t.C:
+			m.mu.Lock()
+			var idle *sideSession
+			if m.sess != nil && time.Since(m.lastUse) > multiReadIdleClose {
+				idle, m.sess = m.sess, nil
+			}
+			m.mu.Unlock()
+			if idle != nil {
+				idle.close()
+			}
+		}
+	}
+}
+
+// usable says whether multi-read is worth trying (not known unsupported).
+func (m *multiReader) usable() bool { return m.support.Load() >= 0 }
+
+// session returns a live sidecar session on the member the main connection
+// uses, opening one when there is none (or the old one failed, or the main
+// connection moved to another member).
+func (m *multiReader) session(ctx context.Context) (*sideSession, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, zk.ErrConnectionClosed
+	}
+	m.lastUse = time.Now()
+	main := m.c.Server()
+	if s := m.sess; s != nil {
+		if !s.dead() && (main == "" || main == s.addr) {
+			return s, nil
+		}
+		m.sess = nil
+		go s.close()
+	}
+	addrs := m.c.cfg.Servers
+	if main != "" {
+		addrs = append([]string{main}, addrs...)
+	}
+	var firstErr error
+	for _, addr := range addrs {
+		s, err := openSideSession(ctx, m.c, addr)
+		if err == nil {
+			m.sess = s
+			return s, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		if ctx.Err() != nil || errors.Is(err, zk.ErrAuthFailed) {
+			break
+		}
+	}
+	return nil, firstErr
+}
+
+// read reads every server path in abs with multi-read requests: batches of
+// at most multiReadMaxOps ops, several in flight, a batch whose reply is too
+// big split and retried, a single node too big for a reply read through the
+// main connection. The error is for the whole call; per-node errors are in
+// the results.
+func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, error) {
+	out := make([]readResult, len(abs))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+		slots    = make(chan struct{}, multiReadInFlight)
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err; cancel() })
+	}
+	var do func(lo, hi int)
+	do = func(lo, hi int) {
+		defer wg.Done()
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			fail(ctx.Err())
+			return
+		}
+		res, err := m.batch(ctx, abs[lo:hi])
+		<-slots
+		var big replyTooLarge
+		switch {
+		case err == nil:
+			copy(out[lo:hi], res)
+		case errors.As(err, &big) && hi-lo > 1:
+			// Split into parts whose replies should fit with room to spare.
+			parts := (big.size + multiReadMaxReply*3/4 - 1) / (multiReadMaxReply * 3 / 4)
+			parts = max(2, min(parts, hi-lo))
+			step := (hi - lo + parts - 1) / parts
+			for s := lo; s < hi; s += step {
+				wg.Add(1)
+				go do(s, min(s+step, hi))
+			}
+		case errors.As(err, &big):
+			// One node bigger than a multi-read reply may be: read alone
+			// (go-zookeeper accepts replies up to 1.5 MB).
+			data, st, gerr := m.c.Conn().Get(abs[lo])
+			if gerr != nil {
+				out[lo] = readResult{Err: gerr}
+				if errors.Is(gerr, zk.ErrConnectionClosed) {
+					fail(gerr)
+				}
+				return
+			}
+			out[lo] = readResult{Data: data, Stat: *st}
+		default:
+			fail(err)
+		}
+	}
+	for lo := 0; lo < len(abs); {
+		hi, reqSize := lo, 0
+		for hi < len(abs) && hi-lo < multiReadMaxOps {
+			n := 9 + 4 + len(abs[hi]) + 1
+			if hi > lo && reqSize+n > multiReadMaxRequest {
+				break
+			}
+			reqSize += n
+			hi++
+		}
+		wg.Add(1)
+		go do(lo, hi)
+		lo = hi
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// batch sends one multi-read request, re-opening the sidecar once if it
+// failed under the request.
+func (m *multiReader) batch(ctx context.Context, paths []string) ([]readResult, error) {
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		s, err := m.session(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("open multi-read session: %w", err)
+		}
+		body, err := s.call(ctx, func(xid int32) []byte { return multiReadRequest(xid, paths) })
+		var big replyTooLarge
+		switch {
+		case err == nil:
+			res, derr := decodeMultiReadResponse(body, len(paths))
+			if derr != nil {
+				s.fail(derr)
+				return nil, derr
+			}
+			m.support.Store(1)
+			return res, nil
+		case errors.As(err, &big):
+			m.support.Store(1)
+			return nil, err
+		case errors.Is(err, errMultiReadUnsupported):
+			m.support.Store(-1)
+			return nil, err
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		}
+		lastErr = err
+		if m.support.Load() == 0 && m.failures.Add(1) >= 3 {
+			// A server that drops the connection at op code 22 without a
+			// reply: treat as unsupported too.
+			m.support.Store(-1)
+			return nil, fmt.Errorf("%w: %v", errMultiReadUnsupported, err)
+		}
+	}
+	return nil, lastErr
+}
+
+// sideSession is one sidecar connection with its session: requests are
+// pipelined (written under wmu, answered in order by the reader goroutine).
+type sideSession struct {
+	addr    string
+	conn    net.Conn
+	timeout time.Duration // negotiated session timeout
+
+	wmu sync.Mutex
+	xid atomic.Int32
+
+	pmu     sync.Mutex
+	pending map[int32]chan sideReply
+	err     error // why the session ended (under pmu)
+
+	done chan struct{} // closed when the reader ends
+	stop chan struct{} // closed to stop the pinger
+	once sync.Once
+}
+
+type sideReply struct {
+	body []byte
+	err  error
+}
+
+// openSideSession dials addr (TLS when configured), opens a session and
+// sends the client's credentials, all within multiReadDialTimeout.
+func openSideSession(ctx context.Context, c *Client, addr string) (*sideSession, error) {
+	deadline := time.Now().Add(multiReadDialTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	dial := c.dial
+	if dial == nil {
+		dial = net.DialTimeout
+	}
+	conn, err := dial("tcp", addr, time.Until(deadline))
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	stopWatch := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+	defer stopWatch()
+	conn.SetDeadline(deadline)
+	s, err := handshake(conn, addr, c.cfg)
+	if err != nil {
+		conn.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("multi-read session with %s: %w", addr, err)
+	}
+	conn.SetDeadline(time.Time{})
+	go s.readLoop()
+	go s.pingLoop()
+	return s, nil
+}
+
+// handshake opens the session and authenticates on a fresh connection.
+func handshake(conn net.Conn, addr string, cfg Config) (*sideSession, error) {
+	timeout := cfg.SessionTimeout
+	if timeout <= 0 {
+		timeout = DefaultSessionTimeout
+	}
+	if _, err := conn.Write(connectRequest(int32(timeout / time.Millisecond))); err != nil {
+		return nil, err
+	}
+	pkt, err := readPacket(conn, 1<<10)
+	if err != nil {
+		return nil, fmt.Errorf("read connect response: %w", err)
+	}
+	cr, err := decodeConnectResponse(pkt)
+	if err != nil {
+		return nil, err
+	}
+	if cr.TimeoutMs <= 0 {
+		return nil, errors.New("the server refused the session")
+	}
+	for _, a := range cfg.Auth {
+		if _, err := conn.Write(authRequest(a.Scheme, a.Secret)); err != nil {
+			return nil, fmt.Errorf("send %s credentials: %w", a.Scheme, err)
+		}
+		for {
+			pkt, err := readPacket(conn, 1<<10)
+			if err != nil {
+				return nil, fmt.Errorf("send %s credentials: %w", a.Scheme, err)
+			}
+			r := &juteReader{b: pkt}
+			xid, _, code := r.int32(), r.int64(), r.int32()
+			if r.err != nil {
+				return nil, r.err
+			}
+			if xid != xidAuth {
+				continue // a notification (none expected) or a ping
+			}
+			if code == codeAuthFailed {
+				return nil, fmt.Errorf("the server refused the %s credentials: %w", a.Scheme, zk.ErrAuthFailed)
+			}
+			if code != codeOK {
+				return nil, fmt.Errorf("send %s credentials: %w", a.Scheme, codeError(code))
+			}
+			break
+		}
+	}
+	return &sideSession{
+		addr: addr, conn: conn, timeout: time.Duration(cr.TimeoutMs) * time.Millisecond,
+		pending: map[int32]chan sideReply{}, done: make(chan struct{}), stop: make(chan struct{}),
+	}, nil
+}
+
+// readPacket reads one length-prefixed packet of at most limit bytes.
+func readPacket(r io.Reader, limit int) ([]byte, error) {
+	var lb [4]byte
+	if _, err := io.ReadFull(r, lb[:]); err != nil {
+		return nil, err
+	}
+	n := int(int32(binary.BigEndian.Uint32(lb[:])))
+	if n < 0 || n > limit {
+		return nil, fmt.Errorf("packet length %d out of range", n)
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// call sends the request build makes for a fresh xid and waits for its
+// reply body (after the reply header). A reply with an error code fails the
+// call; unknown op code 22 gives errMultiReadUnsupported.
+func (s *sideSession) call(ctx context.Context, build func(xid int32) []byte) ([]byte, error) {
+	xid := s.xid.Add(1) & 0x7fffffff
+	ch := make(chan sideReply, 1)
+	s.pmu.Lock()
+	if s.err != nil {
+		err := s.err
+		s.pmu.Unlock()
+		return nil, err
+	}
+	s.pending[xid] = ch
+	s.pmu.Unlock()
+	defer func() {
+		s.pmu.Lock()
+		delete(s.pending, xid)
+		s.pmu.Unlock()
+	}()
+	if err := s.write(build(xid)); err != nil {
+		return nil, err
+	}
+	readLimit := time.NewTimer(s.timeout * 2 / 3)
+	defer readLimit.Stop()
+	select {
+	case r := <-ch:
+		return r.body, r.err
+	case <-s.done:
+		select {
+		case r := <-ch:
+			return r.body, r.err
+		default:
+		}
+		s.pmu.Lock()
+		defer s.pmu.Unlock()
+		return nil, s.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-readLimit.C:
+		err := fmt.Errorf("no reply from %s within %s", s.addr, s.timeout*2/3)
+		s.fail(err)
+		return nil, err
+	}
+}
+
+// write sends one framed packet.
+func (s *sideSession) write(pkt []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.conn.SetWriteDeadline(time.Now().Add(s.timeout * 2 / 3))
+	if _, err := s.conn.Write(pkt); err != nil {
+		err = fmt.Errorf("write to %s: %w", s.addr, err)
+		s.fail(err)
+		return err
+	}
+	return nil
+}
+
+// readLoop hands each reply to its caller; a reply bigger than
+// multiReadMaxReply is drained and answered with replyTooLarge.
+func (s *sideSession) readLoop() {
+	defer close(s.done)
+	br := bufio.NewReaderSize(s.conn, 64<<10)
+	var hdr [4 + replyHeaderSize]byte
+	for {
+		// The pinger makes the server answer at least every timeout/3.
+		s.conn.SetReadDeadline(time.Now().Add(s.timeout * 2 / 3))
+		if _, err := io.ReadFull(br, hdr[:4]); err != nil {
+			s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
+			return
+		}
+		n := int(int32(binary.BigEndian.Uint32(hdr[:4])))
+		if n < replyHeaderSize || n > 1<<30 {
+			s.fail(fmt.Errorf("reply length %d from %s out of range", n, s.addr))
+			return
+		}
+		if _, err := io.ReadFull(br, hdr[4:]); err != nil {
+			s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
+			return
+		}
+		xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
+		code := int32(binary.BigEndian.Uint32(hdr[16:20]))
+		rest := n - replyHeaderSize
+		s.pmu.Lock()
+		ch := s.pending[xid]
+		s.pmu.Unlock()
+		var reply sideReply
+		switch {
+		case ch == nil || xid == xidPing || xid == xidNotification || n > multiReadMaxReply:
+			if _, err := io.CopyN(io.Discard, br, int64(rest)); err != nil {
+				s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
+				return
+			}
+			if ch == nil {
+				continue
+			}
+			reply.err = replyTooLarge{size: n}
+		default:
+			body := make([]byte, rest)
+			if _, err := io.ReadFull(br, body); err != nil {
+				s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
+				return
+			}
+			reply.body = body
+		}
+		if code == codeUnimplemented {
+			reply = sideReply{err: errMultiReadUnsupported}
+		} else if code != codeOK {
+			reply = sideReply{err: fmt.Errorf("multi-read on %s: %w", s.addr, codeError(code))}
+		}
+		ch <- reply // buffered, one reply per xid
+	}
+}
+
+// pingLoop keeps the session alive.
+func (s *sideSession) pingLoop() {
+	t := time.NewTicker(s.timeout / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.done:
+			return
+		case <-t.C:
+			if s.write(frame(requestHeader(xidPing, opPing).b)) != nil {
+				return
+			}
+		}
+	}
+}
+
+// dead says whether the session has failed.
+func (s *sideSession) dead() bool {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	return s.err != nil
+}
+
+// fail ends the session with err (the first reason sticks).
+func (s *sideSession) fail(err error) {
+	s.pmu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.pmu.Unlock()
+	s.once.Do(func() { close(s.stop) })
+	s.conn.Close()
+}
+
+// close ends the session properly: closeSession, wait briefly for the
+// answer, then close the connection.
+func (s *sideSession) close() {
+	if !s.dead() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+		s.call(closeCtx, func(xid int32) []byte { return frame(requestHeader(xid, opCloseSession).b) })
+		cancel()
+	}
+	s.fail(errors.New("multi-read session closed"))
+}

@@ -1,0 +1,326 @@
+package zkview
+
+// ZooKeeper's wire format (jute), only as much as the multi-read sidecar
+// needs: big-endian integers, length-prefixed buffers and strings (length -1
+// is null), records as their fields in order, every packet prefixed by its
+// length. Field orders follow the server's zookeeper.jute.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// Op codes (ZooDefs.OpCode) zkview sends itself.
+const (
+	opGetData      int32 = 4
+	opPing         int32 = 11
+	opMultiRead    int32 = 22
+	opAuth         int32 = 100
+	opCloseSession int32 = -11
+	opError        int32 = -1 // a failed op inside a multi response
+)
+
+// Special xids (ClientCnxn): replies carrying them are not answers to a
+// numbered request.
+const (
+	xidNotification int32 = -1
+	xidPing         int32 = -2
+	xidAuth         int32 = -4
+)
+
+// Server error codes (KeeperException.Code) that zkview acts on itself.
+const (
+	codeOK            int32 = 0
+	codeUnimplemented int32 = -6
+	codeAuthFailed    int32 = -115
+)
+
+// statSize is a serialized Stat: 4 longs, 3 ints, a long, 2 ints, a long.
+const statSize = 68
+
+// replyHeaderSize is a ReplyHeader: xid int, zxid long, err int.
+const replyHeaderSize = 16
+
+// errShortPacket means a packet ended before its fields did.
+var errShortPacket = errors.New("zookeeper reply ended early (malformed packet)")
+
+// codeError maps a server error code to go-zookeeper's error values, so
+// callers test multi-read and pipelined results alike with errors.Is.
+func codeError(code int32) error {
+	switch code {
+	case codeOK:
+		return nil
+	case -101:
+		return zk.ErrNoNode
+	case -102:
+		return zk.ErrNoAuth
+	case -103:
+		return zk.ErrBadVersion
+	case -108:
+		return zk.ErrNoChildrenForEphemerals
+	case -110:
+		return zk.ErrNodeExists
+	case -111:
+		return zk.ErrNotEmpty
+	case -112:
+		return zk.ErrSessionExpired
+	case -114:
+		return zk.ErrInvalidACL
+	case -115:
+		return zk.ErrAuthFailed
+	case -116:
+		return zk.ErrClosing
+	case -118:
+		return zk.ErrSessionMoved
+	case -100:
+		return zk.ErrAPIError
+	case -8:
+		return zk.ErrBadArguments
+	}
+	return fmt.Errorf("zk: unknown error: %d", code)
+}
+
+// juteWriter appends jute fields to a byte slice.
+type juteWriter struct{ b []byte }
+
+func (w *juteWriter) int32(v int32) { w.b = binary.BigEndian.AppendUint32(w.b, uint32(v)) }
+func (w *juteWriter) int64(v int64) { w.b = binary.BigEndian.AppendUint64(w.b, uint64(v)) }
+
+func (w *juteWriter) bool(v bool) {
+	if v {
+		w.b = append(w.b, 1)
+	} else {
+		w.b = append(w.b, 0)
+	}
+}
+
+func (w *juteWriter) buffer(v []byte) {
+	if v == nil {
+		w.int32(-1)
+		return
+	}
+	w.int32(int32(len(v)))
+	w.b = append(w.b, v...)
+}
+
+func (w *juteWriter) string(v string) {
+	w.int32(int32(len(v)))
+	w.b = append(w.b, v...)
+}
+
+// juteReader reads jute fields; the first short read sticks in err and every
+// later read returns zero values, so decoders check err once at the end of a
+// record and can never index out of range.
+type juteReader struct {
+	b   []byte
+	err error
+}
+
+func (r *juteReader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b) {
+		r.err = errShortPacket
+		return nil
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *juteReader) int32() int32 {
+	v := r.take(4)
+	if v == nil {
+		return 0
+	}
+	return int32(binary.BigEndian.Uint32(v))
+}
+
+func (r *juteReader) int64() int64 {
+	v := r.take(8)
+	if v == nil {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(v))
+}
+
+func (r *juteReader) bool() bool {
+	v := r.take(1)
+	return v != nil && v[0] != 0
+}
+
+// buffer returns a copy (nil for a null buffer), so a caller keeping one
+// node's data does not pin the whole reply.
+func (r *juteReader) buffer() []byte {
+	n := r.int32()
+	if r.err != nil || n == -1 {
+		return nil
+	}
+	if n < -1 {
+		r.err = fmt.Errorf("negative buffer length %d (malformed packet)", n)
+		return nil
+	}
+	v := r.take(int(n))
+	if v == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(v)), v...)
+}
+
+func (r *juteReader) stat() zk.Stat {
+	return zk.Stat{
+		Czxid: r.int64(), Mzxid: r.int64(), Ctime: r.int64(), Mtime: r.int64(),
+		Version: r.int32(), Cversion: r.int32(), Aversion: r.int32(),
+		EphemeralOwner: r.int64(), DataLength: r.int32(), NumChildren: r.int32(),
+		Pzxid: r.int64(),
+	}
+}
+
+// frame prefixes a packet body with its length.
+func frame(body []byte) []byte {
+	out := make([]byte, 4, 4+len(body))
+	binary.BigEndian.PutUint32(out, uint32(len(body)))
+	return append(out, body...)
+}
+
+// requestHeader starts a request: xid and op code.
+func requestHeader(xid, op int32) *juteWriter {
+	w := &juteWriter{b: make([]byte, 0, 64)}
+	w.int32(xid)
+	w.int32(op)
+	return w
+}
+
+// connectRequest is the session handshake (ConnectRequest plus the
+// readOnly flag every client since 3.4 appends): protocol version 0, no
+// zxid seen, the requested timeout, session 0 (a new session), an empty
+// 16-byte password.
+func connectRequest(timeoutMs int32) []byte {
+	w := &juteWriter{}
+	w.int32(0)
+	w.int64(0)
+	w.int32(timeoutMs)
+	w.int64(0)
+	w.buffer(make([]byte, 16))
+	w.bool(false)
+	return frame(w.b)
+}
+
+// connectResponse is the server's handshake answer.
+type connectResponse struct {
+	TimeoutMs int32 // negotiated; <= 0 means the server refused the session
+	SessionID int64
+	Password  []byte
+}
+
+func decodeConnectResponse(b []byte) (connectResponse, error) {
+	r := &juteReader{b: b}
+	r.int32() // protocol version
+	resp := connectResponse{TimeoutMs: r.int32(), SessionID: r.int64(), Password: r.buffer()}
+	// A readOnly flag may follow; zkview never asks for read-only sessions.
+	if r.err != nil {
+		return connectResponse{}, fmt.Errorf("decode connect response: %w", r.err)
+	}
+	return resp, nil
+}
+
+// authRequest is an AuthPacket (type 0, scheme, credential).
+func authRequest(scheme string, secret []byte) []byte {
+	w := requestHeader(xidAuth, opAuth)
+	w.int32(0)
+	w.string(scheme)
+	w.buffer(secret)
+	return frame(w.b)
+}
+
+// multiReadRequest is a MultiOperationRecord of getData ops (no watches):
+// each op a MultiHeader (type, done=false, err=-1) and a GetDataRequest,
+// closed by the MultiHeader (-1, true, -1).
+func multiReadRequest(xid int32, paths []string) []byte {
+	size := 8
+	for _, p := range paths {
+		size += 9 + 4 + len(p) + 1
+	}
+	w := &juteWriter{b: make([]byte, 4, 4+size+9)}
+	w.int32(xid)
+	w.int32(opMultiRead)
+	for _, p := range paths {
+		w.int32(opGetData)
+		w.bool(false)
+		w.int32(-1)
+		w.string(p)
+		w.bool(false)
+	}
+	w.int32(-1)
+	w.bool(true)
+	w.int32(-1)
+	binary.BigEndian.PutUint32(w.b, uint32(len(w.b)-4))
+	return w.b
+}
+
+// multiReadRequestSize is len(multiReadRequest) without building it.
+func multiReadRequestSize(paths []string) int {
+	size := 4 + 8 + 9
+	for _, p := range paths {
+		size += 9 + 4 + len(p) + 1
+	}
+	return size
+}
+
+// readResult is one getData answer of a multi-read: data and stat, or Err.
+type readResult struct {
+	Data []byte
+	Stat zk.Stat
+	Err  error
+}
+
+// decodeMultiReadResponse decodes a MultiResponse body (after the reply
+// header) that answers want getData ops: per op a MultiHeader, then a
+// GetDataResponse (data, stat) or, for type -1, an ErrorResponse (code),
+// up to the done marker. Any other shape is an error; it never panics.
+func decodeMultiReadResponse(body []byte, want int) ([]readResult, error) {
+	if want < 0 || want > len(body)/9+1 {
+		// Every result takes at least a 9-byte header.
+		return nil, fmt.Errorf("multi-read reply of %d bytes cannot hold %d results (malformed packet)", len(body), want)
+	}
+	r := &juteReader{b: body}
+	out := make([]readResult, 0, want)
+	for {
+		typ, done, _ := r.int32(), r.bool(), r.int32()
+		if r.err != nil {
+			return nil, fmt.Errorf("decode multi-read reply: %w", r.err)
+		}
+		if done {
+			break
+		}
+		if len(out) == want {
+			return nil, fmt.Errorf("multi-read reply holds more than the %d results asked for", want)
+		}
+		switch typ {
+		case opGetData:
+			data := r.buffer()
+			st := r.stat()
+			out = append(out, readResult{Data: data, Stat: st})
+		case opError:
+			code := r.int32()
+			if code == codeOK {
+				code = math.MinInt32 // an error result must carry an error
+			}
+			out = append(out, readResult{Err: codeError(code)})
+		default:
+			return nil, fmt.Errorf("unexpected op type %d in multi-read reply", typ)
+		}
+		if r.err != nil {
+			return nil, fmt.Errorf("decode multi-read reply: %w", r.err)
+		}
+	}
+	if len(out) != want {
+		return nil, fmt.Errorf("multi-read reply holds %d results, %d asked for", len(out), want)
+	}
+	return out, nil
+}

@@ -221,3 +221,28 @@ func TestSearchKeysUpdate(t *testing.T) {
 		t.Fatal("a stale progress report re-armed a listener")
 	}
 }
+
+// TestLiveBusySpinner: the header's spinner turns while the start path is
+// opened and a directory listed, and stops (no more ticks) once idle.
+func TestLiveBusySpinner(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	liveMkdirs(t, c.Conn(), base+"/dir/child")
+	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	if what := d.m.busyWhat(); what != "opening" {
+		t.Fatalf("busy %q before the start path arrived, want opening", what)
+	}
+	if !strings.Contains(d.screen(), "opening") {
+		t.Fatalf("no busy mark in the header:\n%s", d.screen())
+	}
+	d.until(t, 15*time.Second, "idle with the spinner stopped", func(d *liveDriver) bool {
+		return d.m.cursorPath() == base && d.m.busyWhat() == "" && !d.m.busy.ticking
+	})
+	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	d.apply(tea.KeyPressMsg{Code: 'l', Text: "l"})
+	if what := d.m.busyWhat(); what != "listing "+base+"/dir" && what != "reading "+base+"/dir" {
+		t.Fatalf("busy %q while expanding, want listing the directory", what)
+	}
+	d.until(t, 15*time.Second, "idle again", func(d *liveDriver) bool { return d.m.busyWhat() == "" && !d.m.busy.ticking })
+}

@@ -131,6 +131,7 @@ type Model struct {
 	input      textinput.Model
 	dialog     *dialog
 	search     searchState
+	busy       busyState // the header's spinner (busy.go)
 	status     status
 
 	startCmd tea.Cmd // the first read (the start path)
@@ -203,6 +204,7 @@ func New(opts Options) Model {
 	m.applyTheme()
 	m.input = textinput.New()
 	m.lock = newLockPane(m.st)
+	m.busy = newBusy()
 	if m.client != nil {
 		m.lock.SetClient(m.client, m.readOnly)
 	}

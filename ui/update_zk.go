@@ -67,7 +67,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case searchProgressMsg:
 		cmds = append(cmds, m.onSearchProgress(msg))
 	case spinner.TickMsg:
-		cmds = append(cmds, m.onSearchSpin(msg), m.lock.Update(msg))
+		cmds = append(cmds, m.onSearchSpin(msg), m.onBusySpin(msg), m.lock.Update(msg))
 	case searchMsg:
 		m.onSearch(msg)
 	case mutationMsg:
@@ -107,7 +107,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	default:
 		cmds = append(cmds, m.lock.Update(msg))
 	}
-	cmds = append(cmds, m.afterChange())
+	cmds = append(cmds, m.afterChange(), m.busyCmd())
 	return tea.Batch(cmds...)
 }
 
@@ -302,6 +302,7 @@ func (m *Model) onPath(msg pathMsg) {
 	if !m.current("cd", msg.id) {
 		return
 	}
+	delete(m.reqs, "cd") // no :cd in flight (the header's spinner stops)
 	for _, d := range msg.dirs {
 		m.dirs[d.Path] = &dirState{names: d.Names, stat: d.Stat, loaded: true, lockLike: d.LockLike}
 	}

@@ -72,7 +72,7 @@ func (m *Model) headerView() string {
 	case zkview.StateExpired, zkview.StateAuthFailed, zkview.StateClosed:
 		stateStyle = st.StateErr
 	}
-	state := stateStyle.Render("● " + m.state.State.String())
+	state := m.busyView() + stateStyle.Render("● "+m.state.State.String())
 	if badge := m.lock.HeaderBadge(); badge != "" {
 		state = badge + st.Header.Render("  ") + state // our lock, wherever the cursor is
 	}

@@ -1,0 +1,76 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+)
+
+// busyState is the header's spinner: it turns, and ticks, only while a
+// read the user waits for is in flight (a directory being listed, a `:cd`,
+// the node under the cursor being read).
+type busyState struct {
+	spin    spinner.Model
+	ticking bool
+}
+
+func newBusy() busyState {
+	return busyState{spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+}
+
+// busyWhat says what the user is waiting for ("" when nothing). Without a
+// tree (tests built from plain values) nothing is ever in flight.
+func (m *Model) busyWhat() string {
+	if m.tree == nil {
+		return ""
+	}
+	for p, d := range m.dirs {
+		if !d.loaded {
+			return "listing " + p
+		}
+	}
+	if _, ok := m.reqs["cd"]; ok {
+		return "opening"
+	}
+	if d := m.detail; d.path != "" && !d.loaded && d.err == nil && !d.node.Gone {
+		return "reading " + d.path
+	}
+	return ""
+}
+
+// busyCmd starts the spinner's ticks when something became busy.
+func (m *Model) busyCmd() tea.Cmd {
+	if m.busy.ticking || m.busyWhat() == "" {
+		return nil
+	}
+	m.busy.ticking = true
+	return m.busy.spin.Tick
+}
+
+// onBusySpin turns the spinner while busy and lets its ticks stop after.
+func (m *Model) onBusySpin(msg spinner.TickMsg) tea.Cmd {
+	if msg.ID != m.busy.spin.ID() {
+		return nil
+	}
+	if m.busyWhat() == "" {
+		m.busy.ticking = false
+		return nil
+	}
+	var cmd tea.Cmd
+	m.busy.spin, cmd = m.busy.spin.Update(msg)
+	return cmd
+}
+
+// busyView is the header's busy mark ("" when idle).
+func (m *Model) busyView() string {
+	what := m.busyWhat()
+	if what == "" {
+		return ""
+	}
+	const most = 32
+	if len(what) > most {
+		what = "…" + what[len(what)-most+1:]
+	}
+	return m.st.StateWarn.Render(m.busy.spin.View()+" "+strings.TrimSpace(what)) + m.st.Header.Render("  ")
+}

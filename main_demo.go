@@ -117,7 +117,7 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	cl, err := zktest.Launch(1, zktest.Options{TickTime: 500, MaxSessionTimeout: 30000}, dir)
 	if err != nil {
 		if strings.Contains(err.Error(), "not installed") || strings.Contains(err.Error(), "missing") {
-			return fmt.Errorf("zkscope demo runs a local ZooKeeper from the machine's install, and there is none: %v.\nInstall it with:\n\n    %s\n", firstLine(err), demoInstallHint)
+			return fmt.Errorf("demo needs a local ZooKeeper install (%s); install it with: %s", firstLine(err), demoInstallHint)
 		}
 		return fmt.Errorf("demo: start ZooKeeper: %w (its log is in %s)", err, dir)
 	}
@@ -148,14 +148,16 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	// Open on live queues: wait (briefly) for every demo lock's first
 	// contender.
 	for _, l := range lockops.DemoLocks(demoLocksRoot) {
-		waitForNode(ctx, c, l.Path, 15*time.Second)
+		waitForContender(ctx, c, l.Path, 15*time.Second)
 	}
 	if o.Ready != nil {
 		o.Ready(demoEnv{Dir: dir, Servers: servers})
 	}
 
+	addrs := strings.Join(servers, ",")
+	fmt.Fprintf(out, "ZooKeeper serves on %s; live contenders below %s.\nFrom another terminal: zkscope -s %s locks /app --watch\n", addrs, demoLocksRoot, addrs)
 	if o.NoTUI {
-		fmt.Fprintf(out, "ZooKeeper serves on %s; live contenders below %s. Ctrl-C stops and cleans up.\n", strings.Join(servers, ","), demoLocksRoot)
+		fmt.Fprintln(out, "Ctrl-C stops the demo and cleans up.")
 		return printDemoQueues(ctx, c, out, o.PrintEvery, contenders)
 	}
 	stopIntr()
@@ -257,6 +259,11 @@ func fillDemoTree(c *zkview.Client) error {
 		{path: "/app/session-key", raw: []byte{0x8f, 0x1c, 0x00, 0xa7, 0x42, 0xde, 0xad, 0xbe, 0xef, 0x10, 0x03, 0x7e, 0xff, 0x00, 0x19, 0x64}},
 		{path: "/app/leader", data: "web-2.internal:8080"},
 		{path: "/app/locks"},
+		// The live locks' directories exist before their contenders
+		// connect, so the TUI can open on one however slowly they come.
+		{path: "/app/locks/curator-mutex"},
+		{path: "/app/locks/curator-rwlock"},
+		{path: "/app/locks/kazoo-lock"},
 		{path: "/app/locks/nightly-report"},
 		// A lock node nobody will ever release: persistent (a bug in a
 		// hand-written lock), for the problem badges.
@@ -291,12 +298,13 @@ func fillDemoTree(c *zkview.Client) error {
 	return nil
 }
 
-// waitForNode waits until p exists (or timeout, or ctx ends).
-func waitForNode(ctx context.Context, c *zkview.Client, p string, timeout time.Duration) {
+// waitForContender waits until the lock directory p has a child (or
+// timeout, or ctx ends).
+func waitForContender(ctx context.Context, c *zkview.Client, p string, timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
 	for ctx.Err() == nil && time.Now().Before(deadline) {
-		ok, _, ch, err := c.Conn().ExistsW(c.Abs(p))
-		if err == nil && ok {
+		kids, _, ch, err := c.Conn().ChildrenW(c.Abs(p))
+		if err == nil && len(kids) > 0 {
 			return
 		}
 		if err != nil {

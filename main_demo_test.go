@@ -65,6 +65,15 @@ func TestDemo(t *testing.T) {
 	if got, err := zktest.FourLetterWord(env.Servers[0], "ruok", 2*time.Second); err != nil || got != "imok" {
 		t.Fatalf("the demo server does not answer ruok: %q, %v", got, err)
 	}
+	// The address and the second-terminal hint are printed before the queues.
+	for hintBy := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "Ctrl-C"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(hintBy) {
+			t.Fatalf("the demo printed no start banner:\n%s", out.String())
+		}
+	}
+	if hint := "zkscope -s " + env.Servers[0] + " locks /app --watch"; !strings.Contains(out.String(), hint) {
+		t.Errorf("the demo does not say how to watch it from another terminal (%q):\n%s", hint, out.String())
+	}
 	c := dial(t, env.Servers[0])
 	for _, p := range []string{"/app/config", "/app/deploy-plan", "/services/billing/instances/web-1", "/app/locks/nightly-report"} {
 		if ok, _, err := c.Exists(p); err != nil || !ok {
@@ -193,5 +202,25 @@ func TestDemoTmux(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(tmp, "zkscope-demo-*"))
 	if len(left) > 0 {
 		t.Fatalf("the demo left %v behind", left)
+	}
+}
+
+// TestDemoWithoutZooKeeper: without java on PATH the demo fails at once
+// with one line naming the install command, and leaves nothing behind.
+func TestDemoWithoutZooKeeper(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	t.Setenv("PATH", t.TempDir())
+	var out syncBuffer
+	err := runDemo(context.Background(), demoOptions{NoTUI: true, Out: &out})
+	if err == nil {
+		t.Fatal("the demo started without java")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "sudo apt-get install -y zookeeper") || strings.Contains(msg, "\n") {
+		t.Errorf("want one line with the install command, got %q", msg)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "zkscope-demo-*")); len(left) > 0 {
+		t.Errorf("the demo left %v behind", left)
 	}
 }

@@ -35,6 +35,8 @@ var createTypes = []createType{
 	{"ephemeral (lives while zkscope runs)", zk.FlagEphemeral},
 	{"ephemeral sequential", zk.FlagEphemeral | zk.FlagSequence},
 	{"container", zk.FlagContainer},
+	{"persistent with TTL", zk.FlagTTL},
+	{"persistent sequential with TTL", zk.FlagPersistentSequentialWithTTL},
 }
 
 // dialog is a modal confirm or input box.
@@ -73,6 +75,7 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		dl := &dialog{kind: dialogCreate, path: p}
 		dl.addInput("name", "child name (a path below "+p+" also works)", "")
 		dl.addInput("data", "optional text", "")
+		dl.addInput("ttl", "TTL types only: e.g. 90s, 10m, 24h", "")
 		m.dialog = dl
 	case key.Matches(msg, k.Edit):
 		if m.client == nil {
@@ -241,8 +244,21 @@ func (m *Model) submitDialog() tea.Cmd {
 		}
 		p := cleanPath(zkview.Join(dl.path, name))
 		t := createTypes[dl.typ]
+		ttlText := strings.TrimSpace(dl.inputs[2].Value())
+		ttl, ok := parseTTL(ttlText)
+		switch {
+		case isTTL(t.flags) && !ok:
+			dl.err = "Give the TTL as a duration, e.g. 90s, 10m or 24h."
+			return nil
+		case !isTTL(t.flags) && ttlText != "":
+			dl.err = "A TTL needs a TTL type: pick one with ←/→, or clear the ttl field."
+			return nil
+		}
 		m.closeDialog()
 		m.setStatus(levelInfo, "Creating "+p+"…")
+		if isTTL(t.flags) {
+			return createTTLCmd(m.client, p, []byte(dl.inputs[1].Value()), t.flags, ttl)
+		}
 		return createCmd(m.mut, p, []byte(dl.inputs[1].Value()), t.flags)
 	}
 	return nil

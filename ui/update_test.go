@@ -210,12 +210,12 @@ func TestDialogs(t *testing.T) {
 	if m.dialog != nil || !strings.Contains(m.status.text, "nothing was changed") {
 		t.Fatalf("esc: %q", m.status.text)
 	}
-	// Create: name, data, type chooser.
+	// Create: name, data, ttl, type chooser.
 	m = pressKeys(t, cdLocal(t, m, "/app"), "n")
 	m = typeKeys(t, m, "flags")
 	m = pressKeys(t, m, "tab")
 	m = typeKeys(t, m, "on")
-	m = pressKeys(t, m, "tab", "right", "right")
+	m = pressKeys(t, m, "tab", "tab", "right", "right")
 	if m.dialog.typ != 2 || m.dialog.inputs[0].Value() != "flags" || m.dialog.inputs[1].Value() != "on" {
 		t.Fatalf("create dialog: typ %d %q %q", m.dialog.typ, m.dialog.inputs[0].Value(), m.dialog.inputs[1].Value())
 	}

@@ -60,6 +60,8 @@ type LockPane struct {
 	stop     chan struct{} // closed to end the current watch listener
 	loadErr  error
 	loadedAt time.Time // when the last read of ours finished
+	// verifiedAt is when the servers were last asked about the shown lock.
+	verifiedAt time.Time
 
 	// What was seen per node, for highlights and ages.
 	memo   map[string]*nodeMemo
@@ -229,6 +231,7 @@ func (p *LockPane) resetDir(path string) {
 	p.first = true
 	p.cursorNode, p.cursor, p.offset = "", 0, 0
 	p.loadErr = nil
+	p.verifiedAt = time.Time{}
 	p.entries, p.heights = nil, nil
 }
 
@@ -363,7 +366,7 @@ func (p *LockPane) Update(msg tea.Msg) tea.Cmd {
 		// Ask the servers again now and then: a waiter's watch appears in
 		// their lists a moment after it moved, and data changes (a
 		// revocation request) fire no children watch.
-		if p.visible && !p.loading && p.now.Sub(p.loadedAt) >= reverifyEvery {
+		if p.visible && !p.loading && p.now.Sub(p.verifiedAt) >= reverifyEvery {
 			return p.load()
 		}
 		return nil

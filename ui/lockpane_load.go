@@ -21,6 +21,8 @@ type lockLoadedMsg struct {
 	changed <-chan zk.Event
 	at      time.Time
 	err     error
+	// verified: the servers were asked (watch_observed, client addresses).
+	verified bool
 }
 
 // lockDirChangedMsg says the children of the shown lock directory changed.
@@ -65,7 +67,14 @@ func (p *LockPane) load() tea.Cmd {
 	}
 	p.loading, p.dirty = true, false
 	p.loadID++
-	return loadLockCmd(p.client, p.loadID, p.path, p.clock)
+	// Asking the servers costs a round of four-letter words to every
+	// member: at most once per reverifyEvery, however busy the lock.
+	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.verifyDue())
+}
+
+// verifyDue reports whether the next read should ask the servers too.
+func (p *LockPane) verifyDue() bool {
+	return p.verifiedAt.IsZero() || p.clock().Sub(p.verifiedAt) >= reverifyEvery
 }
 
 // Reload re-reads the shown directory now (after an action of ours).
@@ -105,6 +114,11 @@ func (p *LockPane) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	}
 	p.loadErr = nil
 	p.loadedAt = msg.at
+	if msg.verified {
+		p.verifiedAt = msg.at
+	} else {
+		msg.queue = carryVerified(msg.queue, p.queue)
+	}
 	p.SetQueueAt(msg.queue, msg.at)
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -124,14 +138,43 @@ func (p *LockPane) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 	return p.load()
 }
 
+// carryVerified copies what the servers said of the nodes of prev (the
+// owners' client addresses, and watch_observed where the node still waits
+// on the same node) into q, read without asking them.
+func carryVerified(q, prev lockops.Queue) lockops.Queue {
+	if len(prev.Participants) == 0 {
+		return q
+	}
+	old := make(map[string]*lockops.Participant, len(prev.Participants))
+	for i := range prev.Participants {
+		old[prev.Participants[i].Node] = &prev.Participants[i]
+	}
+	q.Participants = append([]lockops.Participant(nil), q.Participants...)
+	for i := range q.Participants {
+		x := &q.Participants[i]
+		o := old[x.Node]
+		if o == nil {
+			continue
+		}
+		if x.Client == "" {
+			x.Client = o.Client
+		}
+		if x.WatchObserved == nil && o.WatchObserved != nil && o.Watches == x.Watches {
+			v := *o.WatchObserved
+			x.WatchObserved = &v
+		}
+	}
+	return q
+}
+
 // loadLockCmd reads and decodes the lock at path, leaving a children watch
-// on it, and asks the servers which waits they see (watch_observed, the
-// owners' client addresses) and what is wrong.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time) tea.Cmd {
+// on it, and when verify is set asks the servers which waits they see
+// (watch_observed, the owners' client addresses); then it diagnoses.
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, verify bool) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		msg := lockLoadedMsg{id: id, path: path}
+		msg := lockLoadedMsg{id: id, path: path, verified: verify}
 		type watched struct{ ch <-chan zk.Event }
 		w, err := callWithContext(ctx, func() (watched, error) {
 			_, _, ch, err := c.Conn().ChildrenW(c.Abs(path))
@@ -150,9 +193,11 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 		q := lockops.Decode(d, lockops.DecodeOptions{})
 		q.Path = path
 		qs := []lockops.Queue{q}
-		vctx, vcancel := context.WithTimeout(ctx, 2*time.Second)
-		lockops.Verify(vctx, c, qs)
-		vcancel()
+		if verify {
+			vctx, vcancel := context.WithTimeout(ctx, 2*time.Second)
+			lockops.Verify(vctx, c, qs)
+			vcancel()
+		}
 		msg.at = clock()
 		lockops.Diagnose(qs, lockops.DiagnoseOptions{Now: msg.at})
 		msg.queue = qs[0]

@@ -283,3 +283,54 @@ func TestFormatAge(t *testing.T) {
 		t.Errorf("shortName = %q", got)
 	}
 }
+
+// TestLockPaneVerifyThrottle: the servers are asked at most once per
+// reverifyEvery however often the directory changes; reads in between keep
+// what they said of the nodes still there (unless a wait moved).
+func TestLockPaneVerifyThrottle(t *testing.T) {
+	p := testPane(themes.Dark, 100, 30)
+	now := lockT0
+	p.clock = func() time.Time { return now }
+	p.resetDir(lockDir)
+	p.visible = true
+	if !p.verifyDue() {
+		t.Fatal("the first read of a directory does not ask the servers")
+	}
+	verified := mutexQueue()
+	verified.Participants[0].Client = "10.0.0.7:51234"
+	p.loadID, p.loading = 1, true
+	p.onLoaded(lockLoadedMsg{id: 1, path: lockDir, queue: verified, at: now, verified: true})
+
+	now = lockT0.Add(time.Second)
+	if p.verifyDue() {
+		t.Fatal("a read one second after a verified one asks the servers again")
+	}
+	plain := mutexQueue()
+	for i := range plain.Participants {
+		plain.Participants[i].WatchObserved = nil
+	}
+	plain.Participants[2].Watches = lockDir + "/" + curatorNode(3) // its wait moved
+	p.loadID, p.loading = 2, true
+	p.onLoaded(lockLoadedMsg{id: 2, path: lockDir, queue: plain, at: now})
+	got := p.queue.Participants
+	if got[0].Client != "10.0.0.7:51234" {
+		t.Errorf("client address not kept: %q", got[0].Client)
+	}
+	if got[1].WatchObserved == nil || !*got[1].WatchObserved {
+		t.Errorf("watch_observed of an unchanged wait not kept: %v", got[1].WatchObserved)
+	}
+	if got[3].WatchObserved == nil || *got[3].WatchObserved {
+		t.Errorf("a missing watch of an unchanged wait not kept: %v", got[3].WatchObserved)
+	}
+	if got[2].WatchObserved != nil {
+		t.Errorf("a moved wait kept the old observation: %v", *got[2].WatchObserved)
+	}
+	if plain.Participants[0].Client != "" {
+		t.Error("carryVerified changed the caller's queue")
+	}
+
+	now = lockT0.Add(reverifyEvery)
+	if !p.verifyDue() {
+		t.Fatal("the servers are not asked again after reverifyEvery")
+	}
+}

@@ -1,0 +1,470 @@
+package zkview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// AnyVersion as an expected version skips the version check.
+const AnyVersion int32 = -1
+
+// CreateMode is the kind of node [Client.Create] makes.
+type CreateMode int
+
+const (
+	// ModePersistent: stays until deleted.
+	ModePersistent CreateMode = iota
+	// ModeEphemeral: deleted when this client's session ends.
+	ModeEphemeral
+	// ModeSequential: persistent, with a 10-digit sequence number appended.
+	ModeSequential
+	// ModeEphemeralSequential: ephemeral with a sequence number.
+	ModeEphemeralSequential
+	// ModeContainer: deleted by the server once its last child is gone.
+	ModeContainer
+	// ModeTTL: persistent, deleted by the server when it has had no
+	// children and no change for CreateOptions.TTL (the servers need
+	// zookeeper.extendedTypesEnabled=true).
+	ModeTTL
+	// ModePersistentSequentialTTL: ModeTTL with a sequence number.
+	ModePersistentSequentialTTL
+)
+
+func (m CreateMode) String() string {
+	switch m {
+	case ModePersistent:
+		return "persistent"
+	case ModeEphemeral:
+		return "ephemeral"
+	case ModeSequential:
+		return "persistent-sequential"
+	case ModeEphemeralSequential:
+		return "ephemeral-sequential"
+	case ModeContainer:
+		return "container"
+	case ModeTTL:
+		return "ttl"
+	case ModePersistentSequentialTTL:
+		return "persistent-sequential-ttl"
+	}
+	return fmt.Sprintf("CreateMode(%d)", int(m))
+}
+
+// flag is go-zookeeper's create flag for m.
+func (m CreateMode) flag() int32 {
+	switch m {
+	case ModeEphemeral:
+		return zk.FlagEphemeral
+	case ModeSequential:
+		return zk.FlagSequence
+	case ModeEphemeralSequential:
+		return zk.FlagEphemeralSequential
+	case ModeContainer:
+		return zk.FlagContainer
+	case ModeTTL:
+		return zk.FlagTTL
+	case ModePersistentSequentialTTL:
+		return zk.FlagPersistentSequentialWithTTL
+	}
+	return zk.FlagPersistent
+}
+
+func (m CreateMode) isTTL() bool { return m == ModeTTL || m == ModePersistentSequentialTTL }
+
+// maxTTL is the largest TTL the server accepts (40 bits of milliseconds).
+const maxTTL = time.Duration(1<<40-1) * time.Millisecond
+
+// CreateOptions says how [Client.Create] makes a node.
+type CreateOptions struct {
+	Mode CreateMode
+	// TTL for ModeTTL and ModePersistentSequentialTTL (required there,
+	// refused elsewhere).
+	TTL time.Duration
+	// ACL of the node; nil is world:anyone with every permission.
+	ACL []zk.ACL
+	// MakeParents creates missing parents as persistent nodes with the open
+	// ACL (world:anyone, every permission), as Curator does: the node's
+	// own ACL on its parents could lock the creator out of its own path.
+	MakeParents bool
+}
+
+// VersionError is a change refused because the node's version was not the
+// one expected: someone else changed it meanwhile. It matches
+// zk.ErrBadVersion with errors.Is.
+type VersionError struct {
+	Op       string // "set", "delete", "set ACL of"
+	Path     string // caller's view
+	Expected int32
+	Current  int32 // -1 when it could not be read
+	ACL      bool  // the versions are ACL versions
+}
+
+func (e *VersionError) Error() string {
+	what := "version"
+	if e.ACL {
+		what = "ACL version"
+	}
+	if e.Current < 0 {
+		return fmt.Sprintf("%s %s: the node changed meanwhile (expected %s %d)", e.Op, e.Path, what, e.Expected)
+	}
+	return fmt.Sprintf("%s %s: the node changed meanwhile (%s %d, expected %d)", e.Op, e.Path, what, e.Current, e.Expected)
+}
+
+// Unwrap makes errors.Is(err, zk.ErrBadVersion) true.
+func (e *VersionError) Unwrap() error { return zk.ErrBadVersion }
+
+// versionError builds the VersionError for a refused op on p, reading the
+// node's current version for the message.
+func (c *Client) versionError(op, p string, expected int32, acl bool) error {
+	e := &VersionError{Op: op, Path: p, Expected: expected, Current: -1, ACL: acl}
+	if ok, st, err := c.Conn().Exists(c.Abs(p)); err == nil && ok {
+		e.Current = st.Version
+		if acl {
+			e.Current = st.Aversion
+		}
+	}
+	return e
+}
+
+// refuseReadOnly is the error of a mutation on a read-only client.
+func (c *Client) refuseReadOnly(op, p string) error {
+	if c.cfg.ReadOnly {
+		return fmt.Errorf("%s %s: %w", op, p, ErrReadOnly)
+	}
+	return nil
+}
+
+// Create makes a node at p (caller's view) and returns the path created
+// (with its sequence number for sequential modes), in the caller's view.
+func (c *Client) Create(p string, data []byte, opts CreateOptions) (string, error) {
+	if err := c.refuseReadOnly("create", p); err != nil {
+		return "", err
+	}
+	if opts.Mode < ModePersistent || opts.Mode > ModePersistentSequentialTTL {
+		return "", fmt.Errorf("create %s: unknown create mode %d", p, int(opts.Mode))
+	}
+	switch {
+	case opts.Mode.isTTL() && (opts.TTL < time.Millisecond || opts.TTL > maxTTL):
+		return "", fmt.Errorf("create %s: a %s node needs a TTL between 1ms and %s (got %s)", p, opts.Mode, maxTTL, opts.TTL)
+	case !opts.Mode.isTTL() && opts.TTL != 0:
+		return "", fmt.Errorf("create %s: a TTL is only for ttl modes, not %s", p, opts.Mode)
+	}
+	acl := opts.ACL
+	if acl == nil {
+		acl = zk.WorldACL(zk.PermAll)
+	}
+	created, err := c.create(p, data, opts, acl)
+	if errors.Is(err, zk.ErrNoNode) && opts.MakeParents {
+		if perr := c.makeParents(p); perr != nil {
+			return "", perr
+		}
+		created, err = c.create(p, data, opts, acl)
+	}
+	if err != nil {
+		return "", c.createError(p, opts, err)
+	}
+	return c.Rel(created), nil
+}
+
+func (c *Client) create(p string, data []byte, opts CreateOptions, acl []zk.ACL) (string, error) {
+	conn, abs, flag := c.Conn(), c.Abs(p), opts.Mode.flag()
+	switch {
+	case opts.Mode == ModeContainer:
+		return conn.CreateContainer(abs, data, flag, acl)
+	case opts.Mode.isTTL():
+		return conn.CreateTTL(abs, data, flag, acl, opts.TTL)
+	}
+	return conn.Create(abs, data, flag, acl)
+}
+
+// makeParents creates every missing ancestor of p (persistent, open ACL).
+func (c *Client) makeParents(p string) error {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	cur := ""
+	for _, part := range parts[:len(parts)-1] {
+		cur += "/" + part
+		_, err := c.Conn().Create(c.Abs(cur), nil, zk.FlagPersistent, zk.WorldACL(zk.PermAll))
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return fmt.Errorf("create %s: make parent %s: %w", p, cur, Explain(err))
+		}
+	}
+	return nil
+}
+
+// createError wraps a failed create with what it means.
+func (c *Client) createError(p string, opts CreateOptions, err error) error {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return fmt.Errorf("create %s: the parent %s does not exist (create it first, or make parents): %w", p, parentOf(p), err)
+	case errors.Is(err, zk.ErrNodeExists):
+		return fmt.Errorf("create %s: it already exists: %w", p, err)
+	case errors.Is(err, zk.ErrNoChildrenForEphemerals):
+		return fmt.Errorf("create %s: the parent %s is ephemeral and cannot have children: %w", p, parentOf(p), err)
+	case opts.Mode.isTTL() && strings.Contains(err.Error(), "unknown error: -6"):
+		return fmt.Errorf("create %s: the server does not allow TTL nodes (start it with -Dzookeeper.extendedTypesEnabled=true): %w", p, err)
+	}
+	return fmt.Errorf("create %s: %w", p, Explain(err))
+}
+
+// Set writes data if the node's version is expectedVersion (AnyVersion:
+// unconditionally) and returns the new stat.
+func (c *Client) Set(p string, data []byte, expectedVersion int32) (zk.Stat, error) {
+	if err := c.refuseReadOnly("set", p); err != nil {
+		return zk.Stat{}, err
+	}
+	st, err := c.Conn().Set(c.Abs(p), data, expectedVersion)
+	switch {
+	case errors.Is(err, zk.ErrBadVersion):
+		return zk.Stat{}, c.versionError("set", p, expectedVersion, false)
+	case err != nil:
+		return zk.Stat{}, fmt.Errorf("set %s: %w", p, Explain(err))
+	}
+	return *st, nil
+}
+
+// Delete deletes a node without children if its version is expectedVersion
+// (AnyVersion: unconditionally).
+func (c *Client) Delete(p string, expectedVersion int32) error {
+	if err := c.refuseReadOnly("delete", p); err != nil {
+		return err
+	}
+	err := c.Conn().Delete(c.Abs(p), expectedVersion)
+	switch {
+	case errors.Is(err, zk.ErrBadVersion):
+		return c.versionError("delete", p, expectedVersion, false)
+	case errors.Is(err, zk.ErrNotEmpty):
+		return fmt.Errorf("delete %s: it has children (delete them first, or delete recursively): %w", p, err)
+	case err != nil:
+		return fmt.Errorf("delete %s: %w", p, Explain(err))
+	}
+	return nil
+}
+
+// GetACL reads a node's ACL and stat.
+func (c *Client) GetACL(p string) ([]zk.ACL, zk.Stat, error) {
+	acl, st, err := c.Conn().GetACL(c.Abs(p))
+	if err != nil {
+		return nil, zk.Stat{}, fmt.Errorf("read ACL of %s: %w", p, Explain(err))
+	}
+	return acl, *st, nil
+}
+
+// SetACL replaces a node's ACL if its ACL version (Stat.Aversion) is
+// expectedVersion (AnyVersion: unconditionally) and returns the new stat.
+func (c *Client) SetACL(p string, acl []zk.ACL, expectedVersion int32) (zk.Stat, error) {
+	if err := c.refuseReadOnly("set ACL of", p); err != nil {
+		return zk.Stat{}, err
+	}
+	if len(acl) == 0 {
+		return zk.Stat{}, fmt.Errorf("set ACL of %s: an empty ACL is not allowed: %w", p, zk.ErrInvalidACL)
+	}
+	st, err := c.Conn().SetACL(c.Abs(p), acl, expectedVersion)
+	switch {
+	case errors.Is(err, zk.ErrBadVersion):
+		return zk.Stat{}, c.versionError("set ACL of", p, expectedVersion, true)
+	case err != nil:
+		return zk.Stat{}, fmt.Errorf("set ACL of %s: %w", p, Explain(err))
+	}
+	return *st, nil
+}
+
+// Recursive delete tuning: ops per atomic batch, batches in flight, and
+// how often the subtree is walked again when children keep appearing.
+var (
+	deleteBatchOps       = 500
+	deleteBatchBytes     = 256 << 10
+	deleteInFlight       = 8
+	deleteWalkAttempts   = 5
+	listChildrenInFlight = 256
+)
+
+// DeleteRecursive deletes p and everything under it, bottom-up: the
+// subtree is listed level by level with pipelined child listings, then each
+// level, deepest first, is deleted in atomic batches (several in flight)
+// that also check p's version as read at the start, so nothing more is
+// deleted once p itself changed. Nodes that vanish meanwhile are skipped;
+// children created meanwhile make it walk the subtree again. progress, when
+// not nil, is called (never concurrently) with the number deleted so far.
+func (c *Client) DeleteRecursive(ctx context.Context, p string, progress func(deleted int)) error {
+	if err := c.refuseReadOnly("delete", p); err != nil {
+		return err
+	}
+	abs := c.Abs(p)
+	if abs == "/" || abs == "/zookeeper" || strings.HasPrefix(abs, "/zookeeper/") {
+		return fmt.Errorf("delete %s: refusing to delete the root or ZooKeeper's own /zookeeper tree", p)
+	}
+	ok, st, err := c.Conn().Exists(abs)
+	switch {
+	case err != nil:
+		return fmt.Errorf("delete %s: %w", p, Explain(err))
+	case !ok:
+		return fmt.Errorf("delete %s: %w", p, Explain(zk.ErrNoNode))
+	}
+	rd := &recursiveDelete{c: c, p: p, abs: abs, version: st.Version, progress: progress}
+	for attempt := 0; attempt < deleteWalkAttempts; attempt++ {
+		levels, err := c.listSubtree(ctx, abs)
+		if err != nil {
+			return fmt.Errorf("delete %s: %w", p, err)
+		}
+		for d := len(levels) - 1; d >= 0; d-- {
+			if err := rd.level(ctx, levels[d]); err != nil {
+				return err
+			}
+		}
+		err = c.Conn().Delete(abs, rd.version)
+		switch {
+		case err == nil:
+			rd.done(1)
+			return nil
+		case errors.Is(err, zk.ErrNoNode):
+			return nil // deleted by someone else meanwhile
+		case errors.Is(err, zk.ErrBadVersion):
+			return c.versionError("delete", p, rd.version, false)
+		case errors.Is(err, zk.ErrNotEmpty):
+			continue // children appeared: walk again
+		default:
+			return fmt.Errorf("delete %s: %w", p, Explain(err))
+		}
+	}
+	return fmt.Errorf("delete %s: new children kept appearing (gave up after %d walks): %w", p, deleteWalkAttempts, zk.ErrNotEmpty)
+}
+
+// recursiveDelete is one DeleteRecursive call's state.
+type recursiveDelete struct {
+	c        *Client
+	p, abs   string
+	version  int32
+	progress func(int)
+
+	mu      sync.Mutex
+	deleted int
+}
+
+func (rd *recursiveDelete) done(n int) {
+	rd.mu.Lock()
+	defer rd.mu.Unlock()
+	rd.deleted += n
+	if rd.progress != nil && n > 0 {
+		rd.progress(rd.deleted)
+	}
+}
+
+// level deletes one level of server paths in batches.
+func (rd *recursiveDelete) level(ctx context.Context, paths []string) error {
+	var (
+		wg       sync.WaitGroup
+		slots    = make(chan struct{}, deleteInFlight)
+		errOnce  sync.Once
+		firstErr error
+	)
+	for lo := 0; lo < len(paths); {
+		hi, size := lo, 0
+		for hi < len(paths) && hi-lo < deleteBatchOps && (hi == lo || size+len(paths[hi]) < deleteBatchBytes) {
+			size += len(paths[hi]) + 16
+			hi++
+		}
+		if err := ctx.Err(); err != nil {
+			wg.Wait()
+			return fmt.Errorf("delete %s: %w", rd.p, err)
+		}
+		slots <- struct{}{}
+		wg.Add(1)
+		go func(batch []string) {
+			defer func() { <-slots; wg.Done() }()
+			if err := rd.batch(batch); err != nil {
+				errOnce.Do(func() { firstErr = err })
+			}
+		}(paths[lo:hi])
+		lo = hi
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// batch deletes paths atomically together with a check of the root's
+// version; an op that fails because its node vanished, or because it got
+// children meanwhile, is dropped and the rest retried.
+func (rd *recursiveDelete) batch(paths []string) error {
+	paths = append([]string(nil), paths...)
+	for len(paths) > 0 {
+		ops := make([]any, 0, len(paths)+1)
+		ops = append(ops, &zk.CheckVersionRequest{Path: rd.abs, Version: rd.version})
+		for _, p := range paths {
+			ops = append(ops, &zk.DeleteRequest{Path: p, Version: -1})
+		}
+		res, err := rd.c.Conn().Multi(ops...)
+		if err == nil {
+			rd.done(len(paths))
+			return nil
+		}
+		failed := -1
+		for i, r := range res {
+			if r.Error != nil && (errors.Is(r.Error, zk.ErrNoNode) || errors.Is(r.Error, zk.ErrNotEmpty) || errors.Is(r.Error, zk.ErrBadVersion)) {
+				failed = i
+				break
+			}
+		}
+		switch {
+		case failed == 0:
+			return rd.c.versionError("delete", rd.p, rd.version, false)
+		case failed < 0:
+			return fmt.Errorf("delete %s: %w", rd.p, Explain(err))
+		}
+		// Vanished (NoNode) or grew children (NotEmpty, left for the next
+		// walk): drop it and retry the others.
+		paths = append(paths[:failed-1], paths[failed:]...)
+	}
+	return nil
+}
+
+// listSubtree returns the server paths under abs, level by level (children
+// first, then grandchildren, ...), listing each level with pipelined calls.
+// Nodes that vanish while listed are left out.
+func (c *Client) listSubtree(ctx context.Context, abs string) ([][]string, error) {
+	var levels [][]string
+	cur := []string{abs}
+	for len(cur) > 0 {
+		kids := make([][]string, len(cur))
+		errs := make([]error, len(cur))
+		var wg sync.WaitGroup
+		slots := make(chan struct{}, listChildrenInFlight)
+		for i, p := range cur {
+			if err := ctx.Err(); err != nil {
+				wg.Wait()
+				return nil, err
+			}
+			slots <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer func() { <-slots; wg.Done() }()
+				names, _, err := c.Conn().Children(p)
+				if err != nil && !errors.Is(err, zk.ErrNoNode) {
+					errs[i] = fmt.Errorf("list children of %s: %w", c.Rel(p), Explain(err))
+					return
+				}
+				for _, n := range names {
+					kids[i] = append(kids[i], Join(p, n))
+				}
+			}()
+		}
+		wg.Wait()
+		var next []string
+		for i := range cur {
+			if errs[i] != nil {
+				return nil, errs[i]
+			}
+			next = append(next, kids[i]...)
+		}
+		if len(next) > 0 {
+			levels = append(levels, next)
+		}
+		cur = next
+	}
+	return levels, nil
+}

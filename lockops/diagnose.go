@@ -84,16 +84,18 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 	add := func(kind, node, format string, args ...any) {
 		out = append(out, Problem{Kind: kind, Node: node, Detail: fmt.Sprintf(format, args...)})
 	}
-	bySession := map[int64][]Participant{}
-	watchers := map[string][]Participant{}
-	for _, p := range q.Participants {
+	// Indices, not copies: a queue can hold 10,000 participants.
+	bySession := map[int64][]int{}
+	watchers := map[string]int{}
+	for i := range q.Participants {
+		p := &q.Participants[i]
 		if p.Mode == ModeStray {
 			continue
 		}
 		if !p.Ephemeral {
 			add("persistent-lock-node", p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
 		} else {
-			bySession[p.Session] = append(bySession[p.Session], p)
+			bySession[p.Session] = append(bySession[p.Session], i)
 		}
 		if p.WatchObserved != nil && !*p.WatchObserved {
 			add("watch-missing", p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
@@ -102,60 +104,58 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 			add("held-too-long", p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
 		}
 		if p.Watches != "" && p.WatchKind != WatchChildren {
-			watchers[p.Watches] = append(watchers[p.Watches], p)
+			watchers[p.Watches]++
 		}
 	}
 
 	sessions := make([]int64, 0, len(bySession))
-	for s := range bySession {
-		sessions = append(sessions, s)
+	for s, idx := range bySession {
+		if len(idx) > 1 {
+			sessions = append(sessions, s)
+		}
 	}
 	sort.Slice(sessions, func(i, j int) bool { return sessions[i] < sessions[j] })
 	for _, s := range sessions {
-		ps := bySession[s]
-		if len(ps) < 2 {
-			continue
-		}
-		var reads, writes, leases, others []Participant
-		for _, p := range ps {
-			switch p.Mode {
+		var reads, writes, leases, others []int
+		for _, i := range bySession[s] {
+			switch q.Participants[i].Mode {
 			case ModeRead:
-				reads = append(reads, p)
+				reads = append(reads, i)
 			case ModeWrite:
-				writes = append(writes, p)
+				writes = append(writes, i)
 			case ModeLease:
-				leases = append(leases, p)
+				leases = append(leases, i)
 			case ModeLock:
 				// a semaphore contender's internal lock node next to its lease
 			default:
-				others = append(others, p)
+				others = append(others, i)
 			}
 		}
 		// Holding a read lock while waiting for the write lock of the same
 		// lock never succeeds.
 		for _, r := range reads {
 			for _, w := range writes {
-				if r.State == StateHolding && w.State == StateWaiting {
-					add("upgrade-deadlock", w.Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s), r.Name)
+				if q.Participants[r].State == StateHolding && q.Participants[w].State == StateWaiting {
+					add("upgrade-deadlock", q.Participants[w].Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s), q.Participants[r].Name)
 				}
 			}
 		}
 		switch {
 		case len(others) > 1:
-			for _, p := range others[1:] {
-				add("orphan", p.Node, "session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others))
+			for _, i := range others[1:] {
+				add("orphan", q.Participants[i].Node, "session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others))
 			}
 		case len(leases) > 1:
-			for _, p := range leases[1:] {
-				add("lease-orphan", p.Node, "session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases))
+			for _, i := range leases[1:] {
+				add("lease-orphan", q.Participants[i].Node, "session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases))
 			}
 		case len(writes) > 1 || len(reads) > 1 && len(writes) == 0:
 			extra := writes
 			if len(writes) <= 1 {
 				extra = reads
 			}
-			for _, p := range extra[1:] {
-				add("orphan", p.Node, "session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), p.Mode)
+			for _, i := range extra[1:] {
+				add("orphan", q.Participants[i].Node, "session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), q.Participants[i].Mode)
 			}
 		}
 	}
@@ -167,8 +167,8 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 		}
 		sort.Strings(targets)
 		for _, t := range targets {
-			if ws := watchers[t]; len(ws) >= o.Herd {
-				add("herd", t, "%d waiters watch this one node: when it goes, all wake at once", len(ws))
+			if n := watchers[t]; n >= o.Herd {
+				add("herd", t, "%d waiters watch this one node: when it goes, all wake at once", n)
 			}
 		}
 	}

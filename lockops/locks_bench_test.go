@@ -34,7 +34,7 @@ zk.stop()
 // fillKazooLock creates n kazoo Lock contenders (ephemeral sequential
 // <hex32>__lock__<seq> nodes with identifiers as data) under p, in Multi
 // batches, on conn's session.
-func fillKazooLock(b *testing.B, conn *zk.Conn, p string, n int) {
+func fillKazooLock(b testing.TB, conn *zk.Conn, p string, n int) {
 	b.Helper()
 	if err := makeParents(conn, p, false); err != nil {
 		b.Fatal(err)

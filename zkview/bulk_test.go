@@ -3,6 +3,7 @@ package zkview
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"sort"
@@ -265,4 +266,145 @@ func FuzzDecodeMultiReadResponse(f *testing.F) {
 			t.Fatalf("%d results without error, %d asked for", len(res), want)
 		}
 	})
+}
+
+// TestMultiReadUnsupportedFallsBack makes the real server refuse the
+// request as unimplemented (what a server older than 3.6 answers to op code
+// 22) by sending an op code no version knows: GetMany falls back to
+// pipelined Gets and remembers it.
+func TestMultiReadUnsupportedFallsBack(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, Config{Servers: cl.Addrs()})
+	mkdirs(t, c.Conn(), root)
+	var paths []string
+	for i := 0; i < 20; i++ {
+		p := fmt.Sprintf("%s/n%02d", root, i)
+		if _, err := c.Conn().Create(p, []byte(p), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	multiReadOpCode = 99
+	t.Cleanup(func() { multiReadOpCode = opMultiRead })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.getManyMulti(ctx, paths); !errors.Is(err, errMultiReadUnsupported) {
+		t.Fatalf("multi-read with an unknown op code: %v, want unsupported", err)
+	}
+	if ok, known := c.MultiReadSupported(); ok || !known {
+		t.Fatalf("MultiReadSupported = %v, %v; want remembered as unsupported", ok, known)
+	}
+	nodes, err := c.GetMany(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range nodes {
+		if n.Err != nil || string(n.Data) != paths[i] {
+			t.Errorf("fallback read %d: %+v", i, n)
+		}
+	}
+	m := c.multiRead()
+	m.mu.Lock()
+	s := m.sess
+	m.mu.Unlock()
+	if s != nil && !s.dead() {
+		t.Error("a sidecar session is open although multi-read is unsupported")
+	}
+	// The main session is untouched by the sidecar's refusal.
+	if c.State().State != StateConnected {
+		t.Errorf("main connection: %v", c.State().State)
+	}
+}
+
+// TestMultiReadTLS reads through a secure client port: the sidecar uses the
+// client's TLS dialer (CA, client certificate, server name).
+func TestMultiReadTLS(t *testing.T) {
+	zktest.Require(t)
+	mat, err := zktest.GenerateTLS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := zktest.StartStandalone(t, zktest.Options{Secure: mat.ServerFiles("need")})
+	c := dial(t, Config{Servers: []string{cl.Servers[0].SecureAddr},
+		TLS: &TLSConfig{CAFile: mat.CAFile, CertFile: mat.ClientCert, KeyFile: mat.ClientKey, ServerName: mat.ServerName}})
+	mkdirs(t, c.Conn(), "/tls")
+	var paths []string
+	for i := 0; i < 12; i++ {
+		p := fmt.Sprintf("/tls/n%02d", i)
+		if _, err := c.Conn().Create(p, []byte(p), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	nodes, err := c.getManyMulti(ctx, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range nodes {
+		if n.Err != nil || string(n.Data) != paths[i] {
+			t.Errorf("multi-read over TLS %d: %+v", i, n)
+		}
+	}
+	m := c.multiRead()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.sess.conn.(*tls.Conn); !ok {
+		t.Errorf("sidecar connection is %T, want *tls.Conn", m.sess.conn)
+	}
+}
+
+// TestMultiReadFollowsMember: on a 3-member ensemble the sidecar sits on
+// the member the main connection uses and follows it when that member dies.
+func TestMultiReadFollowsMember(t *testing.T) {
+	cl := zktest.StartEnsemble(t, 3, zktest.Options{})
+	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: 4 * time.Second})
+	mkdirs(t, c.Conn(), "/follow")
+	var paths []string
+	for i := 0; i < 10; i++ {
+		p := fmt.Sprintf("/follow/n%d", i)
+		if _, err := c.Conn().Create(p, []byte(p), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	read := func() {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		nodes, err := c.getManyMulti(ctx, paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range nodes {
+			if n.Err != nil || string(n.Data) != paths[i] {
+				t.Errorf("read %d: %+v", i, n)
+			}
+		}
+	}
+	sidecarAddr := func() string {
+		m := c.multiRead()
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.sess == nil {
+			return ""
+		}
+		return m.sess.addr
+	}
+	read()
+	first := c.Server()
+	if got := sidecarAddr(); got != first {
+		t.Fatalf("sidecar on %s, main connection on %s", got, first)
+	}
+	cl.ByAddr(first).Kill()
+	waitFor(t, "the main connection to move to another member", 20*time.Second, func() bool {
+		s := c.Server()
+		return s != "" && s != first
+	})
+	read()
+	if got, now := sidecarAddr(), c.Server(); got != now {
+		t.Errorf("after the kill: sidecar on %s, main connection on %s", got, now)
+	}
 }

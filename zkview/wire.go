@@ -24,6 +24,11 @@ const (
 	opError        int32 = -1 // a failed op inside a multi response
 )
 
+// multiReadOpCode is the op code multi-read requests carry (a variable so a
+// test can make a real server answer "unimplemented", as one older than 3.6
+// does).
+var multiReadOpCode = opMultiRead
+
 // Special xids (ClientCnxn): replies carrying them are not answers to a
 // numbered request.
 const (
@@ -248,7 +253,7 @@ func multiReadRequest(xid int32, paths []string) []byte {
 	}
 	w := &juteWriter{b: make([]byte, 4, 4+size+9)}
 	w.int32(xid)
-	w.int32(opMultiRead)
+	w.int32(multiReadOpCode)
 	for _, p := range paths {
 		w.int32(opGetData)
 		w.bool(false)

@@ -492,7 +492,12 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		}
 		a.held, a.holdState, a.holdReason, a.revokeAsked = msg.held, lockops.StateHeld, "", false
 		p.setNote(levelOK, fmt.Sprintf("We hold %s (%s). u releases it.", msg.held.Path, msg.held.Mode))
-		return tea.Batch(listenHold(msg.held, msg.changes), p.Reload())
+		var gotoLock tea.Cmd
+		if !t.gone { // taken at once: its progress report may come after this
+			lp := msg.held.Path
+			gotoLock = func() tea.Msg { return lockGotoMsg{path: lp} }
+		}
+		return tea.Batch(gotoLock, listenHold(msg.held, msg.changes), p.Reload())
 	case holdChangeMsg:
 		if msg.held != a.held {
 			return nil

@@ -193,7 +193,7 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 	other := liveClient(t)
 	lockPath := zktest.Path(t) + "/locks/maint"
 
-	d := newLiveDriver(New(Options{Client: c, Start: zktest.Path(t), Theme: "dark"}), 120, 35)
+	d := newLiveDriver(New(Options{Client: c, Start: "/", Theme: "dark"}), 120, 35)
 	defer d.Close()
 	d.until(t, 20*time.Second, "the first frame", func(d *liveDriver) bool { return d.m.client != nil })
 	// Take a new lock by path (from the tree: t, then type the path).

@@ -33,8 +33,8 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.mode {
 	case modeHelp:
-		if key.Matches(msg, m.keys.Quit) && msg.String() == "ctrl+c" {
-			return tea.Quit
+		if key.Matches(msg, m.keys.ForceQuit) {
+			return m.quit()
 		}
 		m.mode = modeNormal
 		return nil
@@ -48,7 +48,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 	k := m.keys
 	switch {
-	case msg.String() == "ctrl+c", key.Matches(msg, k.Quit):
+	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
 		m.mode = modeHelp
@@ -228,14 +228,15 @@ func (m *Model) closeInput() {
 }
 
 func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "esc":
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
 		if m.mode == modeFilter {
 			m.clearFilter()
 		}
 		m.closeInput()
 		return nil
-	case "enter":
+	case key.Matches(msg, k.Confirm):
 		v := strings.TrimSpace(m.input.Value())
 		md := m.mode
 		m.closeInput()
@@ -250,8 +251,8 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return nil
-	case "ctrl+c":
-		return tea.Quit
+	case key.Matches(msg, k.ForceQuit):
+		return m.quit()
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -288,6 +289,22 @@ func (p *LockPane) startTake(cursorPath string, onLock bool) tea.Cmd {
 	return d.focus()
 }
 
+// modeChoices lists the indices into takeModes the take dialog offers: on
+// an existing read/write lock read and write, on an existing mutex only
+// exclusive (joining in another mode would break its library's rules),
+// otherwise all.
+func (d *lockDialog) modeChoices() []int {
+	if d.existingQueue {
+		switch d.existingKind {
+		case lockops.KindCuratorRW, lockops.KindKazooRW, lockops.KindZooKeeperDocsRW:
+			return []int{1, 2}
+		case lockops.KindCuratorMutex, lockops.KindKazooLock, lockops.KindGoZK, lockops.KindZooKeeperLock:
+			return []int{0}
+		}
+	}
+	return []int{0, 1, 2}
+}
+
 // focus moves the take dialog's keyboard focus to its current field.
 func (d *lockDialog) focus() tea.Cmd {
 	d.path.Blur()
@@ -389,7 +406,9 @@ func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
 			step = 1
 		}
 		if d.field == takeFieldMode {
-			d.mode = (d.mode + len(takeModes) + step) % len(takeModes)
+			ch := d.modeChoices()
+			at := max(slices.Index(ch, d.mode), 0)
+			d.mode = ch[(at+len(ch)+step)%len(ch)]
 		} else {
 			d.recipe = (d.recipe + len(takeRecipes) + step) % len(takeRecipes)
 		}

@@ -122,8 +122,12 @@ func TestTakeDialog(t *testing.T) {
 		t.Fatalf("dialog = %+v", d)
 	}
 	p.Update(lockKey("right"))
-	if takeModes[d.mode] != lockops.ModeExclusive {
-		t.Fatalf("→ chose %s", takeModes[d.mode])
+	if takeModes[d.mode] != lockops.ModeRead {
+		t.Fatalf("→ chose %s, want read (a read/write lock offers read and write only)", takeModes[d.mode])
+	}
+	p.Update(lockKey("right"))
+	if takeModes[d.mode] != lockops.ModeWrite {
+		t.Fatalf("→ → chose %s, want write again", takeModes[d.mode])
 	}
 	p.Update(lockKey("tab"))
 	p.Update(lockKey("right"))
@@ -257,5 +261,35 @@ func TestTakeProgressBanner(t *testing.T) {
 	p.Update(takeDoneMsg{id: 7, path: lockDir, err: fmt.Errorf("take: %w", context.Canceled)})
 	if p.act.taking != nil || !strings.Contains(p.note.text, "Stopped waiting") {
 		t.Fatalf("after the cancelled take: %q", p.note.text)
+	}
+}
+
+// TestTakeDialogModes: an existing mutex offers exclusive only; a new path
+// offers exclusive, read and write.
+func TestTakeDialogModes(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	p.client = liveClient(t)
+	p.ActionKey(lockKey("t"), mutexQueue().Path, true)
+	d := p.act.dialog
+	if d == nil || d.kind != lockDialogTake {
+		t.Fatalf("t on a mutex opened %+v", d)
+	}
+	p.Update(lockKey("right"))
+	if takeModes[d.mode] != lockops.ModeExclusive {
+		t.Fatalf("→ on a mutex chose %s", takeModes[d.mode])
+	}
+	if v := ansi.Strip(p.DialogView(70)); strings.Contains(v, "read") || !strings.Contains(v, "[exclusive]") {
+		t.Fatalf("a mutex offers other modes:\n%s", v)
+	}
+	p.Update(lockKey("esc"))
+
+	p.ActionKey(lockKey("t"), "/app/locks/new-one", false)
+	d = p.act.dialog
+	if d == nil || d.existingQueue {
+		t.Fatalf("t on a new path opened %+v", d)
+	}
+	if got := takeModeNames(d.modeChoices()); strings.Join(got, ",") != "exclusive,read,write" {
+		t.Fatalf("a new path offers %v", got)
 	}
 }

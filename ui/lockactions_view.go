@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -131,7 +132,8 @@ func (p *LockPane) DialogView(w int) string {
 			return st.Key.Render(fmt.Sprintf("%-8s", name))
 		}
 		body = append(body, label(takeFieldPath, "path")+" "+d.path.View())
-		body = append(body, label(takeFieldMode, "mode")+" "+choices(st, takeModeNames(), d.mode))
+		modes := d.modeChoices()
+		body = append(body, label(takeFieldMode, "mode")+" "+choices(st, takeModeNames(modes), max(slices.Index(modes, d.mode), 0)))
 		body = append(body, label(takeFieldRecipe, "recipe")+" "+choices(st, takeRecipeNames(), d.recipe))
 		body = append(body, label(takeFieldNote, "note")+" "+d.note.View())
 		body = append(body, "", st.Muted.Render("Waits until the lock is ours; u stops waiting."), "",
@@ -231,10 +233,11 @@ func choices(st *themes.Styles, names []string, sel int) string {
 	return strings.Join(parts, "")
 }
 
-func takeModeNames() []string {
-	out := make([]string, len(takeModes))
-	for i, m := range takeModes {
-		out[i] = string(m)
+// takeModeNames names the modes at the given indices of takeModes.
+func takeModeNames(idx []int) []string {
+	out := make([]string, len(idx))
+	for i, m := range idx {
+		out[i] = string(takeModes[m])
 	}
 	return out
 }

@@ -134,11 +134,14 @@ func TestTUITmuxEndToEnd(t *testing.T) {
 	s.keys("Enter")
 	s.waitFor("app expanded", has("settings.json", "services"))
 
-	// Filter the services.
-	s.keys(":")
-	s.text("cd " + base + "/app/services")
-	s.keys("Enter")
+	// Expand with the keyboard: the cursor is on app, its first child is
+	// services; j moves onto it, → expands it.
+	s.keys("j")
+	s.waitFor("the cursor on services", has("app › services"))
+	s.keys("Right")
 	s.waitFor("services expanded", has("svc-00", "svc-19"))
+
+	// Filter the services.
 	s.keys("/")
 	s.text("svc-1")
 	scr := s.waitFor("the filter applied", has("svc-10", "svc-19", `filter "svc-1"`))

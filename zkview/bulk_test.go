@@ -152,9 +152,8 @@ func TestMultiReadSmallBatchesAndSplits(t *testing.T) {
 	}
 	// 30 × 20 kB in batches of 7 with replies limited to 64 kB: every batch
 	// is too big once and split.
-	oldOps, oldReply := multiReadMaxOps, multiReadMaxReply
-	multiReadMaxOps, multiReadMaxReply = 7, 64<<10
-	t.Cleanup(func() { multiReadMaxOps, multiReadMaxReply = oldOps, oldReply })
+	m := c.multiRead()
+	m.lim.maxOps, m.lim.maxReply = 7, 64<<10
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	multi, err := c.getManyMulti(ctx, paths)
@@ -285,8 +284,7 @@ func TestMultiReadUnsupportedFallsBack(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	multiReadOpCode = 99
-	t.Cleanup(func() { multiReadOpCode = opMultiRead })
+	c.multiRead().lim.opCode = 99
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := c.getManyMulti(ctx, paths); !errors.Is(err, errMultiReadUnsupported) {

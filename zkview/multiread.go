@@ -23,14 +23,24 @@ import (
 // use, kept and pinged while it is used, closed after a minute idle or when
 // the client closes, and re-opened after any failure.
 
-// Batching limits. A reply must stay under the server's and clients'
-// jute.maxbuffer (0xfffff bytes by default): a batch whose reply would be
-// bigger is answered anyway but drained unread and split.
-var (
-	multiReadMaxOps      = 1000
-	multiReadMaxReply    = 0xfffff
-	multiReadMaxRequest  = 512 << 10
-	multiReadInFlight    = 4
+// multiReadLimits shape the batches. A reply must stay under the server's
+// and clients' jute.maxbuffer (0xfffff bytes by default): a batch whose
+// reply would be bigger is answered anyway but drained unread and split.
+type multiReadLimits struct {
+	maxOps     int   // getData ops per request
+	maxReply   int   // reply bytes accepted
+	maxRequest int   // request bytes
+	inFlight   int   // requests in flight per call
+	opCode     int32 // opMultiRead (tests make the server refuse another)
+}
+
+var defaultMultiReadLimits = multiReadLimits{
+	maxOps: 1000, maxReply: 0xfffff, maxRequest: 512 << 10, inFlight: 4, opCode: opMultiRead,
+}
+
+// How long a sidecar may sit unused before it is closed, and how long
+// opening one may take.
+const (
 	multiReadIdleClose   = time.Minute
 	multiReadDialTimeout = 5 * time.Second
 )
@@ -39,17 +49,18 @@ var (
 var errMultiReadUnsupported = errors.New("the server does not support multi-read (ZooKeeper 3.6+)")
 
 // replyTooLarge is a reply that was drained unread because it exceeded
-// multiReadMaxReply.
-type replyTooLarge struct{ size int }
+// the limit.
+type replyTooLarge struct{ size, limit int }
 
 func (e replyTooLarge) Error() string {
-	return fmt.Sprintf("multi-read reply of %d bytes exceeds %d", e.size, multiReadMaxReply)
+	return fmt.Sprintf("multi-read reply of %d bytes exceeds %d", e.size, e.limit)
 }
 
 // multiReader is a client's multi-read state: support as detected, the
 // current sidecar session.
 type multiReader struct {
-	c *Client
+	c   *Client
+	lim multiReadLimits // fixed once the reader is made (tests set it first)
 
 	// support: 0 unknown, 1 supported, -1 unsupported (remembered).
 	support  atomic.Int32
@@ -70,7 +81,7 @@ func (c *Client) multiRead() *multiReader {
 	if v, ok := multiReaders.Load(c); ok {
 		return v.(*multiReader)
 	}
-	m := &multiReader{c: c}
+	m := &multiReader{c: c, lim: defaultMultiReadLimits}
 	v, loaded := multiReaders.LoadOrStore(c, m)
 	if loaded {
 		return v.(*multiReader)
@@ -137,7 +148,7 @@ func (m *multiReader) session(ctx context.Context) (*sideSession, error) {
 	}
 	var firstErr error
 	for _, addr := range addrs {
-		s, err := openSideSession(ctx, m.c, addr)
+		s, err := openSideSession(ctx, m.c, addr, m.lim.maxReply)
 		if err == nil {
 			m.sess = s
 			return s, nil
@@ -153,7 +164,7 @@ func (m *multiReader) session(ctx context.Context) (*sideSession, error) {
 }
 
 // read reads every server path in abs with multi-read requests: batches of
-// at most multiReadMaxOps ops, several in flight, a batch whose reply is too
+// at most lim.maxOps ops, several in flight, a batch whose reply is too
 // big split and retried, a single node too big for a reply read through the
 // main connection. The error is for the whole call; per-node errors are in
 // the results.
@@ -165,7 +176,7 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 		wg       sync.WaitGroup
 		errOnce  sync.Once
 		firstErr error
-		slots    = make(chan struct{}, multiReadInFlight)
+		slots    = make(chan struct{}, m.lim.inFlight)
 	)
 	fail := func(err error) {
 		errOnce.Do(func() { firstErr = err; cancel() })
@@ -187,7 +198,8 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 			copy(out[lo:hi], res)
 		case errors.As(err, &big) && hi-lo > 1:
 			// Split into parts whose replies should fit with room to spare.
-			parts := (big.size + multiReadMaxReply*3/4 - 1) / (multiReadMaxReply * 3 / 4)
+			target := m.lim.maxReply * 3 / 4
+			parts := (big.size + target - 1) / target
 			parts = max(2, min(parts, hi-lo))
 			step := (hi - lo + parts - 1) / parts
 			for s := lo; s < hi; s += step {
@@ -212,9 +224,9 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 	}
 	for lo := 0; lo < len(abs); {
 		hi, reqSize := lo, 0
-		for hi < len(abs) && hi-lo < multiReadMaxOps {
+		for hi < len(abs) && hi-lo < m.lim.maxOps {
 			n := 9 + 4 + len(abs[hi]) + 1
-			if hi > lo && reqSize+n > multiReadMaxRequest {
+			if hi > lo && reqSize+n > m.lim.maxRequest {
 				break
 			}
 			reqSize += n
@@ -240,7 +252,7 @@ func (m *multiReader) batch(ctx context.Context, paths []string) ([]readResult, 
 		if err != nil {
 			return nil, fmt.Errorf("open multi-read session: %w", err)
 		}
-		body, err := s.call(ctx, func(xid int32) []byte { return multiReadRequest(xid, paths) })
+		body, err := s.call(ctx, func(xid int32) []byte { return multiReadRequest(xid, m.lim.opCode, paths) })
 		var big replyTooLarge
 		switch {
 		case err == nil:
@@ -274,9 +286,10 @@ func (m *multiReader) batch(ctx context.Context, paths []string) ([]readResult, 
 // sideSession is one sidecar connection with its session: requests are
 // pipelined (written under wmu, answered in order by the reader goroutine).
 type sideSession struct {
-	addr    string
-	conn    net.Conn
-	timeout time.Duration // negotiated session timeout
+	addr     string
+	conn     net.Conn
+	timeout  time.Duration // negotiated session timeout
+	maxReply int           // bigger replies are drained and refused
 
 	wmu sync.Mutex
 	xid atomic.Int32
@@ -297,7 +310,7 @@ type sideReply struct {
 
 // openSideSession dials addr (TLS when configured), opens a session and
 // sends the client's credentials, all within multiReadDialTimeout.
-func openSideSession(ctx context.Context, c *Client, addr string) (*sideSession, error) {
+func openSideSession(ctx context.Context, c *Client, addr string, maxReply int) (*sideSession, error) {
 	deadline := time.Now().Add(multiReadDialTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -322,6 +335,7 @@ func openSideSession(ctx context.Context, c *Client, addr string) (*sideSession,
 		return nil, fmt.Errorf("multi-read session with %s: %w", addr, err)
 	}
 	conn.SetDeadline(time.Time{})
+	s.maxReply = maxReply
 	go s.readLoop()
 	go s.pingLoop()
 	return s, nil
@@ -454,8 +468,8 @@ func (s *sideSession) write(pkt []byte) error {
 	return nil
 }
 
-// readLoop hands each reply to its caller; a reply bigger than
-// multiReadMaxReply is drained and answered with replyTooLarge.
+// readLoop hands each reply to its caller; a reply bigger than maxReply
+// is drained and answered with replyTooLarge.
 func (s *sideSession) readLoop() {
 	defer close(s.done)
 	br := bufio.NewReaderSize(s.conn, 64<<10)
@@ -484,7 +498,7 @@ func (s *sideSession) readLoop() {
 		s.pmu.Unlock()
 		var reply sideReply
 		switch {
-		case ch == nil || xid == xidPing || xid == xidNotification || n > multiReadMaxReply:
+		case ch == nil || xid == xidPing || xid == xidNotification || n > s.maxReply:
 			if _, err := io.CopyN(io.Discard, br, int64(rest)); err != nil {
 				s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
 				return
@@ -492,7 +506,7 @@ func (s *sideSession) readLoop() {
 			if ch == nil {
 				continue
 			}
-			reply.err = replyTooLarge{size: n}
+			reply.err = replyTooLarge{size: n, limit: s.maxReply}
 		default:
 			body := make([]byte, rest)
 			if _, err := io.ReadFull(br, body); err != nil {

@@ -24,11 +24,6 @@ const (
 	opError        int32 = -1 // a failed op inside a multi response
 )
 
-// multiReadOpCode is the op code multi-read requests carry (a variable so a
-// test can make a real server answer "unimplemented", as one older than 3.6
-// does).
-var multiReadOpCode = opMultiRead
-
 // Special xids (ClientCnxn): replies carrying them are not answers to a
 // numbered request.
 const (
@@ -243,17 +238,18 @@ func authRequest(scheme string, secret []byte) []byte {
 	return frame(w.b)
 }
 
-// multiReadRequest is a MultiOperationRecord of getData ops (no watches):
+// multiReadRequest is a request with op code op (opMultiRead) whose body
+// is a MultiOperationRecord of getData ops (no watches):
 // each op a MultiHeader (type, done=false, err=-1) and a GetDataRequest,
 // closed by the MultiHeader (-1, true, -1).
-func multiReadRequest(xid int32, paths []string) []byte {
+func multiReadRequest(xid, op int32, paths []string) []byte {
 	size := 8
 	for _, p := range paths {
 		size += 9 + 4 + len(p) + 1
 	}
 	w := &juteWriter{b: make([]byte, 4, 4+size+9)}
 	w.int32(xid)
-	w.int32(multiReadOpCode)
+	w.int32(op)
 	for _, p := range paths {
 		w.int32(opGetData)
 		w.bool(false)
@@ -266,15 +262,6 @@ func multiReadRequest(xid int32, paths []string) []byte {
 	w.int32(-1)
 	binary.BigEndian.PutUint32(w.b, uint32(len(w.b)-4))
 	return w.b
-}
-
-// multiReadRequestSize is len(multiReadRequest) without building it.
-func multiReadRequestSize(paths []string) int {
-	size := 4 + 8 + 9
-	for _, p := range paths {
-		size += 9 + 4 + len(p) + 1
-	}
-	return size
 }
 
 // readResult is one getData answer of a multi-read: data and stat, or Err.

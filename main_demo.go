@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
@@ -162,8 +163,12 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	}
 	stopIntr()
 	err = ui.Run(ui.Options{Client: c, Context: "demo", Theme: themeName, ReadOnly: conn.ReadOnly, Start: demoLocksRoot + "/curator-mutex"})
-	if errors.Is(err, context.Canceled) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		err = nil
+	case errors.Is(err, tea.ErrInterrupted): // SIGINT from outside the terminal
+		fmt.Fprintln(out, "Interrupted: stopping the demo's ZooKeeper and removing its directory.")
+		err = exitError{code: 130}
 	}
 	return err
 }

@@ -9,8 +9,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,7 +120,7 @@ func TestDemo(t *testing.T) {
 	}
 }
 
-// demoScreen drives one tmux session.
+// demoScreen drives one tmux session on a private tmux server.
 type demoScreen struct {
 	t       *testing.T
 	session string
@@ -126,7 +128,7 @@ type demoScreen struct {
 
 func (s *demoScreen) tmux(args ...string) string {
 	s.t.Helper()
-	out, err := exec.Command("tmux", args...).CombinedOutput()
+	out, err := exec.Command("tmux", append([]string{"-L", s.session}, args...)...).CombinedOutput()
 	if err != nil {
 		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -175,7 +177,7 @@ func TestDemoTmux(t *testing.T) {
 	s.tmux("new-session", "-d", "-s", s.session, "-x", "140", "-y", "40",
 		"-e", "TMPDIR="+tmp, "-e", "XDG_STATE_HOME="+t.TempDir(), "-e", "XDG_CONFIG_HOME="+t.TempDir(),
 		bin+" demo --theme dark; echo DEMO-EXIT=$?; sleep 60")
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", s.session).Run() })
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.session, "kill-server").Run() })
 
 	scr := s.waitFor("the demo's lock pane", 90*time.Second, func(scr string) bool {
 		return strings.Contains(scr, "curator.mutex") && holderRE.MatchString(scr) && strings.Contains(scr, "──watches")
@@ -222,5 +224,54 @@ func TestDemoWithoutZooKeeper(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "zkscope-demo-*")); len(left) > 0 {
 		t.Errorf("the demo left %v behind", left)
+	}
+}
+
+// TestDemoTmuxSignals: SIGTERM and SIGINT sent to the running demo (TUI
+// open) stop its server and remove its directory; SIGTERM exits 0, SIGINT
+// 130.
+func TestDemoTmuxSignals(t *testing.T) {
+	zktest.Require(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		zktest.Unavailable(t, "tmux is not installed")
+	}
+	bin := filepath.Join(t.TempDir(), "zkscope")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build zkscope: %v\n%s", err, out)
+	}
+	serverRE := regexp.MustCompile(`server (127\.0\.0\.1:\d+)`)
+	for _, sig := range []struct {
+		name string
+		sig  syscall.Signal
+		exit string
+	}{{"TERM", syscall.SIGTERM, "DEMO-EXIT=0"}, {"INT", syscall.SIGINT, "DEMO-EXIT=130"}} {
+		t.Run(sig.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			s := &demoScreen{t: t, session: fmt.Sprintf("zkscope-demo-sig-%d-%s", os.Getpid(), sig.name)}
+			s.tmux("new-session", "-d", "-s", s.session, "-x", "120", "-y", "35",
+				"-e", "TMPDIR="+tmp, "-e", "XDG_STATE_HOME="+t.TempDir(), "-e", "XDG_CONFIG_HOME="+t.TempDir(),
+				bin+" demo --theme dark; echo DEMO-EXIT=$?; sleep 60")
+			t.Cleanup(func() { exec.Command("tmux", "-L", s.session, "kill-server").Run() })
+			scr := s.waitFor("the demo's lock pane", 90*time.Second, func(scr string) bool {
+				return strings.Contains(scr, "curator.mutex") && serverRE.MatchString(scr)
+			})
+			addr := serverRE.FindStringSubmatch(scr)[1]
+			shell := strings.TrimSpace(s.tmux("display-message", "-p", "-t", s.session, "#{pane_pid}"))
+			out, err := exec.Command("pgrep", "-P", shell, "-x", "zkscope").Output()
+			pid, convErr := strconv.Atoi(strings.TrimSpace(string(out)))
+			if err != nil || convErr != nil {
+				t.Fatalf("find the demo process under %s: %v %v (%q)", shell, err, convErr, out)
+			}
+			if err := syscall.Kill(pid, sig.sig); err != nil {
+				t.Fatal(err)
+			}
+			s.waitFor("the demo to exit", 30*time.Second, func(scr string) bool { return strings.Contains(scr, sig.exit) })
+			if left, _ := filepath.Glob(filepath.Join(tmp, "zkscope-demo-*")); len(left) > 0 {
+				t.Errorf("the demo left %v behind", left)
+			}
+			if _, err := zktest.FourLetterWord(addr, "ruok", time.Second); err == nil {
+				t.Errorf("the demo server still answers on %s", addr)
+			}
+		})
 	}
 }

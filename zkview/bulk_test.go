@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -404,5 +405,54 @@ func TestMultiReadFollowsMember(t *testing.T) {
 	read()
 	if got, now := sidecarAddr(), c.Server(); got != now {
 		t.Errorf("after the kill: sidecar on %s, main connection on %s", got, now)
+	}
+}
+
+// TestMultiReadSessionPingedAndClosed: the sidecar's session outlives
+// several session timeouts while the pinger runs, is reused, and is closed
+// on the server (not left to expire) when the client closes.
+func TestMultiReadSessionPingedAndClosed(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: time.Second})
+	mkdirs(t, c.Conn(), root)
+	paths := []string{root, root, root}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.getManyMulti(ctx, paths); err != nil {
+		t.Fatal(err)
+	}
+	m := c.multiRead()
+	m.mu.Lock()
+	s := m.sess
+	m.mu.Unlock()
+	sid := fmt.Sprintf("sid=0x%x,", s.id)
+	cons := func() string {
+		out, err := zktest.FourLetterWord(cl.Addrs()[0], "cons", 3*time.Second)
+		if err != nil {
+			t.Fatalf("cons: %v", err)
+		}
+		return out
+	}
+	if !strings.Contains(cons(), sid) {
+		t.Fatalf("the server does not list the sidecar session %s:\n%s", sid, cons())
+	}
+	// Pinged every timeout/3: six answers span two session timeouts.
+	waitFor(t, "six pings answered", 10*time.Second, func() bool { return s.pongs.Load() >= 6 })
+	if _, err := c.getManyMulti(ctx, paths); err != nil {
+		t.Fatal(err)
+	}
+	m.mu.Lock()
+	same := m.sess == s
+	m.mu.Unlock()
+	if !same || s.dead() {
+		t.Errorf("the pinged sidecar session was not reused (dead: %v)", s.dead())
+	}
+	c.Close()
+	waitFor(t, "the sidecar session to be closed on the server", 5*time.Second, func() bool {
+		return s.dead() && !strings.Contains(cons(), sid)
+	})
+	if !s.closedOK.Load() {
+		t.Error("the server did not answer closeSession (the session was left to expire)")
 	}
 }

@@ -290,6 +290,9 @@ type sideSession struct {
 	conn     net.Conn
 	timeout  time.Duration // negotiated session timeout
 	maxReply int           // bigger replies are drained and refused
+	id       int64         // session id
+	pongs    atomic.Int64  // ping replies received
+	closedOK atomic.Bool   // the server answered closeSession
 
 	wmu sync.Mutex
 	xid atomic.Int32
@@ -388,7 +391,7 @@ func handshake(conn net.Conn, addr string, cfg Config) (*sideSession, error) {
 		}
 	}
 	return &sideSession{
-		addr: addr, conn: conn, timeout: time.Duration(cr.TimeoutMs) * time.Millisecond,
+		addr: addr, conn: conn, timeout: time.Duration(cr.TimeoutMs) * time.Millisecond, id: cr.SessionID,
 		pending: map[int32]chan sideReply{}, done: make(chan struct{}), stop: make(chan struct{}),
 	}, nil
 }
@@ -493,6 +496,9 @@ func (s *sideSession) readLoop() {
 		xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
 		code := int32(binary.BigEndian.Uint32(hdr[16:20]))
 		rest := n - replyHeaderSize
+		if xid == xidPing {
+			s.pongs.Add(1)
+		}
 		s.pmu.Lock()
 		ch := s.pending[xid]
 		s.pmu.Unlock()
@@ -565,8 +571,9 @@ func (s *sideSession) fail(err error) {
 func (s *sideSession) close() {
 	if !s.dead() {
 		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		s.call(closeCtx, func(xid int32) []byte { return frame(requestHeader(xid, opCloseSession).b) })
+		_, err := s.call(closeCtx, func(xid int32) []byte { return frame(requestHeader(xid, opCloseSession).b) })
 		cancel()
+		s.closedOK.Store(err == nil)
 	}
 	s.fail(errors.New("multi-read session closed"))
 }

@@ -43,6 +43,7 @@ var defaultMultiReadLimits = multiReadLimits{
 const (
 	multiReadIdleClose   = time.Minute
 	multiReadDialTimeout = 5 * time.Second
+	multiReadHoldOff     = 30 * time.Second
 )
 
 // errMultiReadUnsupported means the server does not know op code 22.
@@ -70,6 +71,9 @@ type multiReader struct {
 	sess    *sideSession
 	lastUse time.Time
 	closed  bool
+	// holdOff: no sidecar is tried before this time (set when opening one
+	// failed, so every read does not wait for a dial that fails).
+	holdOff time.Time
 }
 
 // multiReaders holds each client's multi-read state (dropped when the
@@ -121,8 +125,16 @@ func (m *multiReader) run() {
 	}
 }
 
-// usable says whether multi-read is worth trying (not known unsupported).
-func (m *multiReader) usable() bool { return m.support.Load() >= 0 }
+// usable says whether multi-read is worth trying: not known unsupported,
+// and no recent failure to open a sidecar.
+func (m *multiReader) usable() bool {
+	if m.support.Load() < 0 {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return time.Now().After(m.holdOff)
+}
 
 // session returns a live sidecar session on the member the main connection
 // uses, opening one when there is none (or the old one failed, or the main
@@ -159,6 +171,9 @@ func (m *multiReader) session(ctx context.Context) (*sideSession, error) {
 		if ctx.Err() != nil || errors.Is(err, zk.ErrAuthFailed) {
 			break
 		}
+	}
+	if ctx.Err() == nil {
+		m.holdOff = time.Now().Add(multiReadHoldOff)
 	}
 	return nil, firstErr
 }

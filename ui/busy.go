@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/spinner"
@@ -24,6 +25,9 @@ func newBusy() busyState {
 func (m *Model) busyWhat() string {
 	if m.tree == nil {
 		return ""
+	}
+	if r := m.deleting; r != nil {
+		return fmt.Sprintf("deleting %s (%d gone)", r.path, r.deleted)
 	}
 	for p, d := range m.dirs {
 		if !d.loaded {
@@ -68,9 +72,14 @@ func (m *Model) busyView() string {
 	if what == "" {
 		return ""
 	}
-	const most = 32
-	if len(what) > most {
-		what = "…" + what[len(what)-most+1:]
+	// Keep the verb and the end of the path (the part that differs).
+	const most = 36
+	if verb, rest, ok := strings.Cut(what, " "); ok && len(what) > most {
+		keep := max(most-len(verb)-2, 8)
+		if len(rest) > keep {
+			rest = "…" + rest[len(rest)-keep:]
+		}
+		what = verb + " " + rest
 	}
 	return m.st.StateWarn.Render(m.busy.spin.View()+" "+strings.TrimSpace(what)) + m.st.Header.Render("  ")
 }

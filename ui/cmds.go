@@ -116,7 +116,8 @@ func cdCmd(t treeSource, id uint64, target string) tea.Cmd {
 		}
 		for i, p := range chain {
 			last := i == len(chain)-1
-			if err := t.Expand(ctx, p); err != nil {
+			d, err := openDir(ctx, t, p)
+			if err != nil {
 				if last && errors.Is(err, zk.ErrNoChildrenForEphemerals) {
 					break
 				}
@@ -124,11 +125,6 @@ func cdCmd(t treeSource, id uint64, target string) tea.Cmd {
 					break // a leaf that cannot be listed: land on it anyway
 				}
 				msg.err = err
-				return msg
-			}
-			d, ok := snapDir(t, p)
-			if !ok {
-				msg.err = fmt.Errorf("open %s: %w", p, zkview.ErrStale)
 				return msg
 			}
 			if last && len(d.Names) == 0 {
@@ -139,6 +135,23 @@ func cdCmd(t treeSource, id uint64, target string) tea.Cmd {
 		}
 		return msg
 	}
+}
+
+// openDir makes p's children available for a `:cd`. A directory the cache
+// already holds is used as it is (it is watched, so current). A load
+// superseded by a concurrent one of the same path (another `:cd` walking
+// the same ancestors, an expand) is retried: the newer load's result is
+// as good as ours.
+func openDir(ctx context.Context, t treeSource, p string) (dirSnap, error) {
+	for range 5 {
+		if d, ok := snapDir(t, p); ok {
+			return d, nil
+		}
+		if err := t.Expand(ctx, p); err != nil && !errors.Is(err, zkview.ErrStale) {
+			return dirSnap{Path: p}, err
+		}
+	}
+	return dirSnap{Path: p}, fmt.Errorf("open %s: %w", p, zkview.ErrStale)
 }
 
 // statsCmd reads stat and data of the visible rows in one bulk read.
@@ -259,50 +272,18 @@ func setCmd(mut lockops.Mutations, p string, data []byte, version int32) tea.Cmd
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		_, err := mut.Set(ctx, p, data, version)
-		return mutationMsg{op: "edit", path: p, err: err}
+		return withVersionNow(mut.Client, mutationMsg{op: "edit", path: p, err: err}, version)
 	}
 }
 
-// deleteCmd deletes p if still at version; recursive deletes its subtree
-// first (children unconditionally, p itself still version-checked).
-func deleteCmd(mut lockops.Mutations, p string, version int32, recursive bool) tea.Cmd {
-	op := "delete"
-	if recursive {
-		op = "delete tree"
-	}
+// deleteCmd deletes p (no children) if it is still at version. A whole
+// tree goes through [Model.beginDeleteTree].
+func deleteCmd(mut lockops.Mutations, p string, version int32) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		if recursive {
-			if err := deleteBelow(ctx, mut, p); err != nil {
-				return mutationMsg{op: op, path: p, err: err}
-			}
-		}
-		return mutationMsg{op: op, path: p, err: mut.Delete(ctx, p, version)}
+		return withVersionNow(mut.Client, mutationMsg{op: "delete", path: p, err: mut.Delete(ctx, p, version)}, version)
 	}
-}
-
-func deleteBelow(ctx context.Context, mut lockops.Mutations, p string) error {
-	names, _, err := mut.Client.Children(p)
-	if err != nil {
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil
-		}
-		return err
-	}
-	for _, n := range names {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("delete below %s: %w", p, err)
-		}
-		child := zkview.Join(p, n)
-		if err := deleteBelow(ctx, mut, child); err != nil {
-			return err
-		}
-		if err := mut.Delete(ctx, child, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
-			return err
-		}
-	}
-	return nil
 }
 
 // prepareEditCmd writes data to a temp file for the editor.

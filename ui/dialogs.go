@@ -221,7 +221,7 @@ func (m *Model) submitDialog() tea.Cmd {
 	case dialogDelete:
 		m.closeDialog()
 		m.setStatus(levelInfo, fmt.Sprintf("Deleting %s (if still at version %d)…", dl.path, dl.version))
-		return deleteCmd(m.mut, dl.path, dl.version, false)
+		return deleteCmd(m.mut, dl.path, dl.version)
 	case dialogDeleteTree:
 		_, name := splitPath(dl.path)
 		if strings.TrimSpace(dl.inputs[0].Value()) != name {
@@ -230,7 +230,7 @@ func (m *Model) submitDialog() tea.Cmd {
 		}
 		m.closeDialog()
 		m.setStatus(levelInfo, fmt.Sprintf("Deleting %s and everything below it…", dl.path))
-		return deleteCmd(m.mut, dl.path, dl.version, true)
+		return m.beginDeleteTree(dl.path, dl.version)
 	case dialogEdit:
 		data := dl.inputs[0].Value()
 		m.closeDialog()

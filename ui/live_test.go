@@ -105,6 +105,9 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	d.until(t, 15*time.Second, "the changed-meanwhile message", func(d *liveDriver) bool {
 		return strings.Contains(d.m.status.text, "changed meanwhile")
 	})
+	if !strings.Contains(d.m.status.text, "version 1 now, you saw version 0") {
+		t.Errorf("status %q does not say which version the node is at now", d.m.status.text)
+	}
 	if data, _, err := other.Conn().Get(base + "/a"); err != nil || string(data) != "two" {
 		t.Fatalf("after a lost race the node holds %q (%v), want the other client's %q", data, err, "two")
 	}
@@ -286,5 +289,106 @@ func TestLiveCreateTTL(t *testing.T) {
 	// checked from here.
 	if ok, _, err := c.Conn().Exists(base + "/short-lived"); err != nil || !ok {
 		t.Fatalf("the TTL node is not there: %v (status %q)", err, d.m.status.text)
+	}
+}
+
+// TestLiveDeleteTree deletes a subtree of 1,200 nodes through the
+// confirmed D dialog (atomic batches, spinner with the count), and refuses
+// when the root changed after the user looked at it.
+func TestLiveDeleteTree(t *testing.T) {
+	c := liveClient(t)
+	other := liveClient(t)
+	base := zktest.Path(t)
+	liveMkdirs(t, c.Conn(), base)
+	for _, name := range []string{"doomed", "kept"} {
+		root := base + "/" + name
+		liveMkdirs(t, c.Conn(), root)
+		for i := range 3 {
+			liveBigDir(t, c.Conn(), fmt.Sprintf("%s/part-%d", root, i), 400)
+		}
+	}
+
+	d := newLiveDriver(New(Options{Client: c, Start: base + "/doomed", Theme: "dark"}), 120, 35)
+	defer d.Close()
+	confirmDelete := func(path, name string) {
+		t.Helper()
+		d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+		for _, r := range "cd " + path {
+			d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+		d.until(t, 15*time.Second, path+" selected and read", func(d *liveDriver) bool {
+			return d.m.cursorPath() == path && d.m.detail.loaded
+		})
+		d.apply(tea.KeyPressMsg{Code: 'd', ShiftedCode: 'D', Text: "D", Mod: tea.ModShift})
+		if d.m.dialog == nil || d.m.dialog.kind != dialogDeleteTree {
+			t.Fatalf("D did not ask to confirm (status %q)", d.m.status.text)
+		}
+		for _, r := range name {
+			d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+	}
+
+	// The root changes after the user looked: nothing is deleted.
+	confirmDelete(base+"/kept", "kept")
+	if _, err := other.Conn().Set(base+"/kept", []byte("touched"), -1); err != nil {
+		t.Fatal(err)
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 15*time.Second, "the refusal", func(d *liveDriver) bool {
+		return d.m.deleting == nil && strings.Contains(d.m.status.text, "changed meanwhile")
+	})
+	if !strings.Contains(d.m.status.text, "version 1 now") || !strings.Contains(d.m.status.text, "nothing was deleted") {
+		t.Errorf("refusal: %q", d.m.status.text)
+	}
+	if kids, _, err := other.Conn().Children(base + "/kept/part-0"); err != nil || len(kids) != 400 {
+		t.Fatalf("kept/part-0 has %d children (%v) after a refused delete, want 400", len(kids), err)
+	}
+
+	confirmDelete(base+"/doomed", "doomed")
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	if !strings.Contains(d.screen(), "deleting") {
+		t.Errorf("no progress while deleting:\n%s", d.screen())
+	}
+	d.until(t, 60*time.Second, "the tree deleted", func(d *liveDriver) bool {
+		return d.m.deleting == nil && strings.Contains(d.m.status.text, "Deleted")
+	})
+	if ok, _, err := other.Conn().Exists(base + "/doomed"); err != nil || ok {
+		t.Fatalf("doomed still exists (%v)", err)
+	}
+}
+
+// TestLiveConcurrentCd: `:cd` commands issued before the previous one
+// finished walk the same ancestors; the newest lands (a load superseded by
+// a concurrent one of the same directory is not an error).
+func TestLiveConcurrentCd(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	for _, p := range []string{"/x/deep/one", "/y/deep/two", "/z/deep/three"} {
+		liveMkdirs(t, c.Conn(), base+p)
+	}
+	d := newLiveDriver(New(Options{Client: c, Start: base + "/x/deep/one", Theme: "dark"}), 120, 35)
+	defer d.Close()
+	cd := func(p string) {
+		d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+		for _, r := range "cd " + p {
+			d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+		}
+		d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	}
+	for round := range 5 {
+		cd(base + "/y/deep/two")
+		cd(base + "/z/deep/three")
+		want := base + "/z/deep/three"
+		if round%2 == 1 {
+			cd(base + "/x/deep/one")
+			want = base + "/x/deep/one"
+		}
+		d.until(t, 15*time.Second, "the newest :cd landed", func(d *liveDriver) bool {
+			return d.m.cursorPath() == want && d.m.busyWhat() == ""
+		})
+		if d.m.status.level == levelErr {
+			t.Fatalf("round %d: error status %q", round, d.m.status.text)
+		}
 	}
 }

@@ -131,7 +131,8 @@ type Model struct {
 	input      textinput.Model
 	dialog     *dialog
 	search     searchState
-	busy       busyState // the header's spinner (busy.go)
+	busy       busyState  // the header's spinner (busy.go)
+	deleting   *deleteRun // a recursive delete in progress (mutate.go)
 	status     status
 
 	startCmd tea.Cmd // the first read (the start path)

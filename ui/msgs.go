@@ -119,6 +119,10 @@ type mutationMsg struct {
 	op   string // "create", "edit", "delete", "delete tree"
 	path string
 	err  error
+	// For a change refused on its version: the version it was made
+	// against and, when it could be read, the node's version now.
+	expected, now int32
+	nowKnown      bool
 }
 
 // editorMsg reports the end of an $EDITOR session on a temp file.

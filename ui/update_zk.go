@@ -64,6 +64,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), true))
 			}
 		}
+	case deleteProgressMsg:
+		cmds = append(cmds, m.onDeleteProgress(msg))
 	case searchProgressMsg:
 		cmds = append(cmds, m.onSearchProgress(msg))
 	case spinner.TickMsg:
@@ -470,6 +472,9 @@ func (m *Model) onSearch(msg searchMsg) {
 
 // onMutation reports a change and refreshes what it touched.
 func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
+	if msg.op == "delete tree" {
+		m.deleting = nil
+	}
 	if msg.err != nil {
 		m.setStatus(levelErr, mutationError(msg))
 		if m.tree != nil {
@@ -504,7 +509,7 @@ func mutationError(msg mutationMsg) string {
 	case errors.Is(err, zkview.ErrReadOnly):
 		return "Read-only mode: nothing was changed (started with --read-only or the context is read_only)."
 	case errors.Is(err, zk.ErrBadVersion):
-		return fmt.Sprintf("%s changed meanwhile; nothing was written. Its new version is shown: review it and try again.", msg.path)
+		return badVersionText(msg)
 	case errors.Is(err, zk.ErrNotEmpty):
 		return fmt.Sprintf("%s has children: use D to delete the whole tree.", msg.path)
 	case errors.Is(err, zk.ErrNodeExists):

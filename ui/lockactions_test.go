@@ -96,6 +96,19 @@ func TestForceDeleteDialog(t *testing.T) {
 		t.Fatalf("a refused delete is not reported:\n%s", n)
 	}
 
+	// A waiter: nobody gets the lock; the one watching it re-checks.
+	p.moveCursor(1)
+	p.ActionKey(lockKey("X"), lockDir, true)
+	w1 := mutexQueue().Participants[1]
+	wpv := evictPreview()
+	wpv.Node, wpv.Session, wpv.Holding, wpv.NextHolders, wpv.Warnings = w1.Node, w1.Session, false, nil, nil
+	p.Update(evictPreviewMsg{id: p.act.dialog.id, node: w1.Node, preview: wpv})
+	if box := ansi.Strip(p.DialogView(70)); !strings.Contains(box, "Force-delete W1") || !strings.Contains(box, "W2 watched it") {
+		t.Fatalf("the waiter's dialog does not say what happens next:\n%s", box)
+	}
+	p.Update(lockKey("esc"))
+	p.moveCursor(-1)
+
 	// Esc cancels.
 	p.ActionKey(lockKey("X"), lockDir, true)
 	p.Update(lockKey("esc"))

@@ -183,6 +183,8 @@ func (p *LockPane) DialogView(w int) string {
 			body = append(body, field("next", strings.Join(next, ", ")+" gets the lock"))
 		case pv.Holding:
 			body = append(body, field("next", "nobody is waiting: the lock becomes free"))
+		default:
+			body = append(body, field("next", p.waiterEvictNext(pv.Node)))
 		}
 		body = append(body, "")
 		for _, w := range pv.Warnings {
@@ -248,4 +250,23 @@ func takeRecipeNames() []string {
 		out[i] = string(r)
 	}
 	return out
+}
+
+// waiterEvictNext says what deleting the waiting node n changes: nobody
+// gets the lock; whoever watched n wakes up and re-checks the queue.
+func (p *LockPane) waiterEvictNext(n string) string {
+	var watchers []string
+	for _, x := range p.queue.Participants {
+		if x.Watches == n {
+			l := p.labels[x.Node]
+			if l == "" {
+				l = shortName(lastElem(x.Node), 24)
+			}
+			watchers = append(watchers, l)
+		}
+	}
+	if len(watchers) == 0 {
+		return "nobody gets the lock; nobody watched this node"
+	}
+	return "nobody gets the lock; " + strings.Join(watchers, ", ") + " watched it and re-checks the queue"
 }

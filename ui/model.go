@@ -133,6 +133,7 @@ type Model struct {
 	search     searchState
 	busy       busyState  // the header's spinner (busy.go)
 	deleting   *deleteRun // a recursive delete in progress (mutate.go)
+	helpScroll int        // first line of the `?` screen shown
 	status     status
 
 	startCmd tea.Cmd // the first read (the start path)

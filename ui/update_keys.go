@@ -33,11 +33,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.mode {
 	case modeHelp:
-		if key.Matches(msg, m.keys.ForceQuit) {
-			return m.quit()
-		}
-		m.mode = modeNormal
-		return nil
+		return m.handleHelpKey(msg)
 	case modeFilter, modeCommand, modeSearch:
 		return m.handleInputKey(msg)
 	case modeDialog:

@@ -350,6 +350,22 @@ func (m *Model) fitHelp(b []key.Binding, w int) string {
 // helpScreen is the `?` screen: every binding, the markers, the commands.
 // Key columns that do not fit side by side wrap to a new band.
 func (m *Model) helpScreen() string {
+	lines := m.helpLines()
+	innerH := m.height - 2
+	title := "help"
+	if len(lines) > innerH { // scrolls: the last line says how instead
+		lines = lines[:len(lines)-1]
+		from := min(max(m.helpScroll, 0), m.helpScrollMax())
+		to := from + innerH - 1
+		title = fmt.Sprintf("help · %d%%", 100*to/len(lines))
+		lines = append(lines[from:to:to], m.st.Muted.Render("j/k, pgup/pgdn scroll · any other key goes back"))
+	}
+	return m.box(title, padLines(lines, 1), m.width, m.height, true)
+}
+
+// helpLines is the `?` screen's text: every binding, the markers, the
+// commands (Update uses its length to bound scrolling).
+func (m *Model) helpLines() []string {
 	st := m.st
 	w := m.width - 4
 	var lines []string
@@ -397,7 +413,7 @@ func (m *Model) helpScreen() string {
 		}
 		lines = kept
 	}
-	return m.box("help", padLines(lines, 1), m.width, m.height, true)
+	return lines
 }
 
 // overlay draws box centred over body (both w cells wide, body h lines).

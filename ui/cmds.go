@@ -262,7 +262,7 @@ func createCmd(mut lockops.Mutations, p string, data []byte, flags int32) tea.Cm
 		if created == "" {
 			created = p
 		}
-		return mutationMsg{op: "create", path: created, err: err}
+		return mutationMsg{op: "create", path: created, err: err, flags: flags}
 	}
 }
 

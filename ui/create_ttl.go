@@ -83,6 +83,6 @@ func createTTLCmd(c *zkview.Client, p string, data []byte, flags int32, ttl time
 		}
 		created := c.Rel(r.path)
 		audit(created, nil)
-		return mutationMsg{op: "create", path: created}
+		return mutationMsg{op: "create", path: created, flags: flags, ttl: ttl}
 	}
 }

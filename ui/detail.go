@@ -244,8 +244,7 @@ func aclText(a zk.ACL) string {
 }
 
 // nodeTypeText names a node's type for the detail pane.
-func nodeTypeText(name string, st zk.Stat) string {
-	k := kindOf(name, st)
+func nodeTypeText(k nodeKind) string {
 	var parts []string
 	switch {
 	case k.ephemeral:
@@ -312,7 +311,7 @@ func (m *Model) buildDetail(width int) {
 	s := n.Stat
 	_, name := splitPath(d.path)
 	lines = append(lines, st.Section.Render("stat"))
-	kv("type", nodeTypeText(name, s))
+	kv("type", nodeTypeText(m.nodeKindOf(d.path, name, s)))
 	kv("czxid", hexID(s.Czxid))
 	kv("mzxid", hexID(s.Mzxid))
 	kv("pzxid", hexID(s.Pzxid))

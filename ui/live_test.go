@@ -290,6 +290,21 @@ func TestLiveCreateTTL(t *testing.T) {
 	if ok, _, err := c.Conn().Exists(base + "/short-lived"); err != nil || !ok {
 		t.Fatalf("the TTL node is not there: %v (status %q)", err, d.m.status.text)
 	}
+	// zkscope remembers what it made: the row is tagged and the detail
+	// pane names the TTL.
+	d.until(t, 15*time.Second, "the new node selected with its type", func(d *liveDriver) bool {
+		return d.m.cursorPath() == base+"/short-lived" && strings.Contains(d.screen(), "persistent with TTL 10m0s")
+	})
+	var row string
+	for _, l := range strings.Split(d.screen(), "\n") {
+		if strings.Contains(l, "short-lived") && strings.Contains(l, "│") {
+			row = l
+			break
+		}
+	}
+	if !strings.Contains(row, "ttl") {
+		t.Errorf("tree row of the TTL node has no ttl tag: %q", row)
+	}
 }
 
 // TestLiveDeleteTree deletes a subtree of 1,200 nodes through the

@@ -131,9 +131,10 @@ type Model struct {
 	input      textinput.Model
 	dialog     *dialog
 	search     searchState
-	busy       busyState  // the header's spinner (busy.go)
-	deleting   *deleteRun // a recursive delete in progress (mutate.go)
-	helpScroll int        // first line of the `?` screen shown
+	busy       busyState           // the header's spinner (busy.go)
+	deleting   *deleteRun          // a recursive delete in progress (mutate.go)
+	helpScroll int                 // first line of the `?` screen shown
+	made       map[string]madeType // containers and TTL nodes zkscope created (madehere.go)
 	status     status
 
 	startCmd tea.Cmd // the first read (the start path)

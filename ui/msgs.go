@@ -123,6 +123,9 @@ type mutationMsg struct {
 	// against and, when it could be read, the node's version now.
 	expected, now int32
 	nowKnown      bool
+	// For a create: how the node was made (see madehere.go).
+	flags int32
+	ttl   time.Duration
 }
 
 // editorMsg reports the end of an $EDITOR session on a temp file.

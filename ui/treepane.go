@@ -298,7 +298,7 @@ func (m *Model) treeRowView(r row, selected, focused bool, width int) string {
 		tagsW += lipgloss.Width(t) + 1
 	}
 	if known && info.HasStat {
-		k := kindOf(r.name, info.Stat)
+		k := m.nodeKindOf(p, r.name, info.Stat)
 		if k.ephemeral {
 			addTag(st.Ephemeral, "eph")
 		}

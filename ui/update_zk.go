@@ -489,6 +489,7 @@ func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	if msg.op == "create" {
+		m.noteMade(msg.path, msg.flags, msg.ttl)
 		cmds = append(cmds, m.cd(msg.path))
 	}
 	cmds = append(cmds, m.selectPath(m.cursorPath()))

@@ -68,7 +68,8 @@ func TestMultiReadMatchesPipelined(t *testing.T) {
 	create("empty", []byte{}, open)
 	create("null", nil, open)
 	create("secret", []byte("classified"), zk.DigestACL(zk.PermAll, "bob", "pw"))
-	big := bytes.Repeat([]byte("0123456789abcdef"), 1040000/16) // ~1 MB, under jute.maxbuffer
+	// ~1 MB: its batch's reply exceeds jute.maxbuffer, its own does not.
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1046000/16)
 	create("big", big, open)
 	create("gone", []byte("x"), open)
 
@@ -118,6 +119,15 @@ func TestMultiReadMatchesPipelined(t *testing.T) {
 	if n := byName["null"]; n.Err != nil || len(n.Data) != 0 {
 		t.Errorf("null-data node: %+v", n)
 	}
+	// The batch holding the 1 MB node was drained once, then split so that
+	// node was read alone.
+	m := anon.multiRead()
+	m.mu.Lock()
+	drained := m.sess.drained.Load()
+	m.mu.Unlock()
+	if drained != 1 {
+		t.Errorf("%d replies drained, want 1", drained)
+	}
 
 	// With the credentials, the secret is readable through multi-read too.
 	mine, err := owner.getManyMulti(ctx, []string{root + "/secret", root + "/n000"})
@@ -144,15 +154,19 @@ func TestMultiReadSmallBatchesAndSplits(t *testing.T) {
 	c := dial(t, Config{Servers: cl.Addrs()})
 	mkdirs(t, c.Conn(), root)
 	var paths []string
-	for i := 0; i < 30; i++ {
+	for i := 0; i < 31; i++ {
+		size := 20000
+		if i == 30 {
+			size = 100000 // bigger than a reply may be: read alone
+		}
 		p := fmt.Sprintf("%s/k%02d", root, i)
-		if _, err := c.Conn().Create(p, bytes.Repeat([]byte{byte(i)}, 20000), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		if _, err := c.Conn().Create(p, bytes.Repeat([]byte{byte(i)}, size), 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
 		}
 		paths = append(paths, p)
 	}
-	// 30 × 20 kB in batches of 7 with replies limited to 64 kB: every batch
-	// is too big once and split.
+	// 30 × 20 kB and one 100 kB in batches of 7 with replies limited to
+	// 64 kB: every batch is too big once and split.
 	m := c.multiRead()
 	m.lim.maxOps, m.lim.maxReply = 7, 64<<10
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -161,11 +175,47 @@ func TestMultiReadSmallBatchesAndSplits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each of the five batches was too big, drained once and split exactly
+	// by its ops' sizes.
+	m.mu.Lock()
+	drained := m.sess.drained.Load()
+	m.mu.Unlock()
+	if drained != 5 {
+		t.Errorf("%d replies drained, want 5 (one per batch)", drained)
+	}
 	piped, err := c.getManyPipelined(ctx, paths)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sameNodes(t, multi, piped)
+}
+
+func TestSplitBatch(t *testing.T) {
+	const limit = 1000
+	for _, tc := range []struct {
+		name  string
+		big   replyTooLarge
+		lo    int
+		hi    int
+		parts string
+	}{
+		{"exact", replyTooLarge{size: 1425, opSizes: []int{300, 300, 300, 300, 200}}, 10, 15, "10-12 12-15"},
+		{"one too big alone", replyTooLarge{size: 1600, opSizes: []int{100, 1200, 100}}, 0, 3, "0-1 1! 2-3"},
+		{"too big first and last", replyTooLarge{size: 2500, opSizes: []int{1200, 100, 1200}}, 0, 3, "0! 1-2 2!"},
+		{"sizes unknown: equal parts", replyTooLarge{size: 2600}, 0, 8, "0-3 3-6 6-8"},
+	} {
+		var got []string
+		for _, p := range splitBatch(tc.lo, tc.hi, tc.big, limit) {
+			if p.alone {
+				got = append(got, fmt.Sprintf("%d!", p.lo))
+			} else {
+				got = append(got, fmt.Sprintf("%d-%d", p.lo, p.hi))
+			}
+		}
+		if strings.Join(got, " ") != tc.parts {
+			t.Errorf("%s: %v, want %s", tc.name, got, tc.parts)
+		}
+	}
 }
 
 func TestMultiReadChroot(t *testing.T) {
@@ -264,6 +314,18 @@ func FuzzDecodeMultiReadResponse(f *testing.F) {
 		res, err := decodeMultiReadResponse(b, want)
 		if err == nil && len(res) != want {
 			t.Fatalf("%d results without error, %d asked for", len(res), want)
+		}
+		// The streaming size scan (used on replies too big to keep) agrees
+		// with the decoder on every reply the decoder accepts.
+		sizes := scanMultiReadSizes(bytes.NewReader(b))
+		if err == nil {
+			sum := 9
+			for _, s := range sizes {
+				sum += s
+			}
+			if len(sizes) != len(res) || sum > len(b) {
+				t.Fatalf("scan found %d ops in %d bytes, decoder %d ops in %d bytes", len(sizes), sum, len(res), len(b))
+			}
 		}
 	})
 }

@@ -50,8 +50,12 @@ const (
 var errMultiReadUnsupported = errors.New("the server does not support multi-read (ZooKeeper 3.6+)")
 
 // replyTooLarge is a reply that was drained unread because it exceeded
-// the limit.
-type replyTooLarge struct{ size, limit int }
+// the limit. opSizes, when the drained reply could be followed, holds each
+// op's share of it, so the batch can be split exactly.
+type replyTooLarge struct {
+	size, limit int
+	opSizes     []int
+}
 
 func (e replyTooLarge) Error() string {
 	return fmt.Sprintf("multi-read reply of %d bytes exceeds %d", e.size, e.limit)
@@ -196,6 +200,19 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 	fail := func(err error) {
 		errOnce.Do(func() { firstErr = err; cancel() })
 	}
+	// readAlone reads one node bigger than a multi-read reply may be
+	// through the main connection (go-zookeeper accepts replies up to 1.5 MB).
+	readAlone := func(i int) {
+		data, st, err := m.c.Conn().Get(abs[i])
+		if err != nil {
+			out[i] = readResult{Err: err}
+			if errors.Is(err, zk.ErrConnectionClosed) {
+				fail(err)
+			}
+			return
+		}
+		out[i] = readResult{Data: data, Stat: *st}
+	}
 	var do func(lo, hi int)
 	do = func(lo, hi int) {
 		defer wg.Done()
@@ -212,27 +229,16 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 		case err == nil:
 			copy(out[lo:hi], res)
 		case errors.As(err, &big) && hi-lo > 1:
-			// Split into parts whose replies should fit with room to spare.
-			target := m.lim.maxReply * 3 / 4
-			parts := (big.size + target - 1) / target
-			parts = max(2, min(parts, hi-lo))
-			step := (hi - lo + parts - 1) / parts
-			for s := lo; s < hi; s += step {
+			for _, g := range splitBatch(lo, hi, big, m.lim.maxReply) {
+				if g.alone {
+					readAlone(g.lo)
+					continue
+				}
 				wg.Add(1)
-				go do(s, min(s+step, hi))
+				go do(g.lo, g.hi)
 			}
 		case errors.As(err, &big):
-			// One node bigger than a multi-read reply may be: read alone
-			// (go-zookeeper accepts replies up to 1.5 MB).
-			data, st, gerr := m.c.Conn().Get(abs[lo])
-			if gerr != nil {
-				out[lo] = readResult{Err: gerr}
-				if errors.Is(gerr, zk.ErrConnectionClosed) {
-					fail(gerr)
-				}
-				return
-			}
-			out[lo] = readResult{Data: data, Stat: *st}
+			readAlone(lo)
 		default:
 			fail(err)
 		}
@@ -256,6 +262,54 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 		return nil, firstErr
 	}
 	return out, nil
+}
+
+// batchPart is part of a batch to read again: ops lo..hi, or op lo alone
+// through the main connection.
+type batchPart struct {
+	lo, hi int
+	alone  bool
+}
+
+// splitBatch splits ops lo..hi, whose reply was too big, into parts whose
+// replies fit with an eighth to spare (nodes may grow meanwhile): exactly
+// by each op's size when the drained reply told them, else into equal
+// parts by the total. A single op that cannot fit is read alone.
+func splitBatch(lo, hi int, big replyTooLarge, limit int) []batchPart {
+	const overhead = replyHeaderSize + 9 // reply header and done marker
+	target := limit * 7 / 8
+	if len(big.opSizes) != hi-lo {
+		parts := (big.size + target - 1) / target
+		parts = max(2, min(parts, hi-lo))
+		step := (hi - lo + parts - 1) / parts
+		var out []batchPart
+		for s := lo; s < hi; s += step {
+			out = append(out, batchPart{lo: s, hi: min(s+step, hi)})
+		}
+		return out
+	}
+	var out []batchPart
+	start, sum := lo, overhead
+	for i, size := range big.opSizes {
+		op := lo + i
+		if overhead+size > limit {
+			if start < op {
+				out = append(out, batchPart{lo: start, hi: op})
+			}
+			out = append(out, batchPart{lo: op, hi: op + 1, alone: true})
+			start, sum = op+1, overhead
+			continue
+		}
+		if sum+size > target && start < op {
+			out = append(out, batchPart{lo: start, hi: op})
+			start, sum = op, overhead
+		}
+		sum += size
+	}
+	if start < hi {
+		out = append(out, batchPart{lo: start, hi: hi})
+	}
+	return out
 }
 
 // batch sends one multi-read request, re-opening the sidecar once if it
@@ -308,6 +362,7 @@ type sideSession struct {
 	id       int64         // session id
 	pongs    atomic.Int64  // ping replies received
 	closedOK atomic.Bool   // the server answered closeSession
+	drained  atomic.Int64  // replies drained as too large
 
 	wmu sync.Mutex
 	xid atomic.Int32
@@ -519,15 +574,25 @@ func (s *sideSession) readLoop() {
 		s.pmu.Unlock()
 		var reply sideReply
 		switch {
-		case ch == nil || xid == xidPing || xid == xidNotification || n > s.maxReply:
+		case ch == nil || xid == xidPing || xid == xidNotification:
 			if _, err := io.CopyN(io.Discard, br, int64(rest)); err != nil {
 				s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
 				return
 			}
-			if ch == nil {
-				continue
+			continue
+		case n > s.maxReply:
+			// Drained, noting each op's size on the way when it parses.
+			lr := &io.LimitedReader{R: br, N: int64(rest)}
+			var sizes []int
+			if code == codeOK {
+				sizes = scanMultiReadSizes(lr)
 			}
-			reply.err = replyTooLarge{size: n, limit: s.maxReply}
+			if _, err := io.Copy(io.Discard, lr); err != nil || lr.N > 0 {
+				s.fail(fmt.Errorf("read from %s: %v", s.addr, err))
+				return
+			}
+			s.drained.Add(1)
+			reply.err = replyTooLarge{size: n, limit: s.maxReply, opSizes: sizes}
 		default:
 			body := make([]byte, rest)
 			if _, err := io.ReadFull(br, body); err != nil {

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/go-zookeeper/zk"
@@ -315,4 +316,40 @@ func decodeMultiReadResponse(body []byte, want int) ([]readResult, error) {
 		return nil, fmt.Errorf("multi-read reply holds %d results, %d asked for", len(out), want)
 	}
 	return out, nil
+}
+
+// scanMultiReadSizes follows a multi-read reply body being drained and
+// returns how many bytes each op's result takes (header included), or nil
+// when it does not parse (or r ends early). It reads only the headers and
+// length fields and skips the data.
+func scanMultiReadSizes(r io.Reader) []int {
+	var sizes []int
+	var hdr [9]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			return nil
+		}
+		if hdr[4] != 0 { // done
+			return sizes
+		}
+		switch int32(binary.BigEndian.Uint32(hdr[:4])) {
+		case opGetData:
+			var lb [4]byte
+			if _, err := io.ReadFull(r, lb[:]); err != nil {
+				return nil
+			}
+			n := int64(max(int32(binary.BigEndian.Uint32(lb[:])), 0))
+			if _, err := io.CopyN(io.Discard, r, n+statSize); err != nil {
+				return nil
+			}
+			sizes = append(sizes, len(hdr)+len(lb)+int(n)+statSize)
+		case opError:
+			if _, err := io.CopyN(io.Discard, r, 4); err != nil {
+				return nil
+			}
+			sizes = append(sizes, len(hdr)+4)
+		default:
+			return nil
+		}
+	}
 }

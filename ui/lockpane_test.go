@@ -130,6 +130,14 @@ func TestLockPaneGolden(t *testing.T) {
 			q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), nil, 0, 0x1000000a1b2c0009, "worker-9"))
 			p.SetQueueAt(q, lockT0.Add(2*time.Second))
 		},
+		// We wait in the queue (a take in progress): our node marked, our
+		// position and whom we wait on in the banner.
+		"ours": func(p *LockPane) {
+			q := mutexQueue()
+			p.SetQueueAt(q, lockT0)
+			p.act.taking = &takeState{id: 7, path: lockDir, mode: lockops.ModeExclusive, started: lockT0.Add(-3 * time.Second), gone: true, cancel: func() {}}
+			p.Update(takeProgressMsg{id: 7, p: lockops.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
+		},
 	}
 	for name, scene := range scenes {
 		for _, size := range [][2]int{{80, 24}, {140, 40}} {

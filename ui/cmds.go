@@ -89,14 +89,8 @@ func expandCmd(t treeSource, id uint64, p string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		if err := t.Expand(ctx, p); err != nil {
-			return childrenMsg{id: id, dir: dirSnap{Path: p}, err: err}
-		}
-		d, ok := snapDir(t, p)
-		if !ok {
-			return childrenMsg{id: id, dir: d, err: zkview.ErrStale}
-		}
-		return childrenMsg{id: id, dir: d}
+		d, err := openDir(ctx, t, p) // a concurrent load of p (a :cd) serves too
+		return childrenMsg{id: id, dir: d, err: err}
 	}
 }
 

@@ -334,3 +334,30 @@ func TestCRUDReadOnly(t *testing.T) {
 		t.Errorf("GetACL is a read: %v", err)
 	}
 }
+
+func TestDeleteRecursiveChroot(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	raw := dial(t, Config{Servers: cl.Addrs()})
+	mkdirs(t, raw.Conn(), root+"/app")
+	c := dial(t, Config{Servers: cl.Addrs(), Chroot: root + "/app"})
+	for _, p := range []string{"/d/a/x", "/d/a/y", "/d/b", "/keep"} {
+		if _, err := c.Create(p, nil, CreateOptions{MakeParents: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := 0
+	if err := c.DeleteRecursive(context.Background(), "/d", func(n int) { last = n }); err != nil {
+		t.Fatal(err)
+	}
+	if last != 5 {
+		t.Errorf("deleted %d, want 5", last)
+	}
+	kids, _, err := raw.Children(root + "/app")
+	if err != nil || strings.Join(kids, ",") != "keep" {
+		t.Errorf("left under the chroot: %v %v", kids, err)
+	}
+	if err := c.Delete("/nope", AnyVersion); !errors.Is(err, zk.ErrNoNode) || !strings.Contains(err.Error(), "delete /nope:") {
+		t.Errorf("errors name the caller's path: %v", err)
+	}
+}

@@ -248,7 +248,9 @@ type nodeKind struct {
 	ttlMillis                             int64
 }
 
-var seqSuffix = regexp.MustCompile(`\d{10}$`)
+// seqSuffix is the counter ZooKeeper appends to a sequential node: exactly ten
+// digits (a longer run of digits is just a number in the name).
+var seqSuffix = regexp.MustCompile(`(^|\D)\d{10}$`)
 
 func kindOf(name string, st zk.Stat) nodeKind {
 	var k nodeKind

@@ -313,7 +313,11 @@ func (c *Client) DeleteRecursive(ctx context.Context, p string, progress func(de
 			return fmt.Errorf("delete %s: %w", p, err)
 		}
 		for d := len(levels) - 1; d >= 0; d-- {
-			if err := rd.level(ctx, levels[d]); err != nil {
+			err := rd.level(ctx, levels[d])
+			if errors.Is(err, errRootGone) {
+				return nil // someone else deleted the whole subtree meanwhile
+			}
+			if err != nil {
 				return err
 			}
 		}
@@ -334,6 +338,10 @@ func (c *Client) DeleteRecursive(ctx context.Context, p string, progress func(de
 	}
 	return fmt.Errorf("delete %s: new children kept appearing (gave up after %d walks): %w", p, deleteWalkAttempts, zk.ErrNotEmpty)
 }
+
+// errRootGone: the root of a recursive delete vanished (with everything
+// under it) while it ran.
+var errRootGone = errors.New("deleted meanwhile")
 
 // recursiveDelete is one DeleteRecursive call's state.
 type recursiveDelete struct {
@@ -411,6 +419,8 @@ func (rd *recursiveDelete) batch(paths []string) error {
 			}
 		}
 		switch {
+		case failed == 0 && errors.Is(res[0].Error, zk.ErrNoNode):
+			return errRootGone
 		case failed == 0:
 			return rd.c.versionError("delete", rd.p, rd.version, false)
 		case failed < 0:

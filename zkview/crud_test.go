@@ -361,3 +361,32 @@ func TestDeleteRecursiveChroot(t *testing.T) {
 		t.Errorf("errors name the caller's path: %v", err)
 	}
 }
+
+func TestDeleteRecursiveRootDeletedMeanwhile(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, Config{Servers: cl.Addrs()})
+	other := dial(t, Config{Servers: cl.Addrs()})
+	for i := 0; i < 30; i++ {
+		if _, err := c.Create(fmt.Sprintf("%s/k%02d", root, i), nil, CreateOptions{MakeParents: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleteBatchOps, deleteInFlight = 10, 1
+	t.Cleanup(func() { deleteBatchOps, deleteInFlight = 500, 8 })
+	// After our first batch someone else deletes the rest, root included.
+	var otherErr error
+	once := false
+	err := c.DeleteRecursive(context.Background(), root, func(int) {
+		if !once {
+			once = true
+			otherErr = other.DeleteRecursive(context.Background(), root, nil)
+		}
+	})
+	if otherErr != nil {
+		t.Fatalf("the other client's delete: %v", otherErr)
+	}
+	if err != nil {
+		t.Errorf("a subtree deleted by someone else meanwhile: %v, want success", err)
+	}
+}

@@ -36,6 +36,7 @@ const (
 	ModePersistentSequentialTTL
 )
 
+// String names the mode as zkscope shows it ("ephemeral-sequential").
 func (m CreateMode) String() string {
 	switch m {
 	case ModePersistent:
@@ -105,6 +106,7 @@ type VersionError struct {
 	ACL      bool  // the versions are ACL versions
 }
 
+// Error says which version was expected and which the node has now.
 func (e *VersionError) Error() string {
 	what := "version"
 	if e.ACL {

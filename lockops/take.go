@@ -111,7 +111,10 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		record(c, OpTake, p, nil, session, err)
 		return nil, err
 	}
-	record(c, OpTake, h.Node, versionPtr(h.version), h.Session, nil)
+	h.mu.Lock() // the monitor may already update the version
+	v := h.version
+	h.mu.Unlock()
+	record(c, OpTake, h.Node, versionPtr(v), h.Session, nil)
 	return h, nil
 }
 

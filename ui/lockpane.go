@@ -60,8 +60,13 @@ type LockPane struct {
 	stop     chan struct{} // closed to end the current watch listener
 	loadErr  error
 	loadedAt time.Time // when the last read of ours finished
-	// verifiedAt is when the servers were last asked about the shown lock.
+	// verifiedAt is when the servers were last asked about the shown lock
+	// (verifying: the question is out); ens is what they said, at ensAt,
+	// applied to every read until the next answer.
 	verifiedAt time.Time
+	verifying  bool
+	ens        *zkview.Ensemble
+	ensAt      time.Time
 
 	// What was seen per node, for highlights and ages.
 	memo   map[string]*nodeMemo
@@ -231,7 +236,7 @@ func (p *LockPane) resetDir(path string) {
 	p.first = true
 	p.cursorNode, p.cursor, p.offset = "", 0, 0
 	p.loadErr = nil
-	p.verifiedAt = time.Time{}
+	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
 	p.entries, p.heights = nil, nil
 }
 
@@ -246,8 +251,10 @@ func (p *LockPane) graceWatches(q *lockops.Queue) {
 			continue
 		}
 		m := p.memo[x.Node]
-		if m != nil && !m.watchSince.IsZero() && p.now.Sub(m.watchSince) < watchGrace ||
-			m != nil && !m.firstSeen.IsZero() && p.now.Sub(m.firstSeen) < watchGrace {
+		// The servers' view predates this wait (it began or moved after
+		// they were asked), or the wait is too new to be listed yet.
+		if m != nil && !m.watchSince.IsZero() && (p.now.Sub(m.watchSince) < watchGrace || p.predatesView(m.watchSince)) ||
+			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
 			if dropped == nil {
 				dropped = map[string]bool{}
 				// The caller's slice is not ours to change.
@@ -269,6 +276,12 @@ func (p *LockPane) graceWatches(q *lockops.Queue) {
 		kept = append(kept, pr)
 	}
 	q.Problems = kept
+}
+
+// predatesView reports whether the servers' view in use was taken before
+// t (so it cannot know of a wait that began or moved at t).
+func (p *LockPane) predatesView(t time.Time) bool {
+	return !p.ensAt.IsZero() && t.After(p.ensAt)
 }
 
 // labelParticipants names holders H1, H2… and waiters W1, W2… in order.
@@ -372,6 +385,8 @@ func (p *LockPane) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case lockLoadedMsg:
 		return p.onLoaded(msg)
+	case lockVerifiedMsg:
+		return p.onVerified(msg)
 	case lockDirChangedMsg:
 		return p.onDirChanged(msg)
 	case spinner.TickMsg:

@@ -21,8 +21,19 @@ type lockLoadedMsg struct {
 	changed <-chan zk.Event
 	at      time.Time
 	err     error
-	// verified: the servers were asked (watch_observed, client addresses).
-	verified bool
+	// raw is the decoded queue before the servers' view was applied and
+	// before diagnosis (what a verification starts from).
+	raw lockops.Queue
+}
+
+// lockVerifiedMsg brings what the servers said (watch lists, client
+// addresses) about the lock, and the queue of read id with it applied.
+type lockVerifiedMsg struct {
+	id    uint64 // the read whose queue was verified
+	path  string
+	ens   *zkview.Ensemble
+	asked time.Time // when the servers were asked
+	queue lockops.Queue
 }
 
 // lockDirChangedMsg says the children of the shown lock directory changed.
@@ -67,14 +78,15 @@ func (p *LockPane) load() tea.Cmd {
 	}
 	p.loading, p.dirty = true, false
 	p.loadID++
-	// Asking the servers costs a round of four-letter words to every
-	// member: at most once per reverifyEvery, however busy the lock.
-	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.verifyDue())
+	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens)
 }
 
-// verifyDue reports whether the next read should ask the servers too.
+// verifyDue reports whether it is time to ask the servers again. Asking
+// costs a round of four-letter words to every member (and a slow or dead
+// member makes it wait): at most once per reverifyEvery and never two at
+// once, however busy the lock, and never holding up the queue's display.
 func (p *LockPane) verifyDue() bool {
-	return p.verifiedAt.IsZero() || p.clock().Sub(p.verifiedAt) >= reverifyEvery
+	return !p.verifying && (p.verifiedAt.IsZero() || p.clock().Sub(p.verifiedAt) >= reverifyEvery)
 }
 
 // Reload re-reads the shown directory now (after an action of ours).
@@ -114,11 +126,6 @@ func (p *LockPane) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	}
 	p.loadErr = nil
 	p.loadedAt = msg.at
-	if msg.verified {
-		p.verifiedAt = msg.at
-	} else {
-		msg.queue = carryVerified(msg.queue, p.queue)
-	}
 	p.SetQueueAt(msg.queue, msg.at)
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -126,8 +133,32 @@ func (p *LockPane) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	cmds := []tea.Cmd{watchLockCmd(msg.changed, p.stop, msg.id, p.path)}
 	if p.dirty {
 		cmds = append(cmds, p.load())
+	} else if p.verifyDue() && p.client != nil {
+		p.verifying, p.verifiedAt = true, p.clock()
+		cmds = append(cmds, verifyLockCmd(p.client, msg.id, p.path, msg.raw, p.clock))
 	}
 	return tea.Batch(cmds...)
+}
+
+// onVerified keeps the servers' view for the following reads and shows
+// the verified queue when no newer read came meanwhile (else it reads
+// again, so the newer queue gets the fresh view too).
+func (p *LockPane) onVerified(msg lockVerifiedMsg) tea.Cmd {
+	if msg.path != p.path {
+		return nil
+	}
+	p.verifying = false
+	if msg.ens != nil {
+		p.ens, p.ensAt = msg.ens, msg.asked
+	}
+	if !p.visible {
+		return nil
+	}
+	if msg.id == p.loadID && !p.loading {
+		p.SetQueueAt(msg.queue, p.clock())
+		return nil
+	}
+	return p.load()
 }
 
 func (p *LockPane) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
@@ -138,43 +169,14 @@ func (p *LockPane) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 	return p.load()
 }
 
-// carryVerified copies what the servers said of the nodes of prev (the
-// owners' client addresses, and watch_observed where the node still waits
-// on the same node) into q, read without asking them.
-func carryVerified(q, prev lockops.Queue) lockops.Queue {
-	if len(prev.Participants) == 0 {
-		return q
-	}
-	old := make(map[string]*lockops.Participant, len(prev.Participants))
-	for i := range prev.Participants {
-		old[prev.Participants[i].Node] = &prev.Participants[i]
-	}
-	q.Participants = append([]lockops.Participant(nil), q.Participants...)
-	for i := range q.Participants {
-		x := &q.Participants[i]
-		o := old[x.Node]
-		if o == nil {
-			continue
-		}
-		if x.Client == "" {
-			x.Client = o.Client
-		}
-		if x.WatchObserved == nil && o.WatchObserved != nil && o.Watches == x.Watches {
-			v := *o.WatchObserved
-			x.WatchObserved = &v
-		}
-	}
-	return q
-}
-
 // loadLockCmd reads and decodes the lock at path, leaving a children watch
-// on it, and when verify is set asks the servers which waits they see
-// (watch_observed, the owners' client addresses); then it diagnoses.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, verify bool) tea.Cmd {
+// on it, applies the servers' last known view ens (nil: none yet; the
+// pane discounts what it cannot know, see graceWatches) and diagnoses.
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		msg := lockLoadedMsg{id: id, path: path, verified: verify}
+		msg := lockLoadedMsg{id: id, path: path}
 		type watched struct{ ch <-chan zk.Event }
 		w, err := callWithContext(ctx, func() (watched, error) {
 			_, _, ch, err := c.Conn().ChildrenW(c.Abs(path))
@@ -192,17 +194,36 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 		}
 		q := lockops.Decode(d, lockops.DecodeOptions{})
 		q.Path = path
-		qs := []lockops.Queue{q}
-		if verify {
-			vctx, vcancel := context.WithTimeout(ctx, 2*time.Second)
-			lockops.Verify(vctx, c, qs)
-			vcancel()
-		}
+		msg.raw = q
 		msg.at = clock()
-		lockops.Diagnose(qs, lockops.DiagnoseOptions{Now: msg.at})
-		msg.queue = qs[0]
+		msg.queue = viewedQueue(q, ens, msg.at)
 		return msg
 	}
+}
+
+// verifyTimeout bounds one round of questions to the servers.
+const verifyTimeout = 2 * time.Second
+
+// verifyLockCmd asks the servers (every member) which waits they see and
+// which client each session comes from, and returns raw (the decoded
+// queue of read id) with that applied and diagnosed.
+func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, clock func() time.Time) tea.Cmd {
+	return func() tea.Msg {
+		asked := clock()
+		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
+		ens := c.Introspect(ctx)
+		cancel()
+		return lockVerifiedMsg{id: id, path: path, ens: ens, asked: asked, queue: viewedQueue(raw, ens, clock())}
+	}
+}
+
+// viewedQueue is a copy of the decoded queue raw with the servers' view
+// ens applied (nil: none) and diagnosed as of now. raw is not changed.
+func viewedQueue(raw lockops.Queue, ens *zkview.Ensemble, now time.Time) lockops.Queue {
+	qs := []lockops.Queue{copyQueue(raw)}
+	lockops.ApplyEnsemble(ens, qs)
+	lockops.Diagnose(qs, lockops.DiagnoseOptions{Now: now})
+	return qs[0]
 }
 
 // watchLockCmd waits for the children watch to fire (or for the pane to
@@ -240,4 +261,19 @@ func callWithContext[T any](ctx context.Context, f func() (T, error)) (T, error)
 		var zero T
 		return zero, ctx.Err()
 	}
+}
+
+// copyQueue copies q deeply enough that applying a view to the copy and
+// diagnosing it leaves q as it was.
+func copyQueue(q lockops.Queue) lockops.Queue {
+	q.Participants = append([]lockops.Participant(nil), q.Participants...)
+	q.Problems = append([]lockops.Problem(nil), q.Problems...)
+	if q.Others != nil {
+		others := make([]lockops.Queue, len(q.Others))
+		for i, o := range q.Others {
+			others[i] = copyQueue(o)
+		}
+		q.Others = others
+	}
+	return q
 }

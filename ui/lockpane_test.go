@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // The lock pane's tests build queues from plain values: no server.
@@ -301,53 +302,92 @@ func TestFormatAge(t *testing.T) {
 }
 
 // TestLockPaneVerifyThrottle: the servers are asked at most once per
-// reverifyEvery however often the directory changes; reads in between keep
-// what they said of the nodes still there (unless a wait moved).
+// reverifyEvery and never twice at once, however often the directory
+// changes; the queue is shown at once and the answer applied when it comes
+// (to the read it was for, else by reading again).
 func TestLockPaneVerifyThrottle(t *testing.T) {
 	p := testPane(themes.Dark, 100, 30)
 	now := lockT0
 	p.clock = func() time.Time { return now }
 	p.resetDir(lockDir)
 	p.visible = true
+	p.client = &zkview.Client{} // commands are built, never run
 	if !p.verifyDue() {
 		t.Fatal("the first read of a directory does not ask the servers")
-	}
-	verified := mutexQueue()
-	verified.Participants[0].Client = "10.0.0.7:51234"
-	p.loadID, p.loading = 1, true
-	p.onLoaded(lockLoadedMsg{id: 1, path: lockDir, queue: verified, at: now, verified: true})
-
-	now = lockT0.Add(time.Second)
-	if p.verifyDue() {
-		t.Fatal("a read one second after a verified one asks the servers again")
 	}
 	plain := mutexQueue()
 	for i := range plain.Participants {
 		plain.Participants[i].WatchObserved = nil
 	}
-	plain.Participants[2].Watches = lockDir + "/" + curatorNode(3) // its wait moved
+	p.loadID, p.loading = 1, true
+	if cmd := p.onLoaded(lockLoadedMsg{id: 1, path: lockDir, queue: plain, raw: plain, at: now}); cmd == nil || !p.verifying {
+		t.Fatal("the first read did not ask the servers")
+	}
+	if !p.have || len(p.queue.Participants) != 5 {
+		t.Fatal("the queue waits for the servers' answer")
+	}
+	now = now.Add(500 * time.Millisecond)
 	p.loadID, p.loading = 2, true
-	p.onLoaded(lockLoadedMsg{id: 2, path: lockDir, queue: plain, at: now})
-	got := p.queue.Participants
-	if got[0].Client != "10.0.0.7:51234" {
-		t.Errorf("client address not kept: %q", got[0].Client)
+	p.onLoaded(lockLoadedMsg{id: 2, path: lockDir, queue: plain, raw: plain, at: now})
+	if p.verifiedAt != lockT0 || p.verifyDue() {
+		t.Fatal("a second question went out while the first was unanswered")
 	}
-	if got[1].WatchObserved == nil || !*got[1].WatchObserved {
-		t.Errorf("watch_observed of an unchanged wait not kept: %v", got[1].WatchObserved)
+	// The answer for read 1 comes after read 2: read again with it.
+	verified := mutexQueue()
+	verified.Participants[0].Client = "10.0.0.7:51234"
+	if cmd := p.onVerified(lockVerifiedMsg{id: 1, path: lockDir, asked: lockT0, queue: verified}); cmd == nil || !p.loading {
+		t.Fatal("an answer for an older read did not start a new read")
 	}
-	if got[3].WatchObserved == nil || *got[3].WatchObserved {
-		t.Errorf("a missing watch of an unchanged wait not kept: %v", got[3].WatchObserved)
+	if p.queue.Participants[0].Client != "" {
+		t.Fatal("an answer for an older read replaced a newer queue")
 	}
-	if got[2].WatchObserved != nil {
-		t.Errorf("a moved wait kept the old observation: %v", *got[2].WatchObserved)
+	// The answer for the newest read is shown as it is.
+	p.loading = false
+	p.onVerified(lockVerifiedMsg{id: p.loadID, path: lockDir, asked: now, queue: verified})
+	if p.queue.Participants[0].Client != "10.0.0.7:51234" || p.verifying {
+		t.Fatalf("the answer for the newest read is not shown: %+v", p.queue.Participants[0])
 	}
-	if plain.Participants[0].Client != "" {
-		t.Error("carryVerified changed the caller's queue")
-	}
-
 	now = lockT0.Add(reverifyEvery)
 	if !p.verifyDue() {
 		t.Fatal("the servers are not asked again after reverifyEvery")
+	}
+}
+
+// TestLockPaneViewPredatesWait: a "missing" watch of a wait that began
+// after the servers were last asked is shown as unknown, not missing.
+func TestLockPaneViewPredatesWait(t *testing.T) {
+	p := testPane(themes.Dark, 100, 30)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	p.ensAt = lockT0.Add(time.Second)
+	q := mutexQueue()
+	q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), boolPtr(false), 0, 0x9, "new"))
+	p.SetQueueAt(q, lockT0.Add(2*time.Second))
+	late := lockT0.Add(2*time.Second + watchGrace + time.Second)
+	p.SetQueueAt(q, late) // past the grace: only the view's age says "unknown"
+	if got := p.queue.Participants[5].WatchObserved; got != nil {
+		t.Fatalf("a wait newer than the servers' view is reported as %v", *got)
+	}
+	p.ensAt = late
+	p.SetQueueAt(q, late.Add(time.Second))
+	if got := p.queue.Participants[5].WatchObserved; got == nil || *got {
+		t.Fatal("a fresh view's missing watch is not reported")
+	}
+}
+
+// TestViewedQueueLeavesRaw: applying the view and diagnosing works on a
+// copy.
+func TestViewedQueueLeavesRaw(t *testing.T) {
+	raw := mutexQueue()
+	raw.Problems = nil
+	raw.Others = []lockops.Queue{mutexQueue()}
+	v := viewedQueue(raw, nil, lockT0)
+	if len(raw.Problems) != 0 || len(v.Problems) == 0 {
+		t.Fatalf("problems: raw %d, viewed %d", len(raw.Problems), len(v.Problems))
+	}
+	v.Participants[0].Client = "x"
+	v.Others[0].Participants[0].Client = "x"
+	if raw.Participants[0].Client != "" || raw.Others[0].Participants[0].Client != "" {
+		t.Fatal("the viewed queue shares participants with the raw one")
 	}
 }
 

@@ -282,3 +282,46 @@ func TestLiveSuspendedThenLost(t *testing.T) {
 		t.Fatal("a lost lock still counts as held")
 	}
 }
+
+// TestLiveWatchMarks: on the real server, beta waits on alpha's node; once
+// the pane has asked the servers, beta's chain shows the watch as seen (✓)
+// and the owners' client addresses appear. Skipped while
+// [zkview.Client.Introspect] cannot tell watches yet.
+func TestLiveWatchMarks(t *testing.T) {
+	c := liveClient(t)
+	lockPath := zktest.Path(t) + "/locks/marks"
+	contender(t, lockPath, "alpha")()
+	contender(t, lockPath, "beta")
+
+	// Does the servers' view know watches here at all?
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
+	defer cancel()
+	known := false
+	for !known && ctx.Err() == nil {
+		d, err := lockops.ReadDir(ctx, c, lockPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs := []lockops.Queue{lockops.Decode(d, lockops.DecodeOptions{})}
+		lockops.Verify(ctx, c, qs)
+		for _, x := range qs[0].Participants {
+			known = known || x.WatchObserved != nil && *x.WatchObserved
+		}
+		if !known {
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}
+	if !known {
+		t.Skip("the servers' view (zkview.Client.Introspect) reports no watches: marks stay ?")
+	}
+
+	d := newLiveDriver(New(Options{Client: c, Start: lockPath, Theme: "dark"}), 140, 40)
+	defer d.Close()
+	d.until(t, 20*time.Second, "beta's watch seen and the client addresses", func(d *liveDriver) bool {
+		s := d.screen()
+		return strings.Contains(s, "W1 ──watches ✓──▶ H1") && strings.Contains(s, "· 127.0.0.1:")
+	})
+}

@@ -49,7 +49,7 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Que
 		return nil, fmt.Errorf("list %s: %w", p, zkview.Explain(err))
 	}
 	// p itself may be a kazoo semaphore (its queue is a sibling).
-	if p != "/" {
+	if p != "/" && !IsLockDir(names) {
 		if sibs, _, err := c.Children(path.Dir(p)); err == nil && contains(sibs, path.Base(p)+"-__lock__") {
 			q, err := s.kazooSemaphore(ctx, p)
 			if err != nil {
@@ -122,7 +122,7 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 		}
 		return nil, ignoreGone(err)
 	case IsLockDir(l.names):
-		d, err := readDir(ctx, s.c, l.path)
+		d, err := readChildren(ctx, s.c, l.path, l.names, l.stat)
 		if err == nil {
 			s.add(Decode(d, DecodeOptions{MaxLeases: s.o.MaxLeases}))
 		}
@@ -221,6 +221,28 @@ func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
 		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
 	}
 	d := Dir{Path: p, Stat: self.Stat, Data: self.Data, Children: make([]Child, 0, len(nodes))}
+	for _, n := range nodes {
+		if n.Err != nil {
+			continue // deleted meanwhile (or unreadable): not in the queue now
+		}
+		d.Children = append(d.Children, Child{Name: n.Name(), Stat: n.Stat, Data: n.Data})
+	}
+	return d, nil
+}
+
+// readChildren bulk-reads the children of p already listed (names, with
+// p's stat from the same listing): one round of multi-reads, no second
+// listing. p's own data is not read (only semaphores need it).
+func readChildren(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat) (Dir, error) {
+	paths := make([]string, len(names))
+	for i, n := range names {
+		paths[i] = zkview.Join(p, n)
+	}
+	nodes, err := c.GetMany(ctx, paths)
+	if err != nil {
+		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
+	}
+	d := Dir{Path: p, Stat: st, Children: make([]Child, 0, len(nodes))}
 	for _, n := range nodes {
 		if n.Err != nil {
 			continue // deleted meanwhile (or unreadable): not in the queue now

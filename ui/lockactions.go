@@ -321,44 +321,44 @@ func (d *lockDialog) focus() tea.Cmd {
 // dialogKey handles a key while a lock dialog is open.
 func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	d := p.act.dialog
-	s := msg.String()
+	k := p.keys
 	switch d.kind {
 	case lockDialogLost:
-		if s == "enter" || s == "esc" || s == "space" || s == "q" {
+		if key.Matches(msg, k.Dismiss) {
 			p.act.dialog = nil
 		}
 		return nil
 	case lockDialogQuit:
-		switch s {
-		case "enter", "y", "Y":
+		switch {
+		case key.Matches(msg, k.Confirm, k.Yes):
 			p.act.dialog = nil
 			p.act.quitting = true
 			return p.release(true)
-		case "ctrl+c":
+		case key.Matches(msg, k.ForceQuit):
 			return tea.Quit
-		case "esc", "n", "N", "q":
+		case key.Matches(msg, k.Cancel, k.No):
 			p.act.dialog = nil
 			p.setNote(levelInfo, "Still holding "+p.act.held.Path+".")
 		}
 		return nil
 	case lockDialogRevoke:
-		switch s {
-		case "enter", "y", "Y":
+		switch {
+		case key.Matches(msg, k.Confirm, k.Yes):
 			p.act.dialog = nil
 			p.act.busy = "Asking " + d.label + " to let go (writing __REVOKE__)…"
 			return revokeCmd(p.client, d.target.Node, d.label)
-		case "esc", "n", "N", "q":
+		case key.Matches(msg, k.Cancel, k.No):
 			p.act.dialog = nil
 			p.setNote(levelInfo, "Cancelled; nothing was changed.")
 		}
 		return nil
 	case lockDialogEvict:
-		switch s {
-		case "esc":
+		switch {
+		case key.Matches(msg, k.Cancel):
 			p.act.dialog = nil
 			p.setNote(levelInfo, "Cancelled; nothing was deleted.")
 			return nil
-		case "enter":
+		case key.Matches(msg, k.Confirm):
 			if d.preview == nil {
 				return nil
 			}
@@ -382,27 +382,28 @@ func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "esc":
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
 		p.act.dialog = nil
 		p.setNote(levelInfo, "Cancelled.")
 		return nil
-	case "tab", "down":
+	case key.Matches(msg, k.NextField):
 		d.field = (d.field + 1) % takeFields
 		return d.focus()
-	case "shift+tab", "up":
+	case key.Matches(msg, k.PrevField):
 		d.field = (d.field + takeFields - 1) % takeFields
 		return d.focus()
-	case "enter":
+	case key.Matches(msg, k.Confirm):
 		return p.submitTake(d)
 	}
 	switch d.field {
 	case takeFieldMode, takeFieldRecipe:
 		step := 0
-		switch msg.String() {
-		case "left", "h":
+		switch {
+		case key.Matches(msg, k.ChoosePrev):
 			step = -1
-		case "right", "l", "space":
+		case key.Matches(msg, k.ChooseNext):
 			step = 1
 		}
 		if d.field == takeFieldMode {

@@ -17,6 +17,15 @@ type LockKeyMap struct {
 	// revocable locks); ForceDelete deletes the selected node after a
 	// typed confirmation.
 	Take, Release, Revoke, ForceDelete key.Binding
+
+	// In the lock dialogs: Confirm (enter), Yes/No answer a question
+	// (No also q), Cancel (esc), Dismiss closes an alert, NextField and
+	// PrevField move between the take dialog's fields, ChoosePrev and
+	// ChooseNext change its mode and recipe, ForceQuit (ctrl+c) quits from
+	// the quit question at once (closing the session deletes our node).
+	Confirm, Yes, No, Cancel, Dismiss key.Binding
+	NextField, PrevField              key.Binding
+	ChoosePrev, ChooseNext, ForceQuit key.Binding
 }
 
 // DefaultLockKeyMap returns the lock pane's bindings. They avoid the root
@@ -34,6 +43,17 @@ func DefaultLockKeyMap() LockKeyMap {
 		Release:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release/stop waiting")),
 		Revoke:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke holder")),
 		ForceDelete: key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "force-delete node")),
+
+		Confirm:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("⏎", "confirm")),
+		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		No:         key.NewBinding(key.WithKeys("n", "N", "q"), key.WithHelp("n", "no")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Dismiss:    key.NewBinding(key.WithKeys("enter", "esc", "space", "q"), key.WithHelp("⏎", "understood")),
+		NextField:  key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
+		PrevField:  key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field")),
+		ChoosePrev: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", "previous choice")),
+		ChooseNext: key.NewBinding(key.WithKeys("right", "l", "space"), key.WithHelp("→", "next choice")),
+		ForceQuit:  key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit now")),
 	}
 }
 

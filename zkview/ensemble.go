@@ -1,37 +1,488 @@
 package zkview
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
 
-// Ensemble is what the servers said about themselves, asked of every member.
+// DefaultMemberTimeout bounds how long [Client.Introspect] waits for one
+// member: a member that is down or stopped must not stall the others.
+const DefaultMemberTimeout = 2 * time.Second
+
+// Ensemble is what the servers said about themselves, asked of every
+// configured member at once.
+//
+// Watches are data watches only (getData and exists): the server's `wchp`,
+// `wchc` and AdminServer `watches*` never list getChildren watches, so a
+// session waiting with a children watch is never "observed".
 type Ensemble struct {
 	Members []Member
+	// Chroot is the asking client's chroot ("" for none). Members speak in
+	// server (absolute) paths; the methods below take and return the
+	// caller's view of paths.
+	Chroot string
+	// At is when the members were asked.
+	At time.Time
 }
 
 // Member is one server's answers.
 type Member struct {
-	Addr string
-	Mode string // "leader", "follower", "standalone", "observer", "" when unknown
-	Err  error  // why it could not be asked
+	Addr    string // client address as configured
+	Mode    string // "leader", "follower", "standalone", "observer", "" when unknown
+	Version string // e.g. "3.8.0-…, built on …", "" when unknown
+	Zxid    int64
+	// Conns are the member's client connections (with and without sessions).
+	Conns []Conn
+	// Clients maps each session connected to this member to its client
+	// address (from Conns and dump's connection list).
+	Clients map[int64]string
+	// Watches maps a server path to the sessions with a data watch on it.
+	Watches map[string][]int64
+	// Ephemerals maps a session to the (server) paths of its ephemeral nodes.
+	Ephemerals map[int64][]string
+	// Sessions are the live sessions this member listed (the leader and a
+	// standalone server list all; a follower's `dump` lists its global
+	// sessions); nil when it listed none.
+	Sessions []int64
+
+	// What could be learnt: connections, watches, the full session list.
+	ConnsKnown, WatchesKnown, SessionsKnown bool
+	// Via says where each part came from ("4lw" or "admin"), by word:
+	// "srvr", "cons", "wchp", "dump".
+	Via map[string]string
+
+	// Err is why the member could not be asked at all (down, unreachable,
+	// not serving); nil when it answered.
+	Err error
+	// Errs are the failures of single parts (a refused word and a failed
+	// AdminServer fallback, say), by word.
+	Errs map[string]error
 }
 
-// Introspect asks every configured member (four-letter words, else the
-// AdminServer). It never returns nil; what could not be learnt is marked
-// unknown.
+// IntrospectOptions tune [Client.IntrospectWith].
+type IntrospectOptions struct {
+	// MemberTimeout bounds each member (default [DefaultMemberTimeout]).
+	MemberTimeout time.Duration
+	// AdminAddrs maps a member's client address to its AdminServer's
+	// host:port, overriding Config.AdminPort for that member (members on
+	// one host each have their own admin port).
+	AdminAddrs map[string]string
+}
+
+// Introspect asks every configured member concurrently (four-letter words;
+// the AdminServer for each word a member refuses, when Config.AdminPort is
+// set), each bounded by [DefaultMemberTimeout]. It never returns nil; what
+// could not be learnt is marked unknown.
 func (c *Client) Introspect(ctx context.Context) *Ensemble {
-	e := &Ensemble{}
-	for _, s := range c.cfg.Servers {
-		e.Members = append(e.Members, Member{Addr: s})
+	return c.IntrospectWith(ctx, IntrospectOptions{})
+}
+
+// IntrospectWith is [Client.Introspect] with options.
+func (c *Client) IntrospectWith(ctx context.Context, opts IntrospectOptions) *Ensemble {
+	cfg := c.Config()
+	var dial WordDialer // plain TCP, or TLS like the session's (not c.dial: it records the session's dial outcomes)
+	if cfg.TLS != nil {
+		d, err := tlsDialer(cfg.TLS)
+		if err != nil {
+			e := &Ensemble{Chroot: cfg.Chroot, At: time.Now()}
+			for _, s := range cfg.Servers {
+				e.Members = append(e.Members, Member{Addr: s, Err: fmt.Errorf("TLS for four-letter words: %w", err)})
+			}
+			return e
+		}
+		dial = WordDialer(d)
 	}
+	return introspect(ctx, cfg.Servers, cfg.Chroot, cfg.AdminPort, dial, opts)
+}
+
+// IntrospectServers asks the given members (client addresses) without a
+// session; chroot is the caller's (see [Ensemble.Chroot]), adminPort as in
+// [Config.AdminPort].
+func IntrospectServers(ctx context.Context, servers []string, chroot string, adminPort int, opts IntrospectOptions) *Ensemble {
+	return introspect(ctx, servers, chroot, adminPort, nil, opts)
+}
+
+// introspectHTTP is the AdminServer client: no idle connections kept to
+// members that may go away.
+var introspectHTTP = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
+func introspect(ctx context.Context, servers []string, chroot string, adminPort int, dial WordDialer, opts IntrospectOptions) *Ensemble {
+	timeout := opts.MemberTimeout
+	if timeout <= 0 {
+		timeout = DefaultMemberTimeout
+	}
+	e := &Ensemble{Members: make([]Member, len(servers)), Chroot: chroot, At: time.Now()}
+	var wg sync.WaitGroup
+	for i, addr := range servers {
+		var admin *AdminServer
+		if a := opts.AdminAddrs[addr]; a != "" {
+			admin = &AdminServer{URL: "http://" + a, HTTP: introspectHTTP}
+		} else if adminPort > 0 {
+			if host, _, err := net.SplitHostPort(addr); err == nil {
+				admin = &AdminServer{URL: "http://" + net.JoinHostPort(host, strconv.Itoa(adminPort)), HTTP: introspectHTTP}
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			e.Members[i] = askMember(mctx, addr, dial, admin, timeout)
+		}()
+	}
+	wg.Wait()
 	return e
 }
 
+// askMember asks one member its four words at once, falling back to the
+// AdminServer for each refused word.
+func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminServer, timeout time.Duration) Member {
+	m := Member{Addr: addr, Clients: map[int64]string{}, Watches: map[string][]int64{},
+		Ephemerals: map[int64][]string{}, Via: map[string]string{}, Errs: map[string]error{}}
+	words := []string{"srvr", "cons", "wchp", "dump"}
+	replies := make([]string, len(words))
+	errs := make([]error, len(words))
+	var wg sync.WaitGroup
+	for i, w := range words {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			replies[i], errs[i] = FourLetterWord(ctx, dial, addr, w, timeout)
+		}()
+	}
+	wg.Wait()
+
+	// Unreachable: every word failed and none was a refusal.
+	unreachable := true
+	for _, err := range errs {
+		if err == nil || errors.Is(err, ErrWordRefused) {
+			unreachable = false
+		}
+	}
+	if unreachable {
+		m.Err = errs[0]
+		return m
+	}
+
+	// Each part: the word's reply, else (refused) the AdminServer's.
+	var mu sync.Mutex // guards m during the fallbacks
+	fail := func(w string, err error) { mu.Lock(); m.Errs[w] = err; mu.Unlock() }
+	for i, w := range words {
+		if errs[i] == nil {
+			if err := m.apply(w, replies[i]); err != nil {
+				m.Errs[w] = fmt.Errorf("%s on %s: %w", w, addr, err)
+			} else {
+				m.Via[w] = "4lw"
+			}
+		}
+	}
+	for i, w := range words {
+		if errs[i] == nil {
+			continue
+		}
+		if !errors.Is(errs[i], ErrWordRefused) || admin == nil {
+			m.Errs[w] = errs[i]
+		}
+	}
+	for i, w := range words {
+		if errs[i] == nil || !errors.Is(errs[i], ErrWordRefused) || admin == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			refused := errs[i]
+			if err := m.applyAdmin(ctx, &mu, w, admin); err != nil {
+				fail(w, fmt.Errorf("%w; AdminServer fallback: %w", refused, err))
+			}
+		}()
+	}
+	wg.Wait()
+	return m
+}
+
+// apply stores one word's reply.
+func (m *Member) apply(word, reply string) error {
+	switch word {
+	case "srvr":
+		s, err := ParseSrvr(reply)
+		if err != nil {
+			return err
+		}
+		m.Mode, m.Version, m.Zxid = s.Mode, s.Version, s.Zxid
+	case "cons":
+		conns, err := ParseCons(reply)
+		if err != nil {
+			return err
+		}
+		m.setConns(conns)
+	case "wchp":
+		w, err := ParseWchp(reply)
+		if err != nil {
+			return err
+		}
+		m.Watches, m.WatchesKnown = w, true
+	case "dump":
+		d, err := ParseDump(reply)
+		if err != nil {
+			return err
+		}
+		m.setDump(d, d.Sessions != nil)
+	}
+	return nil
+}
+
+// applyAdmin asks the AdminServer for what word would have said.
+func (m *Member) applyAdmin(ctx context.Context, mu *sync.Mutex, word string, a *AdminServer) error {
+	switch word {
+	case "srvr":
+		mon, err := a.Monitor(ctx)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		m.Mode, m.Version = mon.ServerState, mon.Version
+	case "cons":
+		conns, err := a.Connections(ctx)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		m.setConns(conns)
+	case "wchp":
+		w, err := a.WatchesByPath(ctx)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		m.Watches, m.WatchesKnown = w, true
+	case "dump":
+		d, err := a.Dump(ctx)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		// A follower's AdminServer dump lists no sessions: the list is
+		// complete only when it has some (the asking client's own, at least).
+		m.setDump(d, len(d.Sessions) > 0)
+	}
+	m.Via[word] = "admin" // still under mu: each case unlocks on return
+	return nil
+}
+
+func (m *Member) setConns(conns []Conn) {
+	m.Conns, m.ConnsKnown = conns, true
+	for _, c := range conns {
+		if c.HasSession {
+			m.Clients[c.SessionID] = c.Addr
+		}
+	}
+}
+
+func (m *Member) setDump(d Dump, complete bool) {
+	for id, paths := range d.Ephemerals {
+		m.Ephemerals[id] = paths
+	}
+	for id, addr := range d.Connections {
+		if _, ok := m.Clients[id]; !ok {
+			m.Clients[id] = addr
+		}
+	}
+	if complete {
+		m.Sessions, m.SessionsKnown = d.Sessions, true
+	}
+}
+
+// abs maps the caller's path to the server's.
+func (e *Ensemble) abs(p string) string {
+	if e.Chroot == "" {
+		return p
+	}
+	if p == "/" || p == "" {
+		return e.Chroot
+	}
+	return e.Chroot + p
+}
+
+// rel maps a server path to the caller's view; ok is false outside the chroot.
+func (e *Ensemble) rel(p string) (string, bool) {
+	if e.Chroot == "" {
+		return p, true
+	}
+	if p == e.Chroot {
+		return "/", true
+	}
+	if r, ok := strings.CutPrefix(p, e.Chroot); ok && strings.HasPrefix(r, "/") {
+		return r, true
+	}
+	return "", false
+}
+
 // ClientOf returns the client address (ip:port) of a session, from the
-// members' connection lists; ok is false when unknown.
-func (e *Ensemble) ClientOf(sessionID int64) (addr string, ok bool) { return "", false }
+// members' connection lists; ok is false when no member lists it.
+func (e *Ensemble) ClientOf(sessionID int64) (addr string, ok bool) {
+	if e == nil {
+		return "", false
+	}
+	for _, m := range e.Members {
+		if a, found := m.Clients[sessionID]; found {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// MemberOf returns the client address of the member sessionID is connected
+// to; ok is false when no member lists it.
+func (e *Ensemble) MemberOf(sessionID int64) (member string, ok bool) {
+	if e == nil {
+		return "", false
+	}
+	for _, m := range e.Members {
+		if _, found := m.Clients[sessionID]; found {
+			return m.Addr, true
+		}
+	}
+	return "", false
+}
 
 // WatchObserved reports whether any member lists sessionID as watching the
-// data of path (caller's view); known is false when the members could not be
-// asked (words not whitelisted, member down).
+// data of path (the caller's view, chroot applied); known is false when it
+// is not observed and some member could not be asked or refused to say.
+// getChildren watches are never listed by the servers (see [Ensemble]).
 func (e *Ensemble) WatchObserved(sessionID int64, path string) (observed, known bool) {
-	return false, false
+	if e == nil || len(e.Members) == 0 {
+		return false, false
+	}
+	sp := e.abs(path)
+	known = true
+	for _, m := range e.Members {
+		if slices.Contains(m.Watches[sp], sessionID) {
+			return true, true
+		}
+		if !m.WatchesKnown {
+			known = false
+		}
+	}
+	return false, known
+}
+
+// Watchers lists the sessions any member lists as watching the data of path
+// (caller's view), without duplicates.
+func (e *Ensemble) Watchers(path string) []int64 {
+	if e == nil {
+		return nil
+	}
+	sp := e.abs(path)
+	var out []int64
+	for _, m := range e.Members {
+		for _, id := range m.Watches[sp] {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// Ephemerals lists the ephemeral nodes of sessionID in the caller's view
+// (nodes outside the chroot are left out); ok is false when no member
+// reported the ephemeral lists.
+func (e *Ensemble) Ephemerals(sessionID int64) (paths []string, ok bool) {
+	if e == nil {
+		return nil, false
+	}
+	for _, m := range e.Members {
+		if m.Via["dump"] == "" {
+			continue
+		}
+		ok = true
+		for _, p := range m.Ephemerals[sessionID] {
+			if r, in := e.rel(p); in && !slices.Contains(paths, r) {
+				paths = append(paths, r)
+			}
+		}
+	}
+	return paths, ok
+}
+
+// Sessions returns every live session any member reported (full session
+// lists, connections and ephemeral owners); complete is true when at least
+// one member gave its full session list.
+func (e *Ensemble) Sessions() (ids map[int64]bool, complete bool) {
+	ids = map[int64]bool{}
+	if e == nil {
+		return ids, false
+	}
+	for _, m := range e.Members {
+		for _, id := range m.Sessions {
+			ids[id] = true
+		}
+		for id := range m.Clients {
+			ids[id] = true
+		}
+		for id := range m.Ephemerals {
+			ids[id] = true
+		}
+		if m.SessionsKnown {
+			complete = true
+		}
+	}
+	return ids, complete
+}
+
+// SessionAlive says whether sessionID is alive anywhere in the ensemble;
+// known is false when it was not seen and no member gave a full session list.
+func (e *Ensemble) SessionAlive(sessionID int64) (alive, known bool) {
+	ids, complete := e.Sessions()
+	if ids[sessionID] {
+		return true, true
+	}
+	return false, complete
+}
+
+// Leader returns the member that reported itself leader (or standalone),
+// or nil.
+func (e *Ensemble) Leader() *Member {
+	if e == nil {
+		return nil
+	}
+	for i := range e.Members {
+		if m := e.Members[i].Mode; m == "leader" || m == "standalone" {
+			return &e.Members[i]
+		}
+	}
+	return nil
+}
+
+// Err joins every member's failures (nil when every member answered every
+// question); refusals match [ErrWordRefused].
+func (e *Ensemble) Err() error {
+	if e == nil {
+		return nil
+	}
+	var errs []error
+	for _, m := range e.Members {
+		if m.Err != nil {
+			errs = append(errs, fmt.Errorf("member %s: %w", m.Addr, m.Err))
+		}
+		for _, w := range []string{"srvr", "cons", "wchp", "dump"} {
+			if err := m.Errs[w]; err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

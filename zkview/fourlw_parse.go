@@ -216,30 +216,36 @@ func parseConsLine(line string) (Conn, error) {
 }
 
 // clientAddr turns the server's "/ip:port" (Java's InetSocketAddress, maybe
-// "host/ip:port", IPv6 without brackets) into "ip:port" / "[ip6]:port".
+// "host/ip:port"; IPv6 with or without brackets, in full form) into
+// "ip:port" / "[::1]:port" with the IP in its canonical form.
 func clientAddr(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if i := strings.LastIndexByte(s, '/'); i >= 0 {
 		s = s[i+1:]
 	}
+	var host, port string
 	if strings.HasPrefix(s, "[") {
-		host, port, err := net.SplitHostPort(s)
+		h, p, err := net.SplitHostPort(s)
 		if err != nil {
-			return "", fmt.Errorf("client address %q: %w", s, err)
+			return "", fmt.Errorf("client address %q: %w", abbreviate(s), err)
 		}
-		return net.JoinHostPort(host, port), nil
+		host, port = h, p
+	} else {
+		i := strings.LastIndexByte(s, ':')
+		if i <= 0 {
+			return "", fmt.Errorf("client address %q: no port", abbreviate(s))
+		}
+		host, port = s[:i], s[i+1:]
 	}
-	i := strings.LastIndexByte(s, ':')
-	if i <= 0 || i == len(s)-1 {
-		return "", fmt.Errorf("client address %q: no port", s)
-	}
-	host, port := s[:i], s[i+1:]
 	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return "", fmt.Errorf("client address %q: bad port", s)
+		return "", fmt.Errorf("client address %q: bad port", abbreviate(s))
 	}
-	if p := strings.IndexByte(host, '%'); p >= 0 && strings.Contains(host, ":") {
-		// keep the zone: "[fe80::1%eth0]:port"
-		return "[" + host + "]:" + port, nil
+	ip, zone, _ := strings.Cut(host, "%")
+	if parsed := net.ParseIP(ip); parsed != nil {
+		host = parsed.String()
+		if zone != "" {
+			host += "%" + zone
+		}
 	}
 	return net.JoinHostPort(host, port), nil
 }

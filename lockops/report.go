@@ -72,34 +72,7 @@ func reportLock(q Queue) ReportLock {
 	l := ReportLock{Path: q.Path, Recipe: string(q.Kind), MaxLeases: q.MaxLeases,
 		Participants: []ReportParticipant{}, Problems: []ReportProblem{}}
 	for _, p := range q.Participants {
-		rp := ReportParticipant{
-			Node:          p.Node,
-			Mode:          string(p.Mode),
-			State:         string(p.State),
-			Position:      p.Position,
-			Session:       FormatSession(p.Session),
-			Ephemeral:     p.Ephemeral,
-			Ctime:         p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z"),
-			WatchObserved: p.WatchObserved,
-		}
-		if p.HasSeq {
-			seq := p.Seq
-			rp.Seq = &seq
-		}
-		if p.Client != "" {
-			client := p.Client
-			rp.Client = &client
-		}
-		if utf8.Valid(p.Data) {
-			rp.Data = string(p.Data)
-		} else {
-			rp.Data, rp.DataEncoding = base64.StdEncoding.EncodeToString(p.Data), "base64"
-		}
-		if p.Watches != "" {
-			w, k := p.Watches, string(p.WatchKind)
-			rp.Watches, rp.WatchKind = &w, &k
-		}
-		l.Participants = append(l.Participants, rp)
+		l.Participants = append(l.Participants, reportParticipant(p))
 	}
 	for _, pr := range q.Problems {
 		l.Problems = append(l.Problems, ReportProblem(pr))
@@ -110,33 +83,105 @@ func reportLock(q Queue) ReportLock {
 	return l
 }
 
-// WriteJSON writes the `zkscope locks --json` document, one lock per line
-// (compact: a 10,000-contender lock is megabytes; pipe through jq to read).
+func reportParticipant(p Participant) ReportParticipant {
+	rp := ReportParticipant{
+		Node:          p.Node,
+		Mode:          string(p.Mode),
+		State:         string(p.State),
+		Position:      p.Position,
+		Session:       FormatSession(p.Session),
+		Ephemeral:     p.Ephemeral,
+		Ctime:         p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z"),
+		WatchObserved: p.WatchObserved,
+	}
+	if p.HasSeq {
+		seq := p.Seq
+		rp.Seq = &seq
+	}
+	if p.Client != "" {
+		client := p.Client
+		rp.Client = &client
+	}
+	if utf8.Valid(p.Data) {
+		rp.Data = string(p.Data)
+	} else {
+		rp.Data, rp.DataEncoding = base64.StdEncoding.EncodeToString(p.Data), "base64"
+	}
+	if p.Watches != "" {
+		w, k := p.Watches, string(p.WatchKind)
+		rp.Watches, rp.WatchKind = &w, &k
+	}
+	return rp
+}
+
+// WriteJSON writes the `zkscope locks --json` document (compact, one
+// participant per line). It streams: a 10,000-contender lock is megabytes,
+// and is never held as one encoded buffer.
 func WriteJSON(w io.Writer, servers []string, queues []Queue) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	r := NewReport(servers, queues)
-	head, err := json.Marshal(struct {
-		Schema  int      `json:"schema"`
-		Servers []string `json:"servers"`
-	}{r.Schema, r.Servers})
-	if err != nil {
-		return err
-	}
-	bw.Write(head[:len(head)-1])
-	bw.WriteString(`,"locks":[`)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
-	for i, l := range r.Locks {
+	if servers == nil {
+		servers = []string{}
+	}
+	fmt.Fprintf(bw, `{"schema":%d,"servers":`, ReportSchema)
+	if err := enc.Encode(servers); err != nil {
+		return err
+	}
+	bw.WriteString(`,"locks":[`)
+	for i, q := range queues {
 		if i > 0 {
-			bw.WriteString(",")
+			bw.WriteByte(',')
 		}
-		bw.WriteString("\n")
-		if err := enc.Encode(l); err != nil {
+		if err := writeLockJSON(bw, enc, q); err != nil {
 			return err
 		}
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()
+}
+
+func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
+	bw.WriteString(`{"path":`)
+	if err := enc.Encode(q.Path); err != nil {
+		return err
+	}
+	bw.WriteString(`,"recipe":`)
+	enc.Encode(string(q.Kind))
+	if q.MaxLeases > 0 {
+		fmt.Fprintf(bw, `,"max_leases":%d`, q.MaxLeases)
+	}
+	bw.WriteString(`,"participants":[`)
+	for i, p := range q.Participants {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if err := enc.Encode(reportParticipant(p)); err != nil {
+			return err
+		}
+	}
+	bw.WriteString(`],"problems":`)
+	problems := make([]ReportProblem, 0, len(q.Problems))
+	for _, pr := range q.Problems {
+		problems = append(problems, ReportProblem(pr))
+	}
+	if err := enc.Encode(problems); err != nil {
+		return err
+	}
+	if len(q.Others) > 0 {
+		bw.WriteString(`,"other_views":[`)
+		for i, o := range q.Others {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			if err := writeLockJSON(bw, enc, o); err != nil {
+				return err
+			}
+		}
+		bw.WriteByte(']')
+	}
+	bw.WriteString("}\n")
+	return nil
 }
 
 // WriteTable writes the queues for people: per lock a title line, then one

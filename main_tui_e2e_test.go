@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -167,6 +168,35 @@ func TestTUITmuxEndToEnd(t *testing.T) {
 	s.waitFor("beta holding alone", func(scr string) bool {
 		return strings.Contains(scr, `"beta"`) && !strings.Contains(scr, `"alpha"`) && strings.Contains(scr, "1 holding")
 	})
+
+	// gamma queues behind beta; we force-delete beta's node (as if beta's
+	// process were stuck): the dialog wants the sequence number typed,
+	// then gamma gets the lock.
+	peers.Acquire(t, "gamma", "lock", lock)
+	s.waitFor("gamma waiting", has(`"gamma"`, "1 holding · 1 waiting"))
+	s.keys("Tab") // the lock pane; its cursor starts on the holder
+	s.keys("X")
+	scr = s.waitFor("the force-delete dialog", has("Force-delete H1", "Type "))
+	m := regexp.MustCompile(`Type (\d{10}) to confirm`).FindStringSubmatch(scr)
+	if m == nil {
+		t.Fatalf("no sequence number to type:\n%s", scr)
+	}
+	s.text("1" + m[1]) // a wrong number first: refused
+	s.keys("Enter")
+	s.waitFor("the wrong number refused", has("exactly to confirm"))
+	s.keys("BSpace")
+	for range m[1] {
+		s.keys("BSpace")
+	}
+	s.text(m[1])
+	s.keys("Enter")
+	peers.Await(t, "gamma", "acquired")
+	s.waitFor("gamma holding", func(scr string) bool {
+		return strings.Contains(scr, "gets the lock") && strings.Contains(scr, `"gamma"`) && !strings.Contains(scr, "1 waiting")
+	})
+	if kids, _, err := c.Children(lock); err != nil || len(kids) != 1 {
+		t.Fatalf("after the force-delete the lock has %v (%v), want gamma's node alone", kids, err)
+	}
 
 	s.keys("q")
 }

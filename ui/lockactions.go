@@ -369,7 +369,7 @@ func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			p.act.dialog = nil
 			p.act.busy = "Force-deleting " + d.label + "…"
-			return evictCmd(p.client, d.preview, d.label)
+			return evictCmd(p.client, d.preview, d.label, p.nodeRefs(d.preview.NextHolders))
 		}
 		var cmd tea.Cmd
 		d.seq, cmd = d.seq.Update(msg)
@@ -598,7 +598,7 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		case msg.err != nil:
 			p.setNote(levelErr, "Force-delete failed: "+msg.err.Error())
 		case len(msg.next) > 0:
-			p.setNote(levelOK, fmt.Sprintf("Deleted %s; %s gets the lock.", msg.label, strings.Join(lastElems(msg.next), ", ")))
+			p.setNote(levelOK, fmt.Sprintf("Deleted %s; %s gets the lock.", msg.label, strings.Join(msg.next, ", ")))
 		default:
 			p.setNote(levelOK, "Deleted "+msg.label+".")
 		}
@@ -607,10 +607,22 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func lastElems(ps []string) []string {
-	out := make([]string, len(ps))
-	for i, s := range ps {
-		out[i] = lastElem(s)
+// nodeRefs names nodes of the shown queue for a message: "W1 (0000000004)",
+// or a shortened name when the node is not in the queue.
+func (p *LockPane) nodeRefs(ns []string) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		name := lastElem(n)
+		l := p.labels[n]
+		if l == "" {
+			out[i] = shortName(name, 24)
+			continue
+		}
+		seq := name
+		if len(seq) > 10 {
+			seq = seq[len(seq)-10:]
+		}
+		out[i] = l + " (" + seq + ")"
 	}
 	return out
 }
@@ -693,8 +705,10 @@ func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
 	}
 }
 
-func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string) tea.Cmd {
-	node, want, next := pv.Node, pv.Expect, append([]string(nil), pv.NextHolders...)
+// evictCmd deletes pv's node if it is still the one shown; next names the
+// nodes that get the lock then (for the message).
+func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string, next []string) tea.Cmd {
+	node, want := pv.Node, pv.Expect
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()

@@ -67,7 +67,7 @@ func TestForceDeleteDialog(t *testing.T) {
 	}
 	p.Update(evictPreviewMsg{id: p.act.dialog.id, node: evictPreview().Node, preview: evictPreview()})
 	box := ansi.Strip(p.DialogView(70))
-	for _, want := range []string{"Force-delete H1", "0x1000000a1b2c0001 from 10.0.3.11:50112", "HOLDING the lock", "1m35s", "W1 gets the lock", "NOT told", "Type 0000000003 to confirm"} {
+	for _, want := range []string{"Force-delete H1", "0x1000000a1b2c0001 from 10.0.3.11:50112", "HOLDING the lock", "1m35s", "W1 (0000000004) gets the lock", "NOT told", "Type 0000000003 to confirm"} {
 		if !strings.Contains(box, want) {
 			t.Errorf("the dialog lacks %q:\n%s", want, box)
 		}

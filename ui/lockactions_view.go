@@ -172,15 +172,7 @@ func (p *LockPane) DialogView(w int) string {
 			field("version", fmt.Sprintf("%d (czxid 0x%x)", pv.Version, pv.Czxid)))
 		switch {
 		case len(pv.NextHolders) > 0:
-			next := make([]string, 0, len(pv.NextHolders))
-			for _, n := range pv.NextHolders {
-				l := p.labels[n]
-				if l == "" {
-					l = shortName(lastElem(n), 24)
-				}
-				next = append(next, l)
-			}
-			body = append(body, field("next", strings.Join(next, ", ")+" gets the lock"))
+			body = append(body, field("next", strings.Join(p.nodeRefs(pv.NextHolders), ", ")+" gets the lock"))
 		case pv.Holding:
 			body = append(body, field("next", "nobody is waiting: the lock becomes free"))
 		default:

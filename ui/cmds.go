@@ -96,9 +96,10 @@ func expandCmd(t treeSource, id uint64, p string) tea.Cmd {
 
 // cdCmd expands every ancestor of target (and target itself when it has
 // children) so the cursor can land on it.
-func cdCmd(t treeSource, id uint64, target string) tea.Cmd {
+// ctx ends when a newer `:cd` starts, so two walks never race over the
+// same directories.
+func cdCmd(ctx context.Context, cancel context.CancelFunc, t treeSource, id uint64, target string) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		msg := pathMsg{id: id, target: target}
 		chain := []string{"/"}
@@ -137,12 +138,22 @@ func cdCmd(t treeSource, id uint64, target string) tea.Cmd {
 // the same ancestors, an expand) is retried: the newer load's result is
 // as good as ours.
 func openDir(ctx context.Context, t treeSource, p string) (dirSnap, error) {
-	for range 5 {
+	for attempt := range 5 {
 		if d, ok := snapDir(t, p); ok {
 			return d, nil
 		}
-		if err := t.Expand(ctx, p); err != nil && !errors.Is(err, zkview.ErrStale) {
+		err := t.Expand(ctx, p)
+		if err != nil && !errors.Is(err, zkview.ErrStale) {
 			return dirSnap{Path: p}, err
+		}
+		if err != nil {
+			// Give the load that superseded ours time to land before
+			// asking again (asking at once would supersede it in turn).
+			select {
+			case <-ctx.Done():
+				return dirSnap{Path: p}, fmt.Errorf("open %s: %w", p, ctx.Err())
+			case <-time.After(time.Duration(attempt+1) * 30 * time.Millisecond):
+			}
 		}
 	}
 	return dirSnap{Path: p}, fmt.Errorf("open %s: %w", p, zkview.ErrStale)

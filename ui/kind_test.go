@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -19,5 +20,22 @@ func TestSequentialSuffix(t *testing.T) {
 		if got := kindOf(name, zk.Stat{}).sequential; got != want {
 			t.Errorf("%s: sequential %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestFilterSubstringFirst: a query some names contain keeps only those;
+// fuzzy matching is the fallback when none does, and the title says so.
+func TestFilterSubstringFirst(t *testing.T) {
+	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/services/svc-05")
+	m = typeKeys(t, pressKeys(t, m, "/"), "-1")
+	if m.filter.shown != 10 || m.filter.fuzzy { // svc-10 … svc-19, not svc-01/21/31
+		t.Fatalf("-1 kept %d (fuzzy %v), want the 10 names containing it", m.filter.shown, m.filter.fuzzy)
+	}
+	if strings.Contains(screen(m), "fuzzy") {
+		t.Fatal("title says fuzzy for a substring match")
+	}
+	m = typeKeys(t, pressKeys(t, m, "backspace", "backspace"), "s1")
+	if !m.filter.fuzzy || m.filter.shown == 0 || !strings.Contains(screen(m), "fuzzy") {
+		t.Fatalf("s1: fuzzy %v, kept %d; title:\n%s", m.filter.fuzzy, m.filter.shown, strings.SplitN(screen(m), "\n", 4)[2])
 	}
 }

@@ -135,6 +135,7 @@ type Model struct {
 	deleting   *deleteRun          // a recursive delete in progress (mutate.go)
 	helpScroll int                 // first line of the `?` screen shown
 	made       map[string]madeType // containers and TTL nodes zkscope created (madehere.go)
+	cdCancel   context.CancelFunc  // ends the `:cd` walk in flight
 	status     status
 
 	startCmd tea.Cmd // the first read (the start path)

@@ -34,6 +34,7 @@ type filterState struct {
 	query string
 	shown int // children kept
 	total int
+	fuzzy bool // nothing contained the query: matched fuzzily (filter_match.go)
 }
 
 // rebuildRows flattens the expanded directories into rows, keeping the
@@ -65,7 +66,7 @@ func (m *Model) appendChildren(rows []row, p string, depth int) []row {
 	filtered := m.filter.dir == p && m.filter.query != ""
 	var match func(string) bool
 	if filtered {
-		match = matcher(m.filter.query)
+		match, m.filter.fuzzy = filterMatch(m.filter.query, d.names)
 		m.filter.shown, m.filter.total = 0, len(d.names)
 	}
 	// Which children are open themselves (usually none of 100,000).

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -578,5 +579,10 @@ func (m *Model) cd(p string) tea.Cmd {
 	if m.tree == nil {
 		return nil
 	}
-	return cdCmd(m.tree, m.nextID("cd"), p)
+	if m.cdCancel != nil {
+		m.cdCancel() // the older walk stops; its reply is stale anyway
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	m.cdCancel = cancel
+	return cdCmd(ctx, cancel, m.tree, m.nextID("cd"), p)
 }

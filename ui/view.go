@@ -166,7 +166,10 @@ func (m *Model) treePane(w, h int) string {
 	}
 	title := "tree"
 	if m.filter.dir != "" && (m.filter.query != "" || m.mode == modeFilter) {
-		title = fmt.Sprintf("tree · filter %q %d/%d", m.filter.query, m.filter.shown, m.filter.total)
+		title = fmt.Sprintf("filter %q %d/%d", m.filter.query, m.filter.shown, m.filter.total)
+		if m.filter.fuzzy && m.filter.query != "" {
+			title += " fuzzy"
+		}
 	}
 	return m.box(title, lines, w, h, m.focus == focusTree)
 }

@@ -8,8 +8,9 @@ import "strings"
 // directory; fuzzy is the fallback for a query nothing contains.
 func filterMatch(q string, names []string) (match func(string) bool, fuzzy bool) {
 	q = strings.ToLower(q)
+	qASCII := isASCII(q)
 	sub := func(s string) bool {
-		if isASCII(s) && isASCII(q) {
+		if qASCII && isASCII(s) {
 			return containsFoldASCII(s, q)
 		}
 		return strings.Contains(strings.ToLower(s), q)
@@ -21,7 +22,7 @@ func filterMatch(q string, names []string) (match func(string) bool, fuzzy bool)
 	}
 	qr := []rune(q)
 	return func(s string) bool {
-		if isASCII(s) && isASCII(q) {
+		if qASCII && isASCII(s) {
 			return subsequenceFoldASCII(s, q)
 		}
 		i := 0

@@ -598,8 +598,14 @@ func (p *LockPane) entryLines(i int) []string {
 		if x.State == lockops.StateHolding {
 			what = "released"
 		}
-		return []string{mark + st.Released.Render(fmt.Sprintf("%-3s ✕ %-9s %s", e.label, x.Mode, shortName(x.Name, 28))) +
-			st.Subtle.Render(fmt.Sprintf("  %s %s ago", what, formatAge(ago)))}
+		// No label of its own: the labels belong to the queue as it is
+		// now (the next holder is H1 already); say where it stood.
+		was := ""
+		if e.label != "" {
+			was = " (was " + e.label + ")"
+		}
+		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, shortName(x.Name, 28))) +
+			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, formatAge(ago), was))}
 	}
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)

@@ -104,6 +104,11 @@ func preferCtx(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	// The socket deadline is ctx's own when that is sooner: it can fire a
+	// moment before ctx's timer does.
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return context.DeadlineExceeded
+	}
 	return err
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-zookeeper/zk"
 
@@ -197,6 +198,23 @@ func TestTUITmuxEndToEnd(t *testing.T) {
 	if kids, _, err := c.Children(lock); err != nil || len(kids) != 1 {
 		t.Fatalf("after the force-delete the lock has %v (%v), want gamma's node alone", kids, err)
 	}
+
+	// Resize: still whole at 60×15, a plain message below it.
+	s.tmux("resize-window", "-t", s.session, "-x", "60", "-y", "15")
+	scr = s.waitFor("the 60×15 layout", has("╭─ tree", "connected"))
+	lines := strings.Split(strings.TrimRight(scr, "\n"), "\n")
+	for _, l := range lines {
+		if w := utf8.RuneCountInString(l); w > 60 {
+			t.Errorf("line wider than 60 cells at 60×15 (%d): %q", w, l)
+		}
+	}
+	if len(lines) > 15 {
+		t.Errorf("%d lines at 60×15", len(lines))
+	}
+	s.tmux("resize-window", "-t", s.session, "-x", "59", "-y", "15")
+	s.waitFor("the too-small message", has("Terminal too small"))
+	s.tmux("resize-window", "-t", s.session, "-x", "120", "-y", "35")
+	s.waitFor("the full layout again", has("╭─ tree", "kazoo.lock"))
 
 	s.keys("q")
 }

@@ -42,10 +42,11 @@ func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags)
 	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 		return nil, err
 	}
+	var e *zkview.Ensemble
 	if !f.noVerify && len(queues) > 0 {
-		lockops.Verify(ctx, c, queues)
+		e = lockops.Verify(ctx, c, queues)
 	}
-	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit})
+	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: e})
 	return queues, err
 }
 

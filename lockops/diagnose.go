@@ -19,15 +19,22 @@ func Verify(ctx context.Context, c *zkview.Client, queues []Queue) *zkview.Ensem
 	return e
 }
 
-// ApplyEnsemble fills Client and WatchObserved from what the servers said.
-// Children watches never appear in the servers' watch lists: their
-// WatchObserved stays nil (unknown).
+// ApplyEnsemble fills Client, WatchObserved and ObservedWatches from what
+// the servers said. Children watches never appear in the servers' watch
+// lists: their WatchObserved stays nil (unknown).
 func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
 	if e == nil {
 		return
 	}
 	for qi := range queues {
 		q := &queues[qi]
+		// Which nodes of this lock each session really watches.
+		watching := map[int64][]string{}
+		for _, p := range q.Participants {
+			for _, s := range e.Watchers(p.Node) {
+				watching[s] = append(watching[s], p.Node)
+			}
+		}
 		for i := range q.Participants {
 			p := &q.Participants[i]
 			if p.Session != 0 {
@@ -35,6 +42,7 @@ func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
 					p.Client = addr
 				}
 			}
+			p.ObservedWatches = watching[p.Session]
 			if p.Watches != "" && (p.WatchKind == WatchData || p.WatchKind == WatchExists) {
 				if observed, known := e.WatchObserved(p.Session, p.Watches); known || observed {
 					p.WatchObserved = &observed
@@ -53,6 +61,9 @@ type DiagnoseOptions struct {
 	Now time.Time
 	// Herd is how many waiters on one node make a herd (0: 3).
 	Herd int
+	// Ensemble is what the servers said ([Verify]); nil skips the checks
+	// that need it (dead or disconnected owners, herds seen on the servers).
+	Ensemble *zkview.Ensemble
 }
 
 // Problem kinds that describe rather than accuse: `zkscope doctor` does
@@ -160,7 +171,43 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 		}
 	}
 
+	if e := o.Ensemble; e != nil {
+		for _, p := range q.Participants {
+			if !p.Ephemeral {
+				continue
+			}
+			alive, known := e.SessionAlive(p.Session)
+			switch {
+			case known && !alive:
+				add("dead-owner", p.Node, "no server knows session %s any more: the node outlived its owner (being cleaned up, or the servers disagree)", FormatSession(p.Session))
+			case alive && p.Client == "" && allConnsKnown(e):
+				add("owner-disconnected", p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
+			}
+		}
+		// A waiter the servers see watching a node BEHIND it, which in turn
+		// waits on the waiter: kazoo < 2.9 readers after the writer they
+		// waited on let go (python-zk/kazoo#649).
+		pos := map[string]int{}
+		for _, p := range q.Participants {
+			pos[p.Node] = p.Position
+		}
+		for _, p := range q.Participants {
+			for _, w := range p.ObservedWatches {
+				if j, ok := pos[w]; ok && j > p.Position && q.Participants[j].Watches == p.Node {
+					add("deadlock", p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), q.Participants[j].Name)
+				}
+			}
+		}
+	}
+
 	if q.Kind != KindCuratorRW && q.Kind != KindKazooRW && q.Kind != KindZooKeeperDocsRW {
+		if o.Ensemble != nil {
+			for _, p := range q.Participants {
+				if n := len(o.Ensemble.Watchers(p.Node)); n > watchers[p.Node] && n >= o.Herd {
+					watchers[p.Node] = n
+				}
+			}
+		}
 		targets := make([]string, 0, len(watchers))
 		for t := range watchers {
 			targets = append(targets, t)
@@ -168,7 +215,7 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 		sort.Strings(targets)
 		for _, t := range targets {
 			if n := watchers[t]; n >= o.Herd {
-				add("herd", t, "%d waiters watch this one node: when it goes, all wake at once", n)
+				add("herd", t, "%d sessions watch this one node: when it goes, all wake at once", n)
 			}
 		}
 	}
@@ -187,4 +234,18 @@ func CountProblems(queues []Queue) int {
 		}
 	}
 	return n
+}
+
+// allConnsKnown reports whether every member listed its connections (so a
+// session missing from all of them really has no connection).
+func allConnsKnown(e *zkview.Ensemble) bool {
+	if len(e.Members) == 0 {
+		return false
+	}
+	for _, m := range e.Members {
+		if !m.ConnsKnown {
+			return false
+		}
+	}
+	return true
 }

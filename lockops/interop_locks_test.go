@@ -272,6 +272,42 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		expectShape(t, settled(t, cs, p, 3), "kazoo.rwlock", "0 holding read", "1 holding read", "2 waiting write -> 1 (data)")
 	})
 
+	t.Run("rwlock-deadlock-kazoo-2.8", func(t *testing.T) {
+		// python-zk/kazoo#649, fixed in 2.9: a waiting reader re-waits on the
+		// NEWEST writer, here one queued behind it, which waits on the reader.
+		p := zktest.Path(t)
+		for i, x := range [][2]string{{"d1", "write"}, {"d2", "read"}, {"d3", "write"}} {
+			kz.Acquire(t, x[0], x[1], p)
+			nodesIn(t, c, p, i+1)
+		}
+		kz.Await(t, "d1", "acquired")
+		l := settled(t, cs, p, 3)
+		if !hasProblem(l, "kazoo-rw-deadlock-risk") {
+			t.Errorf("no deadlock risk reported: %+v", l.Problems)
+		}
+		kz.Release(t, "d1")
+		var r Report
+		waitFor(t, "the deadlock to be reported (or, kazoo >= 2.9, the reader to acquire)", 60*time.Second, func() bool {
+			r = locksJSON(t, cs, p)
+			return len(r.Locks) == 1 && hasProblem(r.Locks[0], "deadlock") || kz.Has("d2", "acquired")
+		})
+		if kz.Has("d2", "acquired") {
+			// A fixed kazoo: no deadlock, and the report says the reader holds.
+			expectShape(t, settled(t, cs, p, 2), "kazoo.rwlock", "0 holding read", "1 waiting write -> 0 (data)")
+			return
+		}
+		l = r.Locks[0]
+		if len(l.Participants) != 2 || len(l.Participants[0].ObservedWatches) != 1 || *l.Participants[1].Watches != l.Participants[0].Node {
+			t.Errorf("the reader should be seen watching the writer behind it, which watches the reader: %+v", l.Participants)
+		}
+		cmd := zkscopeCmd(t, t.TempDir(), cs, "doctor", p)
+		var out strings.Builder
+		cmd.Stdout = &out
+		if code, _ := runWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "deadlock\t"+l.Participants[0].Node) {
+			t.Errorf("doctor (exit %d) did not report the deadlock:\n%s", code, out.String())
+		}
+	})
+
 	t.Run("semaphore", func(t *testing.T) {
 		p := zktest.Path(t)
 		kz.Acquire(t, "s1", "semaphore", p, "1")
@@ -339,6 +375,14 @@ func TestLocksJSONGoZKInterop(t *testing.T) {
 }
 
 // requireObserved: the servers must confirm every data/exists wait (and
-// report the holder's client address). Off until zkview's introspection
-// (four-letter words) is in.
-var requireObserved = false
+// report the holder's client address).
+const requireObserved = true
+
+func hasProblem(l ReportLock, kind string) bool {
+	for _, p := range l.Problems {
+		if p.Kind == kind {
+			return true
+		}
+	}
+	return false
+}

@@ -94,6 +94,10 @@ type Participant struct {
 	// unknown.
 	WatchObserved *bool
 	Client        string // owner session's client address; "" when unknown
+	// ObservedWatches are the nodes of this lock the servers list the
+	// owner session watching (data/exists watches), whatever the recipe
+	// predicts; nil when unknown or none.
+	ObservedWatches []string
 }
 
 // Extra modes for participants that are neither mutex nor read/write nodes.

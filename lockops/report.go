@@ -50,6 +50,10 @@ type ReportParticipant struct {
 	Watches       *string `json:"watches"`
 	WatchKind     *string `json:"watch_kind"`
 	WatchObserved *bool   `json:"watch_observed"`
+	// ObservedWatches: the lock's nodes the servers list the owner session
+	// watching (when they differ from the recipe's prediction, a waiter is
+	// stuck or the client is a different version).
+	ObservedWatches []string `json:"observed_watches,omitempty"`
 }
 
 // ReportProblem is one problem of a lock in a [Report].
@@ -85,14 +89,15 @@ func reportLock(q Queue) ReportLock {
 
 func reportParticipant(p Participant) ReportParticipant {
 	rp := ReportParticipant{
-		Node:          p.Node,
-		Mode:          string(p.Mode),
-		State:         string(p.State),
-		Position:      p.Position,
-		Session:       FormatSession(p.Session),
-		Ephemeral:     p.Ephemeral,
-		Ctime:         p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z"),
-		WatchObserved: p.WatchObserved,
+		Node:            p.Node,
+		Mode:            string(p.Mode),
+		State:           string(p.State),
+		Position:        p.Position,
+		Session:         FormatSession(p.Session),
+		Ephemeral:       p.Ephemeral,
+		Ctime:           p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z"),
+		WatchObserved:   p.WatchObserved,
+		ObservedWatches: p.ObservedWatches,
 	}
 	if p.HasSeq {
 		seq := p.Seq

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -68,6 +69,21 @@ func TestDoctorFindsProblems(t *testing.T) {
 	mk(1, base+"/kazoo-rw/"+hexB+"__rlock__", seqE)
 	mk(2, base+"/kazoo-rw/"+hexC+"__lock__", seqE)
 
+	// A waiter nobody is waiting for: its session never set the watch.
+	mk(1, base+"/stuck/_c_"+uuidA+"-lock-", seqE)
+	mk(2, base+"/stuck/_c_"+uuidB+"-lock-", seqE)
+	// Every session watching the one holder: a herd.
+	mk(0, base+"/herd/_c_"+uuidC+"-lock-", seqE)
+	kids, _, err := sessions[0].Children(base + "/herd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, conn := range sessions {
+		if _, _, _, err := conn.GetW(base + "/herd/" + kids[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+
 	cmd := zkscopeCmd(t, t.TempDir(), cs, "doctor", base, "--held-longer-than", "1h")
 	var out strings.Builder
 	cmd.Stdout = &out
@@ -84,6 +100,8 @@ func TestDoctorFindsProblems(t *testing.T) {
 		"sequence-tie":           base + "/tie/",
 		"mixed-libraries":        base + "/mixed",
 		"kazoo-rw-deadlock-risk": base + "/kazoo-rw/",
+		"watch-missing":          base + "/stuck/",
+		"herd":                   base + "/herd/",
 	}
 	for kind, where := range want {
 		found := false
@@ -120,5 +138,37 @@ func TestDoctorFindsProblems(t *testing.T) {
 	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/missing")
 	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "does not exist") {
 		t.Errorf("missing path: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestDiagnoseWithServersView: the checks that need the servers' answers,
+// on a hand-built view.
+func TestDiagnoseWithServersView(t *testing.T) {
+	holder, waiter := cur(uuidA, "lock-", "0000000001"), cur(uuidB, "lock-", "0000000002")
+	q := Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), DecodeOptions{})
+	e := &zkview.Ensemble{Members: []zkview.Member{{
+		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
+		Clients:  map[int64]string{0x22: "10.0.0.2:5000"},
+		Watches:  map[string][]int64{"/l/" + holder: {0x22, 0x33, 0x44}},
+		Sessions: []int64{0x11, 0x22, 0x33, 0x44},
+		Via:      map[string]string{"cons": "4lw", "wchp": "4lw", "dump": "4lw"},
+	}}}
+	qs := []Queue{q}
+	ApplyEnsemble(e, qs)
+	Diagnose(qs, DiagnoseOptions{Ensemble: e})
+	if got := problemKinds(qs[0]); got != "owner-disconnected,herd" {
+		t.Errorf("problems %q, want owner-disconnected (0x11 has no connection) and herd (3 watchers)", got)
+	}
+	if w := qs[0].Participants[1]; w.Client != "10.0.0.2:5000" || w.WatchObserved == nil || !*w.WatchObserved {
+		t.Errorf("waiter: client %q observed %v", w.Client, w.WatchObserved)
+	}
+
+	// The holder's session is gone from every member's list.
+	e.Members[0].Sessions = []int64{0x22}
+	qs = []Queue{Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), DecodeOptions{})}
+	ApplyEnsemble(e, qs)
+	Diagnose(qs, DiagnoseOptions{Ensemble: e})
+	if got := problemKinds(qs[0]); !strings.HasPrefix(got, "dead-owner") {
+		t.Errorf("problems %q, want dead-owner first", got)
 	}
 }

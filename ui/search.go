@@ -44,7 +44,6 @@ type searchRun struct {
 	dir        string // directory being read
 	cancelling bool
 	spin       spinner.Model
-	started    time.Time
 }
 
 // searchProgressMsg reports how far a search got.
@@ -73,7 +72,7 @@ func (m *Model) beginSearch(root, query string, locks bool) tea.Cmd {
 		q = "locks"
 	}
 	m.search = searchState{root: root, query: q, running: true,
-		run: &searchRun{cancel: cancel, ch: ch, spin: spin, started: m.now()}}
+		run: &searchRun{cancel: cancel, ch: ch, spin: spin}}
 	c := m.client
 	start := func() tea.Msg {
 		if locks {

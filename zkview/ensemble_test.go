@@ -337,3 +337,58 @@ func TestIntrospectNoWhitelist(t *testing.T) {
 		t.Errorf("stopped member: %v after %s", err, time.Since(start))
 	}
 }
+
+// TestIntrospectIPv6 connects a peer over IPv6 ([::1]) to a real server
+// listening on every address: cons, dump and the AdminServer report its
+// address as "[::1]:port".
+func TestIntrospectIPv6(t *testing.T) {
+	if ln, err := net.Listen("tcp", "[::1]:0"); err != nil {
+		t.Skipf("no IPv6 loopback here: %v", err)
+	} else {
+		ln.Close()
+	}
+	cl := zktest.StartStandalone(t, zktest.Options{Extra: []string{"clientPortAddress=::"}})
+	s := cl.Servers[0]
+	_, port, _ := net.SplitHostPort(s.ClientAddr)
+	v6 := net.JoinHostPort("::1", port)
+	p := openPeer(t, v6)
+	base := zktest.Path(t)
+	mkdirs(t, p.conn, base)
+	if _, _, _, err := p.conn.GetW(base); err != nil {
+		t.Fatal(err)
+	}
+	sid := p.conn.SessionID()
+	if !strings.HasPrefix(p.Local(), "[::1]:") {
+		t.Fatalf("peer is not on IPv6: %s", p.Local())
+	}
+	_, aport, _ := net.SplitHostPort(s.AdminAddr)
+	adminPort, _ := strconv.Atoi(aport)
+	for _, servers := range [][]string{{v6}, {s.ClientAddr}} {
+		e := IntrospectServers(context.Background(), servers, "", adminPort, IntrospectOptions{})
+		if err := e.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if addr, ok := e.ClientOf(sid); !ok || addr != p.Local() {
+			t.Errorf("asked at %s: ClientOf = %q %v, want %s", servers[0], addr, ok, p.Local())
+		}
+		if obs, known := e.WatchObserved(sid, base); !obs || !known {
+			t.Errorf("asked at %s: WatchObserved = %v %v", servers[0], obs, known)
+		}
+	}
+	conns, err := AdminServer{URL: "http://" + s.AdminAddr}.Connections(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range conns {
+		found = found || (c.SessionID == sid && c.Addr == p.Local())
+	}
+	if !found {
+		t.Errorf("AdminServer connections %+v lack %s", conns, p.Local())
+	}
+	out, err := FourLetterWord(context.Background(), nil, v6, "cons", time.Second)
+	t.Logf("cons over IPv6:\n%s", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+}

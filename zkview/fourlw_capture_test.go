@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ var fixtureRoles = []string{"standalone", "leader", "follower"}
 // It starts a standalone server, a 3-member ensemble and a server with the
 // default whitelist; gives each member a session with a data watch, an
 // exists watch, a children watch and an ephemeral node under
-// /fixture-<name>; and saves each word's reply as <role>-<word>.txt and each
+// /fixture-<name> (one more over IPv6: ipv6-cons/dump.txt); and saves each word's reply as <role>-<word>.txt and each
 // AdminServer reply as admin-<role>-<command>.json.
 func TestCaptureFixtures(t *testing.T) {
 	if !*updateFixtures {
@@ -115,6 +116,28 @@ func TestCaptureFixtures(t *testing.T) {
 	st := zktest.StartStandalone(t, zktest.Options{})
 	session(st.Servers[0].ClientAddr, "standalone")
 	capture("standalone", st.Servers[0])
+
+	// A client over IPv6 (the server listens on every address).
+	v6 := zktest.StartStandalone(t, zktest.Options{Extra: []string{"clientPortAddress=::"}})
+	_, port, _ := net.SplitHostPort(v6.Servers[0].ClientAddr)
+	session(net.JoinHostPort("::1", port), "ipv6")
+	for _, w := range []string{"cons", "dump"} {
+		out, err := zktest.FourLetterWord(v6.Servers[0].ClientAddr, w, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		save("ipv6-"+w+".txt", out)
+	}
+	resp, err := http.Get("http://" + v6.Servers[0].AdminAddr + "/commands/connections")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	save("admin-ipv6-connections.json", string(b))
 
 	ens := zktest.StartEnsemble(t, 3, zktest.Options{})
 	for _, s := range ens.Servers {

@@ -151,6 +151,38 @@ func TestParseFixtures(t *testing.T) {
 	}
 }
 
+// TestParseIPv6Fixtures: a client connected over IPv6 is "[::1]:port" in
+// cons, dump and the AdminServer alike.
+func TestParseIPv6Fixtures(t *testing.T) {
+	conns, err := ParseCons(fixture(t, "ipv6-cons.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sess *Conn
+	for i := range conns {
+		if conns[i].HasSession {
+			sess = &conns[i]
+		}
+	}
+	if sess == nil || !strings.HasPrefix(sess.Addr, "[::1]:") {
+		t.Fatalf("cons: %+v", conns)
+	}
+	dump, err := ParseDump(fixture(t, "ipv6-dump.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dump.Connections[sess.SessionID] != sess.Addr {
+		t.Errorf("dump connections %v, cons %s", dump.Connections, sess.Addr)
+	}
+	ac, err := ParseAdminConnections([]byte(fixture(t, "admin-ipv6-connections.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ac) != 1 || ac[0].Addr != sess.Addr || ac[0].SessionID != sess.SessionID {
+		t.Errorf("admin connections %+v, cons %+v", ac, *sess)
+	}
+}
+
 func TestRefusalFixture(t *testing.T) {
 	err := refusal("127.0.0.1:2181", "cons", fixture(t, "refused-cons.txt"))
 	var re *WordRefusedError
@@ -219,7 +251,7 @@ func TestParseSrvrRejectsOther(t *testing.T) {
 
 // fuzzSeeds adds every fixture reply of word (and a few odd inputs).
 func fuzzSeeds(f *testing.F, word string) {
-	for _, role := range fixtureRoles {
+	for _, role := range append(fixtureRoles, "ipv6") {
 		if b, err := os.ReadFile(filepath.Join(fixtureDir, role+"-"+word+".txt")); err == nil {
 			f.Add(string(b))
 		}

@@ -38,6 +38,7 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 
 // scanLocks reads, verifies and diagnoses every lock at or below p.
 func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags) ([]lockops.Queue, error) {
+	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
 	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth})
 	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 		return nil, err
@@ -79,11 +80,13 @@ queues change until Ctrl-C.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			fmt.Fprintln(os.Stderr, "TIMING before connect", time.Since(procStart))
 			c, err := connect(ctx)
 			if err != nil {
 				return err
 			}
-			defer c.Close()
+			fmt.Fprintln(os.Stderr, "TIMING connected", time.Since(procStart))
+			defer func() { t := time.Now(); c.Close(); fmt.Fprintln(os.Stderr, "TIMING close", time.Since(t)) }()
 			out := cmd.OutOrStdout()
 			render := func(queues []lockops.Queue) error {
 				if asJSON {
@@ -92,7 +95,10 @@ queues change until Ctrl-C.`,
 				return lockops.WriteTable(out, queues, time.Now())
 			}
 			if !watchIt {
+				t0 := time.Now()
 				queues, err := scanLocks(ctx, c, p, f)
+				fmt.Fprintln(os.Stderr, "TIMING scan", time.Since(t0), "since start", time.Since(procStart))
+				defer func() { fmt.Fprintln(os.Stderr, "TIMING end", time.Since(procStart)) }()
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
@@ -241,3 +247,5 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 	f.register(cmd, time.Hour)
 	return cmd
 }
+
+var procStart = time.Now()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -37,6 +38,22 @@ func (c *Client) GetMany(ctx context.Context, paths []string) ([]Node, error) {
 		}
 	}
 	return c.getManyPipelined(ctx, paths)
+}
+
+// PrepareBulk starts opening the bulk-read session in the background, so
+// that the caller's next big GetMany does not wait for its handshake: call
+// it before listing what is about to be read. It does nothing when
+// multi-read is known not to work.
+func (c *Client) PrepareBulk() {
+	m := c.multiRead()
+	if !m.usable() {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.SessionTimeout+time.Second)
+		defer cancel()
+		m.session(ctx) // a failure here is met again, and handled, by the read
+	}()
 }
 
 // MultiReadSupported reports what the client knows of the server's

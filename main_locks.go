@@ -80,13 +80,11 @@ queues change until Ctrl-C.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			fmt.Fprintln(os.Stderr, "TIMING before connect", time.Since(procStart))
 			c, err := connect(ctx)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(os.Stderr, "TIMING connected", time.Since(procStart))
-			defer func() { t := time.Now(); c.Close(); fmt.Fprintln(os.Stderr, "TIMING close", time.Since(t)) }()
+			defer c.Close()
 			out := cmd.OutOrStdout()
 			render := func(queues []lockops.Queue) error {
 				if asJSON {
@@ -95,10 +93,7 @@ queues change until Ctrl-C.`,
 				return lockops.WriteTable(out, queues, time.Now())
 			}
 			if !watchIt {
-				t0 := time.Now()
 				queues, err := scanLocks(ctx, c, p, f)
-				fmt.Fprintln(os.Stderr, "TIMING scan", time.Since(t0), "since start", time.Since(procStart))
-				defer func() { fmt.Fprintln(os.Stderr, "TIMING end", time.Since(procStart)) }()
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
@@ -247,5 +242,3 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 	f.register(cmd, time.Hour)
 	return cmd
 }
-
-var procStart = time.Now()

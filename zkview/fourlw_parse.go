@@ -320,7 +320,7 @@ func parseGroups(s string, fn func(head string, items []string) error) error {
 type Dump struct {
 	// Sessions lists every live session the member knows of: the leader's
 	// (or standalone's) session sets, or a follower's "Global Sessions".
-	// Nil when the reply had neither.
+	// Nil when the reply had neither (empty, not nil, when it listed none).
 	Sessions []int64
 	// Expiry is when the leader/standalone will expire each session unless
 	// it hears from it (empty on followers).
@@ -365,9 +365,15 @@ func ParseDump(s string) (Dump, error) {
 			continue
 		case strings.HasPrefix(line, "Session Sets"):
 			section, seenSessions = sessionSets, true
+			if d.Sessions == nil {
+				d.Sessions = []int64{}
+			}
 			continue
 		case strings.HasPrefix(line, "Global Sessions"):
 			section, seenSessions = globalSessions, true
+			if d.Sessions == nil {
+				d.Sessions = []int64{}
+			}
 			continue
 		case strings.HasPrefix(line, "ephemeral nodes dump"), strings.HasPrefix(line, "Sessions with Ephemerals"):
 			section, haveEph = ephemerals, false

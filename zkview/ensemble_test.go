@@ -392,3 +392,32 @@ func TestIntrospectIPv6(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestIntrospectTLS asks a member on its TLS client port (client
+// certificate required): the words go over TLS like the session.
+func TestIntrospectTLS(t *testing.T) {
+	zktest.Require(t)
+	m, err := zktest.GenerateTLS(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := zktest.StartStandalone(t, zktest.Options{Secure: m.ServerFiles("need")})
+	tc := TLSConfig{CAFile: m.CAFile, CertFile: m.ClientCert, KeyFile: m.ClientKey, ServerName: m.ServerName}
+	c := dial(t, Config{Servers: []string{cl.Servers[0].SecureAddr}, TLS: &tc})
+	if _, _, _, err := c.Conn().GetW("/"); err != nil {
+		t.Fatal(err)
+	}
+	e := c.Introspect(context.Background())
+	if err := e.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if e.Members[0].Mode != "standalone" {
+		t.Errorf("mode %q", e.Members[0].Mode)
+	}
+	if _, ok := e.ClientOf(c.SessionID()); !ok {
+		t.Error("ClientOf our own session over TLS")
+	}
+	if obs, known := e.WatchObserved(c.SessionID(), "/"); !obs || !known {
+		t.Errorf("WatchObserved = %v %v", obs, known)
+	}
+}

@@ -39,3 +39,42 @@ func TestFilterSubstringFirst(t *testing.T) {
 		t.Fatalf("s1: fuzzy %v, kept %d; title:\n%s", m.filter.fuzzy, m.filter.shown, strings.SplitN(screen(m), "\n", 4)[2])
 	}
 }
+
+// TestCommandCompletion: the `:` line completes commands, paths from the
+// loaded directories (tab accepts) and theme names, without the server.
+func TestCommandCompletion(t *testing.T) {
+	m := fixture(t, 100, 30, "dark")
+	m = typeKeys(t, pressKeys(t, m, ":"), "th")
+	if got := m.input.AvailableSuggestions(); len(got) != 1 || got[0] != "theme " {
+		t.Fatalf("th: suggestions %q", got)
+	}
+	m = pressKeys(t, m, "tab")
+	m = typeKeys(t, m, "hi")
+	m = pressKeys(t, m, "tab")
+	if m.input.Value() != "theme high-contrast" {
+		t.Fatalf("theme completion: %q", m.input.Value())
+	}
+	m = pressKeys(t, m, "esc")
+	m = typeKeys(t, pressKeys(t, m, ":"), "cd /app/se")
+	got := m.input.AvailableSuggestions()
+	if len(got) != 2 || got[0] != "cd /app/services" || got[1] != "cd /app/session" {
+		t.Fatalf("cd /app/se: suggestions %q", got)
+	}
+	m = pressKeys(t, m, "tab")
+	m = typeKeys(t, m, "/svc-3")
+	if line := strings.Split(screen(m), "\n")[28]; !strings.Contains(line, ":cd /app/services/svc-30") {
+		t.Fatalf("the first completion is not shown after the cursor: %q", line)
+	}
+	if n := len(m.input.AvailableSuggestions()); n != 10 {
+		t.Fatalf("cd /app/services/svc-3: %d suggestions, want 10", n)
+	}
+	m = pressKeys(t, m, "tab", "enter")
+	if m.mode != modeNormal {
+		t.Fatalf("enter after completion: mode %v", m.mode)
+	}
+	// An unloaded directory offers nothing (no I/O to find out).
+	m = typeKeys(t, pressKeys(t, m, ":"), "cd /zookeeper/q")
+	if got := m.input.AvailableSuggestions(); len(got) != 0 {
+		t.Fatalf("unloaded directory: %q", got)
+	}
+}

@@ -215,6 +215,8 @@ func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
 	m.input.SetValue(value)
 	m.input.CursorEnd()
 	m.input.SetWidth(max(m.width-len(prompt)-2, 10))
+	m.input.ShowSuggestions = md == modeCommand // complete.go
+	m.input.SetSuggestions(nil)
 	return m.input.Focus()
 }
 
@@ -252,8 +254,11 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	if m.mode == modeFilter {
+	switch m.mode {
+	case modeFilter:
 		m.applyFilter(m.input.Value())
+	case modeCommand:
+		m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
 	}
 	return cmd
 }

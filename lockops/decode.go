@@ -351,7 +351,7 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 		read    bool
 		visible bool
 	}
-	var cs []contender
+	cs := make([]contender, 0, len(children))
 	for _, c := range byName(children) {
 		n := parseName(c.Name)
 		if n.lib != libKazoo {
@@ -625,21 +625,23 @@ func decodeUnknown(dir string, children []Child) []Participant {
 // without asking the servers: ties, strays, overflow.
 func structuralProblems(d Dir, q Queue) []Problem {
 	var out []Problem
-	seen := map[int64]Participant{}
+	seen := make(map[int64]int, len(q.Participants)) // sequence -> index
 	overflowed := false
-	for _, p := range q.Participants {
+	for i, p := range q.Participants {
 		if !p.HasSeq || p.Mode == ModeStray || p.Mode == ModeLease && q.Kind == KindKazooSemaphore {
 			continue
 		}
 		if p.Seq < 0 {
 			overflowed = true
 		}
-		if o, dup := seen[p.Seq]; dup && !(q.Kind == KindCuratorRW && o.Session == p.Session && o.Mode != p.Mode) &&
-			path.Dir(o.Node) == path.Dir(p.Node) {
-			out = append(out, Problem{Kind: "sequence-tie", Node: p.Node,
-				Detail: fmt.Sprintf("same sequence %d as %s: the libraries break the tie by name or server order", p.Seq, o.Name)})
+		if j, dup := seen[p.Seq]; dup {
+			o := &q.Participants[j]
+			if !(q.Kind == KindCuratorRW && o.Session == p.Session && o.Mode != p.Mode) && path.Dir(o.Node) == path.Dir(p.Node) {
+				out = append(out, Problem{Kind: "sequence-tie", Node: p.Node,
+					Detail: fmt.Sprintf("same sequence %d as %s: the libraries break the tie by name or server order", p.Seq, o.Name)})
+			}
 		}
-		seen[p.Seq] = p
+		seen[p.Seq] = i
 	}
 	lastReal := -1
 	for i, p := range q.Participants {

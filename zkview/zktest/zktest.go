@@ -300,9 +300,6 @@ func (s *Server) writeConfig(servers []string) error {
 		"maxClientCnxns=0",
 		"standaloneEnabled=true",
 		"reconfigEnabled=false",
-		// Fast container cleanup so container-reset behaviour is testable.
-		"znode.container.checkIntervalMs=500",
-		"znode.container.maxPerMinute=100000",
 	}
 	if !o.NoWhitelist {
 		lines = append(lines, "4lw.commands.whitelist=*")
@@ -356,6 +353,10 @@ func (s *Server) Start() error {
 	args := []string{
 		"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
 		"-Dzookeeper.extendedTypesEnabled=true",
+		// Fast container and TTL cleanup, so container resets are testable:
+		// these are system properties (the server ignores them in zoo.cfg).
+		"-Dznode.container.checkIntervalMs=500",
+		"-Dznode.container.maxPerMinute=100000",
 		"-Dzookeeper.admin.enableServer=true",
 		"-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
 		"-Dorg.slf4j.simpleLogger.showDateTime=true",

@@ -78,3 +78,14 @@ func TestCommandCompletion(t *testing.T) {
 		t.Fatalf("unloaded directory: %q", got)
 	}
 }
+
+// TestYankPath: y copies the path under the cursor (a clipboard command)
+// and says so.
+func TestYankPath(t *testing.T) {
+	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
+	nm, cmd := m.Update(keyMsg("y"))
+	m = nm.(Model)
+	if cmd == nil || !strings.Contains(m.status.text, "Copied /app/config") {
+		t.Fatalf("y: cmd %v, status %q", cmd != nil, m.status.text)
+	}
+}

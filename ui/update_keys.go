@@ -90,6 +90,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.selectPath(m.cursorPath())
 		}
 		return nil
+	case key.Matches(msg, k.Yank):
+		p := m.cursorPath()
+		m.setStatus(levelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
+		return tea.SetClipboard(p)
 	case key.Matches(msg, k.Viewer):
 		m.detail.viewer = (m.detail.viewer + 1) % viewerCount
 		m.detail.builtW, m.detail.scroll = 0, 0

@@ -39,6 +39,9 @@ type Member struct {
 	Mode    string // "leader", "follower", "standalone", "observer", "" when unknown
 	Version string // e.g. "3.8.0-…, built on …", "" when unknown
 	Zxid    int64
+	// Srvr is the whole `srvr` reply (latency, node count, connections);
+	// zero when srvr was not answered.
+	Srvr Srvr
 	// Conns are the member's client connections (with and without sessions).
 	Conns []Conn
 	// Clients maps each session connected to this member to its client
@@ -217,7 +220,7 @@ func (m *Member) apply(word, reply string) error {
 		if err != nil {
 			return err
 		}
-		m.Mode, m.Version, m.Zxid = s.Mode, s.Version, s.Zxid
+		m.Mode, m.Version, m.Zxid, m.Srvr = s.Mode, s.Version, s.Zxid, s
 	case "cons":
 		conns, err := ParseCons(reply)
 		if err != nil {

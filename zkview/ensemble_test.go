@@ -119,7 +119,7 @@ func TestIntrospectEnsemble(t *testing.T) {
 	modes := map[string]int{}
 	for _, m := range e.Members {
 		modes[m.Mode]++
-		if !strings.HasPrefix(m.Version, "3.") || m.Via["cons"] != "4lw" || !m.ConnsKnown || !m.WatchesKnown || !m.SessionsKnown {
+		if !strings.HasPrefix(m.Version, "3.") || m.Srvr.NodeCount == 0 || m.Via["cons"] != "4lw" || !m.ConnsKnown || !m.WatchesKnown || !m.SessionsKnown {
 			t.Errorf("member %s: %+v", m.Addr, m)
 		}
 	}

@@ -399,8 +399,8 @@ func (m *Model) helpLines() []string {
 	lines = append(lines, st.Section.Render("Markers"))
 	for _, l := range wrap(st.Ephemeral.Render("eph") + " ephemeral  " + st.Sequential.Render("seq") + " sequential  " +
 		st.Container.Render("ctr") + " container  " + st.TTL.Render("ttl") + " TTL  " +
-		st.Lock.Render("kind·n") + " lock directory (recipe · queue length)  ▸ closed  ▾ open  … loading  " +
-		"(ZooKeeper reports containers and TTL nodes as persistent: ctr and ttl mark only those zkscope made)") {
+		st.Lock.Render("kind·n") + " lock (recipe · queue length)  ▸ closed  ▾ open  … loading  " +
+		"(ctr/ttl: only nodes zkscope made; ZooKeeper reports them as persistent)") {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, "", st.Section.Render("Commands"))

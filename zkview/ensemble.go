@@ -363,7 +363,8 @@ func (e *Ensemble) MemberOf(sessionID int64) (member string, ok bool) {
 
 // WatchObserved reports whether any member lists sessionID as watching the
 // data of path (the caller's view, chroot applied); known is false when it
-// is not observed and some member could not be asked or refused to say.
+// is not observed, the member the session is connected to did not list its
+// watches, and some member could not be asked or refused to say.
 // getChildren watches are never listed by the servers (see [Ensemble]).
 func (e *Ensemble) WatchObserved(sessionID int64, path string) (observed, known bool) {
 	if e == nil || len(e.Members) == 0 {
@@ -371,6 +372,7 @@ func (e *Ensemble) WatchObserved(sessionID int64, path string) (observed, known 
 	}
 	sp := e.abs(path)
 	known = true
+	home := "" // the member the session is connected to: its watches live there
 	for _, m := range e.Members {
 		if slices.Contains(m.Watches[sp], sessionID) {
 			return true, true
@@ -378,8 +380,14 @@ func (e *Ensemble) WatchObserved(sessionID int64, path string) (observed, known 
 		if !m.WatchesKnown {
 			known = false
 		}
+		if _, ok := m.Clients[sessionID]; ok && m.WatchesKnown {
+			home = m.Addr
+		}
 	}
-	return false, known
+	// A watch is kept by the member the session is connected to: when that
+	// member answered, a missing watch is known missing even if another
+	// member (down, say, during an incident) could not be asked.
+	return false, known || home != ""
 }
 
 // Watchers lists the sessions any member lists as watching the data of path

@@ -100,7 +100,7 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string) (*EvictPre
 		data []byte
 		st   *zk.Stat
 	}
-	g, err := callCtx(ctx, func() (got, error) {
+	g, err := zkview.Call(ctx, func() (got, error) {
 		data, st, err := c.Conn().Get(abs)
 		return got{data, st}, err
 	})
@@ -120,7 +120,7 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string) (*EvictPre
 			p.Client = addr
 		}
 	}
-	kids, err := callCtx(ctx, func() ([]string, error) {
+	kids, err := zkview.Call(ctx, func() ([]string, error) {
 		kids, _, err := c.Conn().Children(c.Abs(p.LockPath))
 		return kids, err
 	})
@@ -235,7 +235,7 @@ func Evict(ctx context.Context, c *zkview.Client, node string, want Expect) erro
 
 func evict(ctx context.Context, c *zkview.Client, node string, want Expect) error {
 	abs := c.Abs(node)
-	st, err := callCtx(ctx, func() (*zk.Stat, error) {
+	st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
 		_, st, err := c.Conn().Get(abs)
 		return st, err
 	})
@@ -255,7 +255,7 @@ func evict(ctx context.Context, c *zkview.Client, node string, want Expect) erro
 	if want.AnyVersion {
 		version = st.Version
 	}
-	_, err = callCtx(ctx, func() (struct{}, error) {
+	_, err = zkview.Call(ctx, func() (struct{}, error) {
 		return struct{}{}, c.Conn().Delete(abs, version)
 	})
 	switch {

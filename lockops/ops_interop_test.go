@@ -1,21 +1,13 @@
 package lockops
 
 // Interop: zkscope's locks against the real libraries (Curator 5.4 from
-// /usr/share/java, kazoo 2.8 for /usr/bin/python3). The peers here are
-// minimal stand-ins until zkview/zktest's shared peers land; then this file
-// should use those.
+// /usr/share/java, kazoo 2.8 for /usr/bin/python3), run by zktest's peers.
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,188 +15,38 @@ import (
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
-const curatorPeerSource = `
-import org.apache.curator.framework.*;
-import org.apache.curator.framework.recipes.locks.*;
-import org.apache.curator.retry.RetryOneTime;
-import java.io.*;
-
-public class LockPeer {
-  public static void main(String[] a) throws Exception {
-    CuratorFramework c = CuratorFrameworkFactory.newClient(a[0], new RetryOneTime(100));
-    c.start();
-    c.blockUntilConnected();
-    InterProcessLock l;
-    switch (a[2]) {
-      case "read": l = new InterProcessReadWriteLock(c, a[1]).readLock(); break;
-      case "write": l = new InterProcessReadWriteLock(c, a[1]).writeLock(); break;
-      default: l = new InterProcessMutex(c, a[1]);
-    }
-    System.out.println("started");
-    l.acquire();
-    System.out.println("acquired");
-    new BufferedReader(new InputStreamReader(System.in)).readLine();
-    l.release();
-    System.out.println("released");
-    c.close();
-  }
-}
-`
-
-const kazooPeerSource = `
-import sys
-from kazoo.client import KazooClient
-hosts, path, kind = sys.argv[1:4]
-zk = KazooClient(hosts=hosts)
-zk.start()
-lock = {"lock": zk.Lock, "read": zk.ReadLock, "write": zk.WriteLock}[kind](path, "kazoo-peer")
-print("started", flush=True)
-lock.acquire()
-print("acquired", flush=True)
-sys.stdin.readline()
-lock.release()
-print("released", flush=True)
-zk.stop()
-`
-
-var (
-	peerOnce sync.Once
-	peerDir  string
-	peerErr  error
-)
-
-var curatorJars = []string{"curator-framework.jar", "curator-client.jar", "curator-recipes.jar",
-	"zookeeper.jar", "zookeeper-jute.jar", "guava.jar", "slf4j-api.jar"}
-
-func curatorClassPath(dir string) string {
-	cp := []string{dir}
-	for _, j := range curatorJars {
-		cp = append(cp, filepath.Join(zktest.JavaDir, j))
-	}
-	return strings.Join(cp, ":")
-}
-
-// preparePeers compiles the Curator peer and writes the kazoo peer once.
-func preparePeers(t *testing.T) string {
-	t.Helper()
-	zktest.Require(t)
-	for _, j := range curatorJars {
-		if _, err := os.Stat(filepath.Join(zktest.JavaDir, j)); err != nil {
-			zktest.Unavailable(t, "Curator jar "+j+" is missing")
-		}
-	}
-	if _, err := exec.LookPath("javac"); err != nil {
-		zktest.Unavailable(t, "javac is not installed")
-	}
-	if err := exec.Command("/usr/bin/python3", "-c", "import kazoo").Run(); err != nil {
-		zktest.Unavailable(t, "kazoo is not installed for /usr/bin/python3")
-	}
-	peerOnce.Do(func() {
-		peerDir, peerErr = os.MkdirTemp("", "zkscope-peers-")
-		if peerErr != nil {
-			return
-		}
-		src := filepath.Join(peerDir, "LockPeer.java")
-		if peerErr = os.WriteFile(src, []byte(curatorPeerSource), 0o644); peerErr != nil {
-			return
-		}
-		if peerErr = os.WriteFile(filepath.Join(peerDir, "kazoo_peer.py"), []byte(kazooPeerSource), 0o644); peerErr != nil {
-			return
-		}
-		out, err := exec.Command("javac", "-cp", curatorClassPath(peerDir), "-d", peerDir, src).CombinedOutput()
-		if err != nil {
-			peerErr = fmt.Errorf("javac: %v\n%s", err, out)
-		}
-	})
-	if peerErr != nil {
-		t.Fatalf("prepare peers: %v", peerErr)
-	}
-	return peerDir
-}
-
-// peer is one real-library contender in its own process.
+// peer is one real-library contender (its own process and session).
 type peer struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	lines chan string
-	out   *lockedBuffer
+	procs *zktest.Peers
 }
 
+// startPeer starts a real Curator ("mutex", "read", "write") or kazoo
+// ("lock", "read", "write") contender on lockPath and waits until it is
+// about to queue.
 func startPeer(t *testing.T, lib, servers, lockPath, kind string) *peer {
 	t.Helper()
-	dir := preparePeers(t)
-	var cmd *exec.Cmd
+	var procs *zktest.Peers
 	if lib == "curator" {
-		cmd = exec.Command("java", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", curatorClassPath(dir), "LockPeer", servers, lockPath, kind)
+		procs = zktest.StartCurator(t, servers)
 	} else {
-		cmd = exec.Command("/usr/bin/python3", filepath.Join(dir, "kazoo_peer.py"), servers, lockPath, kind)
+		procs = zktest.StartKazoo(t, servers)
 	}
-	p := &peer{cmd: cmd, lines: make(chan string, 16), out: &lockedBuffer{}}
-	cmd.Stderr = p.out
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			p.lines <- strings.TrimSpace(sc.Text())
-		}
-		close(p.lines)
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	p.expect(t, "started")
-	return p
+	procs.Acquire(t, "p", kind, lockPath)
+	return &peer{procs}
 }
 
-// expect waits for the peer to print want.
+// expect waits for the peer to report want ("acquired", "released").
 func (p *peer) expect(t *testing.T, want string) {
 	t.Helper()
-	timeout := time.After(90 * time.Second)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				t.Fatalf("peer exited before %q; stderr:\n%s", want, p.out.String())
-			}
-			if l == want {
-				return
-			}
-		case <-timeout:
-			t.Fatalf("peer did not print %q; stderr:\n%s", want, p.out.String())
-		}
-	}
+	p.procs.Await(t, "p", want)
 }
 
-// acquiredYet reports whether the peer printed "acquired" so far.
-func (p *peer) acquiredYet() bool {
-	for {
-		select {
-		case l := <-p.lines:
-			if l == "acquired" {
-				return true
-			}
-		default:
-			return false
-		}
-	}
-}
+// acquiredYet reports whether the peer has acquired so far.
+func (p *peer) acquiredYet() bool { return p.procs.Has("p", "acquired") }
 
 func (p *peer) release(t *testing.T) {
 	t.Helper()
-	if _, err := io.WriteString(p.stdin, "release\n"); err != nil {
-		t.Fatal(err)
-	}
-	p.expect(t, "released")
+	p.procs.Release(t, "p")
 }
 
 // watchedBy waits until some session holds a data watch on node according

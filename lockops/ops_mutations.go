@@ -25,7 +25,7 @@ func (m Mutations) Create(ctx context.Context, p string, data []byte, flags int3
 		record(c, OpCreate, p, nil, 0, err)
 		return "", err
 	}
-	created, err := callCtx(ctx, func() (string, error) {
+	created, err := zkview.Call(ctx, func() (string, error) {
 		if flags == zk.FlagContainer {
 			return c.Conn().CreateContainer(c.Abs(p), data, flags, zk.WorldACL(zk.PermAll))
 		}
@@ -49,7 +49,7 @@ func (m Mutations) Set(ctx context.Context, p string, data []byte, version int32
 		record(c, OpSet, p, versionPtr(version), 0, err)
 		return zk.Stat{}, err
 	}
-	st, err := callCtx(ctx, func() (*zk.Stat, error) { return c.Conn().Set(c.Abs(p), data, version) })
+	st, err := zkview.Call(ctx, func() (*zk.Stat, error) { return c.Conn().Set(c.Abs(p), data, version) })
 	if err != nil {
 		err = fmt.Errorf("edit %s: %w", p, err)
 		record(c, OpSet, p, versionPtr(version), 0, err)
@@ -67,7 +67,7 @@ func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
 		record(c, OpDelete, p, versionPtr(version), 0, err)
 		return err
 	}
-	_, err := callCtx(ctx, func() (struct{}, error) { return struct{}{}, c.Conn().Delete(c.Abs(p), version) })
+	_, err := zkview.Call(ctx, func() (struct{}, error) { return struct{}{}, c.Conn().Delete(c.Abs(p), version) })
 	if err != nil {
 		err = fmt.Errorf("delete %s: %w", p, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // Release lets go of the lock: it deletes our node with the version we last
@@ -61,7 +63,7 @@ func (h *Held) Release(ctx context.Context) error {
 func (h *Held) deleteNode(ctx context.Context, version int32) error {
 	abs := h.c.Abs(h.Node)
 	for attempt := 0; ; attempt++ {
-		_, err := callCtx(ctx, func() (struct{}, error) {
+		_, err := zkview.Call(ctx, func() (struct{}, error) {
 			return struct{}{}, h.c.Conn().Delete(abs, version)
 		})
 		switch {
@@ -70,7 +72,7 @@ func (h *Held) deleteNode(ctx context.Context, version int32) error {
 		case errors.Is(err, zk.ErrNoNode):
 			return fmt.Errorf("%w: our node was already gone (force-deleted, or the session expired)", ErrLost)
 		case errors.Is(err, zk.ErrBadVersion) && attempt < 3:
-			st, serr := callCtx(ctx, func() (*zk.Stat, error) {
+			st, serr := zkview.Call(ctx, func() (*zk.Stat, error) {
 				_, st, err := h.c.Conn().Get(abs)
 				return st, err
 			})

@@ -33,7 +33,7 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 		return res, err
 	}
 	abs := c.Abs(node)
-	st, err := callCtx(ctx, func() (*zk.Stat, error) {
+	st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
 		_, st, err := c.Conn().Get(abs)
 		return st, err
 	})
@@ -43,7 +43,7 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 		return res, err
 	}
 	res.Session = st.EphemeralOwner
-	nst, err := callCtx(ctx, func() (*zk.Stat, error) {
+	nst, err := zkview.Call(ctx, func() (*zk.Stat, error) {
 		return c.Conn().Set(abs, revokeMessage, st.Version)
 	})
 	if err != nil {
@@ -63,7 +63,7 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 			ok bool
 			ch <-chan zk.Event
 		}
-		r, err := callCtx(waitCtx, func() (existsRes, error) {
+		r, err := zkview.Call(waitCtx, func() (existsRes, error) {
 			ok, _, ch, err := c.Conn().ExistsW(abs)
 			return existsRes{ok, ch}, err
 		})

@@ -135,7 +135,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	if o.Wait == WaitTimeout && o.Timeout <= 0 {
 		o.Wait = WaitNone
 	}
-	children, err := callCtx(ctx, func() ([]string, error) {
+	children, err := zkview.Call(ctx, func() ([]string, error) {
 		kids, _, err := c.Conn().Children(c.Abs(lockPath))
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil, nil
@@ -211,7 +211,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		}
 	}
 	for {
-		kids, err := callCtx(ctx, func() ([]string, error) {
+		kids, err := zkview.Call(ctx, func() ([]string, error) {
 			kids, _, err := c.Conn().Children(c.Abs(lockPath))
 			return kids, err
 		})
@@ -248,7 +248,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		type watchRes struct {
 			ch <-chan zk.Event
 		}
-		w, err := callCtx(ctx, func() (watchRes, error) {
+		w, err := zkview.Call(ctx, func() (watchRes, error) {
 			_, _, ch, err := c.Conn().GetW(c.Abs(p.WaitingOn))
 			return watchRes{ch}, err
 		})
@@ -379,7 +379,7 @@ func makeParents(conn *zk.Conn, abs string, containers bool) error {
 func deleteOwnNode(c *zkview.Client, node string, czxid int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout(c))
 	defer cancel()
-	_, err := callCtx(ctx, func() (struct{}, error) {
+	_, err := zkview.Call(ctx, func() (struct{}, error) {
 		_, st, err := c.Conn().Get(c.Abs(node))
 		if err != nil {
 			return struct{}{}, err
@@ -393,29 +393,6 @@ func deleteOwnNode(c *zkview.Client, node string, czxid int64) error {
 		return nil
 	}
 	return err
-}
-
-// callCtx runs a blocking go-zookeeper call and returns early when ctx ends
-// (go-zookeeper has no context support; a call made while disconnected
-// waits for the reconnect). The call itself keeps running in the
-// background until it completes.
-func callCtx[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type res struct {
-		v   T
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		v, err := f()
-		ch <- res{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
 }
 
 // sessionTimeout is the session timeout the client asked for (the server

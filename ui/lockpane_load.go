@@ -178,7 +178,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 		defer cancel()
 		msg := lockLoadedMsg{id: id, path: path}
 		type watched struct{ ch <-chan zk.Event }
-		w, err := callWithContext(ctx, func() (watched, error) {
+		w, err := zkview.Call(ctx, func() (watched, error) {
 			_, _, ch, err := c.Conn().ChildrenW(c.Abs(path))
 			return watched{ch}, err
 		})
@@ -239,27 +239,6 @@ func watchLockCmd(ch <-chan zk.Event, stop <-chan struct{}, id uint64, path stri
 		case <-stop:
 			return nil
 		}
-	}
-}
-
-// callWithContext runs a blocking go-zookeeper call, returning early when
-// ctx ends (the call itself finishes in the background).
-func callWithContext[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type res struct {
-		v   T
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		v, err := f()
-		ch <- res{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
 	}
 }
 

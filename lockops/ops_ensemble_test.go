@@ -3,6 +3,7 @@ package lockops
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"reflect"
@@ -112,7 +113,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		changes := h.Changes()
 		waiter := takeAsync(ctx, other, "/locks/expiry", TakeOptions{})
 		waiter.waitingOn(t, h.Node)
-		closeSessionAs(t, cl.Addrs()[0], c.Conn())
+		closeSessionAs(t, cl.Addrs(), c.Conn())
 		select {
 		case <-h.LostCh():
 		case <-time.After(60 * time.Second):
@@ -202,13 +203,31 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 // closeSession: the server ends the session and deletes its ephemeral
 // nodes, exactly as on expiry. go-zookeeper does not expose the session
 // password, so it is read with reflection.
-func closeSessionAs(t *testing.T, addr string, conn *zk.Conn) {
+func closeSessionAs(t *testing.T, addrs []string, conn *zk.Conn) {
 	t.Helper()
+	// A member that just restarted may still drop the re-attach (EOF):
+	// try each member in turn until one closes the session.
+	var errs []string
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, addr := range addrs {
+			err := tryCloseSession(addr, conn)
+			if err == nil {
+				return
+			}
+			errs = append(errs, addr+": "+err.Error())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("could not close session 0x%x: %s", uint64(conn.SessionID()), strings.Join(errs, "; "))
+}
+
+func tryCloseSession(addr string, conn *zk.Conn) error {
 	sid := conn.SessionID()
 	passwd := append([]byte(nil), reflect.ValueOf(conn).Elem().FieldByName("passwd").Bytes()...)
 	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer nc.Close()
 	nc.SetDeadline(time.Now().Add(30 * time.Second))
@@ -221,39 +240,47 @@ func closeSessionAs(t *testing.T, addr string, conn *zk.Conn) {
 	req = binary.BigEndian.AppendUint32(req, uint32(len(passwd)))
 	req = append(req, passwd...)
 	req = append(req, 0)
-	writeFrame(t, nc, req)
-	resp := readFrame(t, nc)
+	if err := writeFrame(nc, req); err != nil {
+		return err
+	}
+	resp, err := readFrame(nc)
+	if err != nil {
+		return err
+	}
 	if len(resp) < 16 || int64(binary.BigEndian.Uint64(resp[8:16])) != sid {
-		t.Fatalf("re-attach to session 0x%x refused: %x", uint64(sid), resp)
+		return fmt.Errorf("re-attach to session 0x%x refused: %x", uint64(sid), resp)
 	}
 	// closeSession: xid, type -11.
 	var cl []byte
 	cl = binary.BigEndian.AppendUint32(cl, 1)
 	cl = binary.BigEndian.AppendUint32(cl, uint32(0xfffffff5))
-	writeFrame(t, nc, cl)
-	reply := readFrame(t, nc)
+	if err := writeFrame(nc, cl); err != nil {
+		return err
+	}
+	reply, err := readFrame(nc)
+	if err != nil {
+		return err
+	}
 	if len(reply) < 16 || binary.BigEndian.Uint32(reply[12:16]) != 0 {
-		t.Fatalf("closeSession reply %x", reply)
+		return fmt.Errorf("closeSession reply %x", reply)
 	}
+	return nil
 }
 
-func writeFrame(t *testing.T, w io.Writer, b []byte) {
-	t.Helper()
+func writeFrame(w io.Writer, b []byte) error {
 	frame := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
-	if _, err := w.Write(append(frame, b...)); err != nil {
-		t.Fatal(err)
-	}
+	_, err := w.Write(append(frame, b...))
+	return err
 }
 
-func readFrame(t *testing.T, r io.Reader) []byte {
-	t.Helper()
+func readFrame(r io.Reader) ([]byte, error) {
 	var n [4]byte
 	if _, err := io.ReadFull(r, n[:]); err != nil {
-		t.Fatalf("read frame: %v", err)
+		return nil, fmt.Errorf("read frame: %w", err)
 	}
 	b := make([]byte, binary.BigEndian.Uint32(n[:]))
 	if _, err := io.ReadFull(r, b); err != nil {
-		t.Fatalf("read frame: %v", err)
+		return nil, fmt.Errorf("read frame: %w", err)
 	}
-	return b
+	return b, nil
 }

@@ -26,8 +26,9 @@ func newTreeCmd() *cobra.Command {
 		Long: `Print the znodes below PATH (default /), one per line, indented. Each level is
 read in one bulk request, so big child lists are cheap.
 
-Markers: [E] ephemeral (owner session shown), [C] container, [T] TTL,
-(N) child count when a node has children below the --depth cut.`,
+Markers: [E 0x…] ephemeral with its owner session, (N) child count. (The
+servers report container and TTL nodes to clients as plain persistent nodes,
+so they cannot be marked.)`,
 		Example: `  zkscope tree /app
   zkscope tree /app/locks --depth 1 --stat
   zkscope -s zk1:2181/chroot tree`,
@@ -83,12 +84,7 @@ func treeLine(n zkview.Node, name string, level int, stats bool) string {
 	var b strings.Builder
 	b.WriteString(strings.Repeat("  ", level))
 	b.WriteString(name)
-	switch owner := uint64(n.Stat.EphemeralOwner); {
-	case owner == 0x8000000000000000:
-		b.WriteString(" [C]")
-	case owner == 0xff00000000000000:
-		b.WriteString(" [T]")
-	case owner != 0:
+	if owner := uint64(n.Stat.EphemeralOwner); owner != 0 {
 		fmt.Fprintf(&b, " [E 0x%x]", owner)
 	}
 	if n.Stat.NumChildren > 0 {

@@ -96,9 +96,6 @@ With no subcommand it opens the terminal UI.`,
 	return root
 }
 
-func notYet(what string) error {
-	return fmt.Errorf("%s is not implemented yet in this build", what)
-}
 
 // connect resolves the connection settings and opens a client, bounded by
 // the session timeout so an unreachable ensemble fails fast with one line.

@@ -96,7 +96,6 @@ With no subcommand it opens the terminal UI.`,
 	return root
 }
 
-
 // connect resolves the connection settings and opens a client, bounded by
 // the session timeout so an unreachable ensemble fails fast with one line.
 func connect(ctx context.Context) (*zkview.Client, error) {

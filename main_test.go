@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -104,4 +107,29 @@ func TestUnreachableServerFailsFast(t *testing.T) {
 		t.Errorf("error is not one line: %q", err)
 	}
 	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
+}
+
+// TestREADMEConfigExample: the config file shown in the README loads.
+func TestREADMEConfigExample(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```toml\n")
+	if !ok {
+		t.Fatal("README has no toml example")
+	}
+	example, _, _ := strings.Cut(rest, "```")
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(example), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fc, err := zkview.LoadConfigFile(p, true)
+	if err != nil {
+		t.Fatalf("the README's config example: %v", err)
+	}
+	prod := fc.Contexts["prod"]
+	if fc.CurrentContext != "local" || !prod.ReadOnly || prod.SessionTimeout != 10*time.Second || prod.TLS == nil || prod.TLS.ServerName != "zk.prod.internal" || prod.AdminPort != 8080 {
+		t.Errorf("parsed %+v / prod %+v", fc, prod)
+	}
 }

@@ -165,14 +165,16 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 			return err
 		}
 	}
-	bw.WriteString(`],"problems":`)
-	problems := make([]ReportProblem, 0, len(q.Problems))
-	for _, pr := range q.Problems {
-		problems = append(problems, ReportProblem(pr))
+	bw.WriteString(`],"problems":[`)
+	for i, pr := range q.Problems {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if err := enc.Encode(ReportProblem(pr)); err != nil {
+			return err
+		}
 	}
-	if err := enc.Encode(problems); err != nil {
-		return err
-	}
+	bw.WriteByte(']')
 	if len(q.Others) > 0 {
 		bw.WriteString(`,"other_views":[`)
 		for i, o := range q.Others {

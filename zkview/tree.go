@@ -346,7 +346,7 @@ func (t *Tree) loadChildren(ctx context.Context, p string) error {
 		st    *zk.Stat
 		err   error
 	}
-	r, err := call(ctx, func() reply {
+	r, err := Call(ctx, func() (reply, error) {
 		var r reply
 		conn := t.c.Conn()
 		if arm {
@@ -357,7 +357,7 @@ func (t *Tree) loadChildren(ctx context.Context, p string) error {
 		if r.err == nil {
 			sort.Strings(r.names)
 		}
-		return r
+		return r, nil
 	})
 	if err != nil {
 		if arm {
@@ -422,7 +422,7 @@ func (t *Tree) loadData(ctx context.Context, p string) error {
 		st   *zk.Stat
 		err  error
 	}
-	r, err := call(ctx, func() reply {
+	r, err := Call(ctx, func() (reply, error) {
 		var r reply
 		conn := t.c.Conn()
 		if arm {
@@ -430,7 +430,7 @@ func (t *Tree) loadData(ctx context.Context, p string) error {
 		} else {
 			r.data, r.st, r.err = conn.Get(abs)
 		}
-		return r
+		return r, nil
 	})
 	if err != nil || r.err != nil {
 		if arm {
@@ -654,20 +654,6 @@ func (t *Tree) deliver() {
 		case <-t.quit:
 			return
 		}
-	}
-}
-
-// call runs fn and waits for it or ctx. go-zookeeper calls take no context:
-// a call abandoned here finishes in the background and its result is dropped.
-func call[T any](ctx context.Context, fn func() T) (T, error) {
-	ch := make(chan T, 1)
-	go func() { ch <- fn() }()
-	select {
-	case r := <-ch:
-		return r, nil
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -116,8 +117,43 @@ queues change until Ctrl-C.`,
 // children watch per lock found) and at least every interval.
 func watchLocks(ctx context.Context, c *zkview.Client, out io.Writer, p string, f lockScanFlags, interval time.Duration, render func([]lockops.Queue) error) error {
 	const maxWatched = 200
+	// One children watch per directory at a time: a quiet lock is redrawn
+	// every interval without piling up watches (go-zookeeper keeps every
+	// channel of a path until its event fires).
+	changed := make(chan struct{}, 1)
+	var mu sync.Mutex
+	armed := map[string]bool{}
+	arm := func(dir string) {
+		mu.Lock()
+		if armed[dir] {
+			mu.Unlock()
+			return
+		}
+		armed[dir] = true
+		mu.Unlock()
+		_, _, ch, err := c.Conn().ChildrenW(c.Abs(dir))
+		if err != nil {
+			mu.Lock()
+			delete(armed, dir)
+			mu.Unlock()
+			return
+		}
+		go func() {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
+			mu.Lock()
+			delete(armed, dir)
+			mu.Unlock()
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}()
+	}
 	for {
-		changed := make(chan struct{}, 1)
 		queues, err := scanLocks(ctx, c, p, f)
 		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 			if ctx.Err() != nil {
@@ -136,20 +172,7 @@ func watchLocks(ctx context.Context, c *zkview.Client, out io.Writer, p string, 
 				break
 			}
 			for _, dir := range watchDirs(q) {
-				_, _, ch, werr := c.Conn().ChildrenW(c.Abs(dir))
-				if werr != nil {
-					continue
-				}
-				go func() {
-					select {
-					case <-ch:
-						select {
-						case changed <- struct{}{}:
-						default:
-						}
-					case <-ctx.Done():
-					}
-				}()
+				arm(dir)
 			}
 		}
 		select {

@@ -34,22 +34,12 @@ zk.stop()
 // fillKazooLock creates n kazoo Lock contenders (ephemeral sequential
 // <hex32>__lock__<seq> nodes with identifiers as data) under p, in Multi
 // batches, on conn's session.
-func fillKazooLock(b testing.TB, conn *zk.Conn, p string, n int) {
-	b.Helper()
-	if err := makeParents(conn, p, false); err != nil {
-		b.Fatal(err)
-	}
-	acl := zk.WorldACL(zk.PermAll)
-	for i := 0; i < n; i += 1000 {
-		var ops []any
-		for j := i; j < n && j < i+1000; j++ {
-			ops = append(ops, &zk.CreateRequest{Path: fmt.Sprintf("%s/%032x__lock__", p, j), Data: []byte(fmt.Sprintf("worker-%d", j)),
-				Acl: acl, Flags: zk.FlagEphemeral | zk.FlagSequence})
-		}
-		if _, err := conn.Multi(ops...); err != nil {
-			b.Fatalf("create contenders: %v", err)
-		}
-	}
+func fillKazooLock(tb testing.TB, conn *zk.Conn, p string, n int) {
+	tb.Helper()
+	zktest.FillChildren(tb, conn, p, n,
+		func(i int) string { return fmt.Sprintf("%032x__lock__", i) },
+		func(i int) []byte { return []byte(fmt.Sprintf("worker-%d", i)) },
+		zk.FlagEphemeral|zk.FlagSequence)
 }
 
 // BenchmarkLock10kVsKazoo reads and decodes a 10,000-contender kazoo lock

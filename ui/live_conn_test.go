@@ -27,7 +27,7 @@ func TestLiveConnectionHonesty(t *testing.T) {
 	defer proxy.Close()
 	observer := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, observer.Conn(), base)
+	zktest.MakePath(t, observer.Conn(), base)
 	liveCreate(t, observer.Conn(), base+"/before", nil, 0)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -2,9 +2,7 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,18 +126,6 @@ func liveClient(tb testing.TB) *zkview.Client {
 	return c
 }
 
-// liveMkdirs creates p and its missing ancestors (persistent, empty).
-func liveMkdirs(tb testing.TB, conn *zk.Conn, p string) {
-	tb.Helper()
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	for i := range parts {
-		q := "/" + strings.Join(parts[:i+1], "/")
-		if _, err := conn.Create(q, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			tb.Fatalf("create %s: %v", q, err)
-		}
-	}
-}
-
 // liveCreate creates p with data (flags as zk.Flag*).
 func liveCreate(tb testing.TB, conn *zk.Conn, p string, data []byte, flags int32) string {
 	tb.Helper()
@@ -150,31 +136,10 @@ func liveCreate(tb testing.TB, conn *zk.Conn, p string, data []byte, flags int32
 	return got
 }
 
-// liveBigDir makes a node with n children (Multi batches of 1,000).
+// liveBigDir makes a node with n children.
 func liveBigDir(tb testing.TB, conn *zk.Conn, dir string, n int) {
 	tb.Helper()
-	liveMkdirs(tb, conn, dir)
-	const batch = 1000
-	var wg sync.WaitGroup
-	errs := make(chan error, n/batch+1)
-	sem := make(chan struct{}, 8)
-	for i := 0; i < n; i += batch {
-		ops := make([]any, 0, batch)
-		for j := i; j < i+batch && j < n; j++ {
-			ops = append(ops, &zk.CreateRequest{Path: fmt.Sprintf("%s/node-%07d", dir, j), Data: []byte("x"), Acl: zk.WorldACL(zk.PermAll)})
-		}
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if _, err := conn.Multi(ops...); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		tb.Fatalf("create %d children of %s: %v", n, dir, err)
-	}
+	zktest.FillChildren(tb, conn, dir, n,
+		func(i int) string { return fmt.Sprintf("node-%07d", i) },
+		func(int) []byte { return []byte("x") }, 0)
 }

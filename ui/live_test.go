@@ -23,7 +23,7 @@ import (
 func TestLiveTeatestExpandSelect(t *testing.T) {
 	c := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, c.Conn(), base+"/app")
+	zktest.MakePath(t, c.Conn(), base+"/app")
 	liveCreate(t, c.Conn(), base+"/app/settings.json", []byte(`{"replicas":3}`), 0)
 	liveCreate(t, c.Conn(), base+"/app/worker-", []byte("w"), zk.FlagEphemeral|zk.FlagSequence)
 
@@ -69,7 +69,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	c := liveClient(t)
 	other := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, c.Conn(), base)
+	zktest.MakePath(t, c.Conn(), base)
 	liveCreate(t, c.Conn(), base+"/a", []byte("one"), 0)
 
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "light"}), 120, 35)
@@ -143,7 +143,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 func TestLiveSearch(t *testing.T) {
 	c := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, c.Conn(), base+"/a/deep")
+	zktest.MakePath(t, c.Conn(), base+"/a/deep")
 	liveCreate(t, c.Conn(), base+"/a/needle-by-name", nil, 0)
 	liveCreate(t, c.Conn(), base+"/a/deep/x", []byte("there is a needle in here"), 0)
 	liveCreate(t, c.Conn(), base+"/a/hay", []byte("nothing"), 0)
@@ -177,7 +177,7 @@ func TestLiveSearch(t *testing.T) {
 func TestLiveSearchCancelled(t *testing.T) {
 	c := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, c.Conn(), base+"/d")
+	zktest.MakePath(t, c.Conn(), base+"/d")
 	liveCreate(t, c.Conn(), base+"/d/match-me", []byte("x"), 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -230,7 +230,7 @@ func TestSearchKeysUpdate(t *testing.T) {
 func TestLiveBusySpinner(t *testing.T) {
 	c := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, c.Conn(), base+"/dir/child")
+	zktest.MakePath(t, c.Conn(), base+"/dir/child")
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 120, 35)
 	defer d.Close()
 	if what := d.m.busyWhat(); what != "opening" {
@@ -255,7 +255,7 @@ func TestLiveBusySpinner(t *testing.T) {
 func TestLiveCreateTTL(t *testing.T) {
 	c := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, c.Conn(), base)
+	zktest.MakePath(t, c.Conn(), base)
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 120, 35)
 	defer d.Close()
 	d.until(t, 15*time.Second, "the start node read", func(d *liveDriver) bool {
@@ -314,10 +314,10 @@ func TestLiveDeleteTree(t *testing.T) {
 	c := liveClient(t)
 	other := liveClient(t)
 	base := zktest.Path(t)
-	liveMkdirs(t, c.Conn(), base)
+	zktest.MakePath(t, c.Conn(), base)
 	for _, name := range []string{"doomed", "kept"} {
 		root := base + "/" + name
-		liveMkdirs(t, c.Conn(), root)
+		zktest.MakePath(t, c.Conn(), root)
 		for i := range 3 {
 			liveBigDir(t, c.Conn(), fmt.Sprintf("%s/part-%d", root, i), 400)
 		}
@@ -380,7 +380,7 @@ func TestLiveConcurrentCd(t *testing.T) {
 	c := liveClient(t)
 	base := zktest.Path(t)
 	for _, p := range []string{"/x/deep/one", "/y/deep/two", "/z/deep/three"} {
-		liveMkdirs(t, c.Conn(), base+p)
+		zktest.MakePath(t, c.Conn(), base+p)
 	}
 	d := newLiveDriver(New(Options{Client: c, Start: base + "/x/deep/one", Theme: "dark"}), 120, 35)
 	defer d.Close()

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -21,25 +19,9 @@ func BenchmarkBulkRead10k(b *testing.B) {
 	cl := zktest.Shared(b)
 	root := zktest.Path(b)
 	c := dial(b, Config{Servers: cl.Addrs()})
-	mkdirs(b, c.Conn(), root)
-	ops := make([]any, 0, 1000)
-	flush := func() {
-		if len(ops) == 0 {
-			return
-		}
-		if _, err := c.Conn().Multi(ops...); err != nil {
-			b.Fatalf("create children: %v", err)
-		}
-		ops = ops[:0]
-	}
-	for i := 0; i < n; i++ {
-		ops = append(ops, &zk.CreateRequest{Path: fmt.Sprintf("%s/child-%05d", root, i),
-			Data: []byte(fmt.Sprintf("payload %05d", i)), Acl: zk.WorldACL(zk.PermAll)})
-		if len(ops) == cap(ops) {
-			flush()
-		}
-	}
-	flush()
+	zktest.FillChildren(b, c.Conn(), root, n,
+		func(i int) string { return fmt.Sprintf("child-%05d", i) },
+		func(i int) []byte { return []byte(fmt.Sprintf("payload %05d", i)) }, 0)
 	kids, _, err := c.Children(root)
 	if err != nil || len(kids) != n {
 		b.Fatalf("children: %d, %v", len(kids), err)

@@ -49,7 +49,7 @@ func TestMultiReadMatchesPipelined(t *testing.T) {
 	root := zktest.Path(t)
 	owner := dial(t, Config{Servers: cl.Addrs(), Auth: []Auth{{Scheme: "digest", Secret: []byte("bob:pw")}}})
 	conn := owner.Conn()
-	mkdirs(t, conn, root)
+	zktest.MakePath(t, conn, root)
 	open := zk.WorldACL(zk.PermAll)
 	create := func(name string, data []byte, acl []zk.ACL) {
 		t.Helper()
@@ -152,7 +152,7 @@ func TestMultiReadSmallBatchesAndSplits(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	var paths []string
 	for i := 0; i < 31; i++ {
 		size := 20000
@@ -222,7 +222,7 @@ func TestMultiReadChroot(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	raw := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, raw.Conn(), root+"/app/dir")
+	zktest.MakePath(t, raw.Conn(), root+"/app/dir")
 	var paths []string
 	for i := 0; i < 10; i++ {
 		name := fmt.Sprintf("c%d", i)
@@ -254,7 +254,7 @@ func TestMultiReadSessionReopens(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	paths := []string{root, root, root}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -338,7 +338,7 @@ func TestMultiReadUnsupportedFallsBack(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	var paths []string
 	for i := 0; i < 20; i++ {
 		p := fmt.Sprintf("%s/n%02d", root, i)
@@ -389,7 +389,7 @@ func TestMultiReadTLS(t *testing.T) {
 	cl := zktest.StartStandalone(t, zktest.Options{Secure: mat.ServerFiles("need")})
 	c := dial(t, Config{Servers: []string{cl.Servers[0].SecureAddr},
 		TLS: &TLSConfig{CAFile: mat.CAFile, CertFile: mat.ClientCert, KeyFile: mat.ClientKey, ServerName: mat.ServerName}})
-	mkdirs(t, c.Conn(), "/tls")
+	zktest.MakePath(t, c.Conn(), "/tls")
 	var paths []string
 	for i := 0; i < 12; i++ {
 		p := fmt.Sprintf("/tls/n%02d", i)
@@ -422,7 +422,7 @@ func TestMultiReadTLS(t *testing.T) {
 func TestMultiReadFollowsMember(t *testing.T) {
 	cl := zktest.StartEnsemble(t, 3, zktest.Options{})
 	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: 4 * time.Second})
-	mkdirs(t, c.Conn(), "/follow")
+	zktest.MakePath(t, c.Conn(), "/follow")
 	var paths []string
 	for i := 0; i < 10; i++ {
 		p := fmt.Sprintf("/follow/n%d", i)
@@ -477,7 +477,7 @@ func TestMultiReadSessionPingedAndClosed(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: time.Second})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	paths := []string{root, root, root}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -32,19 +32,6 @@ func dial(t testing.TB, cfg Config) *Client {
 	return c
 }
 
-// mkdirs creates p and its parents (open ACL) with the raw connection.
-func mkdirs(t testing.TB, conn *zk.Conn, p string) {
-	t.Helper()
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	cur := ""
-	for _, part := range parts {
-		cur += "/" + part
-		if _, err := conn.Create(cur, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			t.Fatalf("create %s: %v", cur, err)
-		}
-	}
-}
-
 func waitFor(t testing.TB, what string, timeout time.Duration, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -88,7 +75,7 @@ func TestChroot(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	raw := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, raw.Conn(), root+"/app/a/b")
+	zktest.MakePath(t, raw.Conn(), root+"/app/a/b")
 	if _, err := raw.Conn().Create(root+"/app/x", []byte("hello"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +145,7 @@ func TestDigestAuthNoAuth(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	owner := dial(t, Config{Servers: cl.Addrs(), Auth: []Auth{{Scheme: "digest", Secret: []byte("alice:s3cret")}}})
-	mkdirs(t, owner.Conn(), root)
+	zktest.MakePath(t, owner.Conn(), root)
 	secret := root + "/secret"
 	if _, err := owner.Conn().Create(secret, []byte("classified"), 0, zk.DigestACL(zk.PermAll, "alice", "s3cret")); err != nil {
 		t.Fatal(err)
@@ -214,7 +201,7 @@ func TestNodeDeletedBetweenListAndRead(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	for _, n := range []string{"a", "b", "c"} {
 		if _, err := c.Conn().Create(root+"/"+n, []byte(n), 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)

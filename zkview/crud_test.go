@@ -84,7 +84,7 @@ func TestCreateModes(t *testing.T) {
 		t.Errorf("parent ACL %v %v", got, err)
 	}
 	// A chroot client creates under its chroot and returns its own view.
-	mkdirs(t, c.Conn(), root+"/chroot")
+	zktest.MakePath(t, c.Conn(), root+"/chroot")
 	cc := dial(t, Config{Servers: cl.Addrs(), Chroot: root + "/chroot"})
 	p, err := cc.Create("/s-", nil, CreateOptions{Mode: ModeSequential})
 	if err != nil || !strings.HasPrefix(p, "/s-") {
@@ -339,7 +339,7 @@ func TestDeleteRecursiveChroot(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	raw := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, raw.Conn(), root+"/app")
+	zktest.MakePath(t, raw.Conn(), root+"/app")
 	c := dial(t, Config{Servers: cl.Addrs(), Chroot: root + "/app"})
 	for _, p := range []string{"/d/a/x", "/d/a/y", "/d/b", "/keep"} {
 		if _, err := c.Create(p, nil, CreateOptions{MakeParents: true}); err != nil {

@@ -215,7 +215,7 @@ func TestIntrospectSharedChroot(t *testing.T) {
 	cl := zktest.Shared(t)
 	base := zktest.Path(t)
 	raw := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, raw.Conn(), base+"/node")
+	zktest.MakePath(t, raw.Conn(), base+"/node")
 	c := dial(t, Config{Servers: cl.Addrs(), Chroot: base})
 	if _, _, _, err := c.Conn().GetW(c.Abs("/node")); err != nil {
 		t.Fatal(err)
@@ -367,7 +367,7 @@ func TestIntrospectIPv6(t *testing.T) {
 	v6 := net.JoinHostPort("::1", port)
 	p := openPeer(t, v6)
 	base := zktest.Path(t)
-	mkdirs(t, p.conn, base)
+	zktest.MakePath(t, p.conn, base)
 	if _, _, _, err := p.conn.GetW(base); err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func TestStateExpiryOpensNewSession(t *testing.T) {
 	defer proxy.Close()
 	root := zktest.Path(t)
 	observer := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, observer.Conn(), root)
+	zktest.MakePath(t, observer.Conn(), root)
 
 	c := dial(t, Config{Servers: []string{proxy.Addr()}, SessionTimeout: 2 * time.Second})
 	log := watchEvents(t, c)
@@ -200,7 +200,7 @@ func TestStateRecoverReopensWithCredentials(t *testing.T) {
 	root := zktest.Path(t)
 	auth := []Auth{{Scheme: "digest", Secret: []byte("bob:pw")}}
 	c := dial(t, Config{Servers: cl.Addrs(), Auth: auth})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	secret := root + "/s"
 	if _, err := c.Conn().Create(secret, []byte("x"), 0, zk.DigestACL(zk.PermAll, "bob", "pw")); err != nil {
 		t.Fatal(err)
@@ -243,7 +243,7 @@ func TestWatchdogReplacesStuckConnection(t *testing.T) {
 	c := dial(t, Config{Servers: cl.Addrs(), SessionTimeout: time.Second})
 	watchdogProbe, watchdogGrace = probe, grace
 	other := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, other.Conn(), root)
+	zktest.MakePath(t, other.Conn(), root)
 
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })

@@ -7,15 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 var (
 	bigDirOnce sync.Once
 	bigDir     string
-	bigDirErr  error
 )
 
 // bigDirectory makes (once per process) a node with n children on the
@@ -24,34 +21,12 @@ func bigDirectory(b *testing.B, c *Client, n int) string {
 	b.Helper()
 	bigDirOnce.Do(func() {
 		bigDir = fmt.Sprintf("/zkscope-bench/big-%d-%d", n, time.Now().UnixNano())
-		mkdirs(b, c.Conn(), bigDir)
 		start := time.Now()
-		const batch = 1000
-		var wg sync.WaitGroup
-		errs := make(chan error, n/batch+1)
-		sem := make(chan struct{}, 8)
-		for i := 0; i < n; i += batch {
-			ops := make([]any, 0, batch)
-			for j := i; j < i+batch && j < n; j++ {
-				ops = append(ops, &zk.CreateRequest{Path: fmt.Sprintf("%s/node-%07d", bigDir, j), Data: []byte("x"), Acl: zk.WorldACL(zk.PermAll)})
-			}
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				if _, err := c.Conn().Multi(ops...); err != nil {
-					errs <- err
-				}
-			}()
-		}
-		wg.Wait()
-		close(errs)
-		bigDirErr = <-errs
+		zktest.FillChildren(b, c.Conn(), bigDir, n,
+			func(i int) string { return fmt.Sprintf("node-%07d", i) },
+			func(int) []byte { return []byte("x") }, 0)
 		b.Logf("created %d children in %s", n, time.Since(start).Round(time.Millisecond))
 	})
-	if bigDirErr != nil {
-		b.Fatalf("create the big directory: %v", bigDirErr)
-	}
 	return bigDir
 }
 

@@ -59,7 +59,7 @@ func TestTreeExpandWatchCollapse(t *testing.T) {
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
 	other := dial(t, Config{Servers: cl.Addrs()}) // another client makes the changes
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	for _, n := range []string{"c", "a", "b"} {
 		create(t, other, root+"/"+n, "v-"+n)
 	}
@@ -153,7 +153,7 @@ func TestTreeDeletedMidRead(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, c.Conn(), root+"/dir")
+	zktest.MakePath(t, c.Conn(), root+"/dir")
 	create(t, c, root+"/x", "x")
 	tr := NewTree(c)
 	defer tr.Close()
@@ -191,7 +191,7 @@ func TestTreeStaleRepliesDropped(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	create(t, c, root+"/new", "")
 	tr := NewTree(c)
 	defer tr.Close()
@@ -236,7 +236,7 @@ func TestTreeEventsCoalesced(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	c := dial(t, Config{Servers: cl.Addrs()})
-	mkdirs(t, c.Conn(), root)
+	zktest.MakePath(t, c.Conn(), root)
 	tr := NewTree(c)
 	defer tr.Close()
 	if err := tr.Expand(context.Background(), root); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -26,18 +27,47 @@ const pipelineWidth = 256
 // that does not know it is remembered and read with 256 pipelined Gets, as
 // is any call whose multi-read fails as a whole.
 func (c *Client) GetMany(ctx context.Context, paths []string) ([]Node, error) {
+	out := make([]Node, len(paths))
+	if err := c.GetManyFunc(ctx, paths, intoNodes(out, paths)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// NodeFunc receives node i of a bulk read: its data and stat, or err (then
+// data and st are nil). Calls for different i may come at the same time
+// from different goroutines; a call for i may be repeated (a read retried
+// another way), the last one counting. data may share memory with other
+// nodes' data; st is valid only during the call.
+type NodeFunc func(i int, data []byte, st *zk.Stat, err error)
+
+// GetManyFunc is [GetMany] without the []Node: each node read goes to
+// each as it is decoded, so that a caller keeping its own records (a lock
+// decoder reading 10,000 contenders) copies each node once.
+func (c *Client) GetManyFunc(ctx context.Context, paths []string, each NodeFunc) error {
 	if len(paths) >= multiReadMin {
 		if m := c.multiRead(); m.usable() {
-			nodes, err := c.getManyMulti(ctx, paths)
+			err := c.getManyMultiFunc(ctx, paths, each)
 			if err == nil {
-				return nodes, nil
+				return nil
 			}
 			if ctx.Err() != nil {
-				return nil, ctx.Err()
+				return ctx.Err()
 			}
 		}
 	}
-	return c.getManyPipelined(ctx, paths)
+	return c.getManyPipelinedFunc(ctx, paths, each)
+}
+
+// intoNodes is a NodeFunc that fills out (paths being what was read).
+func intoNodes(out []Node, paths []string) NodeFunc {
+	return func(i int, data []byte, st *zk.Stat, err error) {
+		if err != nil {
+			out[i] = Node{Path: paths[i], Err: err}
+			return
+		}
+		out[i] = Node{Path: paths[i], Data: data, Stat: *st}
+	}
 }
 
 // PrepareBulk starts opening the bulk-read session in the background, so
@@ -63,33 +93,31 @@ func (c *Client) MultiReadSupported() (supported, known bool) {
 	return s > 0, s != 0
 }
 
-// getManyMulti is GetMany with multi-read only.
-func (c *Client) getManyMulti(ctx context.Context, paths []string) ([]Node, error) {
-	abs := make([]string, len(paths))
-	for i, p := range paths {
-		abs[i] = c.Abs(p)
+// getManyMultiFunc is GetManyFunc with multi-read only.
+func (c *Client) getManyMultiFunc(ctx context.Context, paths []string, each NodeFunc) error {
+	abs := paths
+	if c.cfg.Chroot != "" {
+		abs = make([]string, len(paths))
+		for i, p := range paths {
+			abs[i] = c.Abs(p)
+		}
 	}
-	res, err := c.multiRead().read(ctx, abs)
-	if err != nil {
-		return nil, fmt.Errorf("multi-read %d nodes: %w", len(paths), err)
+	if err := c.multiRead().read(ctx, abs, each); err != nil {
+		return fmt.Errorf("multi-read %d nodes: %w", len(paths), err)
 	}
-	out := make([]Node, len(paths))
-	for i, r := range res {
-		out[i] = Node{Path: paths[i], Data: r.Data, Stat: r.Stat, Err: r.Err}
-	}
-	return out, nil
+	return nil
 }
 
-// getManyPipelined is GetMany with pipelineWidth concurrent Gets on the
-// main connection.
-func (c *Client) getManyPipelined(ctx context.Context, paths []string) ([]Node, error) {
-	out := make([]Node, len(paths))
+// getManyPipelinedFunc is GetManyFunc with pipelineWidth concurrent Gets
+// on the main connection.
+func (c *Client) getManyPipelinedFunc(ctx context.Context, paths []string, each NodeFunc) error {
+	var closed atomic.Bool
 	sem := make(chan struct{}, pipelineWidth)
 	var wg sync.WaitGroup
 	for i, p := range paths {
 		if err := ctx.Err(); err != nil {
 			wg.Wait()
-			return nil, err
+			return err
 		}
 		sem <- struct{}{}
 		wg.Add(1)
@@ -97,20 +125,38 @@ func (c *Client) getManyPipelined(ctx context.Context, paths []string) ([]Node, 
 			defer func() { <-sem; wg.Done() }()
 			data, st, err := c.Conn().Get(c.Abs(p))
 			if err != nil {
-				out[i] = Node{Path: p, Err: err}
+				if errors.Is(err, zk.ErrConnectionClosed) {
+					closed.Store(true)
+				}
+				each(i, nil, nil, err)
 				return
 			}
-			out[i] = Node{Path: p, Data: data, Stat: *st}
+			each(i, data, st, nil)
 		}(i, p)
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if closed.Load() {
+		return fmt.Errorf("read %d nodes: %w", len(paths), Explain(zk.ErrConnectionClosed))
+	}
+	return nil
+}
+
+// getManyMulti and getManyPipelined are GetMany one way only.
+func (c *Client) getManyMulti(ctx context.Context, paths []string) ([]Node, error) {
+	out := make([]Node, len(paths))
+	if err := c.getManyMultiFunc(ctx, paths, intoNodes(out, paths)); err != nil {
 		return nil, err
 	}
-	for _, n := range out {
-		if errors.Is(n.Err, zk.ErrConnectionClosed) {
-			return nil, fmt.Errorf("read %d nodes: %w", len(paths), Explain(n.Err))
-		}
+	return out, nil
+}
+
+func (c *Client) getManyPipelined(ctx context.Context, paths []string) ([]Node, error) {
+	out := make([]Node, len(paths))
+	if err := c.getManyPipelinedFunc(ctx, paths, intoNodes(out, paths)); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

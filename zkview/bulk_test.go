@@ -311,7 +311,13 @@ func FuzzDecodeMultiReadResponse(f *testing.F) {
 	f.Add([]byte{}, 0)
 	f.Add([]byte{0, 0, 0, 4, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xfe}, 1)
 	f.Fuzz(func(t *testing.T, b []byte, want int) {
-		res, err := decodeMultiReadResponse(b, want)
+		var res []int
+		err := decodeMultiReadResponse(b, want, func(j int, data []byte, st *zk.Stat, err error) {
+			if j != len(res) || (err == nil) != (st != nil) {
+				t.Fatalf("result %d after %d, stat %v, err %v", j, len(res), st, err)
+			}
+			res = append(res, j)
+		})
 		if err == nil && len(res) != want {
 			t.Fatalf("%d results without error, %d asked for", len(res), want)
 		}

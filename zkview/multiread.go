@@ -80,6 +80,9 @@ type multiReader struct {
 	holdOff time.Time
 }
 
+// requestBuffers hold *[]byte for multi-read requests.
+var requestBuffers sync.Pool
+
 // multiReaders holds each client's multi-read state (dropped when the
 // client closes).
 var multiReaders sync.Map // *Client -> *multiReader
@@ -185,10 +188,9 @@ func (m *multiReader) session(ctx context.Context) (*sideSession, error) {
 // read reads every server path in abs with multi-read requests: batches of
 // at most lim.maxOps ops, several in flight, a batch whose reply is too
 // big split and retried, a single node too big for a reply read through the
-// main connection. The error is for the whole call; per-node errors are in
-// the results.
-func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, error) {
-	out := make([]readResult, len(abs))
+// main connection. Each node goes to each (see [NodeFunc]). The error is
+// for the whole call; per-node errors go to each.
+func (m *multiReader) read(ctx context.Context, abs []string, each NodeFunc) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -205,13 +207,13 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 	readAlone := func(i int) {
 		data, st, err := m.c.Conn().Get(abs[i])
 		if err != nil {
-			out[i] = readResult{Err: err}
+			each(i, nil, nil, err)
 			if errors.Is(err, zk.ErrConnectionClosed) {
 				fail(err)
 			}
 			return
 		}
-		out[i] = readResult{Data: data, Stat: *st}
+		each(i, data, st, nil)
 	}
 	var do func(lo, hi int)
 	do = func(lo, hi int) {
@@ -222,12 +224,11 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 			fail(ctx.Err())
 			return
 		}
-		res, err := m.batch(ctx, abs[lo:hi])
+		err := m.batch(ctx, abs[lo:hi], func(j int, data []byte, st *zk.Stat, err error) { each(lo+j, data, st, err) })
 		<-slots
 		var big replyTooLarge
 		switch {
 		case err == nil:
-			copy(out[lo:hi], res)
 		case errors.As(err, &big) && hi-lo > 1:
 			for _, g := range splitBatch(lo, hi, big, m.lim.maxReply) {
 				if g.alone {
@@ -258,10 +259,7 @@ func (m *multiReader) read(ctx context.Context, abs []string) ([]readResult, err
 		lo = hi
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return out, nil
+	return firstErr
 }
 
 // batchPart is part of a batch to read again: ops lo..hi, or op lo alone
@@ -314,42 +312,51 @@ func splitBatch(lo, hi int, big replyTooLarge, limit int) []batchPart {
 
 // batch sends one multi-read request, re-opening the sidecar once if it
 // failed under the request.
-func (m *multiReader) batch(ctx context.Context, paths []string) ([]readResult, error) {
+func (m *multiReader) batch(ctx context.Context, paths []string, each NodeFunc) error {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		s, err := m.session(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("open multi-read session: %w", err)
+			return fmt.Errorf("open multi-read session: %w", err)
 		}
-		body, err := s.call(ctx, func(xid int32) []byte { return multiReadRequest(xid, m.lim.opCode, paths) })
+		// Request buffers are reused: a big read sends dozens of 70 KB
+		// requests, each written once.
+		reqBuf, _ := requestBuffers.Get().(*[]byte)
+		if reqBuf == nil {
+			reqBuf = new([]byte)
+		}
+		body, err := s.call(ctx, func(xid int32) []byte {
+			*reqBuf = multiReadRequest(*reqBuf, xid, m.lim.opCode, paths)
+			return *reqBuf
+		})
+		requestBuffers.Put(reqBuf)
 		var big replyTooLarge
 		switch {
 		case err == nil:
-			res, derr := decodeMultiReadResponse(body, len(paths))
-			if derr != nil {
+			if derr := decodeMultiReadResponse(body, len(paths), each); derr != nil {
 				s.fail(derr)
-				return nil, derr
+				return derr
 			}
 			m.support.Store(1)
-			return res, nil
+			return nil
 		case errors.As(err, &big):
 			m.support.Store(1)
-			return nil, err
+			return err
 		case errors.Is(err, errMultiReadUnsupported):
 			m.support.Store(-1)
-			return nil, err
+			return err
 		case ctx.Err() != nil:
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 		lastErr = err
 		if m.support.Load() == 0 && m.failures.Add(1) >= 3 {
 			// A server that drops the connection at op code 22 without a
 			// reply: treat as unsupported too.
 			m.support.Store(-1)
-			return nil, fmt.Errorf("%w: %v", errMultiReadUnsupported, err)
+			return fmt.Errorf("%w: %v", errMultiReadUnsupported, err)
 		}
 	}
-	return nil, lastErr
+	return lastErr
 }
 
 // sideSession is one sidecar connection with its session: requests are

@@ -243,12 +243,17 @@ func authRequest(scheme string, secret []byte) []byte {
 // is a MultiOperationRecord of getData ops (no watches):
 // each op a MultiHeader (type, done=false, err=-1) and a GetDataRequest,
 // closed by the MultiHeader (-1, true, -1).
-func multiReadRequest(xid, op int32, paths []string) []byte {
-	size := 8
+//
+// The request is built in dst's memory when it is big enough.
+func multiReadRequest(dst []byte, xid, op int32, paths []string) []byte {
+	size := 4 + 8 + 9
 	for _, p := range paths {
 		size += 9 + 4 + len(p) + 1
 	}
-	w := &juteWriter{b: make([]byte, 4, 4+size+9)}
+	if cap(dst) < size {
+		dst = make([]byte, 0, size)
+	}
+	w := &juteWriter{b: append(dst[:0], 0, 0, 0, 0)}
 	w.int32(xid)
 	w.int32(op)
 	for _, p := range paths {
@@ -265,57 +270,58 @@ func multiReadRequest(xid, op int32, paths []string) []byte {
 	return w.b
 }
 
-// readResult is one getData answer of a multi-read: data and stat, or Err.
-type readResult struct {
-	Data []byte
-	Stat zk.Stat
-	Err  error
-}
-
 // decodeMultiReadResponse decodes a MultiResponse body (after the reply
 // header) that answers want getData ops: per op a MultiHeader, then a
 // GetDataResponse (data, stat) or, for type -1, an ErrorResponse (code),
 // up to the done marker. Any other shape is an error; it never panics.
-func decodeMultiReadResponse(body []byte, want int) ([]readResult, error) {
+//
+// Each result goes to each(j, ...) as it is decoded, j counting from 0; the
+// data slices body. On an error, each may have had some of the results.
+func decodeMultiReadResponse(body []byte, want int, each NodeFunc) error {
 	if want < 0 || want > len(body)/9+1 {
 		// Every result takes at least a 9-byte header.
-		return nil, fmt.Errorf("multi-read reply of %d bytes cannot hold %d results (malformed packet)", len(body), want)
+		return fmt.Errorf("multi-read reply of %d bytes cannot hold %d results (malformed packet)", len(body), want)
 	}
 	r := &juteReader{b: body}
-	out := make([]readResult, 0, want)
+	n := 0
+	var st zk.Stat // one for the whole reply: each copies what it keeps
 	for {
 		typ, done, _ := r.int32(), r.bool(), r.int32()
 		if r.err != nil {
-			return nil, fmt.Errorf("decode multi-read reply: %w", r.err)
+			return fmt.Errorf("decode multi-read reply: %w", r.err)
 		}
 		if done {
 			break
 		}
-		if len(out) == want {
-			return nil, fmt.Errorf("multi-read reply holds more than the %d results asked for", want)
+		if n == want {
+			return fmt.Errorf("multi-read reply holds more than the %d results asked for", want)
 		}
 		switch typ {
 		case opGetData:
 			data := r.buffer()
-			st := r.stat()
-			out = append(out, readResult{Data: data, Stat: st})
+			st = r.stat()
+			if r.err != nil {
+				return fmt.Errorf("decode multi-read reply: %w", r.err)
+			}
+			each(n, data, &st, nil)
 		case opError:
 			code := r.int32()
+			if r.err != nil {
+				return fmt.Errorf("decode multi-read reply: %w", r.err)
+			}
 			if code == codeOK {
 				code = math.MinInt32 // an error result must carry an error
 			}
-			out = append(out, readResult{Err: codeError(code)})
+			each(n, nil, nil, codeError(code))
 		default:
-			return nil, fmt.Errorf("unexpected op type %d in multi-read reply", typ)
+			return fmt.Errorf("unexpected op type %d in multi-read reply", typ)
 		}
-		if r.err != nil {
-			return nil, fmt.Errorf("decode multi-read reply: %w", r.err)
-		}
+		n++
 	}
-	if len(out) != want {
-		return nil, fmt.Errorf("multi-read reply holds %d results, %d asked for", len(out), want)
+	if n != want {
+		return fmt.Errorf("multi-read reply holds %d results, %d asked for", n, want)
 	}
-	return out, nil
+	return nil
 }
 
 // scanMultiReadSizes follows a multi-read reply body being drained and

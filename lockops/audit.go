@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -160,7 +161,7 @@ func AuditErrors() <-chan error { return auditErrors }
 
 // FormatSession prints a session id the way ZooKeeper's tools do: "0x" and
 // lowercase hex.
-func FormatSession(id int64) string { return fmt.Sprintf("0x%x", uint64(id)) }
+func FormatSession(id int64) string { return "0x" + strconv.FormatUint(uint64(id), 16) }
 
 func versionPtr(v int32) *int32 { return &v }
 

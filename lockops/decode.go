@@ -1,9 +1,10 @@
 package lockops
 
 import (
+	"cmp"
 	"fmt"
 	"path"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,9 +99,9 @@ func decodeAs(d Dir, k Kind, o DecodeOptions) Queue {
 }
 
 // participant fills what every recipe shares from one child.
-func participant(dir string, c Child, mode Mode, seqStr string) Participant {
+func participant(dir string, c *Child, mode Mode, seqStr string) Participant {
 	p := Participant{
-		Node:      joinPath(dir, c.Name),
+		Node:      c.path(dir),
 		Name:      c.Name,
 		Mode:      mode,
 		Session:   c.Stat.EphemeralOwner,
@@ -129,40 +130,52 @@ func number(ps []Participant) []Participant {
 	return ps
 }
 
-// byName returns the children sorted by name: the libraries sort the
-// server's (arbitrary) order stably, so equal keys keep an order we make
-// deterministic here.
-func byName(children []Child) []Child {
-	out := append([]Child(nil), children...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+// byName returns the children sorted by name (pointers into children,
+// which is left as it is): the libraries sort the server's (arbitrary)
+// order stably, so equal keys keep an order we make deterministic here.
+// Names are unique in a directory, and a listing read in name order needs
+// no sorting at all.
+func byName(children []Child) []*Child {
+	out := make([]*Child, len(children))
+	for i := range children {
+		out[i] = &children[i]
+	}
+	cmp := func(a, b *Child) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(out, cmp) {
+		slices.SortStableFunc(out, cmp)
+	}
 	return out
 }
 
 // sortByKey sorts children by key (string order), ties by first(c) true
 // first and then by name, computing each key once.
-func sortByKey(children []Child, key func(Child) string, first func(Child) bool) []Child {
+func sortByKey(children []Child, key func(*Child) string, first func(*Child) bool) []*Child {
 	type keyed struct {
 		key   string
 		first bool
-		c     Child
+		c     *Child
 	}
 	ks := make([]keyed, len(children))
-	for i, c := range children {
+	for i := range children {
+		c := &children[i]
 		ks[i] = keyed{key: key(c), c: c}
 		if first != nil {
 			ks[i].first = first(c)
 		}
 	}
-	sort.Slice(ks, func(i, j int) bool {
-		if ks[i].key != ks[j].key {
-			return ks[i].key < ks[j].key
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.key != b.key {
+			return strings.Compare(a.key, b.key)
 		}
-		if ks[i].first != ks[j].first {
-			return ks[i].first
+		if a.first != b.first {
+			if a.first {
+				return -1
+			}
+			return 1
 		}
-		return ks[i].c.Name < ks[j].c.Name
+		return strings.Compare(a.c.Name, b.c.Name)
 	})
-	out := make([]Child, len(ks))
+	out := make([]*Child, len(ks))
 	for i, k := range ks {
 		out[i] = k.c
 	}
@@ -185,7 +198,7 @@ func curatorKey(name string, markers ...string) string {
 // lockName (string order, stable), strays included; index < maxLeases
 // holds; the others getData-watch sorted[i-maxLeases].
 func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int) []Participant {
-	kids := sortByKey(children, func(c Child) string { return curatorKey(c.Name, lockName) }, nil)
+	kids := sortByKey(children, func(c *Child) string { return curatorKey(c.Name, lockName) }, nil)
 	ps := make([]Participant, len(kids))
 	for i, c := range kids {
 		m := mode
@@ -199,7 +212,7 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 		}
 		ps[i].State = StateWaiting
 		if m != ModeStray {
-			ps[i].Watches, ps[i].WatchKind = joinPath(dir, kids[i-maxLeases].Name), WatchData
+			ps[i].Watches, ps[i].WatchKind = ps[i-maxLeases].Node, WatchData
 		}
 	}
 	return number(ps)
@@ -213,8 +226,8 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 // later sequential node; 5.5+: a non-sequential node with the writer's
 // sequence, which we order after the writer).
 func decodeCuratorRW(dir string, children []Child) []Participant {
-	key := func(c Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
-	isWriter := func(c Child) bool { return strings.Contains(c.Name, curatorWrite) }
+	key := func(c *Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
+	isWriter := func(c *Child) bool { return strings.Contains(c.Name, curatorWrite) }
 	kids := sortByKey(children, key, isWriter)
 	var holdingWriter int64 = 0
 	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Stat.EphemeralOwner != 0 {
@@ -230,7 +243,7 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 				ps[i].State = StateHolding
 			} else {
 				ps[i].State = StateWaiting
-				ps[i].Watches, ps[i].WatchKind = joinPath(dir, kids[i-1].Name), WatchData
+				ps[i].Watches, ps[i].WatchKind = ps[i-1].Node, WatchData
 			}
 			if firstWriter < 0 {
 				firstWriter = i
@@ -244,7 +257,7 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 				ps[i].State = StateHolding // downgrade
 			default:
 				ps[i].State = StateWaiting
-				ps[i].Watches, ps[i].WatchKind = joinPath(dir, kids[firstWriter].Name), WatchData
+				ps[i].Watches, ps[i].WatchKind = ps[firstWriter].Node, WatchData
 			}
 		default:
 			ps[i] = participant(dir, c, ModeStray, key(c))
@@ -346,7 +359,7 @@ func kazooSeq(name string, markers ...string) (string, bool) {
 // misses is invisible to the others but still judges by its own sequence.
 func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 	type contender struct {
-		c       Child
+		c       *Child
 		seq     string
 		read    bool
 		visible bool
@@ -364,7 +377,7 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 		_, visible := kazooSeq(c.Name, n.marker)
 		cs = append(cs, contender{c: c, seq: n.seqStr, read: read, visible: visible})
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].seq < cs[j].seq })
+	slices.SortStableFunc(cs, func(a, b contender) int { return strings.Compare(a.seq, b.seq) })
 	ps := make([]Participant, len(cs))
 	// One pass in sequence order: the nearest lower visible node of any
 	// kind (a writer's blocker) and the nearest lower visible writer (a
@@ -395,7 +408,7 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 				ps[i].State = StateHolding
 			} else {
 				ps[i].State = StateWaiting
-				ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[pred].c.Name), WatchData
+				ps[i].Watches, ps[i].WatchKind = ps[pred].Node, WatchData
 			}
 		}
 		anySet, writerSet := false, false
@@ -467,7 +480,7 @@ func goZKSeq(name string) (int, bool) {
 // predecessor is never chosen). Any child it cannot parse makes Lock fail.
 func decodeGoZK(dir string, children []Child) []Participant {
 	type contender struct {
-		c   Child
+		c   *Child
 		seq int
 	}
 	var cs []contender
@@ -476,29 +489,31 @@ func decodeGoZK(dir string, children []Child) []Participant {
 			cs = append(cs, contender{c, s})
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].seq < cs[j].seq })
+	slices.SortStableFunc(cs, func(a, b contender) int { return cmp.Compare(a.seq, b.seq) })
 	ps := make([]Participant, len(cs))
-	for i, me := range cs {
-		ps[i] = participant(dir, me.c, ModeExclusive, "")
-		ps[i].Seq, ps[i].HasSeq = int64(me.seq), true
-		lowest, prev, prevName := me.seq, -1, ""
-		for _, o := range cs {
-			if o.seq < lowest {
-				lowest = o.seq
-			}
-			if o.seq < me.seq && o.seq > prev {
-				prev, prevName = o.seq, o.c.Name
+	// In sequence order: the lowest sequence holds; a waiter's predecessor
+	// is the first node of the nearest lower sequence, when that is not
+	// negative (Lock's search starts above -1).
+	prev := -1 // first index of the group before the current one
+	for g := 0; g < len(cs); {
+		end := g
+		for end < len(cs) && cs[end].seq == cs[g].seq {
+			end++
+		}
+		for i := g; i < end; i++ {
+			ps[i] = participant(dir, cs[i].c, ModeExclusive, "")
+			ps[i].Seq, ps[i].HasSeq = int64(cs[i].seq), true
+			switch {
+			case g == 0:
+				ps[i].State = StateHolding
+			default:
+				ps[i].State = StateWaiting
+				if prev >= 0 && cs[prev].seq > -1 {
+					ps[i].Watches, ps[i].WatchKind = ps[prev].Node, WatchData
+				}
 			}
 		}
-		switch {
-		case me.seq == lowest:
-			ps[i].State = StateHolding
-		default:
-			ps[i].State = StateWaiting
-			if prevName != "" {
-				ps[i].Watches, ps[i].WatchKind = joinPath(dir, prevName), WatchData
-			}
-		}
+		prev, g = g, end
 	}
 	return number(ps)
 }
@@ -510,7 +525,7 @@ func decodeGoZK(dir string, children []Child) []Participant {
 // watches the one before it.
 func decodeZooKeeperLock(dir string, children []Child) []Participant {
 	type contender struct {
-		c      Child
+		c      *Child
 		seqStr string
 		javaN  int64 // Java's sequence (after the last '-')
 		prefix string
@@ -531,15 +546,14 @@ func decodeZooKeeperLock(dir string, children []Child) []Participant {
 		cs = append(cs, contender{c: c, seqStr: n.seqStr, javaN: javaN, prefix: c.Name[:i],
 			c16: n.marker == "x-" && len(sid) == 16 && isHex(sid)})
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		a, b := cs[i], cs[j]
+	slices.SortStableFunc(cs, func(a, b contender) int {
 		if a.c16 && b.c16 {
-			return a.c.Name[strings.LastIndexByte(a.c.Name, '-')+1:] < b.c.Name[strings.LastIndexByte(b.c.Name, '-')+1:]
+			return strings.Compare(a.c.Name[strings.LastIndexByte(a.c.Name, '-')+1:], b.c.Name[strings.LastIndexByte(b.c.Name, '-')+1:])
 		}
 		if a.javaN != b.javaN {
-			return a.javaN < b.javaN
+			return cmp.Compare(a.javaN, b.javaN)
 		}
-		return a.prefix < b.prefix
+		return strings.Compare(a.prefix, b.prefix)
 	})
 	ps := make([]Participant, len(cs))
 	for i, me := range cs {
@@ -549,7 +563,7 @@ func decodeZooKeeperLock(dir string, children []Child) []Participant {
 			continue
 		}
 		ps[i].State = StateWaiting
-		ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[i-1].c.Name), WatchExists
+		ps[i].Watches, ps[i].WatchKind = ps[i-1].Node, WatchExists
 	}
 	return number(ps)
 }
@@ -560,7 +574,7 @@ func decodeZooKeeperLock(dir string, children []Child) []Participant {
 // otherwise watches the next lowest node of either kind.
 func decodeDocsRW(dir string, children []Child) []Participant {
 	type contender struct {
-		c     Child
+		c     *Child
 		n     nodeName
 		seq   int64
 		write bool
@@ -574,27 +588,26 @@ func decodeDocsRW(dir string, children []Child) []Participant {
 		s, _ := ParseSeq(n.seqStr)
 		cs = append(cs, contender{c, n, s, n.marker == "write-"})
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].seq < cs[j].seq })
+	slices.SortStableFunc(cs, func(a, b contender) int { return cmp.Compare(a.seq, b.seq) })
 	ps := make([]Participant, len(cs))
+	lastWriter := -1
 	for i, me := range cs {
 		mode := ModeRead
 		if me.write {
 			mode = ModeWrite
 		}
 		ps[i] = participant(dir, me.c, mode, me.n.seqStr)
-		pred := -1
-		for j := i - 1; j >= 0; j-- {
-			if me.write || cs[j].write {
-				pred = j
-				break
-			}
+		pred := lastWriter // a reader's: the nearest lower writer
+		if me.write {
+			pred = i - 1 // a writer's: the node just below
+			lastWriter = i
 		}
 		if pred < 0 {
 			ps[i].State = StateHolding
 			continue
 		}
 		ps[i].State = StateWaiting
-		ps[i].Watches, ps[i].WatchKind = joinPath(dir, cs[pred].c.Name), WatchExists
+		ps[i].Watches, ps[i].WatchKind = ps[pred].Node, WatchExists
 	}
 	return number(ps)
 }
@@ -614,7 +627,7 @@ func decodeUnknown(dir string, children []Child) []Participant {
 		p.State = StateWaiting
 		ps = append(ps, p)
 	}
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Seq < ps[j].Seq })
+	slices.SortStableFunc(ps, func(a, b Participant) int { return cmp.Compare(a.Seq, b.Seq) })
 	if len(ps) > 0 {
 		ps[0].State = StateHolding
 	}
@@ -625,27 +638,46 @@ func decodeUnknown(dir string, children []Child) []Participant {
 // without asking the servers: ties, strays, overflow.
 func structuralProblems(d Dir, q Queue) []Problem {
 	var out []Problem
-	seen := make(map[int64]int, len(q.Participants)) // sequence -> index
+	// Ties: each node against the one before it in queue order with the
+	// same sequence, found by sorting (sequence, index) pairs, which the
+	// queue order usually already is.
+	type seqAt struct {
+		seq int64
+		i   int
+	}
+	seqs := make([]seqAt, 0, len(q.Participants))
 	overflowed := false
-	for i, p := range q.Participants {
+	for i := range q.Participants {
+		p := &q.Participants[i]
 		if !p.HasSeq || p.Mode == ModeStray || p.Mode == ModeLease && q.Kind == KindKazooSemaphore {
 			continue
 		}
 		if p.Seq < 0 {
 			overflowed = true
 		}
-		if j, dup := seen[p.Seq]; dup {
-			o := &q.Participants[j]
-			if !(q.Kind == KindCuratorRW && o.Session == p.Session && o.Mode != p.Mode) && path.Dir(o.Node) == path.Dir(p.Node) {
-				out = append(out, Problem{Kind: "sequence-tie", Node: p.Node,
-					Detail: fmt.Sprintf("same sequence %d as %s: the libraries break the tie by name or server order", p.Seq, o.Name)})
-			}
+		seqs = append(seqs, seqAt{p.Seq, i})
+	}
+	bySeq := func(a, b seqAt) int { return cmp.Compare(a.seq, b.seq) }
+	if !slices.IsSortedFunc(seqs, bySeq) {
+		slices.SortStableFunc(seqs, bySeq)
+	}
+	var ties [][2]int // (index, index of the earlier node)
+	for k := 1; k < len(seqs); k++ {
+		if seqs[k].seq == seqs[k-1].seq {
+			ties = append(ties, [2]int{seqs[k].i, seqs[k-1].i})
 		}
-		seen[p.Seq] = i
+	}
+	slices.SortFunc(ties, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	for _, t := range ties {
+		p, o := &q.Participants[t[0]], &q.Participants[t[1]]
+		if !(q.Kind == KindCuratorRW && o.Session == p.Session && o.Mode != p.Mode) && path.Dir(o.Node) == path.Dir(p.Node) {
+			out = append(out, Problem{Kind: "sequence-tie", Node: p.Node,
+				Detail: fmt.Sprintf("same sequence %d as %s: the libraries break the tie by name or server order", p.Seq, o.Name)})
+		}
 	}
 	lastReal := -1
-	for i, p := range q.Participants {
-		if p.Mode != ModeStray {
+	for i := range q.Participants {
+		if q.Participants[i].Mode != ModeStray {
 			lastReal = i
 		}
 	}

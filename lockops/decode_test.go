@@ -251,6 +251,13 @@ func TestDecodeGoZK(t *testing.T) {
 	if !strings.Contains(problemKinds(q), "no-predecessor") {
 		t.Errorf("problems %q", problemKinds(q))
 	}
+
+	// Equal sequences (two parents' counters, a hand-made node): each of a
+	// tie watches the nearest lower sequence, a later one the first of the
+	// tie in name order.
+	t1, t2, d := "_c_"+hexD+"-lock-0000000001", "_c_"+hexB+"-lock-0000000001", "_c_"+hexD+"-lock-0000000002"
+	q = Decode(dir("/g", kid(d, 4), kid(t1, 2), kid(a, 1), kid(t2, 3)), DecodeOptions{})
+	checkQueue(t, q, KindGoZK, hold(a), wait(t2, a, WatchData), wait(t1, a, WatchData), wait(d, t2, WatchData))
 }
 
 func TestDecodeZooKeeperRecipes(t *testing.T) {

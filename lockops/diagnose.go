@@ -3,7 +3,7 @@ package lockops
 import (
 	"context"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/zkscope/zkscope/zkview"
@@ -85,19 +85,25 @@ func Diagnose(queues []Queue, o DiagnoseOptions) {
 		o.Herd = 3
 	}
 	for qi := range queues {
-		q := &queues[qi]
-		q.Problems = append(q.Problems, diagnose(*q, o)...)
+		diagnose(&queues[qi], o)
 	}
 }
 
-func diagnose(q Queue, o DiagnoseOptions) []Problem {
-	var out []Problem
+// diagnose appends q's problems to q.Problems.
+func diagnose(q *Queue, o DiagnoseOptions) {
+	out := q.Problems
+	defer func() { q.Problems = out }()
 	add := func(kind, node, format string, args ...any) {
 		out = append(out, Problem{Kind: kind, Node: node, Detail: fmt.Sprintf(format, args...)})
 	}
-	// Indices, not copies: a queue can hold 10,000 participants.
-	bySession := map[int64][]int{}
-	watchers := map[string]int{}
+	// Indices and sorted lists, not copies or maps of everything: a queue
+	// can hold 10,000 participants, each usually of its own session.
+	rw := q.Kind == KindCuratorRW || q.Kind == KindKazooRW || q.Kind == KindZooKeeperDocsRW
+	owners := make([]int64, 0, len(q.Participants)) // session of each ephemeral node
+	var targets []string                            // each data/exists watch (not in read/write locks)
+	if !rw {
+		targets = make([]string, 0, len(q.Participants))
+	}
 	for i := range q.Participants {
 		p := &q.Participants[i]
 		if p.Mode == ModeStray {
@@ -106,7 +112,7 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 		if !p.Ephemeral {
 			add("persistent-lock-node", p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
 		} else {
-			bySession[p.Session] = append(bySession[p.Session], i)
+			owners = append(owners, p.Session)
 		}
 		if p.WatchObserved != nil && !*p.WatchObserved {
 			add("watch-missing", p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
@@ -114,18 +120,32 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 		if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
 			add("held-too-long", p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
 		}
-		if p.Watches != "" && p.WatchKind != WatchChildren {
-			watchers[p.Watches]++
+		if !rw && p.Watches != "" && p.WatchKind != WatchChildren {
+			targets = append(targets, p.Watches)
 		}
 	}
 
-	sessions := make([]int64, 0, len(bySession))
-	for s, idx := range bySession {
-		if len(idx) > 1 {
-			sessions = append(sessions, s)
+	// The sessions that own several nodes, with their nodes in queue order.
+	slices.Sort(owners)
+	bySession := map[int64][]int{}
+	for i := 1; i < len(owners); i++ {
+		if owners[i] == owners[i-1] {
+			bySession[owners[i]] = nil
 		}
 	}
-	sort.Slice(sessions, func(i, j int) bool { return sessions[i] < sessions[j] })
+	if len(bySession) > 0 {
+		for i := range q.Participants {
+			p := &q.Participants[i]
+			if idx, ok := bySession[p.Session]; ok && p.Mode != ModeStray && p.Ephemeral {
+				bySession[p.Session] = append(idx, i)
+			}
+		}
+	}
+	sessions := make([]int64, 0, len(bySession))
+	for s := range bySession {
+		sessions = append(sessions, s)
+	}
+	slices.Sort(sessions)
 	for _, s := range sessions {
 		var reads, writes, leases, others []int
 		for _, i := range bySession[s] {
@@ -151,23 +171,24 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 				}
 			}
 		}
+		// One sentence per session, shared by its nodes' problems.
+		each := func(kind string, idx []int, detail string) {
+			out = slices.Grow(out, len(idx)-1)
+			for _, i := range idx[1:] {
+				out = append(out, Problem{Kind: kind, Node: q.Participants[i].Node, Detail: detail})
+			}
+		}
 		switch {
 		case len(others) > 1:
-			for _, i := range others[1:] {
-				add("orphan", q.Participants[i].Node, "session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others))
-			}
+			each("orphan", others, fmt.Sprintf("session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others)))
 		case len(leases) > 1:
-			for _, i := range leases[1:] {
-				add("lease-orphan", q.Participants[i].Node, "session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases))
-			}
+			each("lease-orphan", leases, fmt.Sprintf("session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases)))
 		case len(writes) > 1 || len(reads) > 1 && len(writes) == 0:
 			extra := writes
 			if len(writes) <= 1 {
 				extra = reads
 			}
-			for _, i := range extra[1:] {
-				add("orphan", q.Participants[i].Node, "session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), q.Participants[i].Mode)
-			}
+			each("orphan", extra, fmt.Sprintf("session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), q.Participants[extra[0]].Mode))
 		}
 	}
 
@@ -187,11 +208,14 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 		// A waiter the servers see watching a node BEHIND it, which in turn
 		// waits on the waiter: kazoo < 2.9 readers after the writer they
 		// waited on let go (python-zk/kazoo#649).
-		pos := map[string]int{}
+		var pos map[string]int
 		for _, p := range q.Participants {
-			pos[p.Node] = p.Position
-		}
-		for _, p := range q.Participants {
+			if len(p.ObservedWatches) > 0 && pos == nil {
+				pos = make(map[string]int, len(q.Participants))
+				for _, o := range q.Participants {
+					pos[o.Node] = o.Position
+				}
+			}
 			for _, w := range p.ObservedWatches {
 				if j, ok := pos[w]; ok && j > p.Position && q.Participants[j].Watches == p.Node {
 					add("deadlock", p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), q.Participants[j].Name)
@@ -200,26 +224,38 @@ func diagnose(q Queue, o DiagnoseOptions) []Problem {
 		}
 	}
 
-	if q.Kind != KindCuratorRW && q.Kind != KindKazooRW && q.Kind != KindZooKeeperDocsRW {
+	if !rw {
+		// Herds: o.Herd or more waiters on one node, as the recipe
+		// predicts or as the servers list.
+		herds := map[string]int{}
+		slices.Sort(targets)
+		for i := 0; i < len(targets); {
+			j := i + 1
+			for j < len(targets) && targets[j] == targets[i] {
+				j++
+			}
+			if j-i >= o.Herd {
+				herds[targets[i]] = j - i
+			}
+			i = j
+		}
 		if o.Ensemble != nil {
-			for _, p := range q.Participants {
-				if n := len(o.Ensemble.Watchers(p.Node)); n > watchers[p.Node] && n >= o.Herd {
-					watchers[p.Node] = n
+			for i := range q.Participants {
+				node := q.Participants[i].Node
+				if n := len(o.Ensemble.Watchers(node)); n > herds[node] && n >= o.Herd {
+					herds[node] = n
 				}
 			}
 		}
-		targets := make([]string, 0, len(watchers))
-		for t := range watchers {
-			targets = append(targets, t)
+		nodes := make([]string, 0, len(herds))
+		for t := range herds {
+			nodes = append(nodes, t)
 		}
-		sort.Strings(targets)
-		for _, t := range targets {
-			if n := watchers[t]; n >= o.Herd {
-				add("herd", t, "%d sessions watch this one node: when it goes, all wake at once", n)
-			}
+		slices.Sort(nodes)
+		for _, t := range nodes {
+			add("herd", t, "%d sessions watch this one node: when it goes, all wake at once", herds[t])
 		}
 	}
-	return out
 }
 
 // CountProblems counts the problems `zkscope doctor` reports (not the

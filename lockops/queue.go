@@ -48,11 +48,22 @@ const (
 )
 
 // Child is one znode of a lock directory as read: its name (relative to the
-// directory), stat and data. A decoder needs nothing else.
+// directory), stat and data. A decoder needs nothing else. Path, when set,
+// is the node's absolute path (the directory's path joined with Name),
+// kept so that a decoder need not build it again.
 type Child struct {
 	Name string
+	Path string
 	Stat zk.Stat
 	Data []byte
+}
+
+// path is c's absolute path in dir.
+func (c *Child) path(dir string) string {
+	if c.Path != "" {
+		return c.Path
+	}
+	return joinPath(dir, c.Name)
 }
 
 // Dir is everything a decoder reads about one lock: the directory's own
@@ -70,20 +81,23 @@ type Dir struct {
 
 // Participant is one node of a lock queue as the recipe's client library
 // sees it.
+//
+// (The small fields are grouped so that a 10,000-node queue takes less
+// memory.)
 type Participant struct {
 	Node      string // absolute znode path
 	Name      string // last path element
 	Seq       int64  // parsed sequence number; meaningful when HasSeq
+	Version   int32
 	HasSeq    bool
+	Ephemeral bool
 	Mode      Mode // exclusive, read, write, or ModeLease / ModeLatch
 	State     State
 	Position  int // 0-based place in the recipe's order
 	Session   int64
-	Ephemeral bool
+	Czxid     int64
 	Data      []byte
 	Ctime     time.Time
-	Version   int32
-	Czxid     int64
 
 	// Watches is the node (or, for a children watch, the parent) this
 	// waiter waits on; "" for holders.

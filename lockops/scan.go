@@ -225,7 +225,7 @@ func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
 		if n.Err != nil {
 			continue // deleted meanwhile (or unreadable): not in the queue now
 		}
-		d.Children = append(d.Children, Child{Name: n.Name(), Stat: n.Stat, Data: n.Data})
+		d.Children = append(d.Children, Child{Name: n.Name(), Path: n.Path, Stat: n.Stat, Data: n.Data})
 	}
 	return d, nil
 }
@@ -234,22 +234,32 @@ func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
 // p's stat from the same listing): one round of multi-reads, no second
 // listing. p's own data is not read (only semaphores need it).
 func readChildren(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat) (Dir, error) {
+	// Read straight into the children (a 10,000-contender lock is read
+	// into one slice, not copied through intermediate ones).
+	kids := make([]Child, len(names))
 	paths := make([]string, len(names))
 	for i, n := range names {
 		paths[i] = zkview.Join(p, n)
 	}
-	nodes, err := c.GetMany(ctx, paths)
+	gone := make([]bool, len(names))
+	err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
+		if err != nil {
+			gone[i] = true // deleted meanwhile (or unreadable): not in the queue now
+			return
+		}
+		gone[i] = false
+		kids[i] = Child{Name: names[i], Path: paths[i], Stat: *st, Data: data}
+	})
 	if err != nil {
 		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
 	}
-	d := Dir{Path: p, Stat: st, Children: make([]Child, 0, len(nodes))}
-	for _, n := range nodes {
-		if n.Err != nil {
-			continue // deleted meanwhile (or unreadable): not in the queue now
+	kept := kids[:0]
+	for i := range kids {
+		if !gone[i] {
+			kept = append(kept, kids[i])
 		}
-		d.Children = append(d.Children, Child{Name: n.Name(), Stat: n.Stat, Data: n.Data})
 	}
-	return d, nil
+	return Dir{Path: p, Stat: st, Children: kept}, nil
 }
 
 // forEach runs f(0..n-1) with up to scanParallel at once and returns the

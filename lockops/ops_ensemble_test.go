@@ -2,10 +2,6 @@ package lockops
 
 import (
 	"context"
-	"encoding/binary"
-	"fmt"
-	"io"
-	"net"
 	"reflect"
 	"strings"
 	"testing"
@@ -223,64 +219,10 @@ func closeSessionAs(t *testing.T, addrs []string, conn *zk.Conn) {
 }
 
 func tryCloseSession(addr string, conn *zk.Conn) error {
-	sid := conn.SessionID()
 	passwd := append([]byte(nil), reflect.ValueOf(conn).Elem().FieldByName("passwd").Bytes()...)
-	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	s, err := zktest.DialSession(addr, conn.SessionID(), passwd, 10*time.Second)
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
-	nc.SetDeadline(time.Now().Add(30 * time.Second))
-	// ConnectRequest: protocolVersion, lastZxidSeen, timeOut, sessionId, passwd, readOnly.
-	var req []byte
-	req = binary.BigEndian.AppendUint32(req, 0)
-	req = binary.BigEndian.AppendUint64(req, 0)
-	req = binary.BigEndian.AppendUint32(req, 10000)
-	req = binary.BigEndian.AppendUint64(req, uint64(sid))
-	req = binary.BigEndian.AppendUint32(req, uint32(len(passwd)))
-	req = append(req, passwd...)
-	req = append(req, 0)
-	if err := writeFrame(nc, req); err != nil {
-		return err
-	}
-	resp, err := readFrame(nc)
-	if err != nil {
-		return err
-	}
-	if len(resp) < 16 || int64(binary.BigEndian.Uint64(resp[8:16])) != sid {
-		return fmt.Errorf("re-attach to session 0x%x refused: %x", uint64(sid), resp)
-	}
-	// closeSession: xid, type -11.
-	var cl []byte
-	cl = binary.BigEndian.AppendUint32(cl, 1)
-	cl = binary.BigEndian.AppendUint32(cl, uint32(0xfffffff5))
-	if err := writeFrame(nc, cl); err != nil {
-		return err
-	}
-	reply, err := readFrame(nc)
-	if err != nil {
-		return err
-	}
-	if len(reply) < 16 || binary.BigEndian.Uint32(reply[12:16]) != 0 {
-		return fmt.Errorf("closeSession reply %x", reply)
-	}
-	return nil
-}
-
-func writeFrame(w io.Writer, b []byte) error {
-	frame := binary.BigEndian.AppendUint32(nil, uint32(len(b)))
-	_, err := w.Write(append(frame, b...))
-	return err
-}
-
-func readFrame(r io.Reader) ([]byte, error) {
-	var n [4]byte
-	if _, err := io.ReadFull(r, n[:]); err != nil {
-		return nil, fmt.Errorf("read frame: %w", err)
-	}
-	b := make([]byte, binary.BigEndian.Uint32(n[:]))
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, fmt.Errorf("read frame: %w", err)
-	}
-	return b, nil
+	return s.CloseSession()
 }

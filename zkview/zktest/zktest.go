@@ -371,7 +371,7 @@ func (s *Server) Start() error {
 	cmd := exec.Command("java", args...)
 	cmd.Dir = s.Dir
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = serverProcAttr()
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return fmt.Errorf("start java: %w", err)

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -522,5 +523,34 @@ func TestMultiReadSessionPingedAndClosed(t *testing.T) {
 	})
 	if !s.closedOK.Load() {
 		t.Error("the server did not answer closeSession (the session was left to expire)")
+	}
+}
+
+// ListChildren (through the bulk-read session) lists what Children lists,
+// with the same stat, and fails like it on a missing node.
+func TestListChildrenMatchesChildren(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, Config{Servers: cl.Addrs(), BulkSoon: true})
+	zktest.FillChildren(t, c.Conn(), root, 500, func(i int) string { return fmt.Sprintf("n%03d-", i) },
+		func(i int) []byte { return nil }, zk.FlagSequence)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got, gst, err := c.ListChildren(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wst, err := c.Children(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || gst != wst {
+		t.Errorf("ListChildren: %d names, stat %+v; Children: %d names, stat %+v", len(got), gst, len(want), wst)
+	}
+	_, _, err = c.ListChildren(ctx, root+"/missing")
+	if !errors.Is(err, zk.ErrNoNode) || !strings.Contains(err.Error(), "list children of "+root+"/missing") {
+		t.Errorf("missing node: %v", err)
 	}
 }

@@ -55,6 +55,10 @@ type Config struct {
 	Contexts []string
 	// ConfigFile is the config file that was read ("" when none).
 	ConfigFile string
+
+	// BulkSoon says the client is about to read many nodes (zkscope
+	// locks): the bulk-read session opens while the main one does.
+	BulkSoon bool
 }
 
 // TLSConfig configures TLS to a secure client port.
@@ -215,9 +219,12 @@ func (c *Client) Children(p string) ([]string, zk.Stat, error) {
 // Explain adds what to do next to the server errors a user can act on,
 // keeping the original error for [errors.Is] (zk.ErrNoAuth, zk.ErrNoNode, ...).
 func Explain(err error) error {
+	var done explained
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &done):
+		return err // explained once already
 	case errors.Is(err, zk.ErrNoAuth):
 		return explained{err, "the node's ACL does not allow these credentials (give digest credentials with --auth-file, ZKSCOPE_AUTH or the context's auth_file)"}
 	case errors.Is(err, zk.ErrNoNode):

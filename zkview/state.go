@@ -275,6 +275,11 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 	if err := c.open(); err != nil {
 		return nil, err
 	}
+	if cfg.BulkSoon && len(cfg.Servers) == 1 {
+		// One server: the bulk-read session cannot land on another
+		// member than the main one, so it opens alongside.
+		c.PrepareBulk()
+	}
 	if err := c.waitSession(ctx); err != nil {
 		c.Close()
 		if errors.Is(err, context.DeadlineExceeded) {

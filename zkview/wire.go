@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unsafe"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -18,6 +19,7 @@ import (
 // Op codes (ZooDefs.OpCode) zkview sends itself.
 const (
 	opGetData      int32 = 4
+	opGetChildren2 int32 = 12
 	opPing         int32 = 11
 	opMultiRead    int32 = 22
 	opAuth         int32 = 100
@@ -180,6 +182,42 @@ func (r *juteReader) stat() zk.Stat {
 		EphemeralOwner: r.int64(), DataLength: r.int32(), NumChildren: r.int32(),
 		Pzxid: r.int64(),
 	}
+}
+
+// childrenRequest is a framed getChildren2 request (no watch).
+func childrenRequest(xid int32, path string) []byte {
+	w := requestHeader(xid, opGetChildren2)
+	w.string(path)
+	w.bool(false)
+	return frame(w.b)
+}
+
+// decodeChildrenResponse decodes a GetChildren2Response body: the names
+// (a vector of strings) and the parent's stat. The names are slices of
+// body, which the caller hands over: it must never change afterwards.
+func decodeChildrenResponse(body []byte) ([]string, zk.Stat, error) {
+	r := &juteReader{b: body}
+	n := r.int32()
+	if r.err == nil && (n < -1 || int(n) > len(body)/4) {
+		return nil, zk.Stat{}, fmt.Errorf("%d children in a reply of %d bytes (malformed packet)", n, len(body))
+	}
+	names := make([]string, 0, max(n, 0))
+	for i := int32(0); i < n && r.err == nil; i++ {
+		l := r.int32()
+		if l < 0 {
+			return nil, zk.Stat{}, fmt.Errorf("negative name length %d (malformed packet)", l)
+		}
+		if b := r.take(int(l)); len(b) > 0 {
+			names = append(names, unsafe.String(&b[0], len(b)))
+		} else if r.err == nil {
+			names = append(names, "")
+		}
+	}
+	st := r.stat()
+	if r.err != nil {
+		return nil, zk.Stat{}, fmt.Errorf("decode children reply: %w", r.err)
+	}
+	return names, st, nil
 }
 
 // frame prefixes a packet body with its length.

@@ -99,10 +99,16 @@ With no subcommand it opens the terminal UI.`,
 // connect resolves the connection settings and opens a client, bounded by
 // the session timeout so an unreachable ensemble fails fast with one line.
 func connect(ctx context.Context) (*zkview.Client, error) {
+	return connectWith(ctx, func(*zkview.Config) {})
+}
+
+// connectWith is connect with the resolved configuration adjusted first.
+func connectWith(ctx context.Context, adjust func(*zkview.Config)) (*zkview.Client, error) {
 	cfg, err := zkview.ResolveConfig(conn, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
+	adjust(&cfg)
 	ctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
 	defer cancel()
 	return zkview.Connect(ctx, cfg)

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -81,7 +82,7 @@ queues change until Ctrl-C.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			c, err := connect(ctx)
+			c, err := connectWith(ctx, func(cfg *zkview.Config) { cfg.BulkSoon = true })
 			if err != nil {
 				return err
 			}
@@ -89,11 +90,13 @@ queues change until Ctrl-C.`,
 			out := cmd.OutOrStdout()
 			render := func(queues []lockops.Queue) error {
 				if asJSON {
+					widenPipe(out)
 					return lockops.WriteJSON(out, c.Servers(), queues)
 				}
 				return lockops.WriteTable(out, queues, time.Now())
 			}
 			if !watchIt {
+				oneShot()
 				queues, err := scanLocks(ctx, c, p, f)
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
@@ -112,6 +115,18 @@ queues change until Ctrl-C.`,
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: redraw at least this often (held/waiting times tick)")
 	return cmd
 }
+
+// oneShot tunes the garbage collector for a command that reads, prints
+// and exits: almost everything it allocates lives until it prints, so
+// collecting only costs time (and, on a 2-core machine next to a server,
+// the server's core). The collector runs only if the heap nears
+// oneShotHeapLimit. Long-running modes (--watch, the TUI) keep the default.
+func oneShot() {
+	debug.SetMemoryLimit(oneShotHeapLimit)
+	debug.SetGCPercent(-1)
+}
+
+const oneShotHeapLimit = 512 << 20
 
 // watchLocks redraws on every change of a lock directory's children (one
 // children watch per lock found) and at least every interval.
@@ -223,12 +238,13 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 				p = args[0]
 			}
 			ctx := cmd.Context()
-			c, err := connect(ctx)
+			c, err := connectWith(ctx, func(cfg *zkview.Config) { cfg.BulkSoon = true })
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}
 			}
 			defer c.Close()
+			oneShot()
 			queues, err := scanLocks(ctx, c, p, f)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				if errors.Is(err, zk.ErrNoNode) {

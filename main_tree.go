@@ -45,7 +45,7 @@ so they cannot be marked.)`,
 			defer c.Close()
 			top, err := c.Get(root)
 			if err != nil {
-				return fmt.Errorf("read %s: %w", root, err)
+				return err // "read PATH: ..."
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintln(w, treeLine(top, root, 0, stats))
@@ -116,7 +116,7 @@ dump (--hex forces a dump), and with --stat the full stat in zkCli's layout.`,
 			defer c.Close()
 			n, err := c.Get(args[0])
 			if err != nil {
-				return fmt.Errorf("read %s: %w", args[0], err)
+				return err // "read PATH: ..."
 			}
 			w := cmd.OutOrStdout()
 			if asHex || !utf8.Valid(n.Data) {

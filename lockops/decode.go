@@ -18,6 +18,22 @@ type DecodeOptions struct {
 	// ZooKeeper); 0 infers it from the nodes (Curator) or reads the
 	// semaphore node's data (kazoo).
 	MaxLeases int
+
+	// buf, when set, holds zeroed participants for the queue (made while
+	// the children were being read); the first decoder to need as many
+	// takes them.
+	buf *[]Participant
+}
+
+// participants returns n zeroed participants, taken from buf when it holds
+// enough.
+func participants(n int, buf *[]Participant) []Participant {
+	if buf != nil && cap(*buf) >= n {
+		ps := (*buf)[:n]
+		*buf = nil
+		return ps
+	}
+	return make([]Participant, n)
 }
 
 // ModeLock marks a node of a semaphore's internal lock (Curator
@@ -68,25 +84,25 @@ func decodeAs(d Dir, k Kind, o DecodeOptions) Queue {
 	q := Queue{Path: d.Path, Kind: k}
 	switch k {
 	case KindCuratorMutex:
-		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1)
+		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1, o.buf)
 	case KindCuratorLeaderLatch:
-		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1)
+		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1, o.buf)
 	case KindCuratorRW:
-		q.Participants = decodeCuratorRW(d.Path, d.Children)
+		q.Participants = decodeCuratorRW(d.Path, d.Children, o.buf)
 	case KindCuratorSemaphoreV2:
 		q = decodeCuratorSemaphore(d, o.MaxLeases)
 	case KindKazooLock:
-		q.Participants = decodeKazooLock(d.Path, d.Children, false)
+		q.Participants = decodeKazooLock(d.Path, d.Children, false, o.buf)
 	case KindKazooRW:
-		q.Participants = decodeKazooLock(d.Path, d.Children, true)
+		q.Participants = decodeKazooLock(d.Path, d.Children, true, o.buf)
 	case KindKazooSemaphore:
 		q = decodeKazooSemaphore(d, o.MaxLeases)
 	case KindGoZK:
-		q.Participants = decodeGoZK(d.Path, d.Children)
+		q.Participants = decodeGoZK(d.Path, d.Children, o.buf)
 	case KindZooKeeperLock:
-		q.Participants = decodeZooKeeperLock(d.Path, d.Children)
+		q.Participants = decodeZooKeeperLock(d.Path, d.Children, o.buf)
 	case KindZooKeeperDocsRW:
-		q.Participants = decodeDocsRW(d.Path, d.Children)
+		q.Participants = decodeDocsRW(d.Path, d.Children, o.buf)
 	default:
 		q.Kind = KindUnknown
 		q.Participants = decodeUnknown(d.Path, d.Children)
@@ -104,12 +120,12 @@ func participant(dir string, c *Child, mode Mode, seqStr string) Participant {
 		Node:      c.path(dir),
 		Name:      c.Name,
 		Mode:      mode,
-		Session:   c.Stat.EphemeralOwner,
-		Ephemeral: c.Stat.EphemeralOwner != 0,
+		Session:   c.Owner,
+		Ephemeral: c.Owner != 0,
 		Data:      c.Data,
-		Ctime:     time.UnixMilli(c.Stat.Ctime).UTC(),
-		Version:   c.Stat.Version,
-		Czxid:     c.Stat.Czxid,
+		Ctime:     time.UnixMilli(c.Ctime).UTC(),
+		Version:   c.Version,
+		Czxid:     c.Czxid,
 	}
 	p.Seq, p.HasSeq = ParseSeq(seqStr)
 	return p
@@ -131,19 +147,16 @@ func number(ps []Participant) []Participant {
 }
 
 // byName returns the children sorted by name (pointers into children,
-// which is left as it is): the libraries sort the server's (arbitrary)
-// order stably, so equal keys keep an order we make deterministic here.
-// Names are unique in a directory, and a listing read in name order needs
-// no sorting at all.
+// which is left as it is). The libraries sort the server's (arbitrary)
+// order stably, so where their keys tie we break the tie by name, which is
+// unique in a directory: sorting by (key, name) gives the order every
+// client computes, whatever order the server listed.
 func byName(children []Child) []*Child {
 	out := make([]*Child, len(children))
 	for i := range children {
 		out[i] = &children[i]
 	}
-	cmp := func(a, b *Child) int { return strings.Compare(a.Name, b.Name) }
-	if !slices.IsSortedFunc(out, cmp) {
-		slices.SortStableFunc(out, cmp)
-	}
+	slices.SortFunc(out, func(a, b *Child) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 
@@ -197,9 +210,9 @@ func curatorKey(name string, markers ...string) string {
 // the v1 semaphore. Every child is sorted by the text after the last
 // lockName (string order, stable), strays included; index < maxLeases
 // holds; the others getData-watch sorted[i-maxLeases].
-func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int) []Participant {
+func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int, buf *[]Participant) []Participant {
 	kids := sortByKey(children, func(c *Child) string { return curatorKey(c.Name, lockName) }, nil)
-	ps := make([]Participant, len(kids))
+	ps := participants(len(kids), buf)
 	for i, c := range kids {
 		m := mode
 		if !strings.Contains(c.Name, lockName) {
@@ -225,15 +238,15 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 // by the session of the holding writer is a downgrade and holds (≤5.4: a
 // later sequential node; 5.5+: a non-sequential node with the writer's
 // sequence, which we order after the writer).
-func decodeCuratorRW(dir string, children []Child) []Participant {
+func decodeCuratorRW(dir string, children []Child, buf *[]Participant) []Participant {
 	key := func(c *Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
 	isWriter := func(c *Child) bool { return strings.Contains(c.Name, curatorWrite) }
 	kids := sortByKey(children, key, isWriter)
 	var holdingWriter int64 = 0
-	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Stat.EphemeralOwner != 0 {
-		holdingWriter = kids[0].Stat.EphemeralOwner
+	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Owner != 0 {
+		holdingWriter = kids[0].Owner
 	}
-	ps := make([]Participant, len(kids))
+	ps := participants(len(kids), buf)
 	firstWriter := -1
 	for i, c := range kids {
 		switch {
@@ -253,7 +266,7 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 			switch {
 			case firstWriter < 0:
 				ps[i].State = StateHolding
-			case holdingWriter != 0 && c.Stat.EphemeralOwner == holdingWriter:
+			case holdingWriter != 0 && c.Owner == holdingWriter:
 				ps[i].State = StateHolding // downgrade
 			default:
 				ps[i].State = StateWaiting
@@ -281,12 +294,12 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 		semPath = path.Dir(d.Path)
 	}
 	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
-	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children))
+	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children), nil)
 	var locks []Participant
 	locksPath := joinPath(semPath, "locks")
 	if d.Aux != nil {
 		locksPath = d.Aux.Path
-		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1)
+		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1, nil)
 	}
 	var head int64
 	if len(locks) > 0 {
@@ -357,7 +370,7 @@ func kazooSeq(name string, markers ...string) (string, bool) {
 // STRING (a reader is blocked by __lock__ nodes, a writer by both), watched
 // with get(). A node whose overflowed sequence ("-000000001") the pattern
 // misses is invisible to the others but still judges by its own sequence.
-func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
+func decodeKazooLock(dir string, children []Child, rw bool, buf *[]Participant) []Participant {
 	type contender struct {
 		c       *Child
 		seq     string
@@ -365,7 +378,8 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 		visible bool
 	}
 	cs := make([]contender, 0, len(children))
-	for _, c := range byName(children) {
+	for i := range children {
+		c := &children[i]
 		n := parseName(c.Name)
 		if n.lib != libKazoo {
 			continue
@@ -377,8 +391,10 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 		_, visible := kazooSeq(c.Name, n.marker)
 		cs = append(cs, contender{c: c, seq: n.seqStr, read: read, visible: visible})
 	}
-	slices.SortStableFunc(cs, func(a, b contender) int { return strings.Compare(a.seq, b.seq) })
-	ps := make([]Participant, len(cs))
+	slices.SortFunc(cs, func(a, b contender) int {
+		return cmp.Or(strings.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
+	})
+	ps := participants(len(cs), buf)
 	// One pass in sequence order: the nearest lower visible node of any
 	// kind (a writer's blocker) and the nearest lower visible writer (a
 	// reader's). Equal sequences are not "lower": a group of equal ones is
@@ -448,7 +464,7 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 	}
 	var queue []Participant
 	if d.Aux != nil {
-		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false)
+		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false, nil)
 		for i := range queue {
 			queue[i].Mode = ModeLock
 			if queue[i].State == StateHolding && (maxLeases == 0 || len(holding) >= maxLeases) {
@@ -478,19 +494,21 @@ func goZKSeq(name string) (int, bool) {
 // decodeGoZK: go-zookeeper's zk.Lock. The lowest sequence holds; a waiter
 // GetW-watches the greatest smaller sequence above -1 (a negative
 // predecessor is never chosen). Any child it cannot parse makes Lock fail.
-func decodeGoZK(dir string, children []Child) []Participant {
+func decodeGoZK(dir string, children []Child, buf *[]Participant) []Participant {
 	type contender struct {
 		c   *Child
 		seq int
 	}
 	var cs []contender
-	for _, c := range byName(children) {
-		if s, ok := goZKSeq(c.Name); ok {
-			cs = append(cs, contender{c, s})
+	for i := range children {
+		if s, ok := goZKSeq(children[i].Name); ok {
+			cs = append(cs, contender{&children[i], s})
 		}
 	}
-	slices.SortStableFunc(cs, func(a, b contender) int { return cmp.Compare(a.seq, b.seq) })
-	ps := make([]Participant, len(cs))
+	slices.SortFunc(cs, func(a, b contender) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
+	})
+	ps := participants(len(cs), buf)
 	// In sequence order: the lowest sequence holds; a waiter's predecessor
 	// is the first node of the nearest lower sequence, when that is not
 	// negative (Lock's search starts above -1).
@@ -523,7 +541,7 @@ func decodeGoZK(dir string, children []Child) []Participant {
 // the LAST '-', then the prefix; C (x-<hex16>-SEQ): strcmp of that text;
 // the docs' <guid>-lock-SEQ: by sequence. The first holds, each other
 // watches the one before it.
-func decodeZooKeeperLock(dir string, children []Child) []Participant {
+func decodeZooKeeperLock(dir string, children []Child, buf *[]Participant) []Participant {
 	type contender struct {
 		c      *Child
 		seqStr string
@@ -532,7 +550,8 @@ func decodeZooKeeperLock(dir string, children []Child) []Participant {
 		c16    bool // the C recipe's hex session
 	}
 	var cs []contender
-	for _, c := range byName(children) {
+	for i := range children {
+		c := &children[i]
 		n := parseName(c.Name)
 		if n.lib != libZooKeeper {
 			continue
@@ -546,16 +565,14 @@ func decodeZooKeeperLock(dir string, children []Child) []Participant {
 		cs = append(cs, contender{c: c, seqStr: n.seqStr, javaN: javaN, prefix: c.Name[:i],
 			c16: n.marker == "x-" && len(sid) == 16 && isHex(sid)})
 	}
-	slices.SortStableFunc(cs, func(a, b contender) int {
+	slices.SortFunc(cs, func(a, b contender) int {
+		byName := strings.Compare(a.c.Name, b.c.Name)
 		if a.c16 && b.c16 {
-			return strings.Compare(a.c.Name[strings.LastIndexByte(a.c.Name, '-')+1:], b.c.Name[strings.LastIndexByte(b.c.Name, '-')+1:])
+			return cmp.Or(strings.Compare(a.c.Name[strings.LastIndexByte(a.c.Name, '-')+1:], b.c.Name[strings.LastIndexByte(b.c.Name, '-')+1:]), byName)
 		}
-		if a.javaN != b.javaN {
-			return cmp.Compare(a.javaN, b.javaN)
-		}
-		return strings.Compare(a.prefix, b.prefix)
+		return cmp.Or(cmp.Compare(a.javaN, b.javaN), strings.Compare(a.prefix, b.prefix), byName)
 	})
-	ps := make([]Participant, len(cs))
+	ps := participants(len(cs), buf)
 	for i, me := range cs {
 		ps[i] = participant(dir, me.c, ModeExclusive, me.seqStr)
 		if i == 0 {
@@ -572,7 +589,7 @@ func decodeZooKeeperLock(dir string, children []Child) []Participant {
 // sequence: a reader holds when no write- node is lower and otherwise
 // watches (exists) the nearest lower write-; a writer holds when lowest and
 // otherwise watches the next lowest node of either kind.
-func decodeDocsRW(dir string, children []Child) []Participant {
+func decodeDocsRW(dir string, children []Child, buf *[]Participant) []Participant {
 	type contender struct {
 		c     *Child
 		n     nodeName
@@ -580,7 +597,8 @@ func decodeDocsRW(dir string, children []Child) []Participant {
 		write bool
 	}
 	var cs []contender
-	for _, c := range byName(children) {
+	for i := range children {
+		c := &children[i]
 		n := parseName(c.Name)
 		if n.lib != libDocsRW {
 			continue
@@ -588,8 +606,10 @@ func decodeDocsRW(dir string, children []Child) []Participant {
 		s, _ := ParseSeq(n.seqStr)
 		cs = append(cs, contender{c, n, s, n.marker == "write-"})
 	}
-	slices.SortStableFunc(cs, func(a, b contender) int { return cmp.Compare(a.seq, b.seq) })
-	ps := make([]Participant, len(cs))
+	slices.SortFunc(cs, func(a, b contender) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
+	})
+	ps := participants(len(cs), buf)
 	lastWriter := -1
 	for i, me := range cs {
 		mode := ModeRead
@@ -616,7 +636,8 @@ func decodeDocsRW(dir string, children []Child) []Participant {
 // first, without claiming anything about watches.
 func decodeUnknown(dir string, children []Child) []Participant {
 	var ps []Participant
-	for _, c := range byName(children) {
+	for i := range children {
+		c := &children[i]
 		if len(c.Name) < 10 {
 			continue
 		}
@@ -627,7 +648,9 @@ func decodeUnknown(dir string, children []Child) []Participant {
 		p.State = StateWaiting
 		ps = append(ps, p)
 	}
-	slices.SortStableFunc(ps, func(a, b Participant) int { return cmp.Compare(a.Seq, b.Seq) })
+	slices.SortFunc(ps, func(a, b Participant) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), strings.Compare(a.Name, b.Name))
+	})
 	if len(ps) > 0 {
 		ps[0].State = StateHolding
 	}
@@ -657,9 +680,9 @@ func structuralProblems(d Dir, q Queue) []Problem {
 		}
 		seqs = append(seqs, seqAt{p.Seq, i})
 	}
-	bySeq := func(a, b seqAt) int { return cmp.Compare(a.seq, b.seq) }
+	bySeq := func(a, b seqAt) int { return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.i, b.i)) }
 	if !slices.IsSortedFunc(seqs, bySeq) {
-		slices.SortStableFunc(seqs, bySeq)
+		slices.SortFunc(seqs, bySeq)
 	}
 	var ties [][2]int // (index, index of the earlier node)
 	for k := 1; k < len(seqs); k++ {

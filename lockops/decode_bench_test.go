@@ -3,8 +3,6 @@ package lockops
 import (
 	"fmt"
 	"testing"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // BenchmarkDecode10k decodes a 10,000-contender lock (no I/O): Curator
@@ -14,7 +12,7 @@ func BenchmarkDecode10k(b *testing.B) {
 	mk := func(name func(i int) string) Dir {
 		d := Dir{Path: "/bench"}
 		for i := n - 1; i >= 0; i-- {
-			d.Children = append(d.Children, Child{Name: name(i), Stat: zk.Stat{EphemeralOwner: int64(i + 1)}})
+			d.Children = append(d.Children, Child{Name: name(i), Owner: int64(i + 1)})
 		}
 		return d
 	}

@@ -33,15 +33,17 @@ func FuzzDecode(f *testing.F) {
 	f.Add(cur(uuidA, "__WRIT__", "0000000003")+"\n"+cur(uuidB, "__READ__", "0000000003")+"\n"+cur(uuidC, "lease-", "0000000001"), []byte{7, 7, 9}, int32(9))
 	f.Fuzz(func(t *testing.T, names string, owners []byte, cversion int32) {
 		var kids []Child
+		seen := map[string]bool{} // a directory's names are unique
 		for i, n := range strings.Split(names, "\n") {
-			if n == "" || strings.Contains(n, "/") {
+			if n == "" || strings.Contains(n, "/") || seen[n] {
 				continue
 			}
+			seen[n] = true
 			var owner int64
 			if len(owners) > 0 {
 				owner = int64(owners[i%len(owners)])
 			}
-			kids = append(kids, Child{Name: n, Stat: zk.Stat{EphemeralOwner: owner}})
+			kids = append(kids, Child{Name: n, Owner: owner})
 		}
 		d := Dir{Path: "/f", Stat: zk.Stat{Cversion: cversion}, Children: kids}
 		aux := Dir{Path: "/f-__lock__", Children: kids}

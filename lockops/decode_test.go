@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/go-zookeeper/zk"
 )
 
 // Names as the libraries make them. The UUIDs are chosen so that sorting by
@@ -25,7 +23,7 @@ func cur(uuid, marker, seq string) string { return "_c_" + uuid + "-" + marker +
 
 // kid is a child owned by session (0: persistent).
 func kid(name string, session int64) Child {
-	return Child{Name: name, Stat: zk.Stat{EphemeralOwner: session, Ctime: 1_700_000_000_000}}
+	return Child{Name: name, Owner: session, Ctime: 1_700_000_000_000}
 }
 
 func dir(p string, kids ...Child) Dir { return Dir{Path: p, Children: kids} }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
@@ -81,7 +80,7 @@ type EvictPreview struct {
 // operator to type to confirm.
 func (p *EvictPreview) SequenceSuffix() string {
 	name := path.Base(p.Node)
-	if m := seqSuffixRE.FindStringSubmatch(name); m != nil {
+	if m := seqSuffixRE().FindStringSubmatch(name); m != nil {
 		return m[1]
 	}
 	return name
@@ -89,7 +88,7 @@ func (p *EvictPreview) SequenceSuffix() string {
 
 // seqSuffixRE finds a server sequence suffix: "%010d" of an int32, so ten
 // characters ("0000000042", "-000000001") or "-2147483648".
-var seqSuffixRE = regexp.MustCompile(`(-2147483648|-\d{9}|\d{10})$`)
+var seqSuffixRE = lazyRegexp(`(-2147483648|-\d{9}|\d{10})$`)
 
 // PreviewEvict reads node and its siblings and says whose node it is and
 // what happens when it is deleted.
@@ -200,7 +199,7 @@ func sortedNames(names []string) []string {
 	out := append([]string(nil), names...)
 	// Order by sequence suffix for a stable, readable list.
 	key := func(s string) string {
-		if m := seqSuffixRE.FindStringSubmatch(s); m != nil {
+		if m := seqSuffixRE().FindStringSubmatch(s); m != nil {
 			return m[1]
 		}
 		return s

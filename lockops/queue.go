@@ -48,14 +48,24 @@ const (
 )
 
 // Child is one znode of a lock directory as read: its name (relative to the
-// directory), stat and data. A decoder needs nothing else. Path, when set,
-// is the node's absolute path (the directory's path joined with Name),
-// kept so that a decoder need not build it again.
+// directory), data, and the stat fields a decoder uses. Path, when set, is
+// the node's absolute path (the directory's path joined with Name), kept
+// so that a decoder need not build it again. A 10,000-contender lock is
+// read into 10,000 of these, so they hold no more than that.
 type Child struct {
-	Name string
-	Path string
-	Stat zk.Stat
-	Data []byte
+	Name    string
+	Path    string
+	Data    []byte
+	Owner   int64 // the stat's ephemeralOwner: the session, 0 for a persistent node
+	Ctime   int64 // creation time, ms since the epoch
+	Czxid   int64
+	Version int32
+}
+
+// ChildOf is the Child for a node read as name (at path, "" to let the
+// decoder join it) with stat st and data.
+func ChildOf(name, path string, st *zk.Stat, data []byte) Child {
+	return Child{Name: name, Path: path, Data: data, Owner: st.EphemeralOwner, Ctime: st.Ctime, Czxid: st.Czxid, Version: st.Version}
 }
 
 // path is c's absolute path in dir.

@@ -260,7 +260,7 @@ func reportParticipant(p Participant) ReportParticipant {
 // participant per line). It streams: a 10,000-contender lock is megabytes,
 // and is never held as one encoded buffer.
 func WriteJSON(w io.Writer, servers []string, queues []Queue) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
+	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	if servers == nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -44,9 +45,9 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Que
 		o.MaxNodes = 100000
 	}
 	s := &scanner{c: c, o: o}
-	names, st, err := c.Children(p)
+	names, st, err := c.ListChildren(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", p, zkview.Explain(err))
+		return nil, err // "list children of p: ..."
 	}
 	// p itself may be a kazoo semaphore (its queue is a sibling).
 	if p != "/" && !IsLockDir(names) {
@@ -122,9 +123,22 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 		}
 		return nil, ignoreGone(err)
 	case IsLockDir(l.names):
+		// A big queue's participants are made while its children are
+		// read: the first touch of megabytes of fresh memory costs, and
+		// here it costs nothing but time the read spends waiting.
+		var ready chan []Participant
+		if len(l.names) >= prepareMin {
+			ready = make(chan []Participant, 1)
+			go func(n int) { ready <- touched(make([]Participant, n)) }(len(l.names))
+		}
 		d, err := readChildren(ctx, s.c, l.path, l.names, l.stat)
 		if err == nil {
-			s.add(Decode(d, DecodeOptions{MaxLeases: s.o.MaxLeases}))
+			o := DecodeOptions{MaxLeases: s.o.MaxLeases}
+			if ready != nil {
+				ps := <-ready
+				o.buf = &ps
+			}
+			s.add(Decode(d, o))
 		}
 		return nil, ignoreGone(err)
 	}
@@ -225,7 +239,7 @@ func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
 		if n.Err != nil {
 			continue // deleted meanwhile (or unreadable): not in the queue now
 		}
-		d.Children = append(d.Children, Child{Name: n.Name(), Path: n.Path, Stat: n.Stat, Data: n.Data})
+		d.Children = append(d.Children, ChildOf(n.Name(), n.Path, &n.Stat, n.Data))
 	}
 	return d, nil
 }
@@ -237,29 +251,72 @@ func readChildren(ctx context.Context, c *zkview.Client, p string, names []strin
 	// Read straight into the children (a 10,000-contender lock is read
 	// into one slice, not copied through intermediate ones).
 	kids := make([]Child, len(names))
-	paths := make([]string, len(names))
-	for i, n := range names {
-		paths[i] = zkview.Join(p, n)
-	}
+	paths := joinAll(p, names)
 	gone := make([]bool, len(names))
+	var anyGone atomic.Bool
 	err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
 		if err != nil {
 			gone[i] = true // deleted meanwhile (or unreadable): not in the queue now
+			anyGone.Store(true)
 			return
 		}
 		gone[i] = false
-		kids[i] = Child{Name: names[i], Path: paths[i], Stat: *st, Data: data}
+		kids[i] = ChildOf(paths[i][len(paths[i])-len(names[i]):], paths[i], st, data)
 	})
 	if err != nil {
 		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
 	}
-	kept := kids[:0]
-	for i := range kids {
-		if !gone[i] {
-			kept = append(kept, kids[i])
+	if anyGone.Load() {
+		kept := kids[:0]
+		for i := range kids {
+			if !gone[i] {
+				kept = append(kept, kids[i])
+			}
 		}
+		kids = kept
 	}
-	return Dir{Path: p, Stat: st, Children: kept}, nil
+	return Dir{Path: p, Stat: st, Children: kids}, nil
+}
+
+// prepareMin is the size of queue whose participants are made ahead.
+const prepareMin = 1000
+
+// touched writes (zero) into every page of ps, so that the pages are
+// mapped now rather than when the decoder fills them.
+func touched(ps []Participant) []Participant {
+	const perPage = 4096 / 256 // a Participant is under 256 bytes
+	for i := 0; i < len(ps); i += perPage {
+		ps[i].Position = 0
+	}
+	return ps
+}
+
+// joinAll joins dir with each name, the paths sharing one allocation
+// (10,000 contenders' paths are one string, not 10,000).
+func joinAll(dir string, names []string) []string {
+	prefix := dir + "/"
+	if dir == "/" {
+		prefix = "/"
+	}
+	size := 0
+	for _, n := range names {
+		size += len(prefix) + len(n)
+	}
+	var all strings.Builder
+	all.Grow(size)
+	for _, n := range names {
+		all.WriteString(prefix)
+		all.WriteString(n)
+	}
+	s := all.String()
+	paths := make([]string, len(names))
+	at := 0
+	for i, n := range names {
+		end := at + len(prefix) + len(n)
+		paths[i] = s[at:end]
+		at = end
+	}
+	return paths
 }
 
 // forEach runs f(0..n-1) with up to scanParallel at once and returns the

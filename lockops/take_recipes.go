@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Recipe names the lock library whose znode format Take writes.
@@ -71,14 +72,20 @@ func ParseMode(s string) (Mode, error) {
 
 const seqPattern = `(\d{10}|-\d{9,10})`
 
+// The patterns are compiled on first use: most commands never need them,
+// and every start would pay for them.
 var (
-	curatorNameRE = regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(lock-|__READ__|__WRIT__)` + seqPattern + `$`)
-	goZKNameRE    = regexp.MustCompile(`^_c_[0-9a-f]{32}-lock-` + seqPattern + `$`)
-	kazooNameRE   = regexp.MustCompile(`^[0-9a-f]{32}(__lock__|__rlock__)` + seqPattern + `$`)
+	curatorNameRE = lazyRegexp(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-(lock-|__READ__|__WRIT__)` + seqPattern + `$`)
+	goZKNameRE    = lazyRegexp(`^_c_[0-9a-f]{32}-lock-` + seqPattern + `$`)
+	kazooNameRE   = lazyRegexp(`^[0-9a-f]{32}(__lock__|__rlock__)` + seqPattern + `$`)
 	// kazooContenderRE is kazoo's own contender pattern (re.search, so it is
 	// not anchored at the start).
-	kazooContenderRE = regexp.MustCompile(`(__lock__|__rlock__)(-?\d{10})$`)
+	kazooContenderRE = lazyRegexp(`(__lock__|__rlock__)(-?\d{10})$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // takeRecipe is a resolved recipe and mode: how to name our node and whom
 // to wait for.
@@ -221,7 +228,7 @@ func (r takeRecipe) kazooSlot(children []string, own string) queueSlot {
 	type contender struct{ name, kind, seq string }
 	var all []contender
 	for _, n := range children {
-		if m := kazooContenderRE.FindStringSubmatch(n); m != nil {
+		if m := kazooContenderRE().FindStringSubmatch(n); m != nil {
 			all = append(all, contender{n, m[1], m[2]})
 		}
 	}
@@ -297,14 +304,14 @@ func detectRecipe(children []string) (recipe Recipe, rw bool, ok bool, err error
 	counts := map[Recipe]int{}
 	for _, n := range children {
 		switch {
-		case curatorNameRE.MatchString(n):
+		case curatorNameRE().MatchString(n):
 			counts[RecipeCurator]++
 			if strings.Contains(n, "__READ__") || strings.Contains(n, "__WRIT__") {
 				rw = true
 			}
-		case goZKNameRE.MatchString(n):
+		case goZKNameRE().MatchString(n):
 			counts[RecipeGoZK]++
-		case kazooNameRE.MatchString(n):
+		case kazooNameRE().MatchString(n):
 			counts[RecipeKazoo]++
 			if strings.Contains(n, "__rlock__") {
 				rw = true
@@ -376,7 +383,7 @@ func resolveRecipe(want Recipe, mode Mode, children []string) (takeRecipe, error
 
 func hasCuratorMutexNode(children []string) bool {
 	for _, n := range children {
-		if m := curatorNameRE.FindStringSubmatch(n); m != nil && m[1] == "lock-" {
+		if m := curatorNameRE().FindStringSubmatch(n); m != nil && m[1] == "lock-" {
 			return true
 		}
 	}

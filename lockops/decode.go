@@ -52,17 +52,24 @@ const overflowRisk = 1 << 20
 // its recipe computes: the order, who holds, and what each waiter watches
 // with which call. It is a pure function of d.
 func Decode(d Dir, o DecodeOptions) Queue {
+	var c census
+	if d.Aux == nil {
+		c = takeCensus(d.Children)
+	}
 	k := o.Kind
 	if k == "" {
-		k = Detect(d)
+		if d.Aux == nil {
+			k = c.kindOf(c.dominant())
+		} else {
+			k = Detect(d)
+		}
 	}
 	q := decodeAs(d, k, o)
 	if d.Aux == nil {
-		counts := libraryCounts(d.Children)
 		own := libraryOfKind(k)
 		var others []library
 		for _, l := range []library{libCurator, libKazoo, libGoZK, libZooKeeper, libDocsRW} {
-			if l != own && counts[l] > 0 {
+			if l != own && c.count[l] > 0 {
 				others = append(others, l)
 			}
 		}
@@ -70,7 +77,7 @@ func Decode(d Dir, o DecodeOptions) Queue {
 			names := []string{own.String()}
 			for _, l := range others {
 				names = append(names, l.String())
-				q.Others = append(q.Others, decodeAs(d, kindOf(l, d.Children), o))
+				q.Others = append(q.Others, decodeAs(d, c.kindOf(l), o))
 			}
 			q.Problems = append(q.Problems, Problem{Kind: "mixed-libraries",
 				Detail: fmt.Sprintf("nodes of %s in one directory: each library orders them its own way (see the other views)", strings.Join(names, " and "))})
@@ -163,34 +170,20 @@ func byName(children []Child) []*Child {
 // sortByKey sorts children by key (string order), ties by first(c) true
 // first and then by name, computing each key once.
 func sortByKey(children []Child, key func(*Child) string, first func(*Child) bool) []*Child {
-	type keyed struct {
-		key   string
-		first bool
-		c     *Child
+	keys := make([]string, len(children))
+	var rank []uint8
+	if first != nil {
+		rank = make([]uint8, len(children))
 	}
-	ks := make([]keyed, len(children))
 	for i := range children {
-		c := &children[i]
-		ks[i] = keyed{key: key(c), c: c}
-		if first != nil {
-			ks[i].first = first(c)
+		keys[i] = key(&children[i])
+		if first != nil && !first(&children[i]) {
+			rank[i] = 1
 		}
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		if a.key != b.key {
-			return strings.Compare(a.key, b.key)
-		}
-		if a.first != b.first {
-			if a.first {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.c.Name, b.c.Name)
-	})
-	out := make([]*Child, len(ks))
-	for i, k := range ks {
-		out[i] = k.c
+	out := make([]*Child, len(children))
+	for j, i := range keyOrder(keys, rank, func(i int) string { return children[i].Name }) {
+		out[j] = &children[i]
 	}
 	return out
 }
@@ -391,9 +384,15 @@ func decodeKazooLock(dir string, children []Child, rw bool, buf *[]Participant) 
 		_, visible := kazooSeq(c.Name, n.marker)
 		cs = append(cs, contender{c: c, seq: n.seqStr, read: read, visible: visible})
 	}
-	slices.SortFunc(cs, func(a, b contender) int {
-		return cmp.Or(strings.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
-	})
+	keys := make([]string, len(cs))
+	for i := range cs {
+		keys[i] = cs[i].seq
+	}
+	sorted := make([]contender, len(cs))
+	for j, i := range keyOrder(keys, nil, func(i int) string { return cs[i].c.Name }) {
+		sorted[j] = cs[i]
+	}
+	cs = sorted
 	ps := participants(len(cs), buf)
 	// One pass in sequence order: the nearest lower visible node of any
 	// kind (a writer's blocker) and the nearest lower visible writer (a
@@ -751,17 +750,17 @@ func structuralProblems(d Dir, q Queue) []Problem {
 // as the writer it waits on lets go.
 func kazooDeadlockRisk(q Queue) []Problem {
 	var out []Problem
-	for i, p := range q.Participants {
-		if p.Mode != ModeRead || p.State != StateWaiting {
-			continue
+	nextWriter := -1 // the first writer after the participant at hand
+	for i := len(q.Participants) - 1; i >= 0; i-- {
+		p := &q.Participants[i]
+		if p.Mode == ModeRead && p.State == StateWaiting && nextWriter >= 0 {
+			out = append(out, Problem{Kind: "kazoo-rw-deadlock-risk", Node: p.Node,
+				Detail: fmt.Sprintf("kazoo before 2.9 (python-zk/kazoo#649): when %s lets go this reader waits on the later writer %s, which waits for it: deadlock; upgrade kazoo", path.Base(p.Watches), q.Participants[nextWriter].Name)})
 		}
-		for _, later := range q.Participants[i+1:] {
-			if later.Mode == ModeWrite {
-				out = append(out, Problem{Kind: "kazoo-rw-deadlock-risk", Node: p.Node,
-					Detail: fmt.Sprintf("kazoo before 2.9 (python-zk/kazoo#649): when %s lets go this reader waits on the later writer %s, which waits for it: deadlock; upgrade kazoo", path.Base(p.Watches), later.Name)})
-				break
-			}
+		if p.Mode == ModeWrite {
+			nextWriter = i
 		}
 	}
+	slices.Reverse(out) // in queue order
 	return out
 }

@@ -6,13 +6,16 @@ import (
 )
 
 // BenchmarkDecode10k decodes a 10,000-contender lock (no I/O): Curator
-// mutex, Curator read/write and kazoo read/write.
+// mutex, Curator read/write, kazoo Lock and kazoo read/write.
 func BenchmarkDecode10k(b *testing.B) {
 	const n = 10000
 	mk := func(name func(i int) string) Dir {
+		// In a server's order (a hash's: no order), with paths, as a scan
+		// reads them.
 		d := Dir{Path: "/bench"}
-		for i := n - 1; i >= 0; i-- {
-			d.Children = append(d.Children, Child{Name: name(i), Owner: int64(i + 1)})
+		for k := 0; k < n; k++ {
+			i := k * 7919 % n
+			d.Children = append(d.Children, Child{Name: name(i), Path: "/bench/" + name(i), Owner: int64(i + 1)})
 		}
 		return d
 	}
@@ -26,6 +29,7 @@ func BenchmarkDecode10k(b *testing.B) {
 			}
 			return fmt.Sprintf("_c_%s-%s%010d", uuid(i), m, i)
 		}),
+		"kazoo": mk(func(i int) string { return fmt.Sprintf("%032x__lock__%010d", i, i) }),
 		"kazoo-rw": mk(func(i int) string {
 			m := "__rlock__"
 			if i%10 == 0 {

@@ -1,8 +1,10 @@
 package lockops
 
 import (
+	"cmp"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,4 +100,44 @@ func checkWellFormed(t *testing.T, q Queue) {
 	for _, o := range q.Others {
 		checkWellFormed(t, o)
 	}
+}
+
+// FuzzKeyOrder: keyOrder sorts exactly as comparing the strings does,
+// whether its keys take the numeric path or not. Keys are the input's
+// lines; names are made unique; ranks come from the bytes.
+func FuzzKeyOrder(f *testing.F) {
+	f.Add("0000000002\n0000000001\n0000000001\n0000000010", []byte{1, 0})
+	f.Add("0000000002\n-000000001\n0000000001", []byte{})
+	f.Add("12\n9\n10\n0099", []byte{0, 1, 1})
+	f.Add("18446744073709551615\n18446744073709551614", []byte{})
+	f.Add("9999999999999999999\n0000000000000000000\n", []byte{1})
+	f.Fuzz(func(t *testing.T, lines string, ranks []byte) {
+		keys := strings.Split(lines, "\n")
+		names := make([]string, len(keys))
+		var rank []uint8
+		if len(ranks) > 0 {
+			rank = make([]uint8, len(keys))
+		}
+		for i := range keys {
+			names[i] = fmt.Sprintf("n%05d", (i*7919)%len(keys)+i*len(keys))
+			if rank != nil {
+				rank[i] = ranks[i%len(ranks)] % 3
+			}
+		}
+		got := keyOrder(keys, rank, func(i int) string { return names[i] })
+		want := make([]int32, len(keys))
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortFunc(want, func(a, b int32) int {
+			c := strings.Compare(keys[a], keys[b])
+			if c == 0 && rank != nil {
+				c = cmp.Compare(rank[a], rank[b])
+			}
+			return cmp.Or(c, strings.Compare(names[a], names[b]))
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("keyOrder(%q) = %v, string order %v", keys, got, want)
+		}
+	})
 }

@@ -100,53 +100,70 @@ func Detect(d Dir) Kind {
 		}
 		return KindKazooSemaphore
 	}
-	counts := libraryCounts(d.Children)
-	return kindOf(dominant(counts), d.Children)
+	c := takeCensus(d.Children)
+	return c.kindOf(c.dominant())
 }
 
-func libraryCounts(children []Child) map[library]int {
-	counts := map[library]int{}
-	for _, c := range children {
-		counts[parseName(c.Name).lib]++
+// census is what a directory's names say, from one pass over them: how
+// many nodes each library has there, and which of its lock names occur.
+type census struct {
+	count [libDocsRW + 1]int
+	seen  []libMarker // distinct, in order of first occurrence
+}
+
+type libMarker struct {
+	lib    library
+	marker string
+}
+
+func takeCensus(children []Child) census {
+	var c census
+	for i := range children {
+		n := parseName(children[i].Name)
+		c.count[n.lib]++
+		if n.lib != libNone && !c.has(n.lib, n.marker) {
+			c.seen = append(c.seen, libMarker{n.lib, n.marker})
+		}
 	}
-	return counts
+	return c
+}
+
+func (c *census) has(lib library, marker string) bool {
+	for _, s := range c.seen {
+		if s.lib == lib && s.marker == marker {
+			return true
+		}
+	}
+	return false
 }
 
 // dominant is the library with most nodes (ties: Curator, kazoo, go-zk,
 // ZooKeeper, docs), libNone when there is no lock node at all.
-func dominant(counts map[library]int) library {
+func (c *census) dominant() library {
 	best, n := libNone, 0
 	for _, l := range []library{libCurator, libKazoo, libGoZK, libZooKeeper, libDocsRW} {
-		if counts[l] > n {
-			best, n = l, counts[l]
+		if c.count[l] > n {
+			best, n = l, c.count[l]
 		}
 	}
 	return best
 }
 
-// kindOf is the recipe a library's nodes in children make.
-func kindOf(l library, children []Child) Kind {
-	has := func(lib library, marker string) bool {
-		for _, c := range children {
-			if n := parseName(c.Name); n.lib == lib && n.marker == marker {
-				return true
-			}
-		}
-		return false
-	}
+// kindOf is the recipe a library's nodes make.
+func (c *census) kindOf(l library) Kind {
 	switch l {
 	case libCurator:
 		switch {
-		case has(libCurator, curatorRead) || has(libCurator, curatorWrite):
+		case c.has(libCurator, curatorRead) || c.has(libCurator, curatorWrite):
 			return KindCuratorRW
-		case has(libCurator, curatorLatch):
+		case c.has(libCurator, curatorLatch):
 			return KindCuratorLeaderLatch
-		case has(libCurator, curatorLease) && !has(libCurator, curatorLock):
+		case c.has(libCurator, curatorLease) && !c.has(libCurator, curatorLock):
 			return KindCuratorSemaphoreV2
 		}
 		return KindCuratorMutex
 	case libKazoo:
-		if has(libKazoo, kazooRLock) {
+		if c.has(libKazoo, kazooRLock) {
 			return KindKazooRW
 		}
 		return KindKazooLock

@@ -1,7 +1,9 @@
 package lockops
 
 import (
-	"strconv"
+	"cmp"
+	"math"
+	"slices"
 	"strings"
 )
 
@@ -10,14 +12,22 @@ import (
 // cversion overflowed a minus sign and nine or ten digits
 // ("-000000001", "-2147483648"). ok is false for anything else.
 func ParseSeq(s string) (seq int64, ok bool) {
+	digits := s
 	switch {
 	case len(s) == 10 && allDigits(s):
 	case (len(s) == 10 || len(s) == 11) && s[0] == '-' && allDigits(s[1:]):
+		digits = s[1:]
 	default:
 		return 0, false
 	}
-	v, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
+	var v int64
+	for i := 0; i < len(digits); i++ {
+		v = v*10 + int64(digits[i]-'0')
+	}
+	if len(digits) < len(s) {
+		v = -v
+	}
+	if v > math.MaxInt32 || v < math.MinInt32 {
 		return 0, false
 	}
 	// Only what %010d writes: no "-000000000", no "-0999999999".
@@ -82,4 +92,90 @@ func isUUID36(s string) bool {
 		}
 	}
 	return true
+}
+
+// keyOrder returns the indexes of keys in the order the libraries sort
+// their nodes: by key as a string, then by rank (lower first; nil ranks
+// all equal), then by name, which is unique in a directory. When every key
+// is a run of the same number of decimal digits, as sequence suffixes are,
+// string order is numeric order and the sort compares integers: 10,000
+// contenders sort several times faster than by comparing strings.
+func keyOrder(keys []string, rank []uint8, name func(i int) string) []int32 {
+	type entry struct {
+		num uint64
+		i   int32
+	}
+	es := make([]entry, len(keys))
+	numeric := len(keys) > 0 && len(keys[0]) > 0 && len(keys[0]) <= 19
+	for i, k := range keys {
+		es[i].i = int32(i)
+		if !numeric {
+			continue
+		}
+		if len(k) != len(keys[0]) {
+			numeric = false
+			continue
+		}
+		var v uint64
+		for j := 0; j < len(k); j++ {
+			d := k[j] - '0'
+			if d > 9 {
+				numeric = false
+				break
+			}
+			v = v*10 + uint64(d)
+		}
+		es[i].num = v
+	}
+	tie := func(a, b int32) int {
+		if rank != nil && rank[a] != rank[b] {
+			return cmp.Compare(rank[a], rank[b])
+		}
+		return strings.Compare(name(int(a)), name(int(b)))
+	}
+	order := make([]int32, len(es))
+	if !numeric {
+		slices.SortFunc(es, func(a, b entry) int {
+			if c := strings.Compare(keys[a.i], keys[b.i]); c != 0 {
+				return c
+			}
+			return tie(a.i, b.i)
+		})
+		for j, e := range es {
+			order[j] = e.i
+		}
+		return order
+	}
+	// Numbers: sort them with their indexes packed in (a plain integer
+	// sort, no comparison function), then put each run of equal numbers
+	// in (rank, name) order.
+	const idxBits = 24
+	packed := make([]uint64, len(es))
+	fits := len(es) < 1<<idxBits
+	for i, e := range es {
+		fits = fits && e.num < 1<<(64-idxBits)
+		packed[i] = e.num<<idxBits | uint64(e.i)
+	}
+	if fits {
+		slices.Sort(packed)
+		for j, v := range packed {
+			order[j], es[j].num = int32(v&(1<<idxBits-1)), v>>idxBits
+		}
+	} else {
+		slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.num, b.num) })
+		for j, e := range es {
+			order[j] = e.i
+		}
+	}
+	for g := 0; g < len(es); {
+		end := g + 1
+		for end < len(es) && es[end].num == es[g].num {
+			end++
+		}
+		if end-g > 1 {
+			slices.SortFunc(order[g:end], tie)
+		}
+		g = end
+	}
+	return order
 }

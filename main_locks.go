@@ -38,10 +38,11 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 	fl.BoolVar(&f.noVerify, "no-verify", false, "do not ask the servers who is connected and watching (faster; client and watch_observed unknown)")
 }
 
-// scanLocks reads, verifies and diagnoses every lock at or below p.
-func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags) ([]lockops.Queue, error) {
+// scanLocks reads, verifies and diagnoses every lock at or below p;
+// beforeBigRead is passed on to lockops.Scan (nil: none).
+func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, beforeBigRead func(int)) ([]lockops.Queue, error) {
 	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
-	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth})
+	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, BeforeBigRead: beforeBigRead})
 	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 		return nil, err
 	}
@@ -82,6 +83,10 @@ queues change until Ctrl-C.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			var bigRead func(int)
+			if !watchIt {
+				bigRead = oneShot() // before connecting: see oneShot
+			}
 			c, err := connectWith(ctx, func(cfg *zkview.Config) { cfg.BulkSoon = true })
 			if err != nil {
 				return err
@@ -96,8 +101,7 @@ queues change until Ctrl-C.`,
 				return lockops.WriteTable(out, queues, time.Now())
 			}
 			if !watchIt {
-				oneShot()
-				queues, err := scanLocks(ctx, c, p, f)
+				queues, err := scanLocks(ctx, c, p, f, bigRead)
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
@@ -121,9 +125,13 @@ queues change until Ctrl-C.`,
 // collecting only costs time (and, on a 2-core machine next to a server,
 // the server's core). The collector runs only if the heap nears
 // oneShotHeapLimit. Long-running modes (--watch, the TUI) keep the default.
-func oneShot() {
+// Call it first thing: turning the collector off waits for a collection
+// under way, which connecting would have started. It returns the scan's
+// hook for big locks, which readies the heap for their read (readyHeap).
+func oneShot() func(children int) {
 	debug.SetMemoryLimit(oneShotHeapLimit)
 	debug.SetGCPercent(-1)
+	return readyHeap
 }
 
 const oneShotHeapLimit = 512 << 20
@@ -169,7 +177,7 @@ func watchLocks(ctx context.Context, c *zkview.Client, out io.Writer, p string, 
 		}()
 	}
 	for {
-		queues, err := scanLocks(ctx, c, p, f)
+		queues, err := scanLocks(ctx, c, p, f, nil)
 		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 			if ctx.Err() != nil {
 				return nil
@@ -238,14 +246,14 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 				p = args[0]
 			}
 			ctx := cmd.Context()
+			bigRead := oneShot()
 			c, err := connectWith(ctx, func(cfg *zkview.Config) { cfg.BulkSoon = true })
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}
 			}
 			defer c.Close()
-			oneShot()
-			queues, err := scanLocks(ctx, c, p, f)
+			queues, err := scanLocks(ctx, c, p, f, bigRead)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				if errors.Is(err, zk.ErrNoNode) {
 					err = fmt.Errorf("%s does not exist", p)

@@ -34,7 +34,10 @@ func zkscopeBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "zkscope")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/zkscope/zkscope").CombinedOutput()
+		// Built as the README installs it: static (CGO_ENABLED=0).
+		build := exec.Command("go", "build", "-o", binPath, "github.com/zkscope/zkscope")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err != nil {
 			binErr = errors.New(string(out))
 		}

@@ -25,6 +25,10 @@ type ScanOptions struct {
 	// MaxNodes stops the walk after listing this many znodes (0: 100,000);
 	// the queues found so far are returned with ErrScanTruncated.
 	MaxNodes int
+	// BeforeBigRead, when set, is called with the number of children of
+	// each big lock (a thousand or more) before anything is allocated for
+	// their read; a one-shot command readies its heap there.
+	BeforeBigRead func(children int)
 }
 
 // ErrScanTruncated is returned (with the locks found so far) when a scan
@@ -129,6 +133,9 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 		var ready chan []Participant
 		if len(l.names) >= prepareMin {
 			ready = make(chan []Participant, 1)
+			if s.o.BeforeBigRead != nil {
+				s.o.BeforeBigRead(len(l.names))
+			}
 			go func(n int) { ready <- touched(make([]Participant, n)) }(len(l.names))
 		}
 		d, err := readChildren(ctx, s.c, l.path, l.names, l.stat)

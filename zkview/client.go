@@ -169,8 +169,10 @@ func (c *Client) Server() string {
 // Servers lists the configured members.
 func (c *Client) Servers() []string { return append([]string(nil), c.cfg.Servers...) }
 
-// Close ends the session (its ephemeral nodes go away) and the connection,
-// and publishes [StateClosed]. It is safe to call more than once.
+// Close ends the session (its ephemeral nodes go away), the bulk-read
+// session if one is open, and their connections, and publishes
+// [StateClosed]. It returns once the servers confirmed both closes (or a
+// second passed). It is safe to call more than once.
 func (c *Client) Close() {
 	c.mu.Lock()
 	if c.closed {
@@ -181,7 +183,11 @@ func (c *Client) Close() {
 	close(c.quit)
 	c.publishLocked(ConnEvent{State: StateClosed, PrevSessionID: c.sid, Time: time.Now()})
 	c.mu.Unlock()
+	m, _ := multiReaders.Load(c)
 	c.Conn().Close()
+	if m != nil {
+		<-m.(*multiReader).done // its session closes alongside (a second at most)
+	}
 }
 
 // Node is one znode as read: its path (caller's view), data and stat. Err is

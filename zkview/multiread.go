@@ -71,6 +71,9 @@ type multiReader struct {
 	support  atomic.Int32
 	failures atomic.Int32 // probes that failed without an answer
 
+	// done is closed once the client closed and the sidecar with it.
+	done chan struct{}
+
 	mu      sync.Mutex
 	sess    *sideSession
 	lastUse time.Time
@@ -108,7 +111,7 @@ func (c *Client) multiRead() *multiReader {
 	if v, ok := multiReaders.Load(c); ok {
 		return v.(*multiReader)
 	}
-	m := &multiReader{c: c, lim: defaultMultiReadLimits}
+	m := &multiReader{c: c, lim: defaultMultiReadLimits, done: make(chan struct{})}
 	v, loaded := multiReaders.LoadOrStore(c, m)
 	if loaded {
 		return v.(*multiReader)
@@ -133,6 +136,7 @@ func (m *multiReader) run() {
 				s.close()
 			}
 			multiReaders.Delete(m.c)
+			close(m.done)
 			return
 		case <-t.C:
 			m.mu.Lock()

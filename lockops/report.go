@@ -91,7 +91,7 @@ func reportLock(q Queue) ReportLock {
 // appendParticipantJSON appends p as encoding/json (HTML left unescaped)
 // writes reportParticipant(p), newline included, without reflection or a
 // copy: a 10,000-contender report is mostly participants.
-func appendParticipantJSON(b []byte, p *Participant) []byte {
+func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 	b = append(b, `{"node":`...)
 	b = appendJSONString(b, p.Node)
 	b = append(b, `,"seq":`...)
@@ -121,7 +121,7 @@ func appendParticipantJSON(b []byte, p *Participant) []byte {
 		b = append(b, `","data_encoding":"base64"`...)
 	}
 	b = append(b, `,"ctime":"`...)
-	b = p.Ctime.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = times.append(b, p.Ctime)
 	b = append(b, `","watches":`...)
 	b = appendJSONStringOrNull(b, p.Watches)
 	b = append(b, `,"watch_kind":`...)
@@ -169,6 +169,55 @@ func appendJSONStringOrNull(b []byte, s string) []byte {
 	return appendJSONString(b, s)
 }
 
+// ctimes formats creation times as the JSON contract has them
+// (2006-01-02T15:04:05.000Z, UTC), keeping the text of the last second
+// formatted: a queue's nodes are mostly made within a few seconds, so most
+// times cost three digits instead of a whole layout.
+type ctimes struct {
+	sec    int64  // the second prefix is of
+	prefix []byte // "2006-01-02T15:04:05."
+}
+
+func (c *ctimes) append(b []byte, t time.Time) []byte {
+	ms := t.UnixMilli()
+	sec := ms / 1000
+	if ms%1000 < 0 {
+		sec-- // before 1970: the second below
+	}
+	if c.prefix == nil || sec != c.sec {
+		c.sec = sec
+		c.prefix = time.UnixMilli(sec*1000).UTC().AppendFormat(c.prefix[:0], "2006-01-02T15:04:05.")
+	}
+	milli := ms - sec*1000
+	b = append(b, c.prefix...)
+	return append(b, byte('0'+milli/100), byte('0'+milli/10%10), byte('0'+milli%10), 'Z')
+}
+
+// plainPrefix is the length of the longest prefix of s that JSON quotes as
+// it is (printable ASCII but '"' and '\\'), found eight bytes at a time.
+func plainPrefix(s string) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		control := (w - ones*0x20) &^ w & highs // a byte below 0x20
+		q := w ^ ones*'"'
+		bs := w ^ ones*'\\'
+		quote := (q - ones) &^ q & highs // a byte that is '"'
+		back := (bs - ones) &^ bs & highs
+		if control|quote|back|w&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+	}
+	return i
+}
+
 // appendJSONString appends s quoted as encoding/json does with HTML
 // escaping off: control characters, quote and backslash escaped, invalid
 // UTF-8 as U+FFFD, U+2028 and U+2029 escaped.
@@ -176,7 +225,7 @@ func appendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plainPrefix(s); i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++
@@ -295,11 +344,12 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 	}
 	bw.WriteString(`,"participants":[`)
 	var buf []byte
+	var times ctimes
 	for i := range q.Participants {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		buf = appendParticipantJSON(buf[:0], &q.Participants[i])
+		buf = appendParticipantJSON(buf[:0], &q.Participants[i], &times)
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}

@@ -32,8 +32,9 @@ func TestParticipantJSONMatchesEncodingJSON(t *testing.T) {
 			Data: []byte("tab\t nl\n cr\r bs\b ff\f nul\x00 esc\x1b del\x7f é 漢 \u2028"), Watches: "/l", WatchKind: WatchChildren, WatchObserved: &no},
 		{Node: "/l/bad\xffutf8", Data: []byte{}, Ctime: time.Unix(0, 0)},
 	}
+	var times ctimes // shared, as in a queue
 	for _, p := range ps {
-		got := appendParticipantJSON(nil, &p)
+		got := appendParticipantJSON(nil, &p, &times)
 		if want := referenceParticipantJSON(t, p); !bytes.Equal(got, want) {
 			t.Errorf("participant JSON\n got %s\nwant %s", got, want)
 		}
@@ -64,7 +65,7 @@ func FuzzParticipantJSON(f *testing.F) {
 		p := Participant{Node: node, Seq: seq, HasSeq: seq >= 0, Mode: ModeWrite, State: StateWaiting,
 			Session: session, Ephemeral: session != 0, Client: client, Data: data,
 			Ctime: time.UnixMilli(seq % (1 << 40)), Watches: strings.ToUpper(node), WatchKind: WatchExists}
-		got := appendParticipantJSON(nil, &p)
+		got := appendParticipantJSON(nil, &p, &ctimes{})
 		if want := referenceParticipantJSON(t, p); !bytes.Equal(got, want) {
 			t.Fatalf("participant JSON\n got %s\nwant %s", got, want)
 		}
@@ -90,4 +91,41 @@ func TestWriteJSONRoundTrip(t *testing.T) {
 	if !bytes.Equal(back, want) {
 		t.Errorf("report\n got %s\nwant %s", back, want)
 	}
+}
+
+// FuzzCtimes: times formatted one after the other through one cache read
+// as the layout writes each.
+func FuzzCtimes(f *testing.F) {
+	f.Add(int64(1_700_000_000_123), int64(1_700_000_000_999), int64(1_700_000_001_000))
+	f.Add(int64(-1), int64(-1000), int64(-1001))
+	f.Add(int64(-62135596800000), int64(0), int64(253402300799999))
+	f.Fuzz(func(t *testing.T, a, b, c int64) {
+		var times ctimes
+		for _, ms := range []int64{a, b, a, c} {
+			ms %= 1 << 50 // within the years time.Time formats
+			tm := time.UnixMilli(ms)
+			got := string(times.append(nil, tm))
+			if want := tm.UTC().Format("2006-01-02T15:04:05.000Z"); got != want {
+				t.Fatalf("ctime %d: got %s, want %s", ms, got, want)
+			}
+		}
+	})
+}
+
+// FuzzPlainPrefix: the word-at-a-time scan stops where the byte-at-a-time
+// one does.
+func FuzzPlainPrefix(f *testing.F) {
+	f.Add("/zkscope-bench/hold/00000000000000000000000000000001__lock__0000000001")
+	f.Add("abcdefg\"")
+	f.Add("abcdefgh\x1fijk")
+	f.Add("0123456789abcdef\x80")
+	f.Fuzz(func(t *testing.T, s string) {
+		want := 0
+		for want < len(s) && s[want] >= 0x20 && s[want] < 0x80 && s[want] != '"' && s[want] != '\\' {
+			want++
+		}
+		if got := plainPrefix(s); got != want {
+			t.Fatalf("plainPrefix(%q) = %d, want %d", s, got, want)
+		}
+	})
 }

@@ -228,16 +228,16 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 		// Herds: o.Herd or more waiters on one node, as the recipe
 		// predicts or as the servers list.
 		herds := map[string]int{}
-		slices.Sort(targets)
-		for i := 0; i < len(targets); {
-			j := i + 1
-			for j < len(targets) && targets[j] == targets[i] {
-				j++
+		if len(targets) >= o.Herd {
+			watchers := make(map[string]int, len(targets))
+			for _, t := range targets {
+				watchers[t]++
 			}
-			if j-i >= o.Herd {
-				herds[targets[i]] = j - i
+			for t, n := range watchers {
+				if n >= o.Herd {
+					herds[t] = n
+				}
 			}
-			i = j
 		}
 		if o.Ensemble != nil {
 			for i := range q.Participants {

@@ -111,6 +111,7 @@ func FuzzKeyOrder(f *testing.F) {
 	f.Add("12\n9\n10\n0099", []byte{0, 1, 1})
 	f.Add("18446744073709551615\n18446744073709551614", []byte{})
 	f.Add("9999999999999999999\n0000000000000000000\n", []byte{1})
+	f.Add("999999999999\n000000000001\n999999999999", []byte{2, 1})
 	f.Fuzz(func(t *testing.T, lines string, ranks []byte) {
 		keys := strings.Split(lines, "\n")
 		names := make([]string, len(keys))

@@ -96,80 +96,34 @@ func isUUID36(s string) bool {
 
 // keyOrder returns the indexes of keys in the order the libraries sort
 // their nodes: by key as a string, then by rank (lower first; nil ranks
-// all equal), then by name, which is unique in a directory. When every key
-// is a run of the same number of decimal digits, as sequence suffixes are,
-// string order is numeric order and the sort compares integers: 10,000
-// contenders sort several times faster than by comparing strings.
+// all equal), then by name, which is unique in a directory. Sequence keys
+// (decimal digits, all of one length, whose string order is their numeric
+// order) are sorted as integers: 10,000 contenders several times faster
+// than by comparing strings.
 func keyOrder(keys []string, rank []uint8, name func(i int) string) []int32 {
-	type entry struct {
-		num uint64
-		i   int32
-	}
-	es := make([]entry, len(keys))
-	numeric := len(keys) > 0 && len(keys[0]) > 0 && len(keys[0]) <= 19
-	for i, k := range keys {
-		es[i].i = int32(i)
-		if !numeric {
-			continue
-		}
-		if len(k) != len(keys[0]) {
-			numeric = false
-			continue
-		}
-		var v uint64
-		for j := 0; j < len(k); j++ {
-			d := k[j] - '0'
-			if d > 9 {
-				numeric = false
-				break
-			}
-			v = v*10 + uint64(d)
-		}
-		es[i].num = v
-	}
 	tie := func(a, b int32) int {
 		if rank != nil && rank[a] != rank[b] {
 			return cmp.Compare(rank[a], rank[b])
 		}
 		return strings.Compare(name(int(a)), name(int(b)))
 	}
-	order := make([]int32, len(es))
-	if !numeric {
-		slices.SortFunc(es, func(a, b entry) int {
-			if c := strings.Compare(keys[a.i], keys[b.i]); c != 0 {
-				return c
-			}
-			return tie(a.i, b.i)
-		})
-		for j, e := range es {
-			order[j] = e.i
+	order := make([]int32, len(keys))
+	packed, ok := packKeys(keys)
+	if !ok {
+		for i := range order {
+			order[i] = int32(i)
 		}
+		slices.SortFunc(order, func(a, b int32) int { return cmp.Or(strings.Compare(keys[a], keys[b]), tie(a, b)) })
 		return order
 	}
-	// Numbers: sort them with their indexes packed in (a plain integer
-	// sort, no comparison function), then put each run of equal numbers
-	// in (rank, name) order.
-	const idxBits = 24
-	packed := make([]uint64, len(es))
-	fits := len(es) < 1<<idxBits
-	for i, e := range es {
-		fits = fits && e.num < 1<<(64-idxBits)
-		packed[i] = e.num<<idxBits | uint64(e.i)
+	slices.Sort(packed)
+	for j, v := range packed {
+		order[j] = int32(v & (1<<packIndexBits - 1))
 	}
-	if fits {
-		slices.Sort(packed)
-		for j, v := range packed {
-			order[j], es[j].num = int32(v&(1<<idxBits-1)), v>>idxBits
-		}
-	} else {
-		slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.num, b.num) })
-		for j, e := range es {
-			order[j] = e.i
-		}
-	}
-	for g := 0; g < len(es); {
+	// Equal numbers (sequence ties) in (rank, name) order.
+	for g := 0; g < len(packed); {
 		end := g + 1
-		for end < len(es) && es[end].num == es[g].num {
+		for end < len(packed) && packed[end]>>packIndexBits == packed[g]>>packIndexBits {
 			end++
 		}
 		if end-g > 1 {
@@ -178,4 +132,32 @@ func keyOrder(keys []string, rank []uint8, name func(i int) string) []int32 {
 		g = end
 	}
 	return order
+}
+
+// packIndexBits of a packed key hold its index, the bits above its number.
+const packIndexBits = 24
+
+// packKeys returns each key as its number with its index below, when
+// every key is a run of decimal digits of one length of at most 12 (so
+// that the number fits above the index) and there are fewer than 2^24.
+func packKeys(keys []string) ([]uint64, bool) {
+	if len(keys) == 0 || len(keys) >= 1<<packIndexBits || len(keys[0]) == 0 || len(keys[0]) > 12 {
+		return nil, false
+	}
+	packed := make([]uint64, len(keys))
+	for i, k := range keys {
+		if len(k) != len(keys[0]) {
+			return nil, false
+		}
+		var v uint64
+		for j := 0; j < len(k); j++ {
+			d := k[j] - '0'
+			if d > 9 {
+				return nil, false
+			}
+			v = v*10 + uint64(d)
+		}
+		packed[i] = v<<packIndexBits | uint64(i)
+	}
+	return packed, true
 }

@@ -57,12 +57,12 @@ func Decode(d Dir, o DecodeOptions) Queue {
 		c = takeCensus(d.Children)
 	}
 	k := o.Kind
-	if k == "" {
-		if d.Aux == nil {
-			k = c.kindOf(c.dominant())
-		} else {
-			k = Detect(d)
-		}
+	switch {
+	case k != "":
+	case d.Aux != nil:
+		k = Detect(d) // a semaphore: by its layout
+	default:
+		k = c.kindOf(c.dominant()) // what Detect says, from the census taken
 	}
 	q := decodeAs(d, k, o)
 	if d.Aux == nil {

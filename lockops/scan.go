@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 
@@ -259,29 +259,15 @@ func readChildren(ctx context.Context, c *zkview.Client, p string, names []strin
 	// into one slice, not copied through intermediate ones).
 	kids := make([]Child, len(names))
 	paths := joinAll(p, names)
-	gone := make([]bool, len(names))
-	var anyGone atomic.Bool
 	err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
-		if err != nil {
-			gone[i] = true // deleted meanwhile (or unreadable): not in the queue now
-			anyGone.Store(true)
-			return
+		if err == nil { // else deleted meanwhile (or unreadable): left zero, dropped below
+			kids[i] = ChildOf(paths[i][len(paths[i])-len(names[i]):], paths[i], st, data)
 		}
-		gone[i] = false
-		kids[i] = ChildOf(paths[i][len(paths[i])-len(names[i]):], paths[i], st, data)
 	})
 	if err != nil {
 		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
 	}
-	if anyGone.Load() {
-		kept := kids[:0]
-		for i := range kids {
-			if !gone[i] {
-				kept = append(kept, kids[i])
-			}
-		}
-		kids = kept
-	}
+	kids = slices.DeleteFunc(kids, func(k Child) bool { return k.Path == "" })
 	return Dir{Path: p, Stat: st, Children: kids}, nil
 }
 

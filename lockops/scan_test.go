@@ -92,3 +92,27 @@ func TestScanFindsEveryLock(t *testing.T) {
 		t.Error("scan of a missing path succeeded")
 	}
 }
+
+// TestReadChildrenDropsNodesGoneMeanwhile: a child listed but deleted
+// before the bulk read is not in the queue; the others keep their order.
+func TestReadChildrenDropsNodesGoneMeanwhile(t *testing.T) {
+	cl := zktest.Shared(t)
+	c := newClient(t, cl.Addrs())
+	base := zktest.Path(t)
+	if err := makeParents(c.Conn(), c.Abs(base), false); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{hexA + "__lock__0000000001", hexB + "__lock__0000000002", hexC + "__lock__0000000003"}
+	for _, n := range []string{names[0], names[2]} {
+		if _, err := c.Conn().Create(c.Abs(base+"/"+n), []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := readChildren(context.Background(), c, base, names, zk.Stat{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Children) != 2 || d.Children[0].Name != names[0] || d.Children[1].Name != names[2] || d.Children[1].Path != base+"/"+names[2] {
+		t.Fatalf("children %+v, want %s and %s", d.Children, names[0], names[2])
+	}
+}

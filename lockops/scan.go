@@ -260,9 +260,11 @@ func readChildren(ctx context.Context, c *zkview.Client, p string, names []strin
 	kids := make([]Child, len(names))
 	paths := joinAll(p, names)
 	err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
-		if err == nil { // else deleted meanwhile (or unreadable): left zero, dropped below
-			kids[i] = ChildOf(paths[i][len(paths[i])-len(names[i]):], paths[i], st, data)
+		if err != nil {
+			kids[i] = Child{} // deleted meanwhile (or unreadable): dropped below
+			return
 		}
+		kids[i] = ChildOf(paths[i][len(paths[i])-len(names[i]):], paths[i], st, data)
 	})
 	if err != nil {
 		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)

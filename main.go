@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -32,6 +33,9 @@ func main() {
 			os.Exit(ee.code)
 		}
 		fmt.Fprintln(os.Stderr, "zkscope:", err)
+		if lockops.IsRefusal(err) {
+			os.Exit(lockops.ExitRefused)
+		}
 		os.Exit(1)
 	}
 }

@@ -18,7 +18,7 @@ import (
 const (
 	AuditOK      = "ok"      // the change was made
 	AuditFailed  = "failed"  // the server refused it or it could not be made
-	AuditRefused = "refused" // zkscope refused it (read-only mode)
+	AuditRefused = "refused" // zkscope refused it (read-only mode, or a [*Refusal])
 )
 
 // Audited operations.
@@ -129,7 +129,7 @@ func auditResult(e *AuditEntry, err error) {
 	switch {
 	case err == nil:
 		e.Result = AuditOK
-	case errors.Is(err, zkview.ErrReadOnly):
+	case errors.Is(err, zkview.ErrReadOnly) || IsRefusal(err):
 		e.Result, e.Error = AuditRefused, err.Error()
 	default:
 		e.Result, e.Error = AuditFailed, err.Error()

@@ -22,14 +22,20 @@ func newLockCmd() *cobra.Command {
 	var (
 		recipe, mode, note, killSignal string
 		timeout, killGrace             time.Duration
-		noWait, revocable              bool
+		noWait, revocable, forceRecipe bool
 	)
 	cmd := &cobra.Command{
 		Use:   "lock PATH [-- CMD ARGS...]",
 		Short: "Take a lock by hand, or run a command while holding it",
 		Long: `Take the lock at PATH in a real library's znode format (Curator, kazoo or
-go-zookeeper: detected from the contenders already there, Curator for a new
-path) and wait in its queue exactly as that library would.
+go-zookeeper) and wait in its queue exactly as that library would.
+
+zkscope never guesses the library. The contenders already in PATH decide;
+with none, the locks next to PATH (its siblings' contenders) decide when they
+all use one library; else the context's default_recipe; else zkscope refuses
+(exit 2) and asks for --recipe. A --recipe or --mode that contradicts the
+contenders already there is refused (exit 2) unless --force-recipe is given:
+a node in another library's format does not exclude them.
 
 Without CMD, zkscope holds the lock until Ctrl-C (or SIGTERM) and then
 releases it. With CMD, it runs CMD once the lock is held (stdin, stdout and
@@ -39,10 +45,13 @@ exits and exits with CMD's status.
 If the lock is LOST while held (session expired, disconnected for longer than
 the session timeout, or the node force-deleted), CMD is sent --kill-signal
 (SIGKILL after --kill-grace) and zkscope exits 75. When the lock cannot be
-taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node.`,
+taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node;
+when it refuses to (unclear library, contradicting contenders) it exits 2 and
+creates nothing.`,
 		Example: `  zkscope lock /app/locks/deploy -- ./deploy.sh
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
-  zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"`,
+  zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
+  zkscope lock /app/locks/new-job --recipe kazoo -- ./job.sh   # a lock nobody has taken yet`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
@@ -52,9 +61,13 @@ taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node.`,
 			} else if dash < 0 && len(args) > 1 {
 				return fmt.Errorf("put the command after --: zkscope lock %s -- %s", lockPath, args[1])
 			}
-			r, err := lockops.ParseRecipe(recipe)
-			if err != nil {
-				return err
+			var lib *lockops.Library
+			if recipe != "" && recipe != "auto" {
+				l, err := lockops.ParseLibrary(recipe)
+				if err != nil {
+					return err
+				}
+				lib = l
 			}
 			m, err := lockops.ParseMode(mode)
 			if err != nil {
@@ -64,7 +77,10 @@ taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node.`,
 			if err != nil {
 				return err
 			}
-			opts := lockops.TakeOptions{Recipe: r, Mode: m, Note: note}
+			if forceRecipe && lib == nil {
+				return fmt.Errorf("--force-recipe needs --recipe (the library to take the lock in)")
+			}
+			opts := lockops.TakeOptions{Library: lib, Mode: m, ForceRecipe: forceRecipe, Note: note}
 			switch {
 			case noWait && cmd.Flags().Changed("timeout"):
 				return fmt.Errorf("--no-wait and --timeout exclude each other")
@@ -98,7 +114,8 @@ taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&recipe, "recipe", "auto", "lock library format: auto, curator, kazoo or go-zk")
+	f.StringVar(&recipe, "recipe", "", "lock library format: curator, kazoo or go-zk (default: the contenders there, else the locks next to it, else the context's default_recipe)")
+	f.BoolVar(&forceRecipe, "force-recipe", false, "take in --recipe/--mode even when the contenders already there use another library or lock type (breaks exclusion with them)")
 	f.StringVar(&mode, "mode", "exclusive", "exclusive, read or write (read/write locks: Curator InterProcessReadWriteLock, kazoo ReadLock/WriteLock)")
 	f.DurationVar(&timeout, "timeout", 0, "give up waiting after this long (0: wait forever)")
 	f.BoolVar(&noWait, "no-wait", false, "fail at once when someone else holds the lock")

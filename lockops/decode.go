@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -65,20 +64,15 @@ func Decode(d Dir, o DecodeOptions) Queue {
 		k = c.kindOf(c.dominant()) // what Detect says, from the census taken
 	}
 	q := decodeAs(d, k, o)
-	if d.Aux == nil {
-		own := libraryOfKind(k)
-		var others []library
-		for _, l := range []library{libCurator, libKazoo, libGoZK, libZooKeeper, libDocsRW} {
-			if l != own && c.count[l] > 0 {
-				others = append(others, l)
-			}
-		}
-		if len(others) > 0 && own != libNone {
-			names := []string{own.String()}
-			for _, l := range others {
+	if own := k.Library(); d.Aux == nil && own != nil {
+		names := []string{own.String()}
+		for _, l := range c.present() {
+			if l != own {
 				names = append(names, l.String())
 				q.Others = append(q.Others, decodeAs(d, c.kindOf(l), o))
 			}
+		}
+		if len(names) > 1 {
 			q.Problems = append(q.Problems, Problem{Kind: "mixed-libraries",
 				Detail: fmt.Sprintf("nodes of %s in one directory: each library orders them its own way (see the other views)", strings.Join(names, " and "))})
 		}
@@ -87,37 +81,60 @@ func Decode(d Dir, o DecodeOptions) Queue {
 	return q
 }
 
+// recipe is how one [Kind] is decoded, and the library it belongs to.
+type recipe struct {
+	lib *Library
+	// decode orders d's participants, finds the holders and each waiter's
+	// watch target. Queue's Path and Kind are filled by decodeAs.
+	decode func(d Dir, o DecodeOptions) Queue
+}
+
+// recipes are the recipes the decoders know, by kind.
+var recipes = map[Kind]recipe{
+	KindCuratorMutex: {Curator, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1, o.buf)}
+	}},
+	KindCuratorLeaderLatch: {Curator, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1, o.buf)}
+	}},
+	KindCuratorRW: {Curator, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeCuratorRW(d.Path, d.Children, o.buf)}
+	}},
+	KindCuratorSemaphoreV2: {Curator, func(d Dir, o DecodeOptions) Queue { return decodeCuratorSemaphore(d, o.MaxLeases) }},
+	KindKazooLock: {Kazoo, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeKazooLock(d.Path, d.Children, false, o.buf)}
+	}},
+	KindKazooRW: {Kazoo, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeKazooLock(d.Path, d.Children, true, o.buf)}
+	}},
+	KindKazooSemaphore: {Kazoo, func(d Dir, o DecodeOptions) Queue { return decodeKazooSemaphore(d, o.MaxLeases) }},
+	KindGoZK: {GoZK, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeGoZK(d.Path, d.Children, o.buf)}
+	}},
+	KindZooKeeperLock: {ZooKeeper, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeZooKeeperLock(d.Path, d.Children, o.buf)}
+	}},
+	KindZooKeeperDocsRW: {ZooKeeperDocs, func(d Dir, o DecodeOptions) Queue {
+		return Queue{Participants: decodeDocsRW(d.Path, d.Children, o.buf)}
+	}},
+}
+
+// decodeAs decodes d as recipe k, whatever its names say.
 func decodeAs(d Dir, k Kind, o DecodeOptions) Queue {
-	q := Queue{Path: d.Path, Kind: k}
-	switch k {
-	case KindCuratorMutex:
-		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1, o.buf)
-	case KindCuratorLeaderLatch:
-		q.Participants = decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1, o.buf)
-	case KindCuratorRW:
-		q.Participants = decodeCuratorRW(d.Path, d.Children, o.buf)
-	case KindCuratorSemaphoreV2:
-		q = decodeCuratorSemaphore(d, o.MaxLeases)
-	case KindKazooLock:
-		q.Participants = decodeKazooLock(d.Path, d.Children, false, o.buf)
-	case KindKazooRW:
-		q.Participants = decodeKazooLock(d.Path, d.Children, true, o.buf)
-	case KindKazooSemaphore:
-		q = decodeKazooSemaphore(d, o.MaxLeases)
-	case KindGoZK:
-		q.Participants = decodeGoZK(d.Path, d.Children, o.buf)
-	case KindZooKeeperLock:
-		q.Participants = decodeZooKeeperLock(d.Path, d.Children, o.buf)
-	case KindZooKeeperDocsRW:
-		q.Participants = decodeDocsRW(d.Path, d.Children, o.buf)
-	default:
-		q.Kind = KindUnknown
-		q.Participants = decodeUnknown(d.Path, d.Children)
+	r, ok := recipes[k]
+	if !ok {
+		q := Queue{Path: d.Path, Kind: KindUnknown, Participants: decodeUnknown(d.Path, d.Children)}
 		if len(q.Participants) > 0 {
 			q.Problems = append(q.Problems, Problem{Kind: "unknown-recipe",
 				Detail: "no known lock recipe makes these names: the order shown is by sequence number only"})
 		}
+		return q
 	}
+	q := r.decode(d, o)
+	if q.Path == "" {
+		q.Path = d.Path
+	}
+	q.Kind = k
 	return q
 }
 
@@ -186,449 +203,6 @@ func sortByKey(children []Child, key func(*Child) string, first func(*Child) boo
 		out[j] = &children[i]
 	}
 	return out
-}
-
-// curatorKey is Curator's fixForSorting: the text after the last
-// occurrence of each lock name in turn (the whole name if it has none).
-func curatorKey(name string, markers ...string) string {
-	for _, m := range markers {
-		if s, ok := afterLast(name, m); ok {
-			name = s
-		}
-	}
-	return name
-}
-
-// decodeCuratorMutex: InterProcessMutex, LeaderSelector, LeaderLatch and
-// the v1 semaphore. Every child is sorted by the text after the last
-// lockName (string order, stable), strays included; index < maxLeases
-// holds; the others getData-watch sorted[i-maxLeases].
-func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int, buf *[]Participant) []Participant {
-	kids := sortByKey(children, func(c *Child) string { return curatorKey(c.Name, lockName) }, nil)
-	ps := participants(len(kids), buf)
-	for i, c := range kids {
-		m := mode
-		if !strings.Contains(c.Name, lockName) {
-			m = ModeStray
-		}
-		ps[i] = participant(dir, c, m, curatorKey(c.Name, lockName))
-		if i < maxLeases {
-			ps[i].State = StateHolding
-			continue
-		}
-		ps[i].State = StateWaiting
-		if m != ModeStray {
-			ps[i].Watches, ps[i].WatchKind = ps[i-maxLeases].Node, WatchData
-		}
-	}
-	return number(ps)
-}
-
-// decodeCuratorRW: InterProcessReadWriteLock. All children sorted by the
-// bare sequence (the text after __READ__, then after __WRIT__). A writer
-// holds at index 0 and watches sorted[i-1]; a reader holds when no writer
-// stands before it and otherwise watches the FIRST writer. A reader owned
-// by the session of the holding writer is a downgrade and holds (≤5.4: a
-// later sequential node; 5.5+: a non-sequential node with the writer's
-// sequence, which we order after the writer).
-func decodeCuratorRW(dir string, children []Child, buf *[]Participant) []Participant {
-	key := func(c *Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
-	isWriter := func(c *Child) bool { return strings.Contains(c.Name, curatorWrite) }
-	kids := sortByKey(children, key, isWriter)
-	var holdingWriter int64 = 0
-	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Owner != 0 {
-		holdingWriter = kids[0].Owner
-	}
-	ps := participants(len(kids), buf)
-	firstWriter := -1
-	for i, c := range kids {
-		switch {
-		case isWriter(c):
-			ps[i] = participant(dir, c, ModeWrite, key(c))
-			if i == 0 {
-				ps[i].State = StateHolding
-			} else {
-				ps[i].State = StateWaiting
-				ps[i].Watches, ps[i].WatchKind = ps[i-1].Node, WatchData
-			}
-			if firstWriter < 0 {
-				firstWriter = i
-			}
-		case strings.Contains(c.Name, curatorRead):
-			ps[i] = participant(dir, c, ModeRead, key(c))
-			switch {
-			case firstWriter < 0:
-				ps[i].State = StateHolding
-			case holdingWriter != 0 && c.Owner == holdingWriter:
-				ps[i].State = StateHolding // downgrade
-			default:
-				ps[i].State = StateWaiting
-				ps[i].Watches, ps[i].WatchKind = ps[firstWriter].Node, WatchData
-			}
-		default:
-			ps[i] = participant(dir, c, ModeStray, key(c))
-			ps[i].State = StateWaiting
-			if i == 0 {
-				ps[i].State = StateHolding // blocks every writer
-			}
-		}
-	}
-	return number(ps)
-}
-
-// decodeCuratorSemaphore: InterProcessSemaphoreV2 at <path>, d being
-// <path>/leases and d.Aux <path>/locks. The locks/ mutex head has made (or
-// is making) its lease; while there are more leases than maxLeases it
-// waits, holding the mutex, on a getChildren watch of leases/.
-func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
-	semPath := d.Path
-	leasesPath := d.Path
-	if path.Base(d.Path) == "leases" {
-		semPath = path.Dir(d.Path)
-	}
-	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
-	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children), nil)
-	var locks []Participant
-	locksPath := joinPath(semPath, "locks")
-	if d.Aux != nil {
-		locksPath = d.Aux.Path
-		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1, nil)
-	}
-	var head int64
-	if len(locks) > 0 {
-		head = locks[0].Session
-	}
-	waitingLease := -1
-	for i, l := range leases {
-		if head != 0 && l.Session == head {
-			waitingLease = i
-		}
-	}
-	if maxLeases <= 0 {
-		maxLeases = len(leases)
-		if waitingLease >= 0 {
-			maxLeases = len(leases) - 1
-		}
-		q.MaxLeases = maxLeases
-		q.Problems = append(q.Problems, Problem{Kind: "max-leases-inferred",
-			Detail: fmt.Sprintf("maxLeases is not stored in ZooKeeper; inferred %d from the nodes (pass --max-leases)", maxLeases)})
-	} else {
-		q.MaxLeases = maxLeases
-	}
-	var holding, waiting []Participant
-	for i, l := range leases {
-		if len(leases) > maxLeases && i == waitingLease {
-			l.State, l.Watches, l.WatchKind = StateWaiting, leasesPath, WatchChildren
-			waiting = append(waiting, l)
-			continue
-		}
-		l.State, l.Watches, l.WatchKind = StateHolding, "", WatchNone
-		holding = append(holding, l)
-	}
-	if len(leases) > maxLeases && waitingLease < 0 {
-		q.Problems = append(q.Problems, Problem{Kind: "leases-exceed-max",
-			Detail: fmt.Sprintf("%d leases for %d allowed and nobody waiting: orphaned leases, or a different maxLeases", len(leases), maxLeases)})
-	}
-	for i, l := range locks {
-		if i == 0 {
-			if waitingLease >= 0 && len(leases) > maxLeases {
-				l.State, l.Watches, l.WatchKind = StateWaiting, leasesPath, WatchChildren
-			}
-		}
-		waiting = append(waiting, l)
-	}
-	q.Participants = number(append(holding, waiting...))
-	return q
-}
-
-// kazooSeq is the sequence kazoo compares: the text after the lock's node
-// name, matched by `(?:names)(-?\d{10})$` for the others' view.
-func kazooSeq(name string, markers ...string) (string, bool) {
-	for _, m := range markers {
-		i := strings.LastIndex(name, m)
-		if i < 0 {
-			continue
-		}
-		s := name[i+len(m):]
-		if len(s) == 10 && allDigits(s) || len(s) == 11 && s[0] == '-' && allDigits(s[1:]) {
-			return s, true
-		}
-	}
-	return "", false
-}
-
-// decodeKazooLock: kazoo Lock (exclusive) or, with rw, WriteLock and
-// ReadLock. Children that do not match kazoo's pattern are ignored; a
-// contender's predecessor is the NEAREST blocker with a smaller sequence
-// STRING (a reader is blocked by __lock__ nodes, a writer by both), watched
-// with get(). A node whose overflowed sequence ("-000000001") the pattern
-// misses is invisible to the others but still judges by its own sequence.
-func decodeKazooLock(dir string, children []Child, rw bool, buf *[]Participant) []Participant {
-	type contender struct {
-		c       *Child
-		seq     string
-		read    bool
-		visible bool
-	}
-	cs := make([]contender, 0, len(children))
-	for i := range children {
-		c := &children[i]
-		n := parseName(c.Name)
-		if n.lib != libKazoo {
-			continue
-		}
-		read := n.marker == kazooRLock
-		if read && !rw {
-			continue // a plain Lock ignores __rlock__
-		}
-		_, visible := kazooSeq(c.Name, n.marker)
-		cs = append(cs, contender{c: c, seq: n.seqStr, read: read, visible: visible})
-	}
-	keys := make([]string, len(cs))
-	for i := range cs {
-		keys[i] = cs[i].seq
-	}
-	sorted := make([]contender, len(cs))
-	for j, i := range keyOrder(keys, nil, func(i int) string { return cs[i].c.Name }) {
-		sorted[j] = cs[i]
-	}
-	cs = sorted
-	ps := participants(len(cs), buf)
-	// One pass in sequence order: the nearest lower visible node of any
-	// kind (a writer's blocker) and the nearest lower visible writer (a
-	// reader's). Equal sequences are not "lower": a group of equal ones is
-	// judged before it is counted, and kazoo's max() keeps the first of a
-	// tie.
-	lastAny, lastWriter := -1, -1
-	for g := 0; g < len(cs); {
-		end := g
-		for end < len(cs) && cs[end].seq == cs[g].seq {
-			end++
-		}
-		for i := g; i < end; i++ {
-			me := cs[i]
-			mode := ModeExclusive
-			if rw {
-				mode = ModeWrite
-				if me.read {
-					mode = ModeRead
-				}
-			}
-			ps[i] = participant(dir, me.c, mode, me.seq)
-			pred := lastAny
-			if me.read {
-				pred = lastWriter
-			}
-			if pred < 0 {
-				ps[i].State = StateHolding
-			} else {
-				ps[i].State = StateWaiting
-				ps[i].Watches, ps[i].WatchKind = ps[pred].Node, WatchData
-			}
-		}
-		anySet, writerSet := false, false
-		for i := g; i < end; i++ {
-			if !cs[i].visible {
-				continue
-			}
-			if !anySet {
-				lastAny, anySet = i, true
-			}
-			if !cs[i].read && !writerSet {
-				lastWriter, writerSet = i, true
-			}
-		}
-		g = end
-	}
-	return number(ps)
-}
-
-// decodeKazooSemaphore: kazoo Semaphore at d.Path (every child is a lease
-// and holds; max_leases is d.Data) with its queue, a kazoo Lock, at the
-// sibling d.Aux (<path>-__lock__). The queue's head waits on a getChildren
-// watch of <path> while the leases are all taken.
-func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
-	q := Queue{Path: d.Path, Kind: KindKazooSemaphore}
-	if maxLeases <= 0 {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(d.Data))); err == nil && n > 0 {
-			maxLeases = n
-		}
-	}
-	q.MaxLeases = maxLeases
-	var holding []Participant
-	for _, c := range byName(d.Children) {
-		p := participant(d.Path, c, ModeLease, "")
-		p.State = StateHolding
-		holding = append(holding, p)
-	}
-	var queue []Participant
-	if d.Aux != nil {
-		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false, nil)
-		for i := range queue {
-			queue[i].Mode = ModeLock
-			if queue[i].State == StateHolding && (maxLeases == 0 || len(holding) >= maxLeases) {
-				queue[i].State, queue[i].Watches, queue[i].WatchKind = StateWaiting, d.Path, WatchChildren
-			}
-		}
-	}
-	if maxLeases > 0 && len(holding) > maxLeases {
-		q.Problems = append(q.Problems, Problem{Kind: "leases-exceed-max",
-			Detail: fmt.Sprintf("%d leases held for max_leases %d", len(holding), maxLeases)})
-	}
-	q.Participants = number(append(holding, queue...))
-	return q
-}
-
-// goZKSeq is go-zookeeper's parseSeq: split on "lock-" (else "__"), Atoi
-// of the last part.
-func goZKSeq(name string) (int, bool) {
-	parts := strings.Split(name, "lock-")
-	if len(parts) == 1 {
-		parts = strings.Split(name, "__")
-	}
-	n, err := strconv.Atoi(parts[len(parts)-1])
-	return n, err == nil
-}
-
-// decodeGoZK: go-zookeeper's zk.Lock. The lowest sequence holds; a waiter
-// GetW-watches the greatest smaller sequence above -1 (a negative
-// predecessor is never chosen). Any child it cannot parse makes Lock fail.
-func decodeGoZK(dir string, children []Child, buf *[]Participant) []Participant {
-	type contender struct {
-		c   *Child
-		seq int
-	}
-	var cs []contender
-	for i := range children {
-		if s, ok := goZKSeq(children[i].Name); ok {
-			cs = append(cs, contender{&children[i], s})
-		}
-	}
-	slices.SortFunc(cs, func(a, b contender) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
-	})
-	ps := participants(len(cs), buf)
-	// In sequence order: the lowest sequence holds; a waiter's predecessor
-	// is the first node of the nearest lower sequence, when that is not
-	// negative (Lock's search starts above -1).
-	prev := -1 // first index of the group before the current one
-	for g := 0; g < len(cs); {
-		end := g
-		for end < len(cs) && cs[end].seq == cs[g].seq {
-			end++
-		}
-		for i := g; i < end; i++ {
-			ps[i] = participant(dir, cs[i].c, ModeExclusive, "")
-			ps[i].Seq, ps[i].HasSeq = int64(cs[i].seq), true
-			switch {
-			case g == 0:
-				ps[i].State = StateHolding
-			default:
-				ps[i].State = StateWaiting
-				if prev >= 0 && cs[prev].seq > -1 {
-					ps[i].Watches, ps[i].WatchKind = ps[prev].Node, WatchData
-				}
-			}
-		}
-		prev, g = g, end
-	}
-	return number(ps)
-}
-
-// decodeZooKeeperLock: the recipes' own locks, which wait with exists().
-// Java WriteLock (x-<session>-SEQ): sequence = Integer of the text after
-// the LAST '-', then the prefix; C (x-<hex16>-SEQ): strcmp of that text;
-// the docs' <guid>-lock-SEQ: by sequence. The first holds, each other
-// watches the one before it.
-func decodeZooKeeperLock(dir string, children []Child, buf *[]Participant) []Participant {
-	type contender struct {
-		c      *Child
-		seqStr string
-		javaN  int64 // Java's sequence (after the last '-')
-		prefix string
-		c16    bool // the C recipe's hex session
-	}
-	var cs []contender
-	for i := range children {
-		c := &children[i]
-		n := parseName(c.Name)
-		if n.lib != libZooKeeper {
-			continue
-		}
-		i := strings.LastIndexByte(c.Name, '-')
-		javaN, err := strconv.ParseInt(c.Name[i+1:], 10, 32)
-		if err != nil {
-			javaN = -1
-		}
-		sid := strings.TrimSuffix(strings.TrimPrefix(c.Name, "x-"), "-"+n.seqStr)
-		cs = append(cs, contender{c: c, seqStr: n.seqStr, javaN: javaN, prefix: c.Name[:i],
-			c16: n.marker == "x-" && len(sid) == 16 && isHex(sid)})
-	}
-	slices.SortFunc(cs, func(a, b contender) int {
-		byName := strings.Compare(a.c.Name, b.c.Name)
-		if a.c16 && b.c16 {
-			return cmp.Or(strings.Compare(a.c.Name[strings.LastIndexByte(a.c.Name, '-')+1:], b.c.Name[strings.LastIndexByte(b.c.Name, '-')+1:]), byName)
-		}
-		return cmp.Or(cmp.Compare(a.javaN, b.javaN), strings.Compare(a.prefix, b.prefix), byName)
-	})
-	ps := participants(len(cs), buf)
-	for i, me := range cs {
-		ps[i] = participant(dir, me.c, ModeExclusive, me.seqStr)
-		if i == 0 {
-			ps[i].State = StateHolding
-			continue
-		}
-		ps[i].State = StateWaiting
-		ps[i].Watches, ps[i].WatchKind = ps[i-1].Node, WatchExists
-	}
-	return number(ps)
-}
-
-// decodeDocsRW: the shared-lock recipe of ZooKeeper's documentation. By
-// sequence: a reader holds when no write- node is lower and otherwise
-// watches (exists) the nearest lower write-; a writer holds when lowest and
-// otherwise watches the next lowest node of either kind.
-func decodeDocsRW(dir string, children []Child, buf *[]Participant) []Participant {
-	type contender struct {
-		c     *Child
-		n     nodeName
-		seq   int64
-		write bool
-	}
-	var cs []contender
-	for i := range children {
-		c := &children[i]
-		n := parseName(c.Name)
-		if n.lib != libDocsRW {
-			continue
-		}
-		s, _ := ParseSeq(n.seqStr)
-		cs = append(cs, contender{c, n, s, n.marker == "write-"})
-	}
-	slices.SortFunc(cs, func(a, b contender) int {
-		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
-	})
-	ps := participants(len(cs), buf)
-	lastWriter := -1
-	for i, me := range cs {
-		mode := ModeRead
-		if me.write {
-			mode = ModeWrite
-		}
-		ps[i] = participant(dir, me.c, mode, me.n.seqStr)
-		pred := lastWriter // a reader's: the nearest lower writer
-		if me.write {
-			pred = i - 1 // a writer's: the node just below
-			lastWriter = i
-		}
-		if pred < 0 {
-			ps[i].State = StateHolding
-			continue
-		}
-		ps[i].State = StateWaiting
-		ps[i].Watches, ps[i].WatchKind = ps[pred].Node, WatchExists
-	}
-	return number(ps)
 }
 
 // decodeUnknown orders sequence-suffixed children by sequence, the lowest
@@ -740,27 +314,5 @@ func structuralProblems(d Dir, q Queue) []Problem {
 		out = append(out, Problem{Kind: "sequence-overflow-risk",
 			Detail: fmt.Sprintf("the parent's cversion is %d: sequence numbers overflow to negative after 2147483647", d.Stat.Cversion)})
 	}
-	return out
-}
-
-// kazooDeadlockRisk flags the kazoo < 2.9 read/write deadlock
-// (python-zk/kazoo#649): a waiting reader there re-evaluates to wait on the
-// NEWEST writer, even one queued behind it, which in turn waits for the
-// reader. A waiting reader with a writer queued after it deadlocks as soon
-// as the writer it waits on lets go.
-func kazooDeadlockRisk(q Queue) []Problem {
-	var out []Problem
-	nextWriter := -1 // the first writer after the participant at hand
-	for i := len(q.Participants) - 1; i >= 0; i-- {
-		p := &q.Participants[i]
-		if p.Mode == ModeRead && p.State == StateWaiting && nextWriter >= 0 {
-			out = append(out, Problem{Kind: "kazoo-rw-deadlock-risk", Node: p.Node,
-				Detail: fmt.Sprintf("kazoo before 2.9 (python-zk/kazoo#649): when %s lets go this reader waits on the later writer %s, which waits for it: deadlock; upgrade kazoo", path.Base(p.Watches), q.Participants[nextWriter].Name)})
-		}
-		if p.Mode == ModeWrite {
-			nextWriter = i
-		}
-	}
-	slices.Reverse(out) // in queue order
 	return out
 }

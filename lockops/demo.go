@@ -13,8 +13,8 @@ import (
 
 // DemoLock is one lock the demo contenders fight over.
 type DemoLock struct {
-	Path   string
-	Recipe Recipe
+	Path    string
+	Library *Library
 	// Modes of the contenders, one each (e.g. read, read, write, read).
 	Modes []Mode
 }
@@ -23,11 +23,11 @@ type DemoLock struct {
 // mutex, a Curator read/write lock and a kazoo lock.
 func DemoLocks(root string) []DemoLock {
 	return []DemoLock{
-		{Path: zkview.Join(root, "curator-mutex"), Recipe: RecipeCurator,
+		{Path: zkview.Join(root, "curator-mutex"), Library: Curator,
 			Modes: []Mode{ModeExclusive, ModeExclusive, ModeExclusive, ModeExclusive}},
-		{Path: zkview.Join(root, "curator-rwlock"), Recipe: RecipeCurator,
+		{Path: zkview.Join(root, "curator-rwlock"), Library: Curator,
 			Modes: []Mode{ModeRead, ModeWrite, ModeRead, ModeRead}},
-		{Path: zkview.Join(root, "kazoo-lock"), Recipe: RecipeKazoo,
+		{Path: zkview.Join(root, "kazoo-lock"), Library: Kazoo,
 			Modes: []Mode{ModeExclusive, ModeExclusive, ModeExclusive}},
 	}
 }
@@ -92,7 +92,7 @@ func runDemoContender(ctx context.Context, c *zkview.Client, l DemoLock, mode Mo
 	}
 	for ctx.Err() == nil {
 		h, err := Take(ctx, c, l.Path, TakeOptions{
-			Recipe: l.Recipe, Mode: mode, Note: fmt.Sprintf("demo contender %d (%s)", id, mode),
+			Library: l.Library, Mode: mode, Note: fmt.Sprintf("demo contender %d (%s)", id, mode),
 			unaudited: true,
 		})
 		if err != nil {

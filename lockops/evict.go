@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
+	"regexp"
+	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -88,7 +89,7 @@ func (p *EvictPreview) SequenceSuffix() string {
 
 // seqSuffixRE finds a server sequence suffix: "%010d" of an int32, so ten
 // characters ("0000000042", "-000000001") or "-2147483648".
-var seqSuffixRE = lazyRegexp(`(-2147483648|-\d{9}|\d{10})$`)
+var seqSuffixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(-2147483648|-\d{9}|\d{10})$`) })
 
 // PreviewEvict reads node and its siblings and says whose node it is and
 // what happens when it is deleted.
@@ -159,40 +160,25 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string) (*EvictPre
 	return p, nil
 }
 
-// holdersOf decodes a directory in the formats Take writes and says which
-// children hold the lock. ok is false for other formats.
+// holdersOf decodes a directory's names with the recipe Decode detects
+// and says which children hold the lock. ok is false for names of no lock
+// recipe zkscope knows.
 func holdersOf(kids []string) (map[string]bool, string, bool) {
-	detected, rw, ok, err := detectRecipe(kids)
-	if !ok || err != nil {
+	d := Dir{Children: make([]Child, len(kids))}
+	for i, k := range kids {
+		d.Children[i] = Child{Name: k}
+	}
+	q := Decode(d, DecodeOptions{})
+	if q.Kind == KindUnknown {
 		return nil, "", false
 	}
 	out := map[string]bool{}
-	recipeName := ""
-	for _, k := range kids {
-		mode := ModeExclusive
-		switch detected {
-		case RecipeCurator:
-			if strings.Contains(k, "__READ__") {
-				mode = ModeRead
-			} else if strings.Contains(k, "__WRIT__") {
-				mode = ModeWrite
-			}
-		case RecipeKazoo:
-			if strings.Contains(k, "__rlock__") {
-				mode = ModeRead
-			} else if rw {
-				mode = ModeWrite
-			}
-		}
-		r := takeRecipe{recipe: detected, mode: mode}
-		if recipeName == "" || mode != ModeExclusive {
-			recipeName = r.String()
-		}
-		if s := r.slot(kids, k); s.found && s.wait == "" {
-			out[k] = true
+	for _, p := range q.Participants {
+		if p.State == StateHolding {
+			out[p.Name] = true
 		}
 	}
-	return out, recipeName, true
+	return out, string(q.Kind), true
 }
 
 func sortedNames(names []string) []string {

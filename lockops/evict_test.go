@@ -24,7 +24,7 @@ func TestEvictHolderHandsOver(t *testing.T) {
 	ctx := context.Background()
 	a, b, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
-	h, err := Take(ctx, a, lockPath, TakeOptions{Note: "stuck job"})
+	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator, Note: "stuck job"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestRevoke(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
-	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{})
+	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestRevoke(t *testing.T) {
 	h.Release(ctx)
 	// Revocable: release on request. Release must cope with the version
 	// the request moved.
-	h2, err := Take(ctx, a, h.Path, TakeOptions{})
+	h2, err := Take(ctx, a, h.Path, TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}

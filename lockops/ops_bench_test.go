@@ -11,8 +11,8 @@ import (
 // BenchmarkTakeRelease measures an uncontended take and release (create,
 // stat, list, delete, plus the holder's watch) on a local server.
 func BenchmarkTakeRelease(b *testing.B) {
-	for _, r := range []Recipe{RecipeCurator, RecipeKazoo, RecipeGoZK} {
-		b.Run(string(r), func(b *testing.B) {
+	for _, r := range []*Library{Curator, Kazoo, GoZK} {
+		b.Run(r.Name, func(b *testing.B) {
 			b.Setenv("XDG_STATE_HOME", b.TempDir())
 			cl := zktest.Shared(b)
 			c := newClient(b, cl.Addrs())
@@ -20,7 +20,7 @@ func BenchmarkTakeRelease(b *testing.B) {
 			lockPath := zktest.Path(b)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				h, err := Take(ctx, c, lockPath, TakeOptions{Recipe: r})
+				h, err := Take(ctx, c, lockPath, TakeOptions{Library: r})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -40,7 +40,7 @@ func BenchmarkHandOver(b *testing.B) {
 	a, w := newClient(b, cl.Addrs()), newClient(b, cl.Addrs())
 	ctx := context.Background()
 	lockPath := zktest.Path(b)
-	h, err := Take(ctx, a, lockPath, TakeOptions{})
+	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator})
 	if err != nil {
 		b.Fatal(err)
 	}

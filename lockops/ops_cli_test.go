@@ -87,7 +87,7 @@ func TestCLILockRunsCommand(t *testing.T) {
 	c := newClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--", "sh", "-c", "echo ran; exit 3")
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--", "sh", "-c", "echo ran; exit 3")
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	code, stderr := runWithin(t, cmd, 60*time.Second)
@@ -102,13 +102,13 @@ func TestCLILockRunsCommand(t *testing.T) {
 	}
 
 	// A command that does not exist: 127 as in a shell, lock released.
-	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--", "/nonexistent/zkscope-test-cmd"), 60*time.Second)
+	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--", "/nonexistent/zkscope-test-cmd"), 60*time.Second)
 	if code != 127 || !strings.Contains(stderr, "released") {
 		t.Fatalf("missing command: exit %d, want 127; stderr:\n%s", code, stderr)
 	}
 
 	// Someone else holds it: --timeout gives up, exit 1, no node left.
-	h, err := Take(context.Background(), c, lockPath, TakeOptions{})
+	h, err := Take(context.Background(), c, lockPath, TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestCLILockLostKillsCommand(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", state)
 	c := newClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--kill-grace", "30s", "--",
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--kill-grace", "30s", "--",
 		"sh", "-c", "echo started; sleep 600 & wait")
 	stderr, exited := startUnderLock(t, cmd)
 	kids := children(t, c, lockPath)
@@ -174,7 +174,7 @@ func TestCLIEvictConfirms(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	holder := newClient(t, cl.Addrs())
-	h, err := Take(context.Background(), holder, zktest.Path(t), TakeOptions{Note: "nightly"})
+	h, err := Take(context.Background(), holder, zktest.Path(t), TakeOptions{Library: Curator, Note: "nightly"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	c := newClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--note", "by hand")
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--note", "by hand")
 	stderr, exited := startCLI(t, cmd, "Ctrl-C releases")
 	if !strings.Contains(stderr.String(), "holding "+lockPath+" as ") || !strings.Contains(stderr.String(), "(session 0x") {
 		t.Fatalf("holding line missing:\n%s", stderr.String())
@@ -295,7 +295,7 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	}
 
 	// Interrupted while waiting: gives up, exits 1, leaves no node.
-	h, err := Take(context.Background(), c, lockPath, TakeOptions{})
+	h, err := Take(context.Background(), c, lockPath, TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	waitFor(t, "only the holder to remain", 30*time.Second, func() bool { return len(children(t, c, lockPath)) == 1 })
 	h.Release(context.Background())
 
-	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--revocable")
+	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--revocable")
 	stderr, exited = startCLI(t, cmd, "Ctrl-C releases")
 	kids := children(t, c, lockPath)
 	if len(kids) != 1 {

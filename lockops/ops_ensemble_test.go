@@ -62,7 +62,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 			t.Fatalf("want 2 followers, have %d", len(fs))
 		}
 		c := newClient(t, []string{fs[0].ClientAddr, fs[1].ClientAddr}, func(c *zkview.Config) { c.SessionTimeout = 20 * time.Second })
-		h, err := Take(ctx, c, "/locks/failover", TakeOptions{})
+		h, err := Take(ctx, c, "/locks/failover", TakeOptions{Library: Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +102,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 	t.Run("session ended is lost", func(t *testing.T) {
 		c := newClient(t, cl.Addrs())
 		other := newClient(t, cl.Addrs())
-		h, err := Take(ctx, c, "/locks/expiry", TakeOptions{})
+		h, err := Take(ctx, c, "/locks/expiry", TakeOptions{Library: Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 			st := c.State()
 			return st.State == zkview.StateConnected && st.SessionID != h.Session
 		})
-		h3, err := Take(ctx, c, "/locks/expiry", TakeOptions{})
+		h3, err := Take(ctx, c, "/locks/expiry", TakeOptions{Library: Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		}
 		member := fs[0]
 		state := t.TempDir()
-		cmd := zkscopeCmd(t, state, member.ClientAddr, "lock", "/locks/frozen", "--kill-grace", "30s", "--",
+		cmd := zkscopeCmd(t, state, member.ClientAddr, "lock", "/locks/frozen", "--recipe", "curator", "--kill-grace", "30s", "--",
 			"sh", "-c", "echo started; sleep 600 & wait")
 		stderr, exited := startUnderLock(t, cmd)
 		if err := member.Pause(); err != nil {

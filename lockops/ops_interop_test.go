@@ -90,18 +90,18 @@ func TestInteropRealClients(t *testing.T) {
 	addr := cl.Addrs()[0]
 	for _, tc := range []struct {
 		lib      string
-		recipe   Recipe
+		recipe   *Library
 		ourMode  Mode
 		peerKind string
 		shared   bool // both hold at once (readers)
 	}{
-		{"curator", RecipeCurator, ModeExclusive, "mutex", false},
-		{"curator", RecipeCurator, ModeWrite, "read", false},
-		{"curator", RecipeCurator, ModeRead, "write", false},
-		{"curator", RecipeCurator, ModeRead, "read", true},
-		{"kazoo", RecipeKazoo, ModeExclusive, "lock", false},
-		{"kazoo", RecipeKazoo, ModeWrite, "read", false},
-		{"kazoo", RecipeKazoo, ModeRead, "write", false},
+		{"curator", Curator, ModeExclusive, "mutex", false},
+		{"curator", Curator, ModeWrite, "read", false},
+		{"curator", Curator, ModeRead, "write", false},
+		{"curator", Curator, ModeRead, "read", true},
+		{"kazoo", Kazoo, ModeExclusive, "lock", false},
+		{"kazoo", Kazoo, ModeWrite, "read", false},
+		{"kazoo", Kazoo, ModeRead, "write", false},
 	} {
 		t.Run(fmt.Sprintf("%s/ours-%s/theirs-%s", tc.lib, tc.ourMode, tc.peerKind), func(t *testing.T) {
 			ctx := context.Background()
@@ -109,7 +109,7 @@ func TestInteropRealClients(t *testing.T) {
 			lockPath := zktest.Path(t)
 
 			// We hold; they queue (or share) and proceed when we release.
-			h, err := Take(ctx, c, lockPath, TakeOptions{Recipe: tc.recipe, Mode: tc.ourMode})
+			h, err := Take(ctx, c, lockPath, TakeOptions{Library: tc.recipe, Mode: tc.ourMode})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestInteropRealClients(t *testing.T) {
 
 			// They hold; we wait on their node and proceed when they release.
 			theirs := nodeOfPeer(t, c, lockPath, "")
-			w := takeAsync(ctx, c, lockPath, TakeOptions{Recipe: RecipeAuto, Mode: tc.ourMode})
+			w := takeAsync(ctx, c, lockPath, TakeOptions{Mode: tc.ourMode})
 			pr := w.waitingOn(t, theirs)
 			if !strings.HasPrefix(pr.Recipe, tc.lib) {
 				t.Fatalf("auto-detected %s in a %s directory", pr.Recipe, tc.lib)
@@ -177,7 +177,7 @@ func TestInteropTimeoutHandsOn(t *testing.T) {
 			theirs := nodeOfPeer(t, c, lockPath, "")
 
 			const timeout = 20 * time.Second
-			w := takeAsync(ctx, c, lockPath, TakeOptions{Recipe: RecipeAuto, Wait: WaitTimeout, Timeout: timeout})
+			w := takeAsync(ctx, c, lockPath, TakeOptions{Wait: WaitTimeout, Timeout: timeout})
 			pr := w.waitingOn(t, theirs)
 
 			behind := startPeer(t, lib, cl.ConnectString(), lockPath, kind)

@@ -76,6 +76,7 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 		}
 	}()
 	opts := lc.Take
+	opts.Notice = func(why string) { say("%s", why) }
 	userProgress := opts.Progress
 	opts.Progress = func(p Progress) {
 		if p.WaitingOn != "" {
@@ -98,6 +99,9 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 			err = fmt.Errorf("interrupted by %s", sig)
 		}
 	default:
+	}
+	if IsRefusal(err) {
+		return ExitRefused, err
 	}
 	if err != nil {
 		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrWouldBlock) || errors.Is(err, context.Canceled) {

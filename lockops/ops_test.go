@@ -174,22 +174,22 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	for _, tc := range []struct {
-		recipe    Recipe
+		recipe    *Library
 		mode      Mode
 		container bool
 	}{
-		{RecipeCurator, ModeExclusive, true},
-		{RecipeCurator, ModeWrite, true},
-		{RecipeKazoo, ModeExclusive, false},
-		{RecipeKazoo, ModeWrite, false},
-		{RecipeGoZK, ModeExclusive, false},
+		{Curator, ModeExclusive, true},
+		{Curator, ModeWrite, true},
+		{Kazoo, ModeExclusive, false},
+		{Kazoo, ModeWrite, false},
+		{GoZK, ModeExclusive, false},
 	} {
-		t.Run(string(tc.recipe)+"/"+string(tc.mode), func(t *testing.T) {
+		t.Run(tc.recipe.Name+"/"+string(tc.mode), func(t *testing.T) {
 			ctx := context.Background()
 			a := newClient(t, cl.Addrs())
 			b := newClient(t, cl.Addrs())
 			lockPath := zktest.Path(t) + "/lock"
-			h1, err := Take(ctx, a, lockPath, TakeOptions{Recipe: tc.recipe, Mode: tc.mode, Note: "first"})
+			h1, err := Take(ctx, a, lockPath, TakeOptions{Library: tc.recipe, Mode: tc.mode, Note: "first"})
 			if err != nil {
 				t.Fatalf("take: %v", err)
 			}
@@ -197,7 +197,7 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 				t.Fatalf("state %s, want held", h1.State())
 			}
 			name := path.Base(h1.Node)
-			if re := nameFormats[string(tc.recipe)+"/"+string(tc.mode)]; !re.MatchString(name) {
+			if re := nameFormats[tc.recipe.Name+"/"+string(tc.mode)]; !re.MatchString(name) {
 				t.Fatalf("node name %q does not match %s", name, re)
 			}
 			data, st, err := a.Conn().Get(h1.Node)
@@ -212,7 +212,7 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			}
 			// A second contender in the same format queues behind us and
 			// watches our node.
-			second := takeAsync(ctx, b, lockPath, TakeOptions{Recipe: RecipeAuto, Mode: tc.mode})
+			second := takeAsync(ctx, b, lockPath, TakeOptions{Mode: tc.mode})
 			pr := second.waitingOn(t, h1.Node)
 			if pr.Position != 1 || pr.QueueLen != 2 {
 				t.Fatalf("second contender progress %+v, want position 1 of 2", pr)
@@ -227,7 +227,7 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			if err != nil {
 				t.Fatalf("second take: %v", err)
 			}
-			if !nameFormats[string(tc.recipe)+"/"+string(tc.mode)].MatchString(path.Base(h2.Node)) {
+			if !nameFormats[tc.recipe.Name+"/"+string(tc.mode)].MatchString(path.Base(h2.Node)) {
 				t.Fatalf("auto-detected contender made %q", h2.Node)
 			}
 			if err := h2.Release(ctx); err != nil {
@@ -258,20 +258,20 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 func TestReadersShareWritersWait(t *testing.T) {
 	auditToTemp(t)
 	cl := zktest.Shared(t)
-	for _, recipe := range []Recipe{RecipeCurator, RecipeKazoo} {
-		t.Run(string(recipe), func(t *testing.T) {
+	for _, recipe := range []*Library{Curator, Kazoo} {
+		t.Run(recipe.Name, func(t *testing.T) {
 			ctx := context.Background()
 			lockPath := zktest.Path(t)
 			r1c, r2c, wc, r3c := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
-			r1, err := Take(ctx, r1c, lockPath, TakeOptions{Recipe: recipe, Mode: ModeRead})
+			r1, err := Take(ctx, r1c, lockPath, TakeOptions{Library: recipe, Mode: ModeRead})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r2, err := Take(ctx, r2c, lockPath, TakeOptions{Recipe: recipe, Mode: ModeRead, Wait: WaitNone})
+			r2, err := Take(ctx, r2c, lockPath, TakeOptions{Library: recipe, Mode: ModeRead, Wait: WaitNone})
 			if err != nil {
 				t.Fatalf("second reader must not wait: %v", err)
 			}
-			w := takeAsync(ctx, wc, lockPath, TakeOptions{Recipe: recipe, Mode: ModeWrite})
+			w := takeAsync(ctx, wc, lockPath, TakeOptions{Library: recipe, Mode: ModeWrite})
 			w.waitingOn(t, r2.Node) // the nearest (kazoo) / previous (Curator) node
 			var writerNode string
 			waitFor(t, "the writer's node", 30*time.Second, func() bool {
@@ -283,7 +283,7 @@ func TestReadersShareWritersWait(t *testing.T) {
 				}
 				return false
 			})
-			r3 := takeAsync(ctx, r3c, lockPath, TakeOptions{Recipe: recipe, Mode: ModeRead})
+			r3 := takeAsync(ctx, r3c, lockPath, TakeOptions{Library: recipe, Mode: ModeRead})
 			r3.waitingOn(t, writerNode)
 			if err := r2.Release(ctx); err != nil {
 				t.Fatal(err)
@@ -317,7 +317,7 @@ func TestGoZKLockWaitsForUs(t *testing.T) {
 	lockPath := zktest.Path(t)
 	ours := newClient(t, cl.Addrs())
 	theirs := newClient(t, cl.Addrs())
-	h, err := Take(ctx, ours, lockPath, TakeOptions{Recipe: RecipeGoZK})
+	h, err := Take(ctx, ours, lockPath, TakeOptions{Library: GoZK})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 	ctx := context.Background()
 	lockPath := zktest.Path(t)
 	a, b := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
-	h, err := Take(ctx, a, lockPath, TakeOptions{Recipe: RecipeCurator})
+	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func TestForceDeletedNodeIsLost(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, other := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
-	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{})
+	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.SessionTimeout = 2 * time.Second })
-	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{})
+	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +490,7 @@ func TestRecipeMismatch(t *testing.T) {
 	ctx := context.Background()
 	a := newClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
-	h, err := Take(ctx, a, lockPath, TakeOptions{Recipe: RecipeCurator, Mode: ModeRead})
+	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator, Mode: ModeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +516,7 @@ func TestTakeUnderChroot(t *testing.T) {
 	}
 	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
 	b := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
-	h, err := Take(ctx, a, "/app/lock", TakeOptions{})
+	h, err := Take(ctx, a, "/app/lock", TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package lockops
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -122,6 +124,30 @@ type Participant struct {
 	// owner session watching (data/exists watches), whatever the recipe
 	// predicts; nil when unknown or none.
 	ObservedWatches []string
+}
+
+// Mode is a participant's (or a requested lock's) kind of hold.
+type Mode string
+
+const (
+	// ModeExclusive is a plain mutex (Curator InterProcessMutex, kazoo Lock,
+	// go-zk Lock).
+	ModeExclusive Mode = "exclusive"
+	// ModeRead is the shared side of a read/write lock.
+	ModeRead Mode = "read"
+	// ModeWrite is the exclusive side of a read/write lock.
+	ModeWrite Mode = "write"
+)
+
+// ParseMode accepts "exclusive", "read" and "write" ("" means exclusive).
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", ModeExclusive, "mutex":
+		return ModeExclusive, nil
+	case ModeRead, ModeWrite:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown lock mode %q (want exclusive, read or write)", s)
 }
 
 // Extra modes for participants that are neither mutex nor read/write nodes.

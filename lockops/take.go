@@ -40,13 +40,23 @@ var (
 
 // TakeOptions configure [Take].
 type TakeOptions struct {
-	Recipe  Recipe        // default RecipeAuto
-	Mode    Mode          // default ModeExclusive
-	Wait    WaitPolicy    // default WaitBlock
-	Timeout time.Duration // for WaitTimeout
+	// Library is the format to take the lock in; nil decides from the
+	// contenders already there, else the locks next to it, else the
+	// context's default_recipe, else refuses (see [PlanTake]).
+	Library *Library
+	Mode    Mode // default ModeExclusive
+	// ForceRecipe takes in Library's format and Mode's lock type even when
+	// the contenders already there are of another library or lock type
+	// (which breaks mutual exclusion with them).
+	ForceRecipe bool
+	Wait        WaitPolicy    // default WaitBlock
+	Timeout     time.Duration // for WaitTimeout
 	// Note is appended to the owner identity written as the node's data
 	// ("user@host zkscope pid N: note").
 	Note string
+	// Notice, when set, receives the one-line reason for a choice the
+	// operator did not make (the library of a lock with no contenders).
+	Notice func(string)
 	// Progress, when set, is called (from Take's goroutine) each time our
 	// place in the queue or the node we wait on changes.
 	Progress func(Progress)
@@ -77,9 +87,11 @@ func OwnerData(note string) []byte {
 	return []byte(s)
 }
 
-// Take joins the queue of the lock at lockPath in the chosen library's exact
-// znode format and waits for the lock as that library would: list, sort
-// with its rule, watch (getData) the node it would watch, repeat. On
+// Take joins the queue of the lock at lockPath in the library's exact
+// znode format ([PlanTake] decides which, or refuses) and waits for the
+// lock as that library would: list, order with its rule, watch the node
+// it would watch, repeat. Our place is decoded by the same code as
+// [Decode]'s, so what Take waits on is what `zkscope locks` shows. On
 // timeout, WaitNone failure or ctx end our node is deleted again.
 //
 // The returned [Held] tracks whether the lock is still ours; call
@@ -129,27 +141,22 @@ func (e *takeError) Error() string { return e.err.Error() }
 func (e *takeError) Unwrap() error { return e.err }
 
 func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions) (*Held, error) {
-	if lockPath == "/" || !strings.HasPrefix(lockPath, "/") {
-		return nil, fmt.Errorf("take %s: a lock path must be an absolute path below /", lockPath)
-	}
 	if o.Wait == WaitTimeout && o.Timeout <= 0 {
 		o.Wait = WaitNone
 	}
-	children, err := zkview.Call(ctx, func() ([]string, error) {
-		kids, _, err := c.Conn().Children(c.Abs(lockPath))
-		if errors.Is(err, zk.ErrNoNode) {
-			return nil, nil
-		}
-		return kids, err
-	})
+	plan, err := PlanTake(ctx, c, lockPath, o)
 	if err != nil {
-		return nil, fmt.Errorf("take %s: list children: %w", lockPath, err)
+		return nil, err
 	}
-	r, err := resolveRecipe(o.Recipe, o.Mode, children)
-	if err != nil {
-		return nil, fmt.Errorf("take %s: %w", lockPath, err)
+	if plan.Why != "" && o.Notice != nil {
+		o.Notice(plan.Why)
 	}
+	return join(ctx, c, plan, o)
+}
 
+// join creates our node as plan says and waits for the lock.
+func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (*Held, error) {
+	lockPath := plan.Path
 	sub, unsub := c.Subscribe()
 	defer unsub()
 
@@ -171,7 +178,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		return fmt.Errorf("take %s: %w", lockPath, parent.Err())
 	}
 
-	node, st, err := createLockNode(ctx, c, lockPath, r, OwnerData(o.Note))
+	node, st, err := createLockNode(ctx, c, plan, OwnerData(o.Note))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctxErr("")
@@ -189,6 +196,19 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 			err = fmt.Errorf("%w; and our node %s could not be deleted (%v): it goes away when this session ends", err, node, derr)
 		}
 		return fail(err)
+	}
+	ownerOf := func(name string) (int64, error) {
+		st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
+			_, st, err := c.Conn().Get(c.Abs(zkview.Join(lockPath, name)))
+			return st, err
+		})
+		if errors.Is(err, zk.ErrNoNode) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		return st.EphemeralOwner, nil
 	}
 
 	lastReport := Progress{Position: -2}
@@ -215,6 +235,12 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 			kids, _, err := c.Conn().Children(c.Abs(lockPath))
 			return kids, err
 		})
+		var me Participant
+		var qlen int
+		found := false
+		if err == nil {
+			me, qlen, found, err = ourPlace(plan.takeKind(kids), lockPath, kids, name, session, ownerOf)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, giveUp(ctxErr(""))
@@ -227,31 +253,24 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 			return nil, giveUp(fmt.Errorf("take %s: list children: %w", lockPath, err))
 		}
 		closedSince = time.Time{}
-		s := r.slot(kids, name)
-		if !s.found {
+		if !found {
 			return nil, fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, ErrLost))
 		}
-		p := Progress{Path: lockPath, Node: node, Recipe: r.String(), Position: s.position, QueueLen: s.queueLen}
-		if s.wait != "" {
-			p.WaitingOn = zkview.Join(lockPath, s.wait)
-		}
+		p := Progress{Path: lockPath, Node: node, Recipe: string(plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches}
 		if o.Progress != nil && p != lastReport {
 			o.Progress(p)
 			lastReport = p
 		}
-		if s.wait == "" {
-			return newHeld(c, lockPath, node, r, st), nil
+		if me.State == StateHolding {
+			return newHeld(c, lockPath, node, plan.Kind, plan.Mode, st), nil
+		}
+		if me.Watches == "" {
+			return nil, giveUp(fmt.Errorf("take %s: %s's rule gives our node nothing to wait on (see `zkscope doctor %s`): giving up", lockPath, plan.Library, lockPath))
 		}
 		if o.Wait == WaitNone {
 			return nil, giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, ErrWouldBlock, p.WaitingOn))
 		}
-		type watchRes struct {
-			ch <-chan zk.Event
-		}
-		w, err := zkview.Call(ctx, func() (watchRes, error) {
-			_, _, ch, err := c.Conn().GetW(c.Abs(p.WaitingOn))
-			return watchRes{ch}, err
-		})
+		ch, err := zkview.Call(ctx, func() (<-chan zk.Event, error) { return watch(c, me.Watches, me.WatchKind) })
 		if err != nil {
 			switch {
 			case ctx.Err() != nil:
@@ -268,7 +287,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	wait:
 		for {
 			select {
-			case <-w.ch:
+			case <-ch:
 				break wait
 			case ev := <-sub:
 				if sessionEnded(ev, session) {
@@ -281,13 +300,33 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	}
 }
 
+// watch sets the watch a waiter of the recipe sets on target: getData,
+// exists or getChildren. A target already gone is zk.ErrNoNode.
+func watch(c *zkview.Client, target string, kind WatchKind) (<-chan zk.Event, error) {
+	abs := c.Abs(target)
+	switch kind {
+	case WatchExists:
+		ok, _, ch, err := c.Conn().ExistsW(abs)
+		if err == nil && !ok {
+			return nil, zk.ErrNoNode
+		}
+		return ch, err
+	case WatchChildren:
+		_, _, ch, err := c.Conn().ChildrenW(abs)
+		return ch, err
+	}
+	_, _, ch, err := c.Conn().GetW(abs)
+	return ch, err
+}
+
 // createLockNode creates our EPHEMERAL_SEQUENTIAL node (and the missing
 // parents: containers for Curator, persistent otherwise) and reads its stat.
 // A create whose reply was lost to a disconnect is found again by its unique
 // prefix, as the libraries' protected mode does. If ctx ends while the
 // create is in flight, the node is deleted once it appears.
-func createLockNode(ctx context.Context, c *zkview.Client, lockPath string, r takeRecipe, data []byte) (string, zk.Stat, error) {
-	prefix := r.newNamePrefix()
+func createLockNode(ctx context.Context, c *zkview.Client, plan TakePlan, data []byte) (string, zk.Stat, error) {
+	lockPath, f := plan.Path, plan.Library.take
+	prefix := f.newPrefix(f.marker(plan.Mode))
 	type result struct {
 		node string
 		st   zk.Stat
@@ -295,7 +334,7 @@ func createLockNode(ctx context.Context, c *zkview.Client, lockPath string, r ta
 	}
 	done := make(chan result, 1)
 	go func() {
-		node, st, err := createProtected(c, lockPath, prefix, data, r.containerParents())
+		node, st, err := createProtected(c, lockPath, prefix, data, f.containerParents)
 		done <- result{node, st, err}
 	}()
 	select {

@@ -85,9 +85,9 @@ type Held struct {
 	done      chan struct{}
 }
 
-func newHeld(c *zkview.Client, lockPath, node string, r takeRecipe, st zk.Stat) *Held {
+func newHeld(c *zkview.Client, lockPath, node string, k Kind, mode Mode, st zk.Stat) *Held {
 	h := &Held{
-		Path: lockPath, Node: node, Recipe: r.String(), Mode: r.mode,
+		Path: lockPath, Node: node, Recipe: string(k), Mode: mode,
 		Session: st.EphemeralOwner, Czxid: st.Czxid, Acquired: time.Now(),
 		c: c, version: st.Version,
 		lost: make(chan struct{}), revoked: make(chan struct{}),

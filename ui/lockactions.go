@@ -86,10 +86,11 @@ const (
 	lockDialogLost
 )
 
-// takeModes and takeRecipes are the choices of the take dialog.
+// takeModes and takeRecipes are the choices of the take dialog; a nil
+// library is "auto": decided by lockops.PlanTake, or refused.
 var (
 	takeModes   = []lockops.Mode{lockops.ModeExclusive, lockops.ModeRead, lockops.ModeWrite}
-	takeRecipes = []lockops.Recipe{lockops.RecipeAuto, lockops.RecipeCurator, lockops.RecipeKazoo, lockops.RecipeGoZK}
+	takeRecipes = append([]*lockops.Library{nil}, lockops.TakeLibraries()...)
 )
 
 // Take dialog fields, in tab order.
@@ -111,6 +112,14 @@ type lockDialog struct {
 	field         int
 	existingKind  lockops.Kind
 	existingQueue bool
+	// The plan for the choices shown (lockops.PlanTake, read in a
+	// command): planFor is the choices it was made for, planErr the
+	// refusal's reason; submitting is set when ⏎ waits for it.
+	plan       *lockops.TakePlan
+	planErr    string
+	planFor    string
+	planID     uint64
+	submitting bool
 
 	// Revoke and force-delete.
 	target  lockops.Participant
@@ -164,6 +173,12 @@ type (
 		node, label string
 		next        []string
 		err         error
+	}
+	// takePlanMsg is the take dialog's plan for its choices.
+	takePlanMsg struct {
+		id   uint64
+		plan lockops.TakePlan
+		err  error
 	}
 	// lockGotoMsg asks the root model to put the cursor on a lock
 	// directory (our take's, once its node exists).
@@ -286,7 +301,27 @@ func (p *LockPane) startTake(cursorPath string, onLock bool) tea.Cmd {
 		d.field = takeFieldMode
 	}
 	p.act.dialog = d
-	return d.focus()
+	return tea.Batch(d.focus(), p.planTake(d))
+}
+
+// takeChoices are the take dialog's path, options and their key (what a
+// plan was made for).
+func (d *lockDialog) takeChoices() (string, lockops.TakeOptions, string) {
+	lp := path.Clean(strings.TrimSpace(d.path.Value()))
+	o := lockops.TakeOptions{Library: takeRecipes[d.recipe], Mode: takeModes[d.mode], Note: strings.TrimSpace(d.note.Value())}
+	return lp, o, fmt.Sprintf("%s|%s|%d", lp, o.Mode, d.recipe)
+}
+
+// planTake asks, in a command, how the dialog's choices would take the
+// lock, unless that is already known or the path is not one.
+func (p *LockPane) planTake(d *lockDialog) tea.Cmd {
+	lp, o, key := d.takeChoices()
+	if key == d.planFor || p.client == nil || !strings.HasPrefix(lp, "/") || lp == "/" {
+		return nil
+	}
+	p.act.seq++
+	d.plan, d.planErr, d.planFor, d.planID = nil, "", key, p.act.seq
+	return planTakeCmd(p.client, d.planID, lp, o)
 }
 
 // modeChoices lists the indices into takeModes the take dialog offers: on
@@ -390,12 +425,12 @@ func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.NextField):
 		d.field = (d.field + 1) % takeFields
-		return d.focus()
+		return tea.Batch(d.focus(), p.planTake(d))
 	case key.Matches(msg, k.PrevField):
 		d.field = (d.field + takeFields - 1) % takeFields
-		return d.focus()
+		return tea.Batch(d.focus(), p.planTake(d))
 	case key.Matches(msg, k.Confirm):
-		return p.submitTake(d)
+		return p.confirmTake(d)
 	}
 	switch d.field {
 	case takeFieldMode, takeFieldRecipe:
@@ -413,7 +448,8 @@ func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
 		} else {
 			d.recipe = (d.recipe + len(takeRecipes) + step) % len(takeRecipes)
 		}
-		return nil
+		d.err = ""
+		return p.planTake(d)
 	case takeFieldPath:
 		var cmd tea.Cmd
 		d.path, cmd = d.path.Update(msg)
@@ -426,16 +462,66 @@ func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
 	}
 }
 
-func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
+// confirmTake takes the lock as the dialog's plan says, once the plan for
+// its choices is known; a refusal keeps the dialog open with the reason
+// and, when no library could be chosen, the recipe field to pick one.
+func (p *LockPane) confirmTake(d *lockDialog) tea.Cmd {
 	lp := strings.TrimSpace(d.path.Value())
-	if !strings.HasPrefix(lp, "/") || path.Clean(lp) == "/" {
+	switch {
+	case !strings.HasPrefix(lp, "/") || path.Clean(lp) == "/":
 		d.err = "Give the lock's path: an absolute path below /."
 		return nil
-	}
-	lp = path.Clean(lp)
-	if strings.HasPrefix(lp, "/zookeeper") {
+	case strings.HasPrefix(path.Clean(lp), "/zookeeper"):
 		d.err = "/zookeeper is the server's own tree: pick another path."
 		return nil
+	}
+	if _, _, key := d.takeChoices(); key != d.planFor || d.plan == nil && d.planErr == "" {
+		d.submitting = true
+		return p.planTake(d)
+	}
+	if d.planErr != "" {
+		d.err = "Not taken: change the path, mode or recipe."
+		if takeRecipes[d.recipe] == nil {
+			d.err = "Pick the recipe the applications use with ←/→, then ⏎."
+			d.field = takeFieldRecipe
+			return d.focus()
+		}
+		return nil
+	}
+	return p.submitTake(d)
+}
+
+// takePlanned shows the dialog's plan, and takes the lock when ⏎ waited
+// for it.
+func (p *LockPane) takePlanned(msg takePlanMsg) tea.Cmd {
+	d := p.act.dialog
+	if d == nil || d.kind != lockDialogTake || d.planID != msg.id {
+		return nil
+	}
+	if msg.err != nil {
+		var r *lockops.Refusal
+		if errors.As(msg.err, &r) {
+			d.planErr = r.Reason
+		} else {
+			d.planErr = msg.err.Error()
+		}
+	} else {
+		plan := msg.plan
+		d.plan = &plan
+	}
+	if !d.submitting {
+		return nil
+	}
+	d.submitting = false
+	return p.confirmTake(d)
+}
+
+func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
+	lp, opts, _ := d.takeChoices()
+	why := ""
+	if d.plan != nil {
+		// The plan is what the operator saw: take exactly that.
+		opts.Library, opts.Mode, why = d.plan.Library, d.plan.Mode, d.plan.Why
 	}
 	p.act.dialog = nil
 	p.act.seq++
@@ -443,8 +529,10 @@ func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
 	t := &takeState{id: p.act.seq, path: lp, mode: takeModes[d.mode], cancel: cancel, started: p.clock()}
 	p.act.taking = t
 	p.note = paneNote{}
+	if why != "" {
+		p.setNote(levelInfo, strings.ToUpper(why[:1])+why[1:]+".")
+	}
 	progress := make(chan lockops.Progress, 16)
-	opts := lockops.TakeOptions{Recipe: takeRecipes[d.recipe], Mode: t.mode, Note: strings.TrimSpace(d.note.Value())}
 	return tea.Batch(
 		takeCmd(ctx, p.client, t.id, lp, opts, progress),
 		listenTakeProgress(progress, t.id),
@@ -478,6 +566,8 @@ func (p *LockPane) release(quit bool) tea.Cmd {
 func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 	a := &p.act
 	switch msg := msg.(type) {
+	case takePlanMsg:
+		return p.takePlanned(msg)
 	case takeProgressMsg:
 		if a.taking == nil || a.taking.id != msg.id {
 			return nil
@@ -651,6 +741,17 @@ func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, 
 			msg.changes = h.Changes()
 		}
 		return msg
+	}
+}
+
+// planTakeCmd asks lockops how the take dialog's choices would take the
+// lock (reading, never writing).
+func planTakeCmd(c *zkview.Client, id uint64, lockPath string, o lockops.TakeOptions) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		plan, err := lockops.PlanTake(ctx, c, lockPath, o)
+		return takePlanMsg{id: id, plan: plan, err: err}
 	}
 }
 

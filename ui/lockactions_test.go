@@ -144,7 +144,7 @@ func TestTakeDialog(t *testing.T) {
 	}
 	p.Update(lockKey("tab"))
 	p.Update(lockKey("right"))
-	if takeRecipes[d.recipe] != lockops.RecipeCurator {
+	if takeRecipes[d.recipe] != lockops.Curator {
 		t.Fatalf("→ on the recipe chose %s", takeRecipes[d.recipe])
 	}
 	golden.RequireEqual(t, ansi.Strip(p.DialogView(70)))

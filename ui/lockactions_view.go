@@ -136,7 +136,18 @@ func (p *LockPane) DialogView(w int) string {
 		body = append(body, label(takeFieldMode, "mode")+" "+choices(st, takeModeNames(modes), max(slices.Index(modes, d.mode), 0)))
 		body = append(body, label(takeFieldRecipe, "recipe")+" "+choices(st, takeRecipeNames(), d.recipe))
 		body = append(body, label(takeFieldNote, "note")+" "+d.note.View())
-		body = append(body, "", st.Muted.Render("Waits until the lock is ours; u stops waiting."), "",
+		body = append(body, "")
+		switch {
+		case d.planErr != "":
+			wrap(st.Error, "Refused: "+d.planErr+".")
+		case d.plan != nil && d.plan.Why != "":
+			wrap(st.Base, fmt.Sprintf("Takes a %s: %s.", d.plan.Kind, d.plan.Why))
+		case d.plan != nil:
+			wrap(st.Base, fmt.Sprintf("Takes a %s, in %s's format.", d.plan.Kind, d.plan.Library))
+		default:
+			wrap(st.Muted, "Looking at the lock and the locks next to it…")
+		}
+		body = append(body, st.Muted.Render("Waits until the lock is ours; u stops waiting."), "",
 			key("⏎", "take")+"   "+key("tab", "next field")+"   "+key("←/→", "choose")+"   "+key("esc", "cancel"))
 	case lockDialogRevoke:
 		title = "Revoke " + d.label
@@ -239,7 +250,10 @@ func takeModeNames(idx []int) []string {
 func takeRecipeNames() []string {
 	out := make([]string, len(takeRecipes))
 	for i, r := range takeRecipes {
-		out[i] = string(r)
+		out[i] = "auto"
+		if r != nil {
+			out[i] = r.Name
+		}
 	}
 	return out
 }

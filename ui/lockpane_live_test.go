@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func contender(t *testing.T, lockPath, note string) (held func() *lockops.Held) 
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() {
-		h, err := lockops.Take(ctx, c, lockPath, lockops.TakeOptions{Recipe: lockops.RecipeCurator, Note: note,
+		h, err := lockops.Take(ctx, c, lockPath, lockops.TakeOptions{Library: lockops.Curator, Note: note,
 			Progress: func(lockops.Progress) {
 				select {
 				case queued <- struct{}{}:
@@ -202,6 +203,17 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 		t.Fatalf("t did not open the take dialog; screen:\n%s", d.screen())
 	}
 	d.m.lock.act.dialog.path.SetValue(lockPath)
+	// Nothing tells which library the applications use: the dialog says
+	// so and asks for a recipe instead of guessing.
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 20*time.Second, "the dialog refusing to guess", func(d *liveDriver) bool {
+		dl := d.m.lock.act.dialog
+		return dl != nil && dl.field == takeFieldRecipe && strings.Contains(d.screen(), "Pick the recipe")
+	})
+	if kids, _, _ := c.Children(lockPath); len(kids) != 0 {
+		t.Fatalf("a refused take created %v", kids)
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyRight}) // curator
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "our lock held and shown", func(d *liveDriver) bool {
 		return d.m.lock.Holding() && d.m.detail.path == lockPath && strings.Contains(d.screen(), "We hold this lock")
@@ -258,6 +270,7 @@ func TestLiveSuspendedThenLost(t *testing.T) {
 	d.until(t, 20*time.Second, "the first frame", func(d *liveDriver) bool { return d.m.client != nil })
 	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
 	d.m.lock.act.dialog.path.SetValue(lockPath)
+	d.m.lock.act.dialog.recipe = slices.Index(takeRecipes, lockops.Curator)
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "our lock held", func(d *liveDriver) bool {
 		return d.m.lock.Holding() && strings.Contains(d.screen(), "We hold this lock")

@@ -45,6 +45,10 @@ type Config struct {
 	Context string
 	// ReadOnly refuses every mutation made through this client.
 	ReadOnly bool
+	// DefaultRecipe is the context's default_recipe: the lock library to
+	// take a lock in when nothing else tells ("" when unset; checked by
+	// the lock operations, which know the libraries).
+	DefaultRecipe string
 	// AdminPort, when non-zero, is the AdminServer port to try on each member's
 	// host (used when four-letter words are refused).
 	AdminPort int

@@ -58,9 +58,13 @@ type ContextConfig struct {
 	Servers        string        `toml:"servers"`
 	SessionTimeout time.Duration `toml:"session_timeout"`
 	ReadOnly       bool          `toml:"read_only"`
-	AuthFile       string        `toml:"auth_file"`
-	TLS            *ContextTLS   `toml:"tls"`
-	AdminPort      int           `toml:"admin_port"`
+	// DefaultRecipe is the lock library ("curator", "kazoo" or "go-zk")
+	// zkscope takes a lock in when the lock has no contenders and the
+	// locks next to it do not tell.
+	DefaultRecipe string      `toml:"default_recipe"`
+	AuthFile      string      `toml:"auth_file"`
+	TLS           *ContextTLS `toml:"tls"`
+	AdminPort     int         `toml:"admin_port"`
 }
 
 // ContextTLS is a context's TLS table.
@@ -187,6 +191,7 @@ func ResolveConfig(f Flags, getenv func(string) string) (Config, error) {
 	cfg := Config{
 		Context:        name,
 		ReadOnly:       f.ReadOnly || ctx.ReadOnly,
+		DefaultRecipe:  ctx.DefaultRecipe,
 		SessionTimeout: f.SessionTimeout,
 		AdminPort:      ctx.AdminPort,
 		Theme:          fc.Theme,

@@ -1,0 +1,203 @@
+package lockops
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Library is one lock library's rules, in one place for both reading and
+// acting: how its nodes are named and parsed (parse), which recipe a
+// directory of its nodes makes (kindOf), and, for the libraries zkscope
+// takes locks in, how our own node is named (take). The decoders of its
+// recipes, which order the nodes, find the holders and each waiter's
+// watch target, live in the library's file next to it (curator.go,
+// kazoo.go, gozk.go, zookeeper.go); [Decode] and [Take] both call them.
+//
+// A *Library is compared by identity: the package's variables [Curator],
+// [Kazoo], [GoZK], [ZooKeeper] and [ZooKeeperDocs] are the only values.
+type Library struct {
+	// Name is how the command line and the config file name it
+	// ("curator", "kazoo", "go-zk"); Title how messages do ("Curator").
+	Name, Title string
+	// parse reports whether name is one of this library's nodes, with the
+	// library's lock name inside it ("lock-", "__READ__", "__lock__", …)
+	// and the sequence text as the library cuts it.
+	parse func(name string) (marker, seq string, ok bool)
+	// kindOf is the recipe a directory makes whose nodes of this library
+	// carry these markers.
+	kindOf func(markers func(marker string) bool) Kind
+	// take is nil for libraries zkscope does not take locks in.
+	take *takeFormat
+}
+
+// takeFormat is how zkscope writes a node of a library when it joins a
+// queue: the recipe each mode makes, the marker of each mode, the random
+// protection prefix, and whether parents are containers.
+type takeFormat struct {
+	kinds            map[Mode]Kind
+	marker           func(m Mode) string
+	newPrefix        func(marker string) string // without the sequence
+	containerParents bool                       // Curator: CONTAINER parents; others persistent
+}
+
+// libraries in the order a name is classified and ties are broken.
+var libraries = []*Library{Curator, GoZK, Kazoo, ZooKeeper, ZooKeeperDocs}
+
+// String is the library's title.
+func (l *Library) String() string {
+	if l == nil {
+		return "none"
+	}
+	return l.Title
+}
+
+// Takes reports whether zkscope can take locks in this library's format.
+func (l *Library) Takes() bool { return l != nil && l.take != nil }
+
+// TakeLibraries are the libraries zkscope takes locks in, for choosers.
+func TakeLibraries() []*Library { return []*Library{Curator, Kazoo, GoZK} }
+
+// ParseLibrary accepts the names the command line and the config file use
+// for the libraries zkscope takes locks in: "curator", "kazoo", "go-zk"
+// ("gozk" and "go-zookeeper" too).
+func ParseLibrary(s string) (*Library, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "curator":
+		return Curator, nil
+	case "kazoo":
+		return Kazoo, nil
+	case "go-zk", "gozk", "go-zookeeper":
+		return GoZK, nil
+	}
+	return nil, fmt.Errorf("unknown lock library %q (want curator, kazoo or go-zk)", s)
+}
+
+// Library is the library a recipe belongs to; nil for [KindUnknown].
+func (k Kind) Library() *Library {
+	if r, ok := recipes[k]; ok {
+		return r.lib
+	}
+	return nil
+}
+
+// nodeName is what a child's name says about it.
+type nodeName struct {
+	lib    *Library // nil: not a lock node of any known recipe
+	marker string   // the library's lock name inside the node name
+	seqStr string   // the sequence text as the library cuts it ("" when none)
+}
+
+// parseName classifies one child name. It never fails: unknown names have
+// a nil lib.
+func parseName(name string) nodeName {
+	for _, l := range libraries {
+		if m, s, ok := l.parse(name); ok {
+			return nodeName{lib: l, marker: m, seqStr: s}
+		}
+	}
+	return nodeName{}
+}
+
+// Detect names the recipe of a lock directory from its children's names
+// (and, for semaphores, its layout: see [Dir]). Mixed directories get the
+// recipe of the library with the most nodes there.
+func Detect(d Dir) Kind {
+	if d.Aux != nil {
+		if path.Base(d.Path) == "leases" {
+			return KindCuratorSemaphoreV2
+		}
+		return KindKazooSemaphore
+	}
+	c := takeCensus(d.Children)
+	return c.kindOf(c.dominant())
+}
+
+// census is what a directory's names say, from one pass over them: how
+// many nodes each library has there, and which of its lock names occur.
+type census struct {
+	count map[*Library]int
+	seen  []libMarker // distinct, in order of first occurrence
+}
+
+type libMarker struct {
+	lib    *Library
+	marker string
+}
+
+func takeCensus(children []Child) census {
+	c := census{count: make(map[*Library]int, 2)}
+	for i := range children {
+		c.add(parseName(children[i].Name))
+	}
+	return c
+}
+
+// censusOfNames is takeCensus over bare names.
+func censusOfNames(names []string) census {
+	c := census{count: make(map[*Library]int, 2)}
+	for _, n := range names {
+		c.add(parseName(n))
+	}
+	return c
+}
+
+func (c *census) add(n nodeName) {
+	c.count[n.lib]++
+	if n.lib != nil && !c.has(n.lib, n.marker) {
+		c.seen = append(c.seen, libMarker{n.lib, n.marker})
+	}
+}
+
+func (c *census) has(lib *Library, marker string) bool {
+	for _, s := range c.seen {
+		if s.lib == lib && s.marker == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// present lists the libraries with nodes in the directory, in [libraries]
+// order.
+func (c *census) present() []*Library {
+	var out []*Library
+	for _, l := range libraries {
+		if c.count[l] > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// dominant is the library with most nodes (ties: the order of
+// [libraries]), nil when there is no lock node at all.
+func (c *census) dominant() *Library {
+	var best *Library
+	n := 0
+	for _, l := range libraries {
+		if c.count[l] > n {
+			best, n = l, c.count[l]
+		}
+	}
+	return best
+}
+
+// kindOf is the recipe a library's nodes make in this directory.
+func (c *census) kindOf(l *Library) Kind {
+	if l == nil {
+		return KindUnknown
+	}
+	return l.kindOf(func(m string) bool { return c.has(l, m) })
+}
+
+// IsLockDir reports whether names look like the children of a lock
+// directory (at least one node in a known recipe's format).
+func IsLockDir(names []string) bool {
+	for _, n := range names {
+		if parseName(n).lib != nil {
+			return true
+		}
+	}
+	return false
+}

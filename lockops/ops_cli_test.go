@@ -147,11 +147,11 @@ func TestCLILockLostKillsCommand(t *testing.T) {
 	if len(kids) != 1 {
 		t.Fatalf("queue %v, want the CLI's node", kids)
 	}
-	p, err := PreviewEvict(context.Background(), c, zkview.Join(lockPath, kids[0]))
+	p, err := PreviewEvict(context.Background(), c, zkview.Join(lockPath, kids[0]), EvictOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Evict(context.Background(), c, p.Node, p.Expect); err != nil {
+	if err := Evict(context.Background(), c, p.Node, p.Expect, EvictOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {

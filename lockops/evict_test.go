@@ -285,8 +285,9 @@ func refusalOf(t testing.TB, err error, what string) *Refusal {
 }
 
 // TestRevokeRefuses: revoke writes nothing and says why on a plain config
-// node, a real kazoo holder (kazoo has no revocation), a Curator waiter and
-// a persistent Curator-format node; each refusal is audited as refused.
+// node, a real kazoo holder (kazoo has no revocation), a Curator waiter, a
+// persistent Curator-format node and a Curator semaphore's node; each
+// refusal is audited as refused.
 func TestRevokeRefuses(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
@@ -349,8 +350,19 @@ func TestRevokeRefuses(t *testing.T) {
 	}
 	unchanged(t, op, persistent, []byte("10.0.0.7"), 0)
 
+	// The head of a Curator semaphore's locks/ reads as a mutex holder on
+	// its own; the semaphore layout says otherwise.
+	const uuid = "_c_0b7e54c2-7d33-4f6a-9a0e-5f8e2c1d3a02-"
+	mkNode(t, a, dir+"/sem/leases/"+uuid+"lease-", nil, zk.FlagEphemeral|zk.FlagSequence)
+	semHead := mkNode(t, a, dir+"/sem/locks/"+uuid+"lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+	_, err = Revoke(ctx, op, semHead, time.Second)
+	if r = refusalOf(t, err, "revoke of a semaphore's mutex head"); !strings.Contains(r.Reason, "Curator semaphores cannot be revoked") {
+		t.Fatalf("refusal %q", r.Reason)
+	}
+	unchanged(t, op, semHead, nil, 0)
+
 	entries := readAudit(t, audit)
-	for _, n := range []string{config, kazooHolder, pr.Node, persistent} {
+	for _, n := range []string{config, kazooHolder, pr.Node, persistent, semHead} {
 		if !hasAudit(entries, OpRevoke, AuditRefused, n) {
 			t.Fatalf("audit log lacks the refused revoke of %s: %+v", n, entries)
 		}

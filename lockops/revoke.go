@@ -29,8 +29,10 @@ type RevokeResult struct {
 // The node's lock is read and decoded first ([Decode]): Revoke writes only
 // to an ephemeral holder of a Curator lock that supports revocation
 // ([NotRevocable]) and otherwise returns a [*Refusal], writing nothing.
-// The write is conditioned on the version read with the decode, so a node
-// changed or re-created meanwhile is not touched.
+// The write is conditioned on the data version read with the decode, so a
+// node written meanwhile is not touched (ZooKeeper cannot condition a write
+// on the creation zxid: a node deleted and re-created at the same version
+// in between would be).
 func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Duration) (RevokeResult, error) {
 	node = path.Clean(node)
 	res := RevokeResult{Node: node}

@@ -13,9 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
 )
 
 func newLockCmd() *cobra.Command {
@@ -129,7 +131,7 @@ creates nothing.`,
 func newEvictCmd() *cobra.Command {
 	var (
 		expectSession, expectCzxid string
-		yes                        bool
+		yes, anyNode               bool
 	)
 	cmd := &cobra.Command{
 		Use:   "evict NODE",
@@ -145,7 +147,10 @@ otherwise nothing is deleted and zkscope says what changed.
 The old holder is NOT told: if it is still running it goes on as if it held
 the lock. Prefer stopping it, or 'zkscope revoke' for revocable Curator locks.
 
-Scripts pass --yes together with --expect-session (as printed by 'zkscope locks').`,
+zkscope refuses (exit 2, nothing deleted) a node that is no participant of a
+lock it recognises, unless --any-node is given. It asks for the sequence
+number only on a terminal: piped input never confirms, so scripts pass --yes
+together with --expect-session (as printed by 'zkscope locks').`,
 		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
   zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes`,
 		Args: cobra.ExactArgs(1),
@@ -164,7 +169,8 @@ Scripts pass --yes together with --expect-session (as printed by 'zkscope locks'
 				}
 			}
 			if yes && expectSession == "" {
-				return fmt.Errorf("--yes needs --expect-session (the owner you mean to evict), so a new owner is never deleted by mistake")
+				return lockops.Refuse(nil, lockops.OpForceDelete, args[0], 0,
+					"--yes needs --expect-session (the owner you mean to evict), so a new owner is never deleted by mistake")
 			}
 			ctx := context.Background()
 			c, err := connect(ctx)
@@ -172,7 +178,8 @@ Scripts pass --yes together with --expect-session (as printed by 'zkscope locks'
 				return err
 			}
 			defer c.Close()
-			p, err := lockops.PreviewEvict(ctx, c, args[0])
+			opts := lockops.EvictOptions{AnyNode: anyNode}
+			p, err := lockops.PreviewEvict(ctx, c, args[0], opts)
 			if err != nil {
 				return err
 			}
@@ -185,14 +192,11 @@ Scripts pass --yes together with --expect-session (as printed by 'zkscope locks'
 				return fmt.Errorf("nothing deleted: %s was re-created (czxid 0x%x, expected 0x%x)", p.Node, p.Czxid, wantCzxid)
 			}
 			if !yes {
-				fmt.Fprintf(out, "\nType the node's sequence number (%s) to delete it: ", p.SequenceSuffix())
-				var typed string
-				fmt.Fscanln(cmd.InOrStdin(), &typed)
-				if typed != p.SequenceSuffix() {
-					return fmt.Errorf("not confirmed: nothing deleted")
+				if err := confirmEvict(cmd, c, p); err != nil {
+					return err
 				}
 			}
-			if err := lockops.Evict(ctx, c, p.Node, p.Expect); err != nil {
+			if err := lockops.Evict(ctx, c, p.Node, p.Expect, opts); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "deleted %s\n", p.Node)
@@ -203,7 +207,25 @@ Scripts pass --yes together with --expect-session (as printed by 'zkscope locks'
 	f.StringVar(&expectSession, "expect-session", "", "delete only if the node belongs to this session (0x…)")
 	f.StringVar(&expectCzxid, "expect-czxid", "", "delete only if the node has this creation zxid (0x…)")
 	f.BoolVarP(&yes, "yes", "y", false, "do not ask (needs --expect-session)")
+	f.BoolVar(&anyNode, "any-node", false, "delete a node that is no participant of a lock zkscope recognises")
 	return cmd
+}
+
+// confirmEvict asks the operator at the terminal to type p's sequence
+// number. Without a terminal on stdin nothing can confirm: refused.
+func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *lockops.EvictPreview) error {
+	in, ok := cmd.InOrStdin().(*os.File)
+	if !ok || !term.IsTerminal(in.Fd()) {
+		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
+			"stdin is not a terminal, so nobody can confirm; pass --yes --expect-session %s to delete it without asking", lockops.FormatSession(p.Session)))
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "\nType the node's sequence number (%s) to delete it: ", p.SequenceSuffix())
+	var typed string
+	fmt.Fscanln(in, &typed)
+	if typed != p.SequenceSuffix() {
+		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the sequence number typed was not "+p.SequenceSuffix()+"): nothing deleted")
+	}
+	return nil
 }
 
 func newRevokeCmd() *cobra.Command {
@@ -216,7 +238,13 @@ func newRevokeCmd() *cobra.Command {
 
 Only holders that made their lock revocable react (Curator's makeRevocable,
 'zkscope lock --revocable'). Exits 0 when the node went away within --wait,
-1 otherwise (the holder keeps the lock; 'zkscope evict' force-deletes).`,
+1 otherwise (the holder keeps the lock; 'zkscope evict' force-deletes).
+
+zkscope writes only to the holding node of a Curator InterProcessMutex or
+InterProcessReadWriteLock, the recipes that can be revoked, conditioned on the
+version it read. Anything else (a plain node, a waiter, a persistent node, a
+kazoo, go-zookeeper or ZooKeeper recipe lock, a Curator semaphore or leader
+latch) is refused with exit status 2 and left unchanged.`,
 		Example: `  zkscope revoke /app/locks/deploy/_c_0f3e…-lock-0000000007 --wait 30s`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

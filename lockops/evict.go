@@ -62,9 +62,12 @@ type EvictPreview struct {
 	// HeldFor is how long the node has existed (the time it has held or
 	// waited).
 	HeldFor time.Duration
-	// Recipe is the locks-json recipe name, "unknown" when the format is
-	// not one zkscope takes locks in.
+	// Recipe is the decoded recipe ([Kind]) of the lock Node takes part
+	// in, "unknown" when it is no participant of a recognised lock.
 	Recipe string
+	// Participant: Node takes part in a lock zkscope recognises (else it
+	// was previewed with [EvictOptions.AnyNode]).
+	Participant bool
 	// Holding: the node holds the lock now (else it waits).
 	Holding bool
 	// NextHolders are the nodes that would hold the lock once Node is gone
@@ -91,9 +94,18 @@ func (p *EvictPreview) SequenceSuffix() string {
 // characters ("0000000042", "-000000001") or "-2147483648".
 var seqSuffixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(-2147483648|-\d{9}|\d{10})$`) })
 
-// PreviewEvict reads node and its siblings and says whose node it is and
-// what happens when it is deleted.
-func PreviewEvict(ctx context.Context, c *zkview.Client, node string) (*EvictPreview, error) {
+// EvictOptions tune [PreviewEvict] and [Evict].
+type EvictOptions struct {
+	// AnyNode allows force-deleting a node that is no participant of a
+	// lock zkscope recognises (`zkscope evict --any-node`); without it
+	// such a node is refused.
+	AnyNode bool
+}
+
+// PreviewEvict reads node and its lock and says whose node it is and what
+// happens when it is deleted. A node that is no participant of a
+// recognised lock ([Decode]) is refused (audited) unless o.AnyNode.
+func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOptions) (*EvictPreview, error) {
 	node = path.Clean(node)
 	abs := c.Abs(node)
 	type got struct {
@@ -105,13 +117,23 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string) (*EvictPre
 		return got{data, st}, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", node, err)
+		return nil, fmt.Errorf("read %s: %w", node, zkview.Explain(err))
 	}
 	st := g.st
+	l, err := readNodeLock(ctx, c, node)
+	if err != nil {
+		return nil, fmt.Errorf("read the lock of %s: %w", node, err)
+	}
+	part, ok := l.participant()
+	if !ok && !o.AnyNode {
+		err := refuse(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
+		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
+		return nil, err
+	}
 	p := &EvictPreview{
 		Node: node, LockPath: path.Dir(node), Session: st.EphemeralOwner, Ephemeral: st.EphemeralOwner != 0,
 		Data: g.data, Czxid: st.Czxid, Version: st.Version,
-		Created: time.UnixMilli(st.Ctime), Recipe: "unknown",
+		Created: time.UnixMilli(st.Ctime), Recipe: string(KindUnknown), Participant: ok,
 		Expect: Expect{Session: st.EphemeralOwner, Czxid: st.Czxid, Version: st.Version},
 	}
 	p.HeldFor = time.Since(p.Created).Round(time.Second)
@@ -120,96 +142,69 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string) (*EvictPre
 			p.Client = addr
 		}
 	}
-	kids, err := zkview.Call(ctx, func() ([]string, error) {
-		kids, _, err := c.Conn().Children(c.Abs(p.LockPath))
-		return kids, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", p.LockPath, err)
-	}
-	name := path.Base(node)
-	holdersBefore, r, ok := holdersOf(kids)
 	if ok {
-		p.Recipe = r
-		p.Holding = holdersBefore[name]
-		rest := make([]string, 0, len(kids))
-		for _, k := range kids {
-			if k != name {
-				rest = append(rest, k)
-			}
-		}
-		after, _, _ := holdersOf(rest)
-		for _, k := range sortedNames(rest) {
-			if after[k] && !holdersBefore[k] {
-				p.NextHolders = append(p.NextHolders, zkview.Join(p.LockPath, k))
-			}
-		}
+		p.Recipe = string(l.queue.Kind)
+		p.Holding = part.State == StateHolding
+		p.NextHolders = nextHolders(l.queue, l.without())
 	}
-	if p.Holding || !ok {
-		p.Warnings = append(p.Warnings,
-			"The holder is NOT told: if it is still running it will go on as if it held the lock, while the next waiter takes it too. Stop the holder first, or use revoke if it is revocable.")
-	}
-	if !ok {
-		p.Warnings = append(p.Warnings, "zkscope does not know this lock format: who gets the lock next is unknown.")
-	} else if p.Holding && len(p.NextHolders) == 0 {
-		p.Warnings = append(p.Warnings, "Nobody is waiting: the lock becomes free.")
-	}
-	if !p.Ephemeral {
-		p.Warnings = append(p.Warnings, "This is a PERSISTENT node: no session will ever remove it, deleting it is the only way to free it.")
-	}
+	p.Warnings = evictWarnings(p, part)
 	return p, nil
 }
 
-// holdersOf decodes a directory's names with the recipe Decode detects
-// and says which children hold the lock. ok is false for names of no lock
-// recipe zkscope knows.
-func holdersOf(kids []string) (map[string]bool, string, bool) {
-	d := Dir{Children: make([]Child, len(kids))}
-	for i, k := range kids {
-		d.Children[i] = Child{Name: k}
-	}
-	q := Decode(d, DecodeOptions{})
-	if q.Kind == KindUnknown {
-		return nil, "", false
-	}
-	out := map[string]bool{}
-	for _, p := range q.Participants {
-		if p.State == StateHolding {
-			out[p.Name] = true
+// nextHolders are the nodes holding in after that do not hold in before,
+// in after's order.
+func nextHolders(before, after Queue) []string {
+	held := map[string]bool{}
+	for _, x := range before.Participants {
+		if x.State == StateHolding {
+			held[x.Node] = true
 		}
 	}
-	return out, string(q.Kind), true
-}
-
-func sortedNames(names []string) []string {
-	out := append([]string(nil), names...)
-	// Order by sequence suffix for a stable, readable list.
-	key := func(s string) string {
-		if m := seqSuffixRE().FindStringSubmatch(s); m != nil {
-			return m[1]
-		}
-		return s
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && key(out[j]) < key(out[j-1]); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	var out []string
+	for _, x := range after.Participants {
+		if x.State == StateHolding && !held[x.Node] {
+			out = append(out, x.Node)
 		}
 	}
 	return out
 }
 
+// evictWarnings are the warnings of a preview, most important first; part
+// is the node as decoded (zero when it is no participant).
+func evictWarnings(p *EvictPreview, part Participant) []string {
+	var w []string
+	if p.Holding || !p.Participant {
+		w = append(w,
+			"The holder is NOT told: if it is still running it will go on as if it held the lock, while the next waiter takes it too. Stop the holder first, or use revoke if it is revocable.")
+	}
+	switch {
+	case !p.Participant:
+		w = append(w, "zkscope does not know this node as part of a lock: who gets the lock next is unknown.")
+	case part.Mode == ModeStray:
+		w = append(w, "This is no lock node, but "+p.Recipe+" counts it in its queue: the contender after it waits on it.")
+	case p.Holding && len(p.NextHolders) == 0:
+		w = append(w, "Nobody is waiting: the lock becomes free.")
+	}
+	if !p.Ephemeral {
+		w = append(w, "This is a PERSISTENT node: no session will ever remove it, deleting it is the only way to free it.")
+	}
+	return w
+}
+
 // Evict force-deletes node, but only if it still has the session and
 // creation zxid the operator saw, conditioned on the version shown;
 // otherwise nothing is deleted and a [*ChangedError] says what changed.
-// The holder is not told (see [EvictPreview.Warnings]).
-func Evict(ctx context.Context, c *zkview.Client, node string, want Expect) error {
+// Like [PreviewEvict] it refuses a node that is no participant of a
+// recognised lock unless o.AnyNode. The holder is not told (see
+// [EvictPreview.Warnings]).
+func Evict(ctx context.Context, c *zkview.Client, node string, want Expect, o EvictOptions) error {
 	node = path.Clean(node)
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("force-delete %s: %w", node, zkview.ErrReadOnly)
 		record(c, OpForceDelete, node, nil, want.Session, err)
 		return err
 	}
-	err := evict(ctx, c, node, want)
+	err := evict(ctx, c, node, want, o)
 	var v *int32
 	if !want.AnyVersion {
 		v = versionPtr(want.Version)
@@ -218,7 +213,12 @@ func Evict(ctx context.Context, c *zkview.Client, node string, want Expect) erro
 	return err
 }
 
-func evict(ctx context.Context, c *zkview.Client, node string, want Expect) error {
+func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o EvictOptions) error {
+	if !o.AnyNode {
+		if err := mustBeParticipant(ctx, c, node); err != nil {
+			return err
+		}
+	}
 	abs := c.Abs(node)
 	st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
 		_, st, err := c.Conn().Get(abs)
@@ -256,4 +256,22 @@ func evict(ctx context.Context, c *zkview.Client, node string, want Expect) erro
 		return &ChangedError{Node: node, What: "data version", Want: fmt.Sprint(version), Got: got}
 	}
 	return fmt.Errorf("force-delete %s: %w", node, err)
+}
+
+// mustBeParticipant returns a [*Refusal] when node is no participant of a
+// recognised lock, a [*ChangedError] when it is gone.
+func mustBeParticipant(ctx context.Context, c *zkview.Client, node string) error {
+	l, err := readNodeLock(ctx, c, node)
+	if err != nil {
+		return fmt.Errorf("force-delete %s: read its lock: %w", node, err)
+	}
+	if _, ok := l.participant(); ok {
+		return nil
+	}
+	if err := mustExist(ctx, c, node); errors.Is(err, zk.ErrNoNode) {
+		return &ChangedError{Node: node, What: "gone"}
+	} else if err != nil {
+		return fmt.Errorf("force-delete %s: %w", node, err)
+	}
+	return refuse(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
 }

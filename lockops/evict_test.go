@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestEvictHolderHandsOver(t *testing.T) {
 			waiterNode = zkview.Join(lockPath, k)
 		}
 	}
-	p, err := PreviewEvict(ctx, op, h.Node)
+	p, err := PreviewEvict(ctx, op, h.Node, EvictOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestEvictHolderHandsOver(t *testing.T) {
 	if !strings.Contains(FormatEvictPreview(p), waiterNode) {
 		t.Fatalf("formatted preview lacks the next holder:\n%s", FormatEvictPreview(p))
 	}
-	if err := Evict(ctx, op, h.Node, p.Expect); err != nil {
+	if err := Evict(ctx, op, h.Node, p.Expect, EvictOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -73,9 +74,10 @@ func TestEvictHolderHandsOver(t *testing.T) {
 // TestEvictRefusesChangedNode: a node deleted and re-created between the
 // preview and the confirmation (same name, same session, new czxid) is not
 // deleted; nor is one that changed owner or version; nor anything in
-// read-only mode.
+// read-only mode. (The node is no lock node: --any-node.)
 func TestEvictRefusesChangedNode(t *testing.T) {
 	audit := auditToTemp(t)
+	anyNode := EvictOptions{AnyNode: true}
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
@@ -87,7 +89,7 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 	if _, err := a.Conn().Create(node, []byte("v1"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	p, err := PreviewEvict(ctx, op, node)
+	p, err := PreviewEvict(ctx, op, node, anyNode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 	if _, err := a.Conn().Create(node, []byte("v2"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
-	err = Evict(ctx, op, node, p.Expect)
+	err = Evict(ctx, op, node, p.Expect, anyNode)
 	var ce *ChangedError
 	if !errors.As(err, &ce) || !strings.HasPrefix(ce.What, "czxid") {
 		t.Fatalf("got %v, want a czxid ChangedError", err)
@@ -107,29 +109,29 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 	}
 
 	// Version moved (someone wrote to it).
-	p, err = PreviewEvict(ctx, op, node)
+	p, err = PreviewEvict(ctx, op, node, anyNode)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Conn().Set(node, []byte("v3"), -1); err != nil {
 		t.Fatal(err)
 	}
-	if err := Evict(ctx, op, node, p.Expect); !errors.As(err, &ce) || ce.What != "data version" {
+	if err := Evict(ctx, op, node, p.Expect, anyNode); !errors.As(err, &ce) || ce.What != "data version" {
 		t.Fatalf("got %v, want a version ChangedError", err)
 	}
 	// Wrong session.
 	want := p.Expect
 	want.Session++
-	if err := Evict(ctx, op, node, want); !errors.As(err, &ce) || ce.What != "session" {
+	if err := Evict(ctx, op, node, want, anyNode); !errors.As(err, &ce) || ce.What != "session" {
 		t.Fatalf("got %v, want a session ChangedError", err)
 	}
 	// Read-only.
 	ro := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
-	p, err = PreviewEvict(ctx, ro, node)
+	p, err = PreviewEvict(ctx, ro, node, anyNode)
 	if err != nil {
 		t.Fatalf("preview must work read-only: %v", err)
 	}
-	if err := Evict(ctx, ro, node, p.Expect); !errors.Is(err, zkview.ErrReadOnly) {
+	if err := Evict(ctx, ro, node, p.Expect, anyNode); !errors.Is(err, zkview.ErrReadOnly) {
 		t.Fatalf("got %v, want ErrReadOnly", err)
 	}
 	if ok, _, _ := op.Conn().Exists(node); !ok {
@@ -143,7 +145,7 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 	if err := a.Conn().Delete(node, -1); err != nil {
 		t.Fatal(err)
 	}
-	if err := Evict(ctx, op, node, p.Expect); !errors.As(err, &ce) || ce.What != "gone" {
+	if err := Evict(ctx, op, node, p.Expect, anyNode); !errors.As(err, &ce) || ce.What != "gone" {
 		t.Fatalf("got %v, want a gone ChangedError", err)
 	}
 }
@@ -238,5 +240,179 @@ func TestMutationsAudited(t *testing.T) {
 	}
 	if e[0].User == "" || e[0].Host == "" || len(e[0].Servers) == 0 || e[0].Time.IsZero() {
 		t.Fatalf("audit entry lacks who/where/when: %+v", e[0])
+	}
+}
+
+// mkNode creates node with data and flags, and any missing parent as a
+// persistent node; it returns the node's path (sequential: with its suffix).
+func mkNode(t testing.TB, c *zkview.Client, node string, data []byte, flags int32) string {
+	t.Helper()
+	parts := strings.Split(strings.Trim(path.Dir(node), "/"), "/")
+	cur := ""
+	for _, p := range parts {
+		cur += "/" + p
+		if _, err := c.Conn().Create(cur, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			t.Fatalf("create %s: %v", cur, err)
+		}
+	}
+	got, err := c.Conn().Create(node, data, flags, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatalf("create %s: %v", node, err)
+	}
+	return got
+}
+
+// unchanged fails t unless node still has data at data version version.
+func unchanged(t testing.TB, c *zkview.Client, node string, data []byte, version int32) {
+	t.Helper()
+	got, st, err := c.Conn().Get(node)
+	if err != nil {
+		t.Fatalf("read %s: %v", node, err)
+	}
+	if string(got) != string(data) || st.Version != version {
+		t.Fatalf("%s changed: data %q version %d, was %q version %d", node, got, st.Version, data, version)
+	}
+}
+
+// refusalOf returns err's [*Refusal], failing t when it is none.
+func refusalOf(t testing.TB, err error, what string) *Refusal {
+	t.Helper()
+	var r *Refusal
+	if !errors.As(err, &r) {
+		t.Fatalf("%s: got %v, want a refusal", what, err)
+	}
+	return r
+}
+
+// TestRevokeRefuses: revoke writes nothing and says why on a plain config
+// node, a real kazoo holder (kazoo has no revocation), a Curator waiter, a
+// persistent Curator-format node and a Curator semaphore's node; each
+// refusal is audited as refused.
+func TestRevokeRefuses(t *testing.T) {
+	audit := auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	a, b, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	dir := zktest.Path(t)
+
+	config := mkNode(t, op, dir+"/app/config", []byte("x=1"), 0)
+	mkNode(t, op, dir+"/app/flags", []byte("on"), 0)
+	_, err := Revoke(ctx, op, config, time.Second)
+	r := refusalOf(t, err, "revoke of a config node")
+	if r.Op != OpRevoke || r.Path != config || !strings.Contains(r.Reason, "not a lock node") {
+		t.Fatalf("refusal %+v", r)
+	}
+	unchanged(t, op, config, []byte("x=1"), 0)
+
+	kz := zktest.StartKazoo(t, cl.ConnectString())
+	kazooLock := dir + "/kazoo"
+	kz.Acquire(t, "k1", "lock", kazooLock)
+	kz.Await(t, "k1", "acquired")
+	kids := children(t, op, kazooLock)
+	if len(kids) != 1 {
+		t.Fatalf("kazoo lock children %v, want the holder's", kids)
+	}
+	kazooHolder := zkview.Join(kazooLock, kids[0])
+	data, st, err := op.Conn().Get(kazooHolder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Revoke(ctx, op, kazooHolder, time.Second)
+	r = refusalOf(t, err, "revoke of a kazoo holder")
+	if want := "refused to revoke " + kazooHolder + ": it is a kazoo.lock holder: kazoo locks cannot be revoked"; !strings.HasPrefix(err.Error(), want) || !strings.Contains(r.Reason, "zkscope evict") {
+		t.Fatalf("refusal reads %q, want it to start %q and point to evict", err, want)
+	}
+	unchanged(t, op, kazooHolder, data, st.Version)
+	kz.Release(t, "k1")
+
+	mutex := dir + "/mutex"
+	h, err := Take(ctx, a, mutex, TakeOptions{Library: Curator, Note: "holder"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release(ctx)
+	w := takeAsync(ctx, b, mutex, TakeOptions{Library: Curator, Note: "waiter"})
+	pr := w.waitingOn(t, h.Node)
+	data, st, err = op.Conn().Get(pr.Node)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Revoke(ctx, op, pr.Node, time.Second)
+	if r = refusalOf(t, err, "revoke of a Curator waiter"); !strings.Contains(r.Reason, "curator.mutex waiter, not the holder") {
+		t.Fatalf("refusal %q", r.Reason)
+	}
+	unchanged(t, op, pr.Node, data, st.Version)
+
+	persistent := mkNode(t, op, dir+"/stuck/_c_0b7e54c2-7d33-4f6a-9a0e-5f8e2c1d3a01-lock-0000000000", []byte("10.0.0.7"), 0)
+	_, err = Revoke(ctx, op, persistent, time.Second)
+	if r = refusalOf(t, err, "revoke of a persistent node"); !strings.Contains(r.Reason, "PERSISTENT") {
+		t.Fatalf("refusal %q", r.Reason)
+	}
+	unchanged(t, op, persistent, []byte("10.0.0.7"), 0)
+
+	// The head of a Curator semaphore's locks/ reads as a mutex holder on
+	// its own; the semaphore layout says otherwise.
+	const uuid = "_c_0b7e54c2-7d33-4f6a-9a0e-5f8e2c1d3a02-"
+	mkNode(t, a, dir+"/sem/leases/"+uuid+"lease-", nil, zk.FlagEphemeral|zk.FlagSequence)
+	semHead := mkNode(t, a, dir+"/sem/locks/"+uuid+"lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+	_, err = Revoke(ctx, op, semHead, time.Second)
+	if r = refusalOf(t, err, "revoke of a semaphore's mutex head"); !strings.Contains(r.Reason, "Curator semaphores cannot be revoked") {
+		t.Fatalf("refusal %q", r.Reason)
+	}
+	unchanged(t, op, semHead, nil, 0)
+
+	entries := readAudit(t, audit)
+	for _, n := range []string{config, kazooHolder, pr.Node, persistent, semHead} {
+		if !hasAudit(entries, OpRevoke, AuditRefused, n) {
+			t.Fatalf("audit log lacks the refused revoke of %s: %+v", n, entries)
+		}
+	}
+	for _, e := range entries {
+		if e.Operation == OpRevoke && e.Result != AuditRefused {
+			t.Fatalf("a refused revoke is audited as %q: %+v", e.Result, e)
+		}
+	}
+}
+
+// TestEvictRefusesNonParticipant: a node that is no participant of a
+// recognised lock (a config node; a child kazoo ignores in a kazoo lock)
+// is refused, by the preview and by Evict itself, unless AnyNode.
+func TestEvictRefusesNonParticipant(t *testing.T) {
+	audit := auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	a, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	dir := zktest.Path(t)
+	config := mkNode(t, op, dir+"/app/config", []byte("x=1"), 0)
+	_, err := PreviewEvict(ctx, op, config, EvictOptions{})
+	if r := refusalOf(t, err, "preview of a config node"); !strings.Contains(r.Reason, "not a lock node") || !strings.Contains(r.Reason, "--any-node") {
+		t.Fatalf("refusal %q", r.Reason)
+	}
+	refusalOf(t, Evict(ctx, op, config, Expect{}, EvictOptions{}), "evict of a config node")
+	unchanged(t, op, config, []byte("x=1"), 0)
+
+	kazooLock := dir + "/kazoo"
+	mkNode(t, a, kazooLock+"/0f3e5b2a9c8d4e6f8a1b2c3d4e5f6a7b__lock__", nil, zk.FlagEphemeral|zk.FlagSequence)
+	notes := mkNode(t, op, kazooLock+"/notes", []byte("ops"), 0)
+	_, err = PreviewEvict(ctx, op, notes, EvictOptions{})
+	if r := refusalOf(t, err, "preview of a node kazoo ignores"); !strings.Contains(r.Reason, "no participant of the kazoo.lock") {
+		t.Fatalf("refusal %q", r.Reason)
+	}
+	if !hasAudit(readAudit(t, audit), OpForceDelete, AuditRefused, config) || !hasAudit(readAudit(t, audit), OpForceDelete, AuditRefused, notes) {
+		t.Fatal("audit log lacks the refused force-deletes")
+	}
+
+	p, err := PreviewEvict(ctx, op, config, EvictOptions{AnyNode: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Participant || p.Recipe != "unknown" || !strings.Contains(FormatEvictPreview(p), "does not know this node") {
+		t.Fatalf("--any-node preview:\n%s", FormatEvictPreview(p))
+	}
+	if err := Evict(ctx, op, config, p.Expect, EvictOptions{AnyNode: true}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _, _ := op.Conn().Exists(config); ok {
+		t.Fatal("--any-node did not delete the node")
 	}
 }

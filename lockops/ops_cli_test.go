@@ -147,11 +147,11 @@ func TestCLILockLostKillsCommand(t *testing.T) {
 	if len(kids) != 1 {
 		t.Fatalf("queue %v, want the CLI's node", kids)
 	}
-	p, err := PreviewEvict(context.Background(), c, zkview.Join(lockPath, kids[0]))
+	p, err := PreviewEvict(context.Background(), c, zkview.Join(lockPath, kids[0]), EvictOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Evict(context.Background(), c, p.Node, p.Expect); err != nil {
+	if err := Evict(context.Background(), c, p.Node, p.Expect, EvictOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -167,8 +167,10 @@ func TestCLILockLostKillsCommand(t *testing.T) {
 	}
 }
 
-// TestCLIEvictConfirms: the evict command shows the preview, deletes
-// nothing on a wrong confirmation, and deletes on the right one.
+// TestCLIEvictConfirms: the evict command shows the preview; piped input
+// never confirms, even the right sequence number (exit 2, nothing deleted,
+// audited as refused, the message names --yes --expect-session with the
+// owner's session); --yes needs --expect-session; --yes with it deletes.
 func TestCLIEvictConfirms(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
@@ -180,35 +182,103 @@ func TestCLIEvictConfirms(t *testing.T) {
 	}
 	seq := h.Node[len(h.Node)-10:]
 
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node)
-	cmd.Stdin = strings.NewReader("0000000999\n")
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	code, stderr := runWithin(t, cmd, 60*time.Second)
-	if code == 0 || !strings.Contains(stderr, "nothing deleted") || !strings.Contains(out.String(), "nightly") || !strings.Contains(out.String(), FormatSession(h.Session)) {
-		t.Fatalf("wrong confirmation: exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), stderr)
+	for _, typed := range []string{"0000000999\n", seq + "\n"} {
+		cmd := zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node)
+		cmd.Stdin = strings.NewReader(typed)
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		code, stderr := runWithin(t, cmd, 60*time.Second)
+		if code != ExitRefused || !strings.Contains(stderr, "not a terminal") || !strings.Contains(stderr, "--yes --expect-session "+FormatSession(h.Session)) ||
+			!strings.Contains(out.String(), "nightly") || !strings.Contains(out.String(), FormatSession(h.Session)) {
+			t.Fatalf("piped %q: exit %d\nstdout:\n%s\nstderr:\n%s", typed, code, out.String(), stderr)
+		}
+		if h.State() != StateHeld {
+			t.Fatalf("holder state %s after a refused evict", h.State())
+		}
 	}
-	if h.State() != StateHeld {
-		t.Fatalf("holder state %s after a refused evict", h.State())
-	}
-	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes"), 60*time.Second)
-	if code == 0 || !strings.Contains(stderr, "--expect-session") {
+	code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes"), 60*time.Second)
+	if code != ExitRefused || !strings.Contains(stderr, "--expect-session") {
 		t.Fatalf("--yes without --expect-session: exit %d, stderr:\n%s", code, stderr)
 	}
-	cmd = zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node)
-	cmd.Stdin = strings.NewReader(seq + "\n")
+	if ok, _, _ := holder.Conn().Exists(h.Node); !ok {
+		t.Fatal("a refused evict deleted the node")
+	}
+	cmd := zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes", "--expect-session", FormatSession(h.Session))
 	code, stderr = runWithin(t, cmd, 60*time.Second)
 	if code != 0 {
-		t.Fatalf("confirmed evict: exit %d, stderr:\n%s", code, stderr)
+		t.Fatalf("evict --yes --expect-session: exit %d, stderr:\n%s", code, stderr)
 	}
 	select {
 	case <-h.LostCh():
 	case <-time.After(30 * time.Second):
 		t.Fatal("the holder did not notice the eviction")
 	}
-	if !hasAudit(readAudit(t, filepath.Join(state, "zkscope", "audit.log")), OpForceDelete, AuditOK, h.Node) {
-		t.Fatal("audit log lacks the force-delete")
+	entries := readAudit(t, filepath.Join(state, "zkscope", "audit.log"))
+	if !hasAudit(entries, OpForceDelete, AuditRefused, h.Node) || !hasAudit(entries, OpForceDelete, AuditOK, h.Node) {
+		t.Fatalf("audit log lacks the refused and the done force-delete: %+v", entries)
 	}
+}
+
+// TestCLIEvictRefusesNonParticipant: evict of a plain node exits 2 and
+// deletes nothing; with --any-node it deletes it.
+func TestCLIEvictRefusesNonParticipant(t *testing.T) {
+	cl := zktest.Shared(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	c := newClient(t, cl.Addrs())
+	config := mkNode(t, c, zktest.Path(t)+"/app/config", []byte("x=1"), 0)
+	code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", config, "--yes", "--expect-session", "0x0"), 60*time.Second)
+	if code != ExitRefused || !strings.Contains(stderr, "zkscope: refused to force-delete "+config+": it is not a lock node") || !strings.Contains(stderr, "--any-node") {
+		t.Fatalf("evict of a plain node: exit %d, stderr:\n%s", code, stderr)
+	}
+	unchanged(t, c, config, []byte("x=1"), 0)
+	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", config, "--any-node", "--yes", "--expect-session", "0x0"), 60*time.Second)
+	if code != 0 {
+		t.Fatalf("evict --any-node: exit %d, stderr:\n%s", code, stderr)
+	}
+	if ok, _, _ := c.Conn().Exists(config); ok {
+		t.Fatal("evict --any-node left the node")
+	}
+}
+
+// TestCLIRevokeRefuses: revoke of a plain config node and of a real kazoo
+// holder exits 2, leaves the data as it was, and is audited as refused.
+func TestCLIRevokeRefuses(t *testing.T) {
+	cl := zktest.Shared(t)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	c := newClient(t, cl.Addrs())
+	dir := zktest.Path(t)
+	config := mkNode(t, c, dir+"/app/config", []byte("x=1"), 0)
+
+	kz := zktest.StartKazoo(t, cl.ConnectString())
+	kz.Acquire(t, "k1", "lock", dir+"/kazoo")
+	kz.Await(t, "k1", "acquired")
+	kids := children(t, c, dir+"/kazoo")
+	if len(kids) != 1 {
+		t.Fatalf("kazoo lock children %v, want the holder's", kids)
+	}
+	kazooHolder := zkview.Join(dir+"/kazoo", kids[0])
+	data, st, err := c.Conn().Get(kazooHolder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ node, says string }{
+		{config, "it is not a lock node"},
+		{kazooHolder, "it is a kazoo.lock holder: kazoo locks cannot be revoked"},
+	} {
+		code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "revoke", tc.node, "--wait", "1s"), 60*time.Second)
+		if want := "zkscope: refused to revoke " + tc.node + ": " + tc.says; code != ExitRefused || !strings.HasPrefix(stderr, want) {
+			t.Fatalf("revoke %s: exit %d, stderr:\n%s\nwant exit %d and %q", tc.node, code, stderr, ExitRefused, want)
+		}
+	}
+	unchanged(t, c, config, []byte("x=1"), 0)
+	unchanged(t, c, kazooHolder, data, st.Version)
+	entries := readAudit(t, filepath.Join(state, "zkscope", "audit.log"))
+	if !hasAudit(entries, OpRevoke, AuditRefused, config) || !hasAudit(entries, OpRevoke, AuditRefused, kazooHolder) {
+		t.Fatalf("audit log lacks the refused revokes: %+v", entries)
+	}
+	kz.Release(t, "k1")
 }
 
 // lockedBuffer is a bytes.Buffer safe for a writer process and a reader test.

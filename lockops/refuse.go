@@ -3,6 +3,8 @@ package lockops
 import (
 	"errors"
 	"fmt"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // ExitRefused is the exit status of a command that zkscope refused to
@@ -32,4 +34,14 @@ func refuse(op, path, format string, args ...any) error {
 func IsRefusal(err error) bool {
 	var r *Refusal
 	return errors.As(err, &r)
+}
+
+// Refuse records in the audit log that op on node was refused for reason
+// (c may be nil; session is the node's owner, 0 when none) and returns the
+// [*Refusal]: for refusals decided by a caller, such as the CLI when it
+// cannot ask for a confirmation.
+func Refuse(c *zkview.Client, op, node string, session int64, reason string) error {
+	err := &Refusal{Op: op, Path: node, Reason: reason}
+	record(c, op, node, nil, session, err)
+	return err
 }

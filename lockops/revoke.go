@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -20,38 +21,42 @@ type RevokeResult struct {
 }
 
 // Revoke asks the holder of node to let go the way Curator's Revoker does:
-// it writes "__REVOKE__" as the node's data (conditioned on the version
-// just read, so a re-created node is not touched), then waits up to wait
-// for the node to be deleted. Only holders that made their lock revocable
+// it writes "__REVOKE__" as the node's data, then waits up to wait for the
+// node to be deleted. Only holders that made their lock revocable
 // (Curator's makeRevocable, or `zkscope lock --revocable`) react; others
 // keep the lock and Released is false.
+//
+// The node's lock is read and decoded first ([Decode]): Revoke writes only
+// to an ephemeral holder of a Curator lock that supports revocation
+// ([NotRevocable]) and otherwise returns a [*Refusal], writing nothing.
+// The write is conditioned on the data version read with the decode, so a
+// node written meanwhile is not touched (ZooKeeper cannot condition a write
+// on the creation zxid: a node deleted and re-created at the same version
+// in between would be).
 func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Duration) (RevokeResult, error) {
+	node = path.Clean(node)
 	res := RevokeResult{Node: node}
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("revoke %s: %w", node, zkview.ErrReadOnly)
 		record(c, OpRevoke, node, nil, 0, err)
 		return res, err
 	}
-	abs := c.Abs(node)
-	st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
-		_, st, err := c.Conn().Get(abs)
-		return st, err
-	})
+	p, err := revocableHolder(ctx, c, node)
+	res.Session = p.Session
 	if err != nil {
-		err = fmt.Errorf("revoke %s: read it: %w", node, err)
-		record(c, OpRevoke, node, nil, 0, err)
+		record(c, OpRevoke, node, nil, res.Session, err)
 		return res, err
 	}
-	res.Session = st.EphemeralOwner
+	abs := c.Abs(node)
 	nst, err := zkview.Call(ctx, func() (*zk.Stat, error) {
-		return c.Conn().Set(abs, revokeMessage, st.Version)
+		return c.Conn().Set(abs, revokeMessage, p.Version)
 	})
 	if err != nil {
 		if errors.Is(err, zk.ErrBadVersion) {
 			err = fmt.Errorf("%w (the node changed while we asked: look again)", err)
 		}
 		err = fmt.Errorf("revoke %s: write __REVOKE__: %w", node, err)
-		record(c, OpRevoke, node, versionPtr(st.Version), res.Session, err)
+		record(c, OpRevoke, node, versionPtr(p.Version), res.Session, err)
 		return res, err
 	}
 	record(c, OpRevoke, node, versionPtr(nst.Version), res.Session, nil)
@@ -86,4 +91,89 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 			return res, nil
 		}
 	}
+}
+
+// revocableHolder reads node's lock and returns node as decoded when it
+// may be revoked; otherwise a [*Refusal] (or the error reading it).
+func revocableHolder(ctx context.Context, c *zkview.Client, node string) (Participant, error) {
+	l, err := readNodeLock(ctx, c, node)
+	if err != nil {
+		return Participant{}, fmt.Errorf("revoke %s: read its lock: %w", node, err)
+	}
+	p, ok := l.participant()
+	if !ok {
+		if err := mustExist(ctx, c, node); err != nil {
+			return Participant{}, fmt.Errorf("revoke %s: %w", node, err)
+		}
+		return Participant{}, refuse(OpRevoke, node, "%s; only the holder of a Curator lock can be revoked", notLockNode(l))
+	}
+	if why := NotRevocable(l.queue.Kind, p); why != "" {
+		return p, refuse(OpRevoke, node, "%s", why)
+	}
+	return p, nil
+}
+
+// NotRevocable says in one line why the participant p of a lock of kind k
+// cannot be asked to let go, "" when it can: only an ephemeral holder of a
+// Curator InterProcessMutex or InterProcessReadWriteLock can, the only
+// recipes with makeRevocable (its holder watches its own node for
+// __REVOKE__). A waiter has nothing to release, and a persistent node no
+// session that could react.
+func NotRevocable(k Kind, p Participant) string {
+	role := "waiter"
+	if p.State == StateHolding {
+		role = "holder"
+	}
+	switch {
+	case k != KindCuratorMutex && k != KindCuratorRW:
+		return fmt.Sprintf("it is a %s %s: %s; use `zkscope evict` to force-delete it", k, role, noRevocation(k))
+	case p.Mode == ModeStray:
+		return fmt.Sprintf("it is no lock node, though %s counts it in its queue: no client holds the lock through it; use `zkscope evict` to delete it", k)
+	case p.State != StateHolding:
+		return fmt.Sprintf("it is a %s waiter, not the holder: revocation asks a holder to let go and a waiter has nothing to release; use `zkscope evict` to take it out of the queue", k)
+	case !p.Ephemeral:
+		return fmt.Sprintf("it is a PERSISTENT %s node: no session holds it that could react to __REVOKE__; use `zkscope evict` to delete it", k)
+	}
+	return ""
+}
+
+// noRevocation says why a recipe other than Curator's mutex and read/write
+// lock cannot be revoked.
+func noRevocation(k Kind) string {
+	switch k {
+	case KindKazooLock, KindKazooRW, KindKazooSemaphore:
+		return "kazoo locks cannot be revoked (kazoo has no revocation)"
+	case KindCuratorSemaphoreV2:
+		return "Curator semaphores cannot be revoked (only InterProcessMutex and InterProcessReadWriteLock can be made revocable)"
+	case KindCuratorLeaderLatch:
+		return "Curator leader latches cannot be revoked (only InterProcessMutex and InterProcessReadWriteLock can be made revocable)"
+	case KindGoZK:
+		return "go-zookeeper locks cannot be revoked (go-zookeeper has no revocation)"
+	}
+	return "only Curator's InterProcessMutex and InterProcessReadWriteLock holders react to __REVOKE__"
+}
+
+// notLockNode says why node is no participant of a recognised lock.
+func notLockNode(l nodeLock) string {
+	dir := path.Dir(l.node)
+	if !Recognised(l.queue.Kind) {
+		return fmt.Sprintf("it is not a lock node (%s holds no node of a lock recipe zkscope knows)", dir)
+	}
+	return fmt.Sprintf("it is no participant of the %s in %s (that library ignores this name)", l.queue.Kind, dir)
+}
+
+// mustExist returns an error when node does not exist (or cannot be read).
+func mustExist(ctx context.Context, c *zkview.Client, node string) error {
+	abs := c.Abs(node)
+	ok, err := zkview.Call(ctx, func() (bool, error) {
+		ok, _, err := c.Conn().Exists(abs)
+		return ok, err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("read it: %w", zkview.Explain(err))
+	case !ok:
+		return fmt.Errorf("read it: %w", zkview.Explain(zk.ErrNoNode))
+	}
+	return nil
 }

@@ -243,11 +243,15 @@ func (p *LockPane) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool
 			return nil, true
 		}
 		if key.Matches(msg, k.Revoke) {
-			if x.State != lockops.StateHolding {
-				p.setNote(levelWarn, p.labels[x.Node]+" is waiting, not holding: only a holder can be asked to let go. Use X to remove a waiter.")
+			if why := revokeRefusal(p.queue.Kind, x, p.labels[x.Node]); why != "" {
+				p.setNote(levelWarn, why)
 				return nil, true
 			}
 			p.act.dialog = &lockDialog{kind: lockDialogRevoke, target: x, label: p.labels[x.Node]}
+			return nil, true
+		}
+		if !lockops.Recognised(p.queue.Kind) {
+			p.setNote(levelWarn, "zkscope does not recognise this lock's recipe, so it will not force-delete its nodes here: use `zkscope evict --any-node` if you must.")
 			return nil, true
 		}
 		p.act.seq++
@@ -259,6 +263,24 @@ func (p *LockPane) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool
 		return tea.Batch(d.seq.Focus(), previewEvictCmd(p.client, id, x.Node)), true
 	}
 	return nil, false
+}
+
+// revokeRefusal says in one status line why R does nothing on x (labelled
+// label) in a lock of kind k, "" when x can be asked to let go.
+func revokeRefusal(k lockops.Kind, x lockops.Participant, label string) string {
+	switch {
+	case !lockops.Recognised(k):
+		return "zkscope does not recognise this lock's recipe: only the holder of a Curator lock can be revoked."
+	case lockops.NotRevocable(k, x) == "":
+		return ""
+	case x.State != lockops.StateHolding:
+		return label + " is waiting, not holding: only a holder can be asked to let go. Use X to remove a waiter."
+	case k != lockops.KindCuratorMutex && k != lockops.KindCuratorRW:
+		return label + " holds a " + string(k) + ", which cannot be revoked (only Curator mutexes and read/write locks can). X force-deletes it."
+	case !x.Ephemeral:
+		return label + " is a PERSISTENT node: no session could react to a revocation request. X force-deletes it."
+	}
+	return label + " is no lock node: it cannot be revoked. X force-deletes it."
 }
 
 func newLockInput(placeholder string) textinput.Model {
@@ -656,7 +678,10 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		return p.Reload()
 	case revokeDoneMsg:
 		a.busy = ""
+		var refused *lockops.Refusal
 		switch {
+		case errors.As(msg.err, &refused):
+			p.setNote(levelWarn, "Nothing written: "+msg.label+" "+strings.TrimPrefix(refused.Reason, "it ")+".")
 		case msg.err != nil:
 			p.setNote(levelErr, "Revoke failed: "+msg.err.Error())
 		case msg.res.Released:
@@ -680,7 +705,10 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 	case evictDoneMsg:
 		a.busy = ""
 		var changed *lockops.ChangedError
+		var refused *lockops.Refusal
 		switch {
+		case errors.As(msg.err, &refused):
+			p.setNote(levelWarn, "Nothing deleted: "+msg.label+" "+strings.TrimPrefix(refused.Reason, "it ")+".")
 		case errors.As(msg.err, &changed):
 			p.setNote(levelWarn, strings.ToUpper(changed.Error()[:1])+changed.Error()[1:]+". Look again before retrying.")
 		case errors.Is(msg.err, zkview.ErrReadOnly):
@@ -801,7 +829,7 @@ func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		pv, err := lockops.PreviewEvict(ctx, c, node)
+		pv, err := lockops.PreviewEvict(ctx, c, node, lockops.EvictOptions{})
 		return evictPreviewMsg{id: id, node: node, preview: pv, err: err}
 	}
 }
@@ -813,7 +841,7 @@ func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string, next []s
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		err := lockops.Evict(ctx, c, node, want)
+		err := lockops.Evict(ctx, c, node, want, lockops.EvictOptions{})
 		return evictDoneMsg{node: node, label: label, next: next, err: err}
 	}
 }

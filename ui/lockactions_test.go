@@ -198,6 +198,48 @@ func TestRevokeDialog(t *testing.T) {
 	}
 }
 
+// TestRevokeOnlyCuratorHolders: R on a holder of a lock that cannot be
+// revoked, on a persistent holder or on a lock of unknown recipe explains
+// why in the status line and opens no dialog; X on a lock of unknown
+// recipe refuses likewise; a revocation refused meanwhile says nothing
+// was written.
+func TestRevokeOnlyCuratorHolders(t *testing.T) {
+	for _, tc := range []struct {
+		kind       lockops.Kind
+		persistent bool
+		says       string
+	}{
+		{lockops.KindKazooLock, false, "holds a kazoo.lock, which cannot be revoked"},
+		{lockops.KindCuratorSemaphoreV2, false, "holds a curator.semaphore-v2, which cannot be revoked"},
+		{lockops.KindGoZK, false, "holds a go-zk.lock, which cannot be revoked"},
+		{lockops.KindCuratorMutex, true, "is a PERSISTENT node"},
+		{lockops.KindUnknown, false, "does not recognise this lock's recipe"},
+	} {
+		p := testPane(themes.Dark, 80, 24)
+		q := mutexQueue()
+		q.Kind = tc.kind
+		if tc.persistent {
+			q.Participants[0].Ephemeral, q.Participants[0].Session = false, 0
+		}
+		p.SetQueueAt(q, lockT0)
+		cmd, ok := p.ActionKey(lockKey("R"), lockDir, true)
+		if !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.text, tc.says) {
+			t.Fatalf("R on a %s holder (persistent %v): modal %v, note %q, want %q", tc.kind, tc.persistent, p.Modal(), p.note.text, tc.says)
+		}
+	}
+	p := testPane(themes.Dark, 80, 24)
+	q := mutexQueue()
+	q.Kind = lockops.KindUnknown
+	p.SetQueueAt(q, lockT0)
+	if cmd, ok := p.ActionKey(lockKey("X"), lockDir, true); !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.text, "--any-node") {
+		t.Fatalf("X on a lock of unknown recipe: modal %v, note %q", p.Modal(), p.note.text)
+	}
+	p.Update(revokeDoneMsg{label: "H1", err: &lockops.Refusal{Op: lockops.OpRevoke, Path: q.Participants[0].Node, Reason: "it is a curator.mutex waiter, not the holder"}})
+	if !strings.Contains(p.note.text, "Nothing written: H1 is a curator.mutex waiter") {
+		t.Fatalf("a refused revocation: %q", p.note.text)
+	}
+}
+
 // TestHoldAlertsAndQuit: a held lock shows in the pane and the header;
 // SUSPENDED warns, LOST opens an alert; quitting while holding asks.
 func TestHoldAlertsAndQuit(t *testing.T) {

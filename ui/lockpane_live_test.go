@@ -229,11 +229,11 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 		return strings.Contains(d.screen(), "Someone asked for it")
 	})
 
-	pv, err := lockops.PreviewEvict(ctx, other, ours)
+	pv, err := lockops.PreviewEvict(ctx, other, ours, lockops.EvictOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lockops.Evict(ctx, other, ours, pv.Expect); err != nil {
+	if err := lockops.Evict(ctx, other, ours, pv.Expect, lockops.EvictOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	d.until(t, 15*time.Second, "the LOST alert", func(d *liveDriver) bool {

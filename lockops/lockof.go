@@ -1,0 +1,151 @@
+package lockops
+
+import (
+	"context"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// nodeLock is the lock a node belongs to, read and decoded for an
+// operation on that node (revoke, force-delete): the decoders say whether
+// the node takes part in a lock and what it does there, so the operations
+// follow the same rules as the lock pane.
+type nodeLock struct {
+	node string
+	// dir is the lock as read (a semaphore's second place in dir.Aux);
+	// dir.Path is "" when the node's directory holds no known lock.
+	dir Dir
+	// queue is the decoded view in which node takes part: the directory's
+	// own recipe, or, in a directory mixing libraries, the other library's
+	// view that has it. Its Kind is KindUnknown when there is no lock.
+	queue Queue
+	// at is node's index in queue.Participants, -1 when it is none.
+	at int
+}
+
+// participant is the node as decoded; ok is false when it is no
+// participant of a recognised lock.
+func (l *nodeLock) participant() (Participant, bool) {
+	if l.at < 0 || !Recognised(l.queue.Kind) {
+		return Participant{}, false
+	}
+	return l.queue.Participants[l.at], true
+}
+
+// Recognised reports whether k is a lock recipe zkscope decodes by its
+// library's rules (not [KindUnknown]).
+func Recognised(k Kind) bool { return k != "" && k != KindUnknown }
+
+// readNodeLock reads and decodes the lock directory node is in: its parent,
+// or for a semaphore both of its places. A directory holding no lock
+// node of any known recipe is listed but not read further.
+func readNodeLock(ctx context.Context, c *zkview.Client, node string) (nodeLock, error) {
+	l := nodeLock{node: node, queue: Queue{Path: path.Dir(node), Kind: KindUnknown}, at: -1}
+	d, ok, err := readLockDirOf(ctx, c, path.Dir(node))
+	if err != nil || !ok {
+		return l, err
+	}
+	l.dir = d
+	q := Decode(d, DecodeOptions{})
+	l.queue, l.at = q, participantIndex(q, node)
+	if l.at >= 0 && q.Participants[l.at].Mode != ModeStray {
+		return l, nil
+	}
+	// Not a lock node of the directory's recipe: maybe of the other
+	// library there (a kazoo node among Curator's is a stray to Curator).
+	for _, o := range q.Others {
+		if i := participantIndex(o, node); i >= 0 && o.Participants[i].Mode != ModeStray {
+			l.queue, l.at = o, i
+			break
+		}
+	}
+	return l, nil
+}
+
+// participantIndex is node's index in q.Participants, -1 when absent.
+func participantIndex(q Queue, node string) int {
+	return slices.IndexFunc(q.Participants, func(p Participant) bool { return p.Node == node })
+}
+
+// without decodes the lock again as if node were gone, in the same view
+// (same recipe, same lease count): who holds then.
+func (l *nodeLock) without() Queue {
+	d := l.dir
+	d.Children = dropChild(d.Children, l.node)
+	if d.Aux != nil {
+		aux := *d.Aux
+		aux.Children = dropChild(aux.Children, l.node)
+		d.Aux = &aux
+	}
+	return Decode(d, DecodeOptions{Kind: l.queue.Kind, MaxLeases: l.queue.MaxLeases})
+}
+
+// dropChild returns children without the one at node (a copy; children is
+// left as it is).
+func dropChild(children []Child, node string) []Child {
+	name := path.Base(node)
+	return slices.DeleteFunc(slices.Clone(children), func(c Child) bool { return c.Name == name })
+}
+
+// readLockDirOf reads the lock directory dir, recognising the semaphore
+// layouts (Curator SemaphoreV2: <sem>/leases and <sem>/locks; kazoo
+// Semaphore: <sem> and <sem>-__lock__) from either place. ok is false when
+// dir holds no known lock.
+func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool, error) {
+	if sem, ok := curatorSemaphoreOf(c, dir); ok {
+		return readSemaphore(ctx, c, zkview.Join(sem, "leases"), zkview.Join(sem, "locks"))
+	}
+	if sem, ok := strings.CutSuffix(dir, "-__lock__"); ok && dir != "/" {
+		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(sem)) {
+			return readSemaphore(ctx, c, sem, dir)
+		}
+	}
+	names, st, err := c.ListChildren(ctx, dir)
+	if err != nil {
+		return Dir{}, false, err
+	}
+	if IsLockDir(names) {
+		d, err := readChildren(ctx, c, dir, names, st)
+		return d, err == nil, err
+	}
+	if dir != "/" {
+		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(dir)+"-__lock__") {
+			return readSemaphore(ctx, c, dir, dir+"-__lock__")
+		}
+	}
+	return Dir{}, false, nil
+}
+
+// curatorSemaphoreOf says whether dir is the leases/ or locks/ directory of
+// a Curator SemaphoreV2, and at which path the semaphore is.
+func curatorSemaphoreOf(c *zkview.Client, dir string) (string, bool) {
+	if b := path.Base(dir); b != "leases" && b != "locks" || dir == "/"+b {
+		return "", false
+	}
+	sem := path.Dir(dir)
+	names, _, err := c.Children(sem)
+	if err != nil || !slices.Contains(names, "leases") || !slices.Contains(names, "locks") || len(names) > 3 {
+		return "", false
+	}
+	return sem, true
+}
+
+// readSemaphore reads a semaphore's two places: main (Curator's leases/,
+// kazoo's <sem>) with aux (locks/, <sem>-__lock__). A missing aux is read
+// as empty.
+func readSemaphore(ctx context.Context, c *zkview.Client, main, aux string) (Dir, bool, error) {
+	d, err := readDir(ctx, c, main)
+	if err != nil {
+		return Dir{}, false, err
+	}
+	a, err := readDir(ctx, c, aux)
+	if err != nil && ignoreGone(err) != nil {
+		return Dir{}, false, err
+	}
+	a.Path = aux
+	d.Aux = &a
+	return d, true, nil
+}

@@ -154,148 +154,181 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	return join(ctx, c, plan, o)
 }
 
-// join creates our node as plan says and waits for the lock.
+// join creates our node as plan says and waits for the lock: list, find
+// our place with the library's rule, watch what it says, repeat.
 func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (*Held, error) {
-	lockPath := plan.Path
-	sub, unsub := c.Subscribe()
-	defer unsub()
-
-	// The timeout bounds everything from here on (a slow create or a
-	// disconnect count too); ctxErr tells a timeout from the caller's end.
-	parent := ctx
+	w := &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
 	if o.Wait == WaitTimeout {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	ctxErr := func(waitingOn string) error {
-		if parent.Err() == nil && ctx.Err() != nil {
-			if waitingOn != "" {
-				return fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, ErrTimeout, o.Timeout, waitingOn)
-			}
-			return fmt.Errorf("take %s: %w after %s", lockPath, ErrTimeout, o.Timeout)
-		}
-		return fmt.Errorf("take %s: %w", lockPath, parent.Err())
-	}
-
-	node, st, err := createLockNode(ctx, c, plan, OwnerData(o.Note))
+	sub, unsub := c.Subscribe()
+	defer unsub()
+	node, st, err := createLockNode(w.ctx, c, plan, OwnerData(o.Note))
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctxErr("")
+		if w.ctx.Err() != nil {
+			return nil, w.ctxErr("")
 		}
-		return nil, fmt.Errorf("take %s: %w", lockPath, err)
+		return nil, fmt.Errorf("take %s: %w", plan.Path, err)
 	}
-	session := st.EphemeralOwner
-	name := path.Base(node)
-	fail := func(err error) error {
-		return &takeError{err: err, node: node, session: session}
-	}
-	// giveUp deletes our node (Curator's behaviour on timeout) and says so.
-	giveUp := func(err error) error {
-		if derr := deleteOwnNode(c, node, st.Czxid); derr != nil {
-			err = fmt.Errorf("%w; and our node %s could not be deleted (%v): it goes away when this session ends", err, node, derr)
-		}
-		return fail(err)
-	}
-	ownerOf := func(name string) (int64, error) {
-		st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
-			_, st, err := c.Conn().Get(c.Abs(zkview.Join(lockPath, name)))
-			return st, err
-		})
-		if errors.Is(err, zk.ErrNoNode) {
-			return 0, nil
-		}
-		if err != nil {
-			return 0, err
-		}
-		return st.EphemeralOwner, nil
-	}
-
-	lastReport := Progress{Position: -2}
-	closedSince := time.Time{}
-	// reconnectWait paces retries after zk.ErrConnectionClosed (in flight at a
-	// disconnect, or the client was closed) and gives up after a session
-	// timeout of them.
-	reconnectWait := func() error {
-		if closedSince.IsZero() {
-			closedSince = time.Now()
-		}
-		if time.Since(closedSince) > sessionTimeout(c) {
-			return zk.ErrConnectionClosed
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-			return nil
-		}
-	}
+	w.node, w.st = node, st
 	for {
-		kids, err := zkview.Call(ctx, func() ([]string, error) {
-			kids, _, err := c.Conn().Children(c.Abs(lockPath))
-			return kids, err
-		})
-		var me Participant
-		var qlen int
-		found := false
-		if err == nil {
-			me, qlen, found, err = ourPlace(plan.takeKind(kids), lockPath, kids, name, session, ownerOf)
+		me, err := w.look()
+		switch {
+		case err != nil:
+			return nil, err
+		case me == nil:
+			continue // in flight at a disconnect: look again
+		case me.State == StateHolding:
+			return newHeld(c, plan.Path, node, plan.Kind, plan.Mode, st), nil
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, giveUp(ctxErr(""))
+		if err := w.waitOn(*me, sub); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// waiter is one Take waiting in a queue: our node, what to report, and
+// how to give up.
+type waiter struct {
+	c           *zkview.Client
+	plan        TakePlan
+	o           TakeOptions
+	parent, ctx context.Context // the caller's, and bounded by the timeout
+	node        string
+	st          zk.Stat
+	lastReport  Progress
+	closedSince time.Time
+}
+
+// ctxErr tells a timeout from the caller's end.
+func (w *waiter) ctxErr(waitingOn string) error {
+	lockPath := w.plan.Path
+	if w.parent.Err() == nil && w.ctx.Err() != nil {
+		if waitingOn != "" {
+			return fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, ErrTimeout, w.o.Timeout, waitingOn)
+		}
+		return fmt.Errorf("take %s: %w after %s", lockPath, ErrTimeout, w.o.Timeout)
+	}
+	return fmt.Errorf("take %s: %w", lockPath, w.parent.Err())
+}
+
+// fail keeps our node and session with err for the audit log.
+func (w *waiter) fail(err error) error {
+	return &takeError{err: err, node: w.node, session: w.st.EphemeralOwner}
+}
+
+// giveUp deletes our node (Curator's behaviour on timeout) and says so.
+func (w *waiter) giveUp(err error) error {
+	if derr := deleteOwnNode(w.c, w.node, w.st.Czxid); derr != nil {
+		err = fmt.Errorf("%w; and our node %s could not be deleted (%v): it goes away when this session ends", err, w.node, derr)
+	}
+	return w.fail(err)
+}
+
+// retryAfterClose paces retries after zk.ErrConnectionClosed (in flight
+// at a disconnect, or the client was closed): nil to look again, an error
+// after a session timeout of them.
+func (w *waiter) retryAfterClose() error {
+	if w.closedSince.IsZero() {
+		w.closedSince = time.Now()
+	}
+	if time.Since(w.closedSince) > sessionTimeout(w.c) {
+		return zk.ErrConnectionClosed
+	}
+	select {
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	case <-time.After(100 * time.Millisecond):
+		return nil
+	}
+}
+
+// failed turns a failed request into Take's error: nil (and no
+// participant) when it should simply be tried again.
+func (w *waiter) failed(err error, what, waitingOn string) error {
+	switch {
+	case w.ctx.Err() != nil:
+		return w.giveUp(w.ctxErr(waitingOn))
+	case errors.Is(err, zk.ErrConnectionClosed) && w.retryAfterClose() == nil:
+		return nil
+	}
+	return w.giveUp(fmt.Errorf("take %s: %s: %w", w.plan.Path, what, err))
+}
+
+// look lists the queue and finds our place in it with the library's rule
+// (the decoder Decode uses), reporting progress. A nil participant and
+// error: look again.
+func (w *waiter) look() (*Participant, error) {
+	lockPath, name, session := w.plan.Path, path.Base(w.node), w.st.EphemeralOwner
+	kids, err := zkview.Call(w.ctx, func() ([]string, error) {
+		kids, _, err := w.c.Conn().Children(w.c.Abs(lockPath))
+		return kids, err
+	})
+	var me Participant
+	var qlen int
+	found := false
+	if err == nil {
+		me, qlen, found, err = ourPlace(w.plan.takeKind(kids), lockPath, kids, name, session, w.ownerOf)
+	}
+	if err != nil {
+		return nil, w.failed(err, "list children", "")
+	}
+	w.closedSince = time.Time{}
+	if !found {
+		return nil, w.fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, ErrLost))
+	}
+	p := Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches}
+	if w.o.Progress != nil && p != w.lastReport {
+		w.o.Progress(p)
+		w.lastReport = p
+	}
+	if me.State == StateWaiting && me.Watches == "" {
+		return nil, w.giveUp(fmt.Errorf("take %s: %s's rule gives our node nothing to wait on (see `zkscope doctor %s`): giving up", lockPath, w.plan.Library, lockPath))
+	}
+	if me.State == StateWaiting && w.o.Wait == WaitNone {
+		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, ErrWouldBlock, me.Watches))
+	}
+	return &me, nil
+}
+
+// ownerOf reads the session owning a node of the queue (0 when gone).
+func (w *waiter) ownerOf(name string) (int64, error) {
+	st, err := zkview.Call(w.ctx, func() (*zk.Stat, error) {
+		_, st, err := w.c.Conn().Get(w.c.Abs(zkview.Join(w.plan.Path, name)))
+		return st, err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return st.EphemeralOwner, nil
+}
+
+// waitOn watches what the library's rule says we wait on, until it
+// changes (nil: look again), our session ends, or ctx does.
+func (w *waiter) waitOn(me Participant, sub <-chan zkview.ConnEvent) error {
+	ch, err := zkview.Call(w.ctx, func() (<-chan zk.Event, error) { return watch(w.c, me.Watches, me.WatchKind) })
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil // already gone: look again
+	}
+	if err != nil {
+		return w.failed(err, "watch "+me.Watches, me.Watches)
+	}
+	session := w.st.EphemeralOwner
+	for {
+		select {
+		case <-ch:
+			return nil
+		case ev := <-sub:
+			if sessionEnded(ev, session) {
+				return w.fail(fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, ErrLost))
 			}
-			if errors.Is(err, zk.ErrConnectionClosed) {
-				if werr := reconnectWait(); werr == nil {
-					continue
-				}
-			}
-			return nil, giveUp(fmt.Errorf("take %s: list children: %w", lockPath, err))
-		}
-		closedSince = time.Time{}
-		if !found {
-			return nil, fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, ErrLost))
-		}
-		p := Progress{Path: lockPath, Node: node, Recipe: string(plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches}
-		if o.Progress != nil && p != lastReport {
-			o.Progress(p)
-			lastReport = p
-		}
-		if me.State == StateHolding {
-			return newHeld(c, lockPath, node, plan.Kind, plan.Mode, st), nil
-		}
-		if me.Watches == "" {
-			return nil, giveUp(fmt.Errorf("take %s: %s's rule gives our node nothing to wait on (see `zkscope doctor %s`): giving up", lockPath, plan.Library, lockPath))
-		}
-		if o.Wait == WaitNone {
-			return nil, giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, ErrWouldBlock, p.WaitingOn))
-		}
-		ch, err := zkview.Call(ctx, func() (<-chan zk.Event, error) { return watch(c, me.Watches, me.WatchKind) })
-		if err != nil {
-			switch {
-			case ctx.Err() != nil:
-				return nil, giveUp(ctxErr(p.WaitingOn))
-			case errors.Is(err, zk.ErrNoNode):
-				continue // predecessor already gone: look again
-			case errors.Is(err, zk.ErrConnectionClosed):
-				if werr := reconnectWait(); werr == nil {
-					continue
-				}
-			}
-			return nil, giveUp(fmt.Errorf("take %s: watch %s: %w", lockPath, p.WaitingOn, err))
-		}
-	wait:
-		for {
-			select {
-			case <-ch:
-				break wait
-			case ev := <-sub:
-				if sessionEnded(ev, session) {
-					return nil, fail(fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", lockPath, uint64(session), ev.State, ErrLost))
-				}
-			case <-ctx.Done():
-				return nil, giveUp(ctxErr(p.WaitingOn))
-			}
+		case <-w.ctx.Done():
+			return w.giveUp(w.ctxErr(me.Watches))
 		}
 	}
 }

@@ -254,15 +254,27 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 	deadlines := h.Deadlines()
 	g.arm(pgid, lc.KillSignal, lc.KillGrace, <-deadlinesOr(deadlines, time.Now()))
 	exited, reap := watchExit(cmd)
+	signalled := false // the guard sent CMD a signal
+	reportSignal := func(ev guardEvent) {
+		signalled = true
+		say("sent %s to %s (process group %d) at %s: %s", signalName(ev.sig), lc.Args[0], pgid, ev.at.Format("15:04:05.000"), ev.why)
+	}
 	// finish disarms the guard (CMD has exited but is not reaped yet, so its
-	// process group id cannot have been reused) and reaps CMD.
+	// process group id cannot have been reused), reports what the guard did
+	// (every report precedes the disarm's acknowledgement) and reaps CMD.
 	finish := func() int {
 		g.disarm()
+		for {
+			select {
+			case ev := <-g.Events():
+				reportSignal(ev)
+				continue
+			default:
+			}
+			break
+		}
 		err := reap()
 		return exitCode(cmd, err)
-	}
-	reportSignal := func(ev guardEvent) {
-		say("sent %s to %s (process group %d) at %s: %s", signalName(ev.sig), lc.Args[0], pgid, ev.at.Format("15:04:05.000"), ev.why)
 	}
 
 	changes := h.Changes()
@@ -287,6 +299,9 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 		select {
 		case <-exited:
 			code := finish()
+			if signalled {
+				return stoppedAtDeadline(h, lc, code, say)
+			}
 			if rerr := releaseAndReport(h, say); rerr != nil {
 				if errors.Is(rerr, ErrLost) {
 					return ExitLost, fmt.Errorf("%s exited with %d, but the lock had been lost before: %w", lc.Args[0], code, rerr)
@@ -331,6 +346,31 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 			}
 		}
 	}
+}
+
+// stoppedAtDeadline ends `zkscope lock` after the guard stopped CMD because
+// the servers did not answer: the lock is treated as lost at its deadline;
+// if they answer before, the lock is released. Either way CMD did not finish
+// under the lock, so the status is [ExitLost].
+func stoppedAtDeadline(h *Held, lc LockCommand, code int, say func(string, ...any)) (int, error) {
+	changes := h.Changes()
+	limit := time.After(time.Until(h.Deadline()) + time.Second)
+	for h.State() == StateSuspended {
+		select {
+		case <-changes:
+		case <-limit:
+		}
+		if h.State() == StateSuspended && time.Now().After(h.Deadline()) {
+			break
+		}
+	}
+	if st := h.State(); st == StateLost || st == StateSuspended {
+		return ExitLost, fmt.Errorf("LOST the lock %s: %s; %s was stopped before (exit %d)", lc.Path, h.Reason(), lc.Args[0], code)
+	}
+	if err := releaseAndReport(h, say); err != nil {
+		return ExitLost, fmt.Errorf("%s was stopped while ZooKeeper did not answer (exit %d): %w", lc.Args[0], code, err)
+	}
+	return ExitLost, fmt.Errorf("%s was stopped while ZooKeeper did not answer (exit %d); ZooKeeper answered again and the lock was released", lc.Args[0], code)
 }
 
 // deadlinesOr returns ch when it holds a value, or a channel holding def

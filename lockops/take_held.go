@@ -65,7 +65,11 @@ type HoldChange struct {
 	// after zkscope had declared the lock lost, and zkscope deleted our node
 	// so that nothing holds a lock nobody knows it holds. Reason says so.
 	NodeDeleted bool
-	Time        time.Time
+	// WatchingForReturn (StateLost) says the lock was declared lost while
+	// its session may still be alive: should the session come back, our
+	// node is deleted at once (and a NodeDeleted change follows).
+	WatchingForReturn bool
+	Time              time.Time
 }
 
 // revokeMessage is Curator's revocation request (Revoker.REVOKE_MESSAGE).
@@ -255,6 +259,7 @@ func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
 	if s == StateHeld || s == StateSuspended {
 		ev.Deadline = h.deadlineLocked()
 	}
+	ev.WatchingForReturn = s == StateLost && h.cleanup
 	h.notifyLocked(ev)
 	if s == StateLost || s == StateReleased {
 		if s == StateLost {

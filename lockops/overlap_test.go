@@ -370,3 +370,25 @@ func TestCLIFenceIncreases(t *testing.T) {
 	}
 	t.Logf("fences: %v", fences)
 }
+
+// TestTakeLostPlaceSaysRejoin: a wait whose session ends fails with
+// ErrLost and says that the place in the queue is lost and how to rejoin.
+func TestTakeLostPlaceSaysRejoin(t *testing.T) {
+	cl := zktest.Shared(t)
+	lockPath := zktest.Path(t)
+	holder := newClient(t, cl.Addrs())
+	h, err := Take(context.Background(), holder, lockPath, TakeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release(context.Background())
+	waiter := newClient(t, cl.Addrs())
+	a := takeAsync(context.Background(), waiter, lockPath, TakeOptions{})
+	a.waitingOn(t, h.Node)
+	closeSessionAs(t, cl.Addrs(), waiter.Conn())
+	_, err = a.wait(t)
+	t.Logf("%v", err)
+	if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "our place in the queue of "+lockPath+" is lost") || !strings.Contains(err.Error(), "rejoin") {
+		t.Fatalf("wait cut by the session's end: %v", err)
+	}
+}

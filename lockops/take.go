@@ -92,10 +92,8 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		return nil, err
 	}
 	h, err := take(ctx, c, lockPath, o)
-	if err != nil && errors.Is(err, ErrLost) {
-		// A wait cut short by the session's end (or our node's deletion):
-		// the place in the queue does not come back on its own.
-		err = fmt.Errorf("%w; our place in the queue of %s is lost: take the lock again to rejoin (at the end of the queue)", err, lockPath)
+	if err != nil {
+		err = explainLostPlace(c, lockPath, err)
 	}
 	if o.unaudited {
 		if h != nil {

@@ -26,6 +26,7 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 var conn zkview.Flags
 
 func main() {
+	lockops.WatchdogMain() // `zkscope lock -- CMD` re-executes zkscope as its watchdog
 	root := newRoot()
 	if err := root.Execute(); err != nil {
 		var ee exitError

@@ -44,12 +44,24 @@ releases it. With CMD, it runs CMD once the lock is held (stdin, stdout and
 stderr passed through, in its own process group), releases the lock when CMD
 exits and exits with CMD's status.
 
-If the lock is LOST while held (session expired, disconnected for longer than
-the session timeout, or the node force-deleted), CMD is sent --kill-signal
-(SIGKILL after --kill-grace) and zkscope exits 75. When the lock cannot be
-taken (--timeout expired, --no-wait and busy) it exits 1 and leaves no node;
-when it refuses to (unclear library, contradicting contenders) it exits 2 and
-creates nothing.`,
+CMD has stopped before the servers could expire the session: zkscope tracks
+the last moment the servers answered it, and without an answer CMD gets
+--kill-signal at (last answer + session timeout - margin - --kill-grace) and
+SIGKILL at (last answer + session timeout - margin), from a watchdog process
+that acts even if zkscope itself is frozen. A --kill-grace longer than half
+the session timeout (less the margin) is shortened, and zkscope says so. A
+failover to another member within that time does not stop CMD.
+
+CMD's environment tells it the lock it runs under, to fence its writes:
+ZKSCOPE_LOCK_PATH, ZKSCOPE_LOCK_NODE, ZKSCOPE_LOCK_SESSION (0x...) and
+ZKSCOPE_LOCK_FENCE (our node's creation zxid: a later holder of any lock in
+the ensemble gets a larger one).
+
+If the lock is LOST while held (session expired, no answer until the
+deadline, or the node force-deleted), CMD is stopped the same way and zkscope
+exits 75. When the lock cannot be taken (--timeout expired, --no-wait and
+busy) it exits 1 and leaves no node; when it refuses to (unclear library,
+contradicting contenders) it exits 2 and creates nothing.`,
 		Example: `  zkscope lock /app/locks/deploy -- ./deploy.sh
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
@@ -123,7 +135,7 @@ creates nothing.`,
 	f.BoolVar(&noWait, "no-wait", false, "fail at once when someone else holds the lock")
 	f.StringVar(&note, "note", "", "text stored in the lock node with user@host, shown to other operators")
 	f.StringVar(&killSignal, "kill-signal", "TERM", "signal sent to CMD's process group when the lock is lost")
-	f.DurationVar(&killGrace, "kill-grace", 10*time.Second, "time CMD gets after --kill-signal before SIGKILL")
+	f.DurationVar(&killGrace, "kill-grace", 0, "time CMD gets after --kill-signal before SIGKILL (default 10s; shortened to what the session timeout allows)")
 	f.BoolVar(&revocable, "revocable", false, "honour Curator revocation requests (`zkscope revoke`): stop CMD and release")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,7 +31,10 @@ type LockCommand struct {
 	// until a signal arrives.
 	Args []string
 	// KillSignal is sent to the command's process group when the lock is
-	// lost (default SIGTERM); SIGKILL follows after KillGrace (default 10 s).
+	// lost, or KillGrace before the lock's deadline while no answer comes
+	// (default SIGTERM); SIGKILL follows after KillGrace, and at the
+	// deadline at the latest. KillGrace 0 means [DefaultKillGrace]; a grace
+	// longer than the session timeout allows is shortened (and said so).
 	KillSignal syscall.Signal
 	KillGrace  time.Duration
 	// Revocable: honour Curator revocation requests ("__REVOKE__" written to
@@ -59,10 +63,10 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	if lc.KillSignal == 0 {
 		lc.KillSignal = syscall.SIGTERM
 	}
-	if lc.KillGrace <= 0 {
-		lc.KillGrace = 10 * time.Second
-	}
 	say := func(format string, args ...any) { fmt.Fprintf(lc.Messages, "zkscope: "+format+"\n", args...) }
+	if len(lc.Args) > 0 {
+		lc.KillGrace = fitKillGrace(lc.KillGrace, c.NegotiatedTimeout(), say)
+	}
 
 	takeCtx, cancelTake := context.WithCancel(ctx)
 	defer cancelTake()
@@ -117,6 +121,25 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	return runUnderLock(ctx, h, lc, say)
 }
 
+// DefaultKillGrace is the grace CMD gets between the kill signal and
+// SIGKILL when none is given, if the session timeout allows it.
+const DefaultKillGrace = 10 * time.Second
+
+// fitKillGrace shortens grace to what the session timeout allows (see
+// maxKillGrace), saying so when a grace the user gave is shortened; 0 means
+// the default.
+func fitKillGrace(grace, timeout time.Duration, say func(string, ...any)) time.Duration {
+	limit := maxKillGrace(timeout)
+	if grace <= 0 {
+		return min(DefaultKillGrace, limit)
+	}
+	if grace > limit {
+		say("--kill-grace %s is too long for the session timeout %s: CMD gets %s between the kill signal and SIGKILL, so that it has stopped before the servers can expire the session", grace, timeout, limit)
+		return limit
+	}
+	return grace
+}
+
 // release lets go and reports failures as one line; it never waits longer
 // than the session timeout.
 func releaseAndReport(h *Held, say func(string, ...any)) error {
@@ -161,7 +184,7 @@ func holdUntilSignal(ctx context.Context, h *Held, lc LockCommand, say func(stri
 			}
 			switch ch.State {
 			case StateSuspended:
-				say("SUSPENDED: %s", ch.Reason)
+				say("%s", suspendedLine(ch, lc, false))
 			case StateHeld:
 				say("reconnected: still holding %s", h.Node)
 			case StateLost:
@@ -171,9 +194,43 @@ func holdUntilSignal(ctx context.Context, h *Held, lc LockCommand, say func(stri
 	}
 }
 
+// fenceEnv is what CMD learns about the lock it runs under: enough to fence
+// its writes (storage that remembers the highest ZKSCOPE_LOCK_FENCE it saw
+// can refuse a write carrying a lower one: an older holder's).
+func fenceEnv(h *Held) []string {
+	return []string{
+		"ZKSCOPE_LOCK_PATH=" + h.Path,
+		"ZKSCOPE_LOCK_NODE=" + h.Node,
+		"ZKSCOPE_LOCK_SESSION=" + FormatSession(h.Session),
+		"ZKSCOPE_LOCK_FENCE=" + strconv.FormatInt(h.Czxid, 10),
+	}
+}
+
+// maxKillGrace is the longest grace the session timeout allows: CMD gets
+// its kill signal no earlier than half the session timeout after the last
+// contact, so that a member failover (a reconnect in a second or two) does
+// not stop it, and SIGKILL at the deadline.
+func maxKillGrace(timeout time.Duration) time.Duration {
+	return max(timeout/2-lossMargin(timeout), 0)
+}
+
+// suspendedLine is what `zkscope lock` prints on SUSPENDED.
+func suspendedLine(ch HoldChange, lc LockCommand, withCmd bool) string {
+	at := func(t time.Time) string { return t.Format("15:04:05.000") }
+	if !withCmd {
+		return fmt.Sprintf("SUSPENDED: %s; the lock is treated as lost at %s unless ZooKeeper answers before", ch.Reason, at(ch.Deadline))
+	}
+	if lc.KillSignal == syscall.SIGKILL {
+		return fmt.Sprintf("SUSPENDED: %s; %s gets SIGKILL at %s unless ZooKeeper answers before", ch.Reason, lc.Args[0], at(ch.Deadline))
+	}
+	return fmt.Sprintf("SUSPENDED: %s; %s gets %s at %s and SIGKILL at %s unless ZooKeeper answers before",
+		ch.Reason, lc.Args[0], signalName(lc.KillSignal), at(ch.Deadline.Add(-lc.KillGrace)), at(ch.Deadline))
+}
+
 func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string, ...any)) (int, error) {
 	cmd := exec.Command(lc.Args[0], lc.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = lc.Stdin, lc.Stdout, lc.Stderr
+	cmd.Env = append(os.Environ(), fenceEnv(h)...)
 	fg := foregroundTTY(lc.Stdin)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if fg >= 0 {
@@ -181,7 +238,12 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 		// we take it back when it exits.
 		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty = true, fg
 	}
+	g, gerr := startGuard()
+	if gerr != nil {
+		say("%v: zkscope stops %s itself at the lock's deadline (a frozen zkscope could not)", gerr, lc.Args[0])
+	}
 	if err := cmd.Start(); err != nil {
+		g.disarm()
 		rerr := releaseAndReport(h, say)
 		code := 126 // as a shell: found but could not run
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
@@ -193,8 +255,31 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 		defer reclaimTTY(fg)
 	}
 	pgid := cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	deadlines := h.Deadlines()
+	g.arm(pgid, lc.KillSignal, lc.KillGrace, <-deadlinesOr(deadlines, time.Now()))
+	exited, reap := watchExit(cmd)
+	signalled := false // the guard sent CMD a signal
+	reportSignal := func(ev guardEvent) {
+		signalled = true
+		say("sent %s to %s (process group %d) at %s: %s", signalName(ev.sig), lc.Args[0], pgid, ev.at.Format("15:04:05.000"), ev.why)
+	}
+	// finish disarms the guard (CMD has exited but is not reaped yet, so its
+	// process group id cannot have been reused), reports what the guard did
+	// (every report precedes the disarm's acknowledgement) and reaps CMD.
+	finish := func() int {
+		g.disarm()
+		for {
+			select {
+			case ev := <-g.Events():
+				reportSignal(ev)
+				continue
+			default:
+			}
+			break
+		}
+		err := reap()
+		return exitCode(cmd, err)
+	}
 
 	changes := h.Changes()
 	revoke := h.RevokeCh()
@@ -202,21 +287,25 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 		revoke = nil
 	}
 	stopCommand := func(why string) int {
-		say("%s; sending %s to %s (pid %d)", why, signalName(lc.KillSignal), lc.Args[0], pgid)
-		syscall.Kill(-pgid, lc.KillSignal)
-		select {
-		case <-exited:
-		case <-time.After(lc.KillGrace):
-			say("%s still running after %s: sending SIGKILL", lc.Args[0], lc.KillGrace)
-			syscall.Kill(-pgid, syscall.SIGKILL)
-			<-exited
+		say("%s; stopping %s (process group %d): %s now, SIGKILL after %s", why, lc.Args[0], pgid, signalName(lc.KillSignal), lc.KillGrace)
+		g.stopNow()
+		for {
+			select {
+			case <-exited:
+				finish()
+				return ExitLost
+			case ev := <-g.Events():
+				reportSignal(ev)
+			}
 		}
-		return ExitLost
 	}
 	for {
 		select {
-		case err := <-exited:
-			code := exitCode(cmd, err)
+		case <-exited:
+			code := finish()
+			if signalled {
+				return stoppedAtDeadline(h, lc, code, say)
+			}
 			if rerr := releaseAndReport(h, say); rerr != nil {
 				if errors.Is(rerr, ErrLost) {
 					return ExitLost, fmt.Errorf("%s exited with %d, but the lock had been lost before: %w", lc.Args[0], code, rerr)
@@ -224,6 +313,14 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 				return code, rerr
 			}
 			return code, nil
+		case d, ok := <-deadlines:
+			if !ok {
+				deadlines = nil
+				continue
+			}
+			g.extend(d)
+		case ev := <-g.Events():
+			reportSignal(ev)
 		case sig := <-lc.Signals:
 			if s, ok := sig.(syscall.Signal); ok {
 				syscall.Kill(-pgid, s)
@@ -244,7 +341,7 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 			}
 			switch ch.State {
 			case StateSuspended:
-				say("SUSPENDED: %s", ch.Reason)
+				say("%s", suspendedLine(ch, lc, true))
 			case StateHeld:
 				say("reconnected: still holding %s", h.Node)
 			case StateLost:
@@ -253,6 +350,46 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 			}
 		}
 	}
+}
+
+// stoppedAtDeadline ends `zkscope lock` after the guard stopped CMD because
+// the servers did not answer: the lock is treated as lost at its deadline;
+// if they answer before, the lock is released. Either way CMD did not finish
+// under the lock, so the status is [ExitLost].
+func stoppedAtDeadline(h *Held, lc LockCommand, code int, say func(string, ...any)) (int, error) {
+	changes := h.Changes()
+	limit := time.After(time.Until(h.Deadline()) + time.Second)
+	for h.State() == StateSuspended {
+		select {
+		case <-changes:
+		case <-limit:
+		}
+		if h.State() == StateSuspended && time.Now().After(h.Deadline()) {
+			break
+		}
+	}
+	if st := h.State(); st == StateLost || st == StateSuspended {
+		return ExitLost, fmt.Errorf("LOST the lock %s: %s; %s was stopped before (exit %d)", lc.Path, h.Reason(), lc.Args[0], code)
+	}
+	if err := releaseAndReport(h, say); err != nil {
+		return ExitLost, fmt.Errorf("%s was stopped while ZooKeeper did not answer (exit %d): %w", lc.Args[0], code, err)
+	}
+	return ExitLost, fmt.Errorf("%s was stopped while ZooKeeper did not answer (exit %d); ZooKeeper answered again and the lock was released", lc.Args[0], code)
+}
+
+// deadlinesOr returns ch when it holds a value, or a channel holding def
+// (a lock lost already: its deadline is now).
+func deadlinesOr(ch <-chan time.Time, def time.Time) <-chan time.Time {
+	select {
+	case d, ok := <-ch:
+		if ok {
+			def = d
+		}
+	default:
+	}
+	out := make(chan time.Time, 1)
+	out <- def
+	return out
 }
 
 // exitCode is the command's exit status, 128+N when killed by signal N.

@@ -18,7 +18,10 @@ import (
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
-func TestMain(m *testing.M) { zktest.Main(m) }
+func TestMain(m *testing.M) {
+	WatchdogMain() // this binary is re-executed as the watchdog of in-process lock commands
+	zktest.Main(m)
+}
 
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {

@@ -15,6 +15,10 @@ import (
 // idempotent: releasing a released lock returns nil. When the lock was lost
 // it returns an error wrapping [ErrLost] that says why (nothing to delete).
 // While disconnected it waits for the reconnect until ctx ends.
+//
+// Releasing a lock declared lost for silence does not stop the watch for
+// its session: if the session comes back, our node is still deleted (see
+// [Held]).
 func (h *Held) Release(ctx context.Context) error {
 	h.mu.Lock()
 	switch h.state {
@@ -22,9 +26,11 @@ func (h *Held) Release(ctx context.Context) error {
 		h.mu.Unlock()
 		return nil
 	case StateLost:
-		reason := h.reason
+		reason, cleanup := h.reason, h.cleanup
 		h.mu.Unlock()
-		h.shutdown()
+		if !cleanup {
+			h.shutdown()
+		}
 		err := fmt.Errorf("release %s: %w: %s", h.Node, ErrLost, reason)
 		if !h.unaudited {
 			record(h.c, OpRelease, h.Node, nil, h.Session, err)
@@ -97,12 +103,6 @@ func (h *Held) deleteNode(ctx context.Context, version int32) error {
 
 // shutdown stops the monitor and waits for it.
 func (h *Held) shutdown() {
-	h.mu.Lock()
-	select {
-	case <-h.stop:
-	default:
-		close(h.stop)
-	}
-	h.mu.Unlock()
+	h.closeStop()
 	<-h.done
 }

@@ -104,6 +104,9 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		return nil, err
 	}
 	h, err := take(ctx, c, lockPath, o)
+	if err != nil {
+		err = explainLostPlace(c, lockPath, err)
+	}
 	if o.unaudited {
 		if h != nil {
 			h.unaudited = true

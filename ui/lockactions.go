@@ -39,6 +39,9 @@ type lockActions struct {
 	holdState   lockops.HoldState
 	holdReason  string
 	revokeAsked bool
+	// holdDeadline is when the lock must be treated as lost unless the
+	// servers answer (shown as a countdown while SUSPENDED).
+	holdDeadline time.Time
 
 	dialog *lockDialog
 	// quitting: the quit dialog released the lock; quit when done.
@@ -84,6 +87,7 @@ const (
 	lockDialogEvict
 	lockDialogQuit
 	lockDialogLost
+	lockDialogRejoin
 )
 
 // takeModes and takeRecipes are the choices of the take dialog; a nil
@@ -128,8 +132,10 @@ type lockDialog struct {
 	seq     textinput.Model
 	id      uint64
 
-	// Lost.
-	reason string
+	// Lost, and a place in a queue lost (rejoin: take again with opts).
+	reason   string
+	watching bool // the session may come back: our node is then deleted
+	opts     lockops.TakeOptions
 
 	err string
 }
@@ -143,9 +149,15 @@ type (
 	takeDoneMsg struct {
 		id      uint64
 		path    string
+		opts    lockops.TakeOptions // as asked (to rejoin with)
 		held    *lockops.Held
 		changes <-chan lockops.HoldChange
 		err     error
+	}
+	// holdTickMsg moves the SUSPENDED countdown on.
+	holdTickMsg struct {
+		held *lockops.Held
+		at   time.Time
 	}
 	holdChangeMsg struct {
 		held *lockops.Held
@@ -385,6 +397,16 @@ func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.act.dialog = nil
 		}
 		return nil
+	case lockDialogRejoin:
+		switch {
+		case key.Matches(msg, k.Confirm, k.Yes):
+			p.act.dialog = nil
+			return p.beginTake(d.label, d.opts)
+		case key.Matches(msg, k.Cancel, k.No):
+			p.act.dialog = nil
+			p.setNote(levelInfo, "Not rejoining "+d.label+"; t takes a lock again.")
+		}
+		return nil
 	case lockDialogQuit:
 		switch {
 		case key.Matches(msg, k.Confirm, k.Yes):
@@ -546,14 +568,32 @@ func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
 		opts.Library, opts.Mode, why = d.plan.Library, d.plan.Mode, d.plan.Why
 	}
 	p.act.dialog = nil
-	p.act.seq++
-	ctx, cancel := context.WithCancel(context.Background())
-	t := &takeState{id: p.act.seq, path: lp, mode: takeModes[d.mode], cancel: cancel, started: p.clock()}
-	p.act.taking = t
-	p.note = paneNote{}
-	if why != "" {
+	cmd := p.beginTake(lp, opts)
+	if why != "" && p.act.taking != nil {
 		p.setNote(levelInfo, strings.ToUpper(why[:1])+why[1:]+".")
 	}
+	return cmd
+}
+
+// beginTake starts waiting for lp with opts (a rejoin: the take dialog's
+// choices again).
+func (p *LockPane) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
+	switch {
+	case p.readOnly:
+		p.setNote(levelWarn, readOnlyLockNote)
+		return nil
+	case p.client == nil:
+		p.setNote(levelErr, "Not connected.")
+		return nil
+	case p.act.taking != nil || p.act.holding():
+		p.setNote(levelWarn, "Already waiting for or holding a lock: press u first.")
+		return nil
+	}
+	p.act.seq++
+	ctx, cancel := context.WithCancel(context.Background())
+	t := &takeState{id: p.act.seq, path: lp, mode: opts.Mode, cancel: cancel, started: p.clock()}
+	p.act.taking = t
+	p.note = paneNote{}
 	progress := make(chan lockops.Progress, 16)
 	return tea.Batch(
 		takeCmd(ctx, p.client, t.id, lp, opts, progress),
@@ -617,12 +657,18 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 				p.setNote(levelInfo, "Stopped waiting for "+t.path+"; our node was deleted.")
 			case errors.Is(msg.err, zkview.ErrReadOnly):
 				p.setNote(levelWarn, readOnlyLockNote)
+			case errors.Is(msg.err, lockops.ErrLost):
+				// The session ended (or our node went) while we waited: the
+				// place is gone for good; offer to queue again.
+				p.setNote(levelErr, "Lost our place in the queue of "+t.path+".")
+				a.dialog = &lockDialog{kind: lockDialogRejoin, label: t.path, reason: msg.err.Error(), opts: msg.opts}
 			default:
 				p.setNote(levelErr, "Could not take "+t.path+": "+msg.err.Error())
 			}
 			return p.Reload()
 		}
 		a.held, a.holdState, a.holdReason, a.revokeAsked = msg.held, lockops.StateHeld, "", false
+		a.holdDeadline = time.Time{}
 		p.setNote(levelOK, fmt.Sprintf("We hold %s (%s). u releases it.", msg.held.Path, msg.held.Mode))
 		var gotoLock tea.Cmd
 		if !t.gone { // taken at once: its progress report may come after this
@@ -630,15 +676,30 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 			gotoLock = func() tea.Msg { return lockGotoMsg{path: lp} }
 		}
 		return tea.Batch(gotoLock, listenHold(msg.held, msg.changes), p.Reload())
-	case holdChangeMsg:
-		if msg.held != a.held {
+	case holdTickMsg:
+		if msg.held != a.held || a.holdState != lockops.StateSuspended {
 			return nil
 		}
+		p.now = msg.at
+		return holdTick(msg.held)
+	case holdChangeMsg:
 		if !msg.ok {
 			return nil
 		}
 		c := msg.ch
 		cmd := listenHold(msg.held, msg.next)
+		if c.NodeDeleted {
+			// Whether or not it is still shown: the session came back after
+			// we declared the lock lost, and lockops deleted our node.
+			p.setNote(levelWarn, sentence(c.Reason)+".")
+			return tea.Batch(cmd, p.Reload())
+		}
+		if msg.held != a.held {
+			return cmd
+		}
+		if c.State == lockops.StateHeld || c.State == lockops.StateSuspended {
+			a.holdDeadline = c.Deadline
+		}
 		if c.RevokeRequested {
 			a.revokeAsked = true
 			p.setNote(levelWarn, "Someone asked for "+msg.held.Path+" (a revocation request): press u to release it.")
@@ -648,9 +709,10 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 			switch c.State {
 			case lockops.StateSuspended:
 				p.setNote(levelWarn, "SUSPENDED: "+c.Reason)
+				cmd = tea.Batch(cmd, holdTick(msg.held))
 			case lockops.StateLost:
 				p.setNote(levelErr, "LOST: "+c.Reason)
-				p.act.dialog = &lockDialog{kind: lockDialogLost, reason: c.Reason, label: msg.held.Path}
+				p.act.dialog = &lockDialog{kind: lockDialogLost, reason: c.Reason, label: msg.held.Path, watching: c.WatchingForReturn}
 			case lockops.StateHeld:
 				p.setNote(levelOK, "Reconnected on the same session: we still hold "+msg.held.Path+".")
 			}
@@ -762,9 +824,11 @@ func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, 
 				}
 			}
 		}
+		asked := o
+		asked.Progress = nil
 		h, err := lockops.Take(ctx, c, lockPath, o)
 		close(progress) // Take has returned: no more Progress calls
-		msg := takeDoneMsg{id: id, path: lockPath, held: h, err: err}
+		msg := takeDoneMsg{id: id, path: lockPath, opts: asked, held: h, err: err}
 		if h != nil {
 			msg.changes = h.Changes()
 		}
@@ -803,6 +867,22 @@ func listenHold(h *lockops.Held, ch <-chan lockops.HoldChange) tea.Cmd {
 		c, ok := <-ch
 		return holdChangeMsg{held: h, ch: c, ok: ok, next: ch}
 	}
+}
+
+// holdTickEvery paces the SUSPENDED countdown.
+const holdTickEvery = 100 * time.Millisecond
+
+// holdTick moves the countdown of h on while it is suspended.
+func holdTick(h *lockops.Held) tea.Cmd {
+	return tea.Tick(holdTickEvery, func(t time.Time) tea.Msg { return holdTickMsg{held: h, at: t} })
+}
+
+// sentence capitalises s's first letter.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func releaseCmd(h *lockops.Held, quit bool) tea.Cmd {

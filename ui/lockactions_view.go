@@ -58,11 +58,16 @@ func (p *LockPane) bannerLines() []string {
 		case lockops.StateHeld:
 			s := st.Success.Render(fmt.Sprintf("● We hold this lock%s (%s) for %s", where, h.Mode, since)) + st.Muted.Render(" · u releases")
 			out = append(out, s)
+			out = append(out, st.Muted.Render(fmt.Sprintf("  fence %d · session %s", h.Czxid, lockops.FormatSession(h.Session))))
 			if a.revokeAsked {
 				out = append(out, st.Warning.Render("  Someone asked for it (revocation request)."))
 			}
 		case lockops.StateSuspended:
 			out = append(out, st.BadgeWarn.Render("SUSPENDED")+" "+st.Warning.Render("Disconnected: we may no longer hold"+where+"."))
+			if !a.holdDeadline.IsZero() {
+				left := max(a.holdDeadline.Sub(p.now), 0)
+				out = append(out, "  "+st.Warning.Render(fmt.Sprintf("Treated as LOST in %.1fs", left.Seconds()))+st.Muted.Render(" unless ZooKeeper answers (fence "+fmt.Sprint(h.Czxid)+")"))
+			}
 			out = append(out, st.Muted.Render("  "+a.holdReason))
 		case lockops.StateLost:
 			out = append(out, st.BadgeErr.Render("LOST")+" "+st.Error.Render("We no longer hold"+where+"."))
@@ -88,6 +93,9 @@ func (p *LockPane) HeaderBadge() string {
 		return ""
 	case a.holdState == lockops.StateHeld:
 		return st.StateOK.Render("holding " + a.held.Path)
+	case a.holdState == lockops.StateSuspended && !a.holdDeadline.IsZero():
+		left := max(a.holdDeadline.Sub(p.now), 0)
+		return st.StateWarn.Render(fmt.Sprintf("lock SUSPENDED %s (lost in %.1fs)", a.held.Path, left.Seconds()))
 	case a.holdState == lockops.StateSuspended:
 		return st.StateWarn.Render("lock SUSPENDED " + a.held.Path)
 	case a.holdState == lockops.StateLost:
@@ -207,7 +215,16 @@ func (p *LockPane) DialogView(w int) string {
 		wrap(st.Error, "We no longer hold "+d.label+".")
 		wrap(st.Base, d.reason)
 		wrap(st.Muted, "Whatever you were doing under this lock is no longer protected: another client may hold it now.")
+		if d.watching {
+			wrap(st.Muted, "If our session comes back, zkscope deletes our node at once: what was declared lost stays lost.")
+		}
 		body = append(body, "", key("⏎", "understood"))
+	case lockDialogRejoin:
+		title = "Place in the queue lost"
+		wrap(st.Error, "We were waiting for "+d.label+" and lost our place.")
+		wrap(st.Base, d.reason)
+		wrap(st.Muted, "Rejoining takes the lock again with the same options, at the end of the queue.")
+		body = append(body, "", key("y/⏎", "rejoin")+"   "+key("n/esc", "not now"))
 	}
 	if d.err != "" {
 		body = append(body, st.Error.Render(d.err))

@@ -306,7 +306,7 @@ func (c *Client) open() error {
 	c.lastSeen = time.Now()
 	c.mu.Unlock()
 	conn, _, err := zk.Connect(c.cfg.Servers, c.cfg.SessionTimeout,
-		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(c.dial),
+		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(c.trackedDial),
 		zk.WithHostProvider(&hostList{}))
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), err)

@@ -9,14 +9,19 @@ import (
 // Proxy is a TCP relay in front of a real server, to cut the network between
 // a client and the server (a partition) without touching either. It relays
 // bytes only; it never answers on the server's behalf.
+//
+// [Proxy.Block] cuts the connections (both ends see them close at once);
+// [Proxy.Blackhole] is a silent partition: the sockets stay open and every
+// byte is dropped, so each side learns only from its own timeouts.
 type Proxy struct {
 	Target string
 	ln     net.Listener
 
-	mu      sync.Mutex
-	blocked bool
-	conns   map[net.Conn]struct{}
-	closed  bool
+	mu         sync.Mutex
+	blocked    bool
+	blackholed bool
+	conns      map[net.Conn]struct{}
+	closed     bool
 }
 
 // NewProxy listens on a free loopback port and relays to target.
@@ -52,6 +57,13 @@ func (p *Proxy) serve() {
 }
 
 func (p *Proxy) relay(c net.Conn) {
+	if p.isBlackholed() {
+		// Accepted, but never reaches the server: what a client sees when
+		// its SYN passes and nothing else does.
+		io.Copy(io.Discard, c)
+		p.drop(c)
+		return
+	}
 	s, err := net.Dial("tcp", p.Target)
 	if err != nil {
 		p.drop(c)
@@ -67,11 +79,33 @@ func (p *Proxy) relay(c net.Conn) {
 	p.conns[s] = struct{}{}
 	p.mu.Unlock()
 	done := make(chan struct{}, 2)
-	go func() { io.Copy(s, c); done <- struct{}{} }()
-	go func() { io.Copy(c, s); done <- struct{}{} }()
+	go func() { p.copy(s, c); done <- struct{}{} }()
+	go func() { p.copy(c, s); done <- struct{}{} }()
 	<-done
 	p.drop(c)
 	p.drop(s)
+}
+
+// copy relays src to dst, dropping what arrives while blackholed.
+func (p *Proxy) copy(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && !p.isBlackholed() {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *Proxy) isBlackholed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.blackholed
 }
 
 func (p *Proxy) drop(c net.Conn) {
@@ -95,10 +129,19 @@ func (p *Proxy) Block() {
 	}
 }
 
-// Unblock lets connections through again.
+// Unblock lets connections through again (and ends a blackhole).
 func (p *Proxy) Unblock() {
 	p.mu.Lock()
-	p.blocked = false
+	p.blocked, p.blackholed = false, false
+	p.mu.Unlock()
+}
+
+// Blackhole starts a silent partition: connections (relayed ones and new
+// ones) stay open, but every byte in either direction is dropped until
+// Unblock. Neither side is told; no RST, no FIN.
+func (p *Proxy) Blackhole() {
+	p.mu.Lock()
+	p.blackholed = true
 	p.mu.Unlock()
 }
 

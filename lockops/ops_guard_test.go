@@ -1,0 +1,108 @@
+package lockops
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestStopPlanOrder: the kill signal comes grace before the deadline and
+// SIGKILL at it; a stop asked for earlier sends the kill signal at once and
+// SIGKILL a grace later, never after the deadline.
+func TestStopPlanOrder(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := stopPlan{armed: true, sig: syscall.SIGTERM, grace: 2 * time.Second, deadline: t0.Add(10 * time.Second)}
+	if at, sig, _, _ := p.next(); sig != syscall.SIGTERM || !at.Equal(t0.Add(8*time.Second)) {
+		t.Fatalf("first: %s at %s", sig, at)
+	}
+	p.termSent = true
+	if at, sig, _, _ := p.next(); sig != syscall.SIGKILL || !at.Equal(t0.Add(10*time.Second)) {
+		t.Fatalf("second: %s at %s", sig, at)
+	}
+	p = stopPlan{armed: true, sig: syscall.SIGTERM, grace: 2 * time.Second, deadline: t0.Add(10 * time.Second), stopAt: t0.Add(time.Second)}
+	if at, sig, why, _ := p.next(); sig != syscall.SIGTERM || !at.Equal(t0.Add(time.Second)) || why != "stopping" {
+		t.Fatalf("stop: %s at %s (%s)", sig, at, why)
+	}
+	p.termSent = true
+	if at, sig, _, _ := p.next(); sig != syscall.SIGKILL || !at.Equal(t0.Add(3*time.Second)) {
+		t.Fatalf("stop then kill: %s at %s", sig, at)
+	}
+	p.stopAt = t0.Add(9 * time.Second) // a grace past the deadline: the deadline wins
+	if at, _, _, _ := p.next(); !at.Equal(t0.Add(10 * time.Second)) {
+		t.Fatalf("kill after the deadline: %s", at)
+	}
+	p = stopPlan{armed: true, sig: syscall.SIGKILL, grace: 2 * time.Second, deadline: t0.Add(10 * time.Second)}
+	if at, sig, _, _ := p.next(); sig != syscall.SIGKILL || !at.Equal(t0.Add(10*time.Second)) {
+		t.Fatalf("--kill-signal KILL: %s at %s", sig, at)
+	}
+	p.killSent = true
+	if _, _, _, ok := p.next(); ok {
+		t.Fatal("a signal after SIGKILL")
+	}
+}
+
+// TestWatchdogOutlivesZkscope: the watchdog process (this test binary
+// re-executed) kills the guarded process group at the deadline even after
+// its zkscope side has gone (its pipe closed), and never before.
+func TestWatchdogOutlivesZkscope(t *testing.T) {
+	victim := exec.Command("sleep", "60")
+	victim.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited, reap := watchExit(victim)
+	t.Cleanup(func() { victim.Process.Kill(); reap() })
+	g, err := startWatchdog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(1500 * time.Millisecond)
+	g.arm(victim.Process.Pid, syscall.SIGKILL, 0, time.Now().Add(300*time.Millisecond))
+	g.extend(deadline)
+	g.close() // zkscope is gone: no disarm, no further extension
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watchdog did not kill the process group")
+	}
+	if at := time.Now(); at.Before(deadline) {
+		t.Fatalf("killed %s before the deadline", deadline.Sub(at))
+	} else {
+		t.Logf("killed %s after the deadline", at.Sub(deadline).Round(time.Millisecond))
+	}
+	select {
+	case ev := <-g.Events():
+		if ev.sig != syscall.SIGKILL {
+			t.Fatalf("reported %+v", ev)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watchdog did not report its SIGKILL")
+	}
+}
+
+// TestWatchdogDisarm: a disarmed watchdog sends nothing.
+func TestWatchdogDisarm(t *testing.T) {
+	victim := exec.Command("sleep", "60")
+	victim.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited, reap := watchExit(victim)
+	t.Cleanup(func() { victim.Process.Kill(); reap() })
+	g, err := startWatchdog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.arm(victim.Process.Pid, syscall.SIGTERM, 100*time.Millisecond, time.Now().Add(400*time.Millisecond))
+	start := time.Now()
+	g.disarm()
+	if time.Since(start) > 300*time.Millisecond {
+		t.Fatal("the disarm was not acknowledged in time")
+	}
+	select {
+	case <-exited:
+		t.Fatal("a disarmed watchdog killed the process")
+	case <-time.After(time.Second):
+	}
+}

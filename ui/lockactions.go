@@ -303,20 +303,27 @@ func newLockInput(placeholder string) textinput.Model {
 	return in
 }
 
-// startTake opens the take dialog for the lock under the cursor.
-func (p *LockPane) startTake(cursorPath string, onLock bool) tea.Cmd {
+// mayTake reports whether a take can start now, saying why not in the
+// status line.
+func (p *LockPane) mayTake() bool {
 	switch {
 	case p.readOnly:
 		p.setNote(levelWarn, readOnlyLockNote)
-		return nil
 	case p.client == nil:
 		p.setNote(levelErr, "Not connected.")
-		return nil
 	case p.act.taking != nil:
 		p.setNote(levelWarn, "Already waiting for "+p.act.taking.path+": press u to stop waiting first.")
-		return nil
 	case p.act.holding():
 		p.setNote(levelWarn, "We already hold "+p.act.held.Path+": press u to release it first.")
+	default:
+		return true
+	}
+	return false
+}
+
+// startTake opens the take dialog for the lock under the cursor.
+func (p *LockPane) startTake(cursorPath string, onLock bool) tea.Cmd {
+	if !p.mayTake() {
 		return nil
 	}
 	target := cursorPath
@@ -578,15 +585,7 @@ func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
 // beginTake starts waiting for lp with opts (a rejoin: the take dialog's
 // choices again).
 func (p *LockPane) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
-	switch {
-	case p.readOnly:
-		p.setNote(levelWarn, readOnlyLockNote)
-		return nil
-	case p.client == nil:
-		p.setNote(levelErr, "Not connected.")
-		return nil
-	case p.act.taking != nil || p.act.holding():
-		p.setNote(levelWarn, "Already waiting for or holding a lock: press u first.")
+	if !p.mayTake() {
 		return nil
 	}
 	p.act.seq++

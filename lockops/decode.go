@@ -73,7 +73,7 @@ func Decode(d Dir, o DecodeOptions) Queue {
 			}
 		}
 		if len(names) > 1 {
-			q.Problems = append(q.Problems, Problem{Kind: "mixed-libraries",
+			q.Problems = append(q.Problems, Problem{Kind: ProblemMixedLibraries,
 				Detail: fmt.Sprintf("nodes of %s in one directory: each library orders them its own way (see the other views)", strings.Join(names, " and "))})
 		}
 	}
@@ -125,7 +125,7 @@ func decodeAs(d Dir, k Kind, o DecodeOptions) Queue {
 	if !ok {
 		q := Queue{Path: d.Path, Kind: KindUnknown, Participants: decodeUnknown(d.Path, d.Children)}
 		if len(q.Participants) > 0 {
-			q.Problems = append(q.Problems, Problem{Kind: "unknown-recipe",
+			q.Problems = append(q.Problems, Problem{Kind: ProblemUnknownRecipe,
 				Detail: "no known lock recipe makes these names: the order shown is by sequence number only"})
 		}
 		return q
@@ -267,7 +267,7 @@ func structuralProblems(d Dir, q Queue) []Problem {
 	for _, t := range ties {
 		p, o := &q.Participants[t[0]], &q.Participants[t[1]]
 		if !(q.Kind == KindCuratorRW && o.Session == p.Session && o.Mode != p.Mode) && path.Dir(o.Node) == path.Dir(p.Node) {
-			out = append(out, Problem{Kind: "sequence-tie", Node: p.Node,
+			out = append(out, Problem{Kind: ProblemSequenceTie, Node: p.Node,
 				Detail: fmt.Sprintf("same sequence %d as %s: the libraries break the tie by name or server order", p.Seq, o.Name)})
 		}
 	}
@@ -279,7 +279,7 @@ func structuralProblems(d Dir, q Queue) []Problem {
 	}
 	for i, p := range q.Participants {
 		if p.Mode == ModeStray && i < lastReal {
-			out = append(out, Problem{Kind: "stray-child", Node: p.Node,
+			out = append(out, Problem{Kind: ProblemStrayChild, Node: p.Node,
 				Detail: "not a lock node, but the library counts it in the queue: the contender after it waits on it forever"})
 		}
 	}
@@ -287,13 +287,13 @@ func structuralProblems(d Dir, q Queue) []Problem {
 	case KindGoZK:
 		for _, c := range d.Children {
 			if _, ok := goZKSeq(c.Name); !ok {
-				out = append(out, Problem{Kind: "stray-child", Node: joinPath(d.Path, c.Name),
+				out = append(out, Problem{Kind: ProblemStrayChild, Node: joinPath(d.Path, c.Name),
 					Detail: "go-zookeeper's Lock cannot parse this name and fails for every contender (leaving its own node behind)"})
 			}
 		}
 		for _, p := range q.Participants {
 			if p.State == StateWaiting && p.Watches == "" {
-				out = append(out, Problem{Kind: "no-predecessor", Node: p.Node,
+				out = append(out, Problem{Kind: ProblemNoPredecessor, Node: p.Node,
 					Detail: "not the lowest, but every lower sequence is negative: go-zookeeper's Lock watches nothing and fails"})
 			}
 		}
@@ -303,15 +303,15 @@ func structuralProblems(d Dir, q Queue) []Problem {
 		}
 		for _, p := range q.Participants {
 			if p.HasSeq && p.Seq < 0 && p.Seq > -1000000000 {
-				out = append(out, Problem{Kind: "invisible-sequence", Node: p.Node,
+				out = append(out, Problem{Kind: ProblemInvisibleSequence, Node: p.Node,
 					Detail: "kazoo's pattern misses this overflowed sequence: other contenders ignore the node, so two may hold at once"})
 			}
 		}
 	}
 	if overflowed {
-		out = append(out, Problem{Kind: "sequence-overflow", Detail: "the parent's cversion passed 2^31: sequence numbers are negative and sort out of order"})
+		out = append(out, Problem{Kind: ProblemSequenceOverflow, Detail: "the parent's cversion passed 2^31: sequence numbers are negative and sort out of order"})
 	} else if d.Stat.Cversion > (1<<31-1)-overflowRisk {
-		out = append(out, Problem{Kind: "sequence-overflow-risk",
+		out = append(out, Problem{Kind: ProblemSequenceOverflowRisk,
 			Detail: fmt.Sprintf("the parent's cversion is %d: sequence numbers overflow to negative after 2147483647", d.Stat.Cversion)})
 	}
 	return out

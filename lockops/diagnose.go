@@ -66,13 +66,6 @@ type DiagnoseOptions struct {
 	Ensemble *zkview.Ensemble
 }
 
-// Problem kinds that describe rather than accuse: `zkscope doctor` does
-// not count them.
-var infoKinds = map[string]bool{"max-leases-inferred": true, "unknown-recipe": true}
-
-// IsInfo reports whether a problem kind is informational only.
-func IsInfo(kind string) bool { return infoKinds[kind] }
-
 // Diagnose adds to each queue the problems that need more than the names:
 // persistent lock nodes, waits the servers do not confirm, long holds,
 // several nodes of one session, read→write upgrade deadlocks and herds.
@@ -93,7 +86,7 @@ func Diagnose(queues []Queue, o DiagnoseOptions) {
 func diagnose(q *Queue, o DiagnoseOptions) {
 	out := q.Problems
 	defer func() { q.Problems = out }()
-	add := func(kind, node, format string, args ...any) {
+	add := func(kind ProblemKind, node, format string, args ...any) {
 		out = append(out, Problem{Kind: kind, Node: node, Detail: fmt.Sprintf(format, args...)})
 	}
 	// Indices and sorted lists, not copies or maps of everything: a queue
@@ -110,15 +103,15 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 			continue
 		}
 		if !p.Ephemeral {
-			add("persistent-lock-node", p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
+			add(ProblemPersistentLockNode, p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
 		} else {
 			owners = append(owners, p.Session)
 		}
 		if p.WatchObserved != nil && !*p.WatchObserved {
-			add("watch-missing", p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
+			add(ProblemWatchMissing, p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
 		}
 		if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
-			add("held-too-long", p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
+			add(ProblemHeldTooLong, p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
 		}
 		if !rw && p.Watches != "" && p.WatchKind != WatchChildren {
 			targets = append(targets, p.Watches)
@@ -167,12 +160,12 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 		for _, r := range reads {
 			for _, w := range writes {
 				if q.Participants[r].State == StateHolding && q.Participants[w].State == StateWaiting {
-					add("upgrade-deadlock", q.Participants[w].Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s), q.Participants[r].Name)
+					add(ProblemUpgradeDeadlock, q.Participants[w].Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s), q.Participants[r].Name)
 				}
 			}
 		}
 		// One sentence per session, shared by its nodes' problems.
-		each := func(kind string, idx []int, detail string) {
+		each := func(kind ProblemKind, idx []int, detail string) {
 			out = slices.Grow(out, len(idx)-1)
 			for _, i := range idx[1:] {
 				out = append(out, Problem{Kind: kind, Node: q.Participants[i].Node, Detail: detail})
@@ -180,15 +173,15 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 		}
 		switch {
 		case len(others) > 1:
-			each("orphan", others, fmt.Sprintf("session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others)))
+			each(ProblemOrphan, others, fmt.Sprintf("session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others)))
 		case len(leases) > 1:
-			each("lease-orphan", leases, fmt.Sprintf("session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases)))
+			each(ProblemLeaseOrphan, leases, fmt.Sprintf("session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases)))
 		case len(writes) > 1 || len(reads) > 1 && len(writes) == 0:
 			extra := writes
 			if len(writes) <= 1 {
 				extra = reads
 			}
-			each("orphan", extra, fmt.Sprintf("session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), q.Participants[extra[0]].Mode))
+			each(ProblemOrphan, extra, fmt.Sprintf("session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), q.Participants[extra[0]].Mode))
 		}
 	}
 
@@ -200,9 +193,9 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 			alive, known := e.SessionAlive(p.Session)
 			switch {
 			case known && !alive:
-				add("dead-owner", p.Node, "no server knows session %s any more: the node outlived its owner (being cleaned up, or the servers disagree)", FormatSession(p.Session))
+				add(ProblemDeadOwner, p.Node, "no server knows session %s any more: the node outlived its owner (being cleaned up, or the servers disagree)", FormatSession(p.Session))
 			case alive && p.Client == "" && allConnsKnown(e):
-				add("owner-disconnected", p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
+				add(ProblemOwnerDisconnected, p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
 			}
 		}
 		// A waiter the servers see watching a node BEHIND it, which in turn
@@ -218,7 +211,7 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 			}
 			for _, w := range p.ObservedWatches {
 				if j, ok := pos[w]; ok && j > p.Position && q.Participants[j].Watches == p.Node {
-					add("deadlock", p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), q.Participants[j].Name)
+					add(ProblemDeadlock, p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), q.Participants[j].Name)
 				}
 			}
 		}
@@ -253,7 +246,7 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 		}
 		slices.Sort(nodes)
 		for _, t := range nodes {
-			add("herd", t, "%d sessions watch this one node: when it goes, all wake at once", herds[t])
+			add(ProblemHerd, t, "%d sessions watch this one node: when it goes, all wake at once", herds[t])
 		}
 	}
 }
@@ -264,7 +257,7 @@ func CountProblems(queues []Queue) int {
 	n := 0
 	for _, q := range queues {
 		for _, p := range q.Problems {
-			if !IsInfo(p.Kind) {
+			if p.Severity() > SeverityInfo {
 				n++
 			}
 		}

@@ -192,7 +192,7 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 		}
 	}
 	if maxLeases > 0 && len(holding) > maxLeases {
-		q.Problems = append(q.Problems, Problem{Kind: "leases-exceed-max",
+		q.Problems = append(q.Problems, Problem{Kind: ProblemLeasesExceedMax,
 			Detail: fmt.Sprintf("%d leases held for max_leases %d", len(holding), maxLeases)})
 	}
 	q.Participants = number(append(holding, queue...))
@@ -210,7 +210,7 @@ func kazooDeadlockRisk(q Queue) []Problem {
 	for i := len(q.Participants) - 1; i >= 0; i-- {
 		p := &q.Participants[i]
 		if p.Mode == ModeRead && p.State == StateWaiting && nextWriter >= 0 {
-			out = append(out, Problem{Kind: "kazoo-rw-deadlock-risk", Node: p.Node,
+			out = append(out, Problem{Kind: ProblemKazooRWDeadlockRisk, Node: p.Node,
 				Detail: fmt.Sprintf("kazoo before 2.9 (python-zk/kazoo#649): when %s lets go this reader waits on the later writer %s, which waits for it: deadlock; upgrade kazoo", path.Base(p.Watches), q.Participants[nextWriter].Name)})
 		}
 		if p.Mode == ModeWrite {

@@ -158,7 +158,7 @@ const (
 
 // Problem is one thing wrong with a lock, in the JSON contract's words.
 type Problem struct {
-	Kind   string // e.g. "persistent-lock-node", "watch-missing", "orphan"
+	Kind   ProblemKind
 	Node   string // absolute path it concerns ("" for the whole lock)
 	Detail string // one plain sentence
 }

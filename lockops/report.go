@@ -64,6 +64,10 @@ type ReportProblem struct {
 	Detail string `json:"detail"`
 }
 
+func reportProblem(pr Problem) ReportProblem {
+	return ReportProblem{Kind: string(pr.Kind), Node: pr.Node, Detail: pr.Detail}
+}
+
 // NewReport builds the JSON document for queues read from servers.
 func NewReport(servers []string, queues []Queue) Report {
 	r := Report{Schema: ReportSchema, Servers: append([]string{}, servers...), Locks: []ReportLock{}}
@@ -80,7 +84,7 @@ func reportLock(q Queue) ReportLock {
 		l.Participants = append(l.Participants, reportParticipant(p))
 	}
 	for _, pr := range q.Problems {
-		l.Problems = append(l.Problems, ReportProblem(pr))
+		l.Problems = append(l.Problems, reportProblem(pr))
 	}
 	for _, o := range q.Others {
 		l.Others = append(l.Others, reportLock(o))
@@ -149,10 +153,10 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 	return append(b, "}\n"...)
 }
 
-// appendProblemJSON appends pr as encoding/json writes ReportProblem(pr).
+// appendProblemJSON appends pr as encoding/json writes reportProblem(pr).
 func appendProblemJSON(b []byte, pr *Problem) []byte {
 	b = append(b, `{"kind":`...)
-	b = appendJSONString(b, pr.Kind)
+	b = appendJSONString(b, string(pr.Kind))
 	if pr.Node != "" {
 		b = append(b, `,"node":`...)
 		b = appendJSONString(b, pr.Node)

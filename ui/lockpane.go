@@ -270,7 +270,7 @@ func (p *LockPane) graceWatches(q *lockops.Queue) {
 	}
 	kept := q.Problems[:0:0]
 	for _, pr := range q.Problems {
-		if pr.Kind == "watch-missing" && dropped[pr.Node] {
+		if pr.Kind == lockops.ProblemWatchMissing && dropped[pr.Node] {
 			continue
 		}
 		kept = append(kept, pr)
@@ -546,25 +546,20 @@ func (p *LockPane) titleLine() string {
 	return s
 }
 
-// severeProblems are the kinds drawn as red badges.
-var severeProblems = map[string]bool{
-	"persistent-lock-node": true, "watch-missing": true, "upgrade-deadlock": true,
-	"orphan": true, "lease-orphan": true,
-}
-
-func (p *LockPane) badgeStyle(kind string) func(...string) string {
-	switch {
-	case severeProblems[kind]:
+// badgeStyle draws a problem badge in the colour of its kind's severity.
+func (p *LockPane) badgeStyle(kind lockops.ProblemKind) func(...string) string {
+	switch kind.Severity() {
+	case lockops.SeverityError:
 		return p.st.BadgeErr.Render
-	case lockops.IsInfo(kind):
+	case lockops.SeverityInfo:
 		return p.st.Badge.Render
 	}
 	return p.st.BadgeWarn.Render
 }
 
 func (p *LockPane) badgeLine() string {
-	counts := map[string]int{}
-	var order []string
+	counts := map[lockops.ProblemKind]int{}
+	var order []lockops.ProblemKind
 	for _, pr := range p.queue.Problems {
 		if counts[pr.Kind] == 0 {
 			order = append(order, pr.Kind)
@@ -573,7 +568,7 @@ func (p *LockPane) badgeLine() string {
 	}
 	parts := make([]string, 0, len(order))
 	for _, k := range order {
-		t := k
+		t := string(k)
 		if counts[k] > 1 {
 			t = fmt.Sprintf("%s ×%d", k, counts[k])
 		}
@@ -653,7 +648,7 @@ func (p *LockPane) entryLines(i int) []string {
 	}
 	for _, pr := range p.queue.Problems {
 		if pr.Node == x.Node {
-			second = "    " + p.badgeStyle(pr.Kind)(pr.Kind) + " " + strings.TrimPrefix(second, "    ")
+			second = "    " + p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + strings.TrimPrefix(second, "    ")
 			break
 		}
 	}
@@ -811,12 +806,12 @@ func (p *LockPane) footerLine() string {
 	if x, ok := p.selected(); ok {
 		for _, pr := range p.queue.Problems {
 			if pr.Node == x.Node {
-				return p.badgeStyle(pr.Kind)(pr.Kind) + " " + st.Muted.Render(pr.Detail)
+				return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
 			}
 		}
 		for _, pr := range p.queue.Problems {
 			if pr.Node == "" {
-				return p.badgeStyle(pr.Kind)(pr.Kind) + " " + st.Muted.Render(pr.Detail)
+				return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
 			}
 		}
 		return st.Subtle.Render(x.Node)

@@ -62,10 +62,13 @@ type ReportProblem struct {
 	Kind   string `json:"kind"`
 	Node   string `json:"node,omitempty"`
 	Detail string `json:"detail"`
+	// Severity is [ProblemKind.Severity]: "error", "warning" or "info"
+	// (`zkscope doctor` does not count info).
+	Severity string `json:"severity"`
 }
 
 func reportProblem(pr Problem) ReportProblem {
-	return ReportProblem{Kind: string(pr.Kind), Node: pr.Node, Detail: pr.Detail}
+	return ReportProblem{Kind: string(pr.Kind), Node: pr.Node, Detail: pr.Detail, Severity: pr.Severity().String()}
 }
 
 // NewReport builds the JSON document for queues read from servers.
@@ -163,7 +166,9 @@ func appendProblemJSON(b []byte, pr *Problem) []byte {
 	}
 	b = append(b, `,"detail":`...)
 	b = appendJSONString(b, pr.Detail)
-	return append(b, "}\n"...)
+	b = append(b, `,"severity":"`...)
+	b = append(b, pr.Severity().String()...)
+	return append(b, "\"}\n"...)
 }
 
 func appendJSONStringOrNull(b []byte, s string) []byte {

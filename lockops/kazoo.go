@@ -199,12 +199,15 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 	return q
 }
 
-// kazooDeadlockRisk flags the kazoo < 2.9 read/write deadlock
+// checkKazooRWDeadlockRisk flags the kazoo < 2.9 read/write deadlock
 // (python-zk/kazoo#649): a waiting reader there re-evaluates to wait on the
 // NEWEST writer, even one queued behind it, which in turn waits for the
 // reader. A waiting reader with a writer queued after it deadlocks as soon
 // as the writer it waits on lets go.
-func kazooDeadlockRisk(q Queue) []Problem {
+func checkKazooRWDeadlockRisk(_ Dir, q *Queue) []Problem {
+	if q.Kind != KindKazooRW {
+		return nil
+	}
 	var out []Problem
 	nextWriter := -1 // the first writer after the participant at hand
 	for i := len(q.Participants) - 1; i >= 0; i-- {

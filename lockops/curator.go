@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // Curator lock names inside protected node names.
@@ -189,7 +191,7 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
 	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children), nil)
 	var locks []Participant
-	locksPath := joinPath(semPath, "locks")
+	locksPath := zkview.Join(semPath, "locks")
 	if d.Aux != nil {
 		locksPath = d.Aux.Path
 		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1, nil)

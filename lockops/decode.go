@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // DecodeOptions tune [Decode].
@@ -153,13 +155,6 @@ func participant(dir string, c *Child, mode Mode, seqStr string) Participant {
 	}
 	p.Seq, p.HasSeq = ParseSeq(seqStr)
 	return p
-}
-
-func joinPath(dir, name string) string {
-	if dir == "/" {
-		return "/" + name
-	}
-	return dir + "/" + name
 }
 
 // number sets positions 0..n-1 in slice order.
@@ -319,7 +314,7 @@ func checkGoZKStray(d Dir, q *Queue) []Problem {
 	var out []Problem
 	for _, c := range d.Children {
 		if _, ok := goZKSeq(c.Name); !ok {
-			out = append(out, Problem{Kind: ProblemStrayChild, Node: joinPath(d.Path, c.Name),
+			out = append(out, Problem{Kind: ProblemStrayChild, Node: zkview.Join(d.Path, c.Name),
 				Detail: "go-zookeeper's Lock cannot parse this name and fails for every contender (leaving its own node behind)"})
 		}
 	}

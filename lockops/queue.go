@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // Kind names a lock recipe as decoded, in the words of the
@@ -75,7 +77,7 @@ func (c *Child) path(dir string) string {
 	if c.Path != "" {
 		return c.Path
 	}
-	return joinPath(dir, c.Name)
+	return zkview.Join(dir, c.Name)
 }
 
 // Dir is everything a decoder reads about one lock: the directory's own

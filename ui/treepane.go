@@ -72,7 +72,7 @@ func (m *Model) appendChildren(rows []row, p string, depth int) []row {
 	// Which children are open themselves (usually none of 100,000).
 	var open map[string]bool
 	for q, c := range m.dirs {
-		if c.loaded && q != "/" && parentOf(q) == p {
+		if c.loaded && q != "/" && zkview.Parent(q) == p {
 			if open == nil {
 				open = map[string]bool{}
 			}
@@ -93,15 +93,6 @@ func (m *Model) appendChildren(rows []row, p string, depth int) []row {
 		}
 	}
 	return rows
-}
-
-// parentOf is the parent of a znode path ("/" for top-level nodes).
-func parentOf(p string) string {
-	dir, _ := splitPath(p)
-	if dir == "" {
-		return "/"
-	}
-	return dir
 }
 
 // matcher returns a case-insensitive match: a substring, or else the

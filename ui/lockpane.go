@@ -599,7 +599,7 @@ func (p *LockPane) entryLines(i int) []string {
 		if e.label != "" {
 			was = " (was " + e.label + ")"
 		}
-		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, shortName(x.Name, 28))) +
+		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, shortName(lockops.ShortName(x.Name), 28))) +
 			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, formatAge(ago), was))}
 	}
 	m := p.memo[x.Node]
@@ -625,7 +625,7 @@ func (p *LockPane) entryLines(i int) []string {
 		tag = " " + st.Badge.Render("you")
 	}
 	nameW := max(p.w-2-ansi.StringWidth(head)-ansi.StringWidth(age)-2-ansi.StringWidth(tag), 8)
-	name := shortName(x.Name, nameW)
+	name := shortName(lockops.ShortName(x.Name), nameW)
 	line := head + fmt.Sprintf("%-*s", nameW, name)
 	if fresh {
 		line = st.Fresh.Render(line)
@@ -736,7 +736,7 @@ func (p *LockPane) chain(x lockops.Participant) string {
 		b.WriteString(st.Chain.Render(label) + p.observed(cur.WatchObserved) + st.Chain.Render("──▶ "))
 		i, ok := p.byNode[cur.Watches]
 		if !ok {
-			b.WriteString(st.ObservedMissing.Render(shortName(lastElem(cur.Watches), 24) + " (not in the queue)"))
+			b.WriteString(st.ObservedMissing.Render(shortName(lockops.ShortName(lastElem(cur.Watches)), 24) + " (not in the queue)"))
 			break
 		}
 		next := p.queue.Participants[i]
@@ -751,7 +751,7 @@ func (p *LockPane) chain(x lockops.Participant) string {
 			if j, ok := p.byNode[ce.end]; ok {
 				b.WriteString(p.labelStyle(p.queue.Participants[j]).Render(p.labels[ce.end]))
 			} else {
-				b.WriteString(st.ObservedMissing.Render(shortName(lastElem(ce.end), 24) + " (not in the queue)"))
+				b.WriteString(st.ObservedMissing.Render(shortName(lockops.ShortName(lastElem(ce.end)), 24) + " (not in the queue)"))
 			}
 			if ce.cycle {
 				b.WriteString(st.Error.Render(" (cycle)"))
@@ -819,8 +819,11 @@ func (p *LockPane) footerLine() string {
 	return ""
 }
 
-// shortName fits a lock node name in w cells, keeping its start and its
-// sequence number: "_c_9f1e…-lock-0000000003".
+// shortName fits a node name in w cells, cut in the middle, keeping its
+// start and its sequence number. Queue listings shorten the name first
+// with [lockops.ShortName], as the CLI does ("_c_9f1e0a2b…-lock-0000000003");
+// the force-delete dialog shows it whole when it fits, as the CLI's
+// confirmation does.
 func shortName(name string, w int) string {
 	if ansi.StringWidth(name) <= w || w < 8 {
 		return name

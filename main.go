@@ -114,6 +114,11 @@ func connectWith(ctx context.Context, adjust func(*zkview.Config)) (*zkview.Clie
 		return nil, err
 	}
 	adjust(&cfg)
+	return connectConfig(ctx, cfg)
+}
+
+// connectConfig opens a client for cfg, bounded by its session timeout.
+func connectConfig(ctx context.Context, cfg zkview.Config) (*zkview.Client, error) {
 	ctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
 	defer cancel()
 	return zkview.Connect(ctx, cfg)

@@ -265,7 +265,7 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 			n := lockops.CountProblems(queues)
 			for _, q := range queues {
 				for _, pr := range q.Problems {
-					if lockops.IsInfo(pr.Kind) {
+					if pr.Severity() == lockops.SeverityInfo {
 						continue
 					}
 					where := q.Path

@@ -16,48 +16,44 @@ var themeName string
 
 // runTUI connects and opens the terminal UI.
 func runTUI(ctx context.Context) error {
+	cfg, cfgErr := zkview.ResolveConfig(conn, os.Getenv)
 	theme := themeName
-	fc, _ := zkview.LoadConfigFile(configPath(), conn.ConfigFile != "")
-	if theme == "" && fc != nil {
-		theme = fc.Theme
+	if theme == "" {
+		theme = cfg.Theme
 	}
 	if err := themes.Valid(theme); err != nil {
 		return fmt.Errorf("--theme: %w", err)
 	}
-	c, err := connect(ctx)
+	if cfgErr != nil {
+		return cfgErr
+	}
+	c, err := connectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	name := conn.Context
-	if name == "" {
-		name = os.Getenv("ZKSCOPE_CONTEXT")
-	}
-	if name == "" && fc != nil && conn.Server == "" && os.Getenv("ZKSCOPE_SERVER") == "" {
-		name = fc.CurrentContext
-	}
 	return ui.Run(ui.Options{
 		Client:   c,
-		Context:  name,
+		Context:  headerContext(cfg),
 		Theme:    theme,
 		ReadOnly: conn.ReadOnly,
-		Contexts: fc.ContextNames(),
+		Contexts: cfg.Contexts,
 		Connect: func(ctx context.Context, name string) (*zkview.Client, error) {
 			cfg, err := zkview.ResolveContext(conn, name, os.Getenv)
 			if err != nil {
 				return nil, err
 			}
-			ctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
-			defer cancel()
-			return zkview.Connect(ctx, cfg)
+			return connectConfig(ctx, cfg)
 		},
 	})
 }
 
-// configPath is --config or the default location.
-func configPath() string {
-	if conn.ConfigFile != "" {
-		return conn.ConfigFile
+// headerContext is the context the header names: the resolved one, unless
+// --server or ZKSCOPE_SERVER replaced the servers of a context only the
+// config file's current_context chose.
+func headerContext(cfg zkview.Config) string {
+	if conn.Context == "" && os.Getenv("ZKSCOPE_CONTEXT") == "" && (conn.Server != "" || os.Getenv("ZKSCOPE_SERVER") != "") {
+		return ""
 	}
-	return zkview.DefaultConfigPath(os.Getenv)
+	return cfg.Context
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // Curator lock names inside protected node names.
@@ -189,7 +191,7 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
 	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children), nil)
 	var locks []Participant
-	locksPath := joinPath(semPath, "locks")
+	locksPath := zkview.Join(semPath, "locks")
 	if d.Aux != nil {
 		locksPath = d.Aux.Path
 		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1, nil)
@@ -210,7 +212,7 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 			maxLeases = len(leases) - 1
 		}
 		q.MaxLeases = maxLeases
-		q.Problems = append(q.Problems, Problem{Kind: "max-leases-inferred",
+		q.Problems = append(q.Problems, Problem{Kind: ProblemMaxLeasesInferred,
 			Detail: fmt.Sprintf("maxLeases is not stored in ZooKeeper; inferred %d from the nodes (pass --max-leases)", maxLeases)})
 	} else {
 		q.MaxLeases = maxLeases
@@ -226,7 +228,7 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 		holding = append(holding, l)
 	}
 	if len(leases) > maxLeases && waitingLease < 0 {
-		q.Problems = append(q.Problems, Problem{Kind: "leases-exceed-max",
+		q.Problems = append(q.Problems, Problem{Kind: ProblemLeasesExceedMax,
 			Detail: fmt.Sprintf("%d leases for %d allowed and nobody waiting: orphaned leases, or a different maxLeases", len(leases), maxLeases)})
 	}
 	for i, l := range locks {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // DecodeOptions tune [Decode].
@@ -73,7 +75,7 @@ func Decode(d Dir, o DecodeOptions) Queue {
 			}
 		}
 		if len(names) > 1 {
-			q.Problems = append(q.Problems, Problem{Kind: "mixed-libraries",
+			q.Problems = append(q.Problems, Problem{Kind: ProblemMixedLibraries,
 				Detail: fmt.Sprintf("nodes of %s in one directory: each library orders them its own way (see the other views)", strings.Join(names, " and "))})
 		}
 	}
@@ -125,7 +127,7 @@ func decodeAs(d Dir, k Kind, o DecodeOptions) Queue {
 	if !ok {
 		q := Queue{Path: d.Path, Kind: KindUnknown, Participants: decodeUnknown(d.Path, d.Children)}
 		if len(q.Participants) > 0 {
-			q.Problems = append(q.Problems, Problem{Kind: "unknown-recipe",
+			q.Problems = append(q.Problems, Problem{Kind: ProblemUnknownRecipe,
 				Detail: "no known lock recipe makes these names: the order shown is by sequence number only"})
 		}
 		return q
@@ -153,13 +155,6 @@ func participant(dir string, c *Child, mode Mode, seqStr string) Participant {
 	}
 	p.Seq, p.HasSeq = ParseSeq(seqStr)
 	return p
-}
-
-func joinPath(dir, name string) string {
-	if dir == "/" {
-		return "/" + name
-	}
-	return dir + "/" + name
 }
 
 // number sets positions 0..n-1 in slice order.
@@ -231,27 +226,44 @@ func decodeUnknown(dir string, children []Child) []Participant {
 }
 
 // structuralProblems are the problems one read of the directory shows
-// without asking the servers: ties, strays, overflow.
+// without asking the servers: ties, strays, overflow. Each check adds its
+// kind's problems in queue order; a check that does not apply to the
+// recipe adds none.
 func structuralProblems(d Dir, q Queue) []Problem {
 	var out []Problem
-	// Ties: each node against the one before it in queue order with the
-	// same sequence, found by sorting (sequence, index) pairs, which the
-	// queue order usually already is.
+	for _, check := range []func(d Dir, q *Queue) []Problem{
+		checkSequenceTie,
+		checkBlockingStray,
+		checkGoZKStray,
+		checkNoPredecessor,
+		checkKazooRWDeadlockRisk,
+		checkInvisibleSequence,
+		checkSequenceOverflow,
+	} {
+		out = append(out, check(d, &q)...)
+	}
+	return out
+}
+
+// ordered reports whether p's sequence counts in q's order (a kazoo
+// semaphore's leases and strays do not).
+func ordered(q *Queue, p *Participant) bool {
+	return p.HasSeq && p.Mode != ModeStray && !(p.Mode == ModeLease && q.Kind == KindKazooSemaphore)
+}
+
+// checkSequenceTie: each node against the one before it in queue order
+// with the same sequence, found by sorting (sequence, index) pairs, which
+// the queue order usually already is.
+func checkSequenceTie(_ Dir, q *Queue) []Problem {
 	type seqAt struct {
 		seq int64
 		i   int
 	}
 	seqs := make([]seqAt, 0, len(q.Participants))
-	overflowed := false
 	for i := range q.Participants {
-		p := &q.Participants[i]
-		if !p.HasSeq || p.Mode == ModeStray || p.Mode == ModeLease && q.Kind == KindKazooSemaphore {
-			continue
+		if p := &q.Participants[i]; ordered(q, p) {
+			seqs = append(seqs, seqAt{p.Seq, i})
 		}
-		if p.Seq < 0 {
-			overflowed = true
-		}
-		seqs = append(seqs, seqAt{p.Seq, i})
 	}
 	bySeq := func(a, b seqAt) int { return cmp.Or(cmp.Compare(a.seq, b.seq), cmp.Compare(a.i, b.i)) }
 	if !slices.IsSortedFunc(seqs, bySeq) {
@@ -264,55 +276,92 @@ func structuralProblems(d Dir, q Queue) []Problem {
 		}
 	}
 	slices.SortFunc(ties, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
+	var out []Problem
 	for _, t := range ties {
 		p, o := &q.Participants[t[0]], &q.Participants[t[1]]
 		if !(q.Kind == KindCuratorRW && o.Session == p.Session && o.Mode != p.Mode) && path.Dir(o.Node) == path.Dir(p.Node) {
-			out = append(out, Problem{Kind: "sequence-tie", Node: p.Node,
+			out = append(out, Problem{Kind: ProblemSequenceTie, Node: p.Node,
 				Detail: fmt.Sprintf("same sequence %d as %s: the libraries break the tie by name or server order", p.Seq, o.Name)})
 		}
 	}
+	return out
+}
+
+// checkBlockingStray: a stray the library counts, with a lock node after
+// it.
+func checkBlockingStray(_ Dir, q *Queue) []Problem {
 	lastReal := -1
 	for i := range q.Participants {
 		if q.Participants[i].Mode != ModeStray {
 			lastReal = i
 		}
 	}
-	for i, p := range q.Participants {
-		if p.Mode == ModeStray && i < lastReal {
-			out = append(out, Problem{Kind: "stray-child", Node: p.Node,
+	var out []Problem
+	for i := range q.Participants[:lastReal+1] {
+		if p := &q.Participants[i]; p.Mode == ModeStray {
+			out = append(out, Problem{Kind: ProblemStrayChild, Node: p.Node,
 				Detail: "not a lock node, but the library counts it in the queue: the contender after it waits on it forever"})
 		}
 	}
-	switch q.Kind {
-	case KindGoZK:
-		for _, c := range d.Children {
-			if _, ok := goZKSeq(c.Name); !ok {
-				out = append(out, Problem{Kind: "stray-child", Node: joinPath(d.Path, c.Name),
-					Detail: "go-zookeeper's Lock cannot parse this name and fails for every contender (leaving its own node behind)"})
-			}
-		}
-		for _, p := range q.Participants {
-			if p.State == StateWaiting && p.Watches == "" {
-				out = append(out, Problem{Kind: "no-predecessor", Node: p.Node,
-					Detail: "not the lowest, but every lower sequence is negative: go-zookeeper's Lock watches nothing and fails"})
-			}
-		}
-	case KindKazooLock, KindKazooRW, KindKazooSemaphore:
-		if q.Kind == KindKazooRW {
-			out = append(out, kazooDeadlockRisk(q)...)
-		}
-		for _, p := range q.Participants {
-			if p.HasSeq && p.Seq < 0 && p.Seq > -1000000000 {
-				out = append(out, Problem{Kind: "invisible-sequence", Node: p.Node,
-					Detail: "kazoo's pattern misses this overflowed sequence: other contenders ignore the node, so two may hold at once"})
-			}
-		}
+	return out
+}
+
+// checkGoZKStray: a child go-zookeeper's Lock cannot parse.
+func checkGoZKStray(d Dir, q *Queue) []Problem {
+	if q.Kind != KindGoZK {
+		return nil
 	}
-	if overflowed {
-		out = append(out, Problem{Kind: "sequence-overflow", Detail: "the parent's cversion passed 2^31: sequence numbers are negative and sort out of order"})
-	} else if d.Stat.Cversion > (1<<31-1)-overflowRisk {
-		out = append(out, Problem{Kind: "sequence-overflow-risk",
-			Detail: fmt.Sprintf("the parent's cversion is %d: sequence numbers overflow to negative after 2147483647", d.Stat.Cversion)})
+	var out []Problem
+	for _, c := range d.Children {
+		if _, ok := goZKSeq(c.Name); !ok {
+			out = append(out, Problem{Kind: ProblemStrayChild, Node: zkview.Join(d.Path, c.Name),
+				Detail: "go-zookeeper's Lock cannot parse this name and fails for every contender (leaving its own node behind)"})
+		}
 	}
 	return out
+}
+
+// checkNoPredecessor: a go-zookeeper waiter that finds nothing to watch.
+func checkNoPredecessor(_ Dir, q *Queue) []Problem {
+	if q.Kind != KindGoZK {
+		return nil
+	}
+	var out []Problem
+	for i := range q.Participants {
+		if p := &q.Participants[i]; p.State == StateWaiting && p.Watches == "" {
+			out = append(out, Problem{Kind: ProblemNoPredecessor, Node: p.Node,
+				Detail: "not the lowest, but every lower sequence is negative: go-zookeeper's Lock watches nothing and fails"})
+		}
+	}
+	return out
+}
+
+// checkInvisibleSequence: an overflowed sequence kazoo's pattern misses.
+func checkInvisibleSequence(_ Dir, q *Queue) []Problem {
+	if q.Kind != KindKazooLock && q.Kind != KindKazooRW && q.Kind != KindKazooSemaphore {
+		return nil
+	}
+	var out []Problem
+	for i := range q.Participants {
+		if p := &q.Participants[i]; p.HasSeq && p.Seq < 0 && p.Seq > -1000000000 {
+			out = append(out, Problem{Kind: ProblemInvisibleSequence, Node: p.Node,
+				Detail: "kazoo's pattern misses this overflowed sequence: other contenders ignore the node, so two may hold at once"})
+		}
+	}
+	return out
+}
+
+// checkSequenceOverflow: negative sequences in the order, or a parent's
+// cversion close to making them.
+func checkSequenceOverflow(d Dir, q *Queue) []Problem {
+	for i := range q.Participants {
+		if p := &q.Participants[i]; ordered(q, p) && p.Seq < 0 {
+			return []Problem{{Kind: ProblemSequenceOverflow, Detail: "the parent's cversion passed 2^31: sequence numbers are negative and sort out of order"}}
+		}
+	}
+	if d.Stat.Cversion > (1<<31-1)-overflowRisk {
+		return []Problem{{Kind: ProblemSequenceOverflowRisk,
+			Detail: fmt.Sprintf("the parent's cversion is %d: sequence numbers overflow to negative after 2147483647", d.Stat.Cversion)}}
+	}
+	return nil
 }

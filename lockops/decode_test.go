@@ -75,7 +75,7 @@ func checkQueue(t *testing.T, q Queue, kind Kind, ws ...want) {
 func problemKinds(q Queue) string {
 	var ks []string
 	for _, p := range q.Problems {
-		ks = append(ks, p.Kind)
+		ks = append(ks, string(p.Kind))
 	}
 	return strings.Join(ks, ",")
 }

@@ -66,13 +66,6 @@ type DiagnoseOptions struct {
 	Ensemble *zkview.Ensemble
 }
 
-// Problem kinds that describe rather than accuse: `zkscope doctor` does
-// not count them.
-var infoKinds = map[string]bool{"max-leases-inferred": true, "unknown-recipe": true}
-
-// IsInfo reports whether a problem kind is informational only.
-func IsInfo(kind string) bool { return infoKinds[kind] }
-
 // Diagnose adds to each queue the problems that need more than the names:
 // persistent lock nodes, waits the servers do not confirm, long holds,
 // several nodes of one session, read→write upgrade deadlocks and herds.
@@ -89,173 +82,293 @@ func Diagnose(queues []Queue, o DiagnoseOptions) {
 	}
 }
 
-// diagnose appends q's problems to q.Problems.
+// diagnose appends q's problems to q.Problems: each check in turn, in the
+// order the report lists them (per node, per session, then per queue).
 func diagnose(q *Queue, o DiagnoseOptions) {
-	out := q.Problems
-	defer func() { q.Problems = out }()
-	add := func(kind, node, format string, args ...any) {
-		out = append(out, Problem{Kind: kind, Node: node, Detail: fmt.Sprintf(format, args...)})
-	}
-	// Indices and sorted lists, not copies or maps of everything: a queue
-	// can hold 10,000 participants, each usually of its own session.
-	rw := q.Kind == KindCuratorRW || q.Kind == KindKazooRW || q.Kind == KindZooKeeperDocsRW
-	owners := make([]int64, 0, len(q.Participants)) // session of each ephemeral node
-	var targets []string                            // each data/exists watch (not in read/write locks)
-	if !rw {
-		targets = make([]string, 0, len(q.Participants))
-	}
+	ix := newQueueIndex(q, o)
 	for i := range q.Participants {
 		p := &q.Participants[i]
 		if p.Mode == ModeStray {
 			continue
 		}
-		if !p.Ephemeral {
-			add("persistent-lock-node", p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
-		} else {
+		checkPersistentLockNode(ix, p)
+		checkWatchMissing(ix, p)
+		checkHeldTooLong(ix, p)
+	}
+	for i := range ix.sessions {
+		s := &ix.sessions[i]
+		checkUpgradeDeadlock(ix, s)
+		checkOrphan(ix, s)
+		checkLeaseOrphan(ix, s)
+	}
+	if o.Ensemble != nil {
+		for i := range q.Participants {
+			p := &q.Participants[i]
+			checkDeadOwner(ix, p)
+			checkOwnerDisconnected(ix, p)
+		}
+		for i := range q.Participants {
+			checkDeadlock(ix, &q.Participants[i])
+		}
+	}
+	checkHerd(ix)
+	q.Problems = ix.out
+}
+
+// queueIndex is what the checks of one queue share, built once: indices
+// and sorted lists, not copies or maps of everything, since a queue can
+// hold 10,000 participants, each usually of its own session.
+type queueIndex struct {
+	q  *Queue
+	o  DiagnoseOptions
+	rw bool // a read/write lock
+	// sessions are the sessions owning several ephemeral nodes of the lock,
+	// in session order.
+	sessions []sessionNodes
+	// position of each node, only when a check needs it (see positions).
+	pos map[string]int
+	// With o.Ensemble: the sessions the servers know (all of them when
+	// sessionsComplete), and whether every member listed its connections.
+	liveSessions     map[int64]bool
+	sessionsComplete bool
+	connsKnown       bool
+	out              []Problem
+}
+
+// sessionNodes are one session's ephemeral nodes of a lock, by mode, as
+// indices into the queue's participants in queue order.
+type sessionNodes struct {
+	session                       int64
+	reads, writes, leases, others []int
+}
+
+func newQueueIndex(q *Queue, o DiagnoseOptions) *queueIndex {
+	ix := &queueIndex{q: q, o: o, out: q.Problems, sessions: sharedSessions(q),
+		rw: q.Kind == KindCuratorRW || q.Kind == KindKazooRW || q.Kind == KindZooKeeperDocsRW}
+	if o.Ensemble != nil {
+		ix.liveSessions, ix.sessionsComplete = o.Ensemble.Sessions()
+		ix.connsKnown = allConnsKnown(o.Ensemble)
+	}
+	return ix
+}
+
+// sharedSessions lists the sessions owning several ephemeral nodes of q
+// (strays aside), sorted, with their nodes in queue order.
+func sharedSessions(q *Queue) []sessionNodes {
+	owners := make([]int64, 0, len(q.Participants))
+	for i := range q.Participants {
+		if p := &q.Participants[i]; p.Mode != ModeStray && p.Ephemeral {
 			owners = append(owners, p.Session)
 		}
-		if p.WatchObserved != nil && !*p.WatchObserved {
-			add("watch-missing", p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
+	}
+	slices.Sort(owners)
+	at := map[int64]int{} // session -> index in out
+	var out []sessionNodes
+	for i := 1; i < len(owners); i++ {
+		if owners[i] == owners[i-1] && (len(out) == 0 || out[len(out)-1].session != owners[i]) {
+			at[owners[i]] = len(out)
+			out = append(out, sessionNodes{session: owners[i]})
 		}
-		if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
-			add("held-too-long", p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	for i := range q.Participants {
+		p := &q.Participants[i]
+		k, ok := at[p.Session]
+		if !ok || p.Mode == ModeStray || !p.Ephemeral {
+			continue
 		}
-		if !rw && p.Watches != "" && p.WatchKind != WatchChildren {
+		s := &out[k]
+		switch p.Mode {
+		case ModeRead:
+			s.reads = append(s.reads, i)
+		case ModeWrite:
+			s.writes = append(s.writes, i)
+		case ModeLease:
+			s.leases = append(s.leases, i)
+		case ModeLock:
+			// a semaphore contender's internal lock node next to its lease
+		default:
+			s.others = append(s.others, i)
+		}
+	}
+	return out
+}
+
+// positions maps each node of the queue to its position, made on first use.
+func (ix *queueIndex) positions() map[string]int {
+	if ix.pos == nil {
+		ix.pos = make(map[string]int, len(ix.q.Participants))
+		for i := range ix.q.Participants {
+			ix.pos[ix.q.Participants[i].Node] = ix.q.Participants[i].Position
+		}
+	}
+	return ix.pos
+}
+
+// sessionAlive is [zkview.Ensemble.SessionAlive] from the sessions listed
+// once.
+func (ix *queueIndex) sessionAlive(s int64) (alive, known bool) {
+	if ix.liveSessions[s] {
+		return true, true
+	}
+	return false, ix.sessionsComplete
+}
+
+func (ix *queueIndex) add(kind ProblemKind, node, format string, args ...any) {
+	ix.out = append(ix.out, Problem{Kind: kind, Node: node, Detail: fmt.Sprintf(format, args...)})
+}
+
+// addEach adds one problem for each node of idx but the first, sharing one
+// sentence.
+func (ix *queueIndex) addEach(kind ProblemKind, idx []int, detail string) {
+	ix.out = slices.Grow(ix.out, len(idx)-1)
+	for _, i := range idx[1:] {
+		ix.out = append(ix.out, Problem{Kind: kind, Node: ix.q.Participants[i].Node, Detail: detail})
+	}
+}
+
+func checkPersistentLockNode(ix *queueIndex, p *Participant) {
+	if !p.Ephemeral {
+		ix.add(ProblemPersistentLockNode, p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
+	}
+}
+
+func checkWatchMissing(ix *queueIndex, p *Participant) {
+	if p.WatchObserved != nil && !*p.WatchObserved {
+		ix.add(ProblemWatchMissing, p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
+	}
+}
+
+func checkHeldTooLong(ix *queueIndex, p *Participant) {
+	o := ix.o
+	if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
+		ix.add(ProblemHeldTooLong, p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
+	}
+}
+
+// checkUpgradeDeadlock: holding a read lock while waiting for the write
+// lock of the same lock never succeeds.
+func checkUpgradeDeadlock(ix *queueIndex, s *sessionNodes) {
+	ps := ix.q.Participants
+	for _, r := range s.reads {
+		for _, w := range s.writes {
+			if ps[r].State == StateHolding && ps[w].State == StateWaiting {
+				ix.add(ProblemUpgradeDeadlock, ps[w].Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s.session), ps[r].Name)
+			}
+		}
+	}
+}
+
+// checkOrphan: a client makes one node of a lock (one read and one write
+// node at most); a session's others are orphans of a retried create.
+// Several leases are [checkLeaseOrphan]'s, unless there are other orphans.
+func checkOrphan(ix *queueIndex, s *sessionNodes) {
+	switch {
+	case len(s.others) > 1:
+		ix.addEach(ProblemOrphan, s.others, fmt.Sprintf("session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s.session), len(s.others)))
+	case len(s.leases) > 1:
+		// checkLeaseOrphan's
+	case len(s.writes) > 1 || len(s.reads) > 1 && len(s.writes) == 0:
+		extra := s.writes
+		if len(s.writes) <= 1 {
+			extra = s.reads
+		}
+		ix.addEach(ProblemOrphan, extra, fmt.Sprintf("session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s.session), len(extra), ix.q.Participants[extra[0]].Mode))
+	}
+}
+
+// checkLeaseOrphan: a lease left behind by a failed acquire takes a slot
+// until its session ends.
+func checkLeaseOrphan(ix *queueIndex, s *sessionNodes) {
+	if len(s.others) <= 1 && len(s.leases) > 1 {
+		ix.addEach(ProblemLeaseOrphan, s.leases, fmt.Sprintf("session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s.session), len(s.leases)))
+	}
+}
+
+func checkDeadOwner(ix *queueIndex, p *Participant) {
+	if !p.Ephemeral {
+		return
+	}
+	if alive, known := ix.sessionAlive(p.Session); known && !alive {
+		ix.add(ProblemDeadOwner, p.Node, "no server knows session %s any more: the node outlived its owner (being cleaned up, or the servers disagree)", FormatSession(p.Session))
+	}
+}
+
+func checkOwnerDisconnected(ix *queueIndex, p *Participant) {
+	if !p.Ephemeral {
+		return
+	}
+	if alive, _ := ix.sessionAlive(p.Session); alive && p.Client == "" && ix.connsKnown {
+		ix.add(ProblemOwnerDisconnected, p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
+	}
+}
+
+// checkDeadlock: a waiter the servers see watching a node BEHIND it, which
+// in turn waits on the waiter: kazoo < 2.9 readers after the writer they
+// waited on let go (python-zk/kazoo#649).
+func checkDeadlock(ix *queueIndex, p *Participant) {
+	if len(p.ObservedWatches) == 0 {
+		return
+	}
+	pos := ix.positions()
+	for _, w := range p.ObservedWatches {
+		if j, ok := pos[w]; ok && j > p.Position && ix.q.Participants[j].Watches == p.Node {
+			ix.add(ProblemDeadlock, p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), ix.q.Participants[j].Name)
+		}
+	}
+}
+
+// checkHerd: o.Herd or more waiters on one node, as the recipe predicts or
+// as the servers list (read/write locks aside: their readers share).
+func checkHerd(ix *queueIndex) {
+	if ix.rw {
+		return
+	}
+	q, o := ix.q, ix.o
+	herds := predictedHerds(q, o.Herd)
+	if o.Ensemble != nil {
+		for i := range q.Participants {
+			node := q.Participants[i].Node
+			if n := len(o.Ensemble.Watchers(node)); n > herds[node] && n >= o.Herd {
+				herds[node] = n
+			}
+		}
+	}
+	nodes := make([]string, 0, len(herds))
+	for t := range herds {
+		nodes = append(nodes, t)
+	}
+	slices.Sort(nodes)
+	for _, t := range nodes {
+		ix.add(ProblemHerd, t, "%d sessions watch this one node: when it goes, all wake at once", herds[t])
+	}
+}
+
+// predictedHerds counts, for each node that herd or more waiters watch
+// with a data or exists watch (strays aside), how many do.
+func predictedHerds(q *Queue, herd int) map[string]int {
+	herds := map[string]int{}
+	targets := make([]string, 0, len(q.Participants))
+	for i := range q.Participants {
+		if p := &q.Participants[i]; p.Mode != ModeStray && p.Watches != "" && p.WatchKind != WatchChildren {
 			targets = append(targets, p.Watches)
 		}
 	}
-
-	// The sessions that own several nodes, with their nodes in queue order.
-	slices.Sort(owners)
-	bySession := map[int64][]int{}
-	for i := 1; i < len(owners); i++ {
-		if owners[i] == owners[i-1] {
-			bySession[owners[i]] = nil
+	if len(targets) < herd {
+		return herds
+	}
+	watchers := make(map[string]int, len(targets))
+	for _, t := range targets {
+		watchers[t]++
+	}
+	for t, n := range watchers {
+		if n >= herd {
+			herds[t] = n
 		}
 	}
-	if len(bySession) > 0 {
-		for i := range q.Participants {
-			p := &q.Participants[i]
-			if idx, ok := bySession[p.Session]; ok && p.Mode != ModeStray && p.Ephemeral {
-				bySession[p.Session] = append(idx, i)
-			}
-		}
-	}
-	sessions := make([]int64, 0, len(bySession))
-	for s := range bySession {
-		sessions = append(sessions, s)
-	}
-	slices.Sort(sessions)
-	for _, s := range sessions {
-		var reads, writes, leases, others []int
-		for _, i := range bySession[s] {
-			switch q.Participants[i].Mode {
-			case ModeRead:
-				reads = append(reads, i)
-			case ModeWrite:
-				writes = append(writes, i)
-			case ModeLease:
-				leases = append(leases, i)
-			case ModeLock:
-				// a semaphore contender's internal lock node next to its lease
-			default:
-				others = append(others, i)
-			}
-		}
-		// Holding a read lock while waiting for the write lock of the same
-		// lock never succeeds.
-		for _, r := range reads {
-			for _, w := range writes {
-				if q.Participants[r].State == StateHolding && q.Participants[w].State == StateWaiting {
-					add("upgrade-deadlock", q.Participants[w].Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s), q.Participants[r].Name)
-				}
-			}
-		}
-		// One sentence per session, shared by its nodes' problems.
-		each := func(kind string, idx []int, detail string) {
-			out = slices.Grow(out, len(idx)-1)
-			for _, i := range idx[1:] {
-				out = append(out, Problem{Kind: kind, Node: q.Participants[i].Node, Detail: detail})
-			}
-		}
-		switch {
-		case len(others) > 1:
-			each("orphan", others, fmt.Sprintf("session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s), len(others)))
-		case len(leases) > 1:
-			each("lease-orphan", leases, fmt.Sprintf("session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s), len(leases)))
-		case len(writes) > 1 || len(reads) > 1 && len(writes) == 0:
-			extra := writes
-			if len(writes) <= 1 {
-				extra = reads
-			}
-			each("orphan", extra, fmt.Sprintf("session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s), len(extra), q.Participants[extra[0]].Mode))
-		}
-	}
-
-	if e := o.Ensemble; e != nil {
-		for _, p := range q.Participants {
-			if !p.Ephemeral {
-				continue
-			}
-			alive, known := e.SessionAlive(p.Session)
-			switch {
-			case known && !alive:
-				add("dead-owner", p.Node, "no server knows session %s any more: the node outlived its owner (being cleaned up, or the servers disagree)", FormatSession(p.Session))
-			case alive && p.Client == "" && allConnsKnown(e):
-				add("owner-disconnected", p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
-			}
-		}
-		// A waiter the servers see watching a node BEHIND it, which in turn
-		// waits on the waiter: kazoo < 2.9 readers after the writer they
-		// waited on let go (python-zk/kazoo#649).
-		var pos map[string]int
-		for _, p := range q.Participants {
-			if len(p.ObservedWatches) > 0 && pos == nil {
-				pos = make(map[string]int, len(q.Participants))
-				for _, o := range q.Participants {
-					pos[o.Node] = o.Position
-				}
-			}
-			for _, w := range p.ObservedWatches {
-				if j, ok := pos[w]; ok && j > p.Position && q.Participants[j].Watches == p.Node {
-					add("deadlock", p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), q.Participants[j].Name)
-				}
-			}
-		}
-	}
-
-	if !rw {
-		// Herds: o.Herd or more waiters on one node, as the recipe
-		// predicts or as the servers list.
-		herds := map[string]int{}
-		if len(targets) >= o.Herd {
-			watchers := make(map[string]int, len(targets))
-			for _, t := range targets {
-				watchers[t]++
-			}
-			for t, n := range watchers {
-				if n >= o.Herd {
-					herds[t] = n
-				}
-			}
-		}
-		if o.Ensemble != nil {
-			for i := range q.Participants {
-				node := q.Participants[i].Node
-				if n := len(o.Ensemble.Watchers(node)); n > herds[node] && n >= o.Herd {
-					herds[node] = n
-				}
-			}
-		}
-		nodes := make([]string, 0, len(herds))
-		for t := range herds {
-			nodes = append(nodes, t)
-		}
-		slices.Sort(nodes)
-		for _, t := range nodes {
-			add("herd", t, "%d sessions watch this one node: when it goes, all wake at once", herds[t])
-		}
-	}
+	return herds
 }
 
 // CountProblems counts the problems `zkscope doctor` reports (not the
@@ -264,7 +377,7 @@ func CountProblems(queues []Queue) int {
 	n := 0
 	for _, q := range queues {
 		for _, p := range q.Problems {
-			if !IsInfo(p.Kind) {
+			if p.Severity() > SeverityInfo {
 				n++
 			}
 		}

@@ -192,25 +192,28 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 		}
 	}
 	if maxLeases > 0 && len(holding) > maxLeases {
-		q.Problems = append(q.Problems, Problem{Kind: "leases-exceed-max",
+		q.Problems = append(q.Problems, Problem{Kind: ProblemLeasesExceedMax,
 			Detail: fmt.Sprintf("%d leases held for max_leases %d", len(holding), maxLeases)})
 	}
 	q.Participants = number(append(holding, queue...))
 	return q
 }
 
-// kazooDeadlockRisk flags the kazoo < 2.9 read/write deadlock
+// checkKazooRWDeadlockRisk flags the kazoo < 2.9 read/write deadlock
 // (python-zk/kazoo#649): a waiting reader there re-evaluates to wait on the
 // NEWEST writer, even one queued behind it, which in turn waits for the
 // reader. A waiting reader with a writer queued after it deadlocks as soon
 // as the writer it waits on lets go.
-func kazooDeadlockRisk(q Queue) []Problem {
+func checkKazooRWDeadlockRisk(_ Dir, q *Queue) []Problem {
+	if q.Kind != KindKazooRW {
+		return nil
+	}
 	var out []Problem
 	nextWriter := -1 // the first writer after the participant at hand
 	for i := len(q.Participants) - 1; i >= 0; i-- {
 		p := &q.Participants[i]
 		if p.Mode == ModeRead && p.State == StateWaiting && nextWriter >= 0 {
-			out = append(out, Problem{Kind: "kazoo-rw-deadlock-risk", Node: p.Node,
+			out = append(out, Problem{Kind: ProblemKazooRWDeadlockRisk, Node: p.Node,
 				Detail: fmt.Sprintf("kazoo before 2.9 (python-zk/kazoo#649): when %s lets go this reader waits on the later writer %s, which waits for it: deadlock; upgrade kazoo", path.Base(p.Watches), q.Participants[nextWriter].Name)})
 		}
 		if p.Mode == ModeWrite {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // Kind names a lock recipe as decoded, in the words of the
@@ -75,7 +77,7 @@ func (c *Child) path(dir string) string {
 	if c.Path != "" {
 		return c.Path
 	}
-	return joinPath(dir, c.Name)
+	return zkview.Join(dir, c.Name)
 }
 
 // Dir is everything a decoder reads about one lock: the directory's own
@@ -158,7 +160,7 @@ const (
 
 // Problem is one thing wrong with a lock, in the JSON contract's words.
 type Problem struct {
-	Kind   string // e.g. "persistent-lock-node", "watch-missing", "orphan"
+	Kind   ProblemKind
 	Node   string // absolute path it concerns ("" for the whole lock)
 	Detail string // one plain sentence
 }

@@ -62,6 +62,13 @@ type ReportProblem struct {
 	Kind   string `json:"kind"`
 	Node   string `json:"node,omitempty"`
 	Detail string `json:"detail"`
+	// Severity is [ProblemKind.Severity]: "error", "warning" or "info"
+	// (`zkscope doctor` does not count info).
+	Severity string `json:"severity"`
+}
+
+func reportProblem(pr Problem) ReportProblem {
+	return ReportProblem{Kind: string(pr.Kind), Node: pr.Node, Detail: pr.Detail, Severity: pr.Severity().String()}
 }
 
 // NewReport builds the JSON document for queues read from servers.
@@ -80,7 +87,7 @@ func reportLock(q Queue) ReportLock {
 		l.Participants = append(l.Participants, reportParticipant(p))
 	}
 	for _, pr := range q.Problems {
-		l.Problems = append(l.Problems, ReportProblem(pr))
+		l.Problems = append(l.Problems, reportProblem(pr))
 	}
 	for _, o := range q.Others {
 		l.Others = append(l.Others, reportLock(o))
@@ -149,17 +156,19 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 	return append(b, "}\n"...)
 }
 
-// appendProblemJSON appends pr as encoding/json writes ReportProblem(pr).
+// appendProblemJSON appends pr as encoding/json writes reportProblem(pr).
 func appendProblemJSON(b []byte, pr *Problem) []byte {
 	b = append(b, `{"kind":`...)
-	b = appendJSONString(b, pr.Kind)
+	b = appendJSONString(b, string(pr.Kind))
 	if pr.Node != "" {
 		b = append(b, `,"node":`...)
 		b = appendJSONString(b, pr.Node)
 	}
 	b = append(b, `,"detail":`...)
 	b = appendJSONString(b, pr.Detail)
-	return append(b, "}\n"...)
+	b = append(b, `,"severity":"`...)
+	b = append(b, pr.Severity().String()...)
+	return append(b, "\"}\n"...)
 }
 
 func appendJSONStringOrNull(b []byte, s string) []byte {

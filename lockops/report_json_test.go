@@ -49,7 +49,7 @@ func TestProblemJSONMatchesEncodingJSON(t *testing.T) {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
-		enc.Encode(ReportProblem(pr))
+		enc.Encode(reportProblem(pr))
 		if got := appendProblemJSON(nil, &pr); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("problem JSON\n got %s\nwant %s", got, want.Bytes())
 		}

@@ -55,7 +55,7 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Que
 	}
 	// p itself may be a kazoo semaphore (its queue is a sibling).
 	if p != "/" && !IsLockDir(names) {
-		if sibs, _, err := c.Children(path.Dir(p)); err == nil && contains(sibs, path.Base(p)+"-__lock__") {
+		if sibs, _, err := c.Children(path.Dir(p)); err == nil && slices.Contains(sibs, path.Base(p)+"-__lock__") {
 			q, err := s.kazooSemaphore(ctx, p)
 			if err != nil {
 				return nil, err
@@ -120,7 +120,7 @@ func (s *scanner) sorted() []Queue {
 // next level.
 func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 	switch {
-	case contains(l.names, "leases") && contains(l.names, "locks") && len(l.names) <= 3:
+	case slices.Contains(l.names, "leases") && slices.Contains(l.names, "locks") && len(l.names) <= 3:
 		q, err := s.curatorSemaphore(ctx, l.path)
 		if err == nil {
 			s.add(q)
@@ -344,13 +344,4 @@ func ignoreGone(err error) error {
 		return nil
 	}
 	return err
-}
-
-func contains(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }

@@ -34,3 +34,50 @@ func filterMatch(q string, names []string) (match func(string) bool, fuzzy bool)
 		return i == len(qr)
 	}, true
 }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// containsFoldASCII: q (lower case) occurs in s, ignoring case.
+func containsFoldASCII(s, q string) bool {
+	if q == "" {
+		return true
+	}
+	for i := 0; i+len(q) <= len(s); i++ {
+		if lowerASCII(s[i]) != q[0] {
+			continue
+		}
+		j := 1
+		for j < len(q) && lowerASCII(s[i+j]) == q[j] {
+			j++
+		}
+		if j == len(q) {
+			return true
+		}
+	}
+	return false
+}
+
+// subsequenceFoldASCII: q's characters occur in s in order, ignoring case.
+func subsequenceFoldASCII(s, q string) bool {
+	j := 0
+	for i := 0; i < len(s) && j < len(q); i++ {
+		if lowerASCII(s[i]) == q[j] {
+			j++
+		}
+	}
+	return j == len(q)
+}

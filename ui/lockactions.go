@@ -794,7 +794,7 @@ func (p *LockPane) nodeRefs(ns []string) []string {
 		name := lastElem(n)
 		l := p.labels[n]
 		if l == "" {
-			out[i] = shortName(name, 24)
+			out[i] = shortName(lockops.ShortName(name), 24)
 			continue
 		}
 		seq := name

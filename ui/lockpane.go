@@ -270,7 +270,7 @@ func (p *LockPane) graceWatches(q *lockops.Queue) {
 	}
 	kept := q.Problems[:0:0]
 	for _, pr := range q.Problems {
-		if pr.Kind == "watch-missing" && dropped[pr.Node] {
+		if pr.Kind == lockops.ProblemWatchMissing && dropped[pr.Node] {
 			continue
 		}
 		kept = append(kept, pr)
@@ -546,25 +546,20 @@ func (p *LockPane) titleLine() string {
 	return s
 }
 
-// severeProblems are the kinds drawn as red badges.
-var severeProblems = map[string]bool{
-	"persistent-lock-node": true, "watch-missing": true, "upgrade-deadlock": true,
-	"orphan": true, "lease-orphan": true,
-}
-
-func (p *LockPane) badgeStyle(kind string) func(...string) string {
-	switch {
-	case severeProblems[kind]:
+// badgeStyle draws a problem badge in the colour of its kind's severity.
+func (p *LockPane) badgeStyle(kind lockops.ProblemKind) func(...string) string {
+	switch kind.Severity() {
+	case lockops.SeverityError:
 		return p.st.BadgeErr.Render
-	case lockops.IsInfo(kind):
+	case lockops.SeverityInfo:
 		return p.st.Badge.Render
 	}
 	return p.st.BadgeWarn.Render
 }
 
 func (p *LockPane) badgeLine() string {
-	counts := map[string]int{}
-	var order []string
+	counts := map[lockops.ProblemKind]int{}
+	var order []lockops.ProblemKind
 	for _, pr := range p.queue.Problems {
 		if counts[pr.Kind] == 0 {
 			order = append(order, pr.Kind)
@@ -573,7 +568,7 @@ func (p *LockPane) badgeLine() string {
 	}
 	parts := make([]string, 0, len(order))
 	for _, k := range order {
-		t := k
+		t := string(k)
 		if counts[k] > 1 {
 			t = fmt.Sprintf("%s ×%d", k, counts[k])
 		}
@@ -604,7 +599,7 @@ func (p *LockPane) entryLines(i int) []string {
 		if e.label != "" {
 			was = " (was " + e.label + ")"
 		}
-		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, shortName(x.Name, 28))) +
+		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, shortName(lockops.ShortName(x.Name), 28))) +
 			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, formatAge(ago), was))}
 	}
 	m := p.memo[x.Node]
@@ -630,7 +625,7 @@ func (p *LockPane) entryLines(i int) []string {
 		tag = " " + st.Badge.Render("you")
 	}
 	nameW := max(p.w-2-ansi.StringWidth(head)-ansi.StringWidth(age)-2-ansi.StringWidth(tag), 8)
-	name := shortName(x.Name, nameW)
+	name := shortName(lockops.ShortName(x.Name), nameW)
 	line := head + fmt.Sprintf("%-*s", nameW, name)
 	if fresh {
 		line = st.Fresh.Render(line)
@@ -653,7 +648,7 @@ func (p *LockPane) entryLines(i int) []string {
 	}
 	for _, pr := range p.queue.Problems {
 		if pr.Node == x.Node {
-			second = "    " + p.badgeStyle(pr.Kind)(pr.Kind) + " " + strings.TrimPrefix(second, "    ")
+			second = "    " + p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + strings.TrimPrefix(second, "    ")
 			break
 		}
 	}
@@ -741,7 +736,7 @@ func (p *LockPane) chain(x lockops.Participant) string {
 		b.WriteString(st.Chain.Render(label) + p.observed(cur.WatchObserved) + st.Chain.Render("──▶ "))
 		i, ok := p.byNode[cur.Watches]
 		if !ok {
-			b.WriteString(st.ObservedMissing.Render(shortName(lastElem(cur.Watches), 24) + " (not in the queue)"))
+			b.WriteString(st.ObservedMissing.Render(shortName(lockops.ShortName(lastElem(cur.Watches)), 24) + " (not in the queue)"))
 			break
 		}
 		next := p.queue.Participants[i]
@@ -756,7 +751,7 @@ func (p *LockPane) chain(x lockops.Participant) string {
 			if j, ok := p.byNode[ce.end]; ok {
 				b.WriteString(p.labelStyle(p.queue.Participants[j]).Render(p.labels[ce.end]))
 			} else {
-				b.WriteString(st.ObservedMissing.Render(shortName(lastElem(ce.end), 24) + " (not in the queue)"))
+				b.WriteString(st.ObservedMissing.Render(shortName(lockops.ShortName(lastElem(ce.end)), 24) + " (not in the queue)"))
 			}
 			if ce.cycle {
 				b.WriteString(st.Error.Render(" (cycle)"))
@@ -811,12 +806,12 @@ func (p *LockPane) footerLine() string {
 	if x, ok := p.selected(); ok {
 		for _, pr := range p.queue.Problems {
 			if pr.Node == x.Node {
-				return p.badgeStyle(pr.Kind)(pr.Kind) + " " + st.Muted.Render(pr.Detail)
+				return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
 			}
 		}
 		for _, pr := range p.queue.Problems {
 			if pr.Node == "" {
-				return p.badgeStyle(pr.Kind)(pr.Kind) + " " + st.Muted.Render(pr.Detail)
+				return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
 			}
 		}
 		return st.Subtle.Render(x.Node)
@@ -824,8 +819,11 @@ func (p *LockPane) footerLine() string {
 	return ""
 }
 
-// shortName fits a lock node name in w cells, keeping its start and its
-// sequence number: "_c_9f1e…-lock-0000000003".
+// shortName fits a node name in w cells, cut in the middle, keeping its
+// start and its sequence number. Queue listings shorten the name first
+// with [lockops.ShortName], as the CLI does ("_c_9f1e0a2b…-lock-0000000003");
+// the force-delete dialog shows it whole when it fits, as the CLI's
+// confirmation does.
 func shortName(name string, w int) string {
 	if ansi.StringWidth(name) <= w || w < 8 {
 		return name

@@ -72,7 +72,7 @@ func (m *Model) appendChildren(rows []row, p string, depth int) []row {
 	// Which children are open themselves (usually none of 100,000).
 	var open map[string]bool
 	for q, c := range m.dirs {
-		if c.loaded && q != "/" && parentOf(q) == p {
+		if c.loaded && q != "/" && zkview.Parent(q) == p {
 			if open == nil {
 				open = map[string]bool{}
 			}
@@ -93,87 +93,6 @@ func (m *Model) appendChildren(rows []row, p string, depth int) []row {
 		}
 	}
 	return rows
-}
-
-// parentOf is the parent of a znode path ("/" for top-level nodes).
-func parentOf(p string) string {
-	dir, _ := splitPath(p)
-	if dir == "" {
-		return "/"
-	}
-	return dir
-}
-
-// matcher returns a case-insensitive match: a substring, or else the
-// query's characters in order (fuzzy). ASCII names (the usual case) are
-// matched without allocating.
-func matcher(q string) func(string) bool {
-	q = strings.ToLower(q)
-	qr := []rune(q)
-	ascii := isASCII(q)
-	return func(s string) bool {
-		if ascii && isASCII(s) {
-			return containsFoldASCII(s, q) || subsequenceFoldASCII(s, q)
-		}
-		s = strings.ToLower(s)
-		if strings.Contains(s, q) {
-			return true
-		}
-		i := 0
-		for _, r := range s {
-			if i < len(qr) && r == qr[i] {
-				i++
-			}
-		}
-		return i == len(qr)
-	}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// containsFoldASCII: q (lower case) occurs in s, ignoring case.
-func containsFoldASCII(s, q string) bool {
-	if q == "" {
-		return true
-	}
-	for i := 0; i+len(q) <= len(s); i++ {
-		if lowerASCII(s[i]) != q[0] {
-			continue
-		}
-		j := 1
-		for j < len(q) && lowerASCII(s[i+j]) == q[j] {
-			j++
-		}
-		if j == len(q) {
-			return true
-		}
-	}
-	return false
-}
-
-// subsequenceFoldASCII: q's characters occur in s in order, ignoring case.
-func subsequenceFoldASCII(s, q string) bool {
-	j := 0
-	for i := 0; i < len(s) && j < len(q); i++ {
-		if lowerASCII(s[i]) == q[j] {
-			j++
-		}
-	}
-	return j == len(q)
 }
 
 // cursorTo moves the cursor to p if it is a row; it reports success.

@@ -91,8 +91,12 @@ func TestFilter(t *testing.T) {
 	if len(m.rows) >= all {
 		t.Fatalf("filter kept %d of %d rows", len(m.rows), all)
 	}
+	match, fuzzy := filterMatch("s3", m.dirs["/app/services"].names)
+	if !fuzzy || !m.filter.fuzzy {
+		t.Fatalf("s3: no name contains it, so the filter is fuzzy (%v, %v)", fuzzy, m.filter.fuzzy)
+	}
 	for _, r := range m.rows {
-		if r.dir == "/app/services" && !matcher("s3")(r.name) {
+		if r.dir == "/app/services" && !match(r.name) {
 			t.Fatalf("row %s does not match", r.name)
 		}
 	}
@@ -118,13 +122,25 @@ func TestFilter(t *testing.T) {
 	}
 }
 
-func TestMatcher(t *testing.T) {
+func TestFilterMatch(t *testing.T) {
 	for _, c := range []struct {
-		q, s string
-		want bool
-	}{{"lock", "locks", true}, {"LCK", "locks", true}, {"kcol", "locks", false}, {"svc1", "svc-10", true}, {"", "x", true}} {
-		if got := matcher(c.q)(c.s); got != c.want {
-			t.Errorf("matcher(%q)(%q) = %v", c.q, c.s, got)
+		q, s  string
+		names []string
+		want  bool
+		fuzzy bool
+	}{
+		{"lock", "locks", []string{"locks"}, true, false},
+		{"LCK", "locks", []string{"locks"}, true, true},
+		{"kcol", "locks", []string{"locks"}, false, true},
+		{"svc1", "svc-10", []string{"svc-10"}, true, true},
+		{"", "x", []string{"x"}, true, false},
+		// A name containing the query makes the filter substring-only.
+		{"svc1", "svc-10", []string{"svc-10", "svc1"}, false, false},
+		{"ÉTÉ", "l'été", []string{"l'été"}, true, false},
+	} {
+		match, fuzzy := filterMatch(c.q, c.names)
+		if got := match(c.s); got != c.want || fuzzy != c.fuzzy {
+			t.Errorf("filterMatch(%q, %q)(%q) = %v (fuzzy %v), want %v (fuzzy %v)", c.q, c.names, c.s, got, fuzzy, c.want, c.fuzzy)
 		}
 	}
 }

@@ -203,11 +203,11 @@ func (c *Client) makeParents(p string) error {
 func (c *Client) createError(p string, opts CreateOptions, err error) error {
 	switch {
 	case errors.Is(err, zk.ErrNoNode):
-		return fmt.Errorf("create %s: the parent %s does not exist (create it first, or make parents): %w", p, parentOf(p), err)
+		return fmt.Errorf("create %s: the parent %s does not exist (create it first, or make parents): %w", p, Parent(p), err)
 	case errors.Is(err, zk.ErrNodeExists):
 		return fmt.Errorf("create %s: it already exists: %w", p, err)
 	case errors.Is(err, zk.ErrNoChildrenForEphemerals):
-		return fmt.Errorf("create %s: the parent %s is ephemeral and cannot have children: %w", p, parentOf(p), err)
+		return fmt.Errorf("create %s: the parent %s is ephemeral and cannot have children: %w", p, Parent(p), err)
 	case opts.Mode.isTTL() && strings.Contains(err.Error(), "unknown error: -6"):
 		return fmt.Errorf("create %s: the server does not allow TTL nodes (start it with -Dzookeeper.extendedTypesEnabled=true): %w", p, err)
 	}

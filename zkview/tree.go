@@ -281,7 +281,7 @@ func (t *Tree) LoadStats(ctx context.Context, paths []string) error {
 			continue // a newer read of p is on its way
 		}
 		delete(t.statReq, p)
-		if p != t.selected && p != "/" && t.dirs[parentOf(p)] == nil {
+		if p != t.selected && p != "/" && t.dirs[Parent(p)] == nil {
 			continue // collapsed while reading
 		}
 		t.applyNodeLocked(p, n.Data, n.Stat, n.Err)
@@ -657,8 +657,8 @@ func (t *Tree) deliver() {
 	}
 }
 
-// parentOf is the parent of a znode path ("/" for top-level nodes).
-func parentOf(p string) string {
+// Parent is the parent of a znode path ("/" for top-level nodes and "/").
+func Parent(p string) string {
 	d := path.Dir(p)
 	if d == "." {
 		return "/"

@@ -1,0 +1,125 @@
+package lockops
+
+// ProblemKind names one thing that can be wrong with a lock. Its values
+// are part of the `zkscope locks --json` contract (shared/locks-json.md)
+// and of `zkscope doctor`'s output: never rename them.
+type ProblemKind string
+
+// The problem kinds, as [Decode] and [Diagnose] report them.
+const (
+	// ProblemPersistentLockNode: a lock node that is not ephemeral; no
+	// session will ever release it.
+	ProblemPersistentLockNode ProblemKind = "persistent-lock-node"
+	// ProblemWatchMissing: a waiter whose watch no server lists; it may
+	// never wake up.
+	ProblemWatchMissing ProblemKind = "watch-missing"
+	// ProblemHeldTooLong: a holder older than [DiagnoseOptions.HeldLongerThan].
+	ProblemHeldTooLong ProblemKind = "held-too-long"
+	// ProblemUpgradeDeadlock: a session holds the read lock and waits for
+	// the write lock of the same lock.
+	ProblemUpgradeDeadlock ProblemKind = "upgrade-deadlock"
+	// ProblemOrphan: one session owns several nodes of one lock (a retried
+	// create left one behind, and it blocks the queue).
+	ProblemOrphan ProblemKind = "orphan"
+	// ProblemLeaseOrphan: a semaphore lease left behind by a failed
+	// acquire, taking a slot.
+	ProblemLeaseOrphan ProblemKind = "lease-orphan"
+	// ProblemDeadOwner: no server knows the node's owner session any more.
+	ProblemDeadOwner ProblemKind = "dead-owner"
+	// ProblemOwnerDisconnected: the owner session is alive but connected to
+	// no server.
+	ProblemOwnerDisconnected ProblemKind = "owner-disconnected"
+	// ProblemDeadlock: two waiters the servers see watching each other.
+	ProblemDeadlock ProblemKind = "deadlock"
+	// ProblemHerd: many sessions watch one node (all wake at once).
+	ProblemHerd ProblemKind = "herd"
+	// ProblemMixedLibraries: nodes of several libraries in one directory.
+	ProblemMixedLibraries ProblemKind = "mixed-libraries"
+	// ProblemUnknownRecipe: no known recipe makes these names; the order
+	// shown is by sequence number only.
+	ProblemUnknownRecipe ProblemKind = "unknown-recipe"
+	// ProblemSequenceTie: two nodes with the same sequence number.
+	ProblemSequenceTie ProblemKind = "sequence-tie"
+	// ProblemStrayChild: a non-lock child the library still counts; the
+	// contender after it waits forever (or every contender fails).
+	ProblemStrayChild ProblemKind = "stray-child"
+	// ProblemNoPredecessor: go-zookeeper's Lock finds no predecessor
+	// (negative sequences) and fails.
+	ProblemNoPredecessor ProblemKind = "no-predecessor"
+	// ProblemInvisibleSequence: an overflowed kazoo sequence the other
+	// kazoo clients cannot see, so two may hold at once.
+	ProblemInvisibleSequence ProblemKind = "invisible-sequence"
+	// ProblemSequenceOverflow: the parent's cversion passed 2^31; sequence
+	// numbers are negative and sort out of order.
+	ProblemSequenceOverflow ProblemKind = "sequence-overflow"
+	// ProblemSequenceOverflowRisk: the parent's cversion is close to 2^31.
+	ProblemSequenceOverflowRisk ProblemKind = "sequence-overflow-risk"
+	// ProblemLeasesExceedMax: more semaphore leases held than allowed.
+	ProblemLeasesExceedMax ProblemKind = "leases-exceed-max"
+	// ProblemKazooRWDeadlockRisk: a kazoo < 2.9 reader that re-waits on a
+	// writer queued behind it (python-zk/kazoo#649).
+	ProblemKazooRWDeadlockRisk ProblemKind = "kazoo-rw-deadlock-risk"
+	// ProblemMaxLeasesInferred: a Curator semaphore's lease count, which
+	// ZooKeeper does not store, inferred from the nodes.
+	ProblemMaxLeasesInferred ProblemKind = "max-leases-inferred"
+)
+
+// Severity is how urgently a problem wants an operator.
+type Severity int
+
+// Severities, least urgent first.
+const (
+	// SeverityInfo describes rather than accuses: `zkscope doctor` does not
+	// count it.
+	SeverityInfo Severity = iota
+	// SeverityWarning is worth a look: the lock still works, or may stop.
+	SeverityWarning
+	// SeverityError is a lock that is stuck, leaks, or lets two hold at
+	// once.
+	SeverityError
+)
+
+// String is the severity as the JSON report writes it.
+func (s Severity) String() string {
+	switch s {
+	case SeverityInfo:
+		return "info"
+	case SeverityError:
+		return "error"
+	}
+	return "warning"
+}
+
+// Severity is how urgent a problem of kind k is; an unknown kind is a
+// warning.
+func (k ProblemKind) Severity() Severity {
+	switch k {
+	case ProblemPersistentLockNode, // never released
+		ProblemWatchMissing,      // a waiter that never wakes
+		ProblemUpgradeDeadlock,   // waits for itself forever
+		ProblemOrphan,            // blocks the queue until its session ends
+		ProblemLeaseOrphan,       // takes a slot until its session ends
+		ProblemDeadOwner,         // a node that outlived its owner
+		ProblemDeadlock,          // neither waiter will ever proceed
+		ProblemStrayChild,        // the contender after it waits forever
+		ProblemNoPredecessor,     // the contender fails
+		ProblemInvisibleSequence, // two may hold at once
+		ProblemSequenceOverflow,  // the order is wrong now
+		ProblemLeasesExceedMax:   // more holders than allowed
+		return SeverityError
+	case ProblemHeldTooLong, // maybe stuck, maybe a long job
+		ProblemOwnerDisconnected,    // goes when the session expires
+		ProblemHerd,                 // works, wakes everyone at once
+		ProblemMixedLibraries,       // works only if the libraries agree
+		ProblemSequenceTie,          // clients may order differently
+		ProblemSequenceOverflowRisk, // not yet
+		ProblemKazooRWDeadlockRisk:  // only with kazoo < 2.9, and only later
+		return SeverityWarning
+	case ProblemMaxLeasesInferred, ProblemUnknownRecipe:
+		return SeverityInfo
+	}
+	return SeverityWarning
+}
+
+// Severity is the severity of p's kind.
+func (p Problem) Severity() Severity { return p.Kind.Severity() }

@@ -36,7 +36,7 @@ func (p *LockPane) bannerLines() []string {
 			}
 			on := lastElem(waitingOn)
 			if l, ok := p.labels[waitingOn]; ok && pr.Path == p.path {
-				on = l + " " + shortName(on, 24)
+				on = l + " " + shortName(lockops.ShortName(on), 24)
 			}
 			out = append(out, p.spinner.View()+st.Info.Render(fmt.Sprintf("We wait at position %d of %d on %s · %s", pos, n, on, wait)))
 			if pr.Path != p.path {
@@ -283,7 +283,7 @@ func (p *LockPane) waiterEvictNext(n string) string {
 		if x.Watches == n {
 			l := p.labels[x.Node]
 			if l == "" {
-				l = shortName(lastElem(x.Node), 24)
+				l = shortName(lockops.ShortName(lastElem(x.Node)), 24)
 			}
 			watchers = append(watchers, l)
 		}

@@ -282,16 +282,16 @@ func (w *waiter) look() (*Participant, error) {
 	if !found {
 		return nil, w.fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, ErrLost))
 	}
-	p := Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches}
-	if w.o.Progress != nil && p != w.lastReport {
-		w.o.Progress(p)
-		w.lastReport = p
-	}
 	if me.State == StateWaiting && me.Watches == "" {
 		return nil, w.giveUp(fmt.Errorf("take %s: %s's rule gives our node nothing to wait on (see `zkscope doctor %s`): giving up", lockPath, w.plan.Library, lockPath))
 	}
 	if me.State == StateWaiting && w.o.Wait == WaitNone {
 		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, ErrWouldBlock, me.Watches))
+	}
+	p := Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches}
+	if w.o.Progress != nil && p != w.lastReport {
+		w.o.Progress(p)
+		w.lastReport = p
 	}
 	return &me, nil
 }

@@ -259,7 +259,7 @@ func describeContenders(cen census) string {
 	present := cen.present()
 	if len(present) == 1 {
 		l := present[0]
-		return fmt.Sprintf("%s of %s", plural(cen.count[l], string(cen.kindOf(l))+" node"), l)
+		return plural(cen.count[l], string(cen.kindOf(l))+" node")
 	}
 	parts := make([]string, len(present))
 	for i, l := range present {

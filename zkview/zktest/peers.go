@@ -69,13 +69,23 @@ public class CuratorPeer {
     new Thread(() -> {
       try {
         if (kind.equals("zklock")) { zkLock(connect, id, path); return; }
-        CuratorFramework c = CuratorFrameworkFactory.newClient(connect, 30000, 15000, new RetryOneTime(100));
+        // "mutex-timeout PATH MS": a mutex on a session of MS ms whose
+        // connection states are reported ("ID suspended", "ID lost"), as
+        // an application that stops its work on them would see them.
+        int sessionMs = kind.equals("mutex-timeout") ? Integer.parseInt(f[4]) : 30000;
+        CuratorFramework c = CuratorFrameworkFactory.newClient(connect, sessionMs, 15000, new RetryOneTime(100));
+        if (kind.equals("mutex-timeout")) {
+          c.getConnectionStateListenable().addListener((cl, st) -> {
+            if (st == org.apache.curator.framework.state.ConnectionState.SUSPENDED) say(id + " suspended");
+            if (st == org.apache.curator.framework.state.ConnectionState.LOST) say(id + " lost");
+          });
+        }
         c.start();
         c.blockUntilConnected();
         final CountDownLatch done = new CountDownLatch(1);
         switch (kind) {
-          case "mutex": case "read": case "write": {
-            InterProcessLock l = kind.equals("mutex") ? new InterProcessMutex(c, path)
+          case "mutex": case "mutex-timeout": case "read": case "write": {
+            InterProcessLock l = kind.startsWith("mutex") ? new InterProcessMutex(c, path)
               : kind.equals("read") ? new InterProcessReadWriteLock(c, path).readLock()
               : new InterProcessReadWriteLock(c, path).writeLock();
             releases.put(id, () -> { try { l.release(); c.close(); say(id + " released"); } catch (Exception e) { say(id + " error " + e); } });
@@ -244,7 +254,7 @@ type Peers struct {
 	stdin  io.WriteCloser
 	mu     sync.Mutex
 	cond   *sync.Cond
-	events map[string]bool // "ID acquired", "ID started", …
+	events map[string]time.Time // "ID acquired", "ID started", … and when each was read
 	errs   []string
 	stderr strings.Builder
 	exited bool
@@ -265,7 +275,7 @@ func StartKazoo(t testing.TB, connect string) *Peers {
 
 func startPeers(t testing.TB, lib string, cmd *exec.Cmd) *Peers {
 	t.Helper()
-	p := &Peers{lib: lib, cmd: cmd, events: map[string]bool{}}
+	p := &Peers{lib: lib, cmd: cmd, events: map[string]time.Time{}}
 	p.cond = sync.NewCond(&p.mu)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -299,7 +309,9 @@ func startPeers(t testing.TB, lib string, cmd *exec.Cmd) *Peers {
 			if id, msg, ok := strings.Cut(l, " error "); ok {
 				p.errs = append(p.errs, id+": "+msg)
 			}
-			p.events[l] = true
+			if _, seen := p.events[l]; !seen {
+				p.events[l] = time.Now()
+			}
 			p.cond.Broadcast()
 			p.mu.Unlock()
 		}
@@ -350,7 +362,7 @@ func (p *Peers) Await(t testing.TB, id, event string) {
 	defer timer.Stop()
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for !p.events[id+" "+event] {
+	for p.events[id+" "+event].IsZero() {
 		if len(p.errs) > 0 {
 			t.Fatalf("%s peer: %s\nstderr:\n%s", p.lib, strings.Join(p.errs, "\n"), p.stderr.String())
 		}
@@ -362,7 +374,11 @@ func (p *Peers) Await(t testing.TB, id, event string) {
 }
 
 // Has reports whether contender id has reported event so far.
-func (p *Peers) Has(id, event string) bool {
+func (p *Peers) Has(id, event string) bool { return !p.When(id, event).IsZero() }
+
+// When is the moment contender id's event was read from the peer (zero
+// when not yet).
+func (p *Peers) When(id, event string) time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.events[id+" "+event]

@@ -8,15 +8,20 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, when set at build time with -ldflags "-X main.version=...",
+// overrides the module version from the build info.
+var version = ""
 
 // exitError carries a process exit status through cobra.
 type exitError struct{ code int }
@@ -25,17 +30,20 @@ func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code)
 
 var conn zkview.Flags
 
+// connectTimeout is --connect-timeout (0: the session timeout).
+var connectTimeout time.Duration
+
 func main() {
 	lockops.WatchdogMain() // `zkscope lock -- CMD` re-executes zkscope as its watchdog
 	root := newRoot()
-	if err := root.Execute(); err != nil {
+	if cmd, err := root.ExecuteC(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
 			os.Exit(ee.code)
 		}
 		fmt.Fprintln(os.Stderr, "zkscope:", err)
-		if lockops.IsRefusal(err) {
-			os.Exit(lockops.ExitRefused)
+		if lockops.IsRefusal(err) || errors.Is(err, zkview.ErrReadOnly) || cmd.Name() == "doctor" {
+			os.Exit(lockops.ExitRefused) // doctor: 2 is "could not check" (1 is "problems found")
 		}
 		os.Exit(1)
 	}
@@ -56,9 +64,10 @@ With no subcommand it opens the terminal UI.`,
   zkscope locks /app/locks --json            # every lock below /app/locks, as JSON
   zkscope doctor /app                        # exit non-zero when a lock has a problem
   zkscope lock /app/locks/deploy -- ./deploy.sh`,
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		Args:              cobra.NoArgs,
+		PersistentPreRunE: checkGlobalFlags,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTUI(cmd.Context()) // main_tui.go
 		},
@@ -76,6 +85,7 @@ With no subcommand it opens the terminal UI.`,
 	pf.BoolVar(&conn.ReadOnly, "read-only", false, "refuse every change (create, edit, delete, lock operations)")
 	pf.StringVar(&themeName, "theme", "", "colour theme: auto, dark, light, high-contrast, none (default: the config's theme, else from the terminal background; NO_COLOR disables colour)")
 	pf.DurationVar(&conn.SessionTimeout, "session-timeout", 0, "session timeout to request (default: the context's session_timeout, else 10s)")
+	pf.DurationVar(&connectTimeout, "connect-timeout", 0, "give up connecting after this long (default: the session timeout)")
 
 	root.AddCommand(
 		&cobra.Command{
@@ -91,13 +101,16 @@ With no subcommand it opens the terminal UI.`,
 		newRevokeCmd(),
 		newTreeCmd(), // main_tree.go
 		newGetCmd(),
-		&cobra.Command{
-			Use:   "version",
-			Short: "Print zkscope's version",
-			Args:  cobra.NoArgs,
-			Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "zkscope", version) },
-		},
+		newVersionCmd(),
+		newCreateCmd(), // main_write.go
+		newSetCmd(),
+		newDeleteCmd(),
+		newGetACLCmd(),
+		newSetACLCmd(),
+		newConfigCmd(), // main_config.go
+		newManCmd(),    // main_man.go
 	)
+	registerCompletions(root) // main_complete.go
 	return root
 }
 
@@ -117,9 +130,74 @@ func connectWith(ctx context.Context, adjust func(*zkview.Config)) (*zkview.Clie
 	return connectConfig(ctx, cfg)
 }
 
-// connectConfig opens a client for cfg, bounded by its session timeout.
+// connectConfig opens a client for cfg, bounded by --connect-timeout
+// (default: its session timeout), and checks that its chroot exists. On a
+// terminal it says whom it is connecting to when that takes a while.
 func connectConfig(ctx context.Context, cfg zkview.Config) (*zkview.Client, error) {
-	ctx, cancel := context.WithTimeout(ctx, cfg.SessionTimeout)
+	if err := zkview.CheckConfig(cfg); err != nil {
+		return nil, err
+	}
+	timeout := connectTimeout
+	if timeout == 0 {
+		timeout = cfg.SessionTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return zkview.Connect(ctx, cfg)
+	stop := sayWhenSlow(os.Stderr, time.Second, fmt.Sprintf("connecting to %s… (Ctrl-C gives up)", strings.Join(cfg.Servers, ",")))
+	c, err := zkview.Connect(ctx, cfg)
+	stop()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.CheckChroot(); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// sayWhenSlow prints line on w (a terminal only) if stop is not called
+// within after; stop erases it again.
+func sayWhenSlow(w *os.File, after time.Duration, line string) (stop func()) {
+	if !isTerminal(w) {
+		return func() {}
+	}
+	var mu sync.Mutex
+	said := false
+	t := time.AfterFunc(after, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprint(w, "zkscope: "+line)
+		said = true
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		defer mu.Unlock()
+		if said {
+			fmt.Fprint(w, "\r\x1b[K")
+			said = false
+		}
+	}
+}
+
+// checkGlobalFlags refuses connection flags that cannot work before
+// anything is tried.
+func checkGlobalFlags(cmd *cobra.Command, _ []string) error {
+	fl := cmd.Flags()
+	if fl.Changed("server") && strings.TrimSpace(conn.Server) == "" {
+		return errors.New("--server is empty: give host:port[,host:port...][/chroot], or leave it out for 127.0.0.1:2181")
+	}
+	if fl.Changed("session-timeout") && conn.SessionTimeout <= 0 {
+		return fmt.Errorf("--session-timeout %s: must be positive (e.g. 10s)", conn.SessionTimeout)
+	}
+	if connectTimeout < 0 {
+		return fmt.Errorf("--connect-timeout %s: must be positive (e.g. 5s)", connectTimeout)
+	}
+	if themeName != "" {
+		if err := themes.Valid(themeName); err != nil {
+			return fmt.Errorf("--theme: %w", err)
+		}
+	}
+	return nil
 }

@@ -9,12 +9,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
@@ -27,8 +29,17 @@ import (
 // demoLocksRoot is where the demo's live contenders fight.
 const demoLocksRoot = "/app/locks"
 
-// demoInstallHint is the one command that makes `zkscope demo` work.
-const demoInstallHint = "sudo apt-get install -y zookeeper"
+// demoInstallHint is the one command that makes `zkscope demo` work here:
+// Homebrew's on macOS, else Debian's (with sudo unless we are root).
+func demoInstallHint() string {
+	switch {
+	case runtime.GOOS == "darwin":
+		return "brew install zookeeper"
+	case os.Geteuid() == 0:
+		return "apt-get install -y zookeeper"
+	}
+	return "sudo apt-get install -y zookeeper"
+}
 
 // demoOptions tune [runDemo] (tests replace the output and watch the
 // environment come up).
@@ -117,8 +128,8 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	fmt.Fprintf(out, "Starting a local ZooKeeper in %s…\n", dir)
 	cl, err := zktest.Launch(1, zktest.Options{TickTime: 500, MaxSessionTimeout: 30000}, dir)
 	if err != nil {
-		if strings.Contains(err.Error(), "not installed") || strings.Contains(err.Error(), "missing") {
-			return fmt.Errorf("demo needs a local ZooKeeper install (%s); install it with: %s", firstLine(err), demoInstallHint)
+		if strings.Contains(err.Error(), "not installed") || strings.Contains(err.Error(), "missing") || strings.Contains(err.Error(), "ZOOKEEPER_HOME") {
+			return fmt.Errorf("demo needs a local ZooKeeper install (%s); install it with: %s (or set ZOOKEEPER_HOME to an Apache ZooKeeper release)", firstLine(err), demoInstallHint())
 		}
 		return fmt.Errorf("demo: start ZooKeeper: %w (its log is in %s)", err, dir)
 	}
@@ -323,10 +334,10 @@ func waitForContender(ctx context.Context, c *zkview.Client, p string, timeout t
 	}
 }
 
-// isTerminal reports whether f is a terminal (character device).
+// isTerminal reports whether f is a terminal (not merely a character
+// device: /dev/null is one too).
 func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return f != nil && term.IsTerminal(f.Fd())
 }
 
 func firstLine(err error) string {

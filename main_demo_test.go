@@ -219,7 +219,7 @@ func TestDemoWithoutZooKeeper(t *testing.T) {
 		t.Fatal("the demo started without java")
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, "sudo apt-get install -y zookeeper") || strings.Contains(msg, "\n") {
+	if !strings.Contains(msg, demoInstallHint()) || strings.Contains(msg, "\n") {
 		t.Errorf("want one line with the install command, got %q", msg)
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "zkscope-demo-*")); len(left) > 0 {

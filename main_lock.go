@@ -66,10 +66,17 @@ contradicting contenders) it exits 2 and creates nothing.`,
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
   zkscope lock /app/locks/new-job --recipe kazoo -- ./job.sh   # a lock nobody has taken yet`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MatchAll(cobra.MinimumNArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
 			lockPath, command := args[0], args[1:]
+			if timeout < 0 {
+				return fmt.Errorf("--timeout %s: must be positive (0: wait forever)", timeout)
+			}
+			if killGrace < 0 {
+				return fmt.Errorf("--kill-grace %s: must be positive", killGrace)
+			}
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 && dash != 1 {
 				return fmt.Errorf("usage: zkscope lock PATH [-- CMD ARGS...] (one PATH before --)")
 			} else if dash < 0 && len(args) > 1 {
@@ -165,7 +172,8 @@ number only on a terminal: piped input never confirms, so scripts pass --yes
 together with --expect-session (as printed by 'zkscope locks').`,
 		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
   zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
 			var wantSession, wantCzxid int64
@@ -257,10 +265,14 @@ InterProcessReadWriteLock, the recipes that can be revoked, conditioned on the
 version it read. Anything else (a plain node, a waiter, a persistent node, a
 kazoo, go-zookeeper or ZooKeeper recipe lock, a Curator semaphore or leader
 latch) is refused with exit status 2 and left unchanged.`,
-		Example: `  zkscope revoke /app/locks/deploy/_c_0f3e…-lock-0000000007 --wait 30s`,
-		Args:    cobra.ExactArgs(1),
+		Example:           `  zkscope revoke /app/locks/deploy/_c_0f3e…-lock-0000000007 --wait 30s`,
+		Args:              cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if wait < 0 {
+				return fmt.Errorf("--wait %s: must be positive", wait)
+			}
 			ctx := context.Background()
 			c, err := connect(ctx)
 			if err != nil {

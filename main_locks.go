@@ -4,6 +4,7 @@ package main
 // and diagnostics live in lockops.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,19 @@ type lockScanFlags struct {
 	noVerify  bool
 }
 
+// check refuses values that mean nothing.
+func (f *lockScanFlags) check() error {
+	switch {
+	case f.maxLeases < 0:
+		return fmt.Errorf("--max-leases %d: must be 1 or more (0: inferred)", f.maxLeases)
+	case f.depth < 0:
+		return fmt.Errorf("--depth %d: must be 0 (all levels) or more", f.depth)
+	case f.heldLimit < 0:
+		return fmt.Errorf("--held-longer-than %s: must be 0 (never) or more", f.heldLimit)
+	}
+	return nil
+}
+
 func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) {
 	fl := cmd.Flags()
 	fl.IntVar(&f.maxLeases, "max-leases", 0, "a semaphore's lease count (Curator does not store it; default: inferred)")
@@ -39,19 +53,44 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 }
 
 // scanLocks reads, verifies and diagnoses every lock at or below p;
-// beforeBigRead is passed on to lockops.Scan (nil: none).
-func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, beforeBigRead func(int)) ([]lockops.Queue, error) {
+// beforeBigRead is passed on to lockops.Scan (nil: none). The verification
+// says what the servers could not confirm (clients, watches) and why.
+func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, beforeBigRead func(int)) ([]lockops.Queue, lockops.Verification, error) {
 	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
 	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, BeforeBigRead: beforeBigRead})
 	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
-		return nil, err
+		return nil, lockops.Verification{}, scanError(p, err)
 	}
 	var e *zkview.Ensemble
 	if !f.noVerify && len(queues) > 0 {
 		e = lockops.Verify(ctx, c, queues)
 	}
 	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: e})
-	return queues, err
+	v := lockops.Verified(e, c.Config().AdminPort)
+	if len(queues) == 0 {
+		v = lockops.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
+	}
+	return queues, v, err
+}
+
+// scanError turns a scan's failure into one line: a missing PATH says so
+// plainly.
+func scanError(p string, err error) error {
+	if errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("%s does not exist", p)
+	}
+	return err
+}
+
+// footnote is the table's note on unknown clients and watches: only when
+// some participant shows them.
+func footnote(queues []lockops.Queue, v lockops.Verification) string {
+	for _, q := range queues {
+		if len(q.Participants) > 0 {
+			return v.Note
+		}
+	}
+	return ""
 }
 
 func newLocksCmd() *cobra.Command {
@@ -75,11 +114,18 @@ queues change until Ctrl-C.`,
   zkscope locks /app/locks/orders --json | jq '.locks[].participants[] | select(.state=="waiting")'
   zkscope locks /app --watch
   zkscope locks /app/semaphores/batch --max-leases 3`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := "/"
 			if len(args) == 1 {
 				p = args[0]
+			}
+			if err := f.check(); err != nil {
+				return err
+			}
+			if watchIt && interval <= 0 {
+				return fmt.Errorf("--interval %s: must be positive", interval)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -93,24 +139,26 @@ queues change until Ctrl-C.`,
 			}
 			defer c.Close()
 			out := cmd.OutOrStdout()
-			render := func(queues []lockops.Queue) error {
+			tty := writerIsTerminal(out)
+			render := func(out io.Writer, queues []lockops.Queue, v lockops.Verification) error {
 				if asJSON {
 					widenPipe(out)
-					return lockops.WriteJSON(out, c.Servers(), queues)
+					return lockops.WriteJSONWith(out, c.Servers(), queues, &v)
 				}
-				return lockops.WriteTable(out, queues, time.Now())
+				return lockops.WriteTableWith(out, queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(queues, v)})
 			}
 			if !watchIt {
-				queues, err := scanLocks(ctx, c, p, f, bigRead)
+				queues, v, err := scanLocks(ctx, c, p, f, bigRead)
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
-				if rerr := render(queues); rerr != nil {
+				if rerr := render(out, queues, v); rerr != nil {
 					return rerr
 				}
 				return err
 			}
-			return watchLocks(ctx, c, out, p, f, interval, render)
+			w := watchOutput{out: out, errOut: cmd.ErrOrStderr(), path: p, json: asJSON, tty: tty}
+			return watchLocks(ctx, c, w, p, f, interval, render)
 		},
 	}
 	f.register(cmd, time.Hour)
@@ -136,9 +184,73 @@ func oneShot() func(children int) {
 
 const oneShotHeapLimit = 512 << 20
 
+// watchOutput is where and how `locks --watch` draws its frames: on a
+// terminal each frame clears the screen under a header; into a pipe the
+// table frames follow each other under a header line; with --json each
+// frame is one JSON document on one line (NDJSON), nothing else.
+type watchOutput struct {
+	out, errOut io.Writer
+	path        string
+	json, tty   bool
+}
+
+// frame writes one frame drawn by draw.
+func (w watchOutput) frame(draw func(io.Writer) error) error {
+	if w.json {
+		if err := draw(oneLine{w.out}); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w.out, "\n")
+		return err
+	}
+	if w.tty {
+		fmt.Fprint(w.out, "\x1b[H\x1b[2J")
+	}
+	fmt.Fprintf(w.out, "zkscope locks %s — %s — every change, Ctrl-C quits\n\n", w.path, time.Now().Format("15:04:05"))
+	if err := draw(w.out); err != nil {
+		return err
+	}
+	if !w.tty {
+		_, err := fmt.Fprintln(w.out)
+		return err
+	}
+	return nil
+}
+
+// problem reports a failed scan: on the screen in place of a frame, else
+// on stderr (a pipe of frames must stay parseable).
+func (w watchOutput) problem(err error) {
+	if w.tty && !w.json {
+		fmt.Fprintf(w.out, "\x1b[H\x1b[2J%s  (retrying)\n", zkview.Explain(err))
+		return
+	}
+	fmt.Fprintf(w.errOut, "zkscope: %s (retrying)\n", zkview.Explain(err))
+}
+
+// oneLine drops the newlines of a JSON document written through it: JSON
+// strings hold none unescaped, so what remains is the same document on
+// one line.
+type oneLine struct{ w io.Writer }
+
+func (o oneLine) Write(b []byte) (int, error) {
+	if bytes.IndexByte(b, '\n') < 0 {
+		return o.w.Write(b)
+	}
+	if _, err := o.w.Write(bytes.ReplaceAll(b, []byte("\n"), nil)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// writerIsTerminal reports whether w is a terminal.
+func writerIsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
+}
+
 // watchLocks redraws on every change of a lock directory's children (one
 // children watch per lock found) and at least every interval.
-func watchLocks(ctx context.Context, c *zkview.Client, out io.Writer, p string, f lockScanFlags, interval time.Duration, render func([]lockops.Queue) error) error {
+func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string, f lockScanFlags, interval time.Duration, render func(io.Writer, []lockops.Queue, lockops.Verification) error) error {
 	const maxWatched = 200
 	// One children watch per directory at a time: a quiet lock is redrawn
 	// every interval without piling up watches (go-zookeeper keeps every
@@ -177,18 +289,14 @@ func watchLocks(ctx context.Context, c *zkview.Client, out io.Writer, p string, 
 		}()
 	}
 	for {
-		queues, err := scanLocks(ctx, c, p, f, nil)
+		queues, v, err := scanLocks(ctx, c, p, f, nil)
 		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 			if ctx.Err() != nil {
 				return nil
 			}
-			fmt.Fprintf(out, "\x1b[H\x1b[2J%s  (retrying)\n", zkview.Explain(err))
-		} else {
-			fmt.Fprint(out, "\x1b[H\x1b[2J")
-			fmt.Fprintf(out, "zkscope locks %s — %s — every change, Ctrl-C quits\n\n", p, time.Now().Format("15:04:05"))
-			if err := render(queues); err != nil {
-				return err
-			}
+			out.problem(err)
+		} else if err := out.frame(func(w io.Writer) error { return render(w, queues, v) }); err != nil {
+			return err
 		}
 		for i, q := range queues {
 			if i == maxWatched {
@@ -239,11 +347,16 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 (unreachable server, no such path): fit for cron and alerting.`,
 		Example: `  zkscope doctor /app
   zkscope doctor /app/locks --held-longer-than 15m || page-oncall`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := "/"
 			if len(args) == 1 {
 				p = args[0]
+			}
+			if err := f.check(); err != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
+				return exitError{2}
 			}
 			ctx := cmd.Context()
 			bigRead := oneShot()
@@ -253,13 +366,13 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 				return exitError{2}
 			}
 			defer c.Close()
-			queues, err := scanLocks(ctx, c, p, f, bigRead)
+			queues, v, err := scanLocks(ctx, c, p, f, bigRead)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
-				if errors.Is(err, zk.ErrNoNode) {
-					err = fmt.Errorf("%s does not exist", p)
-				}
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}
+			}
+			if note := footnote(queues, v); note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: note:", note)
 			}
 			out := cmd.OutOrStdout()
 			n := lockops.CountProblems(queues)

@@ -18,8 +18,11 @@ import (
 )
 
 func newTreeCmd() *cobra.Command {
-	var depth int
-	var stats bool
+	var (
+		depth  int
+		stats  bool
+		output string
+	)
 	cmd := &cobra.Command{
 		Use:   "tree [PATH]",
 		Short: "Print the znode tree below PATH",
@@ -28,15 +31,24 @@ read in one bulk request, so big child lists are cheap.
 
 Markers: [E 0x…] ephemeral with its owner session, (N) child count. (The
 servers report container and TTL nodes to clients as plain persistent nodes,
-so they cannot be marked.)`,
+so they cannot be marked.) -o json or -o yaml prints the tree as nested
+documents (path, children; with --stat each node's stat).`,
 		Example: `  zkscope tree /app
   zkscope tree /app/locks --depth 1 --stat
+  zkscope tree /app -o json | jq -r '.. | .path? // empty'
   zkscope -s zk1:2181/chroot tree`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := "/"
 			if len(args) == 1 {
 				root = args[0]
+			}
+			if depth < 0 {
+				return fmt.Errorf("--depth %d: must be 0 (all levels) or more", depth)
+			}
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			c, err := connect(cmd.Context())
 			if err != nil {
@@ -48,16 +60,46 @@ so they cannot be marked.)`,
 				return err // "read PATH: ..."
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintln(w, treeLine(top, root, 0, stats))
-			return printTree(cmd, c, w, top, 1, depth, stats)
+			if output != "" {
+				doc := nodeDocOf(top, false, stats)
+				treeDoc(cmd, c, doc, top, 1, depth, stats)
+				return writeDoc(w, output, doc)
+			}
+			safe := func(s string) string { return s }
+			if writerIsTerminal(w) {
+				safe = terminalSafe
+			}
+			fmt.Fprintln(w, safe(treeLine(top, root, 0, stats)))
+			return printTree(cmd, c, w, top, 1, depth, stats, safe)
 		},
 	}
 	cmd.Flags().IntVarP(&depth, "depth", "d", 0, "levels to print below PATH (0: all)")
 	cmd.Flags().BoolVar(&stats, "stat", false, "show data length, version and modification time")
+	outputFlag(cmd, &output)
 	return cmd
 }
 
-func printTree(cmd *cobra.Command, c *zkview.Client, w io.Writer, n zkview.Node, level, depth int, stats bool) error {
+// treeDoc fills doc's children below n, as printTree prints them.
+func treeDoc(cmd *cobra.Command, c *zkview.Client, doc *nodeDoc, n zkview.Node, level, depth int, stats bool) {
+	if n.Stat.NumChildren == 0 || (depth > 0 && level > depth) {
+		return
+	}
+	_, kids, err := c.ChildrenNodes(cmd.Context(), n.Path)
+	if err != nil {
+		doc.Error = err.Error()
+		return
+	}
+	sort.Slice(kids, func(i, j int) bool { return kids[i].Path < kids[j].Path })
+	for _, k := range kids {
+		kd := nodeDocOf(k, false, stats)
+		doc.Children = append(doc.Children, kd)
+		if k.Err == nil {
+			treeDoc(cmd, c, kd, k, level+1, depth, stats)
+		}
+	}
+}
+
+func printTree(cmd *cobra.Command, c *zkview.Client, w io.Writer, n zkview.Node, level, depth int, stats bool, safe func(string) string) error {
 	if n.Stat.NumChildren == 0 || (depth > 0 && level > depth) {
 		return nil
 	}
@@ -69,11 +111,11 @@ func printTree(cmd *cobra.Command, c *zkview.Client, w io.Writer, n zkview.Node,
 	sort.Slice(kids, func(i, j int) bool { return kids[i].Path < kids[j].Path })
 	for _, k := range kids {
 		if k.Err != nil {
-			fmt.Fprintf(w, "%s%s ! %v\n", strings.Repeat("  ", level), k.Name(), k.Err)
+			fmt.Fprintf(w, "%s%s ! %v\n", strings.Repeat("  ", level), safe(k.Name()), k.Err)
 			continue
 		}
-		fmt.Fprintln(w, treeLine(k, k.Name(), level, stats && !(depth > 0 && level == depth+1)))
-		if err := printTree(cmd, c, w, k, level+1, depth, stats); err != nil {
+		fmt.Fprintln(w, safe(treeLine(k, k.Name(), level, stats && !(depth > 0 && level == depth+1))))
+		if err := printTree(cmd, c, w, k, level+1, depth, stats, safe); err != nil {
 			return err
 		}
 	}
@@ -98,17 +140,33 @@ func treeLine(n zkview.Node, name string, level int, stats bool) string {
 }
 
 func newGetCmd() *cobra.Command {
-	var showStat, asHex bool
+	var (
+		showStat, asHex, raw bool
+		output               string
+	)
 	cmd := &cobra.Command{
 		Use:   "get PATH",
 		Short: "Print a znode's data and stat",
 		Long: `Print a znode's data: text as stored, binary data (not valid UTF-8) as a hex
-dump (--hex forces a dump), and with --stat the full stat in zkCli's layout.`,
+dump (--hex forces a dump), and with --stat the full stat in zkCli's layout.
+On a terminal, control characters in the text (escape sequences) are shown
+escaped (\x1b); --raw writes the data's exact bytes and nothing else.
+-o json or -o yaml prints path, data (base64 when binary, with
+"data_encoding") and stat.`,
 		Example: `  zkscope get /app/config
   zkscope get /app/locks/orders/_c_…-lock-0000000007 --stat
+  zkscope get /app/config -o json | jq .stat.version
+  zkscope get /blob --raw > blob.bin
   zkscope get /blob --hex | less`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			if raw && (output != "" || asHex || showStat) {
+				return fmt.Errorf("--raw writes the data alone: it goes with neither --output, --hex nor --stat")
+			}
 			c, err := connect(cmd.Context())
 			if err != nil {
 				return err
@@ -119,10 +177,20 @@ dump (--hex forces a dump), and with --stat the full stat in zkCli's layout.`,
 				return err // "read PATH: ..."
 			}
 			w := cmd.OutOrStdout()
-			if asHex || !utf8.Valid(n.Data) {
+			switch {
+			case raw:
+				_, err := w.Write(n.Data)
+				return err
+			case output != "":
+				return writeDoc(w, output, nodeDocOf(n, true, true))
+			case asHex || !utf8.Valid(n.Data):
 				fmt.Fprint(w, hex.Dump(n.Data))
-			} else if len(n.Data) > 0 {
-				fmt.Fprint(w, string(n.Data))
+			case len(n.Data) > 0:
+				text := string(n.Data)
+				if writerIsTerminal(w) {
+					text = terminalSafe(text)
+				}
+				fmt.Fprint(w, text)
 				if n.Data[len(n.Data)-1] != '\n' {
 					fmt.Fprintln(w)
 				}
@@ -135,6 +203,8 @@ dump (--hex forces a dump), and with --stat the full stat in zkCli's layout.`,
 	}
 	cmd.Flags().BoolVar(&showStat, "stat", false, "print the stat after the data")
 	cmd.Flags().BoolVar(&asHex, "hex", false, "print the data as a hex dump")
+	cmd.Flags().BoolVar(&raw, "raw", false, "write the data's exact bytes, nothing else (no newline, no escaping)")
+	outputFlag(cmd, &output)
 	return cmd
 }
 

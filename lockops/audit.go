@@ -30,6 +30,7 @@ const (
 	OpCreate      = "create"
 	OpSet         = "set"
 	OpDelete      = "delete"
+	OpSetACL      = "set-acl"
 )
 
 // AuditEntry is one line of the audit log. Time, User, Host, Context and

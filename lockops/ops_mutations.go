@@ -74,3 +74,46 @@ func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
 	record(c, OpDelete, p, versionPtr(version), 0, err)
 	return err
 }
+
+// CreateWith makes a node as [zkview.Client.Create] does (any mode, a
+// TTL, an ACL, missing parents) and returns its path.
+func (m Mutations) CreateWith(ctx context.Context, p string, data []byte, opts zkview.CreateOptions) (string, error) {
+	c := m.Client
+	created, err := zkview.Call(ctx, func() (string, error) { return c.Create(p, data, opts) })
+	if err != nil {
+		record(c, OpCreate, p, nil, 0, err)
+		return "", err
+	}
+	record(c, OpCreate, created, versionPtr(0), 0, nil)
+	return created, nil
+}
+
+// DeleteTree deletes p and everything below it if p is still at version
+// (-1: any), as [zkview.Client.DeleteRecursive] does; one audit entry for
+// the whole tree.
+func (m Mutations) DeleteTree(ctx context.Context, p string, version int32, progress func(deleted int)) error {
+	c := m.Client
+	err := c.RefuseReadOnly("delete", p)
+	if err == nil && version != zkview.AnyVersion {
+		ok, st, xerr := c.Exists(p)
+		switch {
+		case xerr != nil:
+			err = xerr
+		case ok && st.Version != version:
+			err = &zkview.VersionError{Op: "delete", Path: p, Expected: version, Current: st.Version}
+		}
+	}
+	if err == nil {
+		err = c.DeleteRecursive(ctx, p, progress)
+	}
+	record(c, OpDelete, p, versionPtr(version), 0, err)
+	return err
+}
+
+// SetACL replaces a node's ACL if its ACL version is version (-1: any).
+func (m Mutations) SetACL(ctx context.Context, p string, acl []zk.ACL, version int32) (zk.Stat, error) {
+	c := m.Client
+	st, err := zkview.Call(ctx, func() (zk.Stat, error) { return c.SetACL(p, acl, version) })
+	record(c, OpSetACL, p, versionPtr(version), 0, err)
+	return st, err
+}

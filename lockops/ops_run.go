@@ -83,7 +83,7 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	opts.Notice = func(why string) { say("%s", why) }
 	userProgress := opts.Progress
 	opts.Progress = func(p Progress) {
-		if p.WaitingOn != "" {
+		if p.WaitingOn != "" && opts.Wait != WaitNone { // --no-wait: it fails, it does not wait
 			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position, p.QueueLen, p.WaitingOn)
 		}
 		if userProgress != nil {
@@ -92,8 +92,12 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	}
 	h, err := Take(takeCtx, c, lc.Path, opts)
 	cancelTake()
+	notAcquired := ExitNotAcquired
 	select {
 	case sig := <-interrupted:
+		if s, ok := sig.(syscall.Signal); ok {
+			notAcquired = 128 + int(s) // 130 for Ctrl-C, as shells report it
+		}
 		// A signal while waiting (or just as the lock came): give up.
 		say("%s: giving up on %s", sig, lc.Path)
 		if err == nil {
@@ -111,7 +115,7 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrWouldBlock) || errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w; no lock node was left behind", err)
 		}
-		return ExitNotAcquired, err
+		return notAcquired, err
 	}
 	if len(lc.Args) == 0 {
 		say("holding %s as %s (session %s); Ctrl-C releases", lc.Path, h.Node, FormatSession(h.Session))

@@ -60,15 +60,22 @@ type ReportParticipant struct {
 // ReportProblem is one problem of a lock in a [Report].
 type ReportProblem struct {
 	Kind   string `json:"kind"`
-	Node   string `json:"node,omitempty"`
+	Node   string `json:"node"`
 	Detail string `json:"detail"`
 	// Severity is [ProblemKind.Severity]: "error", "warning" or "info"
 	// (`zkscope doctor` does not count info).
 	Severity string `json:"severity"`
 }
 
-func reportProblem(pr Problem) ReportProblem {
-	return ReportProblem{Kind: string(pr.Kind), Node: pr.Node, Detail: pr.Detail, Severity: pr.Severity().String()}
+// reportProblem is pr in the report of the lock at lockPath: a problem of
+// the whole lock (mixed libraries, sequence overflow) names the lock's path
+// as its node, as the contract wants a node on every problem.
+func reportProblem(pr Problem, lockPath string) ReportProblem {
+	node := pr.Node
+	if node == "" {
+		node = lockPath
+	}
+	return ReportProblem{Kind: string(pr.Kind), Node: node, Detail: pr.Detail, Severity: pr.Severity().String()}
 }
 
 // NewReport builds the JSON document for queues read from servers.
@@ -87,7 +94,7 @@ func reportLock(q Queue) ReportLock {
 		l.Participants = append(l.Participants, reportParticipant(p))
 	}
 	for _, pr := range q.Problems {
-		l.Problems = append(l.Problems, reportProblem(pr))
+		l.Problems = append(l.Problems, reportProblem(pr, q.Path))
 	}
 	for _, o := range q.Others {
 		l.Others = append(l.Others, reportLock(o))
@@ -156,13 +163,16 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 	return append(b, "}\n"...)
 }
 
-// appendProblemJSON appends pr as encoding/json writes reportProblem(pr).
-func appendProblemJSON(b []byte, pr *Problem) []byte {
+// appendProblemJSON appends pr as encoding/json writes
+// reportProblem(pr, lockPath).
+func appendProblemJSON(b []byte, pr *Problem, lockPath string) []byte {
 	b = append(b, `{"kind":`...)
 	b = appendJSONString(b, string(pr.Kind))
+	b = append(b, `,"node":`...)
 	if pr.Node != "" {
-		b = append(b, `,"node":`...)
 		b = appendJSONString(b, pr.Node)
+	} else {
+		b = appendJSONString(b, lockPath)
 	}
 	b = append(b, `,"detail":`...)
 	b = appendJSONString(b, pr.Detail)
@@ -318,6 +328,12 @@ func reportParticipant(p Participant) ReportParticipant {
 // participant per line). It streams: a 10,000-contender lock is megabytes,
 // and is never held as one encoded buffer.
 func WriteJSON(w io.Writer, servers []string, queues []Queue) error {
+	return WriteJSONWith(w, servers, queues, nil)
+}
+
+// WriteJSONWith is [WriteJSON] with the report's "verification" object
+// (left out when v is nil).
+func WriteJSONWith(w io.Writer, servers []string, queues []Queue, v *Verification) error {
 	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -327,6 +343,12 @@ func WriteJSON(w io.Writer, servers []string, queues []Queue) error {
 	fmt.Fprintf(bw, `{"schema":%d,"servers":`, ReportSchema)
 	if err := enc.Encode(servers); err != nil {
 		return err
+	}
+	if v != nil {
+		bw.WriteString(`,"verification":`)
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
 	}
 	bw.WriteString(`,"locks":[`)
 	for i, q := range queues {
@@ -368,7 +390,7 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		buf = appendProblemJSON(buf[:0], &q.Problems[i])
+		buf = appendProblemJSON(buf[:0], &q.Problems[i], q.Path)
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
@@ -395,48 +417,79 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 // its node was created), the node it watches and whether the servers
 // confirm the watch, then the problems.
 func WriteTable(w io.Writer, queues []Queue, now time.Time) error {
+	return WriteTableWith(w, queues, now, TableOptions{})
+}
+
+// TableOptions tune [WriteTableWith].
+type TableOptions struct {
+	// FullNames prints node names whole instead of [ShortName]'s (into a
+	// pipe: names a script can pass to evict).
+	FullNames bool
+	// Footnote, when set, is printed once after the table (why clients or
+	// watches are unknown: [Verification.Note]).
+	Footnote string
+}
+
+// WriteTableWith is [WriteTable] with options. A mixed-library lock is
+// followed by how each other library sees the same nodes.
+func WriteTableWith(w io.Writer, queues []Queue, now time.Time, o TableOptions) error {
 	if len(queues) == 0 {
 		_, err := fmt.Fprintln(w, "no locks found")
 		return err
+	}
+	name := ShortName
+	if o.FullNames {
+		name = func(s string) string { return s }
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, q := range queues {
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		holders, waiters := len(q.Holders()), len(q.Waiters())
-		title := fmt.Sprintf("%s  %s  %d holding, %d waiting", q.Path, q.Kind, holders, waiters)
-		if q.MaxLeases > 0 {
-			title += fmt.Sprintf(" (max %d leases)", q.MaxLeases)
+		writeTableLock(tw, q, now, name, "")
+		for _, other := range q.Others {
+			fmt.Fprintln(tw)
+			writeTableLock(tw, other, now, name, "as "+string(other.Kind)+" sees it: ")
 		}
-		fmt.Fprintln(tw, title)
-		if len(q.Participants) > 0 {
-			fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
-		}
-		for _, p := range q.Participants {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-				p.Position, p.State, p.Mode, ShortName(p.Name), FormatSession(p.Session), orDash(p.Client),
-				FormatAge(now.Sub(p.Ctime)), watchCell(p), DescribeData(p.Data, 32))
-		}
-		for _, pr := range q.Problems {
-			node := ""
-			if pr.Node != "" {
-				node = " " + ShortName(pr.Node[strings.LastIndexByte(pr.Node, '/')+1:]) + ":"
-			}
-			fmt.Fprintf(tw, "  ! %s%s %s\n", pr.Kind, node, pr.Detail)
-		}
+	}
+	if o.Footnote != "" {
+		fmt.Fprintf(tw, "\nnote: %s\n", o.Footnote)
 	}
 	return tw.Flush()
 }
 
-func watchCell(p Participant) string {
+func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) string, prefix string) {
+	holders, waiters := len(q.Holders()), len(q.Waiters())
+	title := fmt.Sprintf("%s%s  %s  %d holding, %d waiting", prefix, q.Path, q.Kind, holders, waiters)
+	if q.MaxLeases > 0 {
+		title += fmt.Sprintf(" (max %d leases)", q.MaxLeases)
+	}
+	fmt.Fprintln(tw, title)
+	if len(q.Participants) > 0 {
+		fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
+	}
+	for _, p := range q.Participants {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			p.Position, p.State, p.Mode, name(p.Name), FormatSession(p.Session), orDash(p.Client),
+			FormatAge(now.Sub(p.Ctime)), watchCell(p, name), DescribeData(p.Data, 32))
+	}
+	for _, pr := range q.Problems {
+		node := ""
+		if pr.Node != "" {
+			node = " " + name(pr.Node[strings.LastIndexByte(pr.Node, '/')+1:]) + ":"
+		}
+		fmt.Fprintf(tw, "  ! %s%s %s\n", pr.Kind, node, pr.Detail)
+	}
+}
+
+func watchCell(p Participant, name func(string) string) string {
 	switch {
 	case p.Watches == "":
 		return "-"
 	case p.WatchKind == WatchChildren:
 		return "children of " + p.Watches + " " + ObservedMark(p.WatchObserved)
 	}
-	return ShortName(p.Watches[strings.LastIndexByte(p.Watches, '/')+1:]) + " (" + string(p.WatchKind) + ") " + ObservedMark(p.WatchObserved)
+	return name(p.Watches[strings.LastIndexByte(p.Watches, '/')+1:]) + " (" + string(p.WatchKind) + ") " + ObservedMark(p.WatchObserved)
 }
 
 // ObservedMark is ✓ when the servers confirm a watch, ✗ when they do not,

@@ -49,8 +49,8 @@ func TestProblemJSONMatchesEncodingJSON(t *testing.T) {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)
 		enc.SetEscapeHTML(false)
-		enc.Encode(reportProblem(pr))
-		if got := appendProblemJSON(nil, &pr); !bytes.Equal(got, want.Bytes()) {
+		enc.Encode(reportProblem(pr, "/l"))
+		if got := appendProblemJSON(nil, &pr, "/l"); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("problem JSON\n got %s\nwant %s", got, want.Bytes())
 		}
 	}

@@ -98,6 +98,9 @@ func ParseConnectString(s string) (servers []string, chroot string, err error) {
 		if !strings.Contains(h, ":") || strings.HasSuffix(h, "]") {
 			h += ":2181"
 		}
+		if err := validateMember(h); err != nil {
+			return nil, "", err
+		}
 		servers = append(servers, h)
 	}
 	if len(servers) == 0 {
@@ -237,13 +240,13 @@ func Explain(err error) error {
 	case errors.As(err, &done):
 		return err // explained once already
 	case errors.Is(err, zk.ErrNoAuth):
-		return explained{err, "the node's ACL does not allow these credentials (give digest credentials with --auth-file, ZKSCOPE_AUTH or the context's auth_file)"}
+		return explained{err: err, what: "the node's ACL does not allow these credentials (give digest credentials with --auth-file, ZKSCOPE_AUTH or the context's auth_file)"}
 	case errors.Is(err, zk.ErrNoNode):
-		return explained{err, "it does not exist (deleted meanwhile?)"}
+		return explained{err: err, replace: "node does not exist"}
 	case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer):
-		return explained{err, "the connection dropped; zkscope reconnects on its own, try again in a moment"}
+		return explained{err: err, what: "the connection dropped; zkscope reconnects on its own, try again in a moment"}
 	case errors.Is(err, zk.ErrSessionExpired):
-		return explained{err, "the session expired; zkscope opens a new one, try again"}
+		return explained{err: err, what: "the session expired; zkscope opens a new one, try again"}
 	}
 	return err
 }
@@ -251,9 +254,17 @@ func Explain(err error) error {
 type explained struct {
 	err  error
 	what string
+	// replace, when set, is said instead of the error's own text (which
+	// would repeat it).
+	replace string
 }
 
-func (e explained) Error() string { return e.err.Error() + ": " + e.what }
+func (e explained) Error() string {
+	if e.replace != "" {
+		return e.replace
+	}
+	return e.err.Error() + ": " + e.what
+}
 func (e explained) Unwrap() error { return e.err }
 
 // Join is path.Join for znode paths ("/" + "a" = "/a").

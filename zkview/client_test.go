@@ -57,6 +57,11 @@ func TestParseConnectString(t *testing.T) {
 		{in: "[::1]:2181", servers: []string{"[::1]:2181"}},
 		{in: "", bad: true},
 		{in: "/app", bad: true},
+		{in: "host:notaport", bad: true},
+		{in: ":99999", bad: true},
+		{in: "zk1:0", bad: true},
+		{in: ":2181", bad: true},
+		{in: "   ", bad: true},
 	} {
 		s, c, err := ParseConnectString(tc.in)
 		if tc.bad {
@@ -228,7 +233,7 @@ func TestNodeDeletedBetweenListAndRead(t *testing.T) {
 			t.Errorf("%s: err %v", n.Path, n.Err)
 		}
 	}
-	if _, err := c.Get(root + "/b"); !errors.Is(err, zk.ErrNoNode) || !strings.Contains(err.Error(), "deleted meanwhile") {
+	if _, err := c.Get(root + "/b"); !errors.Is(err, zk.ErrNoNode) || !strings.Contains(err.Error(), "node does not exist") || strings.Count(err.Error(), "does not exist") != 1 {
 		t.Errorf("Get of a deleted node: %v", err)
 	}
 }

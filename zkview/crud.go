@@ -480,3 +480,19 @@ func (c *Client) listSubtree(ctx context.Context, abs string) ([][]string, error
 	}
 	return levels, nil
 }
+
+// Exists reports whether p exists, with its stat.
+func (c *Client) Exists(p string) (bool, zk.Stat, error) {
+	ok, st, err := c.Conn().Exists(c.Abs(p))
+	if err != nil {
+		return false, zk.Stat{}, fmt.Errorf("read %s: %w", p, Explain(err))
+	}
+	if !ok {
+		return false, zk.Stat{}, nil
+	}
+	return true, *st, nil
+}
+
+// RefuseReadOnly returns the error of the mutation op on p when the client
+// is read-only, else nil.
+func (c *Client) RefuseReadOnly(op, p string) error { return c.refuseReadOnly(op, p) }

@@ -68,15 +68,70 @@ func Require(t testing.TB) {
 }
 
 func checkInstalled() error {
+	_, err := findInstall()
+	return err
+}
+
+// install is a ZooKeeper installation found on this machine: the class
+// path that runs its server (the AdminServer and logging included), and
+// what a secure client port adds.
+type install struct {
+	where     string
+	classPath []string
+	netty     []string
+}
+
+// homebrewHomes are where Homebrew puts the zookeeper formula's release
+// layout (Apple silicon, Intel).
+var homebrewHomes = []string{"/opt/homebrew/opt/zookeeper/libexec", "/usr/local/opt/zookeeper/libexec"}
+
+// findInstall finds ZooKeeper: $ZOOKEEPER_HOME (the Apache release
+// tarball's layout, lib/*.jar), else Debian's package (JavaDir), else
+// Homebrew's. Java must be on PATH.
+func findInstall() (install, error) {
 	if _, err := exec.LookPath("java"); err != nil {
-		return errors.New("java is not installed")
+		return install{}, errors.New("java is not installed")
 	}
-	for _, j := range serverJars {
-		if _, err := os.Stat(filepath.Join(JavaDir, j)); err != nil {
-			return fmt.Errorf("%s is missing", filepath.Join(JavaDir, j))
+	if home := os.Getenv("ZOOKEEPER_HOME"); home != "" {
+		if in, ok := releaseLayout(home); ok {
+			return in, nil
+		}
+		return install{}, fmt.Errorf("ZOOKEEPER_HOME=%s holds no lib/zookeeper-*.jar (want the Apache release's layout)", home)
+	}
+	debErr := func() error {
+		for _, j := range serverJars {
+			if _, err := os.Stat(filepath.Join(JavaDir, j)); err != nil {
+				return fmt.Errorf("%s is missing", filepath.Join(JavaDir, j))
+			}
+		}
+		return nil
+	}()
+	if debErr == nil {
+		in := install{where: JavaDir, classPath: []string{"/etc/zookeeper/conf"}}
+		for _, j := range serverJars {
+			in.classPath = append(in.classPath, filepath.Join(JavaDir, j))
+		}
+		for _, j := range nettyJars {
+			in.netty = append(in.netty, filepath.Join(JavaDir, j))
+		}
+		return in, nil
+	}
+	for _, home := range homebrewHomes {
+		if in, ok := releaseLayout(home); ok {
+			return in, nil
 		}
 	}
-	return nil
+	return install{}, debErr
+}
+
+// releaseLayout is the install at home if it has the Apache release's
+// layout (lib/zookeeper-*.jar; every jar the server needs is in lib/).
+func releaseLayout(home string) (install, bool) {
+	jars, _ := filepath.Glob(filepath.Join(home, "lib", "zookeeper-*.jar"))
+	if len(jars) == 0 {
+		return install{}, false
+	}
+	return install{where: home, classPath: []string{filepath.Join(home, "conf"), filepath.Join(home, "lib", "*")}}, true
 }
 
 // Options tune a started server or ensemble. The zero value is a good default.
@@ -339,16 +394,15 @@ func (s *Server) Start() error {
 	if s.cmd != nil {
 		return fmt.Errorf("server %s is already running", s.ClientAddr)
 	}
-	cp := []string{"/etc/zookeeper/conf"}
-	for _, j := range serverJars {
-		cp = append(cp, filepath.Join(JavaDir, j))
+	in, err := findInstall()
+	if err != nil {
+		return err
 	}
+	cp := append([]string(nil), in.classPath...)
 	if s.opts.Secure != nil {
 		// The Netty connection factory (required for a secure client port)
-		// needs jars that zookeeper.jar's manifest does not list.
-		for _, j := range nettyJars {
-			cp = append(cp, filepath.Join(JavaDir, j))
-		}
+		// needs jars that Debian's zookeeper.jar manifest does not list.
+		cp = append(cp, in.netty...)
 	}
 	args := []string{
 		"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",

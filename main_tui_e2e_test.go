@@ -83,7 +83,9 @@ func TestTUITmuxEndToEnd(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		zktest.Unavailable(t, "tmux is not installed")
 	}
-	srv := zktest.Shared(t)
+	// A server of its own: the tree it draws must not grow with what
+	// other tests leave on a shared one.
+	srv := zktest.StartStandalone(t, zktest.Options{})
 	base := zktest.Path(t)
 	c := dial(t, srv.Addrs()[0])
 	for _, p := range []string{"/zkscope-test", base, base + "/app", base + "/app/services", base + "/locks"} {

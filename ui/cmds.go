@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"os"
 	"os/exec"
 	"strings"
@@ -80,8 +81,8 @@ func snapDir(t treeSource, p string) (dirSnap, bool) {
 	return dirSnap{Path: p, Names: names, Stat: st, LockLike: lockops.IsLockDir(names)}, true
 }
 
-func snapNode(n zkview.TreeNode) nodeSnap {
-	return nodeSnap{Path: n.Path, Stat: n.Stat, Data: n.Data, HasStat: n.HasStat, Gone: n.Gone, Err: n.Err}
+func snapNode(n zkview.TreeNode) common.Node {
+	return common.Node{Path: n.Path, Stat: n.Stat, Data: n.Data, HasStat: n.HasStat, Gone: n.Gone, Err: n.Err}
 }
 
 // expandCmd loads p's children.
@@ -255,7 +256,7 @@ func introspect(c *zkview.Client, id uint64, later bool) tea.Cmd {
 }
 
 func tick() tea.Cmd {
-	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg{at: t} })
+	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return common.TickMsg{At: t} })
 }
 
 // createCmd makes a node through the audited mutations.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"io"
 	"strings"
 	"time"
@@ -40,7 +41,7 @@ const maxShownData = 64 << 10
 // detailState is the detail pane: the node under the cursor as last read.
 type detailState struct {
 	path    string
-	node    nodeSnap
+	node    common.Node
 	acl     []zk.ACL
 	loaded  bool
 	err     error
@@ -71,29 +72,12 @@ func decodeData(raw []byte) decodedData {
 			}
 		}
 	}
-	d.binary = !printable(d.data)
+	d.binary = !common.Printable(d.data)
 	if !d.binary {
 		t := bytes.TrimSpace(d.data)
 		d.json = len(t) > 0 && (t[0] == '{' || t[0] == '[' || t[0] == '"') && json.Valid(t)
 	}
 	return d
-}
-
-// printable reports whether b is UTF-8 text without control characters
-// other than tab and newlines.
-func printable(b []byte) bool {
-	if !utf8.Valid(b) {
-		return false
-	}
-	for _, r := range string(b) {
-		if r == '\n' || r == '\r' || r == '\t' {
-			continue
-		}
-		if unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
 }
 
 func sizeText(n int) string {
@@ -227,8 +211,6 @@ func zkTime(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02 15:04:05.000Z")
 }
 
-func hexID(v int64) string { return fmt.Sprintf("0x%x", uint64(v)) }
-
 // aclText renders one ACL entry like zkCli: scheme:id perms.
 func aclText(a zk.ACL) string {
 	perms := ""
@@ -244,19 +226,19 @@ func aclText(a zk.ACL) string {
 }
 
 // nodeTypeText names a node's type for the detail pane.
-func nodeTypeText(k nodeKind) string {
+func nodeTypeText(k common.NodeKind) string {
 	var parts []string
 	switch {
-	case k.ephemeral:
+	case k.Ephemeral:
 		parts = append(parts, "ephemeral")
-	case k.container:
+	case k.Container:
 		parts = append(parts, "container")
-	case k.ttl:
-		parts = append(parts, fmt.Sprintf("persistent with TTL %s", time.Duration(k.ttlMillis)*time.Millisecond))
+	case k.TTL:
+		parts = append(parts, fmt.Sprintf("persistent with TTL %s", time.Duration(k.TTLMillis)*time.Millisecond))
 	default:
 		parts = append(parts, "persistent")
 	}
-	if k.sequential {
+	if k.Sequential {
 		parts = append(parts, "sequential")
 	}
 	return strings.Join(parts, ", ")
@@ -309,12 +291,12 @@ func (m *Model) buildDetail(width int) {
 	}
 	n := d.node
 	s := n.Stat
-	_, name := splitPath(d.path)
+	_, name := common.SplitPath(d.path)
 	lines = append(lines, st.Section.Render("stat"))
-	kv("type", nodeTypeText(m.nodeKindOf(d.path, name, s)))
-	kv("czxid", hexID(s.Czxid))
-	kv("mzxid", hexID(s.Mzxid))
-	kv("pzxid", hexID(s.Pzxid))
+	kv("type", nodeTypeText(m.made.KindOf(d.path, name, s)))
+	kv("czxid", common.HexID(s.Czxid))
+	kv("mzxid", common.HexID(s.Mzxid))
+	kv("pzxid", common.HexID(s.Pzxid))
 	kv("ctime", when(s.Ctime))
 	kv("mtime", when(s.Mtime))
 	if narrow {
@@ -322,14 +304,14 @@ func (m *Model) buildDetail(width int) {
 	} else {
 		kv("version", fmt.Sprintf("%d  cversion %d  aversion %d", s.Version, s.Cversion, s.Aversion))
 	}
-	if k := kindOf(name, s); k.ephemeral {
-		owner := hexID(s.EphemeralOwner)
+	if k := common.KindOf(name, s); k.Ephemeral {
+		owner := common.HexID(s.EphemeralOwner)
 		if addr, ok := m.clientOf(s.EphemeralOwner); ok {
 			owner += "  client " + addr
 		}
 		kv("ephemeralOwner", owner)
 	} else {
-		kv("ephemeralOwner", hexID(s.EphemeralOwner))
+		kv("ephemeralOwner", common.HexID(s.EphemeralOwner))
 	}
 	kv("dataLength", fmt.Sprintf("%d", s.DataLength))
 	kv("numChildren", fmt.Sprintf("%d", s.NumChildren))

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -55,21 +56,21 @@ type dialog struct {
 // startEdit opens the dialog for an editing key (or says why not).
 func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 	if m.readOnly {
-		m.setStatus(levelWarn, "Read-only: editing is disabled (--read-only or the context's read_only).")
+		m.setStatus(common.LevelWarn, "Read-only: editing is disabled (--read-only or the context's read_only).")
 		return nil
 	}
 	p := m.cursorPath()
 	d := m.detail
 	if !d.loaded || d.path != p || d.node.Gone {
-		m.setStatus(levelWarn, "Wait until the node is read, then try again.")
+		m.setStatus(common.LevelWarn, "Wait until the node is read, then try again.")
 		return nil
 	}
 	st := d.node.Stat
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Create):
-		if kindOf(p, st).ephemeral {
-			m.setStatus(levelWarn, "Ephemeral nodes cannot have children.")
+		if common.KindOf(p, st).Ephemeral {
+			m.setStatus(common.LevelWarn, "Ephemeral nodes cannot have children.")
 			return nil
 		}
 		dl := &dialog{kind: dialogCreate, path: p}
@@ -83,8 +84,8 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return prepareEditCmd(p, d.node.Data, st.Version)
 	case key.Matches(msg, k.EditInline):
-		if !printable(d.node.Data) || strings.Contains(string(d.node.Data), "\n") {
-			m.setStatus(levelWarn, "This data is binary or several lines: press e to edit it in $EDITOR.")
+		if !common.Printable(d.node.Data) || strings.Contains(string(d.node.Data), "\n") {
+			m.setStatus(common.LevelWarn, "This data is binary or several lines: press e to edit it in $EDITOR.")
 			return nil
 		}
 		dl := &dialog{kind: dialogEdit, path: p, version: st.Version}
@@ -92,7 +93,7 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		m.dialog = dl
 	case key.Matches(msg, k.Delete):
 		if p == "/" || p == "/zookeeper" {
-			m.setStatus(levelWarn, p+" cannot be deleted.")
+			m.setStatus(common.LevelWarn, p+" cannot be deleted.")
 			return nil
 		}
 		m.dialog = &dialog{kind: dialogDelete, path: p, version: st.Version, children: st.NumChildren}
@@ -101,7 +102,7 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.DeleteTree):
 		if p == "/" || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
-			m.setStatus(levelWarn, p+" cannot be deleted.")
+			m.setStatus(common.LevelWarn, p+" cannot be deleted.")
 			return nil
 		}
 		m.dialog = &dialog{kind: dialogDeleteTree, path: p, version: st.Version, children: st.NumChildren}
@@ -110,7 +111,7 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if m.dialog.kind == dialogDeleteTree {
-		_, name := splitPath(p)
+		_, name := common.SplitPath(p)
 		m.dialog.addInput("confirm", "type "+name+" to confirm", "")
 	}
 	m.mode = modeDialog
@@ -162,7 +163,7 @@ func (m *Model) handleDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Cancel):
 		m.closeDialog()
-		m.setStatus(levelInfo, "Cancelled; nothing was changed.")
+		m.setStatus(common.LevelInfo, "Cancelled; nothing was changed.")
 		return nil
 	case key.Matches(msg, k.ForceQuit):
 		return m.quit()
@@ -185,7 +186,7 @@ func (m *Model) handleDialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.submitDialog()
 		case key.Matches(msg, k.No):
 			m.closeDialog()
-			m.setStatus(levelInfo, "Cancelled; nothing was changed.")
+			m.setStatus(common.LevelInfo, "Cancelled; nothing was changed.")
 		}
 		return nil
 	}
@@ -220,21 +221,21 @@ func (m *Model) submitDialog() tea.Cmd {
 	switch dl.kind {
 	case dialogDelete:
 		m.closeDialog()
-		m.setStatus(levelInfo, fmt.Sprintf("Deleting %s (if still at version %d)…", dl.path, dl.version))
+		m.setStatus(common.LevelInfo, fmt.Sprintf("Deleting %s (if still at version %d)…", dl.path, dl.version))
 		return deleteCmd(m.mut, dl.path, dl.version)
 	case dialogDeleteTree:
-		_, name := splitPath(dl.path)
+		_, name := common.SplitPath(dl.path)
 		if strings.TrimSpace(dl.inputs[0].Value()) != name {
 			dl.err = "Type the node's name exactly to confirm."
 			return nil
 		}
 		m.closeDialog()
-		m.setStatus(levelInfo, fmt.Sprintf("Deleting %s and everything below it…", dl.path))
+		m.setStatus(common.LevelInfo, fmt.Sprintf("Deleting %s and everything below it…", dl.path))
 		return m.beginDeleteTree(dl.path, dl.version)
 	case dialogEdit:
 		data := dl.inputs[0].Value()
 		m.closeDialog()
-		m.setStatus(levelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", dl.path, dl.version))
+		m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", dl.path, dl.version))
 		return setCmd(m.mut, dl.path, []byte(data), dl.version)
 	case dialogCreate:
 		name := strings.Trim(strings.TrimSpace(dl.inputs[0].Value()), "/")
@@ -247,16 +248,16 @@ func (m *Model) submitDialog() tea.Cmd {
 		ttlText := strings.TrimSpace(dl.inputs[2].Value())
 		ttl, ok := parseTTL(ttlText)
 		switch {
-		case isTTL(t.flags) && !ok:
+		case common.IsTTL(t.flags) && !ok:
 			dl.err = "Give the TTL as a duration, e.g. 90s, 10m or 24h."
 			return nil
-		case !isTTL(t.flags) && ttlText != "":
+		case !common.IsTTL(t.flags) && ttlText != "":
 			dl.err = "A TTL needs a TTL type: pick one with ←/→, or clear the ttl field."
 			return nil
 		}
 		m.closeDialog()
-		m.setStatus(levelInfo, "Creating "+p+"…")
-		if isTTL(t.flags) {
+		m.setStatus(common.LevelInfo, "Creating "+p+"…")
+		if common.IsTTL(t.flags) {
 			return createTTLCmd(m.client, p, []byte(dl.inputs[1].Value()), t.flags, ttl)
 		}
 		return createCmd(m.mut, p, []byte(dl.inputs[1].Value()), t.flags)
@@ -315,9 +316,9 @@ func (m *Model) dialogView() string {
 		body = append(body, st.Error.Render(dl.err))
 	}
 	for i, l := range body {
-		body[i] = truncate(l, inner)
+		body[i] = common.Truncate(l, inner)
 	}
-	box := st.Dialog.Width(w).Render(st.DialogTitle.Render(truncate(title, inner)) + "\n\n" + strings.Join(body, "\n"))
+	box := st.Dialog.Width(w).Render(st.DialogTitle.Render(common.Truncate(title, inner)) + "\n\n" + strings.Join(body, "\n"))
 	return box
 }
 

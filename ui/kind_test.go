@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestSequentialSuffix(t *testing.T) {
 		"node-0000001":                   false,
 		"svc-01":                         false,
 	} {
-		if got := kindOf(name, zk.Stat{}).sequential; got != want {
+		if got := common.KindOf(name, zk.Stat{}).Sequential; got != want {
 			t.Errorf("%s: sequential %v, want %v", name, got, want)
 		}
 	}
@@ -85,7 +86,7 @@ func TestYankPath(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
 	nm, cmd := m.Update(keyMsg("y"))
 	m = nm.(Model)
-	if cmd == nil || !strings.Contains(m.status.text, "Copied /app/config") {
-		t.Fatalf("y: cmd %v, status %q", cmd != nil, m.status.text)
+	if cmd == nil || !strings.Contains(m.status.Text, "Copied /app/config") {
+		t.Fatalf("y: cmd %v, status %q", cmd != nil, m.status.Text)
 	}
 }

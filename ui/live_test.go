@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	// Open the inline editor, then another client writes first.
 	d.apply(tea.KeyPressMsg{Code: 'e', ShiftedCode: 'E', Text: "E", Mod: tea.ModShift})
 	if d.m.mode != modeDialog {
-		t.Fatalf("E did not open the inline editor; status %q", d.m.status.text)
+		t.Fatalf("E did not open the inline editor; status %q", d.m.status.Text)
 	}
 	if _, err := other.Conn().Set(base+"/a", []byte("two"), -1); err != nil {
 		t.Fatal(err)
@@ -103,10 +104,10 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 15*time.Second, "the changed-meanwhile message", func(d *liveDriver) bool {
-		return strings.Contains(d.m.status.text, "changed meanwhile")
+		return strings.Contains(d.m.status.Text, "changed meanwhile")
 	})
-	if !strings.Contains(d.m.status.text, "version 1 now, you saw version 0") {
-		t.Errorf("status %q does not say which version the node is at now", d.m.status.text)
+	if !strings.Contains(d.m.status.Text, "version 1 now, you saw version 0") {
+		t.Errorf("status %q does not say which version the node is at now", d.m.status.Text)
 	}
 	if data, _, err := other.Conn().Get(base + "/a"); err != nil || string(data) != "two" {
 		t.Fatalf("after a lost race the node holds %q (%v), want the other client's %q", data, err, "two")
@@ -122,7 +123,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	})
 	d.apply(tea.KeyPressMsg{Code: 'd', Text: "d"})
 	if d.m.mode != modeDialog {
-		t.Fatalf("d did not ask for confirmation; status %q", d.m.status.text)
+		t.Fatalf("d did not ask for confirmation; status %q", d.m.status.Text)
 	}
 	d.apply(tea.KeyPressMsg{Code: 'y', Text: "y"})
 	d.until(t, 15*time.Second, "the node deleted and gone from the tree", func(d *liveDriver) bool {
@@ -216,8 +217,8 @@ func TestSearchKeysUpdate(t *testing.T) {
 	}
 	nm, _ = m.Update(searchMsg{id: id, root: "/", query: "x", hits: []searchHit{{Path: "/a/x"}}, scanned: 10, truncated: true, cancelled: true})
 	m = nm.(Model)
-	if m.mode != modeResults || len(m.search.hits) != 1 || !strings.Contains(m.status.text, "incomplete") {
-		t.Fatalf("after the stop: mode %v, hits %v, status %q", m.mode, m.search.hits, m.status.text)
+	if m.mode != modeResults || len(m.search.hits) != 1 || !strings.Contains(m.status.Text, "incomplete") {
+		t.Fatalf("after the stop: mode %v, hits %v, status %q", m.mode, m.search.hits, m.status.Text)
 	}
 	// A stale progress report (an older walk) is ignored.
 	if cmd := m.onSearchProgress(searchProgressMsg{id: id - 1}); cmd != nil {
@@ -271,7 +272,7 @@ func TestLiveCreateTTL(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // data
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // ttl
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // type
-	for d.m.dialog != nil && !isTTL(createTypes[d.m.dialog.typ].flags) {
+	for d.m.dialog != nil && !common.IsTTL(createTypes[d.m.dialog.typ].flags) {
 		d.apply(tea.KeyPressMsg{Code: tea.KeyRight})
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
@@ -282,13 +283,13 @@ func TestLiveCreateTTL(t *testing.T) {
 	typeText("10m")
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 15*time.Second, "the TTL node created", func(d *liveDriver) bool {
-		return strings.Contains(d.m.status.text, "Created")
+		return strings.Contains(d.m.status.Text, "Created")
 	})
 	// ZooKeeper reports a TTL node's ephemeralOwner as 0 to clients (it
 	// hides the TTL and container encodings), so only existence can be
 	// checked from here.
 	if ok, _, err := c.Conn().Exists(base + "/short-lived"); err != nil || !ok {
-		t.Fatalf("the TTL node is not there: %v (status %q)", err, d.m.status.text)
+		t.Fatalf("the TTL node is not there: %v (status %q)", err, d.m.status.Text)
 	}
 	// zkscope remembers what it made: the row is tagged and the detail
 	// pane names the TTL.
@@ -337,7 +338,7 @@ func TestLiveDeleteTree(t *testing.T) {
 		})
 		d.apply(tea.KeyPressMsg{Code: 'd', ShiftedCode: 'D', Text: "D", Mod: tea.ModShift})
 		if d.m.dialog == nil || d.m.dialog.kind != dialogDeleteTree {
-			t.Fatalf("D did not ask to confirm (status %q)", d.m.status.text)
+			t.Fatalf("D did not ask to confirm (status %q)", d.m.status.Text)
 		}
 		for _, r := range name {
 			d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
@@ -351,10 +352,10 @@ func TestLiveDeleteTree(t *testing.T) {
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 15*time.Second, "the refusal", func(d *liveDriver) bool {
-		return d.m.deleting == nil && strings.Contains(d.m.status.text, "changed meanwhile")
+		return d.m.deleting == nil && strings.Contains(d.m.status.Text, "changed meanwhile")
 	})
-	if !strings.Contains(d.m.status.text, "version 1 now") || !strings.Contains(d.m.status.text, "nothing was deleted") {
-		t.Errorf("refusal: %q", d.m.status.text)
+	if !strings.Contains(d.m.status.Text, "version 1 now") || !strings.Contains(d.m.status.Text, "nothing was deleted") {
+		t.Errorf("refusal: %q", d.m.status.Text)
 	}
 	if kids, _, err := other.Conn().Children(base + "/kept/part-0"); err != nil || len(kids) != 400 {
 		t.Fatalf("kept/part-0 has %d children (%v) after a refused delete, want 400", len(kids), err)
@@ -366,7 +367,7 @@ func TestLiveDeleteTree(t *testing.T) {
 		t.Errorf("no progress while deleting:\n%s", d.screen())
 	}
 	d.until(t, 60*time.Second, "the tree deleted", func(d *liveDriver) bool {
-		return d.m.deleting == nil && strings.Contains(d.m.status.text, "Deleted")
+		return d.m.deleting == nil && strings.Contains(d.m.status.Text, "Deleted")
 	})
 	if ok, _, err := other.Conn().Exists(base + "/doomed"); err != nil || ok {
 		t.Fatalf("doomed still exists (%v)", err)
@@ -402,8 +403,8 @@ func TestLiveConcurrentCd(t *testing.T) {
 		d.until(t, 15*time.Second, "the newest :cd landed", func(d *liveDriver) bool {
 			return d.m.cursorPath() == want && d.m.busyWhat() == ""
 		})
-		if d.m.status.level == levelErr {
-			t.Fatalf("round %d: error status %q", round, d.m.status.text)
+		if d.m.status.Level == common.LevelErr {
+			t.Fatalf("round %d: error status %q", round, d.m.status.Text)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"path"
 	"slices"
 	"strings"
@@ -221,8 +222,8 @@ func (p *LockPane) Close() {
 }
 
 // setNote shows a one-line result in the pane's footer.
-func (p *LockPane) setNote(level statusLevel, text string) {
-	p.note = paneNote{text: text, level: level, at: p.clock()}
+func (p *LockPane) setNote(level common.Level, text string) {
+	p.note = common.Status{Text: text, Level: level, At: p.clock()}
 }
 
 // ActionKey handles a lock action key pressed anywhere in the tree or the
@@ -238,32 +239,32 @@ func (p *LockPane) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool
 		return p.release(false), true
 	case key.Matches(msg, k.Revoke), key.Matches(msg, k.ForceDelete):
 		if p.readOnly {
-			p.setNote(levelWarn, readOnlyLockNote)
+			p.setNote(common.LevelWarn, readOnlyLockNote)
 			return nil, true
 		}
 		if !onLock || !p.have || cursorPath != p.path {
-			p.setNote(levelWarn, "Put the cursor on a lock directory first, then pick a node with ↑/↓ in the lock pane (tab).")
+			p.setNote(common.LevelWarn, "Put the cursor on a lock directory first, then pick a node with ↑/↓ in the lock pane (tab).")
 			return nil, true
 		}
 		x, ok := p.selected()
 		if !ok {
-			p.setNote(levelWarn, "Pick a node of the queue first (tab, then ↑/↓).")
+			p.setNote(common.LevelWarn, "Pick a node of the queue first (tab, then ↑/↓).")
 			return nil, true
 		}
 		if p.act.isOurs(x.Node) {
-			p.setNote(levelInfo, "That is our own node: press u to release it.")
+			p.setNote(common.LevelInfo, "That is our own node: press u to release it.")
 			return nil, true
 		}
 		if key.Matches(msg, k.Revoke) {
 			if why := revokeRefusal(p.queue.Kind, x, p.labels[x.Node]); why != "" {
-				p.setNote(levelWarn, why)
+				p.setNote(common.LevelWarn, why)
 				return nil, true
 			}
 			p.act.dialog = &lockDialog{kind: lockDialogRevoke, target: x, label: p.labels[x.Node]}
 			return nil, true
 		}
 		if !lockops.Recognised(p.queue.Kind) {
-			p.setNote(levelWarn, "zkscope does not recognise this lock's recipe, so it will not force-delete its nodes here: use `zkscope evict --any-node` if you must.")
+			p.setNote(common.LevelWarn, "zkscope does not recognise this lock's recipe, so it will not force-delete its nodes here: use `zkscope evict --any-node` if you must.")
 			return nil, true
 		}
 		p.act.seq++
@@ -308,13 +309,13 @@ func newLockInput(placeholder string) textinput.Model {
 func (p *LockPane) mayTake() bool {
 	switch {
 	case p.readOnly:
-		p.setNote(levelWarn, readOnlyLockNote)
+		p.setNote(common.LevelWarn, readOnlyLockNote)
 	case p.client == nil:
-		p.setNote(levelErr, "Not connected.")
+		p.setNote(common.LevelErr, "Not connected.")
 	case p.act.taking != nil:
-		p.setNote(levelWarn, "Already waiting for "+p.act.taking.path+": press u to stop waiting first.")
+		p.setNote(common.LevelWarn, "Already waiting for "+p.act.taking.path+": press u to stop waiting first.")
 	case p.act.holding():
-		p.setNote(levelWarn, "We already hold "+p.act.held.Path+": press u to release it first.")
+		p.setNote(common.LevelWarn, "We already hold "+p.act.held.Path+": press u to release it first.")
 	default:
 		return true
 	}
@@ -411,7 +412,7 @@ func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return p.beginTake(d.label, d.opts)
 		case key.Matches(msg, k.Cancel, k.No):
 			p.act.dialog = nil
-			p.setNote(levelInfo, "Not rejoining "+d.label+"; t takes a lock again.")
+			p.setNote(common.LevelInfo, "Not rejoining "+d.label+"; t takes a lock again.")
 		}
 		return nil
 	case lockDialogQuit:
@@ -424,7 +425,7 @@ func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return tea.Quit
 		case key.Matches(msg, k.Cancel, k.No):
 			p.act.dialog = nil
-			p.setNote(levelInfo, "Still holding "+p.act.held.Path+".")
+			p.setNote(common.LevelInfo, "Still holding "+p.act.held.Path+".")
 		}
 		return nil
 	case lockDialogRevoke:
@@ -435,14 +436,14 @@ func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
 			return revokeCmd(p.client, d.target.Node, d.label)
 		case key.Matches(msg, k.Cancel, k.No):
 			p.act.dialog = nil
-			p.setNote(levelInfo, "Cancelled; nothing was changed.")
+			p.setNote(common.LevelInfo, "Cancelled; nothing was changed.")
 		}
 		return nil
 	case lockDialogEvict:
 		switch {
 		case key.Matches(msg, k.Cancel):
 			p.act.dialog = nil
-			p.setNote(levelInfo, "Cancelled; nothing was deleted.")
+			p.setNote(common.LevelInfo, "Cancelled; nothing was deleted.")
 			return nil
 		case key.Matches(msg, k.Confirm):
 			if d.preview == nil {
@@ -472,7 +473,7 @@ func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Cancel):
 		p.act.dialog = nil
-		p.setNote(levelInfo, "Cancelled.")
+		p.setNote(common.LevelInfo, "Cancelled.")
 		return nil
 	case key.Matches(msg, k.NextField):
 		d.field = (d.field + 1) % takeFields
@@ -577,7 +578,7 @@ func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
 	p.act.dialog = nil
 	cmd := p.beginTake(lp, opts)
 	if why != "" && p.act.taking != nil {
-		p.setNote(levelInfo, strings.ToUpper(why[:1])+why[1:]+".")
+		p.setNote(common.LevelInfo, strings.ToUpper(why[:1])+why[1:]+".")
 	}
 	return cmd
 }
@@ -592,7 +593,7 @@ func (p *LockPane) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	t := &takeState{id: p.act.seq, path: lp, mode: opts.Mode, cancel: cancel, started: p.clock()}
 	p.act.taking = t
-	p.note = paneNote{}
+	p.note = common.Status{}
 	progress := make(chan lockops.Progress, 16)
 	return tea.Batch(
 		takeCmd(ctx, p.client, t.id, lp, opts, progress),
@@ -605,7 +606,7 @@ func (p *LockPane) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
 func (p *LockPane) release(quit bool) tea.Cmd {
 	if t := p.act.taking; t != nil {
 		t.cancel()
-		p.setNote(levelInfo, "Stopping the wait for "+t.path+" (our node is deleted)…")
+		p.setNote(common.LevelInfo, "Stopping the wait for "+t.path+" (our node is deleted)…")
 		if quit {
 			return tea.Quit
 		}
@@ -616,7 +617,7 @@ func (p *LockPane) release(quit bool) tea.Cmd {
 		if quit {
 			return tea.Quit
 		}
-		p.setNote(levelInfo, "We hold no lock. t takes the lock under the cursor.")
+		p.setNote(common.LevelInfo, "We hold no lock. t takes the lock under the cursor.")
 		return nil
 	}
 	p.act.busy = "Releasing " + h.Path + "…"
@@ -653,22 +654,22 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			switch {
 			case errors.Is(msg.err, context.Canceled):
-				p.setNote(levelInfo, "Stopped waiting for "+t.path+"; our node was deleted.")
+				p.setNote(common.LevelInfo, "Stopped waiting for "+t.path+"; our node was deleted.")
 			case errors.Is(msg.err, zkview.ErrReadOnly):
-				p.setNote(levelWarn, readOnlyLockNote)
+				p.setNote(common.LevelWarn, readOnlyLockNote)
 			case errors.Is(msg.err, lockops.ErrLost):
 				// The session ended (or our node went) while we waited: the
 				// place is gone for good; offer to queue again.
-				p.setNote(levelErr, "Lost our place in the queue of "+t.path+".")
+				p.setNote(common.LevelErr, "Lost our place in the queue of "+t.path+".")
 				a.dialog = &lockDialog{kind: lockDialogRejoin, label: t.path, reason: msg.err.Error(), opts: msg.opts}
 			default:
-				p.setNote(levelErr, "Could not take "+t.path+": "+msg.err.Error())
+				p.setNote(common.LevelErr, "Could not take "+t.path+": "+msg.err.Error())
 			}
 			return p.Reload()
 		}
 		a.held, a.holdState, a.holdReason, a.revokeAsked = msg.held, lockops.StateHeld, "", false
 		a.holdDeadline = time.Time{}
-		p.setNote(levelOK, fmt.Sprintf("We hold %s (%s). u releases it.", msg.held.Path, msg.held.Mode))
+		p.setNote(common.LevelOK, fmt.Sprintf("We hold %s (%s). u releases it.", msg.held.Path, msg.held.Mode))
 		var gotoLock tea.Cmd
 		if !t.gone { // taken at once: its progress report may come after this
 			lp := msg.held.Path
@@ -690,7 +691,7 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		if c.NodeDeleted {
 			// Whether or not it is still shown: the session came back after
 			// we declared the lock lost, and lockops deleted our node.
-			p.setNote(levelWarn, sentence(c.Reason)+".")
+			p.setNote(common.LevelWarn, common.Sentence(c.Reason)+".")
 			return tea.Batch(cmd, p.Reload())
 		}
 		if msg.held != a.held {
@@ -701,19 +702,19 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		}
 		if c.RevokeRequested {
 			a.revokeAsked = true
-			p.setNote(levelWarn, "Someone asked for "+msg.held.Path+" (a revocation request): press u to release it.")
+			p.setNote(common.LevelWarn, "Someone asked for "+msg.held.Path+" (a revocation request): press u to release it.")
 		}
 		if c.State != a.holdState {
 			a.holdState, a.holdReason = c.State, c.Reason
 			switch c.State {
 			case lockops.StateSuspended:
-				p.setNote(levelWarn, "SUSPENDED: "+c.Reason)
+				p.setNote(common.LevelWarn, "SUSPENDED: "+c.Reason)
 				cmd = tea.Batch(cmd, holdTick(msg.held))
 			case lockops.StateLost:
-				p.setNote(levelErr, "LOST: "+c.Reason)
+				p.setNote(common.LevelErr, "LOST: "+c.Reason)
 				p.act.dialog = &lockDialog{kind: lockDialogLost, reason: c.Reason, label: msg.held.Path, watching: c.WatchingForReturn}
 			case lockops.StateHeld:
-				p.setNote(levelOK, "Reconnected on the same session: we still hold "+msg.held.Path+".")
+				p.setNote(common.LevelOK, "Reconnected on the same session: we still hold "+msg.held.Path+".")
 			}
 		}
 		return cmd
@@ -728,27 +729,27 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			if errors.Is(msg.err, lockops.ErrLost) {
-				p.setNote(levelWarn, "Nothing to release: "+msg.err.Error())
+				p.setNote(common.LevelWarn, "Nothing to release: "+msg.err.Error())
 			} else {
-				p.setNote(levelErr, "Release failed: "+msg.err.Error())
+				p.setNote(common.LevelErr, "Release failed: "+msg.err.Error())
 				a.held, a.holdState = msg.held, msg.held.State()
 			}
 			return p.Reload()
 		}
-		p.setNote(levelOK, "Released "+msg.held.Path+".")
+		p.setNote(common.LevelOK, "Released "+msg.held.Path+".")
 		return p.Reload()
 	case revokeDoneMsg:
 		a.busy = ""
 		var refused *lockops.Refusal
 		switch {
 		case errors.As(msg.err, &refused):
-			p.setNote(levelWarn, "Nothing written: "+msg.label+" "+strings.TrimPrefix(refused.Reason, "it ")+".")
+			p.setNote(common.LevelWarn, "Nothing written: "+msg.label+" "+strings.TrimPrefix(refused.Reason, "it ")+".")
 		case msg.err != nil:
-			p.setNote(levelErr, "Revoke failed: "+msg.err.Error())
+			p.setNote(common.LevelErr, "Revoke failed: "+msg.err.Error())
 		case msg.res.Released:
-			p.setNote(levelOK, fmt.Sprintf("%s let go after the revocation request.", msg.label))
+			p.setNote(common.LevelOK, fmt.Sprintf("%s let go after the revocation request.", msg.label))
 		default:
-			p.setNote(levelWarn, fmt.Sprintf("%s still holds the lock after %s: its client did not make the lock revocable. Force-delete (X) only if its process is stopped.", msg.label, revokeWait))
+			p.setNote(common.LevelWarn, fmt.Sprintf("%s still holds the lock after %s: its client did not make the lock revocable. Force-delete (X) only if its process is stopped.", msg.label, revokeWait))
 		}
 		return p.Reload()
 	case evictPreviewMsg:
@@ -758,7 +759,7 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			a.dialog = nil
-			p.setNote(levelErr, "Could not read "+lastElem(msg.node)+": "+msg.err.Error())
+			p.setNote(common.LevelErr, "Could not read "+common.LastElem(msg.node)+": "+msg.err.Error())
 			return p.Reload()
 		}
 		d.preview = msg.preview
@@ -769,17 +770,17 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		var refused *lockops.Refusal
 		switch {
 		case errors.As(msg.err, &refused):
-			p.setNote(levelWarn, "Nothing deleted: "+msg.label+" "+strings.TrimPrefix(refused.Reason, "it ")+".")
+			p.setNote(common.LevelWarn, "Nothing deleted: "+msg.label+" "+strings.TrimPrefix(refused.Reason, "it ")+".")
 		case errors.As(msg.err, &changed):
-			p.setNote(levelWarn, strings.ToUpper(changed.Error()[:1])+changed.Error()[1:]+". Look again before retrying.")
+			p.setNote(common.LevelWarn, strings.ToUpper(changed.Error()[:1])+changed.Error()[1:]+". Look again before retrying.")
 		case errors.Is(msg.err, zkview.ErrReadOnly):
-			p.setNote(levelWarn, readOnlyLockNote)
+			p.setNote(common.LevelWarn, readOnlyLockNote)
 		case msg.err != nil:
-			p.setNote(levelErr, "Force-delete failed: "+msg.err.Error())
+			p.setNote(common.LevelErr, "Force-delete failed: "+msg.err.Error())
 		case len(msg.next) > 0:
-			p.setNote(levelOK, fmt.Sprintf("Deleted %s; %s gets the lock.", msg.label, strings.Join(msg.next, ", ")))
+			p.setNote(common.LevelOK, fmt.Sprintf("Deleted %s; %s gets the lock.", msg.label, strings.Join(msg.next, ", ")))
 		default:
-			p.setNote(levelOK, "Deleted "+msg.label+".")
+			p.setNote(common.LevelOK, "Deleted "+msg.label+".")
 		}
 		return p.Reload()
 	}
@@ -791,10 +792,10 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 func (p *LockPane) nodeRefs(ns []string) []string {
 	out := make([]string, len(ns))
 	for i, n := range ns {
-		name := lastElem(n)
+		name := common.LastElem(n)
 		l := p.labels[n]
 		if l == "" {
-			out[i] = shortName(lockops.ShortName(name), 24)
+			out[i] = common.ShortName(lockops.ShortName(name), 24)
 			continue
 		}
 		seq := name
@@ -874,14 +875,6 @@ const holdTickEvery = 100 * time.Millisecond
 // holdTick moves the countdown of h on while it is suspended.
 func holdTick(h *lockops.Held) tea.Cmd {
 	return tea.Tick(holdTickEvery, func(t time.Time) tea.Msg { return holdTickMsg{held: h, at: t} })
-}
-
-// sentence capitalises s's first letter.
-func sentence(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func releaseCmd(h *lockops.Held, quit bool) tea.Cmd {

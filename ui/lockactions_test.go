@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"testing"
 	"time"
@@ -112,7 +113,7 @@ func TestForceDeleteDialog(t *testing.T) {
 	// Esc cancels.
 	p.ActionKey(lockKey("X"), lockDir, true)
 	p.Update(lockKey("esc"))
-	if p.Modal() || !strings.Contains(p.note.text, "nothing was deleted") {
+	if p.Modal() || !strings.Contains(p.note.Text, "nothing was deleted") {
 		t.Fatal("esc did not cancel")
 	}
 }
@@ -124,7 +125,7 @@ func TestTakeDialog(t *testing.T) {
 	p.SetQueueAt(rwQueue(), lockT0)
 	p.client = nil
 	p.ActionKey(lockKey("t"), rwQueue().Path, true)
-	if p.Modal() || !strings.Contains(p.note.text, "Not connected") {
+	if p.Modal() || !strings.Contains(p.note.Text, "Not connected") {
 		t.Fatal("take without a connection did not refuse")
 	}
 	// Pretend a connection: the dialog itself needs none.
@@ -160,12 +161,12 @@ func TestLockActionsReadOnly(t *testing.T) {
 	p.SetQueueAt(mutexQueue(), lockT0)
 	p.SetClient(nil, true)
 	for _, k := range []string{"t", "R", "X"} {
-		p.note = paneNote{}
+		p.note = common.Status{}
 		if _, ok := p.ActionKey(lockKey(k), lockDir, true); !ok {
 			t.Fatalf("%s is not a lock action", k)
 		}
-		if p.Modal() || p.note.text != readOnlyLockNote {
-			t.Fatalf("%s in read-only mode: modal %v, note %q", k, p.Modal(), p.note.text)
+		if p.Modal() || p.note.Text != readOnlyLockNote {
+			t.Fatalf("%s in read-only mode: modal %v, note %q", k, p.Modal(), p.note.Text)
 		}
 	}
 }
@@ -177,8 +178,8 @@ func TestRevokeDialog(t *testing.T) {
 	p.SetQueueAt(mutexQueue(), lockT0)
 	p.moveCursor(1)
 	p.ActionKey(lockKey("R"), lockDir, true)
-	if p.Modal() || !strings.Contains(p.note.text, "only a holder") {
-		t.Fatalf("R on a waiter: %q", p.note.text)
+	if p.Modal() || !strings.Contains(p.note.Text, "only a holder") {
+		t.Fatalf("R on a waiter: %q", p.note.Text)
 	}
 	p.moveCursor(-1)
 	p.ActionKey(lockKey("R"), lockDir, true)
@@ -193,8 +194,8 @@ func TestRevokeDialog(t *testing.T) {
 		t.Fatal("y did not start the revocation")
 	}
 	p.Update(revokeDoneMsg{label: "H1", res: lockops.RevokeResult{Released: false}})
-	if !strings.Contains(p.note.text, "did not make the lock revocable") {
-		t.Fatalf("an ignored revocation is not explained: %q", p.note.text)
+	if !strings.Contains(p.note.Text, "did not make the lock revocable") {
+		t.Fatalf("an ignored revocation is not explained: %q", p.note.Text)
 	}
 }
 
@@ -223,20 +224,20 @@ func TestRevokeOnlyCuratorHolders(t *testing.T) {
 		}
 		p.SetQueueAt(q, lockT0)
 		cmd, ok := p.ActionKey(lockKey("R"), lockDir, true)
-		if !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.text, tc.says) {
-			t.Fatalf("R on a %s holder (persistent %v): modal %v, note %q, want %q", tc.kind, tc.persistent, p.Modal(), p.note.text, tc.says)
+		if !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.Text, tc.says) {
+			t.Fatalf("R on a %s holder (persistent %v): modal %v, note %q, want %q", tc.kind, tc.persistent, p.Modal(), p.note.Text, tc.says)
 		}
 	}
 	p := testPane(themes.Dark, 80, 24)
 	q := mutexQueue()
 	q.Kind = lockops.KindUnknown
 	p.SetQueueAt(q, lockT0)
-	if cmd, ok := p.ActionKey(lockKey("X"), lockDir, true); !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.text, "--any-node") {
-		t.Fatalf("X on a lock of unknown recipe: modal %v, note %q", p.Modal(), p.note.text)
+	if cmd, ok := p.ActionKey(lockKey("X"), lockDir, true); !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.Text, "--any-node") {
+		t.Fatalf("X on a lock of unknown recipe: modal %v, note %q", p.Modal(), p.note.Text)
 	}
 	p.Update(revokeDoneMsg{label: "H1", err: &lockops.Refusal{Op: lockops.OpRevoke, Path: q.Participants[0].Node, Reason: "it is a curator.mutex waiter, not the holder"}})
-	if !strings.Contains(p.note.text, "Nothing written: H1 is a curator.mutex waiter") {
-		t.Fatalf("a refused revocation: %q", p.note.text)
+	if !strings.Contains(p.note.Text, "Nothing written: H1 is a curator.mutex waiter") {
+		t.Fatalf("a refused revocation: %q", p.note.Text)
 	}
 }
 
@@ -310,12 +311,12 @@ func TestTakeProgressBanner(t *testing.T) {
 	checkPaneShape(t, p, out)
 	// u stops waiting.
 	p.Update(lockKey("u"))
-	if !strings.Contains(p.note.text, "Stopping the wait") {
-		t.Fatalf("u: %q", p.note.text)
+	if !strings.Contains(p.note.Text, "Stopping the wait") {
+		t.Fatalf("u: %q", p.note.Text)
 	}
 	p.Update(takeDoneMsg{id: 7, path: lockDir, err: fmt.Errorf("take: %w", context.Canceled)})
-	if p.act.taking != nil || !strings.Contains(p.note.text, "Stopped waiting") {
-		t.Fatalf("after the cancelled take: %q", p.note.text)
+	if p.act.taking != nil || !strings.Contains(p.note.Text, "Stopped waiting") {
+		t.Fatalf("after the cancelled take: %q", p.note.Text)
 	}
 }
 

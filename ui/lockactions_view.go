@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"slices"
 	"strings"
 
@@ -20,7 +21,7 @@ func (p *LockPane) bannerLines() []string {
 	var out []string
 	if t := a.taking; t != nil {
 		pr := t.progress
-		wait := formatAge(p.now.Sub(t.started))
+		wait := common.FormatAge(p.now.Sub(t.started))
 		switch {
 		case pr.Node == "":
 			out = append(out, p.spinner.View()+" "+st.Info.Render(fmt.Sprintf("Joining the queue of %s (%s)… %s", t.path, t.mode, wait)))
@@ -34,9 +35,9 @@ func (p *LockPane) bannerLines() []string {
 					waitingOn = w
 				}
 			}
-			on := lastElem(waitingOn)
+			on := common.LastElem(waitingOn)
 			if l, ok := p.labels[waitingOn]; ok && pr.Path == p.path {
-				on = l + " " + shortName(lockops.ShortName(on), 24)
+				on = l + " " + common.ShortName(lockops.ShortName(on), 24)
 			}
 			out = append(out, p.spinner.View()+st.Info.Render(fmt.Sprintf("We wait at position %d of %d on %s · %s", pos, n, on, wait)))
 			if pr.Path != p.path {
@@ -49,7 +50,7 @@ func (p *LockPane) bannerLines() []string {
 		}
 	}
 	if h := a.held; h != nil && a.holdState != lockops.StateReleased {
-		since := formatAge(p.now.Sub(h.Acquired))
+		since := common.FormatAge(p.now.Sub(h.Acquired))
 		where := ""
 		if h.Path != p.path {
 			where = " " + h.Path
@@ -162,7 +163,7 @@ func (p *LockPane) DialogView(w int) string {
 		x := d.target
 		body = append(body, field("node", x.Node), field("owner", lockops.FormatSession(x.Session)+clientSuffix(x.Client)))
 		if len(x.Data) > 0 {
-			body = append(body, field("data", dataSummary(x.Data)))
+			body = append(body, field("data", common.DataSummary(x.Data)))
 		}
 		body = append(body, "")
 		wrap(st.Base, "Write __REVOKE__ to the holder's node (Curator's revocation request) and wait "+revokeWait.String()+" for it to let go.")
@@ -172,7 +173,7 @@ func (p *LockPane) DialogView(w int) string {
 		title = "Force-delete " + d.label
 		pv := d.preview
 		if pv == nil {
-			body = append(body, st.Muted.Render("Reading "+lastElem(d.target.Node)+"…"), "", key("esc", "cancel"))
+			body = append(body, st.Muted.Render("Reading "+common.LastElem(d.target.Node)+"…"), "", key("esc", "cancel"))
 			break
 		}
 		owner := st.Error.Render("PERSISTENT (no session)")
@@ -184,10 +185,10 @@ func (p *LockPane) DialogView(w int) string {
 			role = st.Warning.Render("HOLDING the lock")
 		}
 		body = append(body,
-			field("node", shortName(lastElem(pv.Node), inner-9)),
+			field("node", common.ShortName(common.LastElem(pv.Node), inner-9)),
 			field("owner", owner),
-			field("data", dataSummary(pv.Data)),
-			field("role", role+fmt.Sprintf(", for %s", formatAge(pv.HeldFor))),
+			field("data", common.DataSummary(pv.Data)),
+			field("role", role+fmt.Sprintf(", for %s", common.FormatAge(pv.HeldFor))),
 			field("version", fmt.Sprintf("%d (czxid 0x%x)", pv.Version, pv.Czxid)))
 		switch {
 		case len(pv.NextHolders) > 0:
@@ -207,7 +208,7 @@ func (p *LockPane) DialogView(w int) string {
 	case lockDialogQuit:
 		title = "Quit while holding a lock?"
 		h := p.act.held
-		wrap(st.Base, fmt.Sprintf("We hold %s (%s) for %s.", h.Path, h.Mode, formatAge(p.now.Sub(h.Acquired))))
+		wrap(st.Base, fmt.Sprintf("We hold %s (%s) for %s.", h.Path, h.Mode, common.FormatAge(p.now.Sub(h.Acquired))))
 		wrap(st.Muted, "Quitting releases it (our node is deleted) and the next waiter gets the lock.")
 		body = append(body, "", key("y/⏎", "release and quit")+"   "+key("n/esc", "stay"))
 	case lockDialogLost:
@@ -283,7 +284,7 @@ func (p *LockPane) waiterEvictNext(n string) string {
 		if x.Watches == n {
 			l := p.labels[x.Node]
 			if l == "" {
-				l = shortName(lockops.ShortName(lastElem(x.Node)), 24)
+				l = common.ShortName(lockops.ShortName(common.LastElem(x.Node)), 24)
 			}
 			watchers = append(watchers, l)
 		}

@@ -63,8 +63,8 @@ func TestLostStaysLostNote(t *testing.T) {
 	}
 	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, NodeDeleted: true,
 		Reason: "deleted our node " + h.Node + " after session 0x1 came back: the lock had been declared lost, so nothing holds it now"}})
-	if !strings.Contains(p.note.text, "Deleted our node") {
-		t.Fatalf("the deletion is not reported: %q", p.note.text)
+	if !strings.Contains(p.note.Text, "Deleted our node") {
+		t.Fatalf("the deletion is not reported: %q", p.note.Text)
 	}
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"sort"
 	"strings"
 	"time"
@@ -32,7 +33,7 @@ import (
 // the directory shown: a lock we hold stays tracked wherever the cursor is.
 type LockPane struct {
 	st   *themes.Styles
-	keys LockKeyMap
+	keys common.LockKeyMap
 	w, h int
 
 	clock func() time.Time
@@ -80,7 +81,7 @@ type LockPane struct {
 
 	act     lockActions
 	spinner spinner.Model
-	note    paneNote
+	note    common.Status
 }
 
 // Highlight durations.
@@ -118,17 +119,10 @@ type lockEntry struct {
 	ghost *ghost
 }
 
-// paneNote is the pane's one-line message (the result of an action).
-type paneNote struct {
-	text  string
-	level statusLevel
-	at    time.Time
-}
-
 // newLockPane builds an empty pane drawing with st (a pointer the root
 // model updates in place when the theme changes).
 func newLockPane(st *themes.Styles) *LockPane {
-	p := &LockPane{st: st, keys: DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}}
+	p := &LockPane{st: st, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}}
 	p.now = p.clock()
 	p.spinner = spinner.New(spinner.WithSpinner(spinner.Dot))
 	return p
@@ -371,8 +365,8 @@ func (p *LockPane) Update(msg tea.Msg) tea.Cmd {
 		}
 		p.navigate(msg)
 		return nil
-	case tickMsg:
-		p.now = msg.at
+	case common.TickMsg:
+		p.now = msg.At
 		if p.expire() {
 			p.rebuild()
 		}
@@ -599,8 +593,8 @@ func (p *LockPane) entryLines(i int) []string {
 		if e.label != "" {
 			was = " (was " + e.label + ")"
 		}
-		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, shortName(lockops.ShortName(x.Name), 28))) +
-			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, formatAge(ago), was))}
+		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28))) +
+			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, common.FormatAge(ago), was))}
 	}
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)
@@ -614,9 +608,9 @@ func (p *LockPane) entryLines(i int) []string {
 		if m != nil && !m.holdingSince.IsZero() {
 			since = m.holdingSince
 		}
-		age = "held " + formatAge(p.now.Sub(since))
+		age = "held " + common.FormatAge(p.now.Sub(since))
 	} else {
-		age = "waiting " + formatAge(p.now.Sub(x.Ctime))
+		age = "waiting " + common.FormatAge(p.now.Sub(x.Ctime))
 	}
 	head := fmt.Sprintf("%-3s %s %-9s ", e.label, icon, x.Mode)
 	mine := p.act.isOurs(x.Node)
@@ -625,7 +619,7 @@ func (p *LockPane) entryLines(i int) []string {
 		tag = " " + st.Badge.Render("you")
 	}
 	nameW := max(p.w-2-ansi.StringWidth(head)-ansi.StringWidth(age)-2-ansi.StringWidth(tag), 8)
-	name := shortName(lockops.ShortName(x.Name), nameW)
+	name := common.ShortName(lockops.ShortName(x.Name), nameW)
 	line := head + fmt.Sprintf("%-*s", nameW, name)
 	if fresh {
 		line = st.Fresh.Render(line)
@@ -644,7 +638,7 @@ func (p *LockPane) entryLines(i int) []string {
 		second += st.Subtle.Render(" · ") + st.Value.Render(x.Client)
 	}
 	if len(x.Data) > 0 {
-		second += st.Subtle.Render(" · ") + st.Value.Render(dataSummary(x.Data))
+		second += st.Subtle.Render(" · ") + st.Value.Render(common.DataSummary(x.Data))
 	}
 	for _, pr := range p.queue.Problems {
 		if pr.Node == x.Node {
@@ -723,7 +717,7 @@ func (p *LockPane) chain(x lockops.Participant) string {
 	var b strings.Builder
 	b.WriteString(st.Waiter.Render(p.labels[x.Node]) + " ")
 	if x.WatchKind == lockops.WatchChildren {
-		b.WriteString(st.Chain.Render("──watches children of ") + p.observed(x.WatchObserved) + st.Chain.Render("──▶ ") + st.Value.Render(lastElem(x.Watches)))
+		b.WriteString(st.Chain.Render("──watches children of ") + p.observed(x.WatchObserved) + st.Chain.Render("──▶ ") + st.Value.Render(common.LastElem(x.Watches)))
 		return b.String()
 	}
 	ce := p.chains[x.Node]
@@ -736,7 +730,7 @@ func (p *LockPane) chain(x lockops.Participant) string {
 		b.WriteString(st.Chain.Render(label) + p.observed(cur.WatchObserved) + st.Chain.Render("──▶ "))
 		i, ok := p.byNode[cur.Watches]
 		if !ok {
-			b.WriteString(st.ObservedMissing.Render(shortName(lockops.ShortName(lastElem(cur.Watches)), 24) + " (not in the queue)"))
+			b.WriteString(st.ObservedMissing.Render(common.ShortName(lockops.ShortName(common.LastElem(cur.Watches)), 24) + " (not in the queue)"))
 			break
 		}
 		next := p.queue.Participants[i]
@@ -751,7 +745,7 @@ func (p *LockPane) chain(x lockops.Participant) string {
 			if j, ok := p.byNode[ce.end]; ok {
 				b.WriteString(p.labelStyle(p.queue.Participants[j]).Render(p.labels[ce.end]))
 			} else {
-				b.WriteString(st.ObservedMissing.Render(shortName(lockops.ShortName(lastElem(ce.end)), 24) + " (not in the queue)"))
+				b.WriteString(st.ObservedMissing.Render(common.ShortName(lockops.ShortName(common.LastElem(ce.end)), 24) + " (not in the queue)"))
 			}
 			if ce.cycle {
 				b.WriteString(st.Error.Render(" (cycle)"))
@@ -788,17 +782,8 @@ func (p *LockPane) observed(v *bool) string {
 // the path of the selected node.
 func (p *LockPane) footerLine() string {
 	st := p.st
-	if p.note.text != "" {
-		s := st.Info
-		switch p.note.level {
-		case levelOK:
-			s = st.Success
-		case levelWarn:
-			s = st.Warning
-		case levelErr:
-			s = st.Error
-		}
-		return s.Render(p.note.text)
+	if p.note.Text != "" {
+		return p.note.Level.Style(st).Render(p.note.Text)
 	}
 	if p.loadErr != nil {
 		return st.Error.Render("Could not read the lock: " + p.loadErr.Error())
@@ -817,57 +802,4 @@ func (p *LockPane) footerLine() string {
 		return st.Subtle.Render(x.Node)
 	}
 	return ""
-}
-
-// shortName fits a node name in w cells, cut in the middle, keeping its
-// start and its sequence number. Queue listings shorten the name first
-// with [lockops.ShortName], as the CLI does ("_c_9f1e0a2b…-lock-0000000003");
-// the force-delete dialog shows it whole when it fits, as the CLI's
-// confirmation does.
-func shortName(name string, w int) string {
-	if ansi.StringWidth(name) <= w || w < 8 {
-		return name
-	}
-	tail := 16
-	if tail > w-4 {
-		tail = w - 4
-	}
-	head := w - tail - 1
-	return name[:head] + "…" + name[len(name)-tail:]
-}
-
-func lastElem(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 && i < len(p)-1 {
-		return p[i+1:]
-	}
-	return p
-}
-
-// dataSummary is owner data on one line: text quoted, binary as a size.
-func dataSummary(d []byte) string {
-	if !printable(d) {
-		return fmt.Sprintf("(%d bytes binary)", len(d))
-	}
-	s := strings.Join(strings.Fields(string(d)), " ")
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
-
-// formatAge is a short duration: "4s", "1m05s", "2h03m", "3d04h".
-func formatAge(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int64(d / time.Second)
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm%02ds", s/60, s%60)
-	case s < 86400:
-		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
-	}
-	return fmt.Sprintf("%dd%02dh", s/86400, s%86400/3600)
 }

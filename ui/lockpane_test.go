@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"testing"
 	"time"
@@ -189,11 +190,11 @@ func TestLockPaneHighlights(t *testing.T) {
 		t.Fatalf("the new holder's time counts from when it began holding:\n%s", out)
 	}
 	// Ticks age everything; after the highlight time the ghost is gone.
-	p.Update(tickMsg{at: at.Add(3 * time.Second)})
+	p.Update(common.TickMsg{At: at.Add(3 * time.Second)})
 	if !strings.Contains(paneScreen(p), "held 3s") {
 		t.Fatalf("held-for does not tick:\n%s", paneScreen(p))
 	}
-	p.Update(tickMsg{at: at.Add(releasedFor + time.Second)})
+	p.Update(common.TickMsg{At: at.Add(releasedFor + time.Second)})
 	if out := paneScreen(p); strings.Contains(out, "released ") || len(p.ghosts) != 0 {
 		t.Fatalf("the ghost outlived its time:\n%s", out)
 	}
@@ -292,11 +293,11 @@ func TestFormatAge(t *testing.T) {
 		0: "0s", 59 * time.Second: "59s", 65 * time.Second: "1m05s", 2*time.Hour + 3*time.Minute: "2h03m",
 		76 * time.Hour: "3d04h", -time.Second: "0s",
 	} {
-		if got := formatAge(d); got != want {
-			t.Errorf("formatAge(%s) = %q, want %q", d, got, want)
+		if got := common.FormatAge(d); got != want {
+			t.Errorf("common.FormatAge(%s) = %q, want %q", d, got, want)
 		}
 	}
-	if got := shortName(curatorNode(3), 30); ansi.StringWidth(got) != 30 || !strings.HasSuffix(got, "lock-0000000003") {
+	if got := common.ShortName(curatorNode(3), 30); ansi.StringWidth(got) != 30 || !strings.HasSuffix(got, "lock-0000000003") {
 		t.Errorf("shortName = %q", got)
 	}
 }

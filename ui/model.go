@@ -9,6 +9,7 @@ package ui
 
 import (
 	"context"
+	"github.com/zkscope/zkscope/ui/common"
 	"os"
 	"time"
 
@@ -102,7 +103,7 @@ type Model struct {
 	st       *themes.Styles
 	darkBG   bool
 	readOnly bool
-	keys     KeyMap
+	keys     common.KeyMap
 	help     help.Model
 
 	width, height int
@@ -115,7 +116,7 @@ type Model struct {
 	// The tree: expanded directories, what is known per node, and the
 	// flattened visible rows with the cursor.
 	dirs      map[string]*dirState
-	nodes     map[string]nodeSnap
+	nodes     map[string]common.Node
 	rows      []row
 	cursor    int
 	offset    int
@@ -131,12 +132,12 @@ type Model struct {
 	input      textinput.Model
 	dialog     *dialog
 	search     searchState
-	busy       busyState           // the header's spinner (busy.go)
-	deleting   *deleteRun          // a recursive delete in progress (mutate.go)
-	helpScroll int                 // first line of the `?` screen shown
-	made       map[string]madeType // containers and TTL nodes zkscope created (madehere.go)
-	cdCancel   context.CancelFunc  // ends the `:cd` walk in flight
-	status     status
+	busy       busyState          // the header's spinner (busy.go)
+	deleting   *deleteRun         // a recursive delete in progress (mutate.go)
+	helpScroll int                // first line of the `?` screen shown
+	made       *common.Made       // containers and TTL nodes zkscope created
+	cdCancel   context.CancelFunc // ends the `:cd` walk in flight
+	status     common.Status
 
 	startCmd tea.Cmd // the first read (the start path)
 	ticks    int     // ticks seen
@@ -162,23 +163,6 @@ type lockSummary struct {
 	length int
 }
 
-// statusLevel colours the status line.
-type statusLevel int
-
-const (
-	levelInfo statusLevel = iota
-	levelOK
-	levelWarn
-	levelErr
-)
-
-// status is the one-line message above the help line.
-type status struct {
-	text  string
-	level statusLevel
-	at    time.Time
-}
-
 // New builds the root model. It subscribes to the client's connection
 // state and starts a tree cache; nothing is read until Init's commands run.
 func New(opts Options) Model {
@@ -189,14 +173,15 @@ func New(opts Options) Model {
 		opts:       opts,
 		now:        time.Now,
 		darkBG:     true,
-		keys:       DefaultKeyMap(),
+		keys:       common.DefaultKeyMap(),
 		help:       help.New(),
 		dirs:       map[string]*dirState{},
-		nodes:      map[string]nodeSnap{},
+		nodes:      map[string]common.Node{},
 		statsWant:  map[string]bool{},
 		locks:      map[string]lockSummary{},
 		lockProbed: map[string]int64{},
 		reqs:       map[string]uint64{},
+		made:       &common.Made{},
 		width:      80,
 		height:     24,
 	}
@@ -204,7 +189,7 @@ func New(opts Options) Model {
 	if opts.Client != nil {
 		m.attach(opts.Client, opts.Context)
 	}
-	m.keys.editing = !m.readOnly
+	m.keys.SetContext(false, false, !m.readOnly)
 	m.applyTheme()
 	m.input = textinput.New()
 	m.lock = newLockPane(m.st)
@@ -318,6 +303,6 @@ func (m *Model) current(key string, id uint64) bool {
 }
 
 // setStatus shows a one-line message.
-func (m *Model) setStatus(level statusLevel, text string) {
-	m.status = status{text: text, level: level, at: m.now()}
+func (m *Model) setStatus(level common.Level, text string) {
+	m.status = common.Status{Text: text, Level: level, At: m.now()}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/zkscope/zkscope/ui/common"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -16,16 +17,6 @@ import (
 // connMsg is one connection state change (from the Subscribe stream).
 type connMsg struct{ ev zkview.ConnEvent }
 
-// nodeSnap is what is known about one node, copied out of the tree cache.
-type nodeSnap struct {
-	Path    string
-	Stat    zk.Stat
-	Data    []byte
-	HasStat bool
-	Gone    bool
-	Err     error
-}
-
 // dirSnap is one expanded directory's sorted child names and stat.
 type dirSnap struct {
 	Path  string
@@ -38,7 +29,7 @@ type dirSnap struct {
 // treeMsg is a coalesced batch of watch changes, copied out of the cache.
 type treeMsg struct {
 	dirs   []dirSnap
-	nodes  []nodeSnap
+	nodes  []common.Node
 	closed []string // directories no longer expanded (deleted)
 	reset  bool
 }
@@ -62,14 +53,14 @@ type pathMsg struct {
 type statsMsg struct {
 	id    uint64
 	paths []string // asked for
-	nodes []nodeSnap
+	nodes []common.Node
 	err   error
 }
 
 // selectMsg answers the read of the node under the cursor, with its ACL.
 type selectMsg struct {
 	id   uint64
-	node nodeSnap
+	node common.Node
 	acl  []zk.ACL
 	err  error
 }
@@ -136,9 +127,6 @@ type editorMsg struct {
 	orig    []byte
 	err     error
 }
-
-// tickMsg re-reads the lock under the cursor and ages the status line.
-type tickMsg struct{ at time.Time }
 
 // contextMsg answers `:ctx name`.
 type contextMsg struct {

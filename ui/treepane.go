@@ -2,12 +2,11 @@ package ui
 
 import (
 	"fmt"
-	"regexp"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -76,7 +75,7 @@ func (m *Model) appendChildren(rows []row, p string, depth int) []row {
 			if open == nil {
 				open = map[string]bool{}
 			}
-			_, name := splitPath(q)
+			_, name := common.SplitPath(q)
 			open[name] = true
 		}
 	}
@@ -100,7 +99,7 @@ func (m *Model) cursorTo(p string) bool {
 	if m.cursor >= 0 && m.cursor < len(m.rows) && m.rows[m.cursor].path() == p {
 		return true
 	}
-	dir, name := splitPath(p)
+	dir, name := common.SplitPath(p)
 	for i, r := range m.rows {
 		if r.name == name && r.dir == dir {
 			m.cursor = i
@@ -108,18 +107,6 @@ func (m *Model) cursorTo(p string) bool {
 		}
 	}
 	return false
-}
-
-func splitPath(p string) (dir, name string) {
-	if p == "/" || p == "" {
-		return "", "/"
-	}
-	i := strings.LastIndexByte(p, '/')
-	dir, name = p[:i], p[i+1:]
-	if dir == "" {
-		dir = "/"
-	}
-	return dir, name
 }
 
 func (m *Model) clampCursor() {
@@ -162,33 +149,6 @@ func (m *Model) visiblePaths() []string {
 	return out
 }
 
-// nodeKind names a node's type from its stat and name.
-type nodeKind struct {
-	ephemeral, sequential, container, ttl bool
-	ttlMillis                             int64
-}
-
-// seqSuffix is the counter ZooKeeper appends to a sequential node: exactly ten
-// digits (a longer run of digits is just a number in the name).
-var seqSuffix = regexp.MustCompile(`(^|\D)\d{10}$`)
-
-func kindOf(name string, st zk.Stat) nodeKind {
-	var k nodeKind
-	owner := uint64(st.EphemeralOwner)
-	switch {
-	case owner == 0:
-	case owner == 1<<63:
-		k.container = true
-	case owner>>56 == 0xff:
-		k.ttl = true
-		k.ttlMillis = int64(owner & (1<<56 - 1))
-	default:
-		k.ephemeral = true
-	}
-	k.sequential = seqSuffix.MatchString(name)
-	return k
-}
-
 // treeRowView draws one row, exactly width cells wide.
 func (m *Model) treeRowView(r row, selected, focused bool, width int) string {
 	st := m.st
@@ -196,7 +156,7 @@ func (m *Model) treeRowView(r row, selected, focused bool, width int) string {
 	d := m.dirs[p]
 	info, known := m.nodes[p]
 	if !known && d != nil {
-		info = nodeSnap{Path: p, Stat: d.stat, HasStat: true}
+		info = common.Node{Path: p, Stat: d.stat, HasStat: true}
 		known = true
 	}
 
@@ -220,20 +180,20 @@ func (m *Model) treeRowView(r row, selected, focused bool, width int) string {
 		tagsW += lipgloss.Width(t) + 1
 	}
 	if known && info.HasStat {
-		k := m.nodeKindOf(p, r.name, info.Stat)
-		if k.ephemeral {
+		k := m.made.KindOf(p, r.name, info.Stat)
+		if k.Ephemeral {
 			addTag(st.Ephemeral, "eph")
 		}
-		if k.container {
+		if k.Container {
 			addTag(st.Container, "ctr")
 		}
-		if k.ttl {
+		if k.TTL {
 			addTag(st.TTL, "ttl")
 		}
-		if k.sequential {
+		if k.Sequential {
 			addTag(st.Sequential, "seq")
 		}
-	} else if seqSuffix.MatchString(r.name) {
+	} else if common.HasSeqSuffix(r.name) {
 		addTag(st.Sequential, "seq")
 	}
 	if ls, ok := m.locks[p]; ok {

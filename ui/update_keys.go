@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"os"
 	"path"
 	"strings"
@@ -53,7 +54,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openInput(modeCommand, ":", "")
 	case key.Matches(msg, k.Filter):
 		p := m.cursorPath()
-		dir, _ := splitPath(p)
+		dir, _ := common.SplitPath(p)
 		if d := m.dirs[p]; d != nil && d.loaded || dir == "" {
 			dir = p // an open directory filters its own children
 		}
@@ -84,15 +85,15 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Refresh):
 		if m.tree != nil {
 			m.tree.Refresh()
-			m.nodes = map[string]nodeSnap{}
+			m.nodes = map[string]common.Node{}
 			m.statsWant = map[string]bool{}
-			m.setStatus(levelInfo, "Reloading…")
+			m.setStatus(common.LevelInfo, "Reloading…")
 			return m.selectPath(m.cursorPath())
 		}
 		return nil
 	case key.Matches(msg, k.Yank):
 		p := m.cursorPath()
-		m.setStatus(levelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
+		m.setStatus(common.LevelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
 		return tea.SetClipboard(p)
 	case key.Matches(msg, k.Viewer):
 		m.detail.viewer = (m.detail.viewer + 1) % viewerCount
@@ -307,14 +308,14 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return m.cd(arg)
 	case "ctx", "context":
 		if arg == "" {
-			m.setStatus(levelInfo, "Contexts: "+strings.Join(m.opts.Contexts, ", "))
+			m.setStatus(common.LevelInfo, "Contexts: "+strings.Join(m.opts.Contexts, ", "))
 			return nil
 		}
 		if m.opts.Connect == nil {
-			m.setStatus(levelErr, "Contexts are not available here (no config file loaded).")
+			m.setStatus(common.LevelErr, "Contexts are not available here (no config file loaded).")
 			return nil
 		}
-		m.setStatus(levelInfo, "Connecting to context "+arg+"…")
+		m.setStatus(common.LevelInfo, "Connecting to context "+arg+"…")
 		return connectCmd(m.opts.Connect, arg)
 	case "locks":
 		root := m.cursorPath()
@@ -324,11 +325,11 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		if m.client == nil {
 			return nil
 		}
-		m.setStatus(levelInfo, "Looking for locks below "+root+"… (esc stops)")
+		m.setStatus(common.LevelInfo, "Looking for locks below "+root+"… (esc stops)")
 		return m.beginSearch(root, "", true)
 	case "theme":
 		if err := themes.Valid(arg); err != nil {
-			m.setStatus(levelErr, err.Error())
+			m.setStatus(common.LevelErr, err.Error())
 			return nil
 		}
 		m.opts.Theme = arg
@@ -341,7 +342,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.mode = modeHelp
 		return nil
 	}
-	m.setStatus(levelErr, fmt.Sprintf("Unknown command %q. Try :cd /path, :ctx name, :locks, :theme dark, :q.", fields[0]))
+	m.setStatus(common.LevelErr, fmt.Sprintf("Unknown command %q. Try :cd /path, :ctx name, :locks, :theme dark, :q.", fields[0]))
 	return nil
 }
 
@@ -355,7 +356,7 @@ func (m *Model) startSearch(q string) tea.Cmd {
 		return nil
 	}
 	root := m.cursorPath()
-	m.setStatus(levelInfo, fmt.Sprintf("Searching names and data below %s for %q… (esc stops)", root, q))
+	m.setStatus(common.LevelInfo, fmt.Sprintf("Searching names and data below %s for %q… (esc stops)", root, q))
 	return m.beginSearch(root, q, false)
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/zkscope/zkscope/ui/common"
 	"image/color"
 	"strings"
 	"testing"
@@ -164,13 +165,13 @@ func TestCommandLine(t *testing.T) {
 	}
 	m = typeKeys(t, pressKeys(t, m, ":"), "theme purple")
 	m = pressKeys(t, m, "enter")
-	if m.status.level != levelErr || !strings.Contains(m.status.text, "unknown theme") {
-		t.Fatalf(":theme purple: %q", m.status.text)
+	if m.status.Level != common.LevelErr || !strings.Contains(m.status.Text, "unknown theme") {
+		t.Fatalf(":theme purple: %q", m.status.Text)
 	}
 	m = typeKeys(t, pressKeys(t, m, ":"), "frobnicate")
 	m = pressKeys(t, m, "enter")
-	if !strings.Contains(m.status.text, "Unknown command") {
-		t.Fatalf("unknown: %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Unknown command") {
+		t.Fatalf("unknown: %q", m.status.Text)
 	}
 	// esc leaves without running anything.
 	m = typeKeys(t, pressKeys(t, m, ":"), "q")
@@ -223,8 +224,8 @@ func TestDialogs(t *testing.T) {
 		t.Fatalf("wrong name accepted")
 	}
 	m = pressKeys(t, m, "esc")
-	if m.dialog != nil || !strings.Contains(m.status.text, "nothing was changed") {
-		t.Fatalf("esc: %q", m.status.text)
+	if m.dialog != nil || !strings.Contains(m.status.Text, "nothing was changed") {
+		t.Fatalf("esc: %q", m.status.Text)
 	}
 	// Create: name, data, ttl, type chooser.
 	m = pressKeys(t, cdLocal(t, m, "/app"), "n")
@@ -238,8 +239,8 @@ func TestDialogs(t *testing.T) {
 	m = pressKeys(t, m, "esc")
 	// Inline edit refuses binary data.
 	m = pressKeys(t, cdLocal(t, m, "/app/blob"), "E")
-	if m.dialog != nil || !strings.Contains(m.status.text, "binary") {
-		t.Fatalf("E on binary: %q", m.status.text)
+	if m.dialog != nil || !strings.Contains(m.status.Text, "binary") {
+		t.Fatalf("E on binary: %q", m.status.Text)
 	}
 	m = pressKeys(t, cdLocal(t, m, "/app/session"), "E")
 	if m.dialog == nil || m.dialog.inputs[0].Value() != "worker-7" {
@@ -261,8 +262,8 @@ func TestReadOnly(t *testing.T) {
 	fx = cdLocal(t, fx, "/app/config")
 	for _, k := range []string{"n", "e", "E", "d", "D"} {
 		fx = pressKeys(t, fx, k)
-		if fx.mode == modeDialog || !strings.Contains(fx.status.text, "Read-only") {
-			t.Fatalf("%s in read-only: mode %v status %q", k, fx.mode, fx.status.text)
+		if fx.mode == modeDialog || !strings.Contains(fx.status.Text, "Read-only") {
+			t.Fatalf("%s in read-only: mode %v status %q", k, fx.mode, fx.status.Text)
 		}
 	}
 	if strings.Contains(screen(fx), "new child") {
@@ -290,14 +291,14 @@ func TestStaleRepliesDropped(t *testing.T) {
 	m = cdLocal(t, m, "/app/config")
 	id := m.reqs["select"]
 	m = cdLocal(t, m, "/app/blob")
-	m = step(t, m, selectMsg{id: id, node: nodeSnap{Path: "/app/config", HasStat: true, Data: []byte("x")}})
+	m = step(t, m, selectMsg{id: id, node: common.Node{Path: "/app/config", HasStat: true, Data: []byte("x")}})
 	if m.detail.path != "/app/blob" || string(m.detail.node.Data) == "x" {
 		t.Fatalf("stale select applied: %s %q", m.detail.path, m.detail.node.Data)
 	}
 	// A version conflict says so in one sentence.
 	m = step(t, m, mutationMsg{op: "edit", path: "/app/blob", err: zk.ErrBadVersion})
-	if !strings.Contains(m.status.text, "changed meanwhile") {
-		t.Fatalf("bad version: %q", m.status.text)
+	if !strings.Contains(m.status.Text, "changed meanwhile") {
+		t.Fatalf("bad version: %q", m.status.Text)
 	}
 }
 
@@ -338,13 +339,13 @@ func TestDataViewers(t *testing.T) {
 	if len(lines) != 2 || !strings.HasSuffix(lines[0], "0123456789abcdef") {
 		t.Fatalf("hex: %q", lines)
 	}
-	if k := kindOf("x", zk.Stat{EphemeralOwner: -1 << 63}); !k.container {
+	if k := common.KindOf("x", zk.Stat{EphemeralOwner: -1 << 63}); !k.Container {
 		t.Fatalf("container not detected")
 	}
-	if k := kindOf("x", zk.Stat{EphemeralOwner: int64(-1<<56 | 5000)}); !k.ttl || k.ttlMillis != 5000 {
+	if k := common.KindOf("x", zk.Stat{EphemeralOwner: int64(-1<<56 | 5000)}); !k.TTL || k.TTLMillis != 5000 {
 		t.Fatalf("ttl: %+v", k)
 	}
-	if k := kindOf("lock-0000000007", zk.Stat{EphemeralOwner: 0x100}); !k.ephemeral || !k.sequential {
+	if k := common.KindOf("lock-0000000007", zk.Stat{EphemeralOwner: 0x100}); !k.Ephemeral || !k.Sequential {
 		t.Fatalf("ephemeral sequential: %+v", k)
 	}
 }
@@ -373,7 +374,7 @@ func TestThemeFollowsBackground(t *testing.T) {
 func TestContextCommandWithoutConfig(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
 	m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), "ctx prod"), "enter")
-	if !strings.Contains(m.status.text, "not available") {
-		t.Fatalf(":ctx without config: %q", m.status.text)
+	if !strings.Contains(m.status.Text, "not available") {
+		t.Fatalf(":ctx without config: %q", m.status.Text)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"time"
 
@@ -83,15 +84,15 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.onEdited(msg))
 	case contextMsg:
 		cmds = append(cmds, m.onContext(msg))
-	case tickMsg:
+	case common.TickMsg:
 		// The lock pane re-reads its directory itself while shown. The
 		// visible rows are not watched (only open directories and the
 		// selected node are): re-read their stats now and then so child
 		// counts and lock tags stay current.
 		cmds = append(cmds, tick(), m.lock.Update(msg))
 		m.ticks++
-		if m.status.text != "" && m.status.level <= levelOK && m.now().Sub(m.status.at) > statusFor {
-			m.status = status{} // errors and warnings stay until replaced
+		if m.status.Text != "" && m.status.Level <= common.LevelOK && m.now().Sub(m.status.At) > statusFor {
+			m.status = common.Status{} // errors and warnings stay until replaced
 		}
 		if m.ticks%statsRefreshTicks == 0 && m.tree != nil && m.mode == modeNormal {
 			var want []string
@@ -119,9 +120,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // built for the current width.
 func (m *Model) afterChange() tea.Cmd {
 	m.clampCursor()
-	m.keys.focus = m.focus
-	m.keys.lock = m.detail.isLock
-	m.keys.editing = !m.readOnly
+	m.keys.SetContext(m.focus == focusDetail, m.detail.isLock, !m.readOnly)
 	var cmds []tea.Cmd
 	if m.tree != nil {
 		var want []string
@@ -172,18 +171,18 @@ func (m *Model) onConn(ev zkview.ConnEvent) {
 	m.state = ev
 	switch {
 	case ev.State == zkview.StateExpired:
-		m.setStatus(levelErr, "Session expired: its ephemeral nodes are gone. Reconnecting with a new session…")
+		m.setStatus(common.LevelErr, "Session expired: its ephemeral nodes are gone. Reconnecting with a new session…")
 	case ev.State == zkview.StateReconnecting:
-		m.setStatus(levelWarn, "Connection lost; the session may survive. Reconnecting…")
+		m.setStatus(common.LevelWarn, "Connection lost; the session may survive. Reconnecting…")
 	case ev.State == zkview.StateAuthFailed:
-		m.setStatus(levelErr, "The server refused the credentials. Check --auth-file or ZKSCOPE_AUTH.")
+		m.setStatus(common.LevelErr, "The server refused the credentials. Check --auth-file or ZKSCOPE_AUTH.")
 	case ev.State == zkview.StateConnected && ev.NewSession:
-		m.setStatus(levelWarn, "Connected with a new session; the tree is being reloaded.")
+		m.setStatus(common.LevelWarn, "Connected with a new session; the tree is being reloaded.")
 	case ev.State == zkview.StateConnected && prev.State != zkview.StateConnected && prev.State != zkview.StateConnecting:
-		m.setStatus(levelOK, "Reconnected to "+ev.Server+"; same session.")
+		m.setStatus(common.LevelOK, "Reconnected to "+ev.Server+"; same session.")
 	}
 	if ev.Err != nil {
-		m.setStatus(levelWarn, ev.Err.Error())
+		m.setStatus(common.LevelWarn, ev.Err.Error())
 	}
 }
 
@@ -220,7 +219,7 @@ func (m *Model) onTree(msg treeMsg) tea.Cmd {
 		m.rebuildRows()
 	}
 	if msg.reset {
-		m.setStatus(levelWarn, "New session: reloading the tree.")
+		m.setStatus(common.LevelWarn, "New session: reloading the tree.")
 	}
 	var cmds []tea.Cmd
 	// A change inside the lock directory shown re-reads the queue now.
@@ -284,11 +283,11 @@ func (m *Model) onChildren(msg childrenMsg) tea.Cmd {
 		delete(m.dirs, p)
 		switch {
 		case errors.Is(msg.err, zk.ErrNoNode):
-			m.setStatus(levelWarn, p+" was deleted meanwhile.")
-			m.nodes[p] = nodeSnap{Path: p, Gone: true}
+			m.setStatus(common.LevelWarn, p+" was deleted meanwhile.")
+			m.nodes[p] = common.Node{Path: p, Gone: true}
 		case errors.Is(msg.err, zkview.ErrStale):
 		default:
-			m.setStatus(levelErr, fmt.Sprintf("Could not list %s: %v", p, msg.err))
+			m.setStatus(common.LevelErr, fmt.Sprintf("Could not list %s: %v", p, msg.err))
 		}
 		m.rebuildRows()
 		return nil
@@ -312,9 +311,9 @@ func (m *Model) onPath(msg pathMsg) {
 	m.rebuildRows()
 	if msg.err != nil {
 		if errors.Is(msg.err, zk.ErrNoNode) {
-			m.setStatus(levelErr, fmt.Sprintf("%s does not exist.", msg.target))
+			m.setStatus(common.LevelErr, fmt.Sprintf("%s does not exist.", msg.target))
 		} else {
-			m.setStatus(levelErr, fmt.Sprintf("Could not open %s: %v", msg.target, msg.err))
+			m.setStatus(common.LevelErr, fmt.Sprintf("Could not open %s: %v", msg.target, msg.err))
 		}
 		return
 	}
@@ -339,7 +338,7 @@ func (m *Model) onStats(msg statsMsg) tea.Cmd {
 		for p := range m.statsWant {
 			delete(m.statsWant, p)
 		}
-		m.setStatus(levelErr, "Could not read the visible nodes: "+msg.err.Error())
+		m.setStatus(common.LevelErr, "Could not read the visible nodes: "+msg.err.Error())
 	}
 	return m.probeLocks(msg.nodes)
 }
@@ -359,14 +358,14 @@ const maxProbeChildren = 2000
 // probeLocks asks, for the visible rows with children, whether they are
 // lock directories (so the tree can tag them with recipe and length).
 // Each directory is probed again only when its children changed.
-func (m *Model) probeLocks(nodes []nodeSnap) tea.Cmd {
+func (m *Model) probeLocks(nodes []common.Node) tea.Cmd {
 	if m.client == nil {
 		return nil
 	}
 	var paths []string
 	for _, n := range nodes {
 		st := n.Stat
-		if !n.HasStat || n.Gone || st.NumChildren == 0 || st.NumChildren > maxProbeChildren || st.EphemeralOwner != 0 && !kindOf("", st).container {
+		if !n.HasStat || n.Gone || st.NumChildren == 0 || st.NumChildren > maxProbeChildren || st.EphemeralOwner != 0 && !common.KindOf("", st).Container {
 			continue
 		}
 		if v, ok := m.lockProbed[n.Path]; ok && v == st.Pzxid {
@@ -445,7 +444,7 @@ func (m *Model) onSearch(msg searchMsg) {
 	m.search.running = false
 	m.search.run = nil
 	if msg.err != nil {
-		m.setStatus(levelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
+		m.setStatus(common.LevelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
 		return
 	}
 	m.search.hits = msg.hits
@@ -465,10 +464,10 @@ func (m *Model) onSearch(msg searchMsg) {
 		note = fmt.Sprintf(" (data read of the first %d nodes only; names of all %d)", searchReadLimit, msg.scanned)
 	}
 	if m.search.query == "locks" {
-		m.setStatus(levelInfo, fmt.Sprintf("%s below %s%s. ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note))
+		m.setStatus(common.LevelInfo, fmt.Sprintf("%s below %s%s. ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note))
 		return
 	}
-	m.setStatus(levelInfo, fmt.Sprintf("%s for %q below %s%s.", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note))
+	m.setStatus(common.LevelInfo, fmt.Sprintf("%s for %q below %s%s.", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note))
 }
 
 // onMutation reports a change and refreshes what it touched.
@@ -477,20 +476,20 @@ func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
 		m.deleting = nil
 	}
 	if msg.err != nil {
-		m.setStatus(levelErr, mutationError(msg))
+		m.setStatus(common.LevelErr, mutationError(msg))
 		if m.tree != nil {
 			return m.selectPath(m.cursorPath()) // show the current version
 		}
 		return nil
 	}
 	done := map[string]string{"create": "Created", "edit": "Saved", "delete": "Deleted", "delete tree": "Deleted the tree"}[msg.op]
-	m.setStatus(levelOK, fmt.Sprintf("%s %s.", done, msg.path))
+	m.setStatus(common.LevelOK, fmt.Sprintf("%s %s.", done, msg.path))
 	if m.tree == nil {
 		return nil
 	}
 	var cmds []tea.Cmd
 	if msg.op == "create" {
-		m.noteMade(msg.path, msg.flags, msg.ttl)
+		m.made.Note(msg.path, msg.flags, msg.ttl)
 		cmds = append(cmds, m.cd(msg.path))
 	}
 	cmds = append(cmds, m.selectPath(m.cursorPath()))
@@ -528,7 +527,7 @@ func mutationError(msg mutationMsg) string {
 
 func (m *Model) onEditor(msg editorMsg) tea.Cmd {
 	if msg.err != nil {
-		m.setStatus(levelErr, fmt.Sprintf("The editor failed (%v); nothing was changed. Set $EDITOR to your editor.", msg.err))
+		m.setStatus(common.LevelErr, fmt.Sprintf("The editor failed (%v); nothing was changed. Set $EDITOR to your editor.", msg.err))
 		return removeFile(msg.file)
 	}
 	return readEdited(msg)
@@ -537,19 +536,19 @@ func (m *Model) onEditor(msg editorMsg) tea.Cmd {
 func (m *Model) onEdited(msg editedMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.setStatus(levelErr, msg.err.Error())
+		m.setStatus(common.LevelErr, msg.err.Error())
 		return nil
 	case !msg.changed:
-		m.setStatus(levelInfo, "No change; nothing written.")
+		m.setStatus(common.LevelInfo, "No change; nothing written.")
 		return nil
 	}
-	m.setStatus(levelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))
+	m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))
 	return setCmd(m.mut, msg.path, msg.data, msg.version)
 }
 
 func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	if msg.err != nil {
-		m.setStatus(levelErr, fmt.Sprintf("Could not open context %s: %v", msg.name, msg.err))
+		m.setStatus(common.LevelErr, fmt.Sprintf("Could not open context %s: %v", msg.name, msg.err))
 		return nil
 	}
 	old := m.client
@@ -559,7 +558,7 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 		closeOld = func() tea.Msg { old.Close(); return nil } // closing a session is a round trip
 	}
 	m.dirs = map[string]*dirState{}
-	m.nodes = map[string]nodeSnap{}
+	m.nodes = map[string]common.Node{}
 	m.statsWant = map[string]bool{}
 	m.locks = map[string]lockSummary{}
 	m.lockProbed = map[string]int64{}
@@ -569,7 +568,7 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	m.lock.SetClient(m.client, m.readOnly)
 	m.cursor, m.offset = 0, 0
 	m.rebuildRows()
-	m.setStatus(levelOK, "Switched to context "+msg.name+".")
+	m.setStatus(common.LevelOK, "Switched to context "+msg.name+".")
 	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.tree), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
 }
 

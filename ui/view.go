@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -41,10 +42,10 @@ func (m *Model) render() string {
 	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
 	body := lipgloss.JoinHorizontal(lipgloss.Top, tree, detail)
 	if m.mode == modeDialog && m.dialog != nil {
-		body = overlay(body, m.dialogView(), m.width, bodyH)
+		body = common.Overlay(body, m.dialogView(), m.width, bodyH)
 	}
 	if box := m.lock.DialogView(m.dialogWidth()); box != "" { // lock pane dialogs (ui/lockactions_view.go)
-		body = overlay(body, box, m.width, bodyH)
+		body = common.Overlay(body, box, m.width, bodyH)
 	}
 	return strings.Join([]string{m.headerView(), m.breadcrumbView(), body, m.statusView(), m.footerView()}, "\n")
 }
@@ -104,7 +105,7 @@ func (m *Model) headerView() string {
 			parts = append(parts, s)
 		}
 		if m.state.SessionID != 0 {
-			parts = append(parts, label("session")+st.HeaderValue.Render(hexID(m.state.SessionID)))
+			parts = append(parts, label("session")+st.HeaderValue.Render(common.HexID(m.state.SessionID)))
 		}
 		left = strings.Join(parts, st.Header.Render("  "))
 		if lipgloss.Width(left)+lipgloss.Width(state)+2 <= m.width {
@@ -171,13 +172,13 @@ func (m *Model) treePane(w, h int) string {
 			title += " fuzzy"
 		}
 	}
-	return m.box(title, lines, w, h, m.focus == focusTree)
+	return common.Box(m.st, title, lines, w, h, m.focus == focusTree)
 }
 
 func (m *Model) detailPane(w, h int) string {
 	innerW, innerH := w-4, h-2
 	if m.mode == modeResults || m.search.running {
-		return m.box(m.resultsTitle(), padLines(m.resultsLines(innerW, innerH), 1), w, h, true)
+		return common.Box(m.st, m.resultsTitle(), common.PadLines(m.resultsLines(innerW, innerH), 1), w, h, true)
 	}
 	title := m.detail.path
 	if title == "" {
@@ -202,7 +203,7 @@ func (m *Model) detailPane(w, h int) string {
 			title += fmt.Sprintf(" · %d%%", 100*to/len(m.detail.lines))
 		}
 	}
-	return m.box(title, padLines(lines, 1), w, h, m.focus == focusDetail)
+	return common.Box(m.st, title, common.PadLines(lines, 1), w, h, m.focus == focusDetail)
 }
 
 func (m *Model) resultsTitle() string {
@@ -243,10 +244,10 @@ func (m *Model) resultsLines(w, h int) []string {
 		}
 		line := hit.Path
 		if note != "" {
-			line = truncate(line, max(w-len(note)-2, 8))
+			line = common.Truncate(line, max(w-len(note)-2, 8))
 			line += strings.Repeat(" ", max(w-lipgloss.Width(line)-lipgloss.Width(note), 1)) + note
 		}
-		line = truncate(line, w)
+		line = common.Truncate(line, w)
 		if i == s.cursor {
 			line = st.RowSelected.Render(line + strings.Repeat(" ", max(w-lipgloss.Width(line), 0)))
 		}
@@ -255,67 +256,16 @@ func (m *Model) resultsLines(w, h int) []string {
 	return out
 }
 
-// box draws lines inside a rounded border of outer size w×h with title in
-// the top edge; lines are cut or padded to fit.
-func (m *Model) box(title string, lines []string, w, h int, focused bool) string {
-	st := m.st
-	bs, ts, edge := st.Pane, st.PaneTitle, st.PaneEdge
-	if focused {
-		bs, ts, edge = st.PaneFocused, st.PaneTitleFocused, st.PaneEdgeFocused
-	}
-	b := bs.GetBorderStyle()
-	innerW := w - 2
-	title = truncate(title, max(innerW-4, 1))
-	top := edge.Render(b.TopLeft+b.Top) + ts.Render(" "+title+" ")
-	top += edge.Render(strings.Repeat(b.Top, max(innerW-lipgloss.Width(title)-3, 0)) + b.TopRight)
-	out := make([]string, 0, h)
-	out = append(out, top)
-	for i := 0; i < h-2; i++ {
-		l := ""
-		if i < len(lines) {
-			l = lines[i]
-		}
-		if lw := lipgloss.Width(l); lw > innerW {
-			l = ansi.Truncate(l, innerW, "…")
-		} else if lw < innerW {
-			l += strings.Repeat(" ", innerW-lw)
-		}
-		out = append(out, edge.Render(b.Left)+l+edge.Render(b.Right))
-	}
-	out = append(out, edge.Render(b.BottomLeft+strings.Repeat(b.Bottom, innerW)+b.BottomRight))
-	return strings.Join(out, "\n")
-}
-
-func padLines(lines []string, n int) []string {
-	pad := strings.Repeat(" ", n)
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = pad + l
-	}
-	return out
-}
-
-func truncate(s string, w int) string { return ansi.Truncate(s, max(w, 0), "…") }
-
 func (m *Model) statusView() string {
 	st := m.st
 	switch m.mode {
 	case modeFilter, modeCommand, modeSearch:
-		return truncate(m.input.View(), m.width)
+		return common.Truncate(m.input.View(), m.width)
 	}
-	if m.status.text == "" {
+	if m.status.Text == "" {
 		return ""
 	}
-	s := st.Info
-	switch m.status.level {
-	case levelOK:
-		s = st.Success
-	case levelWarn:
-		s = st.Warning
-	case levelErr:
-		s = st.Error
-	}
-	return s.Render(truncate(" "+m.status.text, m.width))
+	return m.status.Level.Style(st).Render(common.Truncate(" "+m.status.Text, m.width))
 }
 
 func (m *Model) footerView() string {
@@ -363,7 +313,7 @@ func (m *Model) helpScreen() string {
 		title = fmt.Sprintf("help · %d%%", 100*to/len(lines))
 		lines = append(lines[from:to:to], m.st.Muted.Render("j/k, pgup/pgdn scroll · any other key goes back"))
 	}
-	return m.box(title, padLines(lines, 1), m.width, m.height, true)
+	return common.Box(m.st, title, common.PadLines(lines, 1), m.width, m.height, true)
 }
 
 // helpLines is the `?` screen's text: every binding, the markers, the
@@ -418,28 +368,4 @@ func (m *Model) helpLines() []string {
 		lines = kept
 	}
 	return lines
-}
-
-// overlay draws box centred over body (both w cells wide, body h lines).
-func overlay(body, box string, w, h int) string {
-	bl := strings.Split(body, "\n")
-	ol := strings.Split(box, "\n")
-	bw := 0
-	for _, l := range ol {
-		bw = max(bw, lipgloss.Width(l))
-	}
-	x := max((w-bw)/2, 0)
-	y := max((h-len(ol))/2, 0)
-	for i, l := range ol {
-		j := y + i
-		if j >= len(bl) {
-			break
-		}
-		line := bl[j]
-		left := ansi.Truncate(line, x, "")
-		right := ansi.TruncateLeft(line, x+bw, "")
-		pad := strings.Repeat(" ", max(bw-lipgloss.Width(l), 0))
-		bl[j] = left + l + pad + right
-	}
-	return strings.Join(bl, "\n")
 }

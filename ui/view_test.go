@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +55,7 @@ func fixture(t testing.TB, w, h int, theme string) Model {
 	blob := []byte{0x00, 0x01, 0x02, 0xff, 'z', 'k', 0x10, 0x20, 0x7f, 0x80, 'o', 'k', 0x00, 0x00, 0x0a, 0x0d, 0x1b, 0x41}
 	zipped := gz("hello compressed world\n")
 	add := func(p string, data []byte, kids int32, owner int64, cz int64) {
-		m.nodes[p] = nodeSnap{Path: p, Data: data, HasStat: true, Stat: stat(cz, int32(len(data)), kids, owner)}
+		m.nodes[p] = common.Node{Path: p, Data: data, HasStat: true, Stat: stat(cz, int32(len(data)), kids, owner)}
 	}
 	add("/", nil, 2, 0, 0)
 	add("/zookeeper", nil, 2, 0, 0)

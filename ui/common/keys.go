@@ -1,4 +1,4 @@
-package ui
+package common
 
 import (
 	"charm.land/bubbles/v2/help"
@@ -34,8 +34,9 @@ type KeyMap struct {
 	// force-delete), shown in help while a lock is on screen.
 	Lock LockKeyMap
 
-	// focus decides which bindings the short help shows.
-	focus focusArea
+	// detail is true while the detail pane has the focus (the short help
+	// depends on it).
+	detail bool
 	// lock is true while the detail area shows a lock queue.
 	lock bool
 	// editing is false in read-only mode (the editing keys are hidden).
@@ -89,14 +90,21 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
+// SetContext tells the key map what is on screen, which decides the short
+// help: whether the detail pane has the focus, whether it shows a lock
+// queue, and whether editing is allowed (not in read-only mode).
+func (k *KeyMap) SetContext(detailFocused, lock, editing bool) {
+	k.detail, k.lock, k.editing = detailFocused, lock, editing
+}
+
 // ShortHelp implements [help.KeyMap]: the footer, which depends on focus.
 func (k KeyMap) ShortHelp() []key.Binding {
 	switch {
-	case k.focus == focusDetail && k.lock:
+	case k.detail && k.lock:
 		return append(append([]key.Binding{k.Focus}, k.Lock.ShortHelp()...), k.Up, k.Down, k.Help, k.Quit)
 	case k.lock:
 		return append(append([]key.Binding{k.Down, k.Collapse, k.Focus}, k.Lock.ShortHelp()...), k.Help, k.Quit)
-	case k.focus == focusDetail:
+	case k.detail:
 		return []key.Binding{k.Up, k.Down, k.Viewer, k.Focus, k.Help, k.Quit}
 	}
 	b := []key.Binding{k.Down, k.Expand, k.Collapse, k.Filter, k.Search, k.Command, k.Viewer}

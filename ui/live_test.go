@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -272,12 +273,13 @@ func TestLiveCreateTTL(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // data
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // ttl
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // type
-	for d.m.dialog != nil && !common.IsTTL(createTypes[d.m.dialog.typ].flags) {
+	form := func() *dialog.CreateForm { f, _ := d.m.dialogs.Front().(*dialog.CreateForm); return f }
+	for form() != nil && !common.IsTTL(form().Flags()) {
 		d.apply(tea.KeyPressMsg{Code: tea.KeyRight})
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if d.m.dialog == nil || !strings.Contains(d.m.dialog.err, "TTL") {
-		t.Fatalf("a TTL type without a TTL was accepted (dialog %+v)", d.m.dialog)
+	if form() == nil || !strings.Contains(form().Err(), "TTL") {
+		t.Fatalf("a TTL type without a TTL was accepted (dialog %+v)", form())
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}) // back to ttl
 	typeText("10m")
@@ -337,7 +339,7 @@ func TestLiveDeleteTree(t *testing.T) {
 			return d.m.cursorPath() == path && d.m.detail.loaded
 		})
 		d.apply(tea.KeyPressMsg{Code: 'd', ShiftedCode: 'D', Text: "D", Mod: tea.ModShift})
-		if d.m.dialog == nil || d.m.dialog.kind != dialogDeleteTree {
+		if _, ok := d.m.dialogs.Front().(*dialog.DeleteTreeForm); !ok {
 			t.Fatalf("D did not ask to confirm (status %q)", d.m.status.Text)
 		}
 		for _, r := range name {

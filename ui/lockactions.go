@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
-	"path"
-	"slices"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
@@ -22,9 +20,6 @@ import (
 // (Curator revocable locks) and force-delete, each through lockops (audited,
 // refused in read-only mode) from a command. Their state lives in the lock
 // pane and outlives the directory shown.
-
-// revokeWait is how long a revocation waits for the holder to let go.
-const revokeWait = 10 * time.Second
 
 // readOnlyLockNote is what every refused lock action says.
 const readOnlyLockNote = "Read-only: taking, releasing, revoking and force-deleting locks are disabled (--read-only or the context's read_only)."
@@ -44,7 +39,6 @@ type lockActions struct {
 	// servers answer (shown as a countdown while SUSPENDED).
 	holdDeadline time.Time
 
-	dialog *lockDialog
 	// quitting: the quit dialog released the lock; quit when done.
 	quitting bool
 	busy     string // an action in flight ("Releasing…")
@@ -77,68 +71,6 @@ func (a *lockActions) isOurs(node string) bool {
 		return true
 	}
 	return a.taking != nil && a.taking.progress.Node == node
-}
-
-// lockDialogKind is what a lock dialog asks.
-type lockDialogKind int
-
-const (
-	lockDialogTake lockDialogKind = iota
-	lockDialogRevoke
-	lockDialogEvict
-	lockDialogQuit
-	lockDialogLost
-	lockDialogRejoin
-)
-
-// takeModes and takeRecipes are the choices of the take dialog; a nil
-// library is "auto": decided by lockops.PlanTake, or refused.
-var (
-	takeModes   = []lockops.Mode{lockops.ModeExclusive, lockops.ModeRead, lockops.ModeWrite}
-	takeRecipes = append([]*lockops.Library{nil}, lockops.TakeLibraries()...)
-)
-
-// Take dialog fields, in tab order.
-const (
-	takeFieldPath = iota
-	takeFieldMode
-	takeFieldRecipe
-	takeFieldNote
-	takeFields
-)
-
-// lockDialog is the one open lock dialog.
-type lockDialog struct {
-	kind lockDialogKind
-
-	// Take.
-	path, note    textinput.Model
-	mode, recipe  int
-	field         int
-	existingKind  lockops.Kind
-	existingQueue bool
-	// The plan for the choices shown (lockops.PlanTake, read in a
-	// command): planFor is the choices it was made for, planErr the
-	// refusal's reason; submitting is set when ⏎ waits for it.
-	plan       *lockops.TakePlan
-	planErr    string
-	planFor    string
-	planID     uint64
-	submitting bool
-
-	// Revoke and force-delete.
-	target  lockops.Participant
-	label   string
-	preview *lockops.EvictPreview
-	seq     textinput.Model
-	id      uint64
-
-	// Lost, and a place in a queue lost (rejoin: take again with opts).
-	reason   string
-	watching bool // the session may come back: our node is then deleted
-	opts     lockops.TakeOptions
-
-	err string
 }
 
 // Messages of the lock actions.
@@ -176,22 +108,10 @@ type (
 		res         lockops.RevokeResult
 		err         error
 	}
-	evictPreviewMsg struct {
-		id      uint64
-		node    string
-		preview *lockops.EvictPreview
-		err     error
-	}
 	evictDoneMsg struct {
 		node, label string
 		next        []string
 		err         error
-	}
-	// takePlanMsg is the take dialog's plan for its choices.
-	takePlanMsg struct {
-		id   uint64
-		plan lockops.TakePlan
-		err  error
 	}
 	// lockGotoMsg asks the root model to put the cursor on a lock
 	// directory (our take's, once its node exists).
@@ -200,7 +120,20 @@ type (
 
 // Modal reports whether a lock dialog is open: the root model then sends
 // every key to [LockPane.Update].
-func (p *LockPane) Modal() bool { return p.act.dialog != nil }
+func (p *LockPane) Modal() bool { return p.dialogID != "" && p.dialogs.Has(p.dialogID) }
+
+// open shows d in front, in place of the lock dialog the pane opened
+// before (one lock dialog at a time).
+func (p *LockPane) open(d dialog.Dialog) {
+	if p.dialogID != "" {
+		p.dialogs.Close(p.dialogID)
+	}
+	p.dialogs.Open(d)
+	p.dialogID = d.ID()
+}
+
+// Held is the lock we hold or held last (nil when none).
+func (p *LockPane) Held() *lockops.Held { return p.act.held }
 
 // Holding reports whether we hold a lock (held or suspended): quitting
 // should ask first ([LockPane.ConfirmQuit]).
@@ -209,7 +142,7 @@ func (p *LockPane) Holding() bool { return p.act.holding() }
 // ConfirmQuit opens the "you hold a lock" dialog; its answer releases the
 // lock and quits, or stays.
 func (p *LockPane) ConfirmQuit() tea.Cmd {
-	p.act.dialog = &lockDialog{kind: lockDialogQuit}
+	p.open(dialog.NewQuitHolding(p.st, p.keys, p.act.held, p))
 	return nil
 }
 
@@ -260,7 +193,7 @@ func (p *LockPane) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool
 				p.setNote(common.LevelWarn, why)
 				return nil, true
 			}
-			p.act.dialog = &lockDialog{kind: lockDialogRevoke, target: x, label: p.labels[x.Node]}
+			p.open(dialog.NewRevoke(p.st, p.keys, x, p.labels[x.Node]))
 			return nil, true
 		}
 		if !lockops.Recognised(p.queue.Kind) {
@@ -269,11 +202,9 @@ func (p *LockPane) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool
 		}
 		p.act.seq++
 		id := p.act.seq
-		in := newLockInput("sequence number")
-		in.SetWidth(14)
-		d := &lockDialog{kind: lockDialogEvict, target: x, label: p.labels[x.Node], id: id, seq: in}
-		p.act.dialog = d
-		return tea.Batch(d.seq.Focus(), previewEvictCmd(p.client, id, x.Node)), true
+		d := dialog.NewForceDelete(p.st, p.keys, x, p.labels[x.Node], id, p)
+		p.open(d)
+		return tea.Batch(d.Init(), previewEvictCmd(p.client, id, x.Node)), true
 	}
 	return nil, false
 }
@@ -294,14 +225,6 @@ func revokeRefusal(k lockops.Kind, x lockops.Participant, label string) string {
 		return label + " is a PERSISTENT node: no session could react to a revocation request. X force-deletes it."
 	}
 	return label + " is no lock node: it cannot be revoked. X force-deletes it."
-}
-
-func newLockInput(placeholder string) textinput.Model {
-	in := textinput.New()
-	in.Prompt = ""
-	in.Placeholder = placeholder
-	in.SetWidth(44)
-	return in
 }
 
 // mayTake reports whether a take can start now, saying why not in the
@@ -331,256 +254,54 @@ func (p *LockPane) startTake(cursorPath string, onLock bool) tea.Cmd {
 	if target == "" || target == "/" {
 		target = "/locks/"
 	}
-	d := &lockDialog{kind: lockDialogTake, path: newLockInput("/path/of/lock"), note: newLockInput("why (written into the node's data)")}
-	d.path.SetValue(target)
-	d.path.CursorEnd()
-	if onLock && p.have && cursorPath == p.path {
-		d.existingQueue, d.existingKind = true, p.queue.Kind
-		switch p.queue.Kind {
-		case lockops.KindCuratorRW, lockops.KindKazooRW:
-			d.mode = 2 // write
-		}
-		d.field = takeFieldMode
-	}
-	p.act.dialog = d
-	return tea.Batch(d.focus(), p.planTake(d))
+	existing := onLock && p.have && cursorPath == p.path
+	d := dialog.NewTake(p.st, p.keys, target, p.queue.Kind, existing, p.planTake)
+	p.open(d)
+	return d.Init()
 }
 
-// takeChoices are the take dialog's path, options and their key (what a
-// plan was made for).
-func (d *lockDialog) takeChoices() (string, lockops.TakeOptions, string) {
-	lp := path.Clean(strings.TrimSpace(d.path.Value()))
-	o := lockops.TakeOptions{Library: takeRecipes[d.recipe], Mode: takeModes[d.mode], Note: strings.TrimSpace(d.note.Value())}
-	return lp, o, fmt.Sprintf("%s|%s|%d", lp, o.Mode, d.recipe)
-}
-
-// planTake asks, in a command, how the dialog's choices would take the
-// lock, unless that is already known or the path is not one.
-func (p *LockPane) planTake(d *lockDialog) tea.Cmd {
-	lp, o, key := d.takeChoices()
-	if key == d.planFor || p.client == nil || !strings.HasPrefix(lp, "/") || lp == "/" {
-		return nil
+// planTake starts the read that plans a take for the take dialog.
+func (p *LockPane) planTake(lp string, o lockops.TakeOptions) (uint64, tea.Cmd) {
+	if p.client == nil {
+		return 0, nil
 	}
 	p.act.seq++
-	d.plan, d.planErr, d.planFor, d.planID = nil, "", key, p.act.seq
-	return planTakeCmd(p.client, d.planID, lp, o)
+	return p.act.seq, planTakeCmd(p.client, p.act.seq, lp, o)
 }
 
-// modeChoices lists the indices into takeModes the take dialog offers: on
-// an existing read/write lock read and write, on an existing mutex only
-// exclusive (joining in another mode would break its library's rules),
-// otherwise all.
-func (d *lockDialog) modeChoices() []int {
-	if d.existingQueue {
-		switch d.existingKind {
-		case lockops.KindCuratorRW, lockops.KindKazooRW, lockops.KindZooKeeperDocsRW:
-			return []int{1, 2}
-		case lockops.KindCuratorMutex, lockops.KindKazooLock, lockops.KindGoZK, lockops.KindZooKeeperLock:
-			return []int{0}
+// HandleAction acts on what a lock dialog asked; ok is false for an
+// action that is not a lock dialog's.
+func (p *LockPane) HandleAction(act dialog.Action) (cmd tea.Cmd, ok bool) {
+	switch a := act.(type) {
+	case dialog.LockCancelled:
+		p.setNote(common.LevelInfo, a.Note)
+	case dialog.Take:
+		cmd = p.beginTake(a.Path, a.Opts)
+		if a.Why != "" && p.act.taking != nil {
+			p.setNote(common.LevelInfo, common.Sentence(a.Why)+".")
 		}
-	}
-	return []int{0, 1, 2}
-}
-
-// focus moves the take dialog's keyboard focus to its current field.
-func (d *lockDialog) focus() tea.Cmd {
-	d.path.Blur()
-	d.note.Blur()
-	switch d.field {
-	case takeFieldPath:
-		return d.path.Focus()
-	case takeFieldNote:
-		return d.note.Focus()
-	}
-	return nil
-}
-
-// dialogKey handles a key while a lock dialog is open.
-func (p *LockPane) dialogKey(msg tea.KeyPressMsg) tea.Cmd {
-	d := p.act.dialog
-	k := p.keys
-	switch d.kind {
-	case lockDialogLost:
-		if key.Matches(msg, k.Dismiss) {
-			p.act.dialog = nil
-		}
-		return nil
-	case lockDialogRejoin:
-		switch {
-		case key.Matches(msg, k.Confirm, k.Yes):
-			p.act.dialog = nil
-			return p.beginTake(d.label, d.opts)
-		case key.Matches(msg, k.Cancel, k.No):
-			p.act.dialog = nil
-			p.setNote(common.LevelInfo, "Not rejoining "+d.label+"; t takes a lock again.")
-		}
-		return nil
-	case lockDialogQuit:
-		switch {
-		case key.Matches(msg, k.Confirm, k.Yes):
-			p.act.dialog = nil
-			p.act.quitting = true
-			return p.release(true)
-		case key.Matches(msg, k.ForceQuit):
-			return tea.Quit
-		case key.Matches(msg, k.Cancel, k.No):
-			p.act.dialog = nil
-			p.setNote(common.LevelInfo, "Still holding "+p.act.held.Path+".")
-		}
-		return nil
-	case lockDialogRevoke:
-		switch {
-		case key.Matches(msg, k.Confirm, k.Yes):
-			p.act.dialog = nil
-			p.act.busy = "Asking " + d.label + " to let go (writing __REVOKE__)…"
-			return revokeCmd(p.client, d.target.Node, d.label)
-		case key.Matches(msg, k.Cancel, k.No):
-			p.act.dialog = nil
-			p.setNote(common.LevelInfo, "Cancelled; nothing was changed.")
-		}
-		return nil
-	case lockDialogEvict:
-		switch {
-		case key.Matches(msg, k.Cancel):
-			p.act.dialog = nil
-			p.setNote(common.LevelInfo, "Cancelled; nothing was deleted.")
-			return nil
-		case key.Matches(msg, k.Confirm):
-			if d.preview == nil {
-				return nil
-			}
-			want := d.preview.SequenceSuffix()
-			if strings.TrimSpace(d.seq.Value()) != want {
-				d.err = "Type the sequence number " + want + " exactly to confirm."
-				return nil
-			}
-			p.act.dialog = nil
-			p.act.busy = "Force-deleting " + d.label + "…"
-			return evictCmd(p.client, d.preview, d.label, p.nodeRefs(d.preview.NextHolders))
-		}
-		var cmd tea.Cmd
-		d.seq, cmd = d.seq.Update(msg)
-		d.err = ""
-		return cmd
-	case lockDialogTake:
-		return p.takeDialogKey(d, msg)
-	}
-	return nil
-}
-
-func (p *LockPane) takeDialogKey(d *lockDialog, msg tea.KeyPressMsg) tea.Cmd {
-	k := p.keys
-	switch {
-	case key.Matches(msg, k.Cancel):
-		p.act.dialog = nil
-		p.setNote(common.LevelInfo, "Cancelled.")
-		return nil
-	case key.Matches(msg, k.NextField):
-		d.field = (d.field + 1) % takeFields
-		return tea.Batch(d.focus(), p.planTake(d))
-	case key.Matches(msg, k.PrevField):
-		d.field = (d.field + takeFields - 1) % takeFields
-		return tea.Batch(d.focus(), p.planTake(d))
-	case key.Matches(msg, k.Confirm):
-		return p.confirmTake(d)
-	}
-	switch d.field {
-	case takeFieldMode, takeFieldRecipe:
-		step := 0
-		switch {
-		case key.Matches(msg, k.ChoosePrev):
-			step = -1
-		case key.Matches(msg, k.ChooseNext):
-			step = 1
-		}
-		if d.field == takeFieldMode {
-			ch := d.modeChoices()
-			at := max(slices.Index(ch, d.mode), 0)
-			d.mode = ch[(at+len(ch)+step)%len(ch)]
-		} else {
-			d.recipe = (d.recipe + len(takeRecipes) + step) % len(takeRecipes)
-		}
-		d.err = ""
-		return p.planTake(d)
-	case takeFieldPath:
-		var cmd tea.Cmd
-		d.path, cmd = d.path.Update(msg)
-		d.err = ""
-		return cmd
+	case dialog.Rejoin:
+		cmd = p.beginTake(a.Path, a.Opts)
+	case dialog.RejoinDeclined:
+		p.setNote(common.LevelInfo, "Not rejoining "+a.Path+"; t takes a lock again.")
+	case dialog.ReleaseAndQuit:
+		p.act.quitting = true
+		cmd = p.release(true)
+	case dialog.StayHolding:
+		p.setNote(common.LevelInfo, "Still holding "+p.act.held.Path+".")
+	case dialog.Revoke:
+		p.act.busy = "Asking " + a.Label + " to let go (writing __REVOKE__)…"
+		cmd = revokeCmd(p.client, a.Node, a.Label)
+	case dialog.Evict:
+		p.act.busy = "Force-deleting " + a.Label + "…"
+		cmd = evictCmd(p.client, a.Preview, a.Label, p.NodeRefs(a.Preview.NextHolders))
+	case dialog.EvictUnreadable:
+		p.setNote(common.LevelErr, "Could not read "+common.LastElem(a.Node)+": "+a.Err.Error())
+		cmd = p.Reload()
 	default:
-		var cmd tea.Cmd
-		d.note, cmd = d.note.Update(msg)
-		return cmd
+		return nil, false
 	}
-}
-
-// confirmTake takes the lock as the dialog's plan says, once the plan for
-// its choices is known; a refusal keeps the dialog open with the reason
-// and, when no library could be chosen, the recipe field to pick one.
-func (p *LockPane) confirmTake(d *lockDialog) tea.Cmd {
-	lp := strings.TrimSpace(d.path.Value())
-	switch {
-	case !strings.HasPrefix(lp, "/") || path.Clean(lp) == "/":
-		d.err = "Give the lock's path: an absolute path below /."
-		return nil
-	case strings.HasPrefix(path.Clean(lp), "/zookeeper"):
-		d.err = "/zookeeper is the server's own tree: pick another path."
-		return nil
-	}
-	if _, _, key := d.takeChoices(); key != d.planFor || d.plan == nil && d.planErr == "" {
-		d.submitting = true
-		return p.planTake(d)
-	}
-	if d.planErr != "" {
-		d.err = "Not taken: change the path, mode or recipe."
-		if takeRecipes[d.recipe] == nil {
-			d.err = "Pick the recipe the applications use with ←/→, then ⏎."
-			d.field = takeFieldRecipe
-			return d.focus()
-		}
-		return nil
-	}
-	return p.submitTake(d)
-}
-
-// takePlanned shows the dialog's plan, and takes the lock when ⏎ waited
-// for it.
-func (p *LockPane) takePlanned(msg takePlanMsg) tea.Cmd {
-	d := p.act.dialog
-	if d == nil || d.kind != lockDialogTake || d.planID != msg.id {
-		return nil
-	}
-	if msg.err != nil {
-		var r *lockops.Refusal
-		if errors.As(msg.err, &r) {
-			d.planErr = r.Reason
-		} else {
-			d.planErr = msg.err.Error()
-		}
-	} else {
-		plan := msg.plan
-		d.plan = &plan
-	}
-	if !d.submitting {
-		return nil
-	}
-	d.submitting = false
-	return p.confirmTake(d)
-}
-
-func (p *LockPane) submitTake(d *lockDialog) tea.Cmd {
-	lp, opts, _ := d.takeChoices()
-	why := ""
-	if d.plan != nil {
-		// The plan is what the operator saw: take exactly that.
-		opts.Library, opts.Mode, why = d.plan.Library, d.plan.Mode, d.plan.Why
-	}
-	p.act.dialog = nil
-	cmd := p.beginTake(lp, opts)
-	if why != "" && p.act.taking != nil {
-		p.setNote(common.LevelInfo, strings.ToUpper(why[:1])+why[1:]+".")
-	}
-	return cmd
+	return cmd, true
 }
 
 // beginTake starts waiting for lp with opts (a rejoin: the take dialog's
@@ -628,8 +349,6 @@ func (p *LockPane) release(quit bool) tea.Cmd {
 func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 	a := &p.act
 	switch msg := msg.(type) {
-	case takePlanMsg:
-		return p.takePlanned(msg)
 	case takeProgressMsg:
 		if a.taking == nil || a.taking.id != msg.id {
 			return nil
@@ -661,7 +380,7 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 				// The session ended (or our node went) while we waited: the
 				// place is gone for good; offer to queue again.
 				p.setNote(common.LevelErr, "Lost our place in the queue of "+t.path+".")
-				a.dialog = &lockDialog{kind: lockDialogRejoin, label: t.path, reason: msg.err.Error(), opts: msg.opts}
+				p.open(dialog.NewRejoinOffer(p.st, p.keys, t.path, msg.err.Error(), msg.opts))
 			default:
 				p.setNote(common.LevelErr, "Could not take "+t.path+": "+msg.err.Error())
 			}
@@ -712,7 +431,7 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 				cmd = tea.Batch(cmd, holdTick(msg.held))
 			case lockops.StateLost:
 				p.setNote(common.LevelErr, "LOST: "+c.Reason)
-				p.act.dialog = &lockDialog{kind: lockDialogLost, reason: c.Reason, label: msg.held.Path, watching: c.WatchingForReturn}
+				p.open(dialog.NewLost(p.st, p.keys, msg.held.Path, c.Reason, c.WatchingForReturn))
 			case lockops.StateHeld:
 				p.setNote(common.LevelOK, "Reconnected on the same session: we still hold "+msg.held.Path+".")
 			}
@@ -749,21 +468,9 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 		case msg.res.Released:
 			p.setNote(common.LevelOK, fmt.Sprintf("%s let go after the revocation request.", msg.label))
 		default:
-			p.setNote(common.LevelWarn, fmt.Sprintf("%s still holds the lock after %s: its client did not make the lock revocable. Force-delete (X) only if its process is stopped.", msg.label, revokeWait))
+			p.setNote(common.LevelWarn, fmt.Sprintf("%s still holds the lock after %s: its client did not make the lock revocable. Force-delete (X) only if its process is stopped.", msg.label, dialog.RevokeWait))
 		}
 		return p.Reload()
-	case evictPreviewMsg:
-		d := a.dialog
-		if d == nil || d.kind != lockDialogEvict || d.id != msg.id {
-			return nil
-		}
-		if msg.err != nil {
-			a.dialog = nil
-			p.setNote(common.LevelErr, "Could not read "+common.LastElem(msg.node)+": "+msg.err.Error())
-			return p.Reload()
-		}
-		d.preview = msg.preview
-		return nil
 	case evictDoneMsg:
 		a.busy = ""
 		var changed *lockops.ChangedError
@@ -787,9 +494,9 @@ func (p *LockPane) updateActions(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// nodeRefs names nodes of the shown queue for a message: "W1 (0000000004)",
+// NodeRefs names nodes of the shown queue for a message: "W1 (0000000004)",
 // or a shortened name when the node is not in the queue.
-func (p *LockPane) nodeRefs(ns []string) []string {
+func (p *LockPane) NodeRefs(ns []string) []string {
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		name := common.LastElem(n)
@@ -843,7 +550,7 @@ func planTakeCmd(c *zkview.Client, id uint64, lockPath string, o lockops.TakeOpt
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		plan, err := lockops.PlanTake(ctx, c, lockPath, o)
-		return takePlanMsg{id: id, plan: plan, err: err}
+		return dialog.TakePlanMsg{ID: id, Plan: plan, Err: err}
 	}
 }
 
@@ -887,9 +594,9 @@ func releaseCmd(h *lockops.Held, quit bool) tea.Cmd {
 
 func revokeCmd(c *zkview.Client, node, label string) tea.Cmd {
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), revokeWait+fetchTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), dialog.RevokeWait+fetchTimeout)
 		defer cancel()
-		res, err := lockops.Revoke(ctx, c, node, revokeWait)
+		res, err := lockops.Revoke(ctx, c, node, dialog.RevokeWait)
 		return revokeDoneMsg{node: node, label: label, res: res, err: err}
 	}
 }
@@ -902,7 +609,7 @@ func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		pv, err := lockops.PreviewEvict(ctx, c, node, lockops.EvictOptions{})
-		return evictPreviewMsg{id: id, node: node, preview: pv, err: err}
+		return dialog.EvictPreviewMsg{ID: id, Node: node, Preview: pv, Err: err}
 	}
 }
 

@@ -3,14 +3,10 @@ package ui
 import (
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
-	"slices"
 	"strings"
-
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
+	"time"
 
 	"github.com/zkscope/zkscope/lockops"
-	"github.com/zkscope/zkscope/themes"
 )
 
 // bannerLines are the pane's lines about our own take or lock, drawn above
@@ -105,180 +101,9 @@ func (p *LockPane) HeaderBadge() string {
 	return ""
 }
 
-// DialogView draws the open lock dialog as a box w cells wide ("" when no
-// dialog is open); the root model centres it over the screen.
-func (p *LockPane) DialogView(w int) string {
-	d := p.act.dialog
-	if d == nil {
-		return ""
-	}
-	st := p.st
-	inner := w - 4
-	key := func(k, desc string) string { return st.HelpKey.Render(k) + st.HelpDesc.Render(" "+desc) }
-	field := func(label, value string) string {
-		return st.Key.Render(fmt.Sprintf("%-8s", label)) + " " + value
-	}
-	var title string
-	var body []string
-	wrap := func(s lipgloss.Style, text string) {
-		for _, l := range strings.Split(ansi.Wordwrap(text, inner, ""), "\n") {
-			body = append(body, s.Render(l))
-		}
-	}
-	switch d.kind {
-	case lockDialogTake:
-		title = "Take a lock"
-		if d.existingQueue {
-			wrap(st.Muted, fmt.Sprintf("Join the queue of this %s as a real contender, in its library's format.", d.existingKind))
-		} else {
-			wrap(st.Muted, "Join (or create) the lock at this path as a real contender.")
-		}
-		body = append(body, "")
-		label := func(i int, name string) string {
-			if d.field == i {
-				return st.Prompt.Render(fmt.Sprintf("%-8s", name))
-			}
-			return st.Key.Render(fmt.Sprintf("%-8s", name))
-		}
-		body = append(body, label(takeFieldPath, "path")+" "+d.path.View())
-		modes := d.modeChoices()
-		body = append(body, label(takeFieldMode, "mode")+" "+choices(st, takeModeNames(modes), max(slices.Index(modes, d.mode), 0)))
-		body = append(body, label(takeFieldRecipe, "recipe")+" "+choices(st, takeRecipeNames(), d.recipe))
-		body = append(body, label(takeFieldNote, "note")+" "+d.note.View())
-		body = append(body, "")
-		switch {
-		case d.planErr != "":
-			wrap(st.Error, "Refused: "+d.planErr+".")
-		case d.plan != nil && d.plan.Why != "":
-			wrap(st.Base, fmt.Sprintf("Takes a %s: %s.", d.plan.Kind, d.plan.Why))
-		case d.plan != nil:
-			wrap(st.Base, fmt.Sprintf("Takes a %s, in %s's format.", d.plan.Kind, d.plan.Library))
-		default:
-			wrap(st.Muted, "Looking at the lock and the locks next to it…")
-		}
-		body = append(body, st.Muted.Render("Waits until the lock is ours; u stops waiting."), "",
-			key("⏎", "take")+"   "+key("tab", "next field")+"   "+key("←/→", "choose")+"   "+key("esc", "cancel"))
-	case lockDialogRevoke:
-		title = "Revoke " + d.label
-		x := d.target
-		body = append(body, field("node", x.Node), field("owner", lockops.FormatSession(x.Session)+clientSuffix(x.Client)))
-		if len(x.Data) > 0 {
-			body = append(body, field("data", common.DataSummary(x.Data)))
-		}
-		body = append(body, "")
-		wrap(st.Base, "Write __REVOKE__ to the holder's node (Curator's revocation request) and wait "+revokeWait.String()+" for it to let go.")
-		wrap(st.Muted, "Only holders that made their lock revocable (Curator makeRevocable, zkscope lock --revocable) react; others keep the lock.")
-		body = append(body, "", key("y/⏎", "revoke")+"   "+key("n/esc", "cancel"))
-	case lockDialogEvict:
-		title = "Force-delete " + d.label
-		pv := d.preview
-		if pv == nil {
-			body = append(body, st.Muted.Render("Reading "+common.LastElem(d.target.Node)+"…"), "", key("esc", "cancel"))
-			break
-		}
-		owner := st.Error.Render("PERSISTENT (no session)")
-		if pv.Ephemeral {
-			owner = "session " + lockops.FormatSession(pv.Session) + clientSuffix(pv.Client)
-		}
-		role := "waiting"
-		if pv.Holding {
-			role = st.Warning.Render("HOLDING the lock")
-		}
-		body = append(body,
-			field("node", common.ShortName(common.LastElem(pv.Node), inner-9)),
-			field("owner", owner),
-			field("data", common.DataSummary(pv.Data)),
-			field("role", role+fmt.Sprintf(", for %s", common.FormatAge(pv.HeldFor))),
-			field("version", fmt.Sprintf("%d (czxid 0x%x)", pv.Version, pv.Czxid)))
-		switch {
-		case len(pv.NextHolders) > 0:
-			body = append(body, field("next", strings.Join(p.nodeRefs(pv.NextHolders), ", ")+" gets the lock"))
-		case pv.Holding:
-			body = append(body, field("next", "nobody is waiting: the lock becomes free"))
-		default:
-			body = append(body, field("next", p.waiterEvictNext(pv.Node)))
-		}
-		body = append(body, "")
-		for _, w := range pv.Warnings {
-			wrap(st.Warning, "⚠ "+w)
-		}
-		body = append(body, "",
-			st.Prompt.Render("Type "+pv.SequenceSuffix()+" to confirm: ")+d.seq.View(),
-			"", key("⏎", "delete (only if unchanged)")+"   "+key("esc", "cancel"))
-	case lockDialogQuit:
-		title = "Quit while holding a lock?"
-		h := p.act.held
-		wrap(st.Base, fmt.Sprintf("We hold %s (%s) for %s.", h.Path, h.Mode, common.FormatAge(p.now.Sub(h.Acquired))))
-		wrap(st.Muted, "Quitting releases it (our node is deleted) and the next waiter gets the lock.")
-		body = append(body, "", key("y/⏎", "release and quit")+"   "+key("n/esc", "stay"))
-	case lockDialogLost:
-		title = "Lock LOST"
-		wrap(st.Error, "We no longer hold "+d.label+".")
-		wrap(st.Base, d.reason)
-		wrap(st.Muted, "Whatever you were doing under this lock is no longer protected: another client may hold it now.")
-		if d.watching {
-			wrap(st.Muted, "If our session comes back, zkscope deletes our node at once: what was declared lost stays lost.")
-		}
-		body = append(body, "", key("⏎", "understood"))
-	case lockDialogRejoin:
-		title = "Place in the queue lost"
-		wrap(st.Error, "We were waiting for "+d.label+" and lost our place.")
-		wrap(st.Base, d.reason)
-		wrap(st.Muted, "Rejoining takes the lock again with the same options, at the end of the queue.")
-		body = append(body, "", key("y/⏎", "rejoin")+"   "+key("n/esc", "not now"))
-	}
-	if d.err != "" {
-		body = append(body, st.Error.Render(d.err))
-	}
-	for i, l := range body {
-		body[i] = ansi.Truncate(l, inner, "…")
-	}
-	return st.Dialog.Width(w).Render(st.DialogTitle.Render(ansi.Truncate(title, inner, "…")) + "\n\n" + strings.Join(body, "\n"))
-}
-
-func clientSuffix(addr string) string {
-	if addr == "" {
-		return ""
-	}
-	return " from " + addr
-}
-
-// choices draws a one-line chooser: the selected name in brackets.
-func choices(st *themes.Styles, names []string, sel int) string {
-	parts := make([]string, len(names))
-	for i, n := range names {
-		if i == sel {
-			parts[i] = st.TabActive.Render("[" + n + "]")
-		} else {
-			parts[i] = st.Tab.Render(" " + n + " ")
-		}
-	}
-	return strings.Join(parts, "")
-}
-
-// takeModeNames names the modes at the given indices of takeModes.
-func takeModeNames(idx []int) []string {
-	out := make([]string, len(idx))
-	for i, m := range idx {
-		out[i] = string(takeModes[m])
-	}
-	return out
-}
-
-func takeRecipeNames() []string {
-	out := make([]string, len(takeRecipes))
-	for i, r := range takeRecipes {
-		out[i] = "auto"
-		if r != nil {
-			out[i] = r.Name
-		}
-	}
-	return out
-}
-
-// waiterEvictNext says what deleting the waiting node n changes: nobody
+// WaiterEvictNext says what deleting the waiting node n changes: nobody
 // gets the lock; whoever watched n wakes up and re-checks the queue.
-func (p *LockPane) waiterEvictNext(n string) string {
+func (p *LockPane) WaiterEvictNext(n string) string {
 	var watchers []string
 	for _, x := range p.queue.Participants {
 		if x.Watches == n {
@@ -294,3 +119,7 @@ func (p *LockPane) waiterEvictNext(n string) string {
 	}
 	return "nobody gets the lock; " + strings.Join(watchers, ", ") + " watched it and re-checks the queue"
 }
+
+// Now is the pane's clock, moved on by the ticks (the lock dialogs draw
+// ages with it).
+func (p *LockPane) Now() time.Time { return p.now }

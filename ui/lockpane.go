@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"sort"
 	"strings"
 	"time"
@@ -79,9 +80,13 @@ type LockPane struct {
 	cursor     int
 	offset     int
 
-	act     lockActions
-	spinner spinner.Model
-	note    common.Status
+	act lockActions
+	// dialogs is the overlay shared with the root model; dialogID names
+	// the lock dialog the pane opened last.
+	dialogs  *dialog.Overlay
+	dialogID string
+	spinner  spinner.Model
+	note     common.Status
 }
 
 // Highlight durations.
@@ -121,8 +126,8 @@ type lockEntry struct {
 
 // newLockPane builds an empty pane drawing with st (a pointer the root
 // model updates in place when the theme changes).
-func newLockPane(st *themes.Styles) *LockPane {
-	p := &LockPane{st: st, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}}
+func newLockPane(st *themes.Styles, dialogs *dialog.Overlay) *LockPane {
+	p := &LockPane{st: st, dialogs: dialogs, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}}
 	p.now = p.clock()
 	p.spinner = spinner.New(spinner.WithSpinner(spinner.Dot))
 	return p
@@ -153,6 +158,9 @@ func (p *LockPane) SetQueue(q lockops.Queue) {
 	}
 	p.SetQueueAt(q, p.clock())
 }
+
+// Queue is the queue shown.
+func (p *LockPane) Queue() lockops.Queue { return p.queue }
 
 // SetQueueAt shows q as read at time at: nodes not seen before are
 // highlighted as new, nodes gone since the last queue stay for a few
@@ -357,9 +365,6 @@ func entryHeight(e lockEntry) int {
 func (p *LockPane) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
-		if p.Modal() {
-			return p.dialogKey(msg)
-		}
 		if cmd, ok := p.ActionKey(msg, p.path, p.have); ok {
 			return cmd
 		}

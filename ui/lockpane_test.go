@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -90,13 +91,41 @@ func testPane(theme string, w, h int) *LockPane {
 		panic(err)
 	}
 	st := themes.New(pal)
-	p := newLockPane(&st)
+	p := newLockPane(&st, &dialog.Overlay{})
 	p.clock = func() time.Time { return lockT0 }
 	p.SetSize(w, h)
 	return p
 }
 
 func paneScreen(p *LockPane) string { return ansi.Strip(p.View()) }
+
+// press sends key k as the root model routes it (see send).
+func press(p *LockPane, k string) tea.Cmd { return send(p, lockKey(k)) }
+
+// send delivers msg as the root model does: a key to the front dialog
+// while one is open, else to the pane; any other message to the dialogs
+// and the pane. A dialog's action goes back to the pane.
+func send(p *LockPane, msg tea.Msg) tea.Cmd {
+	_, isKey := msg.(tea.KeyPressMsg)
+	if isKey && p.dialogs.Len() == 0 {
+		return p.Update(msg)
+	}
+	act, cmd := p.dialogs.Update(msg)
+	done, _ := p.HandleAction(act)
+	if isKey {
+		return tea.Batch(cmd, done)
+	}
+	return tea.Batch(cmd, done, p.Update(msg))
+}
+
+// front is the open dialog when it is a T.
+func front[T dialog.Dialog](p *LockPane) (T, bool) {
+	d, ok := p.dialogs.Front().(T)
+	return d, ok
+}
+
+// dialogBox draws the front dialog 70 cells wide, without styling.
+func dialogBox(p *LockPane) string { return ansi.Strip(p.dialogs.Front().View(70)) }
 
 // checkPaneShape checks the pane draws exactly its size.
 func checkPaneShape(t *testing.T, p *LockPane, out string) {
@@ -261,7 +290,7 @@ func TestLockPaneLongQueue(t *testing.T) {
 	if !strings.Contains(out, "W1 ──watches ?──▶ H1") {
 		t.Fatalf("no chain for W1:\n%s", out)
 	}
-	p.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
+	send(p, tea.KeyPressMsg{Code: tea.KeyEnd})
 	out = paneScreen(p)
 	checkPaneShape(t, p, out)
 	if !strings.Contains(out, "W9999") || !strings.Contains(out, "… 9996 more ─▶ H1") {

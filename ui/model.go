@@ -10,6 +10,7 @@ package ui
 import (
 	"context"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"os"
 	"time"
 
@@ -80,7 +81,7 @@ const (
 	modeCommand      // typing a `:` command
 	modeSearch       // typing a search query
 	modeResults      // browsing search results
-	modeDialog       // a confirm or input dialog
+	modeDialog       // a node form (create, edit, delete) is open
 	modeHelp         // the `?` screen
 )
 
@@ -130,7 +131,7 @@ type Model struct {
 	lockProbed map[string]int64
 	lock       *LockPane
 	input      textinput.Model
-	dialog     *dialog
+	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
 	busy       busyState          // the header's spinner (busy.go)
 	deleting   *deleteRun         // a recursive delete in progress (mutate.go)
@@ -182,6 +183,7 @@ func New(opts Options) Model {
 		lockProbed: map[string]int64{},
 		reqs:       map[string]uint64{},
 		made:       &common.Made{},
+		dialogs:    &dialog.Overlay{},
 		width:      80,
 		height:     24,
 	}
@@ -192,7 +194,7 @@ func New(opts Options) Model {
 	m.keys.SetContext(false, false, !m.readOnly)
 	m.applyTheme()
 	m.input = textinput.New()
-	m.lock = newLockPane(m.st)
+	m.lock = newLockPane(m.st, m.dialogs)
 	m.busy = newBusy()
 	if m.client != nil {
 		m.lock.SetClient(m.client, m.readOnly)

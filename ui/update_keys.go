@@ -29,16 +29,18 @@ type searchState struct {
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
-	if m.lock.Modal() {
-		return m.lock.Update(msg) // a lock dialog (take, revoke, quit while holding)
+	if m.dialogs.Len() > 0 {
+		act, cmd := m.dialogs.Update(msg) // the front dialog (ui/dialog)
+		return tea.Batch(cmd, m.onDialogAction(act))
 	}
 	switch m.mode {
 	case modeHelp:
 		return m.handleHelpKey(msg)
 	case modeFilter, modeCommand, modeSearch:
 		return m.handleInputKey(msg)
-	case modeDialog:
-		return m.handleDialogKey(msg)
+	case modeDialog: // its form is gone
+		m.mode = modeNormal
+		return nil
 	case modeResults:
 		return m.handleResultsKey(msg)
 	}

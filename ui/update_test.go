@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"image/color"
 	"strings"
 	"testing"
@@ -206,25 +207,26 @@ func isQuit(cmd tea.Cmd) bool {
 func TestDialogs(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
 	m = pressKeys(t, m, "d")
-	if m.mode != modeDialog || m.dialog.kind != dialogDelete || m.dialog.version != 2 {
-		t.Fatalf("d: mode %v dialog %+v", m.mode, m.dialog)
+	if del, ok := m.dialogs.Front().(*dialog.DeleteNode); m.mode != modeDialog || !ok || del.Version() != 2 {
+		t.Fatalf("d: mode %v dialog %+v", m.mode, m.dialogs.Front())
 	}
 	m = pressKeys(t, m, "n")
-	if m.mode != modeNormal || m.dialog != nil {
+	if m.mode != modeNormal || m.dialogs.Len() != 0 {
 		t.Fatalf("n did not cancel")
 	}
 	// A node with children asks for the recursive delete, confirmed by name.
 	m = pressKeys(t, cdLocal(t, m, "/app/services"), "d")
-	if m.dialog == nil || m.dialog.kind != dialogDeleteTree {
-		t.Fatalf("d on a directory: %+v", m.dialog)
+	tree, ok := m.dialogs.Front().(*dialog.DeleteTreeForm)
+	if !ok {
+		t.Fatalf("d on a directory: %+v", m.dialogs.Front())
 	}
 	m = typeKeys(t, m, "wrong")
 	m = pressKeys(t, m, "enter")
-	if m.dialog == nil || m.dialog.err == "" {
+	if m.dialogs.Front() != tree || tree.Err() == "" {
 		t.Fatalf("wrong name accepted")
 	}
 	m = pressKeys(t, m, "esc")
-	if m.dialog != nil || !strings.Contains(m.status.Text, "nothing was changed") {
+	if m.dialogs.Len() != 0 || !strings.Contains(m.status.Text, "nothing was changed") {
 		t.Fatalf("esc: %q", m.status.Text)
 	}
 	// Create: name, data, ttl, type chooser.
@@ -233,23 +235,24 @@ func TestDialogs(t *testing.T) {
 	m = pressKeys(t, m, "tab")
 	m = typeKeys(t, m, "on")
 	m = pressKeys(t, m, "tab", "tab", "right", "right")
-	if m.dialog.typ != 2 || m.dialog.inputs[0].Value() != "flags" || m.dialog.inputs[1].Value() != "on" {
-		t.Fatalf("create dialog: typ %d %q %q", m.dialog.typ, m.dialog.inputs[0].Value(), m.dialog.inputs[1].Value())
+	create := m.dialogs.Front().(*dialog.CreateForm)
+	if create.Type() != 2 || create.Value(0) != "flags" || create.Value(1) != "on" {
+		t.Fatalf("create dialog: typ %d %q %q", create.Type(), create.Value(0), create.Value(1))
 	}
 	m = pressKeys(t, m, "esc")
 	// Inline edit refuses binary data.
 	m = pressKeys(t, cdLocal(t, m, "/app/blob"), "E")
-	if m.dialog != nil || !strings.Contains(m.status.Text, "binary") {
+	if m.dialogs.Len() != 0 || !strings.Contains(m.status.Text, "binary") {
 		t.Fatalf("E on binary: %q", m.status.Text)
 	}
 	m = pressKeys(t, cdLocal(t, m, "/app/session"), "E")
-	if m.dialog == nil || m.dialog.inputs[0].Value() != "worker-7" {
-		t.Fatalf("E: %+v", m.dialog)
+	if edit, ok := m.dialogs.Front().(*dialog.EditForm); !ok || edit.Value(0) != "worker-7" {
+		t.Fatalf("E: %+v", m.dialogs.Front())
 	}
 	m = pressKeys(t, m, "esc")
 	// The root and /zookeeper cannot be deleted.
 	m = pressKeys(t, cdLocal(t, m, "/"), "d")
-	if m.dialog != nil {
+	if m.dialogs.Len() != 0 {
 		t.Fatalf("delete / offered")
 	}
 }

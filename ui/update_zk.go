@@ -109,7 +109,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case lockGotoMsg:
 		cmds = append(cmds, m.lock.Update(msg), m.cd(msg.path))
 	default:
-		cmds = append(cmds, m.lock.Update(msg))
+		act, cmd := m.dialogs.Update(msg) // replies the dialogs wait for
+		cmds = append(cmds, cmd, m.onDialogAction(act), m.lock.Update(msg))
 	}
 	cmds = append(cmds, m.afterChange(), m.busyCmd())
 	return tea.Batch(cmds...)

@@ -41,12 +41,7 @@ func (m *Model) render() string {
 	tree := m.treePane(m.treeWidth(), bodyH)
 	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
 	body := lipgloss.JoinHorizontal(lipgloss.Top, tree, detail)
-	if m.mode == modeDialog && m.dialog != nil {
-		body = common.Overlay(body, m.dialogView(), m.width, bodyH)
-	}
-	if box := m.lock.DialogView(m.dialogWidth()); box != "" { // lock pane dialogs (ui/lockactions_view.go)
-		body = common.Overlay(body, box, m.width, bodyH)
-	}
+	body = m.dialogs.View(body, m.width, bodyH, m.dialogWidth()) // ui/dialog
 	return strings.Join([]string{m.headerView(), m.breadcrumbView(), body, m.statusView(), m.footerView()}, "\n")
 }
 

@@ -1,6 +1,7 @@
 package common
 
 import (
+	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -122,4 +123,9 @@ func LastElem(p string) string {
 		return p[i+1:]
 	}
 	return p
+}
+
+// CleanPath makes p an absolute, clean znode path.
+func CleanPath(p string) string {
+	return path.Clean("/" + strings.TrimSpace(p))
 }

@@ -37,8 +37,8 @@ func (m *Model) busyWhat() string {
 	if _, ok := m.reqs["cd"]; ok {
 		return "opening"
 	}
-	if d := m.detail; d.path != "" && !d.loaded && d.err == nil && !d.node.Gone {
-		return "reading " + d.path
+	if m.detail.Waiting() {
+		return "reading " + m.detail.Path()
 	}
 	return ""
 }

@@ -18,12 +18,12 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	p := m.cursorPath()
-	d := m.detail
-	if !d.loaded || d.path != p || d.node.Gone {
+	node := m.detail.Node()
+	if !m.detail.Loaded() || m.detail.Path() != p || node.Gone {
 		m.setStatus(common.LevelWarn, "Wait until the node is read, then try again.")
 		return nil
 	}
-	st := d.node.Stat
+	st := node.Stat
 	k := m.keys
 	inputW := m.dialogWidth() - 16
 	var form interface {
@@ -41,13 +41,13 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		if m.client == nil {
 			return nil
 		}
-		return prepareEditCmd(p, d.node.Data, st.Version)
+		return prepareEditCmd(p, node.Data, st.Version)
 	case key.Matches(msg, k.EditInline):
-		if !common.Printable(d.node.Data) || strings.Contains(string(d.node.Data), "\n") {
+		if !common.Printable(node.Data) || strings.Contains(string(node.Data), "\n") {
 			m.setStatus(common.LevelWarn, "This data is binary or several lines: press e to edit it in $EDITOR.")
 			return nil
 		}
-		form = dialog.NewEdit(m.st, k, p, st.Version, string(d.node.Data), inputW)
+		form = dialog.NewEdit(m.st, k, p, st.Version, string(node.Data), inputW)
 	case key.Matches(msg, k.Delete) && (p == "/" || p == "/zookeeper"),
 		key.Matches(msg, k.DeleteTree) && (p == "/" || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/")):
 		m.setStatus(common.LevelWarn, p+" cannot be deleted.")

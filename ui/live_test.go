@@ -58,8 +58,8 @@ func TestLiveTeatestExpandSelect(t *testing.T) {
 	if got, want := fm.cursorPath(), base+"/app/settings.json"; got != want {
 		t.Fatalf("cursor on %s, want %s", got, want)
 	}
-	if !fm.detail.loaded || fm.detail.node.Stat.DataLength != int32(len(`{"replicas":3}`)) {
-		t.Fatalf("detail not loaded with the node's stat: %+v", fm.detail.node)
+	if !fm.detail.Loaded() || fm.detail.Node().Stat.DataLength != int32(len(`{"replicas":3}`)) {
+		t.Fatalf("detail not loaded with the node's stat: %+v", fm.detail.Node())
 	}
 }
 
@@ -89,7 +89,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	// Select /a and wait for its stat.
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.until(t, 15*time.Second, "a selected and read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/a" && d.m.detail.loaded && bytes.Equal(d.m.detail.node.Data, []byte("one"))
+		return d.m.cursorPath() == base+"/a" && d.m.detail.Loaded() && bytes.Equal(d.m.detail.Node().Data, []byte("one"))
 	})
 
 	// Open the inline editor, then another client writes first.
@@ -116,11 +116,11 @@ func TestLiveWatchAndEdit(t *testing.T) {
 
 	// Delete b-from-elsewhere with confirmation.
 	d.until(t, 15*time.Second, "the new version shown", func(d *liveDriver) bool {
-		return bytes.Equal(d.m.detail.node.Data, []byte("two"))
+		return bytes.Equal(d.m.detail.Node().Data, []byte("two"))
 	})
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.until(t, 15*time.Second, "b selected and read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/b-from-elsewhere" && d.m.detail.loaded
+		return d.m.cursorPath() == base+"/b-from-elsewhere" && d.m.detail.Loaded()
 	})
 	d.apply(tea.KeyPressMsg{Code: 'd', Text: "d"})
 	if d.m.mode != modeDialog {
@@ -261,7 +261,7 @@ func TestLiveCreateTTL(t *testing.T) {
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 120, 35)
 	defer d.Close()
 	d.until(t, 15*time.Second, "the start node read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base && d.m.detail.loaded
+		return d.m.cursorPath() == base && d.m.detail.Loaded()
 	})
 	typeText := func(s string) {
 		for _, r := range s {
@@ -336,7 +336,7 @@ func TestLiveDeleteTree(t *testing.T) {
 		}
 		d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 		d.until(t, 15*time.Second, path+" selected and read", func(d *liveDriver) bool {
-			return d.m.cursorPath() == path && d.m.detail.loaded
+			return d.m.cursorPath() == path && d.m.detail.Loaded()
 		})
 		d.apply(tea.KeyPressMsg{Code: 'd', ShiftedCode: 'D', Text: "D", Mod: tea.ModShift})
 		if _, ok := d.m.dialogs.Front().(*dialog.DeleteTreeForm); !ok {

@@ -114,7 +114,7 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 	d := newLiveDriver(New(Options{Client: c, Start: lockPath, Theme: "light"}), 120, 35)
 	defer d.Close()
 	d.until(t, 20*time.Second, "alpha holding in the lock pane", func(d *liveDriver) bool {
-		return d.m.detail.isLock && len(d.m.lock.Queue().Participants) == 1 && strings.Contains(d.screen(), "alpha")
+		return d.m.detail.IsLock() && len(d.m.lock.Queue().Participants) == 1 && strings.Contains(d.screen(), "alpha")
 	})
 
 	// Take: t, then enter (exclusive, auto recipe: Curator's format here).
@@ -217,7 +217,7 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: tea.KeyRight}) // curator
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "our lock held and shown", func(d *liveDriver) bool {
-		return d.m.lock.Holding() && d.m.detail.path == lockPath && strings.Contains(d.screen(), "We hold this lock")
+		return d.m.lock.Holding() && d.m.detail.Path() == lockPath && strings.Contains(d.screen(), "We hold this lock")
 	})
 	ours := d.m.lock.Held().Node
 

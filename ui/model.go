@@ -10,6 +10,7 @@ package ui
 import (
 	"context"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/detail"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"os"
 	"time"
@@ -124,7 +125,7 @@ type Model struct {
 	statsWant map[string]bool // stat loads in flight
 	filter    filterState
 
-	detail detailState
+	detail detail.Model           // the node under the cursor (ui/detail)
 	locks  map[string]lockSummary // decoded lock directories seen
 	// lockProbed: directories already asked whether they are locks, with
 	// the pzxid they had (a change of children asks again).
@@ -199,7 +200,8 @@ func New(opts Options) Model {
 	if m.client != nil {
 		m.lock.SetClient(m.client, m.readOnly)
 	}
-	m.detail.viewer = viewerAuto
+	m.detail = detail.New(m.st, m.made)
+	m.layout()
 	m.rebuildRows()
 	if m.tree != nil {
 		m.startCmd = m.cd(opts.Start)

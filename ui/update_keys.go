@@ -98,13 +98,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus(common.LevelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
 		return tea.SetClipboard(p)
 	case key.Matches(msg, k.Viewer):
-		m.detail.viewer = (m.detail.viewer + 1) % viewerCount
-		m.detail.builtW, m.detail.scroll = 0, 0
+		m.detail.NextViewer()
 		return nil
 	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
 		return m.startEdit(msg)
 	}
-	if cmd, ok := m.lock.ActionKey(msg, m.cursorPath(), m.detail.isLock); ok {
+	if cmd, ok := m.lock.ActionKey(msg, m.cursorPath(), m.detail.IsLock()); ok {
 		return cmd
 	}
 	if m.focus == focusDetail {
@@ -182,29 +181,12 @@ func (m *Model) toParent() {
 }
 
 func (m *Model) handleDetailKey(msg tea.KeyPressMsg) tea.Cmd {
-	if m.detail.isLock {
+	if m.detail.IsLock() {
 		return m.lock.Update(msg)
 	}
-	k := m.keys
-	page := max(m.detailHeight()-1, 1)
-	switch {
-	case key.Matches(msg, k.Up):
-		m.detail.scroll--
-	case key.Matches(msg, k.Down):
-		m.detail.scroll++
-	case key.Matches(msg, k.PageUp):
-		m.detail.scroll -= page
-	case key.Matches(msg, k.PageDown):
-		m.detail.scroll += page
-	case key.Matches(msg, k.Top):
-		m.detail.scroll = 0
-	case key.Matches(msg, k.Bottom):
-		m.detail.scroll = len(m.detail.lines)
-	case key.Matches(msg, k.Collapse):
+	if m.detail.HandleKey(msg, m.keys) {
 		m.focus = focusTree
 	}
-	m.detail.scroll = min(m.detail.scroll, max(len(m.detail.lines)-m.detailHeight(), 0))
-	m.detail.scroll = max(m.detail.scroll, 0)
 	return nil
 }
 
@@ -336,7 +318,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		}
 		m.opts.Theme = arg
 		m.applyTheme()
-		m.detail.builtW = 0
+		m.detail.Invalidate()
 		return nil
 	case "find", "search":
 		return m.startSearch(arg)
@@ -429,7 +411,7 @@ func (m *Model) handleWheel(ms tea.Mouse) {
 		m.cursor = max(min(m.cursor, m.offset+m.treeRows()-1), m.offset)
 		return
 	}
-	m.detail.scroll = max(min(m.detail.scroll+step, len(m.detail.lines)-m.detailHeight()), 0)
+	m.detail.ScrollBy(step)
 }
 
 func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {

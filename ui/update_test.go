@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/detail"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"image/color"
 	"strings"
@@ -61,21 +62,21 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("pgdown: cursor %d, want %d", m.cursor, m.treeRows()-1)
 	}
 	// The detail pane follows the cursor.
-	if m.detail.path != m.cursorPath() {
-		t.Fatalf("detail shows %s, cursor on %s", m.detail.path, m.cursorPath())
+	if m.detail.Path() != m.cursorPath() {
+		t.Fatalf("detail shows %s, cursor on %s", m.detail.Path(), m.cursorPath())
 	}
 	// tab focuses the detail pane, where j scrolls instead of moving.
 	cur := m.cursor
 	m = pressKeys(t, cdLocal(t, m, "/app/config"), "tab")
 	cur = m.cursor
 	m = pressKeys(t, m, "j")
-	if m.cursor != cur || m.detail.scroll != 1 {
-		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.cursor, m.detail.scroll)
+	if m.cursor != cur || m.detail.Scroll() != 1 {
+		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.cursor, m.detail.Scroll())
 	}
 	// v cycles the data viewer.
 	m = pressKeys(t, m, "v")
-	if m.detail.viewer != viewerText {
-		t.Fatalf("v: viewer %v", m.detail.viewer)
+	if m.detail.Viewer() != detail.ViewerText {
+		t.Fatalf("v: viewer %v", m.detail.Viewer())
 	}
 }
 
@@ -295,8 +296,8 @@ func TestStaleRepliesDropped(t *testing.T) {
 	id := m.reqs["select"]
 	m = cdLocal(t, m, "/app/blob")
 	m = step(t, m, selectMsg{id: id, node: common.Node{Path: "/app/config", HasStat: true, Data: []byte("x")}})
-	if m.detail.path != "/app/blob" || string(m.detail.node.Data) == "x" {
-		t.Fatalf("stale select applied: %s %q", m.detail.path, m.detail.node.Data)
+	if m.detail.Path() != "/app/blob" || string(m.detail.Node().Data) == "x" {
+		t.Fatalf("stale select applied: %s %q", m.detail.Path(), m.detail.Node().Data)
 	}
 	// A version conflict says so in one sentence.
 	m = step(t, m, mutationMsg{op: "edit", path: "/app/blob", err: zk.ErrBadVersion})
@@ -319,37 +320,6 @@ func TestMouse(t *testing.T) {
 	m = step(t, m, tea.MouseClickMsg{X: 80, Y: 10, Button: tea.MouseLeft})
 	if m.focus != focusDetail {
 		t.Fatalf("click on detail did not focus it")
-	}
-}
-
-func TestDataViewers(t *testing.T) {
-	d := decodeData(gz(`{"a":1}`))
-	if !d.gzip || !d.json || d.binary {
-		t.Fatalf("gzip json: %+v", d)
-	}
-	lines, used := formatData(d, viewerAuto, 40)
-	if used != viewerJSON || len(lines) != 3 {
-		t.Fatalf("auto: %v %q", used, lines)
-	}
-	if _, used := formatData(decodeData([]byte{0, 1, 2}), viewerAuto, 80); used != viewerHex {
-		t.Fatalf("binary: %v", used)
-	}
-	lines, _ = formatData(decodeData([]byte("hello")), viewerBase64, 80)
-	if lines[0] != "aGVsbG8=" {
-		t.Fatalf("base64: %q", lines)
-	}
-	lines = hexLines([]byte("0123456789abcdefXYZ"), 80)
-	if len(lines) != 2 || !strings.HasSuffix(lines[0], "0123456789abcdef") {
-		t.Fatalf("hex: %q", lines)
-	}
-	if k := common.KindOf("x", zk.Stat{EphemeralOwner: -1 << 63}); !k.Container {
-		t.Fatalf("container not detected")
-	}
-	if k := common.KindOf("x", zk.Stat{EphemeralOwner: int64(-1<<56 | 5000)}); !k.TTL || k.TTLMillis != 5000 {
-		t.Fatalf("ttl: %+v", k)
-	}
-	if k := common.KindOf("lock-0000000007", zk.Stat{EphemeralOwner: 0x100}); !k.Ephemeral || !k.Sequential {
-		t.Fatalf("ephemeral sequential: %+v", k)
 	}
 }
 

@@ -27,11 +27,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
-		m.detail.builtW = 0
+		m.layout()
 	case tea.BackgroundColorMsg:
 		m.darkBG = msg.IsDark()
 		m.applyTheme()
-		m.detail.builtW = 0
+		m.detail.Invalidate()
 	case tea.KeyPressMsg:
 		cmds = append(cmds, m.handleKey(msg))
 	case tea.MouseClickMsg:
@@ -61,7 +61,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case ensembleMsg:
 		if m.current("ensemble", msg.id) {
 			m.ens = msg.ens
-			m.detail.builtW = 0
+			m.detail.SetEnsemble(msg.ens)
 			if m.client != nil {
 				cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), true))
 			}
@@ -121,7 +121,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // built for the current width.
 func (m *Model) afterChange() tea.Cmd {
 	m.clampCursor()
-	m.keys.SetContext(m.focus == focusDetail, m.detail.isLock, !m.readOnly)
+	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly)
 	var cmds []tea.Cmd
 	if m.tree != nil {
 		var want []string
@@ -135,33 +135,25 @@ func (m *Model) afterChange() tea.Cmd {
 			cmds = append(cmds, statsCmd(m.tree, m.nextID("stats:"+want[0]), want))
 		}
 	}
-	if p := m.cursorPath(); p != m.detail.path {
+	if p := m.cursorPath(); p != m.detail.Path() {
 		cmds = append(cmds, m.selectPath(p))
 	}
-	if w := m.detailWidth(); m.detail.builtW != w {
-		m.buildDetail(w)
-	}
+	m.detail.Sync()
 	m.lock.SetSize(m.detailWidth(), m.detailHeight())
-	cmds = append(cmds, m.lock.Show(m.detail.isLock && m.mode != modeResults, m.detail.path))
+	cmds = append(cmds, m.lock.Show(m.detail.IsLock() && m.mode != modeResults, m.detail.Path()))
 	return tea.Batch(cmds...)
 }
 
 // selectPath points the detail pane at p and reads it.
 func (m *Model) selectPath(p string) tea.Cmd {
-	v := m.detail.viewer
-	m.detail = detailState{path: p, viewer: v}
-	if n, ok := m.nodes[p]; ok && n.HasStat {
-		m.detail.node, m.detail.loaded = n, true
-	}
-	if ls, ok := m.locks[p]; ok && ls.length >= 0 {
-		m.detail.isLock = true
-	}
-	m.detail.builtW = 0
+	n, known := m.nodes[p]
+	ls, lock := m.locks[p]
+	m.detail.Select(p, n, known, lock && ls.length >= 0)
 	if m.tree == nil {
 		return nil
 	}
 	cmds := []tea.Cmd{selectCmd(m.tree, m.client, m.nextID("select"), p)}
-	if d := m.dirs[p]; m.detail.isLock || d != nil && d.lockLike {
+	if d := m.dirs[p]; m.detail.IsLock() || d != nil && d.lockLike {
 		cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), p))
 	}
 	return tea.Batch(cmds...)
@@ -204,11 +196,7 @@ func (m *Model) onTree(msg treeMsg) tea.Cmd {
 	}
 	for _, n := range msg.nodes {
 		m.nodes[n.Path] = n
-		if n.Path == m.detail.path {
-			m.detail.node = n
-			m.detail.loaded = n.HasStat || n.Gone
-			m.detail.builtW = 0
-		}
+		m.detail.OnWatch(n)
 		if n.Gone {
 			if _, ok := m.dirs[n.Path]; ok {
 				delete(m.dirs, n.Path)
@@ -224,9 +212,9 @@ func (m *Model) onTree(msg treeMsg) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	// A change inside the lock directory shown re-reads the queue now.
-	if m.detail.isLock && m.client != nil {
+	if m.detail.IsLock() && m.client != nil {
 		for _, d := range msg.dirs {
-			if d.Path == m.detail.path {
+			if d.Path == m.detail.Path() {
 				cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), d.Path))
 			}
 		}
@@ -295,7 +283,7 @@ func (m *Model) onChildren(msg childrenMsg) tea.Cmd {
 	}
 	m.dirs[p] = &dirState{names: msg.dir.Names, stat: msg.dir.Stat, loaded: true, lockLike: msg.dir.LockLike}
 	m.rebuildRows()
-	if p == m.detail.path && msg.dir.LockLike && m.client != nil {
+	if p == m.detail.Path() && msg.dir.LockLike && m.client != nil {
 		return lockCmd(m.client, m.nextID("lock"), p)
 	}
 	return nil
@@ -330,9 +318,7 @@ func (m *Model) onStats(msg statsMsg) tea.Cmd {
 	}
 	for _, n := range msg.nodes {
 		m.nodes[n.Path] = n
-		if n.Path == m.detail.path && !m.detail.loaded && n.HasStat {
-			m.detail.node, m.detail.loaded, m.detail.builtW = n, true, 0
-		}
+		m.detail.OnStat(n)
 	}
 	if msg.err != nil {
 		// Let the rows be asked for again on the next change.
@@ -391,22 +377,17 @@ func (m *Model) onLockProbe(msg lockProbeMsg) {
 }
 
 func (m *Model) onSelect(msg selectMsg) tea.Cmd {
-	if !m.current("select", msg.id) || msg.node.Path != m.detail.path {
+	if !m.current("select", msg.id) || msg.node.Path != m.detail.Path() {
 		return nil
 	}
-	d := &m.detail
-	d.builtW = 0
-	d.acl = msg.acl
-	if msg.err != nil && !msg.node.HasStat && !msg.node.Gone {
-		d.err = msg.err
+	if !m.detail.OnSelect(msg.node, msg.acl, msg.err) {
 		return nil
 	}
-	d.err = nil
-	d.node, d.loaded = msg.node, true
 	m.nodes[msg.node.Path] = msg.node
-	if n := msg.node.Stat.NumChildren; msg.node.HasStat && n > 0 && !d.isLock && m.client != nil {
-		if dir := m.dirs[d.path]; dir == nil && n <= maxProbeChildren || dir != nil && dir.lockLike {
-			return lockCmd(m.client, m.nextID("lock"), d.path)
+	p := msg.node.Path
+	if n := msg.node.Stat.NumChildren; msg.node.HasStat && n > 0 && !m.detail.IsLock() && m.client != nil {
+		if dir := m.dirs[p]; dir == nil && n <= maxProbeChildren || dir != nil && dir.lockLike {
+			return lockCmd(m.client, m.nextID("lock"), p)
 		}
 	}
 	return nil
@@ -417,23 +398,22 @@ func (m *Model) onLock(msg lockMsg) {
 		return
 	}
 	if msg.err != nil {
-		if msg.path == m.detail.path && m.detail.isLock {
-			m.detail.lockErr = msg.err
+		if msg.path == m.detail.Path() && m.detail.IsLock() {
+			m.detail.SetLockErr(msg.err)
 		}
 		return
 	}
 	if !msg.isDir {
 		delete(m.locks, msg.path)
-		if msg.path == m.detail.path && m.detail.isLock {
-			m.detail.isLock = false
-			m.detail.builtW = 0
+		if msg.path == m.detail.Path() && m.detail.IsLock() {
+			m.detail.SetLock(false)
 		}
 		return
 	}
 	m.locks[msg.path] = lockSummary{kind: msg.queue.Kind, length: len(msg.queue.Participants)}
-	if msg.path == m.detail.path {
-		m.detail.isLock = true
-		m.detail.lockErr = nil
+	if msg.path == m.detail.Path() {
+		m.detail.SetLock(true)
+		m.detail.SetLockErr(nil)
 		m.lock.SetQueue(msg.queue)
 	}
 }
@@ -564,7 +544,7 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	m.locks = map[string]lockSummary{}
 	m.lockProbed = map[string]int64{}
 	m.filter = filterState{}
-	m.detail = detailState{viewer: m.detail.viewer}
+	m.detail.Reset()
 	m.attach(msg.client, msg.name)
 	m.lock.SetClient(m.client, m.readOnly)
 	m.cursor, m.offset = 0, 0

@@ -175,30 +175,23 @@ func (m *Model) detailPane(w, h int) string {
 	if m.mode == modeResults || m.search.running {
 		return common.Box(m.st, m.resultsTitle(), common.PadLines(m.resultsLines(innerW, innerH), 1), w, h, true)
 	}
-	title := m.detail.path
-	if title == "" {
-		title = "detail"
+	if !m.detail.IsLock() {
+		return m.detail.View(m.focus == focusDetail)
 	}
-	var lines []string
-	if m.detail.isLock {
-		title = "lock " + m.detail.path
-		body := m.lock.View()
-		if m.detail.lockErr != nil {
-			body = m.st.Error.Render("Could not read the lock: "+m.detail.lockErr.Error()) + "\n" + body
-		}
-		lines = strings.Split(strings.TrimRight(body, "\n"), "\n")
-		if len(lines) > innerH {
-			lines = lines[:innerH]
-		}
-	} else {
-		from := min(m.detail.scroll, max(len(m.detail.lines)-1, 0))
-		to := min(from+innerH, len(m.detail.lines))
-		lines = m.detail.lines[from:to]
-		if len(m.detail.lines) > innerH {
-			title += fmt.Sprintf(" · %d%%", 100*to/len(m.detail.lines))
-		}
+	body := m.lock.View()
+	if err := m.detail.LockErr(); err != nil {
+		body = m.st.Error.Render("Could not read the lock: "+err.Error()) + "\n" + body
 	}
-	return common.Box(m.st, title, common.PadLines(lines, 1), w, h, m.focus == focusDetail)
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	if len(lines) > innerH {
+		lines = lines[:innerH]
+	}
+	return common.Box(m.st, "lock "+m.detail.Path(), common.PadLines(lines, 1), w, h, m.focus == focusDetail)
+}
+
+// layout gives the panes their sizes (at start and on a resize).
+func (m *Model) layout() {
+	m.detail.SetSize(m.width-m.treeWidth(), m.height-chromeRows)
 }
 
 func (m *Model) resultsTitle() string {

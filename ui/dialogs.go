@@ -17,7 +17,7 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		m.setStatus(common.LevelWarn, "Read-only: editing is disabled (--read-only or the context's read_only).")
 		return nil
 	}
-	p := m.cursorPath()
+	p := m.tree.CursorPath()
 	node := m.detail.Node()
 	if !m.detail.Loaded() || m.detail.Path() != p || node.Gone {
 		m.setStatus(common.LevelWarn, "Wait until the node is read, then try again.")

@@ -10,15 +10,15 @@ import (
 func TestFilterSubstringFirst(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/services/svc-05")
 	m = typeKeys(t, pressKeys(t, m, "/"), "-1")
-	if m.filter.shown != 10 || m.filter.fuzzy { // svc-10 … svc-19, not svc-01/21/31
-		t.Fatalf("-1 kept %d (fuzzy %v), want the 10 names containing it", m.filter.shown, m.filter.fuzzy)
+	if m.tree.Filter().Shown != 10 || m.tree.Filter().Fuzzy { // svc-10 … svc-19, not svc-01/21/31
+		t.Fatalf("-1 kept %d (fuzzy %v), want the 10 names containing it", m.tree.Filter().Shown, m.tree.Filter().Fuzzy)
 	}
 	if strings.Contains(screen(m), "fuzzy") {
 		t.Fatal("title says fuzzy for a substring match")
 	}
 	m = typeKeys(t, pressKeys(t, m, "backspace", "backspace"), "s1")
-	if !m.filter.fuzzy || m.filter.shown == 0 || !strings.Contains(screen(m), "fuzzy") {
-		t.Fatalf("s1: fuzzy %v, kept %d; title:\n%s", m.filter.fuzzy, m.filter.shown, strings.SplitN(screen(m), "\n", 4)[2])
+	if !m.tree.Filter().Fuzzy || m.tree.Filter().Shown == 0 || !strings.Contains(screen(m), "fuzzy") {
+		t.Fatalf("s1: fuzzy %v, kept %d; title:\n%s", m.tree.Filter().Fuzzy, m.tree.Filter().Shown, strings.SplitN(screen(m), "\n", 4)[2])
 	}
 }
 

@@ -55,7 +55,7 @@ func TestLiveTeatestExpandSelect(t *testing.T) {
 	waitOut("the data of settings.json", contains("14 B", "replicas"))
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-	if got, want := fm.cursorPath(), base+"/app/settings.json"; got != want {
+	if got, want := fm.tree.CursorPath(), base+"/app/settings.json"; got != want {
 		t.Fatalf("cursor on %s, want %s", got, want)
 	}
 	if !fm.detail.Loaded() || fm.detail.Node().Stat.DataLength != int32(len(`{"replicas":3}`)) {
@@ -77,7 +77,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "light"}), 120, 35)
 	defer d.Close()
 	d.until(t, 15*time.Second, "the start directory listed", func(d *liveDriver) bool {
-		return strings.Contains(d.screen(), "a") && d.m.dirs[base] != nil && d.m.dirs[base].loaded
+		return strings.Contains(d.screen(), "a") && dirLoaded(d.m, base)
 	})
 
 	// Another client creates a child: the watch brings it in.
@@ -89,7 +89,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	// Select /a and wait for its stat.
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.until(t, 15*time.Second, "a selected and read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/a" && d.m.detail.Loaded() && bytes.Equal(d.m.detail.Node().Data, []byte("one"))
+		return d.m.tree.CursorPath() == base+"/a" && d.m.detail.Loaded() && bytes.Equal(d.m.detail.Node().Data, []byte("one"))
 	})
 
 	// Open the inline editor, then another client writes first.
@@ -120,7 +120,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	})
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.until(t, 15*time.Second, "b selected and read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/b-from-elsewhere" && d.m.detail.Loaded()
+		return d.m.tree.CursorPath() == base+"/b-from-elsewhere" && d.m.detail.Loaded()
 	})
 	d.apply(tea.KeyPressMsg{Code: 'd', Text: "d"})
 	if d.m.mode != modeDialog {
@@ -128,8 +128,8 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	}
 	d.apply(tea.KeyPressMsg{Code: 'y', Text: "y"})
 	d.until(t, 15*time.Second, "the node deleted and gone from the tree", func(d *liveDriver) bool {
-		for _, r := range d.m.rows {
-			if r.name == "b-from-elsewhere" {
+		for i := range d.m.tree.Len() {
+			if _, name := d.m.tree.Row(i); name == "b-from-elsewhere" {
 				return false
 			}
 		}
@@ -152,7 +152,7 @@ func TestLiveSearch(t *testing.T) {
 
 	d := newLiveDriver(New(Options{Client: c, Start: base + "/a", Theme: "dark"}), 120, 35)
 	defer d.Close()
-	d.until(t, 15*time.Second, "the start directory", func(d *liveDriver) bool { return d.m.cursorPath() == base+"/a" })
+	d.until(t, 15*time.Second, "the start directory", func(d *liveDriver) bool { return d.m.tree.CursorPath() == base+"/a" })
 	d.apply(tea.KeyPressMsg{Code: 'f', Text: "f"})
 	for _, r := range "needle" {
 		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
@@ -171,7 +171,7 @@ func TestLiveSearch(t *testing.T) {
 		t.Fatalf("hits %v, want %v", got, want)
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
-	d.until(t, 15*time.Second, "the cursor on the first hit", func(d *liveDriver) bool { return d.m.cursorPath() == base+"/a/deep/x" })
+	d.until(t, 15*time.Second, "the cursor on the first hit", func(d *liveDriver) bool { return d.m.tree.CursorPath() == base+"/a/deep/x" })
 }
 
 // TestLiveSearchCancelled: a walk whose context ends stops before reading
@@ -242,7 +242,7 @@ func TestLiveBusySpinner(t *testing.T) {
 		t.Fatalf("no busy mark in the header:\n%s", d.screen())
 	}
 	d.until(t, 15*time.Second, "idle with the spinner stopped", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base && d.m.busyWhat() == "" && !d.m.busy.ticking
+		return d.m.tree.CursorPath() == base && d.m.busyWhat() == "" && !d.m.busy.ticking
 	})
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.apply(tea.KeyPressMsg{Code: 'l', Text: "l"})
@@ -261,7 +261,7 @@ func TestLiveCreateTTL(t *testing.T) {
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 120, 35)
 	defer d.Close()
 	d.until(t, 15*time.Second, "the start node read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base && d.m.detail.Loaded()
+		return d.m.tree.CursorPath() == base && d.m.detail.Loaded()
 	})
 	typeText := func(s string) {
 		for _, r := range s {
@@ -296,7 +296,7 @@ func TestLiveCreateTTL(t *testing.T) {
 	// zkscope remembers what it made: the row is tagged and the detail
 	// pane names the TTL.
 	d.until(t, 15*time.Second, "the new node selected with its type", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/short-lived" && strings.Contains(d.screen(), "persistent with TTL 10m0s")
+		return d.m.tree.CursorPath() == base+"/short-lived" && strings.Contains(d.screen(), "persistent with TTL 10m0s")
 	})
 	var row string
 	for _, l := range strings.Split(d.screen(), "\n") {
@@ -336,7 +336,7 @@ func TestLiveDeleteTree(t *testing.T) {
 		}
 		d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 		d.until(t, 15*time.Second, path+" selected and read", func(d *liveDriver) bool {
-			return d.m.cursorPath() == path && d.m.detail.Loaded()
+			return d.m.tree.CursorPath() == path && d.m.detail.Loaded()
 		})
 		d.apply(tea.KeyPressMsg{Code: 'd', ShiftedCode: 'D', Text: "D", Mod: tea.ModShift})
 		if _, ok := d.m.dialogs.Front().(*dialog.DeleteTreeForm); !ok {
@@ -403,10 +403,16 @@ func TestLiveConcurrentCd(t *testing.T) {
 			want = base + "/x/deep/one"
 		}
 		d.until(t, 15*time.Second, "the newest :cd landed", func(d *liveDriver) bool {
-			return d.m.cursorPath() == want && d.m.busyWhat() == ""
+			return d.m.tree.CursorPath() == want && d.m.busyWhat() == ""
 		})
 		if d.m.status.Level == common.LevelErr {
 			t.Fatalf("round %d: error status %q", round, d.m.status.Text)
 		}
 	}
+}
+
+// dirLoaded reports whether the tree has listed p.
+func dirLoaded(m Model, p string) bool {
+	d, open := m.tree.Dir(p)
+	return open && d.Loaded
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/detail"
 	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/ui/tree"
 	"os"
 	"time"
 
@@ -96,7 +97,7 @@ const (
 type Model struct {
 	opts   Options
 	client *zkview.Client
-	tree   treeSource
+	cache  treeSource // the lazy tree cache (zkview)
 	mut    lockops.Mutations
 	conn   <-chan zkview.ConnEvent
 	unsub  func()
@@ -115,18 +116,10 @@ type Model struct {
 	state zkview.ConnEvent // latest connection state
 	ens   *zkview.Ensemble // members' roles and connections (nil until asked)
 
-	// The tree: expanded directories, what is known per node, and the
-	// flattened visible rows with the cursor.
-	dirs      map[string]*dirState
-	nodes     map[string]common.Node
-	rows      []row
-	cursor    int
-	offset    int
+	tree      tree.Model      // the tree pane (ui/tree)
 	statsWant map[string]bool // stat loads in flight
-	filter    filterState
 
-	detail detail.Model           // the node under the cursor (ui/detail)
-	locks  map[string]lockSummary // decoded lock directories seen
+	detail detail.Model // the node under the cursor (ui/detail)
 	// lockProbed: directories already asked whether they are locks, with
 	// the pzxid they had (a change of children asks again).
 	lockProbed map[string]int64
@@ -150,21 +143,6 @@ type Model struct {
 	reqs map[string]uint64 // newest request id per key
 }
 
-// dirState is one expanded (or expanding) directory.
-type dirState struct {
-	names  []string // sorted; shared with the cache, never modified
-	stat   zk.Stat
-	loaded bool
-	// lockLike: the names look like a lock recipe's (computed off Update).
-	lockLike bool
-}
-
-// lockSummary marks a lock directory in the tree.
-type lockSummary struct {
-	kind   lockops.Kind
-	length int
-}
-
 // New builds the root model. It subscribes to the client's connection
 // state and starts a tree cache; nothing is read until Init's commands run.
 func New(opts Options) Model {
@@ -177,10 +155,7 @@ func New(opts Options) Model {
 		darkBG:     true,
 		keys:       common.DefaultKeyMap(),
 		help:       help.New(),
-		dirs:       map[string]*dirState{},
-		nodes:      map[string]common.Node{},
 		statsWant:  map[string]bool{},
-		locks:      map[string]lockSummary{},
 		lockProbed: map[string]int64{},
 		reqs:       map[string]uint64{},
 		made:       &common.Made{},
@@ -201,9 +176,9 @@ func New(opts Options) Model {
 		m.lock.SetClient(m.client, m.readOnly)
 	}
 	m.detail = detail.New(m.st, m.made)
+	m.tree = tree.New(m.st, m.made)
 	m.layout()
-	m.rebuildRows()
-	if m.tree != nil {
+	if m.cache != nil {
 		m.startCmd = m.cd(opts.Start)
 		m.startIntrospect = introspect(m.client, m.nextID("ensemble"), false)
 	}
@@ -215,7 +190,7 @@ func (m *Model) attach(c *zkview.Client, context string) {
 	m.client = c
 	m.opts.Context = context
 	m.mut = lockops.Mutations{Client: c}
-	m.tree = zkview.NewTree(c)
+	m.cache = zkview.NewTree(c)
 	m.conn, m.unsub = c.Subscribe()
 	m.readOnly = m.opts.ReadOnly || c.Config().ReadOnly
 	m.state = c.State()
@@ -226,8 +201,8 @@ func (m *Model) Close() {
 	if m.lock != nil {
 		m.lock.Close()
 	}
-	if m.tree != nil {
-		m.tree.Close()
+	if m.cache != nil {
+		m.cache.Close()
 	}
 	if m.unsub != nil {
 		m.unsub()
@@ -262,7 +237,7 @@ func (m *Model) applyTheme() {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, tick(), m.startCmd}
 	if m.client != nil {
-		cmds = append(cmds, listenConn(m.conn), listenTree(m.tree), m.startIntrospect)
+		cmds = append(cmds, listenConn(m.conn), listenTree(m.cache), m.startIntrospect)
 	}
 	return tea.Batch(cmds...)
 }
@@ -279,7 +254,7 @@ func Run(opts Options) error {
 	defer func() { m.Close() }()
 	p := tea.NewProgram(m)
 	final, err := p.Run()
-	if fm, ok := final.(Model); ok && fm.tree != m.tree {
+	if fm, ok := final.(Model); ok && fm.cache != m.cache {
 		fm.Close() // switched context
 	}
 	return err

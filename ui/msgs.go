@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -17,18 +18,9 @@ import (
 // connMsg is one connection state change (from the Subscribe stream).
 type connMsg struct{ ev zkview.ConnEvent }
 
-// dirSnap is one expanded directory's sorted child names and stat.
-type dirSnap struct {
-	Path  string
-	Names []string
-	Stat  zk.Stat
-	// LockLike: the names look like a lock recipe's children.
-	LockLike bool
-}
-
 // treeMsg is a coalesced batch of watch changes, copied out of the cache.
 type treeMsg struct {
-	dirs   []dirSnap
+	dirs   []tree.Listing
 	nodes  []common.Node
 	closed []string // directories no longer expanded (deleted)
 	reset  bool
@@ -37,7 +29,7 @@ type treeMsg struct {
 // childrenMsg answers an expand.
 type childrenMsg struct {
 	id  uint64
-	dir dirSnap
+	dir tree.Listing
 	err error
 }
 
@@ -45,7 +37,7 @@ type childrenMsg struct {
 type pathMsg struct {
 	id     uint64
 	target string
-	dirs   []dirSnap
+	dirs   []tree.Listing
 	err    error
 }
 
@@ -76,7 +68,7 @@ type lockMsg struct {
 
 // lockProbeMsg answers a probe of visible directories for lock recipes.
 type lockProbeMsg struct {
-	found map[string]lockSummary
+	found map[string]tree.LockTag
 	none  []string
 }
 

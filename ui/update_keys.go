@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"os"
 	"path"
 	"strings"
@@ -55,18 +56,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Command):
 		return m.openInput(modeCommand, ":", "")
 	case key.Matches(msg, k.Filter):
-		p := m.cursorPath()
-		dir, _ := common.SplitPath(p)
-		if d := m.dirs[p]; d != nil && d.loaded || dir == "" {
-			dir = p // an open directory filters its own children
-		}
-		if m.filter.dir != "" && m.filter.dir != dir {
-			m.clearFilter()
-		}
-		m.filter.dir = dir
-		return m.openInput(modeFilter, "/", m.filter.query)
+		return m.openInput(modeFilter, "/", m.tree.OpenFilter())
 	case key.Matches(msg, k.Search):
-		return m.openInput(modeSearch, "find below "+m.cursorPath()+": ", m.search.query)
+		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", m.search.query)
 	case key.Matches(msg, k.Focus):
 		if m.focus == focusTree {
 			m.focus = focusDetail
@@ -79,22 +71,22 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.cancelSearch() // the results found so far follow
 			return nil
 		}
-		if m.filter.query != "" {
-			m.clearFilter()
+		if m.tree.Filter().Query != "" {
+			m.tree.ClearFilter()
 		}
 		m.focus = focusTree
 		return nil
 	case key.Matches(msg, k.Refresh):
-		if m.tree != nil {
-			m.tree.Refresh()
-			m.nodes = map[string]common.Node{}
+		if m.cache != nil {
+			m.cache.Refresh()
+			m.tree.ForgetNodes()
 			m.statsWant = map[string]bool{}
 			m.setStatus(common.LevelInfo, "Reloading…")
-			return m.selectPath(m.cursorPath())
+			return m.selectPath(m.tree.CursorPath())
 		}
 		return nil
 	case key.Matches(msg, k.Yank):
-		p := m.cursorPath()
+		p := m.tree.CursorPath()
 		m.setStatus(common.LevelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
 		return tea.SetClipboard(p)
 	case key.Matches(msg, k.Viewer):
@@ -103,7 +95,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
 		return m.startEdit(msg)
 	}
-	if cmd, ok := m.lock.ActionKey(msg, m.cursorPath(), m.detail.IsLock()); ok {
+	if cmd, ok := m.lock.ActionKey(msg, m.tree.CursorPath(), m.detail.IsLock()); ok {
 		return cmd
 	}
 	if m.focus == focusDetail {
@@ -121,63 +113,18 @@ func (m *Model) quit() tea.Cmd {
 }
 
 func (m *Model) handleTreeKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
-	page := max(m.treeRows()-1, 1)
-	switch {
-	case key.Matches(msg, k.Up):
-		m.cursor--
-	case key.Matches(msg, k.Down):
-		m.cursor++
-	case key.Matches(msg, k.PageUp):
-		m.cursor -= page
-		m.offset -= page
-	case key.Matches(msg, k.PageDown):
-		m.cursor += page
-		m.offset += page
-	case key.Matches(msg, k.Top):
-		m.cursor = 0
-	case key.Matches(msg, k.Bottom):
-		m.cursor = len(m.rows) - 1
-	case key.Matches(msg, k.Expand):
-		p := m.cursorPath()
-		if d := m.dirs[p]; d != nil && d.loaded {
-			if len(d.names) > 0 && m.cursor+1 < len(m.rows) {
-				m.cursor++ // already open: step into it
-			}
-			return nil
-		}
-		if n, ok := m.nodes[p]; ok && n.HasStat && n.Stat.NumChildren == 0 {
-			return nil
-		}
-		return m.expand(p)
-	case key.Matches(msg, k.Collapse):
-		p := m.cursorPath()
-		if _, open := m.dirs[p]; open && p != "/" {
-			m.collapse(p)
-			return nil
-		}
-		m.toParent()
-	case key.Matches(msg, k.Parent):
-		m.toParent()
-	case key.Matches(msg, k.Toggle):
-		p := m.cursorPath()
-		if _, open := m.dirs[p]; open {
-			if p != "/" {
-				m.collapse(p)
-			}
-			return nil
-		}
-		return m.expand(p)
-	}
-	return nil
+	return m.onTreeRequest(m.tree.HandleKey(msg, m.keys))
 }
 
-func (m *Model) toParent() {
-	if m.cursor < len(m.rows) {
-		if dir := m.rows[m.cursor].dir; dir != "" {
-			m.cursorTo(dir)
-		}
+// onTreeRequest opens or closes the directory the tree asked for.
+func (m *Model) onTreeRequest(r tree.Request) tea.Cmd {
+	if r.Collapse != "" {
+		m.collapse(r.Collapse)
 	}
+	if r.Expand != "" {
+		return m.expand(r.Expand)
+	}
+	return nil
 }
 
 func (m *Model) handleDetailKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -211,6 +158,7 @@ func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
 
 func (m *Model) closeInput() {
 	m.mode = modeNormal
+	m.tree.CloseFilter()
 	m.input.Blur()
 }
 
@@ -219,7 +167,7 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Cancel):
 		if m.mode == modeFilter {
-			m.clearFilter()
+			m.tree.ClearFilter()
 		}
 		m.closeInput()
 		return nil
@@ -234,7 +182,7 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.startSearch(v)
 		case modeFilter:
 			if v == "" {
-				m.clearFilter()
+				m.tree.ClearFilter()
 			}
 		}
 		return nil
@@ -245,29 +193,11 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.input, cmd = m.input.Update(msg)
 	switch m.mode {
 	case modeFilter:
-		m.applyFilter(m.input.Value())
+		m.tree.SetFilter(m.input.Value())
 	case modeCommand:
 		m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
 	}
 	return cmd
-}
-
-func (m *Model) applyFilter(q string) {
-	prev := m.cursorPath()
-	m.filter.query = q
-	m.rebuildRows()
-	if m.cursorPath() == prev {
-		return
-	}
-	// The row under the cursor was filtered out: go to the first match.
-	if m.cursorTo(m.filter.dir) && m.filter.shown > 0 && m.cursor+1 < len(m.rows) {
-		m.cursor++
-	}
-}
-
-func (m *Model) clearFilter() {
-	m.filter = filterState{}
-	m.rebuildRows()
 }
 
 // runCommand executes a `:` command line.
@@ -287,7 +217,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 			arg = "/"
 		}
 		if !strings.HasPrefix(arg, "/") {
-			arg = path.Join(m.cursorPath(), arg)
+			arg = path.Join(m.tree.CursorPath(), arg)
 		}
 		return m.cd(arg)
 	case "ctx", "context":
@@ -302,7 +232,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		m.setStatus(common.LevelInfo, "Connecting to context "+arg+"…")
 		return connectCmd(m.opts.Connect, arg)
 	case "locks":
-		root := m.cursorPath()
+		root := m.tree.CursorPath()
 		if arg != "" {
 			root = cleanPath(arg)
 		}
@@ -339,7 +269,7 @@ func (m *Model) startSearch(q string) tea.Cmd {
 	if q == "" || m.client == nil {
 		return nil
 	}
-	root := m.cursorPath()
+	root := m.tree.CursorPath()
 	m.setStatus(common.LevelInfo, fmt.Sprintf("Searching names and data below %s for %q… (esc stops)", root, q))
 	return m.beginSearch(root, q, false)
 }
@@ -381,16 +311,7 @@ func (m *Model) handleClick(ms tea.Mouse) tea.Cmd {
 	top := bodyTop + 1
 	if ms.X < m.treeWidth() {
 		m.focus = focusTree
-		if i := ms.Y - top; i >= 0 && i < m.treeRows() && m.offset+i < len(m.rows) {
-			if m.cursor == m.offset+i {
-				p := m.cursorPath()
-				if _, open := m.dirs[p]; !open {
-					return m.expand(p)
-				}
-			}
-			m.cursor = m.offset + i
-		}
-		return nil
+		return m.onTreeRequest(m.tree.Click(ms.Y - top))
 	}
 	m.focus = focusDetail
 	return nil
@@ -407,8 +328,7 @@ func (m *Model) handleWheel(ms tea.Mouse) {
 		return
 	}
 	if ms.X < m.treeWidth() {
-		m.offset = max(min(m.offset+step, len(m.rows)-m.treeRows()), 0)
-		m.cursor = max(min(m.cursor, m.offset+m.treeRows()-1), m.offset)
+		m.tree.Scroll(step)
 		return
 	}
 	m.detail.ScrollBy(step)

@@ -4,6 +4,7 @@ import (
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/detail"
 	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/ui/tree"
 	"image/color"
 	"strings"
 	"testing"
@@ -14,64 +15,64 @@ import (
 
 func TestNavigation(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
-	if got := m.cursorPath(); got != "/" {
+	if got := m.tree.CursorPath(); got != "/" {
 		t.Fatalf("start at %s, want /", got)
 	}
 	m = pressKeys(t, m, "j", "j")
-	if got := m.cursorPath(); got != "/app/blob" {
+	if got := m.tree.CursorPath(); got != "/app/blob" {
 		t.Fatalf("j j: %s", got)
 	}
 	m = pressKeys(t, m, "k")
-	if got := m.cursorPath(); got != "/app" {
+	if got := m.tree.CursorPath(); got != "/app" {
 		t.Fatalf("k: %s", got)
 	}
 	// l on an open directory steps into it.
 	m = pressKeys(t, m, "l")
-	if got := m.cursorPath(); got != "/app/blob" {
+	if got := m.tree.CursorPath(); got != "/app/blob" {
 		t.Fatalf("l on open dir: %s", got)
 	}
 	// h on a leaf goes to the parent; h on an open dir collapses it.
 	m = pressKeys(t, m, "h")
-	if got := m.cursorPath(); got != "/app" {
+	if got := m.tree.CursorPath(); got != "/app" {
 		t.Fatalf("h on leaf: %s", got)
 	}
-	rows := len(m.rows)
+	rows := m.tree.Len()
 	m = pressKeys(t, m, "h")
-	if len(m.rows) >= rows || m.dirs["/app"] != nil {
-		t.Fatalf("h on open dir did not collapse: %d rows (was %d)", len(m.rows), rows)
+	if _, open := m.tree.Dir("/app"); m.tree.Len() >= rows || open {
+		t.Fatalf("h on open dir did not collapse: %d rows (was %d)", m.tree.Len(), rows)
 	}
 	// space opens it again (marked loading until the children arrive).
 	m = pressKeys(t, m, "space")
-	if d := m.dirs["/app"]; d == nil || d.loaded {
+	if d, open := m.tree.Dir("/app"); !open || d.Loaded {
 		t.Fatalf("space did not start an expand: %+v", d)
 	}
 	m = fixture(t, 100, 30, "dark")
 	m = pressKeys(t, m, "G")
-	if m.cursor != len(m.rows)-1 {
-		t.Fatalf("G: cursor %d of %d", m.cursor, len(m.rows))
+	if m.tree.Cursor() != m.tree.Len()-1 {
+		t.Fatalf("G: cursor %d of %d", m.tree.Cursor(), m.tree.Len())
 	}
-	if m.offset+m.treeRows() < len(m.rows) {
-		t.Fatalf("G: last row not on screen (offset %d)", m.offset)
+	if m.tree.Offset()+m.tree.Rows() < m.tree.Len() {
+		t.Fatalf("G: last row not on screen (offset %d)", m.tree.Offset())
 	}
 	m = pressKeys(t, m, "g")
-	if m.cursor != 0 || m.offset != 0 {
-		t.Fatalf("g: cursor %d offset %d", m.cursor, m.offset)
+	if m.tree.Cursor() != 0 || m.tree.Offset() != 0 {
+		t.Fatalf("g: cursor %d offset %d", m.tree.Cursor(), m.tree.Offset())
 	}
 	m = pressKeys(t, m, "pgdown")
-	if m.cursor != m.treeRows()-1 {
-		t.Fatalf("pgdown: cursor %d, want %d", m.cursor, m.treeRows()-1)
+	if m.tree.Cursor() != m.tree.Rows()-1 {
+		t.Fatalf("pgdown: cursor %d, want %d", m.tree.Cursor(), m.tree.Rows()-1)
 	}
 	// The detail pane follows the cursor.
-	if m.detail.Path() != m.cursorPath() {
-		t.Fatalf("detail shows %s, cursor on %s", m.detail.Path(), m.cursorPath())
+	if m.detail.Path() != m.tree.CursorPath() {
+		t.Fatalf("detail shows %s, cursor on %s", m.detail.Path(), m.tree.CursorPath())
 	}
 	// tab focuses the detail pane, where j scrolls instead of moving.
-	cur := m.cursor
+	cur := m.tree.Cursor()
 	m = pressKeys(t, cdLocal(t, m, "/app/config"), "tab")
-	cur = m.cursor
+	cur = m.tree.Cursor()
 	m = pressKeys(t, m, "j")
-	if m.cursor != cur || m.detail.Scroll() != 1 {
-		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.cursor, m.detail.Scroll())
+	if m.tree.Cursor() != cur || m.detail.Scroll() != 1 {
+		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.tree.Cursor(), m.detail.Scroll())
 	}
 	// v cycles the data viewer.
 	m = pressKeys(t, m, "v")
@@ -82,69 +83,47 @@ func TestNavigation(t *testing.T) {
 
 func TestFilter(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/services/svc-05")
-	all := len(m.rows)
+	all := m.tree.Len()
 	m = pressKeys(t, m, "/")
-	if m.mode != modeFilter || m.filter.dir != "/app/services" {
-		t.Fatalf("/ opened mode %v on %q", m.mode, m.filter.dir)
+	if m.mode != modeFilter || m.tree.Filter().Dir != "/app/services" {
+		t.Fatalf("/ opened mode %v on %q", m.mode, m.tree.Filter().Dir)
 	}
 	m = typeKeys(t, m, "s3")
-	if m.filter.shown != 13 { // svc-03, svc-13, svc-23 (fuzzy) and svc-30..39
-		t.Fatalf("s3 kept %d of 40", m.filter.shown)
+	if m.tree.Filter().Shown != 13 { // svc-03, svc-13, svc-23 (fuzzy) and svc-30..39
+		t.Fatalf("s3 kept %d of 40", m.tree.Filter().Shown)
 	}
-	if len(m.rows) >= all {
-		t.Fatalf("filter kept %d of %d rows", len(m.rows), all)
+	if m.tree.Len() >= all {
+		t.Fatalf("filter kept %d of %d rows", m.tree.Len(), all)
 	}
-	match, fuzzy := filterMatch("s3", m.dirs["/app/services"].names)
-	if !fuzzy || !m.filter.fuzzy {
-		t.Fatalf("s3: no name contains it, so the filter is fuzzy (%v, %v)", fuzzy, m.filter.fuzzy)
+	services, _ := m.tree.Dir("/app/services")
+	match, fuzzy := tree.FilterMatch("s3", services.Names)
+	if !fuzzy || !m.tree.Filter().Fuzzy {
+		t.Fatalf("s3: no name contains it, so the filter is fuzzy (%v, %v)", fuzzy, m.tree.Filter().Fuzzy)
 	}
-	for _, r := range m.rows {
-		if r.dir == "/app/services" && !match(r.name) {
-			t.Fatalf("row %s does not match", r.name)
+	for i := range m.tree.Len() {
+		if dir, name := m.tree.Row(i); dir == "/app/services" && !match(name) {
+			t.Fatalf("row %s does not match", name)
 		}
 	}
-	if !strings.HasPrefix(m.cursorPath(), "/app/services/") {
-		t.Fatalf("cursor left the filtered directory: %s", m.cursorPath())
+	if !strings.HasPrefix(m.tree.CursorPath(), "/app/services/") {
+		t.Fatalf("cursor left the filtered directory: %s", m.tree.CursorPath())
 	}
 	// Fuzzy: "s39" matches svc-39 only.
 	m = typeKeys(t, m, "9")
-	if m.filter.shown != 1 || m.cursorPath() != "/app/services/svc-39" {
-		t.Fatalf("fuzzy: shown %d, cursor %s", m.filter.shown, m.cursorPath())
+	if m.tree.Filter().Shown != 1 || m.tree.CursorPath() != "/app/services/svc-39" {
+		t.Fatalf("fuzzy: shown %d, cursor %s", m.tree.Filter().Shown, m.tree.CursorPath())
 	}
 	// enter keeps the filter, esc (in normal mode) clears it.
 	m = pressKeys(t, m, "enter")
-	if m.mode != modeNormal || m.filter.query == "" {
-		t.Fatalf("enter: mode %v query %q", m.mode, m.filter.query)
+	if m.mode != modeNormal || m.tree.Filter().Query == "" {
+		t.Fatalf("enter: mode %v query %q", m.mode, m.tree.Filter().Query)
 	}
 	m = pressKeys(t, m, "esc")
-	if m.filter.query != "" || len(m.rows) != all {
-		t.Fatalf("esc: query %q, %d rows", m.filter.query, len(m.rows))
+	if m.tree.Filter().Query != "" || m.tree.Len() != all {
+		t.Fatalf("esc: query %q, %d rows", m.tree.Filter().Query, m.tree.Len())
 	}
-	if m.cursorPath() != "/app/services/svc-39" {
-		t.Fatalf("cursor moved on clear: %s", m.cursorPath())
-	}
-}
-
-func TestFilterMatch(t *testing.T) {
-	for _, c := range []struct {
-		q, s  string
-		names []string
-		want  bool
-		fuzzy bool
-	}{
-		{"lock", "locks", []string{"locks"}, true, false},
-		{"LCK", "locks", []string{"locks"}, true, true},
-		{"kcol", "locks", []string{"locks"}, false, true},
-		{"svc1", "svc-10", []string{"svc-10"}, true, true},
-		{"", "x", []string{"x"}, true, false},
-		// A name containing the query makes the filter substring-only.
-		{"svc1", "svc-10", []string{"svc-10", "svc1"}, false, false},
-		{"ÉTÉ", "l'été", []string{"l'été"}, true, false},
-	} {
-		match, fuzzy := filterMatch(c.q, c.names)
-		if got := match(c.s); got != c.want || fuzzy != c.fuzzy {
-			t.Errorf("filterMatch(%q, %q)(%q) = %v (fuzzy %v), want %v (fuzzy %v)", c.q, c.names, c.s, got, fuzzy, c.want, c.fuzzy)
-		}
+	if m.tree.CursorPath() != "/app/services/svc-39" {
+		t.Fatalf("cursor moved on clear: %s", m.tree.CursorPath())
 	}
 }
 
@@ -280,15 +259,15 @@ func TestReadOnly(t *testing.T) {
 
 func TestStaleRepliesDropped(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
-	m.dirs["/app/jobs"] = &dirState{}
+	m.tree.StartLoad("/app/jobs")
 	old := m.nextID("kids:/app/jobs")
 	newer := m.nextID("kids:/app/jobs")
-	m = step(t, m, childrenMsg{id: old, dir: dirSnap{Path: "/app/jobs", Names: []string{"stale"}}})
-	if m.dirs["/app/jobs"].loaded {
+	m = step(t, m, childrenMsg{id: old, dir: tree.Listing{Path: "/app/jobs", Names: []string{"stale"}}})
+	if dirLoaded(m, "/app/jobs") {
 		t.Fatalf("stale children reply applied")
 	}
-	m = step(t, m, childrenMsg{id: newer, dir: dirSnap{Path: "/app/jobs", Names: []string{"job-0000000001"}}})
-	if d := m.dirs["/app/jobs"]; !d.loaded || len(d.names) != 1 {
+	m = step(t, m, childrenMsg{id: newer, dir: tree.Listing{Path: "/app/jobs", Names: []string{"job-0000000001"}}})
+	if d, _ := m.tree.Dir("/app/jobs"); !d.Loaded || len(d.Names) != 1 {
 		t.Fatalf("current reply not applied: %+v", d)
 	}
 	// A select reply for a node the cursor left is dropped.
@@ -310,12 +289,12 @@ func TestMouse(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
 	// Row 3 of the pane (y = bodyTop+1+3) is /app/config.
 	m = step(t, m, tea.MouseClickMsg{X: 5, Y: bodyTop + 1 + 3, Button: tea.MouseLeft})
-	if got := m.cursorPath(); got != "/app/config" {
+	if got := m.tree.CursorPath(); got != "/app/config" {
 		t.Fatalf("click: %s", got)
 	}
 	m = step(t, m, tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
-	if m.offset != 3 {
-		t.Fatalf("wheel: offset %d", m.offset)
+	if m.tree.Offset() != 3 {
+		t.Fatalf("wheel: offset %d", m.tree.Offset())
 	}
 	m = step(t, m, tea.MouseClickMsg{X: 80, Y: 10, Button: tea.MouseLeft})
 	if m.focus != focusDetail {

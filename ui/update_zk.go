@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), false))
 		}
 	case treeMsg:
-		cmds = append(cmds, m.onTree(msg), listenTree(m.tree))
+		cmds = append(cmds, m.onTree(msg), listenTree(m.cache))
 	case childrenMsg:
 		cmds = append(cmds, m.onChildren(msg))
 	case pathMsg:
@@ -94,16 +95,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if m.status.Text != "" && m.status.Level <= common.LevelOK && m.now().Sub(m.status.At) > statusFor {
 			m.status = common.Status{} // errors and warnings stay until replaced
 		}
-		if m.ticks%statsRefreshTicks == 0 && m.tree != nil && m.mode == modeNormal {
+		if m.ticks%statsRefreshTicks == 0 && m.cache != nil && m.mode == modeNormal {
 			var want []string
-			for _, p := range m.visiblePaths() {
+			for _, p := range m.tree.VisiblePaths() {
 				if !m.statsWant[p] {
 					want = append(want, p)
 					m.statsWant[p] = true
 				}
 			}
 			if len(want) > 0 {
-				cmds = append(cmds, statsCmd(m.tree, m.nextID("stats:"+want[0]), want))
+				cmds = append(cmds, statsCmd(m.cache, m.nextID("stats:"+want[0]), want))
 			}
 		}
 	case lockGotoMsg:
@@ -120,22 +121,22 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 // visible rows requested, the node under the cursor read, the detail body
 // built for the current width.
 func (m *Model) afterChange() tea.Cmd {
-	m.clampCursor()
+	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
 	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly)
 	var cmds []tea.Cmd
-	if m.tree != nil {
+	if m.cache != nil {
 		var want []string
-		for _, p := range m.visiblePaths() {
-			if _, ok := m.nodes[p]; !ok && !m.statsWant[p] {
+		for _, p := range m.tree.VisiblePaths() {
+			if _, ok := m.tree.Node(p); !ok && !m.statsWant[p] {
 				want = append(want, p)
 				m.statsWant[p] = true
 			}
 		}
 		if len(want) > 0 {
-			cmds = append(cmds, statsCmd(m.tree, m.nextID("stats:"+want[0]), want))
+			cmds = append(cmds, statsCmd(m.cache, m.nextID("stats:"+want[0]), want))
 		}
 	}
-	if p := m.cursorPath(); p != m.detail.Path() {
+	if p := m.tree.CursorPath(); p != m.detail.Path() {
 		cmds = append(cmds, m.selectPath(p))
 	}
 	m.detail.Sync()
@@ -146,14 +147,14 @@ func (m *Model) afterChange() tea.Cmd {
 
 // selectPath points the detail pane at p and reads it.
 func (m *Model) selectPath(p string) tea.Cmd {
-	n, known := m.nodes[p]
-	ls, lock := m.locks[p]
-	m.detail.Select(p, n, known, lock && ls.length >= 0)
-	if m.tree == nil {
+	n, known := m.tree.Node(p)
+	ls, lock := m.tree.Lock(p)
+	m.detail.Select(p, n, known, lock && ls.Length >= 0)
+	if m.cache == nil {
 		return nil
 	}
-	cmds := []tea.Cmd{selectCmd(m.tree, m.client, m.nextID("select"), p)}
-	if d := m.dirs[p]; m.detail.IsLock() || d != nil && d.lockLike {
+	cmds := []tea.Cmd{selectCmd(m.cache, m.client, m.nextID("select"), p)}
+	if d, _ := m.tree.Dir(p); m.detail.IsLock() || d.LockLike {
 		cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), p))
 	}
 	return tea.Batch(cmds...)
@@ -181,31 +182,9 @@ func (m *Model) onConn(ev zkview.ConnEvent) {
 
 // onTree applies a batch of watch changes.
 func (m *Model) onTree(msg treeMsg) tea.Cmd {
-	structural := false
-	for _, d := range msg.dirs {
-		if cur := m.dirs[d.Path]; cur != nil {
-			cur.names, cur.stat, cur.loaded, cur.lockLike = d.Names, d.Stat, true, d.LockLike
-			structural = true
-		}
-	}
-	for _, p := range msg.closed {
-		if _, ok := m.dirs[p]; ok {
-			delete(m.dirs, p)
-			structural = true
-		}
-	}
+	m.tree.OnWatch(msg.dirs, msg.closed, msg.nodes)
 	for _, n := range msg.nodes {
-		m.nodes[n.Path] = n
 		m.detail.OnWatch(n)
-		if n.Gone {
-			if _, ok := m.dirs[n.Path]; ok {
-				delete(m.dirs, n.Path)
-				structural = true
-			}
-		}
-	}
-	if structural {
-		m.rebuildRows()
 	}
 	if msg.reset {
 		m.setStatus(common.LevelWarn, "New session: reloading the tree.")
@@ -224,42 +203,29 @@ func (m *Model) onTree(msg treeMsg) tea.Cmd {
 
 // expand starts loading p's children.
 func (m *Model) expand(p string) tea.Cmd {
-	if d := m.dirs[p]; d != nil {
+	if !m.tree.StartLoad(p) {
 		return nil // loaded or loading
 	}
-	m.dirs[p] = &dirState{}
-	if m.tree == nil {
+	if m.cache == nil {
 		return nil
 	}
-	return expandCmd(m.tree, m.nextID("kids:"+p), p)
+	return expandCmd(m.cache, m.nextID("kids:"+p), p)
 }
 
 // collapse forgets p's children (and everything expanded below it).
 func (m *Model) collapse(p string) {
 	prefix := strings.TrimSuffix(p, "/") + "/"
-	for q := range m.dirs {
-		if q == p || strings.HasPrefix(q, prefix) {
-			delete(m.dirs, q)
-			delete(m.reqs, "kids:"+q)
-		}
-	}
-	for q := range m.nodes {
-		if strings.HasPrefix(q, prefix) {
-			delete(m.nodes, q)
-		}
+	for _, q := range m.tree.Collapse(p) {
+		delete(m.reqs, "kids:"+q)
 	}
 	for q := range m.statsWant {
 		if strings.HasPrefix(q, prefix) {
 			delete(m.statsWant, q)
 		}
 	}
-	if m.filter.dir == p || strings.HasPrefix(m.filter.dir, prefix) {
-		m.filter = filterState{}
+	if m.cache != nil {
+		m.cache.Collapse(p)
 	}
-	if m.tree != nil {
-		m.tree.Collapse(p)
-	}
-	m.rebuildRows()
 }
 
 func (m *Model) onChildren(msg childrenMsg) tea.Cmd {
@@ -269,20 +235,18 @@ func (m *Model) onChildren(msg childrenMsg) tea.Cmd {
 	}
 	delete(m.reqs, "kids:"+p)
 	if msg.err != nil {
-		delete(m.dirs, p)
+		gone := errors.Is(msg.err, zk.ErrNoNode)
 		switch {
-		case errors.Is(msg.err, zk.ErrNoNode):
+		case gone:
 			m.setStatus(common.LevelWarn, p+" was deleted meanwhile.")
-			m.nodes[p] = common.Node{Path: p, Gone: true}
 		case errors.Is(msg.err, zkview.ErrStale):
 		default:
 			m.setStatus(common.LevelErr, fmt.Sprintf("Could not list %s: %v", p, msg.err))
 		}
-		m.rebuildRows()
+		m.tree.LoadFailed(p, gone)
 		return nil
 	}
-	m.dirs[p] = &dirState{names: msg.dir.Names, stat: msg.dir.Stat, loaded: true, lockLike: msg.dir.LockLike}
-	m.rebuildRows()
+	m.tree.Opened(msg.dir)
 	if p == m.detail.Path() && msg.dir.LockLike && m.client != nil {
 		return lockCmd(m.client, m.nextID("lock"), p)
 	}
@@ -294,10 +258,7 @@ func (m *Model) onPath(msg pathMsg) {
 		return
 	}
 	delete(m.reqs, "cd") // no :cd in flight (the header's spinner stops)
-	for _, d := range msg.dirs {
-		m.dirs[d.Path] = &dirState{names: d.Names, stat: d.Stat, loaded: true, lockLike: d.LockLike}
-	}
-	m.rebuildRows()
+	m.tree.Opened(msg.dirs...)
 	if msg.err != nil {
 		if errors.Is(msg.err, zk.ErrNoNode) {
 			m.setStatus(common.LevelErr, fmt.Sprintf("%s does not exist.", msg.target))
@@ -306,9 +267,8 @@ func (m *Model) onPath(msg pathMsg) {
 		}
 		return
 	}
-	if m.cursorTo(msg.target) {
+	if m.tree.Land(msg.target) {
 		m.focus = focusTree
-		m.offset = max(m.cursor-m.treeRows()/3, 0)
 	}
 }
 
@@ -316,8 +276,8 @@ func (m *Model) onStats(msg statsMsg) tea.Cmd {
 	for _, p := range msg.paths {
 		delete(m.statsWant, p)
 	}
+	m.tree.SetNodes(msg.nodes...)
 	for _, n := range msg.nodes {
-		m.nodes[n.Path] = n
 		m.detail.OnStat(n)
 	}
 	if msg.err != nil {
@@ -369,10 +329,10 @@ func (m *Model) probeLocks(nodes []common.Node) tea.Cmd {
 
 func (m *Model) onLockProbe(msg lockProbeMsg) {
 	for p, s := range msg.found {
-		m.locks[p] = s
+		m.tree.SetLock(p, s)
 	}
 	for _, p := range msg.none {
-		delete(m.locks, p)
+		m.tree.DropLock(p)
 	}
 }
 
@@ -383,10 +343,10 @@ func (m *Model) onSelect(msg selectMsg) tea.Cmd {
 	if !m.detail.OnSelect(msg.node, msg.acl, msg.err) {
 		return nil
 	}
-	m.nodes[msg.node.Path] = msg.node
+	m.tree.SetNodes(msg.node)
 	p := msg.node.Path
 	if n := msg.node.Stat.NumChildren; msg.node.HasStat && n > 0 && !m.detail.IsLock() && m.client != nil {
-		if dir := m.dirs[p]; dir == nil && n <= maxProbeChildren || dir != nil && dir.lockLike {
+		if dir, open := m.tree.Dir(p); !open && n <= maxProbeChildren || open && dir.LockLike {
 			return lockCmd(m.client, m.nextID("lock"), p)
 		}
 	}
@@ -404,13 +364,13 @@ func (m *Model) onLock(msg lockMsg) {
 		return
 	}
 	if !msg.isDir {
-		delete(m.locks, msg.path)
+		m.tree.DropLock(msg.path)
 		if msg.path == m.detail.Path() && m.detail.IsLock() {
 			m.detail.SetLock(false)
 		}
 		return
 	}
-	m.locks[msg.path] = lockSummary{kind: msg.queue.Kind, length: len(msg.queue.Participants)}
+	m.tree.SetLock(msg.path, tree.LockTag{Kind: msg.queue.Kind, Length: len(msg.queue.Participants)})
 	if msg.path == m.detail.Path() {
 		m.detail.SetLock(true)
 		m.detail.SetLockErr(nil)
@@ -458,14 +418,14 @@ func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		m.setStatus(common.LevelErr, mutationError(msg))
-		if m.tree != nil {
-			return m.selectPath(m.cursorPath()) // show the current version
+		if m.cache != nil {
+			return m.selectPath(m.tree.CursorPath()) // show the current version
 		}
 		return nil
 	}
 	done := map[string]string{"create": "Created", "edit": "Saved", "delete": "Deleted", "delete tree": "Deleted the tree"}[msg.op]
 	m.setStatus(common.LevelOK, fmt.Sprintf("%s %s.", done, msg.path))
-	if m.tree == nil {
+	if m.cache == nil {
 		return nil
 	}
 	var cmds []tea.Cmd
@@ -473,7 +433,7 @@ func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
 		m.made.Note(msg.path, msg.flags, msg.ttl)
 		cmds = append(cmds, m.cd(msg.path))
 	}
-	cmds = append(cmds, m.selectPath(m.cursorPath()))
+	cmds = append(cmds, m.selectPath(m.tree.CursorPath()))
 	return tea.Batch(cmds...)
 }
 
@@ -538,25 +498,20 @@ func (m *Model) onContext(msg contextMsg) tea.Cmd {
 	if old != nil {
 		closeOld = func() tea.Msg { old.Close(); return nil } // closing a session is a round trip
 	}
-	m.dirs = map[string]*dirState{}
-	m.nodes = map[string]common.Node{}
 	m.statsWant = map[string]bool{}
-	m.locks = map[string]lockSummary{}
 	m.lockProbed = map[string]int64{}
-	m.filter = filterState{}
 	m.detail.Reset()
 	m.attach(msg.client, msg.name)
 	m.lock.SetClient(m.client, m.readOnly)
-	m.cursor, m.offset = 0, 0
-	m.rebuildRows()
+	m.tree.Reset()
 	m.setStatus(common.LevelOK, "Switched to context "+msg.name+".")
-	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.tree), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
+	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.cache), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
 }
 
 // cd expands the way to p and puts the cursor on it.
 func (m *Model) cd(p string) tea.Cmd {
 	p = cleanPath(p)
-	if m.tree == nil {
+	if m.cache == nil {
 		return nil
 	}
 	if m.cdCancel != nil {
@@ -564,5 +519,5 @@ func (m *Model) cd(p string) tea.Cmd {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 	m.cdCancel = cancel
-	return cdCmd(ctx, cancel, m.tree, m.nextID("cd"), p)
+	return cdCmd(ctx, cancel, m.cache, m.nextID("cd"), p)
 }

@@ -38,7 +38,7 @@ func (m *Model) render() string {
 		return m.helpScreen()
 	}
 	bodyH := m.height - chromeRows
-	tree := m.treePane(m.treeWidth(), bodyH)
+	tree := m.tree.View(m.focus == focusTree)
 	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
 	body := lipgloss.JoinHorizontal(lipgloss.Top, tree, detail)
 	body = m.dialogs.View(body, m.width, bodyH, m.dialogWidth()) // ui/dialog
@@ -48,11 +48,6 @@ func (m *Model) render() string {
 // treeWidth is the tree pane's outer width.
 func (m *Model) treeWidth() int {
 	return max(m.width*2/5, 28)
-}
-
-// treeRows is how many tree rows fit in the pane.
-func (m *Model) treeRows() int {
-	return max(m.height-chromeRows-2, 1)
 }
 
 // detailWidth and detailHeight are the detail pane's inner size.
@@ -130,7 +125,7 @@ func (m *Model) role() string {
 
 func (m *Model) breadcrumbView() string {
 	st := m.st
-	p := m.cursorPath()
+	p := m.tree.CursorPath()
 	crumbs := []string{st.Breadcrumb.Render("/")}
 	if p != "/" {
 		for _, part := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
@@ -142,8 +137,8 @@ func (m *Model) breadcrumbView() string {
 		line = " " + crumbs[0] + st.BreadcrumbSep.Render(" ") + strings.Join(crumbs[1:], st.BreadcrumbSep.Render(" › "))
 	}
 	right := ""
-	if len(m.rows) > 0 {
-		right = st.Muted.Render(fmt.Sprintf("%d/%d ", m.cursor+1, len(m.rows)))
+	if n := m.tree.Len(); n > 0 {
+		right = st.Muted.Render(fmt.Sprintf("%d/%d ", m.tree.Cursor()+1, n))
 	}
 	w := m.width - lipgloss.Width(right)
 	if lipgloss.Width(line) > w {
@@ -151,23 +146,6 @@ func (m *Model) breadcrumbView() string {
 		line = " …" + ansi.TruncateLeft(line, lipgloss.Width(line)-w+3, "")
 	}
 	return line + strings.Repeat(" ", max(w-lipgloss.Width(line), 0)) + right
-}
-
-func (m *Model) treePane(w, h int) string {
-	innerW, innerH := w-2, h-2
-	lines := make([]string, 0, innerH)
-	end := min(m.offset+innerH, len(m.rows))
-	for i := m.offset; i < end; i++ {
-		lines = append(lines, m.treeRowView(m.rows[i], i == m.cursor, m.focus == focusTree, innerW))
-	}
-	title := "tree"
-	if m.filter.dir != "" && (m.filter.query != "" || m.mode == modeFilter) {
-		title = fmt.Sprintf("filter %q %d/%d", m.filter.query, m.filter.shown, m.filter.total)
-		if m.filter.fuzzy && m.filter.query != "" {
-			title += " fuzzy"
-		}
-	}
-	return common.Box(m.st, title, lines, w, h, m.focus == focusTree)
 }
 
 func (m *Model) detailPane(w, h int) string {
@@ -191,6 +169,7 @@ func (m *Model) detailPane(w, h int) string {
 
 // layout gives the panes their sizes (at start and on a resize).
 func (m *Model) layout() {
+	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
 	m.detail.SetSize(m.width-m.treeWidth(), m.height-chromeRows)
 }
 

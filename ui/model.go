@@ -12,6 +12,7 @@ import (
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/detail"
 	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/ui/lockpane"
 	"github.com/zkscope/zkscope/ui/tree"
 	"os"
 	"time"
@@ -123,7 +124,7 @@ type Model struct {
 	// lockProbed: directories already asked whether they are locks, with
 	// the pzxid they had (a change of children asks again).
 	lockProbed map[string]int64
-	lock       *LockPane
+	lock       *lockpane.Model
 	input      textinput.Model
 	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
@@ -170,7 +171,7 @@ func New(opts Options) Model {
 	m.keys.SetContext(false, false, !m.readOnly)
 	m.applyTheme()
 	m.input = textinput.New()
-	m.lock = newLockPane(m.st, m.dialogs)
+	m.lock = lockpane.New(m.st, m.dialogs)
 	m.busy = newBusy()
 	if m.client != nil {
 		m.lock.SetClient(m.client, m.readOnly)

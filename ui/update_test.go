@@ -318,7 +318,7 @@ func TestThemeFollowsBackground(t *testing.T) {
 		t.Fatalf("--theme dark overridden: %s", m.st.Palette.Name)
 	}
 	// The lock pane draws with the same (updated in place) styles.
-	if m.lock.st != m.st {
+	if m.lock.Styles() != m.st {
 		t.Fatalf("lock pane does not share the styles")
 	}
 }

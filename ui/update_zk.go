@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/lockpane"
 	"github.com/zkscope/zkscope/ui/tree"
 	"strings"
 	"time"
@@ -107,8 +108,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 				cmds = append(cmds, statsCmd(m.cache, m.nextID("stats:"+want[0]), want))
 			}
 		}
-	case lockGotoMsg:
-		cmds = append(cmds, m.lock.Update(msg), m.cd(msg.path))
+	case lockpane.GotoMsg:
+		cmds = append(cmds, m.lock.Update(msg), m.cd(msg.Path))
 	default:
 		act, cmd := m.dialogs.Update(msg) // replies the dialogs wait for
 		cmds = append(cmds, cmd, m.onDialogAction(act), m.lock.Update(msg))

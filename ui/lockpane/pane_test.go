@@ -1,4 +1,4 @@
-package ui
+package lockpane
 
 import (
 	"fmt"
@@ -85,27 +85,27 @@ func rwQueue() lockops.Queue {
 	return q
 }
 
-func testPane(theme string, w, h int) *LockPane {
+func testPane(theme string, w, h int) *Model {
 	pal, err := themes.Pick(theme, theme != themes.Light, false)
 	if err != nil {
 		panic(err)
 	}
 	st := themes.New(pal)
-	p := newLockPane(&st, &dialog.Overlay{})
+	p := New(&st, &dialog.Overlay{})
 	p.clock = func() time.Time { return lockT0 }
 	p.SetSize(w, h)
 	return p
 }
 
-func paneScreen(p *LockPane) string { return ansi.Strip(p.View()) }
+func paneScreen(p *Model) string { return ansi.Strip(p.View()) }
 
 // press sends key k as the root model routes it (see send).
-func press(p *LockPane, k string) tea.Cmd { return send(p, lockKey(k)) }
+func press(p *Model, k string) tea.Cmd { return send(p, lockKey(k)) }
 
 // send delivers msg as the root model does: a key to the front dialog
 // while one is open, else to the pane; any other message to the dialogs
 // and the pane. A dialog's action goes back to the pane.
-func send(p *LockPane, msg tea.Msg) tea.Cmd {
+func send(p *Model, msg tea.Msg) tea.Cmd {
 	_, isKey := msg.(tea.KeyPressMsg)
 	if isKey && p.dialogs.Len() == 0 {
 		return p.Update(msg)
@@ -119,16 +119,16 @@ func send(p *LockPane, msg tea.Msg) tea.Cmd {
 }
 
 // front is the open dialog when it is a T.
-func front[T dialog.Dialog](p *LockPane) (T, bool) {
+func front[T dialog.Dialog](p *Model) (T, bool) {
 	d, ok := p.dialogs.Front().(T)
 	return d, ok
 }
 
 // dialogBox draws the front dialog 70 cells wide, without styling.
-func dialogBox(p *LockPane) string { return ansi.Strip(p.dialogs.Front().View(70)) }
+func dialogBox(p *Model) string { return ansi.Strip(p.dialogs.Front().View(70)) }
 
 // checkPaneShape checks the pane draws exactly its size.
-func checkPaneShape(t *testing.T, p *LockPane, out string) {
+func checkPaneShape(t *testing.T, p *Model, out string) {
 	t.Helper()
 	lines := strings.Split(out, "\n")
 	if len(lines) != p.h {
@@ -146,13 +146,13 @@ func checkPaneShape(t *testing.T, p *LockPane, out string) {
 // waiters (a missing watch, a persistent node), a read/write lock, and a
 // queue that just moved (highlights, a released node).
 func TestLockPaneGolden(t *testing.T) {
-	scenes := map[string]func(p *LockPane){
-		"mutex": func(p *LockPane) { p.SetQueueAt(mutexQueue(), lockT0) },
-		"rwlock": func(p *LockPane) {
+	scenes := map[string]func(p *Model){
+		"mutex": func(p *Model) { p.SetQueueAt(mutexQueue(), lockT0) },
+		"rwlock": func(p *Model) {
 			p.SetQueueAt(rwQueue(), lockT0)
 			p.moveCursor(2)
 		},
-		"moved": func(p *LockPane) {
+		"moved": func(p *Model) {
 			p.SetQueueAt(mutexQueue(), lockT0)
 			q := mutexQueue()
 			q.Participants = q.Participants[1:]
@@ -163,7 +163,7 @@ func TestLockPaneGolden(t *testing.T) {
 		},
 		// We wait in the queue (a take in progress): our node marked, our
 		// position and whom we wait on in the banner.
-		"ours": func(p *LockPane) {
+		"ours": func(p *Model) {
 			q := mutexQueue()
 			p.SetQueueAt(q, lockT0)
 			p.act.taking = &takeState{id: 7, path: lockDir, mode: lockops.ModeExclusive, started: lockT0.Add(-3 * time.Second), gone: true, cancel: func() {}}

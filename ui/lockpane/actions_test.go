@@ -1,4 +1,4 @@
-package ui
+package lockpane
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func lockKey(s string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: s}
 }
 
-func typeText(p *LockPane, s string) {
+func typeText(p *Model, s string) {
 	for _, r := range s {
 		press(p, string(r))
 	}

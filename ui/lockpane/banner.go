@@ -1,4 +1,4 @@
-package ui
+package lockpane
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 
 // bannerLines are the pane's lines about our own take or lock, drawn above
 // the queue whatever lock is shown.
-func (p *LockPane) bannerLines() []string {
+func (p *Model) bannerLines() []string {
 	st := p.st
 	a := &p.act
 	var out []string
@@ -80,7 +80,7 @@ func (p *LockPane) bannerLines() []string {
 // HeaderBadge is a short note of our lock for the header ("" when we
 // neither hold nor wait for one): the lock stays visible wherever the
 // cursor is.
-func (p *LockPane) HeaderBadge() string {
+func (p *Model) HeaderBadge() string {
 	st := p.st
 	a := &p.act
 	switch {
@@ -103,7 +103,7 @@ func (p *LockPane) HeaderBadge() string {
 
 // WaiterEvictNext says what deleting the waiting node n changes: nobody
 // gets the lock; whoever watched n wakes up and re-checks the queue.
-func (p *LockPane) WaiterEvictNext(n string) string {
+func (p *Model) WaiterEvictNext(n string) string {
 	var watchers []string
 	for _, x := range p.queue.Participants {
 		if x.Watches == n {
@@ -122,4 +122,24 @@ func (p *LockPane) WaiterEvictNext(n string) string {
 
 // Now is the pane's clock, moved on by the ticks (the lock dialogs draw
 // ages with it).
-func (p *LockPane) Now() time.Time { return p.now }
+func (p *Model) Now() time.Time { return p.now }
+
+// NodeRefs names nodes of the shown queue for a message: "W1 (0000000004)",
+// or a shortened name when the node is not in the queue.
+func (p *Model) NodeRefs(ns []string) []string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		name := common.LastElem(n)
+		l := p.labels[n]
+		if l == "" {
+			out[i] = common.ShortName(lockops.ShortName(name), 24)
+			continue
+		}
+		seq := name
+		if len(seq) > 10 {
+			seq = seq[len(seq)-10:]
+		}
+		out[i] = l + " (" + seq + ")"
+	}
+	return out
+}

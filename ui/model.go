@@ -1,10 +1,14 @@
-// Package ui is zkscope's Bubble Tea program: one root [Model] and its
-// components (tree, detail, lock queue, dialogs) as plain structs.
+// Package ui is zkscope's Bubble Tea program: the root [Model], the only
+// tea.Model, which routes every message to its components and does the
+// I/O they ask for through commands.
 //
-// It owns presentation only: every ZooKeeper read goes through zkview (the
-// lazy tree cache) and every change through lockops (audited mutations),
-// always from a command, never from Update. It must not be imported by
-// zkview or lockops.
+// The components are packages of their own: ui/tree (the tree pane),
+// ui/detail (the node under the cursor), ui/lockpane (the lock queue and
+// the lock actions), ui/dialog (every dialog, on one overlay stack) and
+// ui/common (what they share). Every ZooKeeper read goes through zkview
+// (the lazy tree cache) and every change through lockops (audited
+// mutations), always from a command, never from Update. It must not be
+// imported by zkview or lockops. ARCHITECTURE.md maps features to files.
 package ui
 
 import (

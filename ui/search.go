@@ -265,3 +265,16 @@ func scanLocksWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Cli
 	msg.scanned = len(qs)
 	ch <- msg
 }
+
+// searchState is the `f` search and the `:locks` list.
+type searchState struct {
+	root      string
+	query     string
+	hits      []searchHit
+	scanned   int
+	truncated bool
+	running   bool
+	cursor    int
+	offset    int
+	run       *searchRun // the walk in progress (search.go)
+}

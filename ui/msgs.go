@@ -106,7 +106,7 @@ type mutationMsg struct {
 	// against and, when it could be read, the node's version now.
 	expected, now int32
 	nowKnown      bool
-	// For a create: how the node was made (see madehere.go).
+	// For a create: how the node was made (see common.Made).
 	flags int32
 	ttl   time.Duration
 }

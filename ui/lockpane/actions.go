@@ -114,8 +114,8 @@ type (
 	GotoMsg struct{ Path string }
 )
 
-// Modal reports whether a lock dialog is open: the root model then sends
-// every key to [Model.Update].
+// Modal reports whether a lock dialog the pane opened is still open (the
+// overlay sends it the keys while it is in front).
 func (p *Model) Modal() bool { return p.dialogID != "" && p.dialogs.Has(p.dialogID) }
 
 // open shows d in front, in place of the lock dialog the pane opened

@@ -36,7 +36,7 @@ import (
 // While shown it keeps its own children watch on the directory and
 // re-reads the queue (coalesced: one read in flight, one more if the
 // directory changed meanwhile). It also owns the lock actions (take,
-// release, revoke, force-delete; see lockactions.go), whose state outlives
+// release, revoke, force-delete; see actions.go), whose state outlives
 // the directory shown: a lock we hold stays tracked wherever the cursor is.
 type Model struct {
 	st   *themes.Styles
@@ -130,7 +130,7 @@ type lockEntry struct {
 	ghost *ghost
 }
 
-// newLockPane builds an empty pane drawing with st (a pointer the root
+// New builds an empty pane drawing with st (a pointer the root
 // model updates in place when the theme changes).
 func New(st *themes.Styles, dialogs *dialog.Overlay) *Model {
 	p := &Model{st: st, dialogs: dialogs, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}}

@@ -38,12 +38,12 @@ func bench100k(b *testing.B, c *zkview.Client) string {
 // row has its stat.
 func firstFrameReady(dir string) func(*liveDriver) bool {
 	return func(d *liveDriver) bool {
-		ds := d.m.dirs[dir]
-		if ds == nil || !ds.loaded || len(ds.names) != 100_000 {
+		ds, open := d.m.tree.Dir(dir)
+		if !open || !ds.Loaded || len(ds.Names) != 100_000 {
 			return false
 		}
-		for _, p := range d.m.visiblePaths() {
-			if _, ok := d.m.nodes[p]; !ok {
+		for _, p := range d.m.tree.VisiblePaths() {
+			if _, ok := d.m.tree.Node(p); !ok {
 				return false
 			}
 		}

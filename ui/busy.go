@@ -23,22 +23,20 @@ func newBusy() busyState {
 // busyWhat says what the user is waiting for ("" when nothing). Without a
 // tree (tests built from plain values) nothing is ever in flight.
 func (m *Model) busyWhat() string {
-	if m.tree == nil {
+	if m.cache == nil {
 		return ""
 	}
 	if r := m.deleting; r != nil {
 		return fmt.Sprintf("deleting %s (%d gone)", r.path, r.deleted)
 	}
-	for p, d := range m.dirs {
-		if !d.loaded {
-			return "listing " + p
-		}
+	if p, ok := m.tree.Loading(); ok {
+		return "listing " + p
 	}
 	if _, ok := m.reqs["cd"]; ok {
 		return "opening"
 	}
-	if d := m.detail; d.path != "" && !d.loaded && d.err == nil && !d.node.Gone {
-		return "reading " + d.path
+	if m.detail.Waiting() {
+		return "reading " + m.detail.Path()
 	}
 	return ""
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"os"
 	"os/exec"
 	"strings"
@@ -71,17 +73,17 @@ func listenTree(t treeSource) tea.Cmd {
 	}
 }
 
-func snapDir(t treeSource, p string) (dirSnap, bool) {
+func snapDir(t treeSource, p string) (tree.Listing, bool) {
 	names, ok := t.Children(p)
 	if !ok {
-		return dirSnap{Path: p}, false
+		return tree.Listing{Path: p}, false
 	}
 	st, _ := t.DirStat(p)
-	return dirSnap{Path: p, Names: names, Stat: st, LockLike: lockops.IsLockDir(names)}, true
+	return tree.Listing{Path: p, Names: names, Stat: st, LockLike: lockops.IsLockDir(names)}, true
 }
 
-func snapNode(n zkview.TreeNode) nodeSnap {
-	return nodeSnap{Path: n.Path, Stat: n.Stat, Data: n.Data, HasStat: n.HasStat, Gone: n.Gone, Err: n.Err}
+func snapNode(n zkview.TreeNode) common.Node {
+	return common.Node{Path: n.Path, Stat: n.Stat, Data: n.Data, HasStat: n.HasStat, Gone: n.Gone, Err: n.Err}
 }
 
 // expandCmd loads p's children.
@@ -137,26 +139,26 @@ func cdCmd(ctx context.Context, cancel context.CancelFunc, t treeSource, id uint
 // superseded by a concurrent one of the same path (another `:cd` walking
 // the same ancestors, an expand) is retried: the newer load's result is
 // as good as ours.
-func openDir(ctx context.Context, t treeSource, p string) (dirSnap, error) {
+func openDir(ctx context.Context, t treeSource, p string) (tree.Listing, error) {
 	for attempt := range 5 {
 		if d, ok := snapDir(t, p); ok {
 			return d, nil
 		}
 		err := t.Expand(ctx, p)
 		if err != nil && !errors.Is(err, zkview.ErrStale) {
-			return dirSnap{Path: p}, err
+			return tree.Listing{Path: p}, err
 		}
 		if err != nil {
 			// Give the load that superseded ours time to land before
 			// asking again (asking at once would supersede it in turn).
 			select {
 			case <-ctx.Done():
-				return dirSnap{Path: p}, fmt.Errorf("open %s: %w", p, ctx.Err())
+				return tree.Listing{Path: p}, fmt.Errorf("open %s: %w", p, ctx.Err())
 			case <-time.After(time.Duration(attempt+1) * 30 * time.Millisecond):
 			}
 		}
 	}
-	return dirSnap{Path: p}, fmt.Errorf("open %s: %w", p, zkview.ErrStale)
+	return tree.Listing{Path: p}, fmt.Errorf("open %s: %w", p, zkview.ErrStale)
 }
 
 // statsCmd reads stat and data of the visible rows in one bulk read.
@@ -218,7 +220,7 @@ func lockProbeCmd(c *zkview.Client, paths []string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		msg := lockProbeMsg{found: map[string]lockSummary{}}
+		msg := lockProbeMsg{found: map[string]tree.LockTag{}}
 		for _, p := range paths {
 			if ctx.Err() != nil {
 				break
@@ -233,7 +235,7 @@ func lockProbeCmd(c *zkview.Client, paths []string) tea.Cmd {
 				continue
 			}
 			q := lockops.Decode(d, lockops.DecodeOptions{})
-			msg.found[p] = lockSummary{kind: q.Kind, length: len(q.Participants)}
+			msg.found[p] = tree.LockTag{Kind: q.Kind, Length: len(q.Participants)}
 		}
 		return msg
 	}
@@ -255,7 +257,7 @@ func introspect(c *zkview.Client, id uint64, later bool) tea.Cmd {
 }
 
 func tick() tea.Cmd {
-	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return tickMsg{at: t} })
+	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return common.TickMsg{At: t} })
 }
 
 // createCmd makes a node through the audited mutations.

@@ -61,16 +61,16 @@ func (m *Model) pathSuggestions(prefix, arg string) []string {
 	if dir == "" {
 		dir = "/"
 	}
-	d := m.dirs[dir]
-	if d == nil || !d.loaded {
+	d, open := m.tree.Dir(dir)
+	if !open || !d.Loaded {
 		return nil
 	}
 	var out []string
-	for j := sort.SearchStrings(d.names, partial); j < len(d.names) && len(out) < maxSuggestions; j++ {
-		if !strings.HasPrefix(d.names[j], partial) {
+	for j := sort.SearchStrings(d.Names, partial); j < len(d.Names) && len(out) < maxSuggestions; j++ {
+		if !strings.HasPrefix(d.Names[j], partial) {
 			break
 		}
-		out = append(out, prefix+zkview.Join(dir, d.names[j]))
+		out = append(out, prefix+zkview.Join(dir, d.Names[j]))
 	}
 	return out
 }

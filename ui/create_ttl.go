@@ -13,11 +13,6 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// isTTL reports whether create flags make a TTL node.
-func isTTL(flags int32) bool {
-	return flags == zk.FlagTTL || flags == zk.FlagPersistentSequentialWithTTL
-}
-
 // maxTTL is the longest TTL ZooKeeper accepts (it keeps it in 40 bits of
 // milliseconds).
 const maxTTL = time.Duration(1<<40-1) * time.Millisecond

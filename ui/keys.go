@@ -1,122 +1,258 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/help"
+	"context"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
+	"os"
+	"strings"
+	"time"
+
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 )
 
-// KeyMap is every key binding of the TUI; help is generated from it.
-type KeyMap struct {
-	// Movement.
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	Expand, Collapse, Toggle, Parent        key.Binding
-
-	// Panes and views.
-	Focus, Viewer, Refresh key.Binding
-	// Yank copies the path under the cursor to the clipboard (OSC 52).
-	Yank key.Binding
-
-	// Overlays.
-	Filter, Search, Command, Help key.Binding
-
-	// Editing.
-	Create, Edit, EditInline, Delete, DeleteTree key.Binding
-
-	// Dialogs and inputs.
-	Confirm, Cancel, Yes, No key.Binding
-	NextField, PrevField     key.Binding
-	ChoicePrev, ChoiceNext   key.Binding
-
-	// Quit is q (not while typing); ForceQuit (ctrl+c) works everywhere.
-	Quit, ForceQuit key.Binding
-
-	// Lock holds the lock pane's bindings (take, release, revoke,
-	// force-delete), shown in help while a lock is on screen.
-	Lock LockKeyMap
-
-	// focus decides which bindings the short help shows.
-	focus focusArea
-	// lock is true while the detail area shows a lock queue.
-	lock bool
-	// editing is false in read-only mode (the editing keys are hidden).
-	editing bool
-}
-
-// DefaultKeyMap returns zkscope's bindings: vim keys and arrows.
-func DefaultKeyMap() KeyMap {
-	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u", "ctrl+b"), key.WithHelp("pgup/^u", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "ctrl+f"), key.WithHelp("pgdn/^d", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last")),
-		Expand:   key.NewBinding(key.WithKeys("right", "l", "enter"), key.WithHelp("→/l/⏎", "expand")),
-		Collapse: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse")),
-		Toggle:   key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "toggle")),
-		Parent:   key.NewBinding(key.WithKeys("backspace", "-"), key.WithHelp("-", "parent")),
-
-		Focus:   key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "switch pane")),
-		Viewer:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "data viewer")),
-		Refresh: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "refresh")),
-		Yank:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy path")),
-
-		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Search:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "find below")),
-		Command: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-
-		Create:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new child")),
-		Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),
-		EditInline: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "edit inline")),
-		Delete:     key.NewBinding(key.WithKeys("d", "delete"), key.WithHelp("d", "delete")),
-		DeleteTree: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "delete tree")),
-
-		Confirm:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("⏎", "confirm")),
-		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
-		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
-		No:         key.NewBinding(key.WithKeys("n", "N", "q"), key.WithHelp("n", "no")),
-		NextField:  key.NewBinding(key.WithKeys("tab", "down"), key.WithHelp("tab", "next field")),
-		PrevField:  key.NewBinding(key.WithKeys("shift+tab", "up"), key.WithHelp("shift+tab", "previous field")),
-		ChoicePrev: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←", "previous choice")),
-		ChoiceNext: key.NewBinding(key.WithKeys("right", "l", "space"), key.WithHelp("→", "next choice")),
-
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-
-		Lock:    DefaultLockKeyMap(),
-		editing: true,
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.dialogs.Len() > 0 {
+		act, cmd := m.dialogs.Update(msg) // the front dialog (ui/dialog)
+		return tea.Batch(cmd, m.onDialogAction(act))
 	}
-}
+	switch m.mode {
+	case modeHelp:
+		return m.handleHelpKey(msg)
+	case modeFilter, modeCommand, modeSearch:
+		return m.handleInputKey(msg)
+	case modeDialog: // its form is gone
+		m.mode = modeNormal
+		return nil
+	case modeResults:
+		return m.handleResultsKey(msg)
+	}
 
-// ShortHelp implements [help.KeyMap]: the footer, which depends on focus.
-func (k KeyMap) ShortHelp() []key.Binding {
+	k := m.keys
 	switch {
-	case k.focus == focusDetail && k.lock:
-		return append(append([]key.Binding{k.Focus}, k.Lock.ShortHelp()...), k.Up, k.Down, k.Help, k.Quit)
-	case k.lock:
-		return append(append([]key.Binding{k.Down, k.Collapse, k.Focus}, k.Lock.ShortHelp()...), k.Help, k.Quit)
-	case k.focus == focusDetail:
-		return []key.Binding{k.Up, k.Down, k.Viewer, k.Focus, k.Help, k.Quit}
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+		return nil
+	case key.Matches(msg, k.Command):
+		return m.openInput(modeCommand, ":", "")
+	case key.Matches(msg, k.Filter):
+		return m.openInput(modeFilter, "/", m.tree.OpenFilter())
+	case key.Matches(msg, k.Search):
+		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", m.search.query)
+	case key.Matches(msg, k.Focus):
+		if m.focus == focusTree {
+			m.focus = focusDetail
+		} else {
+			m.focus = focusTree
+		}
+		return nil
+	case key.Matches(msg, k.Cancel):
+		if m.search.running {
+			m.cancelSearch() // the results found so far follow
+			return nil
+		}
+		if m.tree.Filter().Query != "" {
+			m.tree.ClearFilter()
+		}
+		m.focus = focusTree
+		return nil
+	case key.Matches(msg, k.Refresh):
+		if m.cache != nil {
+			m.cache.Refresh()
+			m.tree.ForgetNodes()
+			m.statsWant = map[string]bool{}
+			m.setStatus(common.LevelInfo, "Reloading…")
+			return m.selectPath(m.tree.CursorPath())
+		}
+		return nil
+	case key.Matches(msg, k.Yank):
+		p := m.tree.CursorPath()
+		m.setStatus(common.LevelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
+		return tea.SetClipboard(p)
+	case key.Matches(msg, k.Viewer):
+		m.detail.NextViewer()
+		return nil
+	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
+		return m.startEdit(msg)
 	}
-	b := []key.Binding{k.Down, k.Expand, k.Collapse, k.Filter, k.Search, k.Command, k.Viewer}
-	if k.editing {
-		b = append(b, k.Create, k.Edit, k.Delete)
+	if cmd, ok := m.lock.ActionKey(msg, m.tree.CursorPath(), m.detail.IsLock()); ok {
+		return cmd
 	}
-	return append(b, k.Help, k.Quit)
+	if m.focus == focusDetail {
+		return m.handleDetailKey(msg)
+	}
+	return m.handleTreeKey(msg)
 }
 
-// FullHelp implements [help.KeyMap]: the `?` screen, in columns.
-func (k KeyMap) FullHelp() [][]key.Binding {
-	cols := [][]key.Binding{
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Expand, k.Collapse, k.Toggle, k.Parent, k.Focus, k.Viewer, k.Refresh, k.Yank},
-		{k.Filter, k.Search, k.Command, k.Help, k.Cancel, k.Quit},
+// quit ends the program, asking first while we hold a lock.
+func (m *Model) quit() tea.Cmd {
+	if m.lock.Holding() {
+		return m.lock.ConfirmQuit()
 	}
-	if k.editing {
-		cols = append(cols, []key.Binding{k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree})
-	}
-	return append(cols, k.Lock.FullHelp()...)
+	return tea.Quit
 }
 
-var _ help.KeyMap = KeyMap{}
+func (m *Model) handleTreeKey(msg tea.KeyPressMsg) tea.Cmd {
+	return m.onTreeRequest(m.tree.HandleKey(msg, m.keys))
+}
+
+// onTreeRequest opens or closes the directory the tree asked for.
+func (m *Model) onTreeRequest(r tree.Request) tea.Cmd {
+	if r.Collapse != "" {
+		m.collapse(r.Collapse)
+	}
+	if r.Expand != "" {
+		return m.expand(r.Expand)
+	}
+	return nil
+}
+
+func (m *Model) handleDetailKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.detail.IsLock() {
+		return m.lock.Update(msg)
+	}
+	if m.detail.HandleKey(msg, m.keys) {
+		m.focus = focusTree
+	}
+	return nil
+}
+
+// openInput starts the one-line input at the bottom.
+func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
+	m.mode = md
+	m.input.Prompt = prompt
+	m.input.Placeholder = ""
+	switch md {
+	case modeCommand:
+		m.input.Placeholder = "cd /path · ctx name · locks · theme name · q"
+	case modeFilter:
+		m.input.Placeholder = "substring or fuzzy; enter keeps, esc clears"
+	}
+	m.input.SetValue(value)
+	m.input.CursorEnd()
+	m.input.SetWidth(max(m.width-len(prompt)-2, 10))
+	m.input.ShowSuggestions = md == modeCommand // complete.go
+	m.input.SetSuggestions(nil)
+	return m.input.Focus()
+}
+
+func (m *Model) closeInput() {
+	m.mode = modeNormal
+	m.tree.CloseFilter()
+	m.input.Blur()
+}
+
+func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		if m.mode == modeFilter {
+			m.tree.ClearFilter()
+		}
+		m.closeInput()
+		return nil
+	case key.Matches(msg, k.Confirm):
+		v := strings.TrimSpace(m.input.Value())
+		md := m.mode
+		m.closeInput()
+		switch md {
+		case modeCommand:
+			return m.runCommand(v)
+		case modeSearch:
+			return m.startSearch(v)
+		case modeFilter:
+			if v == "" {
+				m.tree.ClearFilter()
+			}
+		}
+		return nil
+	case key.Matches(msg, k.ForceQuit):
+		return m.quit()
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	switch m.mode {
+	case modeFilter:
+		m.tree.SetFilter(m.input.Value())
+	case modeCommand:
+		m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
+	}
+	return cmd
+}
+
+func (m *Model) handleResultsKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	s := &m.search
+	switch {
+	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
+		m.mode = modeNormal
+		return nil
+	case key.Matches(msg, k.Up):
+		s.cursor--
+	case key.Matches(msg, k.Down):
+		s.cursor++
+	case key.Matches(msg, k.PageUp):
+		s.cursor -= m.detailHeight()
+	case key.Matches(msg, k.PageDown):
+		s.cursor += m.detailHeight()
+	case key.Matches(msg, k.Top):
+		s.cursor = 0
+	case key.Matches(msg, k.Bottom):
+		s.cursor = len(s.hits) - 1
+	case key.Matches(msg, k.Confirm), key.Matches(msg, k.Expand):
+		if s.cursor < len(s.hits) {
+			m.mode = modeNormal
+			return m.cd(s.hits[s.cursor].Path)
+		}
+	}
+	s.cursor = max(min(s.cursor, len(s.hits)-1), 0)
+	return nil
+}
+
+// handleClick selects the row clicked, or focuses the pane clicked.
+func (m *Model) handleClick(ms tea.Mouse) tea.Cmd {
+	if m.mode != modeNormal || ms.Button != tea.MouseLeft {
+		return nil
+	}
+	top := bodyTop + 1
+	if ms.X < m.treeWidth() {
+		m.focus = focusTree
+		return m.onTreeRequest(m.tree.Click(ms.Y - top))
+	}
+	m.focus = focusDetail
+	return nil
+}
+
+func (m *Model) handleWheel(ms tea.Mouse) {
+	step := 0
+	switch ms.Button {
+	case tea.MouseWheelUp:
+		step = -3
+	case tea.MouseWheelDown:
+		step = 3
+	default:
+		return
+	}
+	if ms.X < m.treeWidth() {
+		m.tree.Scroll(step)
+		return
+	}
+	m.detail.ScrollBy(step)
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
+
+func removeFile(name string) tea.Cmd {
+	if name == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		os.Remove(name)
+		return nil
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"testing"
 	"time"
@@ -72,10 +73,10 @@ func TestLiveConnectionHonesty(t *testing.T) {
 		return d.m.state.State == zkview.StateConnected && d.m.state.SessionID != first &&
 			strings.Contains(d.screen(), "while-cut-off")
 	})
-	if !strings.Contains(strings.ToLower(d.m.status.text), "session") {
-		t.Errorf("status after the new session: %q, want it to say the session was replaced", d.m.status.text)
+	if !strings.Contains(strings.ToLower(d.m.status.Text), "session") {
+		t.Errorf("status after the new session: %q, want it to say the session was replaced", d.m.status.Text)
 	}
-	if !strings.Contains(d.screen(), hexID(d.m.state.SessionID)) {
-		t.Errorf("header does not show the new session %s:\n%s", hexID(d.m.state.SessionID), d.screen())
+	if !strings.Contains(d.screen(), common.HexID(d.m.state.SessionID)) {
+		t.Errorf("header does not show the new session %s:\n%s", common.HexID(d.m.state.SessionID), d.screen())
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -53,11 +55,11 @@ func TestLiveTeatestExpandSelect(t *testing.T) {
 	waitOut("the data of settings.json", contains("14 B", "replicas"))
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-	if got, want := fm.cursorPath(), base+"/app/settings.json"; got != want {
+	if got, want := fm.tree.CursorPath(), base+"/app/settings.json"; got != want {
 		t.Fatalf("cursor on %s, want %s", got, want)
 	}
-	if !fm.detail.loaded || fm.detail.node.Stat.DataLength != int32(len(`{"replicas":3}`)) {
-		t.Fatalf("detail not loaded with the node's stat: %+v", fm.detail.node)
+	if !fm.detail.Loaded() || fm.detail.Node().Stat.DataLength != int32(len(`{"replicas":3}`)) {
+		t.Fatalf("detail not loaded with the node's stat: %+v", fm.detail.Node())
 	}
 }
 
@@ -75,7 +77,7 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "light"}), 120, 35)
 	defer d.Close()
 	d.until(t, 15*time.Second, "the start directory listed", func(d *liveDriver) bool {
-		return strings.Contains(d.screen(), "a") && d.m.dirs[base] != nil && d.m.dirs[base].loaded
+		return strings.Contains(d.screen(), "a") && dirLoaded(d.m, base)
 	})
 
 	// Another client creates a child: the watch brings it in.
@@ -87,13 +89,13 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	// Select /a and wait for its stat.
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.until(t, 15*time.Second, "a selected and read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/a" && d.m.detail.loaded && bytes.Equal(d.m.detail.node.Data, []byte("one"))
+		return d.m.tree.CursorPath() == base+"/a" && d.m.detail.Loaded() && bytes.Equal(d.m.detail.Node().Data, []byte("one"))
 	})
 
 	// Open the inline editor, then another client writes first.
 	d.apply(tea.KeyPressMsg{Code: 'e', ShiftedCode: 'E', Text: "E", Mod: tea.ModShift})
 	if d.m.mode != modeDialog {
-		t.Fatalf("E did not open the inline editor; status %q", d.m.status.text)
+		t.Fatalf("E did not open the inline editor; status %q", d.m.status.Text)
 	}
 	if _, err := other.Conn().Set(base+"/a", []byte("two"), -1); err != nil {
 		t.Fatal(err)
@@ -103,10 +105,10 @@ func TestLiveWatchAndEdit(t *testing.T) {
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 15*time.Second, "the changed-meanwhile message", func(d *liveDriver) bool {
-		return strings.Contains(d.m.status.text, "changed meanwhile")
+		return strings.Contains(d.m.status.Text, "changed meanwhile")
 	})
-	if !strings.Contains(d.m.status.text, "version 1 now, you saw version 0") {
-		t.Errorf("status %q does not say which version the node is at now", d.m.status.text)
+	if !strings.Contains(d.m.status.Text, "version 1 now, you saw version 0") {
+		t.Errorf("status %q does not say which version the node is at now", d.m.status.Text)
 	}
 	if data, _, err := other.Conn().Get(base + "/a"); err != nil || string(data) != "two" {
 		t.Fatalf("after a lost race the node holds %q (%v), want the other client's %q", data, err, "two")
@@ -114,20 +116,20 @@ func TestLiveWatchAndEdit(t *testing.T) {
 
 	// Delete b-from-elsewhere with confirmation.
 	d.until(t, 15*time.Second, "the new version shown", func(d *liveDriver) bool {
-		return bytes.Equal(d.m.detail.node.Data, []byte("two"))
+		return bytes.Equal(d.m.detail.Node().Data, []byte("two"))
 	})
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.until(t, 15*time.Second, "b selected and read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/b-from-elsewhere" && d.m.detail.loaded
+		return d.m.tree.CursorPath() == base+"/b-from-elsewhere" && d.m.detail.Loaded()
 	})
 	d.apply(tea.KeyPressMsg{Code: 'd', Text: "d"})
 	if d.m.mode != modeDialog {
-		t.Fatalf("d did not ask for confirmation; status %q", d.m.status.text)
+		t.Fatalf("d did not ask for confirmation; status %q", d.m.status.Text)
 	}
 	d.apply(tea.KeyPressMsg{Code: 'y', Text: "y"})
 	d.until(t, 15*time.Second, "the node deleted and gone from the tree", func(d *liveDriver) bool {
-		for _, r := range d.m.rows {
-			if r.name == "b-from-elsewhere" {
+		for i := range d.m.tree.Len() {
+			if _, name := d.m.tree.Row(i); name == "b-from-elsewhere" {
 				return false
 			}
 		}
@@ -150,7 +152,7 @@ func TestLiveSearch(t *testing.T) {
 
 	d := newLiveDriver(New(Options{Client: c, Start: base + "/a", Theme: "dark"}), 120, 35)
 	defer d.Close()
-	d.until(t, 15*time.Second, "the start directory", func(d *liveDriver) bool { return d.m.cursorPath() == base+"/a" })
+	d.until(t, 15*time.Second, "the start directory", func(d *liveDriver) bool { return d.m.tree.CursorPath() == base+"/a" })
 	d.apply(tea.KeyPressMsg{Code: 'f', Text: "f"})
 	for _, r := range "needle" {
 		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
@@ -169,7 +171,7 @@ func TestLiveSearch(t *testing.T) {
 		t.Fatalf("hits %v, want %v", got, want)
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
-	d.until(t, 15*time.Second, "the cursor on the first hit", func(d *liveDriver) bool { return d.m.cursorPath() == base+"/a/deep/x" })
+	d.until(t, 15*time.Second, "the cursor on the first hit", func(d *liveDriver) bool { return d.m.tree.CursorPath() == base+"/a/deep/x" })
 }
 
 // TestLiveSearchCancelled: a walk whose context ends stops before reading
@@ -216,8 +218,8 @@ func TestSearchKeysUpdate(t *testing.T) {
 	}
 	nm, _ = m.Update(searchMsg{id: id, root: "/", query: "x", hits: []searchHit{{Path: "/a/x"}}, scanned: 10, truncated: true, cancelled: true})
 	m = nm.(Model)
-	if m.mode != modeResults || len(m.search.hits) != 1 || !strings.Contains(m.status.text, "incomplete") {
-		t.Fatalf("after the stop: mode %v, hits %v, status %q", m.mode, m.search.hits, m.status.text)
+	if m.mode != modeResults || len(m.search.hits) != 1 || !strings.Contains(m.status.Text, "incomplete") {
+		t.Fatalf("after the stop: mode %v, hits %v, status %q", m.mode, m.search.hits, m.status.Text)
 	}
 	// A stale progress report (an older walk) is ignored.
 	if cmd := m.onSearchProgress(searchProgressMsg{id: id - 1}); cmd != nil {
@@ -240,7 +242,7 @@ func TestLiveBusySpinner(t *testing.T) {
 		t.Fatalf("no busy mark in the header:\n%s", d.screen())
 	}
 	d.until(t, 15*time.Second, "idle with the spinner stopped", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base && d.m.busyWhat() == "" && !d.m.busy.ticking
+		return d.m.tree.CursorPath() == base && d.m.busyWhat() == "" && !d.m.busy.ticking
 	})
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.apply(tea.KeyPressMsg{Code: 'l', Text: "l"})
@@ -259,7 +261,7 @@ func TestLiveCreateTTL(t *testing.T) {
 	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 120, 35)
 	defer d.Close()
 	d.until(t, 15*time.Second, "the start node read", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base && d.m.detail.loaded
+		return d.m.tree.CursorPath() == base && d.m.detail.Loaded()
 	})
 	typeText := func(s string) {
 		for _, r := range s {
@@ -271,29 +273,30 @@ func TestLiveCreateTTL(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // data
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // ttl
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // type
-	for d.m.dialog != nil && !isTTL(createTypes[d.m.dialog.typ].flags) {
+	form := func() *dialog.CreateForm { f, _ := d.m.dialogs.Front().(*dialog.CreateForm); return f }
+	for form() != nil && !common.IsTTL(form().Flags()) {
 		d.apply(tea.KeyPressMsg{Code: tea.KeyRight})
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
-	if d.m.dialog == nil || !strings.Contains(d.m.dialog.err, "TTL") {
-		t.Fatalf("a TTL type without a TTL was accepted (dialog %+v)", d.m.dialog)
+	if form() == nil || !strings.Contains(form().Err(), "TTL") {
+		t.Fatalf("a TTL type without a TTL was accepted (dialog %+v)", form())
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}) // back to ttl
 	typeText("10m")
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 15*time.Second, "the TTL node created", func(d *liveDriver) bool {
-		return strings.Contains(d.m.status.text, "Created")
+		return strings.Contains(d.m.status.Text, "Created")
 	})
 	// ZooKeeper reports a TTL node's ephemeralOwner as 0 to clients (it
 	// hides the TTL and container encodings), so only existence can be
 	// checked from here.
 	if ok, _, err := c.Conn().Exists(base + "/short-lived"); err != nil || !ok {
-		t.Fatalf("the TTL node is not there: %v (status %q)", err, d.m.status.text)
+		t.Fatalf("the TTL node is not there: %v (status %q)", err, d.m.status.Text)
 	}
 	// zkscope remembers what it made: the row is tagged and the detail
 	// pane names the TTL.
 	d.until(t, 15*time.Second, "the new node selected with its type", func(d *liveDriver) bool {
-		return d.m.cursorPath() == base+"/short-lived" && strings.Contains(d.screen(), "persistent with TTL 10m0s")
+		return d.m.tree.CursorPath() == base+"/short-lived" && strings.Contains(d.screen(), "persistent with TTL 10m0s")
 	})
 	var row string
 	for _, l := range strings.Split(d.screen(), "\n") {
@@ -333,11 +336,11 @@ func TestLiveDeleteTree(t *testing.T) {
 		}
 		d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 		d.until(t, 15*time.Second, path+" selected and read", func(d *liveDriver) bool {
-			return d.m.cursorPath() == path && d.m.detail.loaded
+			return d.m.tree.CursorPath() == path && d.m.detail.Loaded()
 		})
 		d.apply(tea.KeyPressMsg{Code: 'd', ShiftedCode: 'D', Text: "D", Mod: tea.ModShift})
-		if d.m.dialog == nil || d.m.dialog.kind != dialogDeleteTree {
-			t.Fatalf("D did not ask to confirm (status %q)", d.m.status.text)
+		if _, ok := d.m.dialogs.Front().(*dialog.DeleteTreeForm); !ok {
+			t.Fatalf("D did not ask to confirm (status %q)", d.m.status.Text)
 		}
 		for _, r := range name {
 			d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
@@ -351,10 +354,10 @@ func TestLiveDeleteTree(t *testing.T) {
 	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 15*time.Second, "the refusal", func(d *liveDriver) bool {
-		return d.m.deleting == nil && strings.Contains(d.m.status.text, "changed meanwhile")
+		return d.m.deleting == nil && strings.Contains(d.m.status.Text, "changed meanwhile")
 	})
-	if !strings.Contains(d.m.status.text, "version 1 now") || !strings.Contains(d.m.status.text, "nothing was deleted") {
-		t.Errorf("refusal: %q", d.m.status.text)
+	if !strings.Contains(d.m.status.Text, "version 1 now") || !strings.Contains(d.m.status.Text, "nothing was deleted") {
+		t.Errorf("refusal: %q", d.m.status.Text)
 	}
 	if kids, _, err := other.Conn().Children(base + "/kept/part-0"); err != nil || len(kids) != 400 {
 		t.Fatalf("kept/part-0 has %d children (%v) after a refused delete, want 400", len(kids), err)
@@ -366,7 +369,7 @@ func TestLiveDeleteTree(t *testing.T) {
 		t.Errorf("no progress while deleting:\n%s", d.screen())
 	}
 	d.until(t, 60*time.Second, "the tree deleted", func(d *liveDriver) bool {
-		return d.m.deleting == nil && strings.Contains(d.m.status.text, "Deleted")
+		return d.m.deleting == nil && strings.Contains(d.m.status.Text, "Deleted")
 	})
 	if ok, _, err := other.Conn().Exists(base + "/doomed"); err != nil || ok {
 		t.Fatalf("doomed still exists (%v)", err)
@@ -400,10 +403,16 @@ func TestLiveConcurrentCd(t *testing.T) {
 			want = base + "/x/deep/one"
 		}
 		d.until(t, 15*time.Second, "the newest :cd landed", func(d *liveDriver) bool {
-			return d.m.cursorPath() == want && d.m.busyWhat() == ""
+			return d.m.tree.CursorPath() == want && d.m.busyWhat() == ""
 		})
-		if d.m.status.level == levelErr {
-			t.Fatalf("round %d: error status %q", round, d.m.status.text)
+		if d.m.status.Level == common.LevelErr {
+			t.Fatalf("round %d: error status %q", round, d.m.status.Text)
 		}
 	}
+}
+
+// dirLoaded reports whether the tree has listed p.
+func dirLoaded(m Model, p string) bool {
+	d, open := m.tree.Dir(p)
+	return open && d.Loaded
 }

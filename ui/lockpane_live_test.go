@@ -3,7 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
-	"slices"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +93,7 @@ func TestLiveTeatestLockQueue(t *testing.T) {
 	wait("released")
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model)
-	q := fm.lock.queue
+	q := fm.lock.Queue()
 	hs := q.Holders()
 	if len(q.Participants) != 1 || len(hs) != 1 || !strings.HasSuffix(string(hs[0].Data), ": beta") {
 		t.Fatalf("after alpha's release the pane shows %+v", q.Participants)
@@ -114,7 +114,7 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 	d := newLiveDriver(New(Options{Client: c, Start: lockPath, Theme: "light"}), 120, 35)
 	defer d.Close()
 	d.until(t, 20*time.Second, "alpha holding in the lock pane", func(d *liveDriver) bool {
-		return d.m.detail.isLock && len(d.m.lock.queue.Participants) == 1 && strings.Contains(d.screen(), "alpha")
+		return d.m.detail.IsLock() && len(d.m.lock.Queue().Participants) == 1 && strings.Contains(d.screen(), "alpha")
 	})
 
 	// Take: t, then enter (exclusive, auto recipe: Curator's format here).
@@ -125,16 +125,17 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "our node waiting behind alpha", func(d *liveDriver) bool {
 		s := d.screen()
-		return strings.Contains(s, "We wait at position 2 of 2 on H1") && strings.Contains(s, " you ") && len(d.m.lock.queue.Participants) == 2
+		return strings.Contains(s, "We wait at position 2 of 2 on H1") && strings.Contains(s, " you ") && len(d.m.lock.Queue().Participants) == 2
 	})
 
 	// Force-delete alpha's node (H1, under the pane's cursor).
 	d.apply(tea.KeyPressMsg{Code: tea.KeyTab})
 	d.apply(tea.KeyPressMsg{Code: 'X', ShiftedCode: 'X', Text: "X", Mod: tea.ModShift})
 	d.until(t, 15*time.Second, "the force-delete preview", func(d *liveDriver) bool {
-		return d.m.lock.Modal() && d.m.lock.act.dialog.preview != nil
+		fd, ok := d.m.dialogs.Front().(*dialog.ForceDelete)
+		return ok && fd.Preview() != nil
 	})
-	pv := d.m.lock.act.dialog.preview
+	pv := d.m.dialogs.Front().(*dialog.ForceDelete).Preview()
 	if pv.Node != alphaHeld.Node || !pv.Holding || len(pv.NextHolders) != 1 {
 		t.Fatalf("preview = %+v", pv)
 	}
@@ -147,7 +148,7 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "alpha deleted and our lock held", func(d *liveDriver) bool {
 		s := d.screen()
-		return strings.Contains(s, "We hold this lock") && d.m.lock.Holding() && len(d.m.lock.queue.Participants) == 1
+		return strings.Contains(s, "We hold this lock") && d.m.lock.Holding() && len(d.m.lock.Queue().Participants) == 1
 	})
 	deadline := time.Now().Add(10 * time.Second)
 	for alphaHeld.State() != lockops.StateLost {
@@ -156,7 +157,7 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	ours := d.m.lock.act.held.Node
+	ours := d.m.lock.Held().Node
 
 	// q asks; y releases and quits.
 	d.apply(tea.KeyPressMsg{Code: 'q', Text: "q"})
@@ -165,20 +166,27 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 	}
 	nm, cmd := d.m.Update(tea.KeyPressMsg{Code: 'y', Text: "y"})
 	d.m = nm.(Model)
-	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok { // the release command among the batch
+	// The release runs (among the batch); its result quits the program.
+	msgs := []tea.Msg{cmd()}
+	if b, ok := msgs[0].(tea.BatchMsg); ok {
+		msgs = msgs[:0]
 		for _, c := range b {
-			if c == nil {
-				continue
-			}
-			if r, ok := c().(releaseDoneMsg); ok {
-				msg = r
+			if c != nil {
+				msgs = append(msgs, c())
 			}
 		}
 	}
-	r, ok := msg.(releaseDoneMsg)
-	if !ok || r.err != nil || !r.quit {
-		t.Fatalf("y gave %#v, want a release that quits", msg)
+	quit := false
+	for _, msg := range msgs {
+		if msg == nil {
+			continue
+		}
+		nm, next := d.m.Update(msg)
+		d.m = nm.(Model)
+		quit = quit || isQuit(next)
+	}
+	if !quit || d.m.lock.Holding() {
+		t.Fatalf("y did not release and quit (holding %v)", d.m.lock.Holding())
 	}
 	if _, _, err := c.Conn().Get(ours); !errors.Is(err, zk.ErrNoNode) {
 		t.Fatalf("our node %s still exists after release and quit (%v)", ours, err)
@@ -202,13 +210,13 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 	if !d.m.lock.Modal() {
 		t.Fatalf("t did not open the take dialog; screen:\n%s", d.screen())
 	}
-	d.m.lock.act.dialog.path.SetValue(lockPath)
+	setTakePath(d, lockPath)
 	// Nothing tells which library the applications use: the dialog says
 	// so and asks for a recipe instead of guessing.
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "the dialog refusing to guess", func(d *liveDriver) bool {
-		dl := d.m.lock.act.dialog
-		return dl != nil && dl.field == takeFieldRecipe && strings.Contains(d.screen(), "Pick the recipe")
+		dl, ok := d.m.dialogs.Front().(*dialog.TakeLock)
+		return ok && dl.Field() == dialog.TakeFieldRecipe && strings.Contains(d.screen(), "Pick the recipe")
 	})
 	if kids, _, _ := c.Children(lockPath); len(kids) != 0 {
 		t.Fatalf("a refused take created %v", kids)
@@ -216,9 +224,9 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: tea.KeyRight}) // curator
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "our lock held and shown", func(d *liveDriver) bool {
-		return d.m.lock.Holding() && d.m.detail.path == lockPath && strings.Contains(d.screen(), "We hold this lock")
+		return d.m.lock.Holding() && d.m.detail.Path() == lockPath && strings.Contains(d.screen(), "We hold this lock")
 	})
-	ours := d.m.lock.act.held.Node
+	ours := d.m.lock.Held().Node
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -269,8 +277,13 @@ func TestLiveSuspendedThenLost(t *testing.T) {
 	defer d.Close()
 	d.until(t, 20*time.Second, "the first frame", func(d *liveDriver) bool { return d.m.client != nil })
 	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
-	d.m.lock.act.dialog.path.SetValue(lockPath)
-	d.m.lock.act.dialog.recipe = slices.Index(takeRecipes, lockops.Curator)
+	setTakePath(d, lockPath)
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // mode
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // recipe
+	d.apply(tea.KeyPressMsg{Code: tea.KeyRight})
+	if dl := d.m.dialogs.Front().(*dialog.TakeLock); dl.Recipe() != lockops.Curator {
+		t.Fatalf("the recipe chosen is %v, want Curator", dl.Recipe())
+	}
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
 	d.until(t, 20*time.Second, "our lock held", func(d *liveDriver) bool {
 		return d.m.lock.Holding() && strings.Contains(d.screen(), "We hold this lock")
@@ -337,4 +350,13 @@ func TestLiveWatchMarks(t *testing.T) {
 		s := d.screen()
 		return strings.Contains(s, "W1 ──watches ✓──▶ H1") && strings.Contains(s, "· 127.0.0.1:")
 	})
+}
+
+// setTakePath replaces the take dialog's path by typing it (ctrl+u clears
+// the field first).
+func setTakePath(d *liveDriver, p string) {
+	d.apply(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+	for _, r := range p {
+		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
 }

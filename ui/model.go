@@ -1,14 +1,23 @@
-// Package ui is zkscope's Bubble Tea program: one root [Model] and its
-// components (tree, detail, lock queue, dialogs) as plain structs.
+// Package ui is zkscope's Bubble Tea program: the root [Model], the only
+// tea.Model, which routes every message to its components and does the
+// I/O they ask for through commands.
 //
-// It owns presentation only: every ZooKeeper read goes through zkview (the
-// lazy tree cache) and every change through lockops (audited mutations),
-// always from a command, never from Update. It must not be imported by
-// zkview or lockops.
+// The components are packages of their own: ui/tree (the tree pane),
+// ui/detail (the node under the cursor), ui/lockpane (the lock queue and
+// the lock actions), ui/dialog (every dialog, on one overlay stack) and
+// ui/common (what they share). Every ZooKeeper read goes through zkview
+// (the lazy tree cache) and every change through lockops (audited
+// mutations), always from a command, never from Update. It must not be
+// imported by zkview or lockops. ARCHITECTURE.md maps features to files.
 package ui
 
 import (
 	"context"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/detail"
+	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/ui/lockpane"
+	"github.com/zkscope/zkscope/ui/tree"
 	"os"
 	"time"
 
@@ -79,7 +88,7 @@ const (
 	modeCommand      // typing a `:` command
 	modeSearch       // typing a search query
 	modeResults      // browsing search results
-	modeDialog       // a confirm or input dialog
+	modeDialog       // a node form (create, edit, delete) is open
 	modeHelp         // the `?` screen
 )
 
@@ -93,7 +102,7 @@ const (
 type Model struct {
 	opts   Options
 	client *zkview.Client
-	tree   treeSource
+	cache  treeSource // the lazy tree cache (zkview)
 	mut    lockops.Mutations
 	conn   <-chan zkview.ConnEvent
 	unsub  func()
@@ -102,7 +111,7 @@ type Model struct {
 	st       *themes.Styles
 	darkBG   bool
 	readOnly bool
-	keys     KeyMap
+	keys     common.KeyMap
 	help     help.Model
 
 	width, height int
@@ -112,31 +121,23 @@ type Model struct {
 	state zkview.ConnEvent // latest connection state
 	ens   *zkview.Ensemble // members' roles and connections (nil until asked)
 
-	// The tree: expanded directories, what is known per node, and the
-	// flattened visible rows with the cursor.
-	dirs      map[string]*dirState
-	nodes     map[string]nodeSnap
-	rows      []row
-	cursor    int
-	offset    int
+	tree      tree.Model      // the tree pane (ui/tree)
 	statsWant map[string]bool // stat loads in flight
-	filter    filterState
 
-	detail detailState
-	locks  map[string]lockSummary // decoded lock directories seen
+	detail detail.Model // the node under the cursor (ui/detail)
 	// lockProbed: directories already asked whether they are locks, with
 	// the pzxid they had (a change of children asks again).
 	lockProbed map[string]int64
-	lock       *LockPane
+	lock       *lockpane.Model
 	input      textinput.Model
-	dialog     *dialog
+	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
-	busy       busyState           // the header's spinner (busy.go)
-	deleting   *deleteRun          // a recursive delete in progress (mutate.go)
-	helpScroll int                 // first line of the `?` screen shown
-	made       map[string]madeType // containers and TTL nodes zkscope created (madehere.go)
-	cdCancel   context.CancelFunc  // ends the `:cd` walk in flight
-	status     status
+	busy       busyState          // the header's spinner (busy.go)
+	deleting   *deleteRun         // a recursive delete in progress (mutate.go)
+	helpScroll int                // first line of the `?` screen shown
+	made       *common.Made       // containers and TTL nodes zkscope created
+	cdCancel   context.CancelFunc // ends the `:cd` walk in flight
+	status     common.Status
 
 	startCmd tea.Cmd // the first read (the start path)
 	ticks    int     // ticks seen
@@ -145,38 +146,6 @@ type Model struct {
 
 	seq  uint64            // request ids
 	reqs map[string]uint64 // newest request id per key
-}
-
-// dirState is one expanded (or expanding) directory.
-type dirState struct {
-	names  []string // sorted; shared with the cache, never modified
-	stat   zk.Stat
-	loaded bool
-	// lockLike: the names look like a lock recipe's (computed off Update).
-	lockLike bool
-}
-
-// lockSummary marks a lock directory in the tree.
-type lockSummary struct {
-	kind   lockops.Kind
-	length int
-}
-
-// statusLevel colours the status line.
-type statusLevel int
-
-const (
-	levelInfo statusLevel = iota
-	levelOK
-	levelWarn
-	levelErr
-)
-
-// status is the one-line message above the help line.
-type status struct {
-	text  string
-	level statusLevel
-	at    time.Time
 }
 
 // New builds the root model. It subscribes to the client's connection
@@ -189,14 +158,13 @@ func New(opts Options) Model {
 		opts:       opts,
 		now:        time.Now,
 		darkBG:     true,
-		keys:       DefaultKeyMap(),
+		keys:       common.DefaultKeyMap(),
 		help:       help.New(),
-		dirs:       map[string]*dirState{},
-		nodes:      map[string]nodeSnap{},
 		statsWant:  map[string]bool{},
-		locks:      map[string]lockSummary{},
 		lockProbed: map[string]int64{},
 		reqs:       map[string]uint64{},
+		made:       &common.Made{},
+		dialogs:    &dialog.Overlay{},
 		width:      80,
 		height:     24,
 	}
@@ -204,17 +172,18 @@ func New(opts Options) Model {
 	if opts.Client != nil {
 		m.attach(opts.Client, opts.Context)
 	}
-	m.keys.editing = !m.readOnly
+	m.keys.SetContext(false, false, !m.readOnly)
 	m.applyTheme()
 	m.input = textinput.New()
-	m.lock = newLockPane(m.st)
+	m.lock = lockpane.New(m.st, m.dialogs)
 	m.busy = newBusy()
 	if m.client != nil {
 		m.lock.SetClient(m.client, m.readOnly)
 	}
-	m.detail.viewer = viewerAuto
-	m.rebuildRows()
-	if m.tree != nil {
+	m.detail = detail.New(m.st, m.made)
+	m.tree = tree.New(m.st, m.made)
+	m.layout()
+	if m.cache != nil {
 		m.startCmd = m.cd(opts.Start)
 		m.startIntrospect = introspect(m.client, m.nextID("ensemble"), false)
 	}
@@ -226,7 +195,7 @@ func (m *Model) attach(c *zkview.Client, context string) {
 	m.client = c
 	m.opts.Context = context
 	m.mut = lockops.Mutations{Client: c}
-	m.tree = zkview.NewTree(c)
+	m.cache = zkview.NewTree(c)
 	m.conn, m.unsub = c.Subscribe()
 	m.readOnly = m.opts.ReadOnly || c.Config().ReadOnly
 	m.state = c.State()
@@ -237,8 +206,8 @@ func (m *Model) Close() {
 	if m.lock != nil {
 		m.lock.Close()
 	}
-	if m.tree != nil {
-		m.tree.Close()
+	if m.cache != nil {
+		m.cache.Close()
 	}
 	if m.unsub != nil {
 		m.unsub()
@@ -273,7 +242,7 @@ func (m *Model) applyTheme() {
 func (m Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor, tick(), m.startCmd}
 	if m.client != nil {
-		cmds = append(cmds, listenConn(m.conn), listenTree(m.tree), m.startIntrospect)
+		cmds = append(cmds, listenConn(m.conn), listenTree(m.cache), m.startIntrospect)
 	}
 	return tea.Batch(cmds...)
 }
@@ -290,7 +259,7 @@ func Run(opts Options) error {
 	defer func() { m.Close() }()
 	p := tea.NewProgram(m)
 	final, err := p.Run()
-	if fm, ok := final.(Model); ok && fm.tree != m.tree {
+	if fm, ok := final.(Model); ok && fm.cache != m.cache {
 		fm.Close() // switched context
 	}
 	return err
@@ -318,6 +287,6 @@ func (m *Model) current(key string, id uint64) bool {
 }
 
 // setStatus shows a one-line message.
-func (m *Model) setStatus(level statusLevel, text string) {
-	m.status = status{text: text, level: level, at: m.now()}
+func (m *Model) setStatus(level common.Level, text string) {
+	m.status = common.Status{Text: text, Level: level, At: m.now()}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -16,29 +18,10 @@ import (
 // connMsg is one connection state change (from the Subscribe stream).
 type connMsg struct{ ev zkview.ConnEvent }
 
-// nodeSnap is what is known about one node, copied out of the tree cache.
-type nodeSnap struct {
-	Path    string
-	Stat    zk.Stat
-	Data    []byte
-	HasStat bool
-	Gone    bool
-	Err     error
-}
-
-// dirSnap is one expanded directory's sorted child names and stat.
-type dirSnap struct {
-	Path  string
-	Names []string
-	Stat  zk.Stat
-	// LockLike: the names look like a lock recipe's children.
-	LockLike bool
-}
-
 // treeMsg is a coalesced batch of watch changes, copied out of the cache.
 type treeMsg struct {
-	dirs   []dirSnap
-	nodes  []nodeSnap
+	dirs   []tree.Listing
+	nodes  []common.Node
 	closed []string // directories no longer expanded (deleted)
 	reset  bool
 }
@@ -46,7 +29,7 @@ type treeMsg struct {
 // childrenMsg answers an expand.
 type childrenMsg struct {
 	id  uint64
-	dir dirSnap
+	dir tree.Listing
 	err error
 }
 
@@ -54,7 +37,7 @@ type childrenMsg struct {
 type pathMsg struct {
 	id     uint64
 	target string
-	dirs   []dirSnap
+	dirs   []tree.Listing
 	err    error
 }
 
@@ -62,14 +45,14 @@ type pathMsg struct {
 type statsMsg struct {
 	id    uint64
 	paths []string // asked for
-	nodes []nodeSnap
+	nodes []common.Node
 	err   error
 }
 
 // selectMsg answers the read of the node under the cursor, with its ACL.
 type selectMsg struct {
 	id   uint64
-	node nodeSnap
+	node common.Node
 	acl  []zk.ACL
 	err  error
 }
@@ -85,7 +68,7 @@ type lockMsg struct {
 
 // lockProbeMsg answers a probe of visible directories for lock recipes.
 type lockProbeMsg struct {
-	found map[string]lockSummary
+	found map[string]tree.LockTag
 	none  []string
 }
 
@@ -123,7 +106,7 @@ type mutationMsg struct {
 	// against and, when it could be read, the node's version now.
 	expected, now int32
 	nowKnown      bool
-	// For a create: how the node was made (see madehere.go).
+	// For a create: how the node was made (see common.Made).
 	flags int32
 	ttl   time.Duration
 }
@@ -136,9 +119,6 @@ type editorMsg struct {
 	orig    []byte
 	err     error
 }
-
-// tickMsg re-reads the lock under the cursor and ages the status line.
-type tickMsg struct{ at time.Time }
 
 // contextMsg answers `:ctx name`.
 type contextMsg struct {

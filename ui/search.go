@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"sort"
 	"strings"
 	"time"
@@ -98,7 +99,7 @@ func (m *Model) cancelSearch() {
 	}
 	r.cancelling = true
 	r.cancel()
-	m.setStatus(levelInfo, "Stopping the search…")
+	m.setStatus(common.LevelInfo, "Stopping the search…")
 }
 
 // onSearchProgress records a progress report and listens for the next.
@@ -147,7 +148,7 @@ func (m *Model) searchProgressLines(w int) []string {
 			st.Key.Render("matches  ")+st.Value.Render(fmt.Sprint(r.found)))
 	}
 	if r.dir != "" {
-		lines = append(lines, st.Key.Render("in       ")+st.Value.Render(truncate(r.dir, max(w-9, 8))))
+		lines = append(lines, st.Key.Render("in       ")+st.Value.Render(common.Truncate(r.dir, max(w-9, 8))))
 	}
 	return append(lines, "", st.Muted.Render("esc stops and shows what was found"))
 }
@@ -263,4 +264,17 @@ func scanLocksWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Cli
 	}
 	msg.scanned = len(qs)
 	ch <- msg
+}
+
+// searchState is the `f` search and the `:locks` list.
+type searchState struct {
+	root      string
+	query     string
+	hits      []searchHit
+	scanned   int
+	truncated bool
+	running   bool
+	cursor    int
+	offset    int
+	run       *searchRun // the walk in progress (search.go)
 }

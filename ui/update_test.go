@@ -1,6 +1,10 @@
 package ui
 
 import (
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/detail"
+	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/ui/tree"
 	"image/color"
 	"strings"
 	"testing"
@@ -11,137 +15,115 @@ import (
 
 func TestNavigation(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
-	if got := m.cursorPath(); got != "/" {
+	if got := m.tree.CursorPath(); got != "/" {
 		t.Fatalf("start at %s, want /", got)
 	}
 	m = pressKeys(t, m, "j", "j")
-	if got := m.cursorPath(); got != "/app/blob" {
+	if got := m.tree.CursorPath(); got != "/app/blob" {
 		t.Fatalf("j j: %s", got)
 	}
 	m = pressKeys(t, m, "k")
-	if got := m.cursorPath(); got != "/app" {
+	if got := m.tree.CursorPath(); got != "/app" {
 		t.Fatalf("k: %s", got)
 	}
 	// l on an open directory steps into it.
 	m = pressKeys(t, m, "l")
-	if got := m.cursorPath(); got != "/app/blob" {
+	if got := m.tree.CursorPath(); got != "/app/blob" {
 		t.Fatalf("l on open dir: %s", got)
 	}
 	// h on a leaf goes to the parent; h on an open dir collapses it.
 	m = pressKeys(t, m, "h")
-	if got := m.cursorPath(); got != "/app" {
+	if got := m.tree.CursorPath(); got != "/app" {
 		t.Fatalf("h on leaf: %s", got)
 	}
-	rows := len(m.rows)
+	rows := m.tree.Len()
 	m = pressKeys(t, m, "h")
-	if len(m.rows) >= rows || m.dirs["/app"] != nil {
-		t.Fatalf("h on open dir did not collapse: %d rows (was %d)", len(m.rows), rows)
+	if _, open := m.tree.Dir("/app"); m.tree.Len() >= rows || open {
+		t.Fatalf("h on open dir did not collapse: %d rows (was %d)", m.tree.Len(), rows)
 	}
 	// space opens it again (marked loading until the children arrive).
 	m = pressKeys(t, m, "space")
-	if d := m.dirs["/app"]; d == nil || d.loaded {
+	if d, open := m.tree.Dir("/app"); !open || d.Loaded {
 		t.Fatalf("space did not start an expand: %+v", d)
 	}
 	m = fixture(t, 100, 30, "dark")
 	m = pressKeys(t, m, "G")
-	if m.cursor != len(m.rows)-1 {
-		t.Fatalf("G: cursor %d of %d", m.cursor, len(m.rows))
+	if m.tree.Cursor() != m.tree.Len()-1 {
+		t.Fatalf("G: cursor %d of %d", m.tree.Cursor(), m.tree.Len())
 	}
-	if m.offset+m.treeRows() < len(m.rows) {
-		t.Fatalf("G: last row not on screen (offset %d)", m.offset)
+	if m.tree.Offset()+m.tree.Rows() < m.tree.Len() {
+		t.Fatalf("G: last row not on screen (offset %d)", m.tree.Offset())
 	}
 	m = pressKeys(t, m, "g")
-	if m.cursor != 0 || m.offset != 0 {
-		t.Fatalf("g: cursor %d offset %d", m.cursor, m.offset)
+	if m.tree.Cursor() != 0 || m.tree.Offset() != 0 {
+		t.Fatalf("g: cursor %d offset %d", m.tree.Cursor(), m.tree.Offset())
 	}
 	m = pressKeys(t, m, "pgdown")
-	if m.cursor != m.treeRows()-1 {
-		t.Fatalf("pgdown: cursor %d, want %d", m.cursor, m.treeRows()-1)
+	if m.tree.Cursor() != m.tree.Rows()-1 {
+		t.Fatalf("pgdown: cursor %d, want %d", m.tree.Cursor(), m.tree.Rows()-1)
 	}
 	// The detail pane follows the cursor.
-	if m.detail.path != m.cursorPath() {
-		t.Fatalf("detail shows %s, cursor on %s", m.detail.path, m.cursorPath())
+	if m.detail.Path() != m.tree.CursorPath() {
+		t.Fatalf("detail shows %s, cursor on %s", m.detail.Path(), m.tree.CursorPath())
 	}
 	// tab focuses the detail pane, where j scrolls instead of moving.
-	cur := m.cursor
+	cur := m.tree.Cursor()
 	m = pressKeys(t, cdLocal(t, m, "/app/config"), "tab")
-	cur = m.cursor
+	cur = m.tree.Cursor()
 	m = pressKeys(t, m, "j")
-	if m.cursor != cur || m.detail.scroll != 1 {
-		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.cursor, m.detail.scroll)
+	if m.tree.Cursor() != cur || m.detail.Scroll() != 1 {
+		t.Fatalf("detail j: cursor %d→%d scroll %d", cur, m.tree.Cursor(), m.detail.Scroll())
 	}
 	// v cycles the data viewer.
 	m = pressKeys(t, m, "v")
-	if m.detail.viewer != viewerText {
-		t.Fatalf("v: viewer %v", m.detail.viewer)
+	if m.detail.Viewer() != detail.ViewerText {
+		t.Fatalf("v: viewer %v", m.detail.Viewer())
 	}
 }
 
 func TestFilter(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/services/svc-05")
-	all := len(m.rows)
+	all := m.tree.Len()
 	m = pressKeys(t, m, "/")
-	if m.mode != modeFilter || m.filter.dir != "/app/services" {
-		t.Fatalf("/ opened mode %v on %q", m.mode, m.filter.dir)
+	if m.mode != modeFilter || m.tree.Filter().Dir != "/app/services" {
+		t.Fatalf("/ opened mode %v on %q", m.mode, m.tree.Filter().Dir)
 	}
 	m = typeKeys(t, m, "s3")
-	if m.filter.shown != 13 { // svc-03, svc-13, svc-23 (fuzzy) and svc-30..39
-		t.Fatalf("s3 kept %d of 40", m.filter.shown)
+	if m.tree.Filter().Shown != 13 { // svc-03, svc-13, svc-23 (fuzzy) and svc-30..39
+		t.Fatalf("s3 kept %d of 40", m.tree.Filter().Shown)
 	}
-	if len(m.rows) >= all {
-		t.Fatalf("filter kept %d of %d rows", len(m.rows), all)
+	if m.tree.Len() >= all {
+		t.Fatalf("filter kept %d of %d rows", m.tree.Len(), all)
 	}
-	match, fuzzy := filterMatch("s3", m.dirs["/app/services"].names)
-	if !fuzzy || !m.filter.fuzzy {
-		t.Fatalf("s3: no name contains it, so the filter is fuzzy (%v, %v)", fuzzy, m.filter.fuzzy)
+	services, _ := m.tree.Dir("/app/services")
+	match, fuzzy := tree.FilterMatch("s3", services.Names)
+	if !fuzzy || !m.tree.Filter().Fuzzy {
+		t.Fatalf("s3: no name contains it, so the filter is fuzzy (%v, %v)", fuzzy, m.tree.Filter().Fuzzy)
 	}
-	for _, r := range m.rows {
-		if r.dir == "/app/services" && !match(r.name) {
-			t.Fatalf("row %s does not match", r.name)
+	for i := range m.tree.Len() {
+		if dir, name := m.tree.Row(i); dir == "/app/services" && !match(name) {
+			t.Fatalf("row %s does not match", name)
 		}
 	}
-	if !strings.HasPrefix(m.cursorPath(), "/app/services/") {
-		t.Fatalf("cursor left the filtered directory: %s", m.cursorPath())
+	if !strings.HasPrefix(m.tree.CursorPath(), "/app/services/") {
+		t.Fatalf("cursor left the filtered directory: %s", m.tree.CursorPath())
 	}
 	// Fuzzy: "s39" matches svc-39 only.
 	m = typeKeys(t, m, "9")
-	if m.filter.shown != 1 || m.cursorPath() != "/app/services/svc-39" {
-		t.Fatalf("fuzzy: shown %d, cursor %s", m.filter.shown, m.cursorPath())
+	if m.tree.Filter().Shown != 1 || m.tree.CursorPath() != "/app/services/svc-39" {
+		t.Fatalf("fuzzy: shown %d, cursor %s", m.tree.Filter().Shown, m.tree.CursorPath())
 	}
 	// enter keeps the filter, esc (in normal mode) clears it.
 	m = pressKeys(t, m, "enter")
-	if m.mode != modeNormal || m.filter.query == "" {
-		t.Fatalf("enter: mode %v query %q", m.mode, m.filter.query)
+	if m.mode != modeNormal || m.tree.Filter().Query == "" {
+		t.Fatalf("enter: mode %v query %q", m.mode, m.tree.Filter().Query)
 	}
 	m = pressKeys(t, m, "esc")
-	if m.filter.query != "" || len(m.rows) != all {
-		t.Fatalf("esc: query %q, %d rows", m.filter.query, len(m.rows))
+	if m.tree.Filter().Query != "" || m.tree.Len() != all {
+		t.Fatalf("esc: query %q, %d rows", m.tree.Filter().Query, m.tree.Len())
 	}
-	if m.cursorPath() != "/app/services/svc-39" {
-		t.Fatalf("cursor moved on clear: %s", m.cursorPath())
-	}
-}
-
-func TestFilterMatch(t *testing.T) {
-	for _, c := range []struct {
-		q, s  string
-		names []string
-		want  bool
-		fuzzy bool
-	}{
-		{"lock", "locks", []string{"locks"}, true, false},
-		{"LCK", "locks", []string{"locks"}, true, true},
-		{"kcol", "locks", []string{"locks"}, false, true},
-		{"svc1", "svc-10", []string{"svc-10"}, true, true},
-		{"", "x", []string{"x"}, true, false},
-		// A name containing the query makes the filter substring-only.
-		{"svc1", "svc-10", []string{"svc-10", "svc1"}, false, false},
-		{"ÉTÉ", "l'été", []string{"l'été"}, true, false},
-	} {
-		match, fuzzy := filterMatch(c.q, c.names)
-		if got := match(c.s); got != c.want || fuzzy != c.fuzzy {
-			t.Errorf("filterMatch(%q, %q)(%q) = %v (fuzzy %v), want %v (fuzzy %v)", c.q, c.names, c.s, got, fuzzy, c.want, c.fuzzy)
-		}
+	if m.tree.CursorPath() != "/app/services/svc-39" {
+		t.Fatalf("cursor moved on clear: %s", m.tree.CursorPath())
 	}
 }
 
@@ -164,13 +146,13 @@ func TestCommandLine(t *testing.T) {
 	}
 	m = typeKeys(t, pressKeys(t, m, ":"), "theme purple")
 	m = pressKeys(t, m, "enter")
-	if m.status.level != levelErr || !strings.Contains(m.status.text, "unknown theme") {
-		t.Fatalf(":theme purple: %q", m.status.text)
+	if m.status.Level != common.LevelErr || !strings.Contains(m.status.Text, "unknown theme") {
+		t.Fatalf(":theme purple: %q", m.status.Text)
 	}
 	m = typeKeys(t, pressKeys(t, m, ":"), "frobnicate")
 	m = pressKeys(t, m, "enter")
-	if !strings.Contains(m.status.text, "Unknown command") {
-		t.Fatalf("unknown: %q", m.status.text)
+	if !strings.Contains(m.status.Text, "Unknown command") {
+		t.Fatalf("unknown: %q", m.status.Text)
 	}
 	// esc leaves without running anything.
 	m = typeKeys(t, pressKeys(t, m, ":"), "q")
@@ -205,26 +187,27 @@ func isQuit(cmd tea.Cmd) bool {
 func TestDialogs(t *testing.T) {
 	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
 	m = pressKeys(t, m, "d")
-	if m.mode != modeDialog || m.dialog.kind != dialogDelete || m.dialog.version != 2 {
-		t.Fatalf("d: mode %v dialog %+v", m.mode, m.dialog)
+	if del, ok := m.dialogs.Front().(*dialog.DeleteNode); m.mode != modeDialog || !ok || del.Version() != 2 {
+		t.Fatalf("d: mode %v dialog %+v", m.mode, m.dialogs.Front())
 	}
 	m = pressKeys(t, m, "n")
-	if m.mode != modeNormal || m.dialog != nil {
+	if m.mode != modeNormal || m.dialogs.Len() != 0 {
 		t.Fatalf("n did not cancel")
 	}
 	// A node with children asks for the recursive delete, confirmed by name.
 	m = pressKeys(t, cdLocal(t, m, "/app/services"), "d")
-	if m.dialog == nil || m.dialog.kind != dialogDeleteTree {
-		t.Fatalf("d on a directory: %+v", m.dialog)
+	tree, ok := m.dialogs.Front().(*dialog.DeleteTreeForm)
+	if !ok {
+		t.Fatalf("d on a directory: %+v", m.dialogs.Front())
 	}
 	m = typeKeys(t, m, "wrong")
 	m = pressKeys(t, m, "enter")
-	if m.dialog == nil || m.dialog.err == "" {
+	if m.dialogs.Front() != tree || tree.Err() == "" {
 		t.Fatalf("wrong name accepted")
 	}
 	m = pressKeys(t, m, "esc")
-	if m.dialog != nil || !strings.Contains(m.status.text, "nothing was changed") {
-		t.Fatalf("esc: %q", m.status.text)
+	if m.dialogs.Len() != 0 || !strings.Contains(m.status.Text, "nothing was changed") {
+		t.Fatalf("esc: %q", m.status.Text)
 	}
 	// Create: name, data, ttl, type chooser.
 	m = pressKeys(t, cdLocal(t, m, "/app"), "n")
@@ -232,23 +215,24 @@ func TestDialogs(t *testing.T) {
 	m = pressKeys(t, m, "tab")
 	m = typeKeys(t, m, "on")
 	m = pressKeys(t, m, "tab", "tab", "right", "right")
-	if m.dialog.typ != 2 || m.dialog.inputs[0].Value() != "flags" || m.dialog.inputs[1].Value() != "on" {
-		t.Fatalf("create dialog: typ %d %q %q", m.dialog.typ, m.dialog.inputs[0].Value(), m.dialog.inputs[1].Value())
+	create := m.dialogs.Front().(*dialog.CreateForm)
+	if create.Type() != 2 || create.Value(0) != "flags" || create.Value(1) != "on" {
+		t.Fatalf("create dialog: typ %d %q %q", create.Type(), create.Value(0), create.Value(1))
 	}
 	m = pressKeys(t, m, "esc")
 	// Inline edit refuses binary data.
 	m = pressKeys(t, cdLocal(t, m, "/app/blob"), "E")
-	if m.dialog != nil || !strings.Contains(m.status.text, "binary") {
-		t.Fatalf("E on binary: %q", m.status.text)
+	if m.dialogs.Len() != 0 || !strings.Contains(m.status.Text, "binary") {
+		t.Fatalf("E on binary: %q", m.status.Text)
 	}
 	m = pressKeys(t, cdLocal(t, m, "/app/session"), "E")
-	if m.dialog == nil || m.dialog.inputs[0].Value() != "worker-7" {
-		t.Fatalf("E: %+v", m.dialog)
+	if edit, ok := m.dialogs.Front().(*dialog.EditForm); !ok || edit.Value(0) != "worker-7" {
+		t.Fatalf("E: %+v", m.dialogs.Front())
 	}
 	m = pressKeys(t, m, "esc")
 	// The root and /zookeeper cannot be deleted.
 	m = pressKeys(t, cdLocal(t, m, "/"), "d")
-	if m.dialog != nil {
+	if m.dialogs.Len() != 0 {
 		t.Fatalf("delete / offered")
 	}
 }
@@ -261,8 +245,8 @@ func TestReadOnly(t *testing.T) {
 	fx = cdLocal(t, fx, "/app/config")
 	for _, k := range []string{"n", "e", "E", "d", "D"} {
 		fx = pressKeys(t, fx, k)
-		if fx.mode == modeDialog || !strings.Contains(fx.status.text, "Read-only") {
-			t.Fatalf("%s in read-only: mode %v status %q", k, fx.mode, fx.status.text)
+		if fx.mode == modeDialog || !strings.Contains(fx.status.Text, "Read-only") {
+			t.Fatalf("%s in read-only: mode %v status %q", k, fx.mode, fx.status.Text)
 		}
 	}
 	if strings.Contains(screen(fx), "new child") {
@@ -275,29 +259,29 @@ func TestReadOnly(t *testing.T) {
 
 func TestStaleRepliesDropped(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
-	m.dirs["/app/jobs"] = &dirState{}
+	m.tree.StartLoad("/app/jobs")
 	old := m.nextID("kids:/app/jobs")
 	newer := m.nextID("kids:/app/jobs")
-	m = step(t, m, childrenMsg{id: old, dir: dirSnap{Path: "/app/jobs", Names: []string{"stale"}}})
-	if m.dirs["/app/jobs"].loaded {
+	m = step(t, m, childrenMsg{id: old, dir: tree.Listing{Path: "/app/jobs", Names: []string{"stale"}}})
+	if dirLoaded(m, "/app/jobs") {
 		t.Fatalf("stale children reply applied")
 	}
-	m = step(t, m, childrenMsg{id: newer, dir: dirSnap{Path: "/app/jobs", Names: []string{"job-0000000001"}}})
-	if d := m.dirs["/app/jobs"]; !d.loaded || len(d.names) != 1 {
+	m = step(t, m, childrenMsg{id: newer, dir: tree.Listing{Path: "/app/jobs", Names: []string{"job-0000000001"}}})
+	if d, _ := m.tree.Dir("/app/jobs"); !d.Loaded || len(d.Names) != 1 {
 		t.Fatalf("current reply not applied: %+v", d)
 	}
 	// A select reply for a node the cursor left is dropped.
 	m = cdLocal(t, m, "/app/config")
 	id := m.reqs["select"]
 	m = cdLocal(t, m, "/app/blob")
-	m = step(t, m, selectMsg{id: id, node: nodeSnap{Path: "/app/config", HasStat: true, Data: []byte("x")}})
-	if m.detail.path != "/app/blob" || string(m.detail.node.Data) == "x" {
-		t.Fatalf("stale select applied: %s %q", m.detail.path, m.detail.node.Data)
+	m = step(t, m, selectMsg{id: id, node: common.Node{Path: "/app/config", HasStat: true, Data: []byte("x")}})
+	if m.detail.Path() != "/app/blob" || string(m.detail.Node().Data) == "x" {
+		t.Fatalf("stale select applied: %s %q", m.detail.Path(), m.detail.Node().Data)
 	}
 	// A version conflict says so in one sentence.
 	m = step(t, m, mutationMsg{op: "edit", path: "/app/blob", err: zk.ErrBadVersion})
-	if !strings.Contains(m.status.text, "changed meanwhile") {
-		t.Fatalf("bad version: %q", m.status.text)
+	if !strings.Contains(m.status.Text, "changed meanwhile") {
+		t.Fatalf("bad version: %q", m.status.Text)
 	}
 }
 
@@ -305,47 +289,16 @@ func TestMouse(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
 	// Row 3 of the pane (y = bodyTop+1+3) is /app/config.
 	m = step(t, m, tea.MouseClickMsg{X: 5, Y: bodyTop + 1 + 3, Button: tea.MouseLeft})
-	if got := m.cursorPath(); got != "/app/config" {
+	if got := m.tree.CursorPath(); got != "/app/config" {
 		t.Fatalf("click: %s", got)
 	}
 	m = step(t, m, tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown})
-	if m.offset != 3 {
-		t.Fatalf("wheel: offset %d", m.offset)
+	if m.tree.Offset() != 3 {
+		t.Fatalf("wheel: offset %d", m.tree.Offset())
 	}
 	m = step(t, m, tea.MouseClickMsg{X: 80, Y: 10, Button: tea.MouseLeft})
 	if m.focus != focusDetail {
 		t.Fatalf("click on detail did not focus it")
-	}
-}
-
-func TestDataViewers(t *testing.T) {
-	d := decodeData(gz(`{"a":1}`))
-	if !d.gzip || !d.json || d.binary {
-		t.Fatalf("gzip json: %+v", d)
-	}
-	lines, used := formatData(d, viewerAuto, 40)
-	if used != viewerJSON || len(lines) != 3 {
-		t.Fatalf("auto: %v %q", used, lines)
-	}
-	if _, used := formatData(decodeData([]byte{0, 1, 2}), viewerAuto, 80); used != viewerHex {
-		t.Fatalf("binary: %v", used)
-	}
-	lines, _ = formatData(decodeData([]byte("hello")), viewerBase64, 80)
-	if lines[0] != "aGVsbG8=" {
-		t.Fatalf("base64: %q", lines)
-	}
-	lines = hexLines([]byte("0123456789abcdefXYZ"), 80)
-	if len(lines) != 2 || !strings.HasSuffix(lines[0], "0123456789abcdef") {
-		t.Fatalf("hex: %q", lines)
-	}
-	if k := kindOf("x", zk.Stat{EphemeralOwner: -1 << 63}); !k.container {
-		t.Fatalf("container not detected")
-	}
-	if k := kindOf("x", zk.Stat{EphemeralOwner: int64(-1<<56 | 5000)}); !k.ttl || k.ttlMillis != 5000 {
-		t.Fatalf("ttl: %+v", k)
-	}
-	if k := kindOf("lock-0000000007", zk.Stat{EphemeralOwner: 0x100}); !k.ephemeral || !k.sequential {
-		t.Fatalf("ephemeral sequential: %+v", k)
 	}
 }
 
@@ -365,7 +318,7 @@ func TestThemeFollowsBackground(t *testing.T) {
 		t.Fatalf("--theme dark overridden: %s", m.st.Palette.Name)
 	}
 	// The lock pane draws with the same (updated in place) styles.
-	if m.lock.st != m.st {
+	if m.lock.Styles() != m.st {
 		t.Fatalf("lock pane does not share the styles")
 	}
 }
@@ -373,7 +326,7 @@ func TestThemeFollowsBackground(t *testing.T) {
 func TestContextCommandWithoutConfig(t *testing.T) {
 	m := fixture(t, 100, 30, "dark")
 	m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), "ctx prod"), "enter")
-	if !strings.Contains(m.status.text, "not available") {
-		t.Fatalf(":ctx without config: %q", m.status.text)
+	if !strings.Contains(m.status.Text, "not available") {
+		t.Fatalf(":ctx without config: %q", m.status.Text)
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -37,26 +38,16 @@ func (m *Model) render() string {
 		return m.helpScreen()
 	}
 	bodyH := m.height - chromeRows
-	tree := m.treePane(m.treeWidth(), bodyH)
+	tree := m.tree.View(m.focus == focusTree)
 	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
 	body := lipgloss.JoinHorizontal(lipgloss.Top, tree, detail)
-	if m.mode == modeDialog && m.dialog != nil {
-		body = overlay(body, m.dialogView(), m.width, bodyH)
-	}
-	if box := m.lock.DialogView(m.dialogWidth()); box != "" { // lock pane dialogs (ui/lockactions_view.go)
-		body = overlay(body, box, m.width, bodyH)
-	}
+	body = m.dialogs.View(body, m.width, bodyH, m.dialogWidth()) // ui/dialog
 	return strings.Join([]string{m.headerView(), m.breadcrumbView(), body, m.statusView(), m.footerView()}, "\n")
 }
 
 // treeWidth is the tree pane's outer width.
 func (m *Model) treeWidth() int {
 	return max(m.width*2/5, 28)
-}
-
-// treeRows is how many tree rows fit in the pane.
-func (m *Model) treeRows() int {
-	return max(m.height-chromeRows-2, 1)
 }
 
 // detailWidth and detailHeight are the detail pane's inner size.
@@ -104,7 +95,7 @@ func (m *Model) headerView() string {
 			parts = append(parts, s)
 		}
 		if m.state.SessionID != 0 {
-			parts = append(parts, label("session")+st.HeaderValue.Render(hexID(m.state.SessionID)))
+			parts = append(parts, label("session")+st.HeaderValue.Render(common.HexID(m.state.SessionID)))
 		}
 		left = strings.Join(parts, st.Header.Render("  "))
 		if lipgloss.Width(left)+lipgloss.Width(state)+2 <= m.width {
@@ -134,7 +125,7 @@ func (m *Model) role() string {
 
 func (m *Model) breadcrumbView() string {
 	st := m.st
-	p := m.cursorPath()
+	p := m.tree.CursorPath()
 	crumbs := []string{st.Breadcrumb.Render("/")}
 	if p != "/" {
 		for _, part := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
@@ -146,8 +137,8 @@ func (m *Model) breadcrumbView() string {
 		line = " " + crumbs[0] + st.BreadcrumbSep.Render(" ") + strings.Join(crumbs[1:], st.BreadcrumbSep.Render(" › "))
 	}
 	right := ""
-	if len(m.rows) > 0 {
-		right = st.Muted.Render(fmt.Sprintf("%d/%d ", m.cursor+1, len(m.rows)))
+	if n := m.tree.Len(); n > 0 {
+		right = st.Muted.Render(fmt.Sprintf("%d/%d ", m.tree.Cursor()+1, n))
 	}
 	w := m.width - lipgloss.Width(right)
 	if lipgloss.Width(line) > w {
@@ -157,52 +148,29 @@ func (m *Model) breadcrumbView() string {
 	return line + strings.Repeat(" ", max(w-lipgloss.Width(line), 0)) + right
 }
 
-func (m *Model) treePane(w, h int) string {
-	innerW, innerH := w-2, h-2
-	lines := make([]string, 0, innerH)
-	end := min(m.offset+innerH, len(m.rows))
-	for i := m.offset; i < end; i++ {
-		lines = append(lines, m.treeRowView(m.rows[i], i == m.cursor, m.focus == focusTree, innerW))
-	}
-	title := "tree"
-	if m.filter.dir != "" && (m.filter.query != "" || m.mode == modeFilter) {
-		title = fmt.Sprintf("filter %q %d/%d", m.filter.query, m.filter.shown, m.filter.total)
-		if m.filter.fuzzy && m.filter.query != "" {
-			title += " fuzzy"
-		}
-	}
-	return m.box(title, lines, w, h, m.focus == focusTree)
-}
-
 func (m *Model) detailPane(w, h int) string {
 	innerW, innerH := w-4, h-2
 	if m.mode == modeResults || m.search.running {
-		return m.box(m.resultsTitle(), padLines(m.resultsLines(innerW, innerH), 1), w, h, true)
+		return common.Box(m.st, m.resultsTitle(), common.PadLines(m.resultsLines(innerW, innerH), 1), w, h, true)
 	}
-	title := m.detail.path
-	if title == "" {
-		title = "detail"
+	if !m.detail.IsLock() {
+		return m.detail.View(m.focus == focusDetail)
 	}
-	var lines []string
-	if m.detail.isLock {
-		title = "lock " + m.detail.path
-		body := m.lock.View()
-		if m.detail.lockErr != nil {
-			body = m.st.Error.Render("Could not read the lock: "+m.detail.lockErr.Error()) + "\n" + body
-		}
-		lines = strings.Split(strings.TrimRight(body, "\n"), "\n")
-		if len(lines) > innerH {
-			lines = lines[:innerH]
-		}
-	} else {
-		from := min(m.detail.scroll, max(len(m.detail.lines)-1, 0))
-		to := min(from+innerH, len(m.detail.lines))
-		lines = m.detail.lines[from:to]
-		if len(m.detail.lines) > innerH {
-			title += fmt.Sprintf(" · %d%%", 100*to/len(m.detail.lines))
-		}
+	body := m.lock.View()
+	if err := m.detail.LockErr(); err != nil {
+		body = m.st.Error.Render("Could not read the lock: "+err.Error()) + "\n" + body
 	}
-	return m.box(title, padLines(lines, 1), w, h, m.focus == focusDetail)
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	if len(lines) > innerH {
+		lines = lines[:innerH]
+	}
+	return common.Box(m.st, "lock "+m.detail.Path(), common.PadLines(lines, 1), w, h, m.focus == focusDetail)
+}
+
+// layout gives the panes their sizes (at start and on a resize).
+func (m *Model) layout() {
+	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
+	m.detail.SetSize(m.width-m.treeWidth(), m.height-chromeRows)
 }
 
 func (m *Model) resultsTitle() string {
@@ -243,10 +211,10 @@ func (m *Model) resultsLines(w, h int) []string {
 		}
 		line := hit.Path
 		if note != "" {
-			line = truncate(line, max(w-len(note)-2, 8))
+			line = common.Truncate(line, max(w-len(note)-2, 8))
 			line += strings.Repeat(" ", max(w-lipgloss.Width(line)-lipgloss.Width(note), 1)) + note
 		}
-		line = truncate(line, w)
+		line = common.Truncate(line, w)
 		if i == s.cursor {
 			line = st.RowSelected.Render(line + strings.Repeat(" ", max(w-lipgloss.Width(line), 0)))
 		}
@@ -255,67 +223,16 @@ func (m *Model) resultsLines(w, h int) []string {
 	return out
 }
 
-// box draws lines inside a rounded border of outer size w×h with title in
-// the top edge; lines are cut or padded to fit.
-func (m *Model) box(title string, lines []string, w, h int, focused bool) string {
-	st := m.st
-	bs, ts, edge := st.Pane, st.PaneTitle, st.PaneEdge
-	if focused {
-		bs, ts, edge = st.PaneFocused, st.PaneTitleFocused, st.PaneEdgeFocused
-	}
-	b := bs.GetBorderStyle()
-	innerW := w - 2
-	title = truncate(title, max(innerW-4, 1))
-	top := edge.Render(b.TopLeft+b.Top) + ts.Render(" "+title+" ")
-	top += edge.Render(strings.Repeat(b.Top, max(innerW-lipgloss.Width(title)-3, 0)) + b.TopRight)
-	out := make([]string, 0, h)
-	out = append(out, top)
-	for i := 0; i < h-2; i++ {
-		l := ""
-		if i < len(lines) {
-			l = lines[i]
-		}
-		if lw := lipgloss.Width(l); lw > innerW {
-			l = ansi.Truncate(l, innerW, "…")
-		} else if lw < innerW {
-			l += strings.Repeat(" ", innerW-lw)
-		}
-		out = append(out, edge.Render(b.Left)+l+edge.Render(b.Right))
-	}
-	out = append(out, edge.Render(b.BottomLeft+strings.Repeat(b.Bottom, innerW)+b.BottomRight))
-	return strings.Join(out, "\n")
-}
-
-func padLines(lines []string, n int) []string {
-	pad := strings.Repeat(" ", n)
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		out[i] = pad + l
-	}
-	return out
-}
-
-func truncate(s string, w int) string { return ansi.Truncate(s, max(w, 0), "…") }
-
 func (m *Model) statusView() string {
 	st := m.st
 	switch m.mode {
 	case modeFilter, modeCommand, modeSearch:
-		return truncate(m.input.View(), m.width)
+		return common.Truncate(m.input.View(), m.width)
 	}
-	if m.status.text == "" {
+	if m.status.Text == "" {
 		return ""
 	}
-	s := st.Info
-	switch m.status.level {
-	case levelOK:
-		s = st.Success
-	case levelWarn:
-		s = st.Warning
-	case levelErr:
-		s = st.Error
-	}
-	return s.Render(truncate(" "+m.status.text, m.width))
+	return m.status.Level.Style(st).Render(common.Truncate(" "+m.status.Text, m.width))
 }
 
 func (m *Model) footerView() string {
@@ -348,98 +265,4 @@ func (m *Model) fitHelp(b []key.Binding, w int) string {
 		}
 	}
 	return ""
-}
-
-// helpScreen is the `?` screen: every binding, the markers, the commands.
-// Key columns that do not fit side by side wrap to a new band.
-func (m *Model) helpScreen() string {
-	lines := m.helpLines()
-	innerH := m.height - 2
-	title := "help"
-	if len(lines) > innerH { // scrolls: the last line says how instead
-		lines = lines[:len(lines)-1]
-		from := min(max(m.helpScroll, 0), m.helpScrollMax())
-		to := from + innerH - 1
-		title = fmt.Sprintf("help · %d%%", 100*to/len(lines))
-		lines = append(lines[from:to:to], m.st.Muted.Render("j/k, pgup/pgdn scroll · any other key goes back"))
-	}
-	return m.box(title, padLines(lines, 1), m.width, m.height, true)
-}
-
-// helpLines is the `?` screen's text: every binding, the markers, the
-// commands (Update uses its length to bound scrolling).
-func (m *Model) helpLines() []string {
-	st := m.st
-	w := m.width - 4
-	var lines []string
-	lines = append(lines, st.Section.Render("Keys"), "")
-	var band []string
-	bandW := 0
-	flush := func() {
-		if len(band) > 0 {
-			lines = append(lines, strings.Split(lipgloss.JoinHorizontal(lipgloss.Top, band...), "\n")...)
-			lines = append(lines, "")
-		}
-		band, bandW = nil, 0
-	}
-	h := m.help
-	for _, col := range m.keys.FullHelp() {
-		c := h.FullHelpView([][]key.Binding{col})
-		cw := lipgloss.Width(c) + 4
-		if bandW > 0 && bandW+cw > w {
-			flush()
-		}
-		band = append(band, st.HelpColumn.Render(c))
-		bandW += cw
-	}
-	flush()
-	wrap := func(s string) []string {
-		return strings.Split(ansi.Wrap(s, max(w-2, 10), " "), "\n")
-	}
-	lines = append(lines, st.Section.Render("Markers"))
-	for _, l := range wrap(st.Ephemeral.Render("eph") + " ephemeral  " + st.Sequential.Render("seq") + " sequential  " +
-		st.Container.Render("ctr") + " container  " + st.TTL.Render("ttl") + " TTL  " +
-		st.Lock.Render("kind·n") + " lock (recipe · queue length)  ▸ closed  ▾ open  … loading  " +
-		"(ctr/ttl: only nodes zkscope made; ZooKeeper reports them as persistent)") {
-		lines = append(lines, "  "+l)
-	}
-	lines = append(lines, "", st.Section.Render("Commands"))
-	for _, l := range wrap(":cd /path   :ctx name   :locks [path]   :find text   :theme dark|light|high-contrast|none   :q   (tab completes)") {
-		lines = append(lines, "  "+l)
-	}
-	lines = append(lines, "", st.Muted.Render("Press any key to go back."))
-	if len(lines) > m.height-2 { // short terminal: drop the spacing first
-		kept := lines[:0]
-		for _, l := range lines {
-			if l != "" {
-				kept = append(kept, l)
-			}
-		}
-		lines = kept
-	}
-	return lines
-}
-
-// overlay draws box centred over body (both w cells wide, body h lines).
-func overlay(body, box string, w, h int) string {
-	bl := strings.Split(body, "\n")
-	ol := strings.Split(box, "\n")
-	bw := 0
-	for _, l := range ol {
-		bw = max(bw, lipgloss.Width(l))
-	}
-	x := max((w-bw)/2, 0)
-	y := max((h-len(ol))/2, 0)
-	for i, l := range ol {
-		j := y + i
-		if j >= len(bl) {
-			break
-		}
-		line := bl[j]
-		left := ansi.Truncate(line, x, "")
-		right := ansi.TruncateLeft(line, x+bw, "")
-		pad := strings.Repeat(" ", max(bw-lipgloss.Width(l), 0))
-		bl[j] = left + l + pad + right
-	}
-	return strings.Join(bl, "\n")
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"strings"
 	"testing"
 	"time"
@@ -47,14 +49,15 @@ func fixture(t testing.TB, w, h int, theme string) Model {
 	for i := range 40 {
 		services = append(services, fmt.Sprintf("svc-%02d", i))
 	}
-	m.dirs["/"] = &dirState{names: []string{"app", "zookeeper"}, loaded: true, stat: stat(0, 0, 2, 0)}
-	m.dirs["/app"] = &dirState{names: []string{"blob", "config", "jobs", "locks", "services", "session", "zipped"}, loaded: true, stat: stat(2, 0, 7, 0)}
-	m.dirs["/app/services"] = &dirState{names: services, loaded: true, stat: stat(9, 0, 40, 0)}
+	m.tree.Opened(
+		tree.Listing{Path: "/", Names: []string{"app", "zookeeper"}, Stat: stat(0, 0, 2, 0)},
+		tree.Listing{Path: "/app", Names: []string{"blob", "config", "jobs", "locks", "services", "session", "zipped"}, Stat: stat(2, 0, 7, 0)},
+		tree.Listing{Path: "/app/services", Names: services, Stat: stat(9, 0, 40, 0)})
 	config := []byte(`{"name":"billing","replicas":3,"features":{"beta":true,"limits":[1,2,3]}}`)
 	blob := []byte{0x00, 0x01, 0x02, 0xff, 'z', 'k', 0x10, 0x20, 0x7f, 0x80, 'o', 'k', 0x00, 0x00, 0x0a, 0x0d, 0x1b, 0x41}
 	zipped := gz("hello compressed world\n")
 	add := func(p string, data []byte, kids int32, owner int64, cz int64) {
-		m.nodes[p] = nodeSnap{Path: p, Data: data, HasStat: true, Stat: stat(cz, int32(len(data)), kids, owner)}
+		m.tree.SetNodes(common.Node{Path: p, Data: data, HasStat: true, Stat: stat(cz, int32(len(data)), kids, owner)})
 	}
 	add("/", nil, 2, 0, 0)
 	add("/zookeeper", nil, 2, 0, 0)
@@ -69,8 +72,7 @@ func fixture(t testing.TB, w, h int, theme string) Model {
 	for i, s := range services {
 		add("/app/services/"+s, []byte(fmt.Sprintf("host-%d:8080", i)), 0, 0, int64(20+i))
 	}
-	m.locks["/app/locks"] = lockSummary{kind: "curator.mutex", length: 3}
-	m.rebuildRows()
+	m.tree.SetLock("/app/locks", tree.LockTag{Kind: "curator.mutex", Length: 3})
 	m = step(t, m, tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }
@@ -199,7 +201,7 @@ func checkSize(t *testing.T, out string, w, h int) {
 // cdLocal moves the cursor to p within the fixture's already-open rows.
 func cdLocal(t testing.TB, m Model, p string) Model {
 	t.Helper()
-	if !m.cursorTo(p) {
+	if !m.tree.CursorTo(p) {
 		t.Fatalf("%s is not a row", p)
 	}
 	return step(t, m, nil)

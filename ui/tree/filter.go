@@ -1,12 +1,12 @@
-package ui
+package tree
 
 import "strings"
 
-// filterMatch picks how the `/` filter keeps names: by substring when any
+// FilterMatch picks how the `/` filter keeps names: by substring when any
 // of names contains q (ignoring case), else fuzzy (q's characters in
 // order). Mixing both would bury "svc-1" under svc-01, svc-21, … in a big
 // directory; fuzzy is the fallback for a query nothing contains.
-func filterMatch(q string, names []string) (match func(string) bool, fuzzy bool) {
+func FilterMatch(q string, names []string) (match func(string) bool, fuzzy bool) {
 	q = strings.ToLower(q)
 	qASCII := isASCII(q)
 	sub := func(s string) bool {

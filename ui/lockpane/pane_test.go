@@ -1,7 +1,9 @@
-package ui
+package lockpane
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -83,22 +85,50 @@ func rwQueue() lockops.Queue {
 	return q
 }
 
-func testPane(theme string, w, h int) *LockPane {
+func testPane(theme string, w, h int) *Model {
 	pal, err := themes.Pick(theme, theme != themes.Light, false)
 	if err != nil {
 		panic(err)
 	}
 	st := themes.New(pal)
-	p := newLockPane(&st)
+	p := New(&st, &dialog.Overlay{})
 	p.clock = func() time.Time { return lockT0 }
 	p.SetSize(w, h)
 	return p
 }
 
-func paneScreen(p *LockPane) string { return ansi.Strip(p.View()) }
+func paneScreen(p *Model) string { return ansi.Strip(p.View()) }
+
+// press sends key k as the root model routes it (see send).
+func press(p *Model, k string) tea.Cmd { return send(p, lockKey(k)) }
+
+// send delivers msg as the root model does: a key to the front dialog
+// while one is open, else to the pane; any other message to the dialogs
+// and the pane. A dialog's action goes back to the pane.
+func send(p *Model, msg tea.Msg) tea.Cmd {
+	_, isKey := msg.(tea.KeyPressMsg)
+	if isKey && p.dialogs.Len() == 0 {
+		return p.Update(msg)
+	}
+	act, cmd := p.dialogs.Update(msg)
+	done, _ := p.HandleAction(act)
+	if isKey {
+		return tea.Batch(cmd, done)
+	}
+	return tea.Batch(cmd, done, p.Update(msg))
+}
+
+// front is the open dialog when it is a T.
+func front[T dialog.Dialog](p *Model) (T, bool) {
+	d, ok := p.dialogs.Front().(T)
+	return d, ok
+}
+
+// dialogBox draws the front dialog 70 cells wide, without styling.
+func dialogBox(p *Model) string { return ansi.Strip(p.dialogs.Front().View(70)) }
 
 // checkPaneShape checks the pane draws exactly its size.
-func checkPaneShape(t *testing.T, p *LockPane, out string) {
+func checkPaneShape(t *testing.T, p *Model, out string) {
 	t.Helper()
 	lines := strings.Split(out, "\n")
 	if len(lines) != p.h {
@@ -116,13 +146,13 @@ func checkPaneShape(t *testing.T, p *LockPane, out string) {
 // waiters (a missing watch, a persistent node), a read/write lock, and a
 // queue that just moved (highlights, a released node).
 func TestLockPaneGolden(t *testing.T) {
-	scenes := map[string]func(p *LockPane){
-		"mutex": func(p *LockPane) { p.SetQueueAt(mutexQueue(), lockT0) },
-		"rwlock": func(p *LockPane) {
+	scenes := map[string]func(p *Model){
+		"mutex": func(p *Model) { p.SetQueueAt(mutexQueue(), lockT0) },
+		"rwlock": func(p *Model) {
 			p.SetQueueAt(rwQueue(), lockT0)
 			p.moveCursor(2)
 		},
-		"moved": func(p *LockPane) {
+		"moved": func(p *Model) {
 			p.SetQueueAt(mutexQueue(), lockT0)
 			q := mutexQueue()
 			q.Participants = q.Participants[1:]
@@ -133,7 +163,7 @@ func TestLockPaneGolden(t *testing.T) {
 		},
 		// We wait in the queue (a take in progress): our node marked, our
 		// position and whom we wait on in the banner.
-		"ours": func(p *LockPane) {
+		"ours": func(p *Model) {
 			q := mutexQueue()
 			p.SetQueueAt(q, lockT0)
 			p.act.taking = &takeState{id: 7, path: lockDir, mode: lockops.ModeExclusive, started: lockT0.Add(-3 * time.Second), gone: true, cancel: func() {}}
@@ -189,11 +219,11 @@ func TestLockPaneHighlights(t *testing.T) {
 		t.Fatalf("the new holder's time counts from when it began holding:\n%s", out)
 	}
 	// Ticks age everything; after the highlight time the ghost is gone.
-	p.Update(tickMsg{at: at.Add(3 * time.Second)})
+	p.Update(common.TickMsg{At: at.Add(3 * time.Second)})
 	if !strings.Contains(paneScreen(p), "held 3s") {
 		t.Fatalf("held-for does not tick:\n%s", paneScreen(p))
 	}
-	p.Update(tickMsg{at: at.Add(releasedFor + time.Second)})
+	p.Update(common.TickMsg{At: at.Add(releasedFor + time.Second)})
 	if out := paneScreen(p); strings.Contains(out, "released ") || len(p.ghosts) != 0 {
 		t.Fatalf("the ghost outlived its time:\n%s", out)
 	}
@@ -260,7 +290,7 @@ func TestLockPaneLongQueue(t *testing.T) {
 	if !strings.Contains(out, "W1 ──watches ?──▶ H1") {
 		t.Fatalf("no chain for W1:\n%s", out)
 	}
-	p.Update(tea.KeyPressMsg{Code: tea.KeyEnd})
+	send(p, tea.KeyPressMsg{Code: tea.KeyEnd})
 	out = paneScreen(p)
 	checkPaneShape(t, p, out)
 	if !strings.Contains(out, "W9999") || !strings.Contains(out, "… 9996 more ─▶ H1") {
@@ -292,11 +322,11 @@ func TestFormatAge(t *testing.T) {
 		0: "0s", 59 * time.Second: "59s", 65 * time.Second: "1m05s", 2*time.Hour + 3*time.Minute: "2h03m",
 		76 * time.Hour: "3d04h", -time.Second: "0s",
 	} {
-		if got := formatAge(d); got != want {
-			t.Errorf("formatAge(%s) = %q, want %q", d, got, want)
+		if got := common.FormatAge(d); got != want {
+			t.Errorf("common.FormatAge(%s) = %q, want %q", d, got, want)
 		}
 	}
-	if got := shortName(curatorNode(3), 30); ansi.StringWidth(got) != 30 || !strings.HasSuffix(got, "lock-0000000003") {
+	if got := common.ShortName(curatorNode(3), 30); ansi.StringWidth(got) != 30 || !strings.HasSuffix(got, "lock-0000000003") {
 		t.Errorf("shortName = %q", got)
 	}
 }

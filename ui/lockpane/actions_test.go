@@ -1,8 +1,10 @@
-package ui
+package lockpane
 
 import (
 	"context"
 	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -27,14 +29,16 @@ func lockKey(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyRight}
 	case "down":
 		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	}
 	r := []rune(s)[0]
 	return tea.KeyPressMsg{Code: r, Text: s}
 }
 
-func typeText(p *LockPane, s string) {
+func typeText(p *Model, s string) {
 	for _, r := range s {
-		p.Update(lockKey(string(r)))
+		press(p, string(r))
 	}
 }
 
@@ -58,15 +62,16 @@ func TestForceDeleteDialog(t *testing.T) {
 	p := testPane(themes.Dark, 80, 24)
 	p.SetQueueAt(mutexQueue(), lockT0)
 	cmd, ok := p.ActionKey(lockKey("X"), lockDir, true)
-	if !ok || !p.Modal() || p.act.dialog.kind != lockDialogEvict {
+	fd, isEvict := front[*dialog.ForceDelete](p)
+	if !ok || !p.Modal() || !isEvict {
 		t.Fatal("X did not open the force-delete dialog")
 	}
 	_ = cmd // (the preview read needs a client)
-	if box := ansi.Strip(p.DialogView(70)); !strings.Contains(box, "Reading") {
+	if box := dialogBox(p); !strings.Contains(box, "Reading") {
 		t.Fatalf("the dialog does not say it is reading:\n%s", box)
 	}
-	p.Update(evictPreviewMsg{id: p.act.dialog.id, node: evictPreview().Node, preview: evictPreview()})
-	box := ansi.Strip(p.DialogView(70))
+	send(p, dialog.EvictPreviewMsg{ID: p.act.seq, Node: evictPreview().Node, Preview: evictPreview()})
+	box := dialogBox(p)
 	for _, want := range []string{"Force-delete H1", "0x1000000a1b2c0001 from 10.0.3.11:50112", "HOLDING the lock", "1m35s", "W1 (0000000004) gets the lock", "NOT told", "Type 0000000003 to confirm"} {
 		if !strings.Contains(box, want) {
 			t.Errorf("the dialog lacks %q:\n%s", want, box)
@@ -75,18 +80,20 @@ func TestForceDeleteDialog(t *testing.T) {
 	golden.RequireEqual(t, box)
 
 	typeText(p, "3")
-	p.Update(lockKey("enter"))
-	if !p.Modal() || !strings.Contains(p.act.dialog.err, "0000000003") {
+	press(p, "enter")
+	if !p.Modal() || !strings.Contains(fd.Err(), "0000000003") {
 		t.Fatal("a wrong sequence number confirmed the delete")
 	}
 	typeText(p, "000000000")
-	p.Update(lockKey("enter")) // "30000000000": still wrong
+	press(p, "enter") // "30000000000": still wrong
 	if !p.Modal() {
 		t.Fatal("a wrong sequence number confirmed the delete")
 	}
-	p.act.dialog.seq.SetValue("")
+	for range 11 {
+		press(p, "backspace")
+	}
 	typeText(p, "0000000003")
-	cmd = p.Update(lockKey("enter"))
+	cmd = press(p, "enter")
 	if p.Modal() || cmd == nil || !strings.Contains(p.act.busy, "Force-deleting H1") {
 		t.Fatalf("the exact sequence number did not start the delete (busy %q)", p.act.busy)
 	}
@@ -102,17 +109,17 @@ func TestForceDeleteDialog(t *testing.T) {
 	w1 := mutexQueue().Participants[1]
 	wpv := evictPreview()
 	wpv.Node, wpv.Session, wpv.Holding, wpv.NextHolders, wpv.Warnings = w1.Node, w1.Session, false, nil, nil
-	p.Update(evictPreviewMsg{id: p.act.dialog.id, node: w1.Node, preview: wpv})
-	if box := ansi.Strip(p.DialogView(70)); !strings.Contains(box, "Force-delete W1") || !strings.Contains(box, "W2 watched it") {
+	send(p, dialog.EvictPreviewMsg{ID: p.act.seq, Node: w1.Node, Preview: wpv})
+	if box := dialogBox(p); !strings.Contains(box, "Force-delete W1") || !strings.Contains(box, "W2 watched it") {
 		t.Fatalf("the waiter's dialog does not say what happens next:\n%s", box)
 	}
-	p.Update(lockKey("esc"))
+	press(p, "esc")
 	p.moveCursor(-1)
 
 	// Esc cancels.
 	p.ActionKey(lockKey("X"), lockDir, true)
-	p.Update(lockKey("esc"))
-	if p.Modal() || !strings.Contains(p.note.text, "nothing was deleted") {
+	press(p, "esc")
+	if p.Modal() || !strings.Contains(p.note.Text, "nothing was deleted") {
 		t.Fatal("esc did not cancel")
 	}
 }
@@ -124,31 +131,31 @@ func TestTakeDialog(t *testing.T) {
 	p.SetQueueAt(rwQueue(), lockT0)
 	p.client = nil
 	p.ActionKey(lockKey("t"), rwQueue().Path, true)
-	if p.Modal() || !strings.Contains(p.note.text, "Not connected") {
+	if p.Modal() || !strings.Contains(p.note.Text, "Not connected") {
 		t.Fatal("take without a connection did not refuse")
 	}
 	// Pretend a connection: the dialog itself needs none.
 	p.client = liveClient(t)
 	p.ActionKey(lockKey("t"), rwQueue().Path, true)
-	d := p.act.dialog
-	if d == nil || d.kind != lockDialogTake || takeModes[d.mode] != lockops.ModeWrite || d.field != takeFieldMode {
-		t.Fatalf("dialog = %+v", d)
+	d, ok := front[*dialog.TakeLock](p)
+	if !ok || d.Mode() != lockops.ModeWrite || d.Field() != dialog.TakeFieldMode {
+		t.Fatalf("dialog = %+v", p.dialogs.Front())
 	}
-	p.Update(lockKey("right"))
-	if takeModes[d.mode] != lockops.ModeRead {
-		t.Fatalf("→ chose %s, want read (a read/write lock offers read and write only)", takeModes[d.mode])
+	press(p, "right")
+	if d.Mode() != lockops.ModeRead {
+		t.Fatalf("→ chose %s, want read (a read/write lock offers read and write only)", d.Mode())
 	}
-	p.Update(lockKey("right"))
-	if takeModes[d.mode] != lockops.ModeWrite {
-		t.Fatalf("→ → chose %s, want write again", takeModes[d.mode])
+	press(p, "right")
+	if d.Mode() != lockops.ModeWrite {
+		t.Fatalf("→ → chose %s, want write again", d.Mode())
 	}
-	p.Update(lockKey("tab"))
-	p.Update(lockKey("right"))
-	if takeRecipes[d.recipe] != lockops.Curator {
-		t.Fatalf("→ on the recipe chose %s", takeRecipes[d.recipe])
+	press(p, "tab")
+	press(p, "right")
+	if d.Recipe() != lockops.Curator {
+		t.Fatalf("→ on the recipe chose %s", d.Recipe())
 	}
-	golden.RequireEqual(t, ansi.Strip(p.DialogView(70)))
-	p.Update(lockKey("esc"))
+	golden.RequireEqual(t, dialogBox(p))
+	press(p, "esc")
 	if p.Modal() {
 		t.Fatal("esc did not close the take dialog")
 	}
@@ -160,12 +167,12 @@ func TestLockActionsReadOnly(t *testing.T) {
 	p.SetQueueAt(mutexQueue(), lockT0)
 	p.SetClient(nil, true)
 	for _, k := range []string{"t", "R", "X"} {
-		p.note = paneNote{}
+		p.note = common.Status{}
 		if _, ok := p.ActionKey(lockKey(k), lockDir, true); !ok {
 			t.Fatalf("%s is not a lock action", k)
 		}
-		if p.Modal() || p.note.text != readOnlyLockNote {
-			t.Fatalf("%s in read-only mode: modal %v, note %q", k, p.Modal(), p.note.text)
+		if p.Modal() || p.note.Text != readOnlyLockNote {
+			t.Fatalf("%s in read-only mode: modal %v, note %q", k, p.Modal(), p.note.Text)
 		}
 	}
 }
@@ -177,24 +184,24 @@ func TestRevokeDialog(t *testing.T) {
 	p.SetQueueAt(mutexQueue(), lockT0)
 	p.moveCursor(1)
 	p.ActionKey(lockKey("R"), lockDir, true)
-	if p.Modal() || !strings.Contains(p.note.text, "only a holder") {
-		t.Fatalf("R on a waiter: %q", p.note.text)
+	if p.Modal() || !strings.Contains(p.note.Text, "only a holder") {
+		t.Fatalf("R on a waiter: %q", p.note.Text)
 	}
 	p.moveCursor(-1)
 	p.ActionKey(lockKey("R"), lockDir, true)
-	if !p.Modal() || p.act.dialog.kind != lockDialogRevoke {
+	if _, ok := front[*dialog.RevokeHolder](p); !ok || !p.Modal() {
 		t.Fatal("R on the holder did not ask")
 	}
-	box := ansi.Strip(p.DialogView(70))
+	box := dialogBox(p)
 	if !strings.Contains(box, "__REVOKE__") || !strings.Contains(box, "revocable") {
 		t.Fatalf("revoke dialog:\n%s", box)
 	}
-	if cmd := p.Update(lockKey("y")); cmd == nil || p.Modal() {
+	if cmd := press(p, "y"); cmd == nil || p.Modal() {
 		t.Fatal("y did not start the revocation")
 	}
 	p.Update(revokeDoneMsg{label: "H1", res: lockops.RevokeResult{Released: false}})
-	if !strings.Contains(p.note.text, "did not make the lock revocable") {
-		t.Fatalf("an ignored revocation is not explained: %q", p.note.text)
+	if !strings.Contains(p.note.Text, "did not make the lock revocable") {
+		t.Fatalf("an ignored revocation is not explained: %q", p.note.Text)
 	}
 }
 
@@ -223,20 +230,20 @@ func TestRevokeOnlyCuratorHolders(t *testing.T) {
 		}
 		p.SetQueueAt(q, lockT0)
 		cmd, ok := p.ActionKey(lockKey("R"), lockDir, true)
-		if !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.text, tc.says) {
-			t.Fatalf("R on a %s holder (persistent %v): modal %v, note %q, want %q", tc.kind, tc.persistent, p.Modal(), p.note.text, tc.says)
+		if !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.Text, tc.says) {
+			t.Fatalf("R on a %s holder (persistent %v): modal %v, note %q, want %q", tc.kind, tc.persistent, p.Modal(), p.note.Text, tc.says)
 		}
 	}
 	p := testPane(themes.Dark, 80, 24)
 	q := mutexQueue()
 	q.Kind = lockops.KindUnknown
 	p.SetQueueAt(q, lockT0)
-	if cmd, ok := p.ActionKey(lockKey("X"), lockDir, true); !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.text, "--any-node") {
-		t.Fatalf("X on a lock of unknown recipe: modal %v, note %q", p.Modal(), p.note.text)
+	if cmd, ok := p.ActionKey(lockKey("X"), lockDir, true); !ok || cmd != nil || p.Modal() || !strings.Contains(p.note.Text, "--any-node") {
+		t.Fatalf("X on a lock of unknown recipe: modal %v, note %q", p.Modal(), p.note.Text)
 	}
 	p.Update(revokeDoneMsg{label: "H1", err: &lockops.Refusal{Op: lockops.OpRevoke, Path: q.Participants[0].Node, Reason: "it is a curator.mutex waiter, not the holder"}})
-	if !strings.Contains(p.note.text, "Nothing written: H1 is a curator.mutex waiter") {
-		t.Fatalf("a refused revocation: %q", p.note.text)
+	if !strings.Contains(p.note.Text, "Nothing written: H1 is a curator.mutex waiter") {
+		t.Fatalf("a refused revocation: %q", p.note.Text)
 	}
 }
 
@@ -256,16 +263,16 @@ func TestHoldAlertsAndQuit(t *testing.T) {
 	}
 	// Quit asks; n stays.
 	p.ConfirmQuit()
-	if !p.Modal() || !strings.Contains(ansi.Strip(p.DialogView(70)), "release and quit") {
+	if !p.Modal() || !strings.Contains(dialogBox(p), "release and quit") {
 		t.Fatal("quit did not ask")
 	}
-	p.Update(lockKey("n"))
+	press(p, "n")
 	if p.Modal() || !p.Holding() {
 		t.Fatal("n did not stay")
 	}
 	// y releases, then quits.
 	p.ConfirmQuit()
-	if cmd := p.Update(lockKey("y")); cmd == nil || !p.act.quitting {
+	if cmd := press(p, "y"); cmd == nil || !p.act.quitting {
 		t.Fatal("y did not release")
 	}
 	if cmd := p.Update(releaseDoneMsg{held: h, quit: true}); !isQuit(cmd) {
@@ -279,15 +286,15 @@ func TestHoldAlertsAndQuit(t *testing.T) {
 		t.Fatalf("SUSPENDED not shown:\n%s", out)
 	}
 	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, Reason: "session 0x1 expired"}})
-	if !p.Modal() || p.act.dialog.kind != lockDialogLost || p.Holding() {
+	if _, ok := front[*dialog.Lost](p); !ok || !p.Modal() || p.Holding() {
 		t.Fatal("LOST did not alert")
 	}
-	box := ansi.Strip(p.DialogView(70))
+	box := dialogBox(p)
 	golden.RequireEqual(t, box)
 	if out := paneScreen(p); !strings.Contains(out, "LOST") || strings.Contains(out, "We hold") {
 		t.Fatalf("LOST is not shown, or still says held:\n%s", out)
 	}
-	p.Update(lockKey("enter"))
+	press(p, "enter")
 	if p.Modal() {
 		t.Fatal("enter did not close the alert")
 	}
@@ -309,13 +316,13 @@ func TestTakeProgressBanner(t *testing.T) {
 	}
 	checkPaneShape(t, p, out)
 	// u stops waiting.
-	p.Update(lockKey("u"))
-	if !strings.Contains(p.note.text, "Stopping the wait") {
-		t.Fatalf("u: %q", p.note.text)
+	press(p, "u")
+	if !strings.Contains(p.note.Text, "Stopping the wait") {
+		t.Fatalf("u: %q", p.note.Text)
 	}
 	p.Update(takeDoneMsg{id: 7, path: lockDir, err: fmt.Errorf("take: %w", context.Canceled)})
-	if p.act.taking != nil || !strings.Contains(p.note.text, "Stopped waiting") {
-		t.Fatalf("after the cancelled take: %q", p.note.text)
+	if p.act.taking != nil || !strings.Contains(p.note.Text, "Stopped waiting") {
+		t.Fatalf("after the cancelled take: %q", p.note.Text)
 	}
 }
 
@@ -326,25 +333,25 @@ func TestTakeDialogModes(t *testing.T) {
 	p.SetQueueAt(mutexQueue(), lockT0)
 	p.client = liveClient(t)
 	p.ActionKey(lockKey("t"), mutexQueue().Path, true)
-	d := p.act.dialog
-	if d == nil || d.kind != lockDialogTake {
-		t.Fatalf("t on a mutex opened %+v", d)
+	d, ok := front[*dialog.TakeLock](p)
+	if !ok {
+		t.Fatalf("t on a mutex opened %+v", p.dialogs.Front())
 	}
-	p.Update(lockKey("right"))
-	if takeModes[d.mode] != lockops.ModeExclusive {
-		t.Fatalf("→ on a mutex chose %s", takeModes[d.mode])
+	press(p, "right")
+	if d.Mode() != lockops.ModeExclusive {
+		t.Fatalf("→ on a mutex chose %s", d.Mode())
 	}
-	if v := ansi.Strip(p.DialogView(70)); strings.Contains(v, "read") || !strings.Contains(v, "[exclusive]") {
+	if v := dialogBox(p); strings.Contains(v, "read") || !strings.Contains(v, "[exclusive]") {
 		t.Fatalf("a mutex offers other modes:\n%s", v)
 	}
-	p.Update(lockKey("esc"))
+	press(p, "esc")
 
 	p.ActionKey(lockKey("t"), "/app/locks/new-one", false)
-	d = p.act.dialog
-	if d == nil || d.existingQueue {
-		t.Fatalf("t on a new path opened %+v", d)
+	d, ok = front[*dialog.TakeLock](p)
+	if !ok {
+		t.Fatalf("t on a new path opened %+v", p.dialogs.Front())
 	}
-	if got := takeModeNames(d.modeChoices()); strings.Join(got, ",") != "exclusive,read,write" {
+	if got := d.ModeNames(); strings.Join(got, ",") != "exclusive,read,write" {
 		t.Fatalf("a new path offers %v", got)
 	}
 }

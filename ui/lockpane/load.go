@@ -1,4 +1,4 @@
-package ui
+package lockpane
 
 import (
 	"context"
@@ -46,7 +46,7 @@ type lockDirChangedMsg struct {
 // root model calls it after every change; it is cheap when nothing moved.
 // While shown, the pane watches the directory and re-reads the queue on
 // each change; hidden, it stops.
-func (p *LockPane) Show(visible bool, path string) tea.Cmd {
+func (p *Model) Show(visible bool, path string) tea.Cmd {
 	if !visible || p.client == nil {
 		if p.visible {
 			p.visible = false
@@ -68,7 +68,7 @@ func (p *LockPane) Show(visible bool, path string) tea.Cmd {
 
 // load starts a read of the shown directory unless one is in flight (then
 // one more read follows it).
-func (p *LockPane) load() tea.Cmd {
+func (p *Model) load() tea.Cmd {
 	if p.client == nil || p.path == "" {
 		return nil
 	}
@@ -85,26 +85,26 @@ func (p *LockPane) load() tea.Cmd {
 // costs a round of four-letter words to every member (and a slow or dead
 // member makes it wait): at most once per reverifyEvery and never two at
 // once, however busy the lock, and never holding up the queue's display.
-func (p *LockPane) verifyDue() bool {
+func (p *Model) verifyDue() bool {
 	return !p.verifying && (p.verifiedAt.IsZero() || p.clock().Sub(p.verifiedAt) >= reverifyEvery)
 }
 
 // Reload re-reads the shown directory now (after an action of ours).
-func (p *LockPane) Reload() tea.Cmd {
+func (p *Model) Reload() tea.Cmd {
 	if !p.visible {
 		return nil
 	}
 	return p.load()
 }
 
-func (p *LockPane) stopWatch() {
+func (p *Model) stopWatch() {
 	if p.stop != nil {
 		close(p.stop)
 		p.stop = nil
 	}
 }
 
-func (p *LockPane) onLoaded(msg lockLoadedMsg) tea.Cmd {
+func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	if msg.id != p.loadID || msg.path != p.path {
 		return nil // a read of a directory no longer shown
 	}
@@ -143,7 +143,7 @@ func (p *LockPane) onLoaded(msg lockLoadedMsg) tea.Cmd {
 // onVerified keeps the servers' view for the following reads and shows
 // the verified queue when no newer read came meanwhile (else it reads
 // again, so the newer queue gets the fresh view too).
-func (p *LockPane) onVerified(msg lockVerifiedMsg) tea.Cmd {
+func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 	if msg.path != p.path {
 		return nil
 	}
@@ -161,7 +161,7 @@ func (p *LockPane) onVerified(msg lockVerifiedMsg) tea.Cmd {
 	return p.load()
 }
 
-func (p *LockPane) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
+func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 	if msg.path != p.path || !p.visible {
 		return nil
 	}

@@ -1,7 +1,8 @@
-package ui
+package lockpane
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -53,18 +54,18 @@ func TestLostStaysLostNote(t *testing.T) {
 	h := &lockops.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0}
 	p.act.held, p.act.holdState = h, lockops.StateHeld
 	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, Reason: "no answer from ZooKeeper", WatchingForReturn: true}})
-	if box := ansi.Strip(p.DialogView(70)); !strings.Contains(box, "stays lost") {
+	if box := dialogBox(p); !strings.Contains(box, "stays lost") {
 		t.Fatalf("the LOST alert does not say the node will be deleted:\n%s", box)
 	}
-	p.Update(lockKey("enter"))
+	press(p, "enter")
 	p.Update(releaseDoneMsg{held: h, err: fmt.Errorf("release: %w", lockops.ErrLost)})
 	if p.act.held != nil {
 		t.Fatal("u after LOST kept the lock")
 	}
 	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, NodeDeleted: true,
 		Reason: "deleted our node " + h.Node + " after session 0x1 came back: the lock had been declared lost, so nothing holds it now"}})
-	if !strings.Contains(p.note.text, "Deleted our node") {
-		t.Fatalf("the deletion is not reported: %q", p.note.text)
+	if !strings.Contains(p.note.Text, "Deleted our node") {
+		t.Fatalf("the deletion is not reported: %q", p.note.Text)
 	}
 }
 
@@ -77,13 +78,13 @@ func TestRejoinAfterLostPlace(t *testing.T) {
 	opts := lockops.TakeOptions{Mode: lockops.ModeExclusive, Library: lockops.Kazoo, Note: "deploy"}
 	p.act.taking = &takeState{id: 3, path: lockDir, mode: lockops.ModeExclusive, cancel: func() {}}
 	p.Update(takeDoneMsg{id: 3, path: lockDir, opts: opts, err: fmt.Errorf("take %s: the session ended while waiting: %w; our place in the queue of %s is lost: take the lock again to rejoin", lockDir, lockops.ErrLost, lockDir)})
-	if !p.Modal() || p.act.dialog.kind != lockDialogRejoin {
+	if _, ok := front[*dialog.RejoinOffer](p); !ok || !p.Modal() {
 		t.Fatal("no rejoin offered")
 	}
-	if box := ansi.Strip(p.DialogView(70)); !strings.Contains(box, "rejoin") || !strings.Contains(box, "lost our place") {
+	if box := dialogBox(p); !strings.Contains(box, "rejoin") || !strings.Contains(box, "lost our place") {
 		t.Fatalf("rejoin dialog:\n%s", box)
 	}
-	if cmd := p.Update(lockKey("y")); cmd == nil || p.act.taking == nil || p.act.taking.path != lockDir {
+	if cmd := press(p, "y"); cmd == nil || p.act.taking == nil || p.act.taking.path != lockDir {
 		t.Fatal("y did not take again")
 	}
 	t.Cleanup(p.Close)

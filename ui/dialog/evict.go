@@ -1,0 +1,121 @@
+package dialog
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
+)
+
+// ForceDelete shows what force-deleting a node of the queue would do (the
+// preview, read in a command) and asks for its sequence number, typed.
+type ForceDelete struct {
+	lockBase
+	target  lockops.Participant
+	label   string
+	id      uint64 // the preview's request id
+	preview *lockops.EvictPreview
+	seq     textinput.Model
+	view    LockView
+}
+
+// NewForceDelete asks about force-deleting target (labelled label); id is
+// the request id of the preview read the lock pane started.
+func NewForceDelete(st *themes.Styles, keys common.LockKeyMap, target lockops.Participant, label string, id uint64, view LockView) *ForceDelete {
+	in := newLockInput("sequence number")
+	in.SetWidth(14)
+	return &ForceDelete{lockBase: lockBase{st: st, keys: keys}, target: target, label: label, id: id, seq: in, view: view}
+}
+
+// ID implements [Dialog].
+func (d *ForceDelete) ID() string { return "force-delete" }
+
+// Init focuses the sequence number.
+func (d *ForceDelete) Init() tea.Cmd { return d.seq.Focus() }
+
+// Preview is what the preview read said (nil until it came).
+func (d *ForceDelete) Preview() *lockops.EvictPreview { return d.preview }
+
+// Update implements [Dialog]: the preview's reply, and keys (⏎ deletes
+// once the exact sequence number is typed; esc cancels).
+func (d *ForceDelete) Update(msg tea.Msg) (Action, tea.Cmd) {
+	switch msg := msg.(type) {
+	case EvictPreviewMsg:
+		if msg.ID != d.id {
+			return nil, nil
+		}
+		if msg.Err != nil {
+			return d.close(EvictUnreadable{Node: msg.Node, Err: msg.Err}), nil
+		}
+		d.preview = msg.Preview
+		return nil, nil
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, d.keys.Cancel):
+			return d.close(LockCancelled{Note: "Cancelled; nothing was deleted."}), nil
+		case key.Matches(msg, d.keys.Confirm):
+			if d.preview == nil {
+				return nil, nil
+			}
+			want := d.preview.SequenceSuffix()
+			if strings.TrimSpace(d.seq.Value()) != want {
+				d.err = "Type the sequence number " + want + " exactly to confirm."
+				return nil, nil
+			}
+			return d.close(Evict{Preview: d.preview, Label: d.label}), nil
+		}
+		var cmd tea.Cmd
+		d.seq, cmd = d.seq.Update(msg)
+		d.err = ""
+		return nil, cmd
+	}
+	return nil, nil
+}
+
+// View implements [Dialog].
+func (d *ForceDelete) View(w int) string {
+	st, inner := d.st, w-4
+	title := "Force-delete " + d.label
+	pv := d.preview
+	if pv == nil {
+		body := []string{st.Muted.Render("Reading " + common.LastElem(d.target.Node) + "…"), "", d.hint("esc", "cancel")}
+		return d.lockFrame(w, title, body)
+	}
+	owner := st.Error.Render("PERSISTENT (no session)")
+	if pv.Ephemeral {
+		owner = "session " + lockops.FormatSession(pv.Session) + clientSuffix(pv.Client)
+	}
+	role := "waiting"
+	if pv.Holding {
+		role = st.Warning.Render("HOLDING the lock")
+	}
+	body := []string{
+		d.field("node", common.ShortName(common.LastElem(pv.Node), inner-9)),
+		d.field("owner", owner),
+		d.field("data", common.DataSummary(pv.Data)),
+		d.field("role", role+fmt.Sprintf(", for %s", common.FormatAge(pv.HeldFor))),
+		d.field("version", fmt.Sprintf("%d (czxid 0x%x)", pv.Version, pv.Czxid)),
+	}
+	switch {
+	case len(pv.NextHolders) > 0:
+		body = append(body, d.field("next", strings.Join(d.view.NodeRefs(pv.NextHolders), ", ")+" gets the lock"))
+	case pv.Holding:
+		body = append(body, d.field("next", "nobody is waiting: the lock becomes free"))
+	default:
+		body = append(body, d.field("next", d.view.WaiterEvictNext(pv.Node)))
+	}
+	body = append(body, "")
+	for _, w := range pv.Warnings {
+		body = append(body, wrapped(st.Warning, "⚠ "+w, inner)...)
+	}
+	body = append(body, "",
+		st.Prompt.Render("Type "+pv.SequenceSuffix()+" to confirm: ")+d.seq.View(),
+		"", d.hint("⏎", "delete (only if unchanged)")+"   "+d.hint("esc", "cancel"))
+	return d.lockFrame(w, title, body)
+}

@@ -1,0 +1,78 @@
+package dialog
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
+)
+
+// RevokeWait is how long a revocation waits for the holder to let go (the
+// revoke dialog says so).
+const RevokeWait = 10 * time.Second
+
+// LockView is what the lock dialogs read of the lock pane while they are
+// drawn: its clock and the labels of the queue shown.
+type LockView interface {
+	// Now is the pane's clock (moved on by the ticks).
+	Now() time.Time
+	// NodeRefs names nodes of the shown queue ("W1 (0000000004)").
+	NodeRefs(nodes []string) []string
+	// WaiterEvictNext says what deleting the waiting node changes.
+	WaiterEvictNext(node string) string
+}
+
+// lockBase is what the lock dialogs share.
+type lockBase struct {
+	base
+	st   *themes.Styles
+	keys common.LockKeyMap
+	err  string
+}
+
+// Err is the dialog's last refusal ("" when none).
+func (d *lockBase) Err() string { return d.err }
+
+// wrapped wraps text to inner cells, each line in style s.
+func wrapped(s lipgloss.Style, text string, inner int) []string {
+	var out []string
+	for _, l := range strings.Split(ansi.Wordwrap(text, inner, ""), "\n") {
+		out = append(out, s.Render(l))
+	}
+	return out
+}
+
+func (d *lockBase) hint(k, desc string) string { return keyHint(d.st, k, desc) }
+
+func (d *lockBase) field(label, value string) string {
+	return d.st.Key.Render(fmt.Sprintf("%-8s", label)) + " " + value
+}
+
+// lockFrame ends the body with the refusal, if any, and draws the box.
+func (d *lockBase) lockFrame(w int, title string, body []string) string {
+	if d.err != "" {
+		body = append(body, d.st.Error.Render(d.err))
+	}
+	return frame(d.st, w, title, body)
+}
+
+func newLockInput(placeholder string) textinput.Model {
+	in := textinput.New()
+	in.Prompt = ""
+	in.Placeholder = placeholder
+	in.SetWidth(44)
+	return in
+}
+
+func clientSuffix(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	return " from " + addr
+}

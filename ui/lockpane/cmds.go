@@ -1,0 +1,128 @@
+package lockpane
+
+// The lock pane's commands: they do the I/O of the lock actions (through
+// lockops, audited) and of the pane's own reads (load.go). Each captures
+// the values it needs before its closure and returns a message.
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"context"
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/zkview"
+	"time"
+)
+
+// fetchTimeout bounds one read or one change.
+const fetchTimeout = 10 * time.Second
+
+// takeCmd runs lockops.Take (blocking until the lock is ours, ctx ends or
+// it fails) and reports where we stand through progress.
+func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, o lockops.TakeOptions, progress chan lockops.Progress) tea.Cmd {
+	return func() tea.Msg {
+		o.Progress = func(pr lockops.Progress) {
+			for {
+				select {
+				case progress <- pr:
+					return
+				default:
+					select { // full: drop the oldest, never the newest
+					case <-progress:
+					default:
+					}
+				}
+			}
+		}
+		asked := o
+		asked.Progress = nil
+		h, err := lockops.Take(ctx, c, lockPath, o)
+		close(progress) // Take has returned: no more Progress calls
+		msg := takeDoneMsg{id: id, path: lockPath, opts: asked, held: h, err: err}
+		if h != nil {
+			msg.changes = h.Changes()
+		}
+		return msg
+	}
+}
+
+// planTakeCmd asks lockops how the take dialog's choices would take the
+// lock (reading, never writing).
+func planTakeCmd(c *zkview.Client, id uint64, lockPath string, o lockops.TakeOptions) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		plan, err := lockops.PlanTake(ctx, c, lockPath, o)
+		return dialog.TakePlanMsg{ID: id, Plan: plan, Err: err}
+	}
+}
+
+// listenTakeProgress delivers the take's progress reports one at a time.
+func listenTakeProgress(ch <-chan lockops.Progress, id uint64) tea.Cmd {
+	return func() tea.Msg {
+		pr, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return takeProgressMsg{id: id, p: pr}
+	}
+}
+
+// listenHold delivers the held lock's state changes one at a time.
+func listenHold(h *lockops.Held, ch <-chan lockops.HoldChange) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		c, ok := <-ch
+		return holdChangeMsg{held: h, ch: c, ok: ok, next: ch}
+	}
+}
+
+// holdTickEvery paces the SUSPENDED countdown.
+const holdTickEvery = 100 * time.Millisecond
+
+// holdTick moves the countdown of h on while it is suspended.
+func holdTick(h *lockops.Held) tea.Cmd {
+	return tea.Tick(holdTickEvery, func(t time.Time) tea.Msg { return holdTickMsg{held: h, at: t} })
+}
+
+func releaseCmd(h *lockops.Held, quit bool) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		return releaseDoneMsg{held: h, err: h.Release(ctx), quit: quit}
+	}
+}
+
+func revokeCmd(c *zkview.Client, node, label string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), dialog.RevokeWait+fetchTimeout)
+		defer cancel()
+		res, err := lockops.Revoke(ctx, c, node, dialog.RevokeWait)
+		return revokeDoneMsg{node: node, label: label, res: res, err: err}
+	}
+}
+
+func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
+	if c == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		pv, err := lockops.PreviewEvict(ctx, c, node, lockops.EvictOptions{})
+		return dialog.EvictPreviewMsg{ID: id, Node: node, Preview: pv, Err: err}
+	}
+}
+
+// evictCmd deletes pv's node if it is still the one shown; next names the
+// nodes that get the lock then (for the message).
+func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string, next []string) tea.Cmd {
+	node, want := pv.Node, pv.Expect
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		err := lockops.Evict(ctx, c, node, want, lockops.EvictOptions{})
+		return evictDoneMsg{node: node, label: label, next: next, err: err}
+	}
+}

@@ -1,0 +1,490 @@
+// Package lockpane is the lock pane: the decoded queue of the lock
+// directory under the cursor (holders, waiters, their chains of waits and
+// the lock's problems as badges), kept live by its own watch, and the lock
+// actions (take, release, revoke, force-delete) with the lock we hold.
+//
+// Its dialogs are ui/dialog types opened on the overlay it shares with the
+// root model; their actions come back through [Model.HandleAction]. Its
+// commands (cmds.go, load.go) do the I/O through lockops and zkview. It
+// imports ui/common, ui/dialog, lockops, zkview and themes.
+package lockpane
+
+import (
+	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
+	"sort"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Model shows the decoded queue of the lock directory under the cursor:
+// holders then waiters in order, each with its mode, owner (session,
+// client, data) and how long it has held or waited, the node each waiter
+// watches drawn as a chain down to a holder, the servers' confirmation of
+// those watches (✓ seen, ✗ missing, ? unknown) and the lock's problems as
+// badges. Nodes that just arrived or just left stay highlighted for a few
+// seconds so a person watching can follow the queue move.
+//
+// While shown it keeps its own children watch on the directory and
+// re-reads the queue (coalesced: one read in flight, one more if the
+// directory changed meanwhile). It also owns the lock actions (take,
+// release, revoke, force-delete; see actions.go), whose state outlives
+// the directory shown: a lock we hold stays tracked wherever the cursor is.
+type Model struct {
+	st   *themes.Styles
+	keys common.LockKeyMap
+	w, h int
+
+	clock func() time.Time
+	now   time.Time
+
+	// What is shown.
+	path     string // the lock directory
+	visible  bool
+	hiddenAt time.Time // when the pane was last hidden
+	queue    lockops.Queue
+	have     bool
+	entries  []lockEntry
+	heights  []int // lines per entry (prefix of the window computation)
+	labels   map[string]string
+	byNode   map[string]int // node -> index in queue.Participants
+	chains   map[string]chainEnd
+
+	// Live reading of path.
+	client   *zkview.Client
+	readOnly bool
+	loadID   uint64
+	loading  bool
+	dirty    bool
+	live     bool          // our watch is armed: root re-reads are ignored
+	stop     chan struct{} // closed to end the current watch listener
+	loadErr  error
+	loadedAt time.Time // when the last read of ours finished
+	// verifiedAt is when the servers were last asked about the shown lock
+	// (verifying: the question is out); ens is what they said, at ensAt,
+	// applied to every read until the next answer.
+	verifiedAt time.Time
+	verifying  bool
+	ens        *zkview.Ensemble
+	ensAt      time.Time
+
+	// What was seen per node, for highlights and ages.
+	memo   map[string]*nodeMemo
+	ghosts []ghost
+	first  bool // the next queue is the first of this directory
+
+	// The participant cursor (for revoke and force-delete).
+	cursorNode string
+	cursor     int
+	offset     int
+
+	act lockActions
+	// dialogs is the overlay shared with the root model; dialogID names
+	// the lock dialog the pane opened last.
+	dialogs  *dialog.Overlay
+	dialogID string
+	spinner  spinner.Model
+	note     common.Status
+}
+
+// Highlight durations.
+const (
+	freshFor    = 4 * time.Second // newly arrived or newly holding
+	releasedFor = 4 * time.Second // gone nodes stay as a struck-through row
+	watchGrace  = 2 * time.Second // a just-changed wait is not yet "missing"
+	// reverifyEvery re-reads the shown lock with the servers' view even
+	// when its children did not change.
+	reverifyEvery = 3 * time.Second
+)
+
+// nodeMemo is what the pane remembers of one node of the shown directory.
+type nodeMemo struct {
+	firstSeen    time.Time // when it appeared (zero: present at first read)
+	holdingSince time.Time // when it was first seen holding
+	freshUntil   time.Time
+	watches      string
+	watchSince   time.Time
+}
+
+// ghost is a node that left the queue, drawn struck-through for a while.
+type ghost struct {
+	p     lockops.Participant
+	label string
+	index int // where it stood
+	until time.Time
+	gone  time.Time
+}
+
+// lockEntry is one drawn participant (or ghost).
+type lockEntry struct {
+	p     lockops.Participant
+	label string
+	ghost *ghost
+}
+
+// New builds an empty pane drawing with st (a pointer the root
+// model updates in place when the theme changes).
+func New(st *themes.Styles, dialogs *dialog.Overlay) *Model {
+	p := &Model{st: st, dialogs: dialogs, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}}
+	p.now = p.clock()
+	p.spinner = spinner.New(spinner.WithSpinner(spinner.Dot))
+	return p
+}
+
+// Styles are the styles the pane draws with (the root model's, updated in
+// place on a theme change).
+func (p *Model) Styles() *themes.Styles { return p.st }
+
+// SetClient gives the pane the connection its reads and lock actions use;
+// readOnly refuses every lock action with a message.
+func (p *Model) SetClient(c *zkview.Client, readOnly bool) {
+	if c != p.client {
+		p.stopWatch()
+		p.live = false
+	}
+	p.client, p.readOnly = c, readOnly
+}
+
+// SetSize sets the pane's inner size in cells.
+func (p *Model) SetSize(w, h int) {
+	p.w, p.h = max(w, 10), max(h, 3)
+	p.clampCursor()
+}
+
+// SetQueue replaces the queue shown with a fresh decode of the directory
+// (read by the root model). While the pane's own watch on that directory
+// is armed, its reads are newer and verified: the root's are ignored.
+func (p *Model) SetQueue(q lockops.Queue) {
+	if p.live && q.Path == p.path && p.have {
+		return
+	}
+	p.SetQueueAt(q, p.clock())
+}
+
+// Queue is the queue shown.
+func (p *Model) Queue() lockops.Queue { return p.queue }
+
+// SetQueueAt shows q as read at time at: nodes not seen before are
+// highlighted as new, nodes gone since the last queue stay for a few
+// seconds struck through.
+func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
+	if q.Path != p.path || p.staleAt(at) {
+		p.resetDir(q.Path)
+	}
+	p.now = at
+	old := p.queue
+	oldLabels := p.labels
+	p.queue, p.have = q, true
+	p.labels = labelParticipants(q.Participants)
+	p.byNode = make(map[string]int, len(q.Participants))
+	for i, x := range q.Participants {
+		p.byNode[x.Node] = i
+	}
+	first := p.first
+	p.first = false
+	for _, x := range q.Participants {
+		m := p.memo[x.Node]
+		if m == nil {
+			m = &nodeMemo{}
+			p.memo[x.Node] = m
+			if !first {
+				m.firstSeen = at
+				m.freshUntil = at.Add(freshFor)
+			}
+		}
+		if x.State == lockops.StateHolding && m.holdingSince.IsZero() {
+			if first {
+				m.holdingSince = x.Ctime
+			} else {
+				m.holdingSince = at
+				m.freshUntil = at.Add(freshFor)
+			}
+		}
+		if x.Watches != m.watches {
+			m.watches, m.watchSince = x.Watches, at
+			if first {
+				m.watchSince = time.Time{}
+			}
+		}
+	}
+	// Nodes that left become ghosts at their old place.
+	if !first {
+		for i, x := range old.Participants {
+			if _, ok := p.byNode[x.Node]; ok {
+				continue
+			}
+			p.ghosts = append(p.ghosts, ghost{p: x, label: oldLabels[x.Node], index: i, until: at.Add(releasedFor), gone: at})
+			delete(p.memo, x.Node)
+		}
+	}
+	p.graceWatches(&p.queue)
+	p.chains = computeChains(p.queue.Participants, p.byNode)
+	p.rebuild()
+}
+
+// staleAt reports whether what the pane remembers is too old to compare
+// a new read with (it was hidden longer than a highlight lasts): then the
+// next read starts over instead of flagging everything as moved.
+func (p *Model) staleAt(at time.Time) bool {
+	return !p.visible && !p.hiddenAt.IsZero() && at.Sub(p.hiddenAt) > releasedFor
+}
+
+// resetDir starts over for another directory (or the same one after a
+// long while hidden).
+func (p *Model) resetDir(path string) {
+	p.path = path
+	p.hiddenAt = time.Time{}
+	p.queue, p.have = lockops.Queue{Path: path}, false
+	p.memo = map[string]*nodeMemo{}
+	p.ghosts = nil
+	p.first = true
+	p.cursorNode, p.cursor, p.offset = "", 0, 0
+	p.loadErr = nil
+	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
+	p.entries, p.heights = nil, nil
+}
+
+// graceWatches turns a "missing" watch of a waiter whose wait just began or
+// moved into "unknown": the servers list a watch only once the client set
+// it, a moment after the change.
+func (p *Model) graceWatches(q *lockops.Queue) {
+	var dropped map[string]bool
+	for i := range q.Participants {
+		x := &q.Participants[i]
+		if x.WatchObserved == nil || *x.WatchObserved {
+			continue
+		}
+		m := p.memo[x.Node]
+		// The servers' view predates this wait (it began or moved after
+		// they were asked), or the wait is too new to be listed yet.
+		if m != nil && !m.watchSince.IsZero() && (p.now.Sub(m.watchSince) < watchGrace || p.predatesView(m.watchSince)) ||
+			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
+			if dropped == nil {
+				dropped = map[string]bool{}
+				// The caller's slice is not ours to change.
+				q.Participants = append([]lockops.Participant(nil), q.Participants...)
+				x = &q.Participants[i]
+			}
+			x.WatchObserved = nil
+			dropped[x.Node] = true
+		}
+	}
+	if dropped == nil {
+		return
+	}
+	kept := q.Problems[:0:0]
+	for _, pr := range q.Problems {
+		if pr.Kind == lockops.ProblemWatchMissing && dropped[pr.Node] {
+			continue
+		}
+		kept = append(kept, pr)
+	}
+	q.Problems = kept
+}
+
+// predatesView reports whether the servers' view in use was taken before
+// t (so it cannot know of a wait that began or moved at t).
+func (p *Model) predatesView(t time.Time) bool {
+	return !p.ensAt.IsZero() && t.After(p.ensAt)
+}
+
+// labelParticipants names holders H1, H2… and waiters W1, W2… in order.
+func labelParticipants(ps []lockops.Participant) map[string]string {
+	out := make(map[string]string, len(ps))
+	h, w := 0, 0
+	for _, x := range ps {
+		if x.State == lockops.StateHolding {
+			h++
+			out[x.Node] = fmt.Sprintf("H%d", h)
+		} else {
+			w++
+			out[x.Node] = fmt.Sprintf("W%d", w)
+		}
+	}
+	return out
+}
+
+// rebuild lays out the entries (participants with the ghosts at their old
+// places) and their heights; it runs on change, never in View.
+func (p *Model) rebuild() {
+	live := p.ghosts[:0]
+	for _, g := range p.ghosts {
+		if p.now.Before(g.until) {
+			live = append(live, g)
+		}
+	}
+	p.ghosts = live
+	sort.SliceStable(p.ghosts, func(i, j int) bool { return p.ghosts[i].index < p.ghosts[j].index })
+	ps := p.queue.Participants
+	p.entries = p.entries[:0]
+	gi := 0
+	for i := range ps {
+		for gi < len(p.ghosts) && p.ghosts[gi].index <= i {
+			p.entries = append(p.entries, lockEntry{p: p.ghosts[gi].p, label: p.ghosts[gi].label, ghost: &p.ghosts[gi]})
+			gi++
+		}
+		p.entries = append(p.entries, lockEntry{p: ps[i], label: p.labels[ps[i].Node]})
+	}
+	for ; gi < len(p.ghosts); gi++ {
+		p.entries = append(p.entries, lockEntry{p: p.ghosts[gi].p, label: p.ghosts[gi].label, ghost: &p.ghosts[gi]})
+	}
+	p.heights = p.heights[:0]
+	for _, e := range p.entries {
+		p.heights = append(p.heights, entryHeight(e))
+	}
+	// Keep the cursor on the same node when it is still there (at first
+	// on the first node that is not a ghost).
+	if p.cursorNode == "" {
+		for i, e := range p.entries {
+			if e.ghost == nil {
+				p.cursor = i
+				break
+			}
+		}
+	} else {
+		for i, e := range p.entries {
+			if e.p.Node == p.cursorNode && e.ghost == nil {
+				p.cursor = i
+				break
+			}
+		}
+	}
+	p.clampCursor()
+}
+
+func entryHeight(e lockEntry) int {
+	switch {
+	case e.ghost != nil:
+		return 1
+	case e.p.State == lockops.StateWaiting && e.p.Watches != "":
+		return 3
+	}
+	return 2
+}
+
+// Update handles the pane's keys (while the detail area has focus), its
+// own messages (reads, watch events, lock actions) and the root's ticks.
+func (p *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		if cmd, ok := p.ActionKey(msg, p.path, p.have); ok {
+			return cmd
+		}
+		p.navigate(msg)
+		return nil
+	case common.TickMsg:
+		p.now = msg.At
+		if p.expire() {
+			p.rebuild()
+		}
+		// Ask the servers again now and then: a waiter's watch appears in
+		// their lists a moment after it moved, and data changes (a
+		// revocation request) fire no children watch.
+		if p.visible && !p.loading && p.now.Sub(p.verifiedAt) >= reverifyEvery {
+			return p.load()
+		}
+		return nil
+	case lockLoadedMsg:
+		return p.onLoaded(msg)
+	case lockVerifiedMsg:
+		return p.onVerified(msg)
+	case lockDirChangedMsg:
+		return p.onDirChanged(msg)
+	case spinner.TickMsg:
+		if !p.act.waiting() {
+			return nil
+		}
+		var cmd tea.Cmd
+		p.spinner, cmd = p.spinner.Update(msg)
+		return cmd
+	}
+	return p.updateActions(msg)
+}
+
+// expire drops highlights and ghosts whose time is up; it reports whether
+// the layout changed.
+func (p *Model) expire() bool {
+	for _, g := range p.ghosts {
+		if !p.now.Before(g.until) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Model) navigate(msg tea.KeyPressMsg) {
+	k := p.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		p.moveCursor(-1)
+	case key.Matches(msg, k.Down):
+		p.moveCursor(1)
+	case key.Matches(msg, k.PageUp):
+		p.moveCursor(-max(p.listHeight()/2, 1))
+	case key.Matches(msg, k.PageDown):
+		p.moveCursor(max(p.listHeight()/2, 1))
+	case key.Matches(msg, k.Top):
+		p.moveCursor(-len(p.entries))
+	case key.Matches(msg, k.Bottom):
+		p.moveCursor(len(p.entries))
+	}
+}
+
+func (p *Model) moveCursor(d int) {
+	p.cursor += d
+	p.clampCursor()
+	if p.cursor < len(p.entries) {
+		p.cursorNode = p.entries[p.cursor].p.Node
+	}
+}
+
+func (p *Model) clampCursor() {
+	p.cursor = max(min(p.cursor, len(p.entries)-1), 0)
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	// Scroll so that the cursor's entry fits.
+	h := p.listHeight()
+	for p.offset < p.cursor {
+		used := 0
+		for i := p.offset; i <= p.cursor && i < len(p.heights); i++ {
+			used += p.heights[i]
+		}
+		if used <= h {
+			break
+		}
+		p.offset++
+	}
+	p.offset = max(min(p.offset, len(p.entries)-1), 0)
+}
+
+// selected returns the participant under the cursor (not a ghost).
+func (p *Model) selected() (lockops.Participant, bool) {
+	if p.cursor < len(p.entries) && p.entries[p.cursor].ghost == nil {
+		return p.entries[p.cursor].p, true
+	}
+	return lockops.Participant{}, false
+}
+
+// headerLines counts the lines above the list.
+func (p *Model) headerLines() int {
+	n := 1
+	if len(p.queue.Problems) > 0 {
+		n++
+	}
+	n += len(p.bannerLines())
+	return n
+}
+
+// listHeight is the number of lines for the entries.
+func (p *Model) listHeight() int {
+	return max(p.h-p.headerLines()-1, 1)
+}

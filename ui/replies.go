@@ -1,0 +1,316 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+	"errors"
+	"fmt"
+	"github.com/go-zookeeper/zk"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
+	"github.com/zkscope/zkscope/zkview"
+	"strings"
+)
+
+// The replies to the root's ZooKeeper reads and changes, applied to the
+// model. A reply whose request id is no longer the newest for its key is
+// dropped (Model.current).
+
+// onTree applies a batch of watch changes.
+func (m *Model) onTree(msg treeMsg) tea.Cmd {
+	m.tree.OnWatch(msg.dirs, msg.closed, msg.nodes)
+	for _, n := range msg.nodes {
+		m.detail.OnWatch(n)
+	}
+	if msg.reset {
+		m.setStatus(common.LevelWarn, "New session: reloading the tree.")
+	}
+	var cmds []tea.Cmd
+	// A change inside the lock directory shown re-reads the queue now.
+	if m.detail.IsLock() && m.client != nil {
+		for _, d := range msg.dirs {
+			if d.Path == m.detail.Path() {
+				cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), d.Path))
+			}
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// expand starts loading p's children.
+func (m *Model) expand(p string) tea.Cmd {
+	if !m.tree.StartLoad(p) {
+		return nil // loaded or loading
+	}
+	if m.cache == nil {
+		return nil
+	}
+	return expandCmd(m.cache, m.nextID("kids:"+p), p)
+}
+
+// collapse forgets p's children (and everything expanded below it).
+func (m *Model) collapse(p string) {
+	prefix := strings.TrimSuffix(p, "/") + "/"
+	for _, q := range m.tree.Collapse(p) {
+		delete(m.reqs, "kids:"+q)
+	}
+	for q := range m.statsWant {
+		if strings.HasPrefix(q, prefix) {
+			delete(m.statsWant, q)
+		}
+	}
+	if m.cache != nil {
+		m.cache.Collapse(p)
+	}
+}
+
+func (m *Model) onChildren(msg childrenMsg) tea.Cmd {
+	p := msg.dir.Path
+	if !m.current("kids:"+p, msg.id) {
+		return nil // collapsed or re-expanded meanwhile
+	}
+	delete(m.reqs, "kids:"+p)
+	if msg.err != nil {
+		gone := errors.Is(msg.err, zk.ErrNoNode)
+		switch {
+		case gone:
+			m.setStatus(common.LevelWarn, p+" was deleted meanwhile.")
+		case errors.Is(msg.err, zkview.ErrStale):
+		default:
+			m.setStatus(common.LevelErr, fmt.Sprintf("Could not list %s: %v", p, msg.err))
+		}
+		m.tree.LoadFailed(p, gone)
+		return nil
+	}
+	m.tree.Opened(msg.dir)
+	if p == m.detail.Path() && msg.dir.LockLike && m.client != nil {
+		return lockCmd(m.client, m.nextID("lock"), p)
+	}
+	return nil
+}
+
+func (m *Model) onPath(msg pathMsg) {
+	if !m.current("cd", msg.id) {
+		return
+	}
+	delete(m.reqs, "cd") // no :cd in flight (the header's spinner stops)
+	m.tree.Opened(msg.dirs...)
+	if msg.err != nil {
+		if errors.Is(msg.err, zk.ErrNoNode) {
+			m.setStatus(common.LevelErr, fmt.Sprintf("%s does not exist.", msg.target))
+		} else {
+			m.setStatus(common.LevelErr, fmt.Sprintf("Could not open %s: %v", msg.target, msg.err))
+		}
+		return
+	}
+	if m.tree.Land(msg.target) {
+		m.focus = focusTree
+	}
+}
+
+func (m *Model) onStats(msg statsMsg) tea.Cmd {
+	for _, p := range msg.paths {
+		delete(m.statsWant, p)
+	}
+	m.tree.SetNodes(msg.nodes...)
+	for _, n := range msg.nodes {
+		m.detail.OnStat(n)
+	}
+	if msg.err != nil {
+		// Let the rows be asked for again on the next change.
+		for p := range m.statsWant {
+			delete(m.statsWant, p)
+		}
+		m.setStatus(common.LevelErr, "Could not read the visible nodes: "+msg.err.Error())
+	}
+	return m.probeLocks(msg.nodes)
+}
+
+// maxProbeChildren bounds the directories probed for a lock recipe: a
+// lock's queue is short, and listing a huge directory for a tag is not
+// worth it.
+const maxProbeChildren = 2000
+
+// probeLocks asks, for the visible rows with children, whether they are
+// lock directories (so the tree can tag them with recipe and length).
+// Each directory is probed again only when its children changed.
+func (m *Model) probeLocks(nodes []common.Node) tea.Cmd {
+	if m.client == nil {
+		return nil
+	}
+	var paths []string
+	for _, n := range nodes {
+		st := n.Stat
+		if !n.HasStat || n.Gone || st.NumChildren == 0 || st.NumChildren > maxProbeChildren || st.EphemeralOwner != 0 && !common.KindOf("", st).Container {
+			continue
+		}
+		if v, ok := m.lockProbed[n.Path]; ok && v == st.Pzxid {
+			continue
+		}
+		m.lockProbed[n.Path] = st.Pzxid
+		paths = append(paths, n.Path)
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	return lockProbeCmd(m.client, paths)
+}
+
+func (m *Model) onLockProbe(msg lockProbeMsg) {
+	for p, s := range msg.found {
+		m.tree.SetLock(p, s)
+	}
+	for _, p := range msg.none {
+		m.tree.DropLock(p)
+	}
+}
+
+func (m *Model) onSelect(msg selectMsg) tea.Cmd {
+	if !m.current("select", msg.id) || msg.node.Path != m.detail.Path() {
+		return nil
+	}
+	if !m.detail.OnSelect(msg.node, msg.acl, msg.err) {
+		return nil
+	}
+	m.tree.SetNodes(msg.node)
+	p := msg.node.Path
+	if n := msg.node.Stat.NumChildren; msg.node.HasStat && n > 0 && !m.detail.IsLock() && m.client != nil {
+		if dir, open := m.tree.Dir(p); !open && n <= maxProbeChildren || open && dir.LockLike {
+			return lockCmd(m.client, m.nextID("lock"), p)
+		}
+	}
+	return nil
+}
+
+func (m *Model) onLock(msg lockMsg) {
+	if !m.current("lock", msg.id) {
+		return
+	}
+	if msg.err != nil {
+		if msg.path == m.detail.Path() && m.detail.IsLock() {
+			m.detail.SetLockErr(msg.err)
+		}
+		return
+	}
+	if !msg.isDir {
+		m.tree.DropLock(msg.path)
+		if msg.path == m.detail.Path() && m.detail.IsLock() {
+			m.detail.SetLock(false)
+		}
+		return
+	}
+	m.tree.SetLock(msg.path, tree.LockTag{Kind: msg.queue.Kind, Length: len(msg.queue.Participants)})
+	if msg.path == m.detail.Path() {
+		m.detail.SetLock(true)
+		m.detail.SetLockErr(nil)
+		m.lock.SetQueue(msg.queue)
+	}
+}
+
+func (m *Model) onSearch(msg searchMsg) {
+	if !m.current("search", msg.id) {
+		return
+	}
+	m.search.running = false
+	m.search.run = nil
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
+		return
+	}
+	m.search.hits = msg.hits
+	m.search.scanned = msg.scanned
+	m.search.truncated = msg.truncated
+	m.search.cursor = 0
+	m.mode = modeResults
+	note := ""
+	switch {
+	case msg.cancelled && m.search.query == "locks":
+		note = " (stopped early: the list is incomplete)"
+	case msg.cancelled:
+		note = fmt.Sprintf(" (stopped after %d names: the list is incomplete)", msg.scanned)
+	case msg.truncated && m.search.query == "locks":
+		note = " (stopped after the scan's node limit: search a narrower path)"
+	case msg.truncated:
+		note = fmt.Sprintf(" (data read of the first %d nodes only; names of all %d)", searchReadLimit, msg.scanned)
+	}
+	if m.search.query == "locks" {
+		m.setStatus(common.LevelInfo, fmt.Sprintf("%s below %s%s. ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note))
+		return
+	}
+	m.setStatus(common.LevelInfo, fmt.Sprintf("%s for %q below %s%s.", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note))
+}
+
+// onMutation reports a change and refreshes what it touched.
+func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
+	if msg.op == "delete tree" {
+		m.deleting = nil
+	}
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, mutationError(msg))
+		if m.cache != nil {
+			return m.selectPath(m.tree.CursorPath()) // show the current version
+		}
+		return nil
+	}
+	done := map[string]string{"create": "Created", "edit": "Saved", "delete": "Deleted", "delete tree": "Deleted the tree"}[msg.op]
+	m.setStatus(common.LevelOK, fmt.Sprintf("%s %s.", done, msg.path))
+	if m.cache == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if msg.op == "create" {
+		m.made.Note(msg.path, msg.flags, msg.ttl)
+		cmds = append(cmds, m.cd(msg.path))
+	}
+	cmds = append(cmds, m.selectPath(m.tree.CursorPath()))
+	return tea.Batch(cmds...)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// mutationError is one plain sentence about a failed change and what to do.
+func mutationError(msg mutationMsg) string {
+	err := msg.err
+	switch {
+	case errors.Is(err, zkview.ErrReadOnly):
+		return "Read-only mode: nothing was changed (started with --read-only or the context is read_only)."
+	case errors.Is(err, zk.ErrBadVersion):
+		return badVersionText(msg)
+	case errors.Is(err, zk.ErrNotEmpty):
+		return fmt.Sprintf("%s has children: use D to delete the whole tree.", msg.path)
+	case errors.Is(err, zk.ErrNodeExists):
+		return fmt.Sprintf("%s already exists.", msg.path)
+	case errors.Is(err, zk.ErrNoNode):
+		return fmt.Sprintf("%s: the node (or its parent) no longer exists.", msg.path)
+	case errors.Is(err, zk.ErrNoAuth):
+		return fmt.Sprintf("%s: not allowed by the node's ACL.", msg.path)
+	case errors.Is(err, zk.ErrNoChildrenForEphemerals):
+		return "Ephemeral nodes cannot have children."
+	}
+	return fmt.Sprintf("%s failed: %v", msg.op, err)
+}
+
+func (m *Model) onEditor(msg editorMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, fmt.Sprintf("The editor failed (%v); nothing was changed. Set $EDITOR to your editor.", msg.err))
+		return removeFile(msg.file)
+	}
+	return readEdited(msg)
+}
+
+func (m *Model) onEdited(msg editedMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.setStatus(common.LevelErr, msg.err.Error())
+		return nil
+	case !msg.changed:
+		m.setStatus(common.LevelInfo, "No change; nothing written.")
+		return nil
+	}
+	m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))
+	return setCmd(m.mut, msg.path, msg.data, msg.version)
+}

@@ -1,0 +1,232 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/lockpane"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Update implements [tea.Model].
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		m.layout()
+	case tea.BackgroundColorMsg:
+		m.darkBG = msg.IsDark()
+		m.applyTheme()
+		m.detail.Invalidate()
+	case tea.KeyPressMsg:
+		cmds = append(cmds, m.handleKey(msg))
+	case tea.MouseClickMsg:
+		cmds = append(cmds, m.handleClick(msg.Mouse()))
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg.Mouse())
+	case connMsg:
+		m.onConn(msg.ev)
+		cmds = append(cmds, listenConn(m.conn))
+		if msg.ev.State == zkview.StateConnected && m.client != nil {
+			cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), false))
+		}
+	case treeMsg:
+		cmds = append(cmds, m.onTree(msg), listenTree(m.cache))
+	case childrenMsg:
+		cmds = append(cmds, m.onChildren(msg))
+	case pathMsg:
+		m.onPath(msg)
+	case statsMsg:
+		cmds = append(cmds, m.onStats(msg))
+	case lockProbeMsg:
+		m.onLockProbe(msg)
+	case selectMsg:
+		cmds = append(cmds, m.onSelect(msg))
+	case lockMsg:
+		m.onLock(msg)
+	case ensembleMsg:
+		cmds = append(cmds, m.onEnsemble(msg))
+	case deleteProgressMsg:
+		cmds = append(cmds, m.onDeleteProgress(msg))
+	case searchProgressMsg:
+		cmds = append(cmds, m.onSearchProgress(msg))
+	case spinner.TickMsg:
+		cmds = append(cmds, m.onSearchSpin(msg), m.onBusySpin(msg), m.lock.Update(msg))
+	case searchMsg:
+		m.onSearch(msg)
+	case mutationMsg:
+		cmds = append(cmds, m.onMutation(msg))
+	case editReadyMsg:
+		cmds = append(cmds, execEditor(m.opts.Editor, msg))
+	case editorMsg:
+		cmds = append(cmds, m.onEditor(msg))
+	case editedMsg:
+		cmds = append(cmds, m.onEdited(msg))
+	case contextMsg:
+		cmds = append(cmds, m.onContext(msg))
+	case common.TickMsg:
+		cmds = append(cmds, tick(), m.lock.Update(msg), m.onTick())
+	case lockpane.GotoMsg:
+		cmds = append(cmds, m.lock.Update(msg), m.cd(msg.Path))
+	default:
+		act, cmd := m.dialogs.Update(msg) // replies the dialogs wait for
+		cmds = append(cmds, cmd, m.onDialogAction(act), m.lock.Update(msg))
+	}
+	cmds = append(cmds, m.afterChange(), m.busyCmd())
+	return tea.Batch(cmds...)
+}
+
+// onEnsemble keeps what the members said and asks again later.
+func (m *Model) onEnsemble(msg ensembleMsg) tea.Cmd {
+	if !m.current("ensemble", msg.id) {
+		return nil
+	}
+	m.ens = msg.ens
+	m.detail.SetEnsemble(msg.ens)
+	if m.client == nil {
+		return nil
+	}
+	return introspect(m.client, m.nextID("ensemble"), true)
+}
+
+// onTick ages the status line and, now and then, re-reads the visible
+// rows' stats: the rows are not watched (only open directories and the
+// selected node are), so child counts and lock tags stay current. The
+// lock pane re-reads its directory itself while shown.
+func (m *Model) onTick() tea.Cmd {
+	m.ticks++
+	if m.status.Text != "" && m.status.Level <= common.LevelOK && m.now().Sub(m.status.At) > statusFor {
+		m.status = common.Status{} // errors and warnings stay until replaced
+	}
+	if m.ticks%statsRefreshTicks != 0 || m.cache == nil || m.mode != modeNormal {
+		return nil
+	}
+	var want []string
+	for _, p := range m.tree.VisiblePaths() {
+		if !m.statsWant[p] {
+			want = append(want, p)
+			m.statsWant[p] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	return statsCmd(m.cache, m.nextID("stats:"+want[0]), want)
+}
+
+// afterChange keeps derived state in step: cursor on screen, stats of the
+// visible rows requested, the node under the cursor read, the detail body
+// built for the current width.
+func (m *Model) afterChange() tea.Cmd {
+	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
+	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly)
+	var cmds []tea.Cmd
+	if m.cache != nil {
+		var want []string
+		for _, p := range m.tree.VisiblePaths() {
+			if _, ok := m.tree.Node(p); !ok && !m.statsWant[p] {
+				want = append(want, p)
+				m.statsWant[p] = true
+			}
+		}
+		if len(want) > 0 {
+			cmds = append(cmds, statsCmd(m.cache, m.nextID("stats:"+want[0]), want))
+		}
+	}
+	if p := m.tree.CursorPath(); p != m.detail.Path() {
+		cmds = append(cmds, m.selectPath(p))
+	}
+	m.detail.Sync()
+	m.lock.SetSize(m.detailWidth(), m.detailHeight())
+	cmds = append(cmds, m.lock.Show(m.detail.IsLock() && m.mode != modeResults, m.detail.Path()))
+	return tea.Batch(cmds...)
+}
+
+// selectPath points the detail pane at p and reads it.
+func (m *Model) selectPath(p string) tea.Cmd {
+	n, known := m.tree.Node(p)
+	ls, lock := m.tree.Lock(p)
+	m.detail.Select(p, n, known, lock && ls.Length >= 0)
+	if m.cache == nil {
+		return nil
+	}
+	cmds := []tea.Cmd{selectCmd(m.cache, m.client, m.nextID("select"), p)}
+	if d, _ := m.tree.Dir(p); m.detail.IsLock() || d.LockLike {
+		cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), p))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onConn(ev zkview.ConnEvent) {
+	prev := m.state
+	m.state = ev
+	switch {
+	case ev.State == zkview.StateExpired:
+		m.setStatus(common.LevelErr, "Session expired: its ephemeral nodes are gone. Reconnecting with a new session…")
+	case ev.State == zkview.StateReconnecting:
+		m.setStatus(common.LevelWarn, "Connection lost; the session may survive. Reconnecting…")
+	case ev.State == zkview.StateAuthFailed:
+		m.setStatus(common.LevelErr, "The server refused the credentials. Check --auth-file or ZKSCOPE_AUTH.")
+	case ev.State == zkview.StateConnected && ev.NewSession:
+		m.setStatus(common.LevelWarn, "Connected with a new session; the tree is being reloaded.")
+	case ev.State == zkview.StateConnected && prev.State != zkview.StateConnected && prev.State != zkview.StateConnecting:
+		m.setStatus(common.LevelOK, "Reconnected to "+ev.Server+"; same session.")
+	}
+	if ev.Err != nil {
+		m.setStatus(common.LevelWarn, ev.Err.Error())
+	}
+}
+
+func (m *Model) onContext(msg contextMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, fmt.Sprintf("Could not open context %s: %v", msg.name, msg.err))
+		return nil
+	}
+	old := m.client
+	m.Close() // the tree cache and the state subscription; no I/O
+	var closeOld tea.Cmd
+	if old != nil {
+		closeOld = func() tea.Msg { old.Close(); return nil } // closing a session is a round trip
+	}
+	m.statsWant = map[string]bool{}
+	m.lockProbed = map[string]int64{}
+	m.detail.Reset()
+	m.attach(msg.client, msg.name)
+	m.lock.SetClient(m.client, m.readOnly)
+	m.tree.Reset()
+	m.setStatus(common.LevelOK, "Switched to context "+msg.name+".")
+	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.cache), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
+}
+
+// cd expands the way to p and puts the cursor on it.
+func (m *Model) cd(p string) tea.Cmd {
+	p = cleanPath(p)
+	if m.cache == nil {
+		return nil
+	}
+	if m.cdCancel != nil {
+		m.cdCancel() // the older walk stops; its reply is stale anyway
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+	m.cdCancel = cancel
+	return cdCmd(ctx, cancel, m.cache, m.nextID("cd"), p)
+}
+
+// statusFor is how long an informational status line stays.
+const statusFor = 8 * time.Second
+
+// statsRefreshTicks is how many ticks pass between re-reads of the
+// visible rows' stats.
+const statsRefreshTicks = 5

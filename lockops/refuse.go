@@ -19,6 +19,10 @@ type Refusal struct {
 	Op     string // the audited operation ("take", "revoke", "force-delete")
 	Path   string // the node or lock directory it concerned
 	Reason string
+	// Undecided, when set, says why zkscope cannot choose for the operator
+	// (a screen asks for the choice instead); Reason then also names the
+	// command-line flags that make it.
+	Undecided string
 }
 
 func (r *Refusal) Error() string {

@@ -147,7 +147,9 @@ func planTake(lockPath string, o TakeOptions, kids []string, look func() (neighb
 		}
 		var why string
 		if plan.Library, why = chooseLibrary(n, defaultRecipe); plan.Library == nil {
-			return no("%s: pass --recipe curator, --recipe kazoo or --recipe go-zk (or set default_recipe in the context)", why)
+			_, err := no("%s: pass --recipe curator, --recipe kazoo or --recipe go-zk (or set default_recipe in the context)", why)
+			err.(*Refusal).Undecided = why
+			return TakePlan{}, err
 		}
 		plan.Why = why
 	}

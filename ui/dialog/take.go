@@ -248,6 +248,9 @@ func (d *TakeLock) planned(msg TakePlanMsg) (Action, tea.Cmd) {
 		var r *lockops.Refusal
 		if errors.As(msg.Err, &r) {
 			d.planErr = r.Reason
+			if r.Undecided != "" {
+				d.planErr = r.Undecided + "; pick the recipe below, or set default_recipe in the context"
+			}
 		} else {
 			d.planErr = msg.Err.Error()
 		}

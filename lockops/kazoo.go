@@ -83,7 +83,7 @@ func kazooSeq(name string, markers ...string) (string, bool) {
 // STRING (a reader is blocked by __lock__ nodes, a writer by both), watched
 // with get(). A node whose overflowed sequence ("-000000001") the pattern
 // misses is invisible to the others but still judges by its own sequence.
-func decodeKazooLock(dir string, children []Child, rw bool, buf *[]Participant) []Participant {
+func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 	type contender struct {
 		c       *Child
 		seq     string
@@ -113,7 +113,7 @@ func decodeKazooLock(dir string, children []Child, rw bool, buf *[]Participant) 
 		sorted[j] = cs[i]
 	}
 	cs = sorted
-	ps := participants(len(cs), buf)
+	ps := make([]Participant, len(cs))
 	// One pass in sequence order: the nearest lower visible node of any
 	// kind (a writer's blocker) and the nearest lower visible writer (a
 	// reader's). Equal sequences are not "lower": a group of equal ones is
@@ -183,7 +183,7 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 	}
 	var queue []Participant
 	if d.Aux != nil {
-		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false, nil)
+		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false)
 		for i := range queue {
 			queue[i].Mode = ModeLock
 			if queue[i].State == StateHolding && (maxLeases == 0 || len(holding) >= maxLeases) {

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -52,12 +51,12 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 	fl.BoolVar(&f.noVerify, "no-verify", false, "do not ask the servers who is connected and watching (faster; client and watch_observed unknown)")
 }
 
-// scanLocks reads, verifies and diagnoses every lock at or below p;
-// beforeBigRead is passed on to lockops.Scan (nil: none). The verification
-// says what the servers could not confirm (clients, watches) and why.
-func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, beforeBigRead func(int)) ([]lockops.Queue, lockops.Verification, error) {
+// scanLocks reads, verifies and diagnoses every lock at or below p. The
+// verification says what the servers could not confirm (clients, watches)
+// and why.
+func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags) ([]lockops.Queue, lockops.Verification, error) {
 	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
-	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, BeforeBigRead: beforeBigRead})
+	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth})
 	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 		return nil, lockops.Verification{}, scanError(p, err)
 	}
@@ -129,26 +128,24 @@ queues change until Ctrl-C.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			var bigRead func(int)
+			out := cmd.OutOrStdout()
 			if !watchIt {
-				bigRead = oneShot() // before connecting: see oneShot
+				tuneForBigRead(out) // before connecting: see tuneForBigRead
 			}
 			c, err := connectWith(ctx, func(cfg *zkview.Config) { cfg.BulkSoon = true })
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			out := cmd.OutOrStdout()
 			tty := writerIsTerminal(out)
 			render := func(out io.Writer, queues []lockops.Queue, v lockops.Verification) error {
 				if asJSON {
-					widenPipe(out)
 					return lockops.WriteJSONWith(out, c.Servers(), queues, &v)
 				}
 				return lockops.WriteTableWith(out, queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(queues, v)})
 			}
 			if !watchIt {
-				queues, v, err := scanLocks(ctx, c, p, f, bigRead)
+				queues, v, err := scanLocks(ctx, c, p, f)
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
@@ -167,22 +164,6 @@ queues change until Ctrl-C.`,
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: redraw at least this often (held/waiting times tick)")
 	return cmd
 }
-
-// oneShot tunes the garbage collector for a command that reads, prints
-// and exits: almost everything it allocates lives until it prints, so
-// collecting only costs time (and, on a 2-core machine next to a server,
-// the server's core). The collector runs only if the heap nears
-// oneShotHeapLimit. Long-running modes (--watch, the TUI) keep the default.
-// Call it first thing: turning the collector off waits for a collection
-// under way, which connecting would have started. It returns the scan's
-// hook for big locks, which readies the heap for their read (readyHeap).
-func oneShot() func(children int) {
-	debug.SetMemoryLimit(oneShotHeapLimit)
-	debug.SetGCPercent(-1)
-	return readyHeap
-}
-
-const oneShotHeapLimit = 512 << 20
 
 // watchOutput is where and how `locks --watch` draws its frames: on a
 // terminal each frame clears the screen under a header; into a pipe the
@@ -289,7 +270,7 @@ func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string
 		}()
 	}
 	for {
-		queues, v, err := scanLocks(ctx, c, p, f, nil)
+		queues, v, err := scanLocks(ctx, c, p, f)
 		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 			if ctx.Err() != nil {
 				return nil
@@ -359,14 +340,14 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 				return exitError{2}
 			}
 			ctx := cmd.Context()
-			bigRead := oneShot()
+			tuneForBigRead(cmd.OutOrStdout())
 			c, err := connectWith(ctx, func(cfg *zkview.Config) { cfg.BulkSoon = true })
 			if err != nil {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}
 			}
 			defer c.Close()
-			queues, v, err := scanLocks(ctx, c, p, f, bigRead)
+			queues, v, err := scanLocks(ctx, c, p, f)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}

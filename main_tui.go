@@ -17,9 +17,10 @@ var themeName string
 // runTUI connects and opens the terminal UI.
 func runTUI(ctx context.Context) error {
 	cfg, cfgErr := zkview.ResolveConfig(conn, os.Getenv)
+	settings := uiSettings()
 	theme := themeName
 	if theme == "" {
-		theme = cfg.Theme
+		theme = settings.Theme
 	}
 	if err := themes.Valid(theme); err != nil {
 		return fmt.Errorf("--theme: %w", err)
@@ -37,7 +38,7 @@ func runTUI(ctx context.Context) error {
 		Context:  headerContext(cfg),
 		Theme:    theme,
 		ReadOnly: conn.ReadOnly,
-		Contexts: cfg.Contexts,
+		Contexts: settings.ContextNames(),
 		Connect: func(ctx context.Context, name string) (*zkview.Client, error) {
 			cfg, err := zkview.ResolveContext(conn, name, os.Getenv)
 			if err != nil {
@@ -46,6 +47,18 @@ func runTUI(ctx context.Context) error {
 			return connectConfig(ctx, cfg)
 		},
 	})
+}
+
+// uiSettings is what the config file says about the UI itself (theme,
+// the contexts `:ctx` offers), as opposed to the connection zkview
+// resolves. A file that cannot be read gives none: ResolveConfig reports
+// the same failure.
+func uiSettings() *zkview.FileConfig {
+	fc, err := zkview.LoadConfigFile(zkview.ConfigFilePath(conn, os.Getenv))
+	if err != nil {
+		return &zkview.FileConfig{}
+	}
+	return fc
 }
 
 // headerContext is the context the header names: the resolved one, unless

@@ -105,9 +105,9 @@ func curatorKey(name string, markers ...string) string {
 // the v1 semaphore. Every child is sorted by the text after the last
 // lockName (string order, stable), strays included; index < maxLeases
 // holds; the others getData-watch sorted[i-maxLeases].
-func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int, buf *[]Participant) []Participant {
+func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode, maxLeases int) []Participant {
 	kids := sortByKey(children, func(c *Child) string { return curatorKey(c.Name, lockName) }, nil)
-	ps := participants(len(kids), buf)
+	ps := make([]Participant, len(kids))
 	for i, c := range kids {
 		m := mode
 		if !strings.Contains(c.Name, lockName) {
@@ -133,7 +133,7 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 // by the session of the holding writer is a downgrade and holds (≤5.4: a
 // later sequential node; 5.5+: a non-sequential node with the writer's
 // sequence, which we order after the writer).
-func decodeCuratorRW(dir string, children []Child, buf *[]Participant) []Participant {
+func decodeCuratorRW(dir string, children []Child) []Participant {
 	key := func(c *Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
 	isWriter := func(c *Child) bool { return strings.Contains(c.Name, curatorWrite) }
 	kids := sortByKey(children, key, isWriter)
@@ -141,7 +141,7 @@ func decodeCuratorRW(dir string, children []Child, buf *[]Participant) []Partici
 	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Owner != 0 {
 		holdingWriter = kids[0].Owner
 	}
-	ps := participants(len(kids), buf)
+	ps := make([]Participant, len(kids))
 	firstWriter := -1
 	for i, c := range kids {
 		switch {
@@ -189,12 +189,12 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 		semPath = path.Dir(d.Path)
 	}
 	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
-	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children), nil)
+	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children))
 	var locks []Participant
 	locksPath := zkview.Join(semPath, "locks")
 	if d.Aux != nil {
 		locksPath = d.Aux.Path
-		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1, nil)
+		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1)
 	}
 	var head int64
 	if len(locks) > 0 {

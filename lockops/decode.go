@@ -19,22 +19,6 @@ type DecodeOptions struct {
 	// ZooKeeper); 0 infers it from the nodes (Curator) or reads the
 	// semaphore node's data (kazoo).
 	MaxLeases int
-
-	// buf, when set, holds zeroed participants for the queue (made while
-	// the children were being read); the first decoder to need as many
-	// takes them.
-	buf *[]Participant
-}
-
-// participants returns n zeroed participants, taken from buf when it holds
-// enough.
-func participants(n int, buf *[]Participant) []Participant {
-	if buf != nil && cap(*buf) >= n {
-		ps := (*buf)[:n]
-		*buf = nil
-		return ps
-	}
-	return make([]Participant, n)
 }
 
 // ModeLock marks a node of a semaphore's internal lock (Curator
@@ -94,30 +78,30 @@ type recipe struct {
 // recipes are the recipes the decoders know, by kind.
 var recipes = map[Kind]recipe{
 	KindCuratorMutex: {Curator, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1, o.buf)}
+		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1)}
 	}},
 	KindCuratorLeaderLatch: {Curator, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1, o.buf)}
+		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1)}
 	}},
 	KindCuratorRW: {Curator, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeCuratorRW(d.Path, d.Children, o.buf)}
+		return Queue{Participants: decodeCuratorRW(d.Path, d.Children)}
 	}},
 	KindCuratorSemaphoreV2: {Curator, func(d Dir, o DecodeOptions) Queue { return decodeCuratorSemaphore(d, o.MaxLeases) }},
 	KindKazooLock: {Kazoo, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeKazooLock(d.Path, d.Children, false, o.buf)}
+		return Queue{Participants: decodeKazooLock(d.Path, d.Children, false)}
 	}},
 	KindKazooRW: {Kazoo, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeKazooLock(d.Path, d.Children, true, o.buf)}
+		return Queue{Participants: decodeKazooLock(d.Path, d.Children, true)}
 	}},
 	KindKazooSemaphore: {Kazoo, func(d Dir, o DecodeOptions) Queue { return decodeKazooSemaphore(d, o.MaxLeases) }},
 	KindGoZK: {GoZK, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeGoZK(d.Path, d.Children, o.buf)}
+		return Queue{Participants: decodeGoZK(d.Path, d.Children)}
 	}},
 	KindZooKeeperLock: {ZooKeeper, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeZooKeeperLock(d.Path, d.Children, o.buf)}
+		return Queue{Participants: decodeZooKeeperLock(d.Path, d.Children)}
 	}},
 	KindZooKeeperDocsRW: {ZooKeeperDocs, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeDocsRW(d.Path, d.Children, o.buf)}
+		return Queue{Participants: decodeDocsRW(d.Path, d.Children)}
 	}},
 }
 

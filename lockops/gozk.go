@@ -46,7 +46,7 @@ func goZKSeq(name string) (int, bool) {
 // decodeGoZK: go-zookeeper's zk.Lock. The lowest sequence holds; a waiter
 // GetW-watches the greatest smaller sequence above -1 (a negative
 // predecessor is never chosen). Any child it cannot parse makes Lock fail.
-func decodeGoZK(dir string, children []Child, buf *[]Participant) []Participant {
+func decodeGoZK(dir string, children []Child) []Participant {
 	type contender struct {
 		c   *Child
 		seq int
@@ -60,7 +60,7 @@ func decodeGoZK(dir string, children []Child, buf *[]Participant) []Participant 
 	slices.SortFunc(cs, func(a, b contender) int {
 		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
 	})
-	ps := participants(len(cs), buf)
+	ps := make([]Participant, len(cs))
 	// In sequence order: the lowest sequence holds; a waiter's predecessor
 	// is the first node of the nearest lower sequence, when that is not
 	// negative (Lock's search starts above -1).

@@ -21,7 +21,7 @@ import (
 )
 
 // locksJSON runs the real `zkscope locks PATH --json`.
-func locksJSON(t *testing.T, servers, p string, extra ...string) Report {
+func locksJSON(t *testing.T, servers, p string, extra ...string) jsonObj {
 	t.Helper()
 	cmd := zkscopeCmd(t, t.TempDir(), servers, append([]string{"locks", p, "--json"}, extra...)...)
 	var out strings.Builder
@@ -29,26 +29,27 @@ func locksJSON(t *testing.T, servers, p string, extra ...string) Report {
 	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 {
 		t.Fatalf("zkscope locks %s --json: exit %d: %s", p, code, stderr)
 	}
-	var r Report
-	if err := json.Unmarshal([]byte(out.String()), &r); err != nil {
+	r, err := decodeReport([]byte(out.String()))
+	if err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out.String())
 	}
+	checkContract(t, r)
 	return r
 }
 
 // settled fetches the report until the lock at p has n participants and
 // the servers confirm every data/exists wait, and returns that lock.
-func settled(t *testing.T, servers, p string, n int, extra ...string) ReportLock {
+func settled(t *testing.T, servers, p string, n int, extra ...string) jsonObj {
 	t.Helper()
-	var last ReportLock
+	var last jsonObj
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		r := locksJSON(t, servers, p, extra...)
-		if len(r.Locks) == 1 && r.Schema == 1 {
-			last = r.Locks[0]
-			ok := len(last.Participants) == n
-			for _, pp := range last.Participants {
-				if requireObserved && pp.WatchKind != nil && *pp.WatchKind != "children" && (pp.WatchObserved == nil || !*pp.WatchObserved) {
+		if locks := r.objs("locks"); len(locks) == 1 && r.num("schema") == 1 {
+			last = locks[0]
+			ok := len(last.objs("participants")) == n
+			for _, pp := range last.objs("participants") {
+				if requireObserved && !pp.isNull("watch_kind") && pp.str("watch_kind") != "children" && !pp.flag("watch_observed") {
 					ok = false
 				}
 			}
@@ -66,19 +67,19 @@ func settled(t *testing.T, servers, p string, n int, extra ...string) ReportLock
 
 // queueShape renders a lock as "state mode -> watched-position (kind)"
 // lines, positions standing for nodes.
-func queueShape(l ReportLock) string {
+func queueShape(l jsonObj) string {
 	pos := map[string]int{}
-	for _, p := range l.Participants {
-		pos[p.Node] = p.Position
+	for _, p := range l.objs("participants") {
+		pos[p.str("node")] = p.num("position")
 	}
 	var lines []string
-	for _, p := range l.Participants {
-		s := fmt.Sprintf("%d %s %s", p.Position, p.State, p.Mode)
-		if p.Watches != nil {
-			if i, ok := pos[*p.Watches]; ok {
-				s += fmt.Sprintf(" -> %d (%s)", i, *p.WatchKind)
+	for _, p := range l.objs("participants") {
+		s := fmt.Sprintf("%d %s %s", p.num("position"), p.str("state"), p.str("mode"))
+		if w := p.str("watches"); w != "" {
+			if i, ok := pos[w]; ok {
+				s += fmt.Sprintf(" -> %d (%s)", i, p.str("watch_kind"))
 			} else {
-				s += fmt.Sprintf(" -> %s (%s)", *p.Watches, *p.WatchKind)
+				s += fmt.Sprintf(" -> %s (%s)", w, p.str("watch_kind"))
 			}
 		}
 		lines = append(lines, s)
@@ -86,17 +87,17 @@ func queueShape(l ReportLock) string {
 	return strings.Join(lines, "\n")
 }
 
-func expectShape(t *testing.T, l ReportLock, recipe string, want ...string) {
+func expectShape(t *testing.T, l jsonObj, recipe string, want ...string) {
 	t.Helper()
-	if l.Recipe != recipe {
-		t.Errorf("%s: recipe %s, want %s", l.Path, l.Recipe, recipe)
+	if l.str("recipe") != recipe {
+		t.Errorf("%s: recipe %s, want %s", l.str("path"), l.str("recipe"), recipe)
 	}
 	if got := queueShape(l); got != strings.Join(want, "\n") {
-		t.Errorf("%s (%s):\n%s\nwant:\n%s", l.Path, l.Recipe, got, strings.Join(want, "\n"))
+		t.Errorf("%s (%s):\n%s\nwant:\n%s", l.str("path"), l.str("recipe"), got, strings.Join(want, "\n"))
 	}
-	for _, p := range l.Participants {
-		if !p.Ephemeral || p.Session == "0x0" || !strings.HasPrefix(p.Session, "0x") || p.Ctime == "" {
-			t.Errorf("%s: participant fields %+v", l.Path, p)
+	for _, p := range l.objs("participants") {
+		if !p.flag("ephemeral") || p.str("session") == "0x0" || !strings.HasPrefix(p.str("session"), "0x") || p.str("ctime") == "" {
+			t.Errorf("%s: participant fields %v", l.str("path"), p)
 		}
 	}
 }
@@ -126,8 +127,8 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 		cur.Await(t, "m1", "acquired")
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "curator.mutex", "0 holding exclusive", "1 waiting exclusive -> 0 (data)", "2 waiting exclusive -> 1 (data)")
-		if requireObserved && (l.Participants[0].Client == nil || !strings.HasPrefix(*l.Participants[0].Client, "127.0.0.1:")) {
-			t.Errorf("holder's client address: %v", l.Participants[0].Client)
+		if holder := l.objs("participants")[0]; requireObserved && !strings.HasPrefix(holder.str("client"), "127.0.0.1:") {
+			t.Errorf("holder's client address: %v", holder["client"])
 		}
 		cur.Release(t, "m1")
 		cur.Await(t, "m2", "acquired")
@@ -176,8 +177,8 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 		nodesIn(t, c, p, 3)
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "curator.rwlock", "0 holding write", "1 holding read", "2 waiting read -> 0 (data)")
-		if l.Participants[0].Session != l.Participants[1].Session {
-			t.Errorf("downgrade nodes of different sessions: %s %s", l.Participants[0].Session, l.Participants[1].Session)
+		if ps := l.objs("participants"); ps[0].str("session") != ps[1].str("session") {
+			t.Errorf("downgrade nodes of different sessions: %s %s", ps[0].str("session"), ps[1].str("session"))
 		}
 	})
 
@@ -198,8 +199,8 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 		expectShape(t, settled(t, cs, p, 5, "--max-leases", "2"), "curator.semaphore-v2", want...)
 		// Without --max-leases it is inferred from the waiting lease.
 		l := settled(t, cs, p, 5)
-		if l.MaxLeases != 2 {
-			t.Errorf("inferred max_leases %d", l.MaxLeases)
+		if l.num("max_leases") != 2 {
+			t.Errorf("inferred max_leases %v", l["max_leases"])
 		}
 		cur.Release(t, "s1")
 		cur.Await(t, "s3", "acquired")
@@ -247,8 +248,8 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		kz.Await(t, "k1", "acquired")
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "kazoo.lock", "0 holding exclusive", "1 waiting exclusive -> 0 (data)", "2 waiting exclusive -> 1 (data)")
-		if l.Participants[1].Data != "k2" {
-			t.Errorf("data %q, want the identifier k2", l.Participants[1].Data)
+		if d := l.objs("participants")[1].str("data"); d != "k2" {
+			t.Errorf("data %q, want the identifier k2", d)
 		}
 	})
 
@@ -283,27 +284,29 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		kz.Await(t, "d1", "acquired")
 		l := settled(t, cs, p, 3)
 		if !hasProblem(l, "kazoo-rw-deadlock-risk") {
-			t.Errorf("no deadlock risk reported: %+v", l.Problems)
+			t.Errorf("no deadlock risk reported: %v", l["problems"])
 		}
 		kz.Release(t, "d1")
-		var r Report
+		var r jsonObj
 		waitFor(t, "the deadlock to be reported (or, kazoo >= 2.9, the reader to acquire)", 60*time.Second, func() bool {
 			r = locksJSON(t, cs, p)
-			return len(r.Locks) == 1 && hasProblem(r.Locks[0], "deadlock") || kz.Has("d2", "acquired")
+			locks := r.objs("locks")
+			return len(locks) == 1 && hasProblem(locks[0], "deadlock") || kz.Has("d2", "acquired")
 		})
 		if kz.Has("d2", "acquired") {
 			// A fixed kazoo: no deadlock, and the report says the reader holds.
 			expectShape(t, settled(t, cs, p, 2), "kazoo.rwlock", "0 holding read", "1 waiting write -> 0 (data)")
 			return
 		}
-		l = r.Locks[0]
-		if len(l.Participants) != 2 || len(l.Participants[0].ObservedWatches) != 1 || *l.Participants[1].Watches != l.Participants[0].Node {
-			t.Errorf("the reader should be seen watching the writer behind it, which watches the reader: %+v", l.Participants)
+		l = r.objs("locks")[0]
+		ps := l.objs("participants")
+		if len(ps) != 2 || len(ps[0].strs("observed_watches")) != 1 || ps[1].str("watches") != ps[0].str("node") {
+			t.Errorf("the reader should be seen watching the writer behind it, which watches the reader: %v", ps)
 		}
 		cmd := zkscopeCmd(t, t.TempDir(), cs, "doctor", p)
 		var out strings.Builder
 		cmd.Stdout = &out
-		if code, _ := runWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "deadlock\t"+l.Participants[0].Node) {
+		if code, _ := runWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "deadlock\t"+ps[0].str("node")) {
 			t.Errorf("doctor (exit %d) did not report the deadlock:\n%s", code, out.String())
 		}
 	})
@@ -318,8 +321,8 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		nodesIn(t, c, p+"-__lock__", 2)
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "kazoo.semaphore", "0 holding lease", "1 waiting lock -> "+p+" (children)", "2 waiting lock -> 1 (data)")
-		if l.MaxLeases != 1 {
-			t.Errorf("max_leases %d, want 1 (the semaphore node's data)", l.MaxLeases)
+		if l.num("max_leases") != 1 {
+			t.Errorf("max_leases %v, want 1 (the semaphore node's data)", l["max_leases"])
 		}
 		kz.Release(t, "s1")
 		kz.Await(t, "s2", "acquired")
@@ -378,9 +381,9 @@ func TestLocksJSONGoZKInterop(t *testing.T) {
 // report the holder's client address).
 const requireObserved = true
 
-func hasProblem(l ReportLock, kind string) bool {
-	for _, p := range l.Problems {
-		if p.Kind == kind {
+func hasProblem(l jsonObj, kind string) bool {
+	for _, p := range l.objs("problems") {
+		if p.str("kind") == kind {
 			return true
 		}
 	}

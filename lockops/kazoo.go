@@ -77,20 +77,19 @@ func kazooSeq(name string, markers ...string) (string, bool) {
 	return "", false
 }
 
-// decodeKazooLock: kazoo Lock (exclusive) or, with rw, WriteLock and
-// ReadLock. Children that do not match kazoo's pattern are ignored; a
-// contender's predecessor is the NEAREST blocker with a smaller sequence
-// STRING (a reader is blocked by __lock__ nodes, a writer by both), watched
-// with get(). A node whose overflowed sequence ("-000000001") the pattern
-// misses is invisible to the others but still judges by its own sequence.
-func decodeKazooLock(dir string, children []Child, rw bool, buf *[]Participant) []Participant {
-	type contender struct {
-		c       *Child
-		seq     string
-		read    bool
-		visible bool
-	}
-	cs := make([]contender, 0, len(children))
+// kazooContender is a node kazoo's Lock (or, with rw, its read/write
+// lock) counts.
+type kazooContender struct {
+	c       *Child
+	seq     string
+	read    bool
+	visible bool
+}
+
+// kazooContenders are the children kazoo counts, in its order (by sequence
+// string, ties by name).
+func kazooContenders(children []Child, rw bool) []kazooContender {
+	cs := make([]kazooContender, 0, len(children))
 	for i := range children {
 		c := &children[i]
 		n := parseName(c.Name)
@@ -102,18 +101,28 @@ func decodeKazooLock(dir string, children []Child, rw bool, buf *[]Participant) 
 			continue // a plain Lock ignores __rlock__
 		}
 		_, visible := kazooSeq(c.Name, n.marker)
-		cs = append(cs, contender{c: c, seq: n.seqStr, read: read, visible: visible})
+		cs = append(cs, kazooContender{c: c, seq: n.seqStr, read: read, visible: visible})
 	}
 	keys := make([]string, len(cs))
 	for i := range cs {
 		keys[i] = cs[i].seq
 	}
-	sorted := make([]contender, len(cs))
+	sorted := make([]kazooContender, len(cs))
 	for j, i := range keyOrder(keys, nil, func(i int) string { return cs[i].c.Name }) {
 		sorted[j] = cs[i]
 	}
-	cs = sorted
-	ps := participants(len(cs), buf)
+	return sorted
+}
+
+// decodeKazooLock: kazoo Lock (exclusive) or, with rw, WriteLock and
+// ReadLock. Children that do not match kazoo's pattern are ignored; a
+// contender's predecessor is the NEAREST blocker with a smaller sequence
+// STRING (a reader is blocked by __lock__ nodes, a writer by both), watched
+// with get(). A node whose overflowed sequence ("-000000001") the pattern
+// misses is invisible to the others but still judges by its own sequence.
+func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
+	cs := kazooContenders(children, rw)
+	ps := make([]Participant, len(cs))
 	// One pass in sequence order: the nearest lower visible node of any
 	// kind (a writer's blocker) and the nearest lower visible writer (a
 	// reader's). Equal sequences are not "lower": a group of equal ones is
@@ -183,7 +192,7 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 	}
 	var queue []Participant
 	if d.Aux != nil {
-		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false, nil)
+		queue = decodeKazooLock(d.Aux.Path, d.Aux.Children, false)
 		for i := range queue {
 			queue[i].Mode = ModeLock
 			if queue[i].State == StateHolding && (maxLeases == 0 || len(holding) >= maxLeases) {

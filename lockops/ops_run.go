@@ -231,83 +231,45 @@ func suspendedLine(ch HoldChange, lc LockCommand, withCmd bool) string {
 		ch.Reason, lc.Args[0], signalName(lc.KillSignal), at(ch.Deadline.Add(-lc.KillGrace)), at(ch.Deadline))
 }
 
+// runUnderLock runs CMD while h is held: it starts CMD (startCommand),
+// arms the guard with the lock's deadline, and holds until CMD exits, the
+// lock is lost or revoked, or ctx ends; then it releases the lock (unless
+// lost) and returns CMD's status.
 func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string, ...any)) (int, error) {
-	cmd := exec.Command(lc.Args[0], lc.Args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = lc.Stdin, lc.Stdout, lc.Stderr
-	cmd.Env = append(os.Environ(), fenceEnv(h)...)
 	fg := foregroundTTY(lc.Stdin)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if fg >= 0 {
-		// The command owns the terminal (it may read it, Ctrl-C reaches it);
-		// we take it back when it exits.
-		cmd.SysProcAttr.Foreground, cmd.SysProcAttr.Ctty = true, fg
-	}
-	g, gerr := startGuard()
-	if gerr != nil {
-		say("%v: zkscope stops %s itself at the lock's deadline (a frozen zkscope could not)", gerr, lc.Args[0])
-	}
-	if err := cmd.Start(); err != nil {
-		g.disarm()
+	r, err := startCommand(h, lc, fg, say)
+	if err != nil {
 		rerr := releaseAndReport(h, say)
 		code := 126 // as a shell: found but could not run
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			code = 127
 		}
-		return code, errors.Join(fmt.Errorf("start %s: %w", lc.Args[0], err), rerr)
+		return code, errors.Join(err, rerr)
 	}
 	if fg >= 0 {
 		defer reclaimTTY(fg)
 	}
-	pgid := cmd.Process.Pid
 	deadlines := h.Deadlines()
-	g.arm(pgid, lc.KillSignal, lc.KillGrace, <-deadlinesOr(deadlines, time.Now()))
-	exited, reap := watchExit(cmd)
-	signalled := false // the guard sent CMD a signal
-	reportSignal := func(ev guardEvent) {
-		signalled = true
-		say("sent %s to %s (process group %d) at %s: %s", signalName(ev.sig), lc.Args[0], pgid, ev.at.Format("15:04:05.000"), ev.why)
-	}
-	// finish disarms the guard (CMD has exited but is not reaped yet, so its
-	// process group id cannot have been reused), reports what the guard did
-	// (every report precedes the disarm's acknowledgement) and reaps CMD.
-	finish := func() int {
-		g.disarm()
-		for {
-			select {
-			case ev := <-g.Events():
-				reportSignal(ev)
-				continue
-			default:
-			}
-			break
-		}
-		err := reap()
-		return exitCode(cmd, err)
-	}
+	r.g.arm(r.pgid, lc.KillSignal, lc.KillGrace, <-deadlinesOr(deadlines, time.Now()))
+	r.exited, r.reap = watchExit(r.cmd)
+	return r.holdWhileRunning(ctx, h, lc, deadlines)
+}
 
+// holdWhileRunning is the holding loop of runUnderLock: it passes the
+// lock's new deadlines to the guard and signals to CMD, and ends on CMD's
+// exit, a stop, a revocation or the loss of the lock.
+func (r *runningCmd) holdWhileRunning(ctx context.Context, h *Held, lc LockCommand, deadlines <-chan time.Time) (int, error) {
+	say := r.say
 	changes := h.Changes()
 	revoke := h.RevokeCh()
 	if !lc.Revocable {
 		revoke = nil
 	}
-	stopCommand := func(why string) int {
-		say("%s; stopping %s (process group %d): %s now, SIGKILL after %s", why, lc.Args[0], pgid, signalName(lc.KillSignal), lc.KillGrace)
-		g.stopNow()
-		for {
-			select {
-			case <-exited:
-				finish()
-				return ExitLost
-			case ev := <-g.Events():
-				reportSignal(ev)
-			}
-		}
-	}
 	for {
 		select {
-		case <-exited:
-			code := finish()
-			if signalled {
+		case <-r.exited:
+			code := r.finish()
+			if r.signalled {
 				return stoppedAtDeadline(h, lc, code, say)
 			}
 			if rerr := releaseAndReport(h, say); rerr != nil {
@@ -322,20 +284,20 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 				deadlines = nil
 				continue
 			}
-			g.extend(d)
-		case ev := <-g.Events():
-			reportSignal(ev)
+			r.g.extend(d)
+		case ev := <-r.g.Events():
+			r.reportSignal(ev)
 		case sig := <-lc.Signals:
 			if s, ok := sig.(syscall.Signal); ok {
-				syscall.Kill(-pgid, s)
+				syscall.Kill(-r.pgid, s)
 			}
 		case <-ctx.Done():
-			code := stopCommand("stopping")
+			code := r.stop("stopping")
 			releaseAndReport(h, say)
 			return code, ctx.Err()
 		case <-revoke:
 			revoke = nil
-			code := stopCommand(fmt.Sprintf("REVOKED: someone asked for %s", lc.Path))
+			code := r.stop(fmt.Sprintf("REVOKED: someone asked for %s", lc.Path))
 			releaseAndReport(h, say)
 			return code, fmt.Errorf("lock %s revoked while %s ran; it was stopped", lc.Path, lc.Args[0])
 		case ch, ok := <-changes:
@@ -349,7 +311,7 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 			case StateHeld:
 				say("reconnected: still holding %s", h.Node)
 			case StateLost:
-				code := stopCommand(fmt.Sprintf("LOST the lock %s: %s", lc.Path, ch.Reason))
+				code := r.stop(fmt.Sprintf("LOST the lock %s: %s", lc.Path, ch.Reason))
 				return code, fmt.Errorf("lock %s lost while %s ran (%s); it was stopped", lc.Path, lc.Args[0], ch.Reason)
 			}
 		}

@@ -3,94 +3,263 @@ package lockops
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
-// referenceParticipantJSON is what encoding/json writes for p: the
-// hand-written encoder must match it byte for byte.
-func referenceParticipantJSON(t testing.TB, p Participant) []byte {
+var updateGolden = flag.Bool("update", false, "rewrite the golden files of testdata/locks-json")
+
+// jsonCases are reports covering the contract: several recipes, verified
+// and unverified participants, binary data, children/data/exists waits,
+// problems of a node and of a whole lock, a mixed directory's other
+// views, and the empty report.
+func jsonCases() map[string]struct {
+	servers []string
+	queues  []Queue
+} {
+	yes, no := true, false
+	at := func(d Dir, ms int64) Dir {
+		for i := range d.Children {
+			d.Children[i].Ctime = ms + int64(i)*1001
+		}
+		return d
+	}
+
+	// Curator read/write lock, verified: the holder's client known, a
+	// waiter's watch confirmed, another's not, binary data, a persistent
+	// node.
+	w0, r1, r2 := cur(uuidA, "__WRIT__", "0000000000"), cur(uuidB, "__READ__", "0000000001"), cur(uuidC, "__WRIT__", "0000000002")
+	rw := at(dir("/app/locks/orders", kid(r2, 0x100000872e90006), kid(w0, 0x100000872e90004), kid(r1, 0x100000872e90005)), 1_700_000_000_345)
+	rw.Children[1].Data = []byte("10.1.2.3")
+	rw.Children[2].Data = []byte("host \"b\"\n<&>")
+	rw.Children[0].Data = []byte{0xca, 0xfe, 0x00, 0xff}
+	rwq := Decode(rw, DecodeOptions{})
+	rwq.Participants[0].Client = "10.1.2.3:53412"
+	rwq.Participants[0].WatchObserved = nil
+	rwq.Participants[1].WatchObserved = &yes
+	rwq.Participants[1].ObservedWatches = []string{rwq.Participants[0].Node}
+	rwq.Participants[2].WatchObserved = &no
+	persist := at(dir("/app/locks/stale", kid(hexA+"__lock__0000000001", 0), kid(hexB+"__lock__0000000002", 7)), 1_600_000_000_000)
+
+	// A Curator semaphore (children waits, max_leases), a kazoo
+	// semaphore, ZooKeeper's own lock (exists waits), go-zookeeper.
+	l0, l1, l2 := cur(uuidA, "lease-", "0000000000"), cur(uuidB, "lease-", "0000000001"), cur(uuidC, "lease-", "0000000002")
+	k0 := cur(uuidD, "lock-", "0000000003")
+	locks := at(dir("/sem/locks", kid(k0, 4)), 1_700_000_100_000)
+	sem := at(dir("/sem/leases", kid(l0, 1), kid(l1, 2), kid(l2, 3)), 1_700_000_100_000)
+	sem.Aux = &locks
+	ksem := at(dir("/ksem", kid(hexA, 1)), 1_700_000_200_000)
+	ksem.Data = []byte("1")
+	kq := at(dir("/ksem-__lock__", kid(hexC+"__lock__0000000000", 3)), 1_700_000_200_500)
+	ksem.Aux = &kq
+	zkl := at(dir("/zk", kid("x-72057594037927937-0000000000", 0x100000000000001), kid("x-72057594037927938-0000000001", 0x100000000000002)), 1_700_000_300_000)
+	gozk := at(dir("/gozk", kid("_c_"+hexA+"-lock-0000000000", 11), kid("_c_"+hexB+"-lock-0000000001", 12)), 1_700_000_400_000)
+
+	// Curator and kazoo nodes in one directory: other views, and a
+	// problem of the whole lock.
+	mixed := at(dir("/mixed", kid(cur(uuidA, "lock-", "0000000000"), 21), kid(hexB+"__lock__0000000001", 22)), 1_700_000_500_000)
+
+	diagnosed := func(qs ...Queue) []Queue {
+		Diagnose(qs, DiagnoseOptions{HeldLongerThan: time.Hour, Now: time.UnixMilli(1_700_000_000_000 + 2*3600_000)})
+		return qs
+	}
+	return map[string]struct {
+		servers []string
+		queues  []Queue
+	}{
+		"curator-rwlock": {[]string{"127.0.0.1:2181"}, diagnosed(rwq, Decode(persist, DecodeOptions{}))},
+		"recipes": {[]string{"zk1:2181", "zk2:2181"}, diagnosed(Decode(sem, DecodeOptions{MaxLeases: 2}),
+			Decode(ksem, DecodeOptions{}), Decode(zkl, DecodeOptions{}), Decode(gozk, DecodeOptions{Kind: KindGoZK}))},
+		"mixed-libraries": {[]string{"127.0.0.1:2181"}, diagnosed(Decode(mixed, DecodeOptions{}))},
+		"empty":           {nil, nil},
+	}
+}
+
+// TestWriteJSONGolden: the report of each case is byte for byte its
+// golden file (go test ./lockops -run WriteJSONGolden -update rewrites
+// them; read the diff).
+func TestWriteJSONGolden(t *testing.T) {
+	for name, c := range jsonCases() {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteJSON(&buf, c.servers, c.queues); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", "locks-json", name+".json")
+			if *updateGolden {
+				if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Errorf("%s differs:\n got %s\nwant %s", golden, buf.Bytes(), want)
+			}
+		})
+	}
+}
+
+// TestWriteJSONContract: each report decodes with encoding/json, holds
+// every field of the contract with its type, and reads back as the
+// queues it was written from.
+func TestWriteJSONContract(t *testing.T) {
+	for name, c := range jsonCases() {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WriteJSON(&buf, c.servers, c.queues); err != nil {
+				t.Fatal(err)
+			}
+			doc, err := decodeReport(buf.Bytes())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, buf.Bytes())
+			}
+			checkContract(t, doc)
+			if got, want := strings.Join(doc.strs("servers"), ","), strings.Join(c.servers, ","); got != want {
+				t.Errorf("servers %s, want %s", got, want)
+			}
+			locks := doc.objs("locks")
+			if len(locks) != len(c.queues) {
+				t.Fatalf("%d locks, want %d", len(locks), len(c.queues))
+			}
+			for i, q := range c.queues {
+				checkReadBack(t, locks[i], q)
+			}
+		})
+	}
+}
+
+// checkReadBack compares a decoded lock with the queue it was written
+// from.
+func checkReadBack(t *testing.T, l jsonObj, q Queue) {
+	t.Helper()
+	if l.str("path") != q.Path || l.str("recipe") != string(q.Kind) || l.num("max_leases") != q.MaxLeases {
+		t.Errorf("lock %s %s max %d, want %s %s max %d", l.str("path"), l.str("recipe"), l.num("max_leases"), q.Path, q.Kind, q.MaxLeases)
+	}
+	ps, prs := l.objs("participants"), l.objs("problems")
+	if len(ps) != len(q.Participants) || len(prs) != len(q.Problems) || len(l.objs("other_views")) != len(q.Others) {
+		t.Fatalf("%s: %d participants, %d problems, %d other views; want %d, %d, %d", q.Path,
+			len(ps), len(prs), len(l.objs("other_views")), len(q.Participants), len(q.Problems), len(q.Others))
+	}
+	for i, p := range q.Participants {
+		got := ps[i]
+		data := got.str("data")
+		if got.str("data_encoding") == "base64" {
+			data = string(mustBase64(t, data))
+		}
+		if got.str("node") != p.Node || got.str("state") != string(p.State) || got.str("mode") != string(p.Mode) ||
+			got.num("position") != p.Position || got.str("session") != FormatSession(p.Session) ||
+			got.str("client") != p.Client || data != string(p.Data) || got.str("watches") != p.Watches ||
+			!got.isNull("watch_observed") != (p.WatchObserved != nil) ||
+			strings.Join(got.strs("observed_watches"), ",") != strings.Join(p.ObservedWatches, ",") ||
+			got.str("ctime") != p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z") {
+			t.Errorf("%s: participant %d reads back as %v\nfrom %+v", q.Path, i, got, p)
+		}
+	}
+	for i, pr := range q.Problems {
+		got := prs[i]
+		wantNode := pr.Node
+		if wantNode == "" {
+			wantNode = q.Path // a problem of the whole lock names the lock
+		}
+		if got.str("kind") != string(pr.Kind) || got.str("node") != wantNode || got.str("detail") != pr.Detail || got.str("severity") != pr.Severity().String() {
+			t.Errorf("%s: problem %d reads back as %v, from %+v", q.Path, i, got, pr)
+		}
+	}
+	for i, o := range q.Others {
+		checkReadBack(t, l.objs("other_views")[i], o)
+	}
+}
+
+func mustBase64(t *testing.T, s string) []byte {
+	t.Helper()
+	var b []byte
+	if err := json.Unmarshal([]byte(`"`+s+`"`), &b); err != nil { // []byte reads base64
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The cases cover what the contract and its extra fields can hold.
+func TestJSONCasesCoverTheContract(t *testing.T) {
+	var buf bytes.Buffer
+	for _, c := range jsonCases() {
+		WriteJSON(&buf, c.servers, c.queues)
+	}
+	for _, field := range []string{`"severity":"error"`, `"severity":"warning"`, `"other_views":[`, `"observed_watches":[`,
+		`"data_encoding":"base64"`, `"max_leases":2`, `"watch_kind":"children"`, `"watch_kind":"data"`, `"watch_kind":"exists"`,
+		`"watch_observed":true`, `"watch_observed":false`, `"client":"`, `"ephemeral":false`, `"kind":"mixed-libraries"`,
+		`"kind":"persistent-lock-node"`, `"locks":[]`, `"servers":[]`, `"recipe":"kazoo.semaphore"`, `"recipe":"go-zk.lock"`} {
+		if !bytes.Contains(buf.Bytes(), []byte(field)) {
+			t.Errorf("no case writes %s", field)
+		}
+	}
+}
+
+// encodingJSONString is how encoding/json quotes s with HTML escaping off:
+// the reference for appendJSONString.
+func encodingJSONString(s string) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(reportParticipant(p)); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	enc.Encode(s)
+	return strings.TrimSuffix(buf.String(), "\n")
 }
 
-func TestParticipantJSONMatchesEncodingJSON(t *testing.T) {
-	yes, no := true, false
-	ps := []Participant{
-		{Node: "/l/" + hexA + "__lock__0000000001", Seq: 1, HasSeq: true, Mode: ModeExclusive, State: StateHolding,
-			Session: 0x1000086d7bb0000, Ephemeral: true, Data: []byte("worker-1"), Ctime: time.UnixMilli(1_700_000_000_123)},
-		{Node: "/l/n", Mode: ModeRead, State: StateWaiting, Position: 7, Session: -1, Ephemeral: true,
-			Client: "10.0.0.1:5000", Data: []byte{0xff, 0, 1}, Watches: "/l/m", WatchKind: WatchData, WatchObserved: &yes,
-			ObservedWatches: []string{"/l/m", "/l/o"}},
-		{Node: "/l/\"quote\\ \u2028 \u2029 <&>", Seq: -1, HasSeq: true, Mode: ModeLease, State: StateWaiting,
-			Data: []byte("tab\t nl\n cr\r bs\b ff\f nul\x00 esc\x1b del\x7f é 漢 \u2028"), Watches: "/l", WatchKind: WatchChildren, WatchObserved: &no},
-		{Node: "/l/bad\xffutf8", Data: []byte{}, Ctime: time.Unix(0, 0)},
-	}
-	var times ctimes // shared, as in a queue
-	for _, p := range ps {
-		got := appendParticipantJSON(nil, &p, &times)
-		if want := referenceParticipantJSON(t, p); !bytes.Equal(got, want) {
-			t.Errorf("participant JSON\n got %s\nwant %s", got, want)
+func TestJSONStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "/l/n", "/l/\"quote\\ \u2028 \u2029 <&>", "tab\t nl\n cr\r bs\b ff\f nul\x00 esc\x1b del\x7f é 漢", "bad\xffutf8\xc3\x28"} {
+		if got, want := string(appendJSONString(nil, s)), encodingJSONString(s); got != want {
+			t.Errorf("appendJSONString(%q) = %s, want %s", s, got, want)
 		}
 	}
 }
 
-func TestProblemJSONMatchesEncodingJSON(t *testing.T) {
-	for _, pr := range []Problem{
-		{Kind: "orphan", Node: "/l/n\"x", Detail: "session 0x1 owns 2 nodes\n<&>"},
-		{Kind: "mixed-libraries", Detail: "curator \u2028 kazoo \xff"},
-	} {
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		enc.Encode(reportProblem(pr, "/l"))
-		if got := appendProblemJSON(nil, &pr, "/l"); !bytes.Equal(got, want.Bytes()) {
-			t.Errorf("problem JSON\n got %s\nwant %s", got, want.Bytes())
-		}
-	}
-}
-
-// FuzzParticipantJSON: for any node, data and client text the hand-written
-// participant JSON is exactly encoding/json's.
-func FuzzParticipantJSON(f *testing.F) {
-	f.Add("/l/a\"b\\c", []byte("data\u2028\x01"), "10.0.0.1:1", int64(-5), int64(42))
-	f.Add("/l/\xff\xfe", []byte{0xc3, 0x28}, "", int64(0), int64(0))
-	f.Fuzz(func(t *testing.T, node string, data []byte, client string, seq, session int64) {
-		p := Participant{Node: node, Seq: seq, HasSeq: seq >= 0, Mode: ModeWrite, State: StateWaiting,
-			Session: session, Ephemeral: session != 0, Client: client, Data: data,
-			Ctime: time.UnixMilli(seq % (1 << 40)), Watches: strings.ToUpper(node), WatchKind: WatchExists}
-		got := appendParticipantJSON(nil, &p, &ctimes{})
-		if want := referenceParticipantJSON(t, p); !bytes.Equal(got, want) {
-			t.Fatalf("participant JSON\n got %s\nwant %s", got, want)
+// FuzzJSONString: any text is quoted exactly as encoding/json quotes it.
+func FuzzJSONString(f *testing.F) {
+	f.Add("/l/a\"b\\c\u2028\x01")
+	f.Add("/l/\xff\xfe")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := string(appendJSONString(nil, s)), encodingJSONString(s); got != want {
+			t.Fatalf("appendJSONString(%q) = %s, want %s", s, got, want)
 		}
 	})
 }
 
-// The whole document is valid JSON and reads back as the Report the
-// reflective encoder would have built.
-func TestWriteJSONRoundTrip(t *testing.T) {
-	d := dir("/l", kid(hexA+"__lock__0000000001", 1), kid(hexB+"__lock__0000000000", 2), kid("persist__lock__0000000002", 0))
-	qs := []Queue{Decode(d, DecodeOptions{})}
-	Diagnose(qs, DiagnoseOptions{})
-	var buf bytes.Buffer
-	if err := WriteJSON(&buf, []string{"127.0.0.1:2181"}, qs); err != nil {
-		t.Fatal(err)
-	}
-	var got Report
-	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
-		t.Fatalf("%v\n%s", err, buf.String())
-	}
-	want, _ := json.Marshal(NewReport([]string{"127.0.0.1:2181"}, qs))
-	back, _ := json.Marshal(got)
-	if !bytes.Equal(back, want) {
-		t.Errorf("report\n got %s\nwant %s", back, want)
-	}
+// FuzzParticipantJSON: for any node, data and client text a participant's
+// JSON is valid, keeps the contract, and reads back.
+func FuzzParticipantJSON(f *testing.F) {
+	f.Add("/l/a\"b\\c", []byte("data\u2028\x01"), "10.0.0.1:1", int64(-5), int64(42))
+	f.Add("/l/\xff\xfe", []byte{0xc3, 0x28}, "", int64(0), int64(0))
+	f.Fuzz(func(t *testing.T, node string, data []byte, client string, seq, session int64) {
+		node = "/" + node
+		p := Participant{Node: node, Seq: seq, HasSeq: seq >= 0, Mode: ModeWrite, State: StateWaiting,
+			Session: session, Ephemeral: session != 0, Client: client, Data: data,
+			Ctime: time.UnixMilli(seq % (1 << 40)), Watches: strings.ToUpper(node), WatchKind: WatchExists}
+		b := appendParticipantJSON(nil, &p, &ctimes{})
+		var got jsonObj
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%v: %s", err, b)
+		}
+		if bad := checkParticipant("participant", got); len(bad) > 0 {
+			t.Fatalf("%s: %s", b, strings.Join(bad, "; "))
+		}
+		if got.str("node") != readBack(node) || got.str("client") != readBack(client) || got.isNull("client") != (client == "") {
+			t.Fatalf("node/client read back as %q/%v from %q/%q", got.str("node"), got["client"], node, client)
+		}
+	})
+}
+
+// readBack is s as a reader of its JSON gets it (invalid UTF-8 replaced).
+func readBack(s string) string {
+	var back string
+	json.Unmarshal([]byte(encodingJSONString(s)), &back)
+	return back
 }
 
 // FuzzCtimes: times formatted one after the other through one cache read

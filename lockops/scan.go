@@ -25,10 +25,6 @@ type ScanOptions struct {
 	// MaxNodes stops the walk after listing this many znodes (0: 100,000);
 	// the queues found so far are returned with ErrScanTruncated.
 	MaxNodes int
-	// BeforeBigRead, when set, is called with the number of children of
-	// each big lock (a thousand or more) before anything is allocated for
-	// their read; a one-shot command readies its heap there.
-	BeforeBigRead func(children int)
 }
 
 // ErrScanTruncated is returned (with the locks found so far) when a scan
@@ -127,25 +123,9 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 		}
 		return nil, ignoreGone(err)
 	case IsLockDir(l.names):
-		// A big queue's participants are made while its children are
-		// read: the first touch of megabytes of fresh memory costs, and
-		// here it costs nothing but time the read spends waiting.
-		var ready chan []Participant
-		if len(l.names) >= prepareMin {
-			ready = make(chan []Participant, 1)
-			if s.o.BeforeBigRead != nil {
-				s.o.BeforeBigRead(len(l.names))
-			}
-			go func(n int) { ready <- touched(make([]Participant, n)) }(len(l.names))
-		}
 		d, err := readChildren(ctx, s.c, l.path, l.names, l.stat)
 		if err == nil {
-			o := DecodeOptions{MaxLeases: s.o.MaxLeases}
-			if ready != nil {
-				ps := <-ready
-				o.buf = &ps
-			}
-			s.add(Decode(d, o))
+			s.add(Decode(d, DecodeOptions{MaxLeases: s.o.MaxLeases}))
 		}
 		return nil, ignoreGone(err)
 	}
@@ -271,19 +251,6 @@ func readChildren(ctx context.Context, c *zkview.Client, p string, names []strin
 	}
 	kids = slices.DeleteFunc(kids, func(k Child) bool { return k.Path == "" })
 	return Dir{Path: p, Stat: st, Children: kids}, nil
-}
-
-// prepareMin is the size of queue whose participants are made ahead.
-const prepareMin = 1000
-
-// touched writes (zero) into every page of ps, so that the pages are
-// mapped now rather than when the decoder fills them.
-func touched(ps []Participant) []Participant {
-	const perPage = 4096 / 256 // a Participant is under 256 bytes
-	for i := 0; i < len(ps); i += perPage {
-		ps[i].Position = 0
-	}
-	return ps
 }
 
 // joinAll joins dir with each name, the paths sharing one allocation

@@ -1,6 +1,10 @@
 package lockops
 
+// After a loss: the error of a place in the queue that is gone, and the
+// deletion of our node once the lock was declared lost (lost stays lost).
+
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -52,4 +56,71 @@ func sessionGone(c *zkview.Client, session int64, limit time.Duration) bool {
 			return false
 		}
 	}
+}
+
+// cleanupResult is the outcome of deleteDeclaredLost.
+type cleanupResult struct {
+	deleted bool  // we deleted our node
+	gone    bool  // it was gone already (or is another node now)
+	version int32 // the version deleted
+	err     error // try again on the next contact
+}
+
+// deleteDeclaredLost deletes our node after the lock was declared lost,
+// provided it is still ours (same czxid and session), version-checked.
+func (m *heldMonitor) deleteDeclaredLost() {
+	h := m.h
+	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout())
+	defer cancel()
+	abs := h.c.Abs(h.Node)
+	res, err := zkview.Call(ctx, func() (cleanupResult, error) {
+		for attempt := 0; ; attempt++ {
+			_, st, err := h.c.Conn().Get(abs)
+			if errors.Is(err, zk.ErrNoNode) {
+				return cleanupResult{gone: true}, nil
+			}
+			if err != nil {
+				return cleanupResult{}, err
+			}
+			if st.Czxid != h.Czxid || st.EphemeralOwner != h.Session {
+				return cleanupResult{gone: true}, nil
+			}
+			err = h.c.Conn().Delete(abs, st.Version)
+			switch {
+			case err == nil:
+				return cleanupResult{deleted: true, version: st.Version}, nil
+			case errors.Is(err, zk.ErrNoNode):
+				return cleanupResult{gone: true}, nil
+			case errors.Is(err, zk.ErrBadVersion) && attempt < 3:
+				continue
+			}
+			return cleanupResult{}, err
+		}
+	})
+	if err != nil {
+		res = cleanupResult{err: err}
+	}
+	m.cleanDone <- res
+}
+
+// onCleanup reports the deletion of our node after LOST and ends the watch.
+func (m *heldMonitor) onCleanup(res cleanupResult) {
+	h := m.h
+	if res.err != nil {
+		return // the next contact tries again
+	}
+	if res.deleted && !h.unaudited {
+		record(h.c, OpDeleteLost, h.Node, versionPtr(res.version), h.Session, nil)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if res.deleted {
+		ev := HoldChange{State: StateLost, NodeDeleted: true, Time: time.Now(),
+			Reason: fmt.Sprintf("deleted our node %s after session %s came back: the lock had been declared lost, so nothing holds it now", h.Node, FormatSession(h.Session))}
+		h.reason = ev.Reason
+		h.notifyLocked(ev)
+	}
+	h.cleanup = false
+	h.closeSubsLocked()
+	m.over = true
 }

@@ -64,7 +64,7 @@ func parseDocsRW(name string) (marker, seq string, ok bool) {
 // the LAST '-', then the prefix; C (x-<hex16>-SEQ): strcmp of that text;
 // the docs' <guid>-lock-SEQ: by sequence. The first holds, each other
 // watches the one before it.
-func decodeZooKeeperLock(dir string, children []Child, buf *[]Participant) []Participant {
+func decodeZooKeeperLock(dir string, children []Child) []Participant {
 	type contender struct {
 		c      *Child
 		seqStr string
@@ -95,7 +95,7 @@ func decodeZooKeeperLock(dir string, children []Child, buf *[]Participant) []Par
 		}
 		return cmp.Or(cmp.Compare(a.javaN, b.javaN), strings.Compare(a.prefix, b.prefix), byName)
 	})
-	ps := participants(len(cs), buf)
+	ps := make([]Participant, len(cs))
 	for i, me := range cs {
 		ps[i] = participant(dir, me.c, ModeExclusive, me.seqStr)
 		if i == 0 {
@@ -112,7 +112,7 @@ func decodeZooKeeperLock(dir string, children []Child, buf *[]Participant) []Par
 // sequence: a reader holds when no write- node is lower and otherwise
 // watches (exists) the nearest lower write-; a writer holds when lowest and
 // otherwise watches the next lowest node of either kind.
-func decodeDocsRW(dir string, children []Child, buf *[]Participant) []Participant {
+func decodeDocsRW(dir string, children []Child) []Participant {
 	type contender struct {
 		c     *Child
 		n     nodeName
@@ -132,7 +132,7 @@ func decodeDocsRW(dir string, children []Child, buf *[]Participant) []Participan
 	slices.SortFunc(cs, func(a, b contender) int {
 		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.c.Name, b.c.Name))
 	})
-	ps := participants(len(cs), buf)
+	ps := make([]Participant, len(cs))
 	lastWriter := -1
 	for i, me := range cs {
 		mode := ModeRead

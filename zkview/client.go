@@ -47,18 +47,14 @@ type Config struct {
 	ReadOnly bool
 	// DefaultRecipe is the context's default_recipe: the lock library to
 	// take a lock in when nothing else tells ("" when unset; checked by
-	// the lock operations, which know the libraries).
+	// the lock operations, which know the libraries). It is a setting of
+	// the context's ensemble, as ReadOnly is, so it travels with the
+	// client; the UI's settings (theme, the list of contexts) do not: see
+	// [FileConfig].
 	DefaultRecipe string
 	// AdminPort, when non-zero, is the AdminServer port to try on each member's
 	// host (used when four-letter words are refused).
 	AdminPort int
-
-	// Theme is the config file's theme setting ("" when unset).
-	Theme string
-	// Contexts lists the config file's context names, sorted (for `:ctx`).
-	Contexts []string
-	// ConfigFile is the config file that was read ("" when none).
-	ConfigFile string
 
 	// BulkSoon says the client is about to read many nodes (zkscope
 	// locks): the bulk-read session opens while the main one does.
@@ -130,6 +126,7 @@ type Client struct {
 	problem  string                  // see LastProblem
 	dialErrs map[string]error        // last dial outcome per member (nil: it worked)
 	sessions map[int64]*sessionFacts // what the wire told about each session (see Contact)
+	bulk     *multiReader            // the multi-read sidecar session and its state (multiread.go)
 }
 
 // Conn exposes the underlying go-zookeeper connection for operations zkview
@@ -191,11 +188,8 @@ func (c *Client) Close() {
 	close(c.quit)
 	c.publishLocked(ConnEvent{State: StateClosed, PrevSessionID: c.sid, Time: time.Now()})
 	c.mu.Unlock()
-	m, _ := multiReaders.Load(c)
 	c.Conn().Close()
-	if m != nil {
-		<-m.(*multiReader).done // its session closes alongside (a second at most)
-	}
+	c.bulk.waitClosed() // the bulk-read session closes alongside (a second at most)
 }
 
 // Node is one znode as read: its path (caller's view), data and stat. Err is

@@ -148,6 +148,19 @@ func knownList(fc *FileConfig) string {
 	return strings.Join(names, ", ")
 }
 
+// ConfigFilePath is the config file f selects, for [LoadConfigFile]:
+// --config (explicit: it must exist), else [DefaultConfigPath] (it may be
+// missing). getenv is os.Getenv outside tests.
+func ConfigFilePath(f Flags, getenv func(string) string) (path string, explicit bool) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if f.ConfigFile != "" {
+		return expandHome(f.ConfigFile, getenv), true
+	}
+	return expandHome(DefaultConfigPath(getenv), getenv), false
+}
+
 // ResolveConfig merges, in rising order of precedence: defaults, the config
 // file's selected context, ZKSCOPE_* environment variables and flags.
 // getenv is os.Getenv outside tests.
@@ -159,11 +172,7 @@ func ResolveConfig(f Flags, getenv func(string) string) (Config, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	path, explicit := f.ConfigFile, f.ConfigFile != ""
-	if !explicit {
-		path = DefaultConfigPath(getenv)
-	}
-	fc, err := LoadConfigFile(expandHome(path, getenv), explicit)
+	fc, err := LoadConfigFile(ConfigFilePath(f, getenv))
 	if err != nil {
 		return Config{}, err
 	}
@@ -181,6 +190,7 @@ func ResolveConfig(f Flags, getenv func(string) string) (Config, error) {
 		if !ok {
 			where := fc.Path
 			if where == "" {
+				path, _ := ConfigFilePath(f, getenv)
 				where = path + " (missing)"
 			}
 			return Config{}, fmt.Errorf("unknown context %q in %s (known: %s)", name, where, knownList(fc))
@@ -194,9 +204,6 @@ func ResolveConfig(f Flags, getenv func(string) string) (Config, error) {
 		DefaultRecipe:  ctx.DefaultRecipe,
 		SessionTimeout: f.SessionTimeout,
 		AdminPort:      ctx.AdminPort,
-		Theme:          fc.Theme,
-		Contexts:       fc.ContextNames(),
-		ConfigFile:     fc.Path,
 	}
 	if cfg.SessionTimeout == 0 {
 		cfg.SessionTimeout = ctx.SessionTimeout

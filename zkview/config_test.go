@@ -74,8 +74,13 @@ func TestResolveConfigPrecedence(t *testing.T) {
 			if got := strings.Join(cfg.Servers, ","); got != tc.servers || cfg.Chroot != tc.chroot || cfg.Context != tc.context {
 				t.Errorf("got %s %q ctx %q; want %s %q ctx %q", got, cfg.Chroot, cfg.Context, tc.servers, tc.chroot, tc.context)
 			}
-			if cfg.Theme != "high-contrast" || strings.Join(cfg.Contexts, ",") != "dev,prod" {
-				t.Errorf("theme %q contexts %v", cfg.Theme, cfg.Contexts)
+			// The UI's settings come from the same file, not the Config.
+			fc, err := LoadConfigFile(ConfigFilePath(tc.flags, envOf(e)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fc.Theme != "high-contrast" || strings.Join(fc.ContextNames(), ",") != "dev,prod" {
+				t.Errorf("theme %q contexts %v", fc.Theme, fc.ContextNames())
 			}
 		})
 	}

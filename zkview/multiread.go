@@ -71,8 +71,11 @@ type multiReader struct {
 	support  atomic.Int32
 	failures atomic.Int32 // probes that failed without an answer
 
-	// done is closed once the client closed and the sidecar with it.
-	done chan struct{}
+	// start starts run once; started says it did. done is closed once
+	// the client closed and the sidecar with it.
+	start   sync.Once
+	started atomic.Bool
+	done    chan struct{}
 
 	mu      sync.Mutex
 	sess    *sideSession
@@ -102,22 +105,29 @@ func putBody(b []byte) {
 	replyBodies.Put(&b)
 }
 
-// multiReaders holds each client's multi-read state (dropped when the
-// client closes).
-var multiReaders sync.Map // *Client -> *multiReader
+// newMultiReader makes c's multi-read state; nothing runs until its
+// first use ([Client.multiRead]).
+func newMultiReader(c *Client) *multiReader {
+	return &multiReader{c: c, lim: defaultMultiReadLimits, done: make(chan struct{})}
+}
 
-// multiRead returns c's multi-reader, creating it on first use.
+// multiRead returns c's multi-reader, starting its idle-closer on first
+// use.
 func (c *Client) multiRead() *multiReader {
-	if v, ok := multiReaders.Load(c); ok {
-		return v.(*multiReader)
-	}
-	m := &multiReader{c: c, lim: defaultMultiReadLimits, done: make(chan struct{})}
-	v, loaded := multiReaders.LoadOrStore(c, m)
-	if loaded {
-		return v.(*multiReader)
-	}
-	go m.run()
+	m := c.bulk
+	m.start.Do(func() {
+		m.started.Store(true)
+		go m.run()
+	})
 	return m
+}
+
+// waitClosed returns once the client's close has closed the sidecar too
+// (at once when the reader was never used).
+func (m *multiReader) waitClosed() {
+	if m.started.Load() {
+		<-m.done
+	}
 }
 
 // run closes idle sidecars, and everything when the client closes.
@@ -135,7 +145,6 @@ func (m *multiReader) run() {
 			if s != nil {
 				s.close()
 			}
-			multiReaders.Delete(m.c)
 			close(m.done)
 			return
 		case <-t.C:

@@ -258,6 +258,7 @@ func Connect(ctx context.Context, cfg Config) (*Client, error) {
 		cfg.SessionTimeout = DefaultSessionTimeout
 	}
 	c := &Client{cfg: cfg, subs: map[int]chan ConnEvent{}, nodeSubs: map[int]func(zk.Event){}, quit: make(chan struct{})}
+	c.bulk = newMultiReader(c)
 	base := zk.Dialer(net.DialTimeout)
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)

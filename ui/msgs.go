@@ -111,12 +111,33 @@ type mutationMsg struct {
 	ttl   time.Duration
 }
 
+// editReadyMsg: the temp file for `e` is written; Update starts the
+// editor (edit.go).
+type editReadyMsg struct {
+	path    string
+	file    string
+	version int32
+	orig    []byte // the data as read
+	hex     bool   // the file is a hex dump of orig
+}
+
 // editorMsg reports the end of an $EDITOR session on a temp file.
 type editorMsg struct {
 	path    string
 	file    string
 	version int32
 	orig    []byte
+	hex     bool
+	err     error
+}
+
+// editedMsg carries what the edited file means for the node: the data to
+// write if changed, or why it cannot be written.
+type editedMsg struct {
+	path    string
+	data    []byte
+	version int32
+	changed bool
 	err     error
 }
 

@@ -305,10 +305,10 @@ func (m *Model) onEditor(msg editorMsg) tea.Cmd {
 func (m *Model) onEdited(msg editedMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.setStatus(common.LevelErr, msg.err.Error())
+		m.setStatus(common.LevelErr, fmt.Sprintf("Not saved (%v); nothing was written. Press e to edit again.", msg.err))
 		return nil
 	case !msg.changed:
-		m.setStatus(common.LevelInfo, "No change; nothing written.")
+		m.setStatus(common.LevelInfo, "No change: nothing written.")
 		return nil
 	}
 	m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))

@@ -41,7 +41,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		return m.openInput(modeFilter, "/", m.tree.OpenFilter())
 	case key.Matches(msg, k.Search):
-		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", m.search.query)
+		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", "") // ↑ brings the last query back
 	case key.Matches(msg, k.Focus):
 		if m.focus == focusTree {
 			m.focus = focusDetail
@@ -130,6 +130,10 @@ func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
 		m.input.Placeholder = "cd /path · ctx name · locks · theme name · q"
 	case modeFilter:
 		m.input.Placeholder = "substring or fuzzy; enter keeps, esc clears"
+	case modeSearch:
+		if m.lastFind != "" {
+			m.input.Placeholder = "↑ " + m.lastFind
+		}
 	}
 	m.input.SetValue(value)
 	m.input.CursorEnd()
@@ -171,6 +175,10 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.ForceQuit):
 		return m.quit()
+	case m.mode == modeSearch && key.Matches(msg, k.PrevQuery) && m.lastFind != "":
+		m.input.SetValue(m.lastFind)
+		m.input.CursorEnd()
+		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)

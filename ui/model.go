@@ -132,6 +132,7 @@ type Model struct {
 	input      textinput.Model
 	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
+	lastFind   string             // the last `f` query (↑ in the prompt brings it back)
 	busy       busyState          // the header's spinner (busy.go)
 	deleting   *deleteRun         // a recursive delete in progress (mutate.go)
 	helpScroll int                // first line of the `?` screen shown

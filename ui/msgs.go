@@ -87,7 +87,24 @@ type searchMsg struct {
 	scanned   int
 	truncated bool
 	cancelled bool // stopped by the user (truncated too)
+	skipped   skippedTrees
 	err       error
+}
+
+// skippedTrees counts the subtrees a walk left out: not readable with the
+// session's credentials (NoAuth), or deleted while it went on.
+type skippedTrees struct {
+	n     int
+	first string // the first in path order
+	err   error  // first's
+}
+
+// note records p as skipped for err.
+func (s *skippedTrees) note(p string, err error) {
+	s.n++
+	if s.first == "" || p < s.first {
+		s.first, s.err = p, err
+	}
 }
 
 // searchHit is one node whose name or data matched.

@@ -13,6 +13,9 @@ import (
 )
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.dialing() {
+		return m.handleDialKey(msg)
+	}
 	if m.dialogs.Len() > 0 {
 		act, cmd := m.dialogs.Update(msg) // the front dialog (ui/dialog)
 		return tea.Batch(cmd, m.onDialogAction(act))

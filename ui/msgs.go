@@ -164,3 +164,17 @@ type contextMsg struct {
 	client *zkview.Client
 	err    error
 }
+
+// dialProblemMsg is a failed attempt of the connect at start (it goes on).
+type dialProblemMsg struct {
+	problem  string
+	problems <-chan string
+	done     <-chan struct{}
+}
+
+// dialedMsg answers the connect at start ([Options.Dial]).
+type dialedMsg struct {
+	id     uint64
+	client *zkview.Client
+	err    error
+}

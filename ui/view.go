@@ -34,6 +34,9 @@ func (m *Model) render() string {
 	if m.width < minWidth || m.height < minHeight {
 		return fmt.Sprintf("Terminal too small (%d×%d).\nzkscope needs at least %d×%d: enlarge the window.", m.width, m.height, minWidth, minHeight)
 	}
+	if m.dialing() {
+		return m.dialView()
+	}
 	if m.mode == modeHelp {
 		return m.helpScreen()
 	}

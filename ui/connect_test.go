@@ -103,3 +103,35 @@ func TestLiveDialUnreachableThenReachable(t *testing.T) {
 	})
 	d.m.client.Close() // the UI's own (Run closes it)
 }
+
+// TestLiveCdCompletionAsks: `:cd` completion lists a level the tree has
+// not loaded (asking the server), then completes from it.
+func TestLiveCdCompletionAsks(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	zktest.MakePath(t, c.Conn(), base+"/deep/alpha-one")
+	zktest.MakePath(t, c.Conn(), base+"/deep/alpha-two")
+	zktest.MakePath(t, c.Conn(), base+"/deep/beta")
+
+	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 120, 30)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the start directory", func(d *liveDriver) bool { return d.m.tree.CursorPath() == base })
+	if _, open := d.m.tree.Dir(base + "/deep"); open {
+		t.Fatal("deep is loaded already: the test needs a level the tree has not loaded")
+	}
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	typeText(d, "cd "+base+"/deep/al")
+	d.until(t, 10*time.Second, "the listing of deep", func(d *liveDriver) bool { return len(d.m.input.AvailableSuggestions()) == 2 })
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := d.m.input.Value(); got != "cd "+base+"/deep/alpha-" {
+		t.Fatalf("tab gave %q, want the common prefix", got)
+	}
+	if line := strings.Split(d.screen(), "\n")[29]; !strings.Contains(line, "alpha-one  alpha-two") {
+		t.Fatalf("the candidates are not listed under the prompt: %q", line)
+	}
+	typeText(d, "t")
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := d.m.input.Value(); got != "cd "+base+"/deep/alpha-two" {
+		t.Fatalf("tab gave %q, want the one candidate", got)
+	}
+}

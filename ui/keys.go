@@ -178,6 +178,8 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.ForceQuit):
 		return m.quit()
+	case m.mode == modeCommand && key.Matches(msg, k.Complete):
+		return m.complete()
 	case m.mode == modeSearch && key.Matches(msg, k.PrevQuery) && m.lastFind != "":
 		m.input.SetValue(m.lastFind)
 		m.input.CursorEnd()
@@ -189,7 +191,9 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modeFilter:
 		m.tree.SetFilter(m.input.Value())
 	case modeCommand:
+		m.compl.candidates, m.compl.err = nil, ""
 		m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
+		cmd = tea.Batch(cmd, m.askCompletion(m.input.Value()))
 	}
 	return cmd
 }

@@ -139,6 +139,7 @@ type Model struct {
 	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
 	lastFind   string             // the last `f` query (↑ in the prompt brings it back)
+	compl      completion         // `:cd` completion's listing and candidates (complete.go)
 	busy       busyState          // the header's spinner (busy.go)
 	deleting   *deleteRun         // a recursive delete in progress (mutate.go)
 	helpScroll int                // first line of the `?` screen shown

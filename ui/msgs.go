@@ -178,3 +178,11 @@ type dialedMsg struct {
 	client *zkview.Client
 	err    error
 }
+
+// completionMsg answers the listing `:cd` completion asked for.
+type completionMsg struct {
+	id    uint64
+	dir   string
+	names []string // sorted
+	err   error
+}

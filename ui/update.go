@@ -80,6 +80,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.onDialProblem(msg))
 	case dialedMsg:
 		cmds = append(cmds, m.onDialed(msg))
+	case completionMsg:
+		m.onCompletion(msg)
 	case common.TickMsg:
 		cmds = append(cmds, tick(), m.lock.Update(msg), m.onTick())
 	case lockpane.GotoMsg:

@@ -246,7 +246,12 @@ func (m *Model) footerView() string {
 		b = []key.Binding{k.Up, k.Down, k.Confirm, k.Cancel}
 	case modeDialog:
 		return ""
-	case modeFilter, modeCommand, modeSearch:
+	case modeCommand:
+		if line := m.completionLine(); line != "" {
+			return line
+		}
+		b = []key.Binding{k.Confirm, k.Complete, k.Cancel}
+	case modeFilter, modeSearch:
 		b = []key.Binding{k.Confirm, k.Cancel}
 	default:
 		b = k.ShortHelp()
@@ -266,6 +271,19 @@ func (m *Model) fitHelp(b []key.Binding, w int) string {
 		if lipgloss.Width(s) <= w {
 			return s
 		}
+	}
+	return ""
+}
+
+// completionLine is the line under the `:` prompt after an ambiguous tab
+// (the candidates) or a failed listing ("" when neither).
+func (m *Model) completionLine() string {
+	st := m.st
+	switch {
+	case m.compl.err != "":
+		return st.Error.Render(common.Truncate(" "+m.compl.err, m.width))
+	case len(m.compl.candidates) > 0:
+		return st.Muted.Render(common.Truncate(" "+strings.Join(m.compl.candidates, "  "), m.width))
 	}
 	return ""
 }

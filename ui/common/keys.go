@@ -18,8 +18,9 @@ type KeyMap struct {
 
 	// Overlays.
 	Filter, Search, Command, Help key.Binding
-	// PrevQuery brings the last query back into the empty `f` prompt.
-	PrevQuery key.Binding
+	// PrevQuery brings the last query back into the empty `f` prompt;
+	// Complete completes the `:` line.
+	PrevQuery, Complete key.Binding
 
 	// Editing.
 	Create, Edit, EditInline, Delete, DeleteTree key.Binding
@@ -67,6 +68,7 @@ func DefaultKeyMap() KeyMap {
 		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Search:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "find below")),
 		PrevQuery: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "last query")),
+		Complete:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
 		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 

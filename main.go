@@ -134,6 +134,12 @@ func connectWith(ctx context.Context, adjust func(*zkview.Config)) (*zkview.Clie
 // (default: its session timeout), and checks that its chroot exists. On a
 // terminal it says whom it is connecting to when that takes a while.
 func connectConfig(ctx context.Context, cfg zkview.Config) (*zkview.Client, error) {
+	return dialConfig(ctx, cfg, nil)
+}
+
+// dialConfig is connectConfig telling report (when not nil) each failed
+// attempt instead of writing to the terminal (the TUI shows them).
+func dialConfig(ctx context.Context, cfg zkview.Config, report func(string)) (*zkview.Client, error) {
 	if err := zkview.CheckConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -143,8 +149,11 @@ func connectConfig(ctx context.Context, cfg zkview.Config) (*zkview.Client, erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	stop := sayWhenSlow(os.Stderr, time.Second, fmt.Sprintf("connecting to %s… (Ctrl-C gives up)", strings.Join(cfg.Servers, ",")))
-	c, err := zkview.Connect(ctx, cfg)
+	stop := func() {}
+	if report == nil {
+		stop = sayWhenSlow(os.Stderr, time.Second, fmt.Sprintf("connecting to %s… (Ctrl-C gives up)", strings.Join(cfg.Servers, ",")))
+	}
+	c, err := zkview.ConnectReporting(ctx, cfg, report)
 	stop()
 	if err != nil {
 		return nil, err

@@ -28,13 +28,15 @@ func runTUI(ctx context.Context) error {
 	if cfgErr != nil {
 		return cfgErr
 	}
-	c, err := connectConfig(ctx, cfg)
-	if err != nil {
+	if err := zkview.CheckConfig(cfg); err != nil {
 		return err
 	}
-	defer c.Close()
+	// The UI shows at once and connects in the background.
 	return ui.Run(ui.Options{
-		Client:   c,
+		Dial: func(ctx context.Context, report func(string)) (*zkview.Client, error) {
+			return dialConfig(ctx, cfg, report)
+		},
+		Servers:  cfg.Servers,
 		Context:  headerContext(cfg),
 		Theme:    theme,
 		ReadOnly: conn.ReadOnly,

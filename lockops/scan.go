@@ -25,6 +25,12 @@ type ScanOptions struct {
 	// MaxNodes stops the walk after listing this many znodes (0: 100,000);
 	// the queues found so far are returned with ErrScanTruncated.
 	MaxNodes int
+	// Skipped, when set, is told of each subtree below the path that
+	// could not be read for the session's ACL (NoAuth) or was deleted
+	// while the walk went on; the walk leaves it out and goes on. Unset,
+	// an unreadable subtree fails the scan (deleted ones are left out).
+	// It is called from the walk's goroutines, one call at a time.
+	Skipped func(path string, err error)
 }
 
 // ErrScanTruncated is returned (with the locks found so far) when a scan
@@ -121,13 +127,13 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 		if err == nil {
 			s.add(q)
 		}
-		return nil, ignoreGone(err)
+		return nil, s.leaveOut(l.path, err)
 	case IsLockDir(l.names):
 		d, err := readChildren(ctx, s.c, l.path, l.names, l.stat)
 		if err == nil {
 			s.add(Decode(d, DecodeOptions{MaxLeases: s.o.MaxLeases}))
 		}
-		return nil, ignoreGone(err)
+		return nil, s.leaveOut(l.path, err)
 	}
 	if s.o.Depth > 0 && l.depth >= s.o.Depth {
 		return nil, nil
@@ -141,7 +147,7 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 		if base, ok := strings.CutSuffix(n, "-__lock__"); ok && has[base] {
 			q, err := s.kazooSemaphore(ctx, zkview.Join(l.path, base))
 			if err != nil {
-				if ignoreGone(err) != nil {
+				if err := s.leaveOut(zkview.Join(l.path, base), err); err != nil {
 					return nil, err
 				}
 				continue
@@ -166,7 +172,7 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 		p := zkview.Join(l.path, kids[i])
 		names, st, err := s.c.Children(p)
 		out[i] = listing{path: p, names: names, stat: st, depth: l.depth + 1}
-		return ignoreGone(err)
+		return s.leaveOut(p, err)
 	})
 	kept := out[:0]
 	for _, o := range out {
@@ -304,6 +310,22 @@ func forEach(ctx context.Context, n int, f func(int) error) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// leaveOut decides about a subtree at p that failed with err: nil (left
+// out) when it was deleted meanwhile, or when it is not readable and the
+// caller collects such subtrees ([ScanOptions.Skipped]); else err.
+func (s *scanner) leaveOut(p string, err error) error {
+	gone := errors.Is(err, zk.ErrNoNode)
+	if err == nil || !gone && (!errors.Is(err, zk.ErrNoAuth) || s.o.Skipped == nil) {
+		return err
+	}
+	if s.o.Skipped != nil {
+		s.mu.Lock()
+		s.o.Skipped(p, err)
+		s.mu.Unlock()
+	}
+	return nil
 }
 
 func ignoreGone(err error) error {

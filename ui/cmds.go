@@ -1,14 +1,11 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
-	"os"
-	"os/exec"
 	"strings"
 	"time"
 
@@ -184,7 +181,9 @@ func selectCmd(t treeSource, c *zkview.Client, id uint64, p string) tea.Cmd {
 		defer cancel()
 		n, err := t.Select(ctx, p)
 		msg := selectMsg{id: id, node: snapNode(n), err: err}
-		if err == nil && c != nil {
+		// A read overtaken by a newer one of the same node (a stat load
+		// of the visible rows) still has the node: read its ACL too.
+		if (err == nil || errors.Is(err, zkview.ErrStale)) && c != nil {
 			acl, _, aerr := c.Conn().GetACL(c.Abs(p))
 			if aerr == nil {
 				msg.acl = acl
@@ -291,65 +290,6 @@ func deleteCmd(mut lockops.Mutations, p string, version int32) tea.Cmd {
 		defer cancel()
 		return withVersionNow(mut.Client, mutationMsg{op: "delete", path: p, err: mut.Delete(ctx, p, version)}, version)
 	}
-}
-
-// prepareEditCmd writes data to a temp file for the editor.
-func prepareEditCmd(p string, data []byte, version int32) tea.Cmd {
-	orig := append([]byte(nil), data...)
-	return func() tea.Msg {
-		f, err := os.CreateTemp("", "zkscope-*.txt")
-		if err != nil {
-			return editorMsg{path: p, err: fmt.Errorf("temp file for editing: %w", err)}
-		}
-		name := f.Name()
-		_, werr := f.Write(orig)
-		if err := errors.Join(werr, f.Close()); err != nil {
-			os.Remove(name)
-			return editorMsg{path: p, err: fmt.Errorf("temp file for editing: %w", err)}
-		}
-		return editReadyMsg{path: p, file: name, version: version, orig: orig}
-	}
-}
-
-// editReadyMsg: the temp file is written; Update starts the editor.
-type editReadyMsg struct {
-	path    string
-	file    string
-	version int32
-	orig    []byte
-}
-
-// execEditor suspends the program and runs the editor on the temp file.
-func execEditor(editor string, r editReadyMsg) tea.Cmd {
-	fields := strings.Fields(editor)
-	if len(fields) == 0 {
-		fields = []string{"vi"}
-	}
-	cmd := exec.Command(fields[0], append(fields[1:], r.file)...)
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
-		return editorMsg{path: r.path, file: r.file, version: r.version, orig: r.orig, err: err}
-	})
-}
-
-// readEdited reads the edited temp file back and removes it.
-func readEdited(msg editorMsg) tea.Cmd {
-	return func() tea.Msg {
-		data, err := os.ReadFile(msg.file)
-		os.Remove(msg.file)
-		if err != nil {
-			return editedMsg{path: msg.path, err: fmt.Errorf("read the edited file: %w", err)}
-		}
-		return editedMsg{path: msg.path, data: data, version: msg.version, changed: !bytes.Equal(data, msg.orig)}
-	}
-}
-
-// editedMsg carries the edited data back to Update.
-type editedMsg struct {
-	path    string
-	data    []byte
-	version int32
-	changed bool
-	err     error
 }
 
 // connectCmd opens another context for `:ctx`.

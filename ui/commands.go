@@ -81,6 +81,7 @@ func (m *Model) startSearch(q string) tea.Cmd {
 		return nil
 	}
 	root := m.tree.CursorPath()
+	m.lastFind = q
 	m.setStatus(common.LevelInfo, fmt.Sprintf("Searching names and data below %s for %q… (esc stops)", root, q))
 	return m.beginSearch(root, q, false)
 }

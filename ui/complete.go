@@ -1,8 +1,12 @@
 package ui
 
 import (
+	"context"
 	"sort"
 	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/zkview"
@@ -15,10 +19,23 @@ const maxSuggestions = 100
 // commandVerbs are the `:` commands, completed first.
 var commandVerbs = []string{"cd ", "ctx ", "locks", "find ", "theme ", "help", "q"}
 
-// commandSuggestions completes the `:` line from what is already known,
-// without asking the server: command names, `:cd` paths from the
-// directories the tree has loaded, `:ctx` context names and `:theme`
-// names. tab accepts the one shown, ↑/↓ pick another.
+// completeTimeout bounds the listing `:cd` completion asks for.
+const completeTimeout = 2 * time.Second
+
+// completion is what `:cd` completion asked the server: the children of
+// one directory the tree has not loaded, and the candidates tab listed.
+type completion struct {
+	dir        string   // names are dir's children (sorted)
+	names      []string //
+	asking     string   // the directory being listed ("" when none)
+	candidates []string // listed under the prompt after an ambiguous tab
+	err        string   // why the last listing failed
+}
+
+// commandSuggestions completes the `:` line: command names, `:cd` paths
+// from the directories the tree has loaded (or the one completion asked
+// for, see [Model.askCompletion]), `:ctx` context names and `:theme`
+// names. ↑/↓ pick one to show; tab completes (see [Model.complete]).
 func (m *Model) commandSuggestions(line string) []string {
 	verb, arg, hasArg := strings.Cut(line, " ")
 	if !hasArg {
@@ -61,16 +78,122 @@ func (m *Model) pathSuggestions(prefix, arg string) []string {
 	if dir == "" {
 		dir = "/"
 	}
-	d, open := m.tree.Dir(dir)
-	if !open || !d.Loaded {
+	names, ok := m.childNames(dir)
+	if !ok {
 		return nil
 	}
 	var out []string
-	for j := sort.SearchStrings(d.Names, partial); j < len(d.Names) && len(out) < maxSuggestions; j++ {
-		if !strings.HasPrefix(d.Names[j], partial) {
+	for j := sort.SearchStrings(names, partial); j < len(names) && len(out) < maxSuggestions; j++ {
+		if !strings.HasPrefix(names[j], partial) {
 			break
 		}
-		out = append(out, prefix+zkview.Join(dir, d.Names[j]))
+		out = append(out, prefix+zkview.Join(dir, names[j]))
 	}
 	return out
+}
+
+// childNames are dir's children as far as known: loaded by the tree, or
+// listed for completion.
+func (m *Model) childNames(dir string) ([]string, bool) {
+	if d, open := m.tree.Dir(dir); open && d.Loaded {
+		return d.Names, true
+	}
+	if m.compl.dir == dir && m.compl.names != nil {
+		return m.compl.names, true
+	}
+	return nil, false
+}
+
+// cdDir is the directory a `:cd` line completes in ("" when it is none).
+func cdDir(line string) string {
+	verb, arg, ok := strings.Cut(line, " ")
+	if !ok || verb != "cd" || !strings.HasPrefix(arg, "/") {
+		return ""
+	}
+	dir := arg[:strings.LastIndexByte(arg, '/')]
+	if dir == "" {
+		dir = "/"
+	}
+	return dir
+}
+
+// askCompletion lists the directory a `:cd` line completes in when the
+// tree has not loaded it: one listing per directory, with a request id
+// and a short timeout; the answer completes the line as it is then.
+func (m *Model) askCompletion(line string) tea.Cmd {
+	dir := cdDir(line)
+	if dir == "" || m.client == nil || m.compl.asking == dir {
+		return nil
+	}
+	if _, ok := m.childNames(dir); ok {
+		return nil
+	}
+	m.compl.asking = dir
+	id := m.nextID("complete")
+	c := m.client
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+		defer cancel()
+		names, _, err := c.ListChildren(ctx, dir)
+		sort.Strings(names)
+		return completionMsg{id: id, dir: dir, names: names, err: err}
+	}
+}
+
+// onCompletion keeps a completion listing and completes the line again.
+func (m *Model) onCompletion(msg completionMsg) {
+	if !m.current("complete", msg.id) {
+		return
+	}
+	m.compl.asking = ""
+	if msg.err != nil {
+		m.compl.err = "Could not list " + msg.dir + " to complete: " + msg.err.Error()
+		return
+	}
+	if msg.names == nil {
+		msg.names = []string{}
+	}
+	m.compl.dir, m.compl.names, m.compl.err = msg.dir, msg.names, ""
+	if m.mode == modeCommand {
+		m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
+	}
+}
+
+// complete is tab on the `:` line: one candidate is taken; several
+// complete their common prefix and are listed under the prompt.
+func (m *Model) complete() tea.Cmd {
+	m.compl.candidates = nil
+	sugg := m.commandSuggestions(m.input.Value())
+	switch {
+	case len(sugg) == 1:
+		m.input.SetValue(sugg[0])
+	case len(sugg) > 1:
+		if p := commonPrefix(sugg); len(p) > len(m.input.Value()) {
+			m.input.SetValue(p)
+		}
+		for _, s := range sugg {
+			_, arg, _ := strings.Cut(s, " ")
+			if cdDir(s) != "" {
+				arg = arg[strings.LastIndexByte(arg, '/')+1:]
+			}
+			if arg == "" {
+				arg = strings.TrimSpace(s)
+			}
+			m.compl.candidates = append(m.compl.candidates, arg)
+		}
+	}
+	m.input.CursorEnd()
+	m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
+	return m.askCompletion(m.input.Value())
+}
+
+// commonPrefix is the longest prefix all of ss share.
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
 }

@@ -13,6 +13,9 @@ import (
 )
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.dialing() {
+		return m.handleDialKey(msg)
+	}
 	if m.dialogs.Len() > 0 {
 		act, cmd := m.dialogs.Update(msg) // the front dialog (ui/dialog)
 		return tea.Batch(cmd, m.onDialogAction(act))
@@ -41,7 +44,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		return m.openInput(modeFilter, "/", m.tree.OpenFilter())
 	case key.Matches(msg, k.Search):
-		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", m.search.query)
+		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", "") // ↑ brings the last query back
 	case key.Matches(msg, k.Focus):
 		if m.focus == focusTree {
 			m.focus = focusDetail
@@ -130,6 +133,10 @@ func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
 		m.input.Placeholder = "cd /path · ctx name · locks · theme name · q"
 	case modeFilter:
 		m.input.Placeholder = "substring or fuzzy; enter keeps, esc clears"
+	case modeSearch:
+		if m.lastFind != "" {
+			m.input.Placeholder = "↑ " + m.lastFind
+		}
 	}
 	m.input.SetValue(value)
 	m.input.CursorEnd()
@@ -171,6 +178,12 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, k.ForceQuit):
 		return m.quit()
+	case m.mode == modeCommand && key.Matches(msg, k.Complete):
+		return m.complete()
+	case m.mode == modeSearch && key.Matches(msg, k.PrevQuery) && m.lastFind != "":
+		m.input.SetValue(m.lastFind)
+		m.input.CursorEnd()
+		return nil
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
@@ -178,7 +191,9 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modeFilter:
 		m.tree.SetFilter(m.input.Value())
 	case modeCommand:
+		m.compl.candidates, m.compl.err = nil, ""
 		m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
+		cmd = tea.Batch(cmd, m.askCompletion(m.input.Value()))
 	}
 	return cmd
 }

@@ -42,15 +42,24 @@ func TestCommandCompletion(t *testing.T) {
 	if len(got) != 2 || got[0] != "cd /app/services" || got[1] != "cd /app/session" {
 		t.Fatalf("cd /app/se: suggestions %q", got)
 	}
+	// tab on an ambiguous prefix completes what they share and lists them.
 	m = pressKeys(t, m, "tab")
-	m = typeKeys(t, m, "/svc-3")
+	if m.input.Value() != "cd /app/se" || !strings.Contains(strings.Split(screen(m), "\n")[29], "services  session") {
+		t.Fatalf("ambiguous tab: %q; candidates line %q", m.input.Value(), strings.Split(screen(m), "\n")[29])
+	}
+	m = typeKeys(t, m, "rvices/svc-3")
 	if line := strings.Split(screen(m), "\n")[28]; !strings.Contains(line, ":cd /app/services/svc-30") {
 		t.Fatalf("the first completion is not shown after the cursor: %q", line)
 	}
 	if n := len(m.input.AvailableSuggestions()); n != 10 {
 		t.Fatalf("cd /app/services/svc-3: %d suggestions, want 10", n)
 	}
-	m = pressKeys(t, m, "tab", "enter")
+	m = typeKeys(t, m, "9")
+	m = pressKeys(t, m, "tab")
+	if m.input.Value() != "cd /app/services/svc-39" {
+		t.Fatalf("one candidate: tab gave %q", m.input.Value())
+	}
+	m = pressKeys(t, m, "enter")
 	if m.mode != modeNormal {
 		t.Fatalf("enter after completion: mode %v", m.mode)
 	}

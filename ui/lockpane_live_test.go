@@ -21,7 +21,12 @@ import (
 // Curator's format) and returns once it holds or waits there.
 func contender(t *testing.T, lockPath, note string) (held func() *lockops.Held) {
 	t.Helper()
-	c := liveClient(t)
+	return contenderWith(t, liveClient(t), lockPath, note)
+}
+
+// contenderWith is [contender] on the connection c.
+func contenderWith(t *testing.T, c *zkview.Client, lockPath, note string) (held func() *lockops.Held) {
+	t.Helper()
 	ch := make(chan *lockops.Held, 1)
 	queued := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -34,8 +34,14 @@ import (
 // Options configure the TUI.
 type Options struct {
 	// Client is the open connection (nil only in tests that build the
-	// model's state by hand).
+	// model's state by hand, or when Dial opens it).
 	Client *zkview.Client
+	// Dial, when Client is nil, opens the connection in the background:
+	// the UI shows at once, saying whom it connects to (Servers) and why
+	// it is slow (report gets each failed attempt), and starts when Dial
+	// returns. The UI closes the client it dialed.
+	Dial    func(ctx context.Context, report func(problem string)) (*zkview.Client, error)
+	Servers []string
 	// Context is the config context's name, shown in the header.
 	Context string
 	// Theme is "auto" (or ""), "dark", "light", "high-contrast" or "none".
@@ -132,6 +138,8 @@ type Model struct {
 	input      textinput.Model
 	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
+	lastFind   string             // the last `f` query (↑ in the prompt brings it back)
+	compl      completion         // `:cd` completion's listing and candidates (complete.go)
 	busy       busyState          // the header's spinner (busy.go)
 	deleting   *deleteRun         // a recursive delete in progress (mutate.go)
 	helpScroll int                // first line of the `?` screen shown
@@ -143,6 +151,8 @@ type Model struct {
 	ticks    int     // ticks seen
 
 	startIntrospect tea.Cmd // the first ask of the members
+
+	dial dialState // the connection at start, while Dial runs (connect.go)
 
 	seq  uint64            // request ids
 	reqs map[string]uint64 // newest request id per key
@@ -186,6 +196,8 @@ func New(opts Options) Model {
 	if m.cache != nil {
 		m.startCmd = m.cd(opts.Start)
 		m.startIntrospect = introspect(m.client, m.nextID("ensemble"), false)
+	} else if opts.Dial != nil {
+		m.startCmd = m.startDial()
 	}
 	return m
 }
@@ -211,6 +223,9 @@ func (m *Model) Close() {
 	}
 	if m.unsub != nil {
 		m.unsub()
+	}
+	if m.dial.cancel != nil {
+		m.dial.cancel()
 	}
 }
 
@@ -259,8 +274,15 @@ func Run(opts Options) error {
 	defer func() { m.Close() }()
 	p := tea.NewProgram(m)
 	final, err := p.Run()
-	if fm, ok := final.(Model); ok && fm.cache != m.cache {
-		fm.Close() // switched context
+	fm, ok := final.(Model)
+	if ok && fm.cache != m.cache {
+		fm.Close() // switched context, or connected after the start
+	}
+	if ok && opts.Client == nil && fm.client != nil {
+		fm.client.Close() // the one Dial (or the last :ctx) opened
+	}
+	if ok && err == nil && fm.client == nil && fm.dial.err != nil {
+		return fm.dial.err // the screen said so; the shell hears it too
 	}
 	return err
 }

@@ -87,7 +87,24 @@ type searchMsg struct {
 	scanned   int
 	truncated bool
 	cancelled bool // stopped by the user (truncated too)
+	skipped   skippedTrees
 	err       error
+}
+
+// skippedTrees counts the subtrees a walk left out: not readable with the
+// session's credentials (NoAuth), or deleted while it went on.
+type skippedTrees struct {
+	n     int
+	first string // the first in path order
+	err   error  // first's
+}
+
+// note records p as skipped for err.
+func (s *skippedTrees) note(p string, err error) {
+	s.n++
+	if s.first == "" || p < s.first {
+		s.first, s.err = p, err
+	}
 }
 
 // searchHit is one node whose name or data matched.
@@ -111,12 +128,33 @@ type mutationMsg struct {
 	ttl   time.Duration
 }
 
+// editReadyMsg: the temp file for `e` is written; Update starts the
+// editor (edit.go).
+type editReadyMsg struct {
+	path    string
+	file    string
+	version int32
+	orig    []byte // the data as read
+	hex     bool   // the file is a hex dump of orig
+}
+
 // editorMsg reports the end of an $EDITOR session on a temp file.
 type editorMsg struct {
 	path    string
 	file    string
 	version int32
 	orig    []byte
+	hex     bool
+	err     error
+}
+
+// editedMsg carries what the edited file means for the node: the data to
+// write if changed, or why it cannot be written.
+type editedMsg struct {
+	path    string
+	data    []byte
+	version int32
+	changed bool
 	err     error
 }
 
@@ -125,4 +163,26 @@ type contextMsg struct {
 	name   string
 	client *zkview.Client
 	err    error
+}
+
+// dialProblemMsg is a failed attempt of the connect at start (it goes on).
+type dialProblemMsg struct {
+	problem  string
+	problems <-chan string
+	done     <-chan struct{}
+}
+
+// dialedMsg answers the connect at start ([Options.Dial]).
+type dialedMsg struct {
+	id     uint64
+	client *zkview.Client
+	err    error
+}
+
+// completionMsg answers the listing `:cd` completion asked for.
+type completionMsg struct {
+	id    uint64
+	dir   string
+	names []string // sorted
+	err   error
 }

@@ -232,11 +232,31 @@ func (m *Model) onSearch(msg searchMsg) {
 	case msg.truncated:
 		note = fmt.Sprintf(" (data read of the first %d nodes only; names of all %d)", searchReadLimit, msg.scanned)
 	}
+	level, skipped := common.LevelInfo, skippedText(msg.skipped)
+	if skipped != "" {
+		level = common.LevelWarn
+	}
 	if m.search.query == "locks" {
-		m.setStatus(common.LevelInfo, fmt.Sprintf("%s below %s%s. ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note))
+		m.setStatus(level, fmt.Sprintf("%s below %s%s.%s ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note, skipped))
 		return
 	}
-	m.setStatus(common.LevelInfo, fmt.Sprintf("%s for %q below %s%s.", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note))
+	m.setStatus(level, fmt.Sprintf("%s for %q below %s%s.%s", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note, skipped))
+}
+
+// skippedText is the status line's word on the subtrees a walk left out
+// ("" when none).
+func skippedText(s skippedTrees) string {
+	if s.n == 0 {
+		return ""
+	}
+	why := "deleted meanwhile"
+	if errors.Is(s.err, zk.ErrNoAuth) {
+		why = "not readable with this session's credentials (NoAuth; see --auth-file)"
+	}
+	if s.n == 1 {
+		return fmt.Sprintf(" Skipped %s: %s.", s.first, why)
+	}
+	return fmt.Sprintf(" Skipped %d subtrees, first %s: %s.", s.n, s.first, why)
 }
 
 // onMutation reports a change and refreshes what it touched.
@@ -305,10 +325,10 @@ func (m *Model) onEditor(msg editorMsg) tea.Cmd {
 func (m *Model) onEdited(msg editedMsg) tea.Cmd {
 	switch {
 	case msg.err != nil:
-		m.setStatus(common.LevelErr, msg.err.Error())
+		m.setStatus(common.LevelErr, fmt.Sprintf("Not saved (%v); nothing was written. Press e to edit again.", msg.err))
 		return nil
 	case !msg.changed:
-		m.setStatus(common.LevelInfo, "No change; nothing written.")
+		m.setStatus(common.LevelInfo, "No change: nothing written.")
 		return nil
 	}
 	m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))

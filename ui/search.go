@@ -191,6 +191,7 @@ walk:
 		names, _, err := c.Children(dir)
 		if err != nil {
 			if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNoAuth) {
+				msg.skipped.note(dir, err)
 				continue
 			}
 			msg.err = err
@@ -249,8 +250,8 @@ walk:
 // scanLocksWalk is `:locks`: every lock directory below root, decoded.
 func scanLocksWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Client, id uint64, root string, ch chan<- tea.Msg) {
 	defer cancel()
-	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{})
 	msg := searchMsg{id: id, root: root, query: "locks"}
+	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{Skipped: msg.skipped.note})
 	switch {
 	case errors.Is(err, lockops.ErrScanTruncated):
 		msg.truncated = true

@@ -76,6 +76,12 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.onEdited(msg))
 	case contextMsg:
 		cmds = append(cmds, m.onContext(msg))
+	case dialProblemMsg:
+		cmds = append(cmds, m.onDialProblem(msg))
+	case dialedMsg:
+		cmds = append(cmds, m.onDialed(msg))
+	case completionMsg:
+		m.onCompletion(msg)
 	case common.TickMsg:
 		cmds = append(cmds, tick(), m.lock.Update(msg), m.onTick())
 	case lockpane.GotoMsg:

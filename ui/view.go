@@ -34,6 +34,9 @@ func (m *Model) render() string {
 	if m.width < minWidth || m.height < minHeight {
 		return fmt.Sprintf("Terminal too small (%d×%d).\nzkscope needs at least %d×%d: enlarge the window.", m.width, m.height, minWidth, minHeight)
 	}
+	if m.dialing() {
+		return m.dialView()
+	}
 	if m.mode == modeHelp {
 		return m.helpScreen()
 	}
@@ -243,7 +246,12 @@ func (m *Model) footerView() string {
 		b = []key.Binding{k.Up, k.Down, k.Confirm, k.Cancel}
 	case modeDialog:
 		return ""
-	case modeFilter, modeCommand, modeSearch:
+	case modeCommand:
+		if line := m.completionLine(); line != "" {
+			return line
+		}
+		b = []key.Binding{k.Confirm, k.Complete, k.Cancel}
+	case modeFilter, modeSearch:
 		b = []key.Binding{k.Confirm, k.Cancel}
 	default:
 		b = k.ShortHelp()
@@ -263,6 +271,19 @@ func (m *Model) fitHelp(b []key.Binding, w int) string {
 		if lipgloss.Width(s) <= w {
 			return s
 		}
+	}
+	return ""
+}
+
+// completionLine is the line under the `:` prompt after an ambiguous tab
+// (the candidates) or a failed listing ("" when neither).
+func (m *Model) completionLine() string {
+	st := m.st
+	switch {
+	case m.compl.err != "":
+		return st.Error.Render(common.Truncate(" "+m.compl.err, m.width))
+	case len(m.compl.candidates) > 0:
+		return st.Muted.Render(common.Truncate(" "+strings.Join(m.compl.candidates, "  "), m.width))
 	}
 	return ""
 }

@@ -122,11 +122,13 @@ type Client struct {
 	nodeSubs map[int]func(zk.Event) // watch-event handlers (see onNodeEvent)
 	closed   bool
 	quit     chan struct{}
-	lastSeen time.Time               // time of the last session event (watchdog)
-	problem  string                  // see LastProblem
-	dialErrs map[string]error        // last dial outcome per member (nil: it worked)
-	sessions map[int64]*sessionFacts // what the wire told about each session (see Contact)
-	bulk     *multiReader            // the multi-read sidecar session and its state (multiread.go)
+	lastSeen time.Time // time of the last session event (watchdog)
+	problem  string    // see LastProblem
+	// onProblem is told each problem while ConnectReporting waits.
+	onProblem func(string)
+	dialErrs  map[string]error        // last dial outcome per member (nil: it worked)
+	sessions  map[int64]*sessionFacts // what the wire told about each session (see Contact)
+	bulk      *multiReader            // the multi-read sidecar session and its state (multiread.go)
 }
 
 // Conn exposes the underlying go-zookeeper connection for operations zkview

@@ -235,7 +235,11 @@ func (l problemLogger) Printf(format string, args ...interface{}) {
 	}
 	l.c.mu.Lock()
 	l.c.problem = msg
+	report := l.c.onProblem
 	l.c.mu.Unlock()
+	if report != nil {
+		report(msg)
+	}
 }
 
 // LastProblem is the latest connection failure go-zookeeper reported
@@ -251,14 +255,27 @@ func (c *Client) LastProblem() string {
 // Credentials in cfg.Auth are sent after every (re)connect; a watchdog
 // replaces a connection that stops answering (see [Client.watchdog]).
 func Connect(ctx context.Context, cfg Config) (*Client, error) {
+	return ConnectReporting(ctx, cfg, nil)
+}
+
+// ConnectReporting is [Connect] telling report (when not nil) each failed
+// attempt on the way ([Client.LastProblem]'s lines), so a caller can show
+// why the connection is slow while it waits. report is not called once
+// ConnectReporting has returned; it must not block.
+func ConnectReporting(ctx context.Context, cfg Config, report func(problem string)) (*Client, error) {
 	if len(cfg.Servers) == 0 {
 		cfg.Servers = []string{DefaultServer}
 	}
 	if cfg.SessionTimeout == 0 {
 		cfg.SessionTimeout = DefaultSessionTimeout
 	}
-	c := &Client{cfg: cfg, subs: map[int]chan ConnEvent{}, nodeSubs: map[int]func(zk.Event){}, quit: make(chan struct{})}
+	c := &Client{cfg: cfg, subs: map[int]chan ConnEvent{}, nodeSubs: map[int]func(zk.Event){}, quit: make(chan struct{}), onProblem: report}
 	c.bulk = newMultiReader(c)
+	defer func() {
+		c.mu.Lock()
+		c.onProblem = nil
+		c.mu.Unlock()
+	}()
 	base := zk.Dialer(net.DialTimeout)
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)

@@ -18,6 +18,9 @@ type KeyMap struct {
 
 	// Overlays.
 	Filter, Search, Command, Help key.Binding
+	// PrevQuery brings the last query back into the empty `f` prompt;
+	// Complete completes the `:` line.
+	PrevQuery, Complete key.Binding
 
 	// Editing.
 	Create, Edit, EditInline, Delete, DeleteTree key.Binding
@@ -62,10 +65,12 @@ func DefaultKeyMap() KeyMap {
 		Refresh: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "refresh")),
 		Yank:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy path")),
 
-		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Search:  key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "find below")),
-		Command: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Search:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "find below")),
+		PrevQuery: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "last query")),
+		Complete:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
+		Command:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 
 		Create:     key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new child")),
 		Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit in $EDITOR")),

@@ -486,5 +486,5 @@ func (p *Model) headerLines() int {
 
 // listHeight is the number of lines for the entries.
 func (p *Model) listHeight() int {
-	return max(p.h-p.headerLines()-1, 1)
+	return max(p.h-p.headerLines()-len(p.footerLines()), 1)
 }

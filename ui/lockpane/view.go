@@ -37,13 +37,14 @@ func (p *Model) View() string {
 			}
 		}
 	}
-	for len(lines) < p.h-1 {
+	footer := p.footerLines()
+	for len(lines) < p.h-len(footer) {
 		lines = append(lines, "")
 	}
-	if len(lines) > p.h-1 {
-		lines = lines[:p.h-1]
+	if len(lines) > p.h-len(footer) {
+		lines = lines[:max(p.h-len(footer), 0)]
 	}
-	lines = append(lines, p.footerLine())
+	lines = append(lines, footer...)
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, p.w, "…")
 	}
@@ -203,6 +204,59 @@ func (p *Model) observed(v *bool) string {
 		return p.st.ObservedOK.Render("✓")
 	}
 	return p.st.ObservedMissing.Render("✗")
+}
+
+// Footer sizes: a long note or footnote wraps to at most this many lines.
+const (
+	maxNoteLines     = 3
+	maxFootnoteLines = 4
+)
+
+// footerLines are the pane's last lines: the footnote on unknown clients
+// and watches (while some show - or ?), then the action note or the read
+// error (wrapped to the pane's width), else the footer line.
+func (p *Model) footerLines() []string {
+	st := p.st
+	var out []string
+	if fn := p.footnote(); fn != "" {
+		out = wrapStyled(st.Muted, common.Sentence(fn)+".", p.w, maxFootnoteLines)
+	}
+	switch {
+	case p.note.Text != "":
+		return append(out, wrapStyled(p.note.Level.Style(st), p.note.Text, p.w, maxNoteLines)...)
+	case p.loadErr != nil:
+		return append(out, wrapStyled(st.Error, "Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)...)
+	}
+	return append(out, p.footerLine())
+}
+
+// footnote says why clients (-) or watches (?) are unknown and what to
+// add to the servers' configuration (the words the CLI's table ends
+// with); "" when they are known, not asked yet, or nobody is queued.
+func (p *Model) footnote() string {
+	if p.ens == nil || len(p.queue.Participants) == 0 {
+		return ""
+	}
+	adminPort := 0
+	if p.client != nil {
+		adminPort = p.client.Config().AdminPort
+	}
+	return lockops.Verified(p.ens, adminPort).Note
+}
+
+// wrapStyled wraps text to w cells in at most n lines, the last cut with
+// "…" when there is more, and styles each line.
+func wrapStyled(s lipgloss.Style, text string, w, n int) []string {
+	w = max(w, 10)
+	lines := strings.Split(ansi.Wrap(text, w, " "), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = ansi.Truncate(lines[n-1], w-1, "") + "…"
+	}
+	for i, l := range lines {
+		lines[i] = s.Render(l)
+	}
+	return lines
 }
 
 // footerLine is the action note, else the selected node's problem, else

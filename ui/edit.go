@@ -1,0 +1,189 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/ui/common"
+)
+
+// The `e` flow: the node's data goes to a temp file, $EDITOR runs on it,
+// and what comes back is written only when it differs from what was read,
+// with the version it was read at.
+//
+// Text (printable UTF-8) is edited as it is. Editors end the last line
+// with a newline on save (vi always does), so when the data had no final
+// newline, one final newline in the saved file is taken as the editor's
+// and dropped: saving unchanged writes nothing. Binary data (anything
+// else) is edited as a hex dump and parsed back strictly; a dump that
+// does not parse is refused with the line at fault, nothing written.
+
+// prepareEditCmd writes data to a temp file for the editor: as it is, or
+// as a hex dump when it is binary.
+func prepareEditCmd(p string, data []byte, version int32) tea.Cmd {
+	orig := append([]byte(nil), data...)
+	hex := !common.Printable(orig)
+	return func() tea.Msg {
+		content, suffix := orig, editSuffix(p)
+		if hex {
+			content, suffix = hexDump(p, orig), ".hex"
+		}
+		f, err := os.CreateTemp("", "zkscope-*"+suffix)
+		if err != nil {
+			return editorMsg{path: p, err: fmt.Errorf("temp file for editing: %w", err)}
+		}
+		name := f.Name()
+		_, werr := f.Write(content)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			os.Remove(name)
+			return editorMsg{path: p, err: fmt.Errorf("temp file for editing: %w", err)}
+		}
+		return editReadyMsg{path: p, file: name, version: version, orig: orig, hex: hex}
+	}
+}
+
+// editSuffix keeps the node name's extension (".json") on the temp file,
+// so the editor picks its syntax; anything unusual becomes ".txt".
+func editSuffix(p string) string {
+	ext := path.Ext(p)
+	if len(ext) < 2 || len(ext) > 9 {
+		return ".txt"
+	}
+	for _, r := range ext[1:] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return ".txt"
+		}
+	}
+	return ext
+}
+
+// execEditor suspends the program and runs the editor on the temp file.
+func execEditor(editor string, r editReadyMsg) tea.Cmd {
+	fields := strings.Fields(editor)
+	if len(fields) == 0 {
+		fields = []string{"vi"}
+	}
+	cmd := exec.Command(fields[0], append(fields[1:], r.file)...)
+	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+		return editorMsg{path: r.path, file: r.file, version: r.version, orig: r.orig, hex: r.hex, err: err}
+	})
+}
+
+// readEdited reads the edited temp file back, removes it and decides what
+// to write.
+func readEdited(msg editorMsg) tea.Cmd {
+	return func() tea.Msg {
+		raw, err := os.ReadFile(msg.file)
+		os.Remove(msg.file)
+		if err != nil {
+			return editedMsg{path: msg.path, err: fmt.Errorf("read the edited file: %w", err)}
+		}
+		data, changed, err := editedData(msg.orig, raw, msg.hex)
+		if err != nil {
+			return editedMsg{path: msg.path, err: err}
+		}
+		return editedMsg{path: msg.path, data: data, version: msg.version, changed: changed}
+	}
+}
+
+// editedData is what the saved file means for the node: the bytes to
+// write and whether they differ from orig. hex: the file is a dump.
+func editedData(orig, saved []byte, hex bool) (data []byte, changed bool, err error) {
+	if hex {
+		data, err = parseHexDump(saved)
+		if err != nil {
+			return nil, false, fmt.Errorf("the hex dump does not parse: %w", err)
+		}
+	} else {
+		data = saved
+		if !bytes.HasSuffix(orig, []byte("\n")) && bytes.HasSuffix(data, []byte("\n")) {
+			data = data[:len(data)-1] // the editor's final newline
+		}
+	}
+	return data, !bytes.Equal(data, orig), nil
+}
+
+// hexBytesPerLine is the width of a hex dump line.
+const hexBytesPerLine = 16
+
+// hexDump renders data for editing: a comment header, then lines of an
+// offset, hex bytes and the printable ASCII after a '#'.
+func hexDump(p string, data []byte) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s holds binary data (%d bytes), shown as hex for editing.\n", p, len(data))
+	b.WriteString("# Edit the hex bytes (two digits each, any spacing). The offset before ':'\n")
+	b.WriteString("# and everything after '#' are ignored. Save unchanged to write nothing.\n")
+	for off := 0; off < len(data); off += hexBytesPerLine {
+		line := data[off:min(off+hexBytesPerLine, len(data))]
+		fmt.Fprintf(&b, "%08x:", off)
+		for _, c := range line {
+			fmt.Fprintf(&b, " %02x", c)
+		}
+		b.WriteString(strings.Repeat("   ", hexBytesPerLine-len(line)))
+		b.WriteString("  # ")
+		for _, c := range line {
+			if c >= 0x20 && c < 0x7f {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('.')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// parseHexDump reads back a dump written by [hexDump] and edited: per
+// line, everything from '#' on is a comment, a leading "offset:" is
+// skipped, and every other word must be whole hex bytes ("7b" or "7b22").
+// Anything else is an error naming the line.
+func parseHexDump(dump []byte) ([]byte, error) {
+	var out []byte
+	for i, line := range strings.Split(string(dump), "\n") {
+		if c := strings.IndexByte(line, '#'); c >= 0 {
+			line = line[:c]
+		}
+		words := strings.Fields(line)
+		if len(words) > 0 && strings.HasSuffix(words[0], ":") {
+			if off := strings.TrimSuffix(words[0], ":"); off == "" || !isHex(off) {
+				return nil, fmt.Errorf("line %d: %q is not an offset", i+1, words[0])
+			}
+			words = words[1:]
+		}
+		for _, w := range words {
+			if len(w)%2 != 0 || !isHex(w) {
+				return nil, fmt.Errorf("line %d: %q is not hex bytes", i+1, w)
+			}
+			for j := 0; j < len(w); j += 2 {
+				out = append(out, unhex(w[j])<<4|unhex(w[j+1]))
+			}
+		}
+	}
+	return out, nil
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", rune(s[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}

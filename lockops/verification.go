@@ -11,7 +11,7 @@ import (
 
 // WhitelistLine is the zoo.cfg line that lets zkscope ask each server who
 // is connected and watching.
-const WhitelistLine = "4lw.commands.whitelist=srvr,mntr,cons,wchp,wchc,dump"
+const WhitelistLine = "4lw.commands.whitelist=srvr,mntr,cons,wchp,wchc,dump,conf,wchs"
 
 // Verification says how far the servers confirmed a report's clients and
 // watches, and, when they did not, why and how to fix it. It is the

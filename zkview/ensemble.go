@@ -31,6 +31,10 @@ type Ensemble struct {
 	Chroot string
 	// At is when the members were asked.
 	At time.Time
+	// Config is the ensemble's membership from the members' `conf` (with
+	// [IntrospectOptions.Detail]) or the /zookeeper/config node
+	// ([Client.DynamicConfig]); nil when no member said.
+	Config []ConfServer
 }
 
 // Member is one server's answers.
@@ -62,6 +66,20 @@ type Member struct {
 	// "srvr", "cons", "wchp", "dump".
 	Via map[string]string
 
+	// Detail, asked only with [IntrospectOptions.Detail]: `mntr` (data
+	// size, watch count; the AdminServer's monitor when refused), `conf`
+	// (myid, timeouts, membership) and `wchs` (data watch totals).
+	Mntr                            Mntr
+	Conf                            Conf
+	Wchs                            Wchs
+	MntrKnown, ConfKnown, WchsKnown bool
+	// FromConfig is set on a member that is not in the connect string but
+	// in the ensemble's configuration (see [Ensemble.Config]).
+	FromConfig bool
+	// ID is the member's myid when known (conf, or the configuration); 0
+	// otherwise and for a standalone server.
+	ID int64
+
 	// Err is why the member could not be asked at all (down, unreachable,
 	// not serving); nil when it answered.
 	Err error
@@ -78,6 +96,10 @@ type IntrospectOptions struct {
 	// host:port, overriding Config.AdminPort for that member (members on
 	// one host each have their own admin port).
 	AdminAddrs map[string]string
+	// Detail also asks mntr, conf and wchs of every member, and asks the
+	// members the configuration lists with a client address that the
+	// connect string lacks (the ensemble view; lock scans do not need it).
+	Detail bool
 }
 
 // Introspect asks every configured member concurrently (four-letter words;
@@ -123,6 +145,10 @@ func introspect(ctx context.Context, servers []string, chroot string, adminPort 
 		timeout = DefaultMemberTimeout
 	}
 	e := &Ensemble{Members: make([]Member, len(servers)), Chroot: chroot, At: time.Now()}
+	words := coreWords
+	if opts.Detail {
+		words = append(slices.Clone(coreWords), detailWords...)
+	}
 	var wg sync.WaitGroup
 	for i, addr := range servers {
 		var admin *AdminServer
@@ -138,19 +164,27 @@ func introspect(ctx context.Context, servers []string, chroot string, adminPort 
 			defer wg.Done()
 			mctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			e.Members[i] = askMember(mctx, addr, dial, admin, timeout)
+			e.Members[i] = askMember(mctx, addr, dial, admin, timeout, words)
 		}()
 	}
 	wg.Wait()
+	if opts.Detail {
+		e.addConfigMembers(ctx, dial, timeout, words)
+	}
 	return e
 }
 
+// coreWords are always asked; detailWords only with IntrospectOptions.Detail.
+var (
+	coreWords   = []string{"srvr", "cons", "wchp", "dump"}
+	detailWords = []string{"mntr", "conf", "wchs"}
+)
+
 // askMember asks one member its four words at once, falling back to the
 // AdminServer for each refused word.
-func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminServer, timeout time.Duration) Member {
+func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminServer, timeout time.Duration, words []string) Member {
 	m := Member{Addr: addr, Clients: map[int64]string{}, Watches: map[string][]int64{},
 		Ephemerals: map[int64][]string{}, Via: map[string]string{}, Errs: map[string]error{}}
-	words := []string{"srvr", "cons", "wchp", "dump"}
 	replies := make([]string, len(words))
 	errs := make([]error, len(words))
 	var wg sync.WaitGroup
@@ -239,6 +273,24 @@ func (m *Member) apply(word, reply string) error {
 			return err
 		}
 		m.setDump(d, d.Sessions != nil)
+	case "mntr":
+		mn, err := ParseMntr(reply)
+		if err != nil {
+			return err
+		}
+		m.Mntr, m.MntrKnown = mn, true
+	case "conf":
+		c, err := ParseConf(reply)
+		if err != nil {
+			return err
+		}
+		m.Conf, m.ConfKnown, m.ID = c, true, c.ServerID
+	case "wchs":
+		w, err := ParseWchs(reply)
+		if err != nil {
+			return err
+		}
+		m.Wchs, m.WchsKnown = w, true
 	}
 	return nil
 }
@@ -280,6 +332,16 @@ func (m *Member) applyAdmin(ctx context.Context, mu *sync.Mutex, word string, a 
 		// A follower's AdminServer dump lists no sessions: the list is
 		// complete only when it has some (the asking client's own, at least).
 		m.setDump(d, len(d.Sessions) > 0)
+	case "mntr":
+		mon, err := a.Monitor(ctx)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		m.Mntr, m.MntrKnown = mon, true
+	default: // conf, wchs: no AdminServer fallback here
+		return errors.New("no AdminServer fallback for this word")
 	}
 	m.Via[word] = "admin" // still under mu: each case unlocks on return
 	return nil
@@ -489,7 +551,7 @@ func (e *Ensemble) Err() error {
 		if m.Err != nil {
 			errs = append(errs, fmt.Errorf("member %s: %w", m.Addr, m.Err))
 		}
-		for _, w := range []string{"srvr", "cons", "wchp", "dump"} {
+		for _, w := range coreWords {
 			if err := m.Errs[w]; err != nil {
 				errs = append(errs, err)
 			}

@@ -207,6 +207,65 @@ func TestIntrospectEnsemble(t *testing.T) {
 	if e.Err() == nil {
 		t.Error("Err() is nil with a member stopped")
 	}
+	if err := stopped.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	checkDetailAndFailover(t, c, cl)
+}
+
+// checkDetailAndFailover asks the ensemble view's details (mntr, conf,
+// wchs and the configuration), then kills the leader: the next snapshot
+// shows it down and names the re-elected leader.
+func checkDetailAndFailover(t *testing.T, c *Client, cl *zktest.Cluster) {
+	t.Helper()
+	detail := func() *Ensemble {
+		return c.IntrospectWith(context.Background(), IntrospectOptions{Detail: true})
+	}
+	var before *Ensemble
+	waitFor(t, "every member to answer every detail", 15*time.Second, func() bool {
+		before = detail()
+		for _, m := range before.Members {
+			if m.Err != nil || !m.MntrKnown || !m.ConfKnown || !m.WchsKnown {
+				return false
+			}
+		}
+		return before.Err() == nil
+	})
+	if len(before.Members) != 3 || len(before.Config) != 3 {
+		t.Fatalf("members %d, configuration %v", len(before.Members), before.Config)
+	}
+	roles := map[string]int{}
+	for _, m := range before.Members {
+		roles[m.Role()]++
+		if s := cl.ByAddr(m.Addr); s == nil || int64(s.ID) != m.ID {
+			t.Errorf("member %s: myid %d", m.Addr, m.ID)
+		}
+		if m.Epoch() == 0 || m.Mntr.ApproximateDataSize == 0 || len(m.Refused()) != 0 || m.FromConfig {
+			t.Errorf("member %s: epoch %d data %d wchs %+v refused %v", m.Addr, m.Epoch(), m.Mntr.ApproximateDataSize, m.Wchs, m.Refused())
+		}
+	}
+	if roles["leader"] != 1 || roles["follower"] != 2 {
+		t.Fatalf("roles %v", roles)
+	}
+	if servers, _, err := c.DynamicConfig(); err != nil || len(servers) != 3 {
+		t.Errorf("/zookeeper/config: %v %v", servers, err)
+	}
+	old := cl.ByAddr(before.Leader().Addr)
+	old.Kill()
+	var after *Ensemble
+	waitFor(t, "a new leader", 30*time.Second, func() bool {
+		after = detail()
+		l := after.Leader()
+		return l != nil && l.Addr != old.ClientAddr
+	})
+	changes := after.Changes(before)
+	want := []string{old.ClientAddr + " went down", "new leader: " + after.Leader().Addr}
+	if !slices.Equal(changes, want) {
+		t.Errorf("changes %q, want %q", changes, want)
+	}
+	if m := after.memberByAddr(old.ClientAddr); m == nil || m.Role() != RoleDown {
+		t.Errorf("killed leader: %+v", m)
+	}
 }
 
 // TestIntrospectSharedChroot checks the chroot mapping against the shared
@@ -259,7 +318,7 @@ func TestIntrospectNoWhitelist(t *testing.T) {
 	if !errors.As(err, &re) || re.Word != "cons" || re.Addr != s.ClientAddr || !errors.Is(err, ErrWordRefused) {
 		t.Fatalf("cons: %v", err)
 	}
-	for _, want := range []string{"4lw.commands.whitelist=srvr,mntr,cons,wchp,wchc,dump", "zoo.cfg", "AdminServer"} {
+	for _, want := range []string{"4lw.commands.whitelist=srvr,mntr,cons,wchp,wchc,dump,conf,wchs", "zoo.cfg", "AdminServer"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q: %s", want, err)
 		}

@@ -20,7 +20,7 @@ const maxWordReply = 64 << 20
 
 // IntrospectionWords is the 4lw.commands.whitelist zkscope needs on every
 // member.
-const IntrospectionWords = "srvr,mntr,cons,wchp,wchc,dump"
+const IntrospectionWords = "srvr,mntr,cons,wchp,wchc,dump,conf,wchs"
 
 // ErrWordRefused matches (with [errors.Is]) every [*WordRefusedError].
 var ErrWordRefused = errors.New("four-letter word not in the server's whitelist")

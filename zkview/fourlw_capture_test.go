@@ -24,7 +24,7 @@ var updateFixtures = flag.Bool("update", false, "rewrite testdata/4lw from real 
 var fixtureDir = filepath.Join("testdata", "4lw")
 
 // fixtureWords are the four-letter words captured into testdata/4lw.
-var fixtureWords = []string{"srvr", "mntr", "cons", "wchp", "wchc", "dump"}
+var fixtureWords = []string{"srvr", "mntr", "cons", "wchp", "wchc", "dump", "conf", "wchs"}
 
 // fixtureAdmin are the AdminServer commands captured into testdata/4lw.
 var fixtureAdmin = []string{"connections", "watches_by_path", "dump", "leader", "monitor"}

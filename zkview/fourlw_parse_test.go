@@ -189,7 +189,7 @@ func TestRefusalFixture(t *testing.T) {
 	if !errors.As(err, &re) || re.Word != "cons" || !errors.Is(err, ErrWordRefused) {
 		t.Fatalf("refusal: %v", err)
 	}
-	for _, want := range []string{"4lw.commands.whitelist=srvr,mntr,cons,wchp,wchc,dump", "AdminServer", "cons"} {
+	for _, want := range []string{"4lw.commands.whitelist=srvr,mntr,cons,wchp,wchc,dump,conf,wchs", "AdminServer", "cons"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("refusal message lacks %q: %s", want, err)
 		}

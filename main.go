@@ -94,7 +94,8 @@ With no subcommand it opens the terminal UI.`,
 			Args:  cobra.NoArgs,
 			RunE:  demoRunE, // main_demo.go
 		},
-		newLocksCmd(), // main_locks.go
+		newLocksCmd(),    // main_locks.go
+		newEnsembleCmd(), // main_ensemble.go
 		newDoctorCmd(),
 		newLockCmd(), // main_lock.go
 		newEvictCmd(),

@@ -112,7 +112,12 @@ func (c *Client) Introspect(ctx context.Context) *Ensemble {
 
 // IntrospectWith is [Client.Introspect] with options.
 func (c *Client) IntrospectWith(ctx context.Context, opts IntrospectOptions) *Ensemble {
-	cfg := c.Config()
+	return IntrospectConfig(ctx, c.Config(), opts)
+}
+
+// IntrospectConfig asks the members of cfg (its servers, chroot, admin port
+// and TLS) without a session: it works when the ensemble has no quorum.
+func IntrospectConfig(ctx context.Context, cfg Config, opts IntrospectOptions) *Ensemble {
 	var dial WordDialer // plain TCP, or TLS like the session's (not c.dial: it records the session's dial outcomes)
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)

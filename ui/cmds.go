@@ -255,6 +255,24 @@ func introspect(c *zkview.Client, id uint64, later bool) tea.Cmd {
 	return tea.Tick(ensembleEvery, func(time.Time) tea.Msg { return ask() })
 }
 
+// ensembleViewEvery is how often the ensemble view asks again.
+const ensembleViewEvery = 3 * time.Second
+
+// askEnsembleView asks the members everything the ensemble view shows
+// (after ensembleViewEvery when later is set), without the session: it
+// answers while the ensemble has no quorum.
+func askEnsembleView(cfg zkview.Config, id uint64, later bool) tea.Cmd {
+	ask := func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		return ensembleViewMsg{id: id, ens: zkview.IntrospectConfig(ctx, cfg, zkview.IntrospectOptions{Detail: true})}
+	}
+	if !later {
+		return ask
+	}
+	return tea.Tick(ensembleViewEvery, func(time.Time) tea.Msg { return ask() })
+}
+
 func tick() tea.Cmd {
 	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return common.TickMsg{At: t} })
 }

@@ -52,6 +52,11 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		}
 		m.setStatus(common.LevelInfo, "Looking for locks below "+root+"… (esc stops)")
 		return m.beginSearch(root, "", true)
+	case "ensemble", "members":
+		return m.openEnsemble()
+	case "tree":
+		m.screen = screenTree
+		return nil
 	case "theme":
 		if err := themes.Valid(arg); err != nil {
 			m.setStatus(common.LevelErr, err.Error())

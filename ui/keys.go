@@ -31,6 +31,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case modeResults:
 		return m.handleResultsKey(msg)
 	}
+	if m.screen != screenTree {
+		return m.handleScreenKey(msg)
+	}
 
 	k := m.keys
 	switch {

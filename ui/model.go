@@ -16,6 +16,7 @@ import (
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/detail"
 	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/ui/ensemble"
 	"github.com/zkscope/zkscope/ui/lockpane"
 	"github.com/zkscope/zkscope/ui/tree"
 	"os"
@@ -98,6 +99,15 @@ const (
 	modeHelp         // the `?` screen
 )
 
+// bodyView is what fills the body: the tree with its panes, or a view of
+// the ensemble.
+type bodyView int
+
+const (
+	screenTree     bodyView = iota
+	screenEnsemble          // `:ensemble` (ui/ensemble)
+)
+
 // Minimum terminal size; below it only a plain message is drawn.
 const (
 	minWidth  = 60
@@ -129,6 +139,9 @@ type Model struct {
 
 	tree      tree.Model      // the tree pane (ui/tree)
 	statsWant map[string]bool // stat loads in flight
+
+	screen  bodyView       // what the body shows
+	ensView ensemble.Model // `:ensemble` (ui/ensemble)
 
 	detail detail.Model // the node under the cursor (ui/detail)
 	// lockProbed: directories already asked whether they are locks, with
@@ -192,6 +205,7 @@ func New(opts Options) Model {
 	}
 	m.detail = detail.New(m.st, m.made)
 	m.tree = tree.New(m.st, m.made)
+	m.ensView = ensemble.New(m.st)
 	m.layout()
 	if m.cache != nil {
 		m.startCmd = m.cd(opts.Start)

@@ -72,6 +72,12 @@ type lockProbeMsg struct {
 	none  []string
 }
 
+// ensembleViewMsg carries a detailed snapshot for the ensemble view.
+type ensembleViewMsg struct {
+	id  uint64
+	ens *zkview.Ensemble
+}
+
 // ensembleMsg carries what the members said about themselves.
 type ensembleMsg struct {
 	id  uint64

@@ -58,6 +58,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.onLock(msg)
 	case ensembleMsg:
 		cmds = append(cmds, m.onEnsemble(msg))
+	case ensembleViewMsg:
+		cmds = append(cmds, m.onEnsembleView(msg))
 	case deleteProgressMsg:
 		cmds = append(cmds, m.onDeleteProgress(msg))
 	case searchProgressMsg:
@@ -105,6 +107,29 @@ func (m *Model) onEnsemble(msg ensembleMsg) tea.Cmd {
 		return nil
 	}
 	return introspect(m.client, m.nextID("ensemble"), true)
+}
+
+// onEnsembleView shows a detailed snapshot and, while the view is open,
+// asks again after a pause.
+func (m *Model) onEnsembleView(msg ensembleViewMsg) tea.Cmd {
+	if !m.current("ensemble-view", msg.id) {
+		return nil
+	}
+	m.ensView.SetEnsemble(msg.ens)
+	if m.screen != screenEnsemble || m.client == nil {
+		return nil
+	}
+	return askEnsembleView(m.client.Config(), m.nextID("ensemble-view"), true)
+}
+
+// openEnsemble shows the ensemble view and asks the members now.
+func (m *Model) openEnsemble() tea.Cmd {
+	m.screen = screenEnsemble
+	m.layout()
+	if m.client == nil {
+		return nil
+	}
+	return askEnsembleView(m.client.Config(), m.nextID("ensemble-view"), false)
 }
 
 // onTick ages the status line and, now and then, re-reads the visible

@@ -41,6 +41,9 @@ func (m *Model) render() string {
 		return m.helpScreen()
 	}
 	bodyH := m.height - chromeRows
+	if m.screen == screenEnsemble {
+		return strings.Join([]string{m.headerView(), m.screenTitle(), m.ensView.View(), m.statusView(), m.footerView()}, "\n")
+	}
 	tree := m.tree.View(m.focus == focusTree)
 	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
 	body := lipgloss.JoinHorizontal(lipgloss.Top, tree, detail)
@@ -172,6 +175,7 @@ func (m *Model) detailPane(w, h int) string {
 
 // layout gives the panes their sizes (at start and on a resize).
 func (m *Model) layout() {
+	m.ensView.SetSize(m.width, m.height-chromeRows)
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
 	m.detail.SetSize(m.width-m.treeWidth(), m.height-chromeRows)
 }

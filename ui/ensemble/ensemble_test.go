@@ -23,8 +23,8 @@ func member(id int64, mode string, zxid int64) zkview.Member {
 		Mntr:      zkview.Mntr{ApproximateDataSize: 20480, WatchCount: 9},
 		Wchs:      zkview.Wchs{Connections: 2, Paths: 3, Watches: 5},
 		MntrKnown: true, ConfKnown: true, WchsKnown: true,
-		Via:       map[string]string{"srvr": "4lw", "cons": "4lw", "wchp": "4lw", "dump": "4lw", "mntr": "4lw", "conf": "4lw", "wchs": "4lw"},
-		Errs:      map[string]error{}}
+		Via:  map[string]string{"srvr": "4lw", "cons": "4lw", "wchp": "4lw", "dump": "4lw", "mntr": "4lw", "conf": "4lw", "wchs": "4lw"},
+		Errs: map[string]error{}}
 }
 
 func styles(t *testing.T) *themes.Styles {

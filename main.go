@@ -96,6 +96,7 @@ With no subcommand it opens the terminal UI.`,
 		},
 		newLocksCmd(),    // main_locks.go
 		newEnsembleCmd(), // main_ensemble.go
+		newSessionsCmd(),
 		newDoctorCmd(),
 		newLockCmd(), // main_lock.go
 		newEvictCmd(),

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -48,5 +50,64 @@ A member that refuses words is shown with the zoo.cfg line that allows them.
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (schema 1)")
+	return cmd
+}
+
+// newSessionsCmd is `zkscope sessions`: every session the members report,
+// with the locks it holds and waits on below PATH.
+func newSessionsCmd() *cobra.Command {
+	var asJSON, withLocks bool
+	cmd := &cobra.Command{
+		Use:   "sessions [PATH]",
+		Short: "Print every session the members report, with the locks it holds and waits on below PATH",
+		Long: `List every session the members report (cons on each member, dump on the
+leader): session id, client address, the member it is connected to, timeout,
+connection age, last operation, packets received and sent, its ephemeral
+nodes, and the locks below PATH (default /) it holds and waits on, with how
+long. Needs the four-letter words cons and dump (see 4lw.commands.whitelist)
+or the AdminServer.
+
+--locks keeps only sessions in a lock; --json prints the machine-readable
+report (schema 1).`,
+		Example: `  zkscope sessions /app/locks
+  zkscope sessions --locks --json | jq '.sessions[] | select(.waits_on != [])'`,
+		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
+		ValidArgsFunction: completePaths,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p := "/"
+			if len(args) == 1 {
+				p = args[0]
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c, err := connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{})
+			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+				return scanError(p, err)
+			}
+			e := c.Introspect(ctx)
+			ss := lockops.JoinSessions(e, queues, c.SessionID())
+			if withLocks {
+				ss = lockops.SessionsOwningLocks(ss)
+			}
+			now := time.Now()
+			if asJSON {
+				return lockops.WriteSessionsJSON(cmd.OutOrStdout(), c.Servers(), p, ss, now)
+			}
+			if werr := lockops.WriteSessionsTable(cmd.OutOrStdout(), ss, now); werr != nil {
+				return werr
+			}
+			if v := lockops.Verified(e, c.Config().AdminPort); v.Note != "" {
+				cmd.PrintErrln("note:", v.Note)
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (schema 1)")
+	cmd.Flags().BoolVar(&withLocks, "locks", false, "only sessions that hold or wait on a lock")
 	return cmd
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -42,5 +43,68 @@ func TestEnsembleCommand(t *testing.T) {
 		if _, ok := doc.Members[0][k]; !ok {
 			t.Errorf("member lacks %q", k)
 		}
+	}
+}
+
+// TestSessionsCommand lists a real kazoo holder and a real Curator waiter
+// on one lock: both sessions with their client addresses, one holding and
+// one waiting.
+func TestSessionsCommand(t *testing.T) {
+	srv := zktest.Shared(t)
+	base := zktest.Path(t)
+	lock := base + "/lock"
+	kz := zktest.StartKazoo(t, srv.ConnectString())
+	kz.Acquire(t, "holder", "lock", lock)
+	kz.Await(t, "holder", "acquired")
+	cu := zktest.StartCurator(t, srv.ConnectString())
+	cu.Acquire(t, "waiter", "mutex", lock)
+
+	var doc struct {
+		Schema   int
+		Sessions []struct {
+			Session string
+			Client  *string
+			Member  *string
+			Holds   []struct{ Lock, Recipe, Node string }
+			WaitsOn []struct{ Lock, Recipe, Node string } `json:"waits_on"`
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := run(t, "-s", srv.ConnectString(), "sessions", base, "--locks", "--json")
+		if err != nil {
+			t.Fatal(err, out)
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err, out)
+		}
+		if len(doc.Sessions) == 2 || time.Now().After(deadline) {
+			t.Logf("%s", out)
+			break
+		}
+		time.Sleep(200 * time.Millisecond) // polling the server's view, with a deadline
+	}
+	if doc.Schema != 1 || len(doc.Sessions) != 2 {
+		t.Fatalf("sessions: %+v", doc)
+	}
+	holds, waits := 0, 0
+	for _, s := range doc.Sessions {
+		if s.Client == nil || !strings.HasPrefix(*s.Client, "127.0.0.1:") || s.Member == nil || *s.Member != srv.Addrs()[0] {
+			t.Errorf("session %s: client %v member %v", s.Session, s.Client, s.Member)
+		}
+		holds += len(s.Holds)
+		waits += len(s.WaitsOn)
+		for _, l := range append(s.Holds, s.WaitsOn...) {
+			if l.Lock != lock {
+				t.Errorf("session %s: lock %s", s.Session, l.Lock)
+			}
+		}
+	}
+	if holds != 1 || waits != 1 {
+		t.Errorf("holds %d waits %d", holds, waits)
+	}
+	out, err := run(t, "-s", srv.ConnectString(), "sessions", base, "--locks")
+	if err != nil || !strings.Contains(out, "holds "+lock) || !strings.Contains(out, "waits on "+lock) {
+		t.Errorf("table: %v\n%s", err, out)
 	}
 }

@@ -142,6 +142,10 @@ type Conn struct {
 	Established time.Time     // zero when not reported
 	Timeout     time.Duration // negotiated session timeout
 	LastOp      string        // e.g. "GETD", "PING"
+	// LastResponse is when the member last answered the session, in ms of
+	// the member's own monotonic clock (not wall time: compare two samples
+	// of one member only); 0 when never or not reported.
+	LastResponse int64
 }
 
 // ParseCons parses a `cons` reply: one connection a line,
@@ -206,6 +210,8 @@ func parseConsLine(line string) (Conn, error) {
 			if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
 				c.Established = time.UnixMilli(ms)
 			}
+		case "lresp":
+			c.LastResponse, _ = strconv.ParseInt(v, 10, 64)
 		case "to":
 			if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
 				c.Timeout = time.Duration(ms) * time.Millisecond

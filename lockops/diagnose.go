@@ -64,11 +64,19 @@ type DiagnoseOptions struct {
 	// Ensemble is what the servers said ([Verify]); nil skips the checks
 	// that need it (dead or disconnected owners, herds seen on the servers).
 	Ensemble *zkview.Ensemble
+	// PingOnlySince maps sessions that answered only pings to since when
+	// ([PingOnlySince] of two samples, or a [PingWatch]); a holder among
+	// them for HungAfter or longer is session-hung (0: off).
+	PingOnlySince map[int64]time.Time
+	HungAfter     time.Duration
 }
 
 // Diagnose adds to each queue the problems that need more than the names:
 // persistent lock nodes, waits the servers do not confirm, long holds,
-// several nodes of one session, read→write upgrade deadlocks and herds.
+// several nodes of one session, read→write upgrade deadlocks and herds;
+// then, across all of queues, sessions waiting on each other between
+// directories and holders answering only pings ([DiagnoseSessions]), each
+// added once, to the queue of its first node.
 // Run [Verify] first for the checks that need the servers.
 func Diagnose(queues []Queue, o DiagnoseOptions) {
 	if o.Now.IsZero() {
@@ -80,6 +88,8 @@ func Diagnose(queues []Queue, o DiagnoseOptions) {
 	for qi := range queues {
 		diagnose(&queues[qi], o)
 	}
+	applySessionProblems(queues, DiagnoseSessions(queues, SessionCheckOptions{
+		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter}))
 }
 
 // diagnose appends q's problems to q.Problems: each check in turn, in the

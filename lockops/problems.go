@@ -31,6 +31,15 @@ const (
 	ProblemOwnerDisconnected ProblemKind = "owner-disconnected"
 	// ProblemDeadlock: two waiters the servers see watching each other.
 	ProblemDeadlock ProblemKind = "deadlock"
+	// ProblemSessionDeadlock: sessions that each hold a lock another of
+	// them waits on, across lock directories (a wait-for cycle): none of
+	// them will ever proceed.
+	ProblemSessionDeadlock ProblemKind = "session-deadlock"
+	// ProblemSessionHung: a holder session that has answered only pings
+	// for longer than [DiagnoseOptions.HungAfter] (two samples of the
+	// members' connections): its client may be hung while its heartbeat
+	// thread lives.
+	ProblemSessionHung ProblemKind = "session-hung"
 	// ProblemHerd: many sessions watch one node (all wake at once).
 	ProblemHerd ProblemKind = "herd"
 	// ProblemMixedLibraries: nodes of several libraries in one directory.
@@ -101,6 +110,7 @@ func (k ProblemKind) Severity() Severity {
 		ProblemLeaseOrphan,       // takes a slot until its session ends
 		ProblemDeadOwner,         // a node that outlived its owner
 		ProblemDeadlock,          // neither waiter will ever proceed
+		ProblemSessionDeadlock,   // none of the sessions will ever proceed
 		ProblemStrayChild,        // the contender after it waits forever
 		ProblemNoPredecessor,     // the contender fails
 		ProblemInvisibleSequence, // two may hold at once
@@ -109,6 +119,7 @@ func (k ProblemKind) Severity() Severity {
 		return SeverityError
 	case ProblemHeldTooLong, // maybe stuck, maybe a long job
 		ProblemOwnerDisconnected,    // goes when the session expires
+		ProblemSessionHung,          // maybe hung, maybe working without ZooKeeper
 		ProblemHerd,                 // works, wakes everyone at once
 		ProblemMixedLibraries,       // works only if the libraries agree
 		ProblemSequenceTie,          // clients may order differently

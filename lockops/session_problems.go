@@ -1,0 +1,375 @@
+package lockops
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Session-level problems: what is wrong with a session across every lock
+// it takes part in (a wait-for cycle between directories, a holder that
+// only pings, a session owning ephemerals with no connection), as opposed
+// to one lock's problems ([Diagnose]'s per-queue checks).
+
+// SessionProblem is a problem of one or more sessions.
+type SessionProblem struct {
+	Kind     ProblemKind
+	Sessions []int64  // the sessions concerned, sorted
+	Nodes    []string // their lock nodes concerned
+	Detail   string   // one plain sentence
+}
+
+// SessionCheckOptions tune [DiagnoseSessions].
+type SessionCheckOptions struct {
+	// Ensemble is what the members said now (nil: skip the checks that
+	// need it: hung holders, disconnected owners).
+	Ensemble *zkview.Ensemble
+	// PingOnlySince maps sessions that have answered only pings to since
+	// when ([PingOnlySince], [PingWatch]); HungAfter is how long makes a
+	// holder suspect (0: off).
+	PingOnlySince map[int64]time.Time
+	HungAfter     time.Duration
+}
+
+// DiagnoseSessions finds the session-level problems of queues: wait-for
+// cycles between sessions across lock directories (session-deadlock),
+// holders that answered only pings for longer than o.HungAfter
+// (session-hung), and sessions owning ephemerals that no member lists a
+// connection of (owner-disconnected, once per session).
+func DiagnoseSessions(queues []Queue, o SessionCheckOptions) []SessionProblem {
+	out := waitForCycles(queues)
+	out = append(out, hungHolders(queues, o)...)
+	out = append(out, disconnectedOwners(o.Ensemble)...)
+	return out
+}
+
+// waitEdge is one session waiting (node waiter) on a lock another session
+// holds (node holder).
+type waitEdge struct {
+	to             int64
+	lock           string
+	waiter, holder string
+}
+
+// lockBlocks reports whether p takes part in a lock where waiting means
+// waiting for the holders: mutexes and read/write locks, not semaphores
+// (another lease holder may free a slot) or leader latches.
+func lockBlocks(p *Participant) bool {
+	switch p.Mode {
+	case ModeExclusive, ModeRead, ModeWrite:
+		return p.Ephemeral && p.Session != 0
+	}
+	return false
+}
+
+// waitForGraph is who waits on whom: an edge from each waiting session to
+// every other session holding the lock it waits on.
+func waitForGraph(queues []Queue) map[int64][]waitEdge {
+	g := map[int64][]waitEdge{}
+	for qi := range queues {
+		q := &queues[qi]
+		var holders []*Participant
+		for i := range q.Participants {
+			if p := &q.Participants[i]; p.State == StateHolding && lockBlocks(p) {
+				holders = append(holders, p)
+			}
+		}
+		for i := range q.Participants {
+			p := &q.Participants[i]
+			if p.State != StateWaiting || !lockBlocks(p) {
+				continue
+			}
+			for _, h := range holders {
+				if h.Session != p.Session {
+					g[p.Session] = append(g[p.Session], waitEdge{to: h.Session, lock: q.Path, waiter: p.Node, holder: h.Node})
+				}
+			}
+		}
+	}
+	return g
+}
+
+// waitForCycles reports each set of sessions that wait on each other (a
+// strongly connected part of the wait-for graph) once.
+func waitForCycles(queues []Queue) []SessionProblem {
+	g := waitForGraph(queues)
+	var out []SessionProblem
+	for _, scc := range stronglyConnected(g) {
+		if len(scc) < 2 {
+			continue
+		}
+		in := map[int64]bool{}
+		for _, s := range scc {
+			in[s] = true
+		}
+		var lines, nodes []string
+		for _, s := range scc {
+			for _, e := range g[s] {
+				if in[e.to] {
+					lines = append(lines, fmt.Sprintf("%s waits in %s (%s) for %s, held by %s", FormatSession(s), e.lock, baseOf(e.waiter), baseOf(e.holder), FormatSession(e.to)))
+					nodes = append(nodes, e.waiter, e.holder)
+				}
+			}
+		}
+		slices.Sort(nodes)
+		out = append(out, SessionProblem{Kind: ProblemSessionDeadlock, Sessions: scc, Nodes: slices.Compact(nodes),
+			Detail: fmt.Sprintf("sessions %s wait on each other: %s; none will ever proceed: stop one of their clients or evict its session (zkscope evict --session)",
+				joinSessions(scc), strings.Join(lines, "; "))})
+	}
+	return out
+}
+
+// stronglyConnected returns the strongly connected parts of g (Tarjan),
+// each sorted, in order of their least session.
+func stronglyConnected(g map[int64][]waitEdge) [][]int64 {
+	var (
+		index         = map[int64]int{}
+		low           = map[int64]int{}
+		onStack       = map[int64]bool{}
+		stack         []int64
+		out           [][]int64
+		next          int
+		visit         func(v int64)
+		vertices      []int64
+		seenAsVertext = map[int64]bool{}
+	)
+	for v, es := range g {
+		for _, x := range append([]int64{v}, edgeTargets(es)...) {
+			if !seenAsVertext[x] {
+				seenAsVertext[x] = true
+				vertices = append(vertices, x)
+			}
+		}
+	}
+	slices.Sort(vertices)
+	visit = func(v int64) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, e := range g[v] {
+			if _, seen := index[e.to]; !seen {
+				visit(e.to)
+				low[v] = min(low[v], low[e.to])
+			} else if onStack[e.to] {
+				low[v] = min(low[v], index[e.to])
+			}
+		}
+		if low[v] == index[v] {
+			var scc []int64
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				scc = append(scc, w)
+				if w == v {
+					break
+				}
+			}
+			slices.SortFunc(scc, func(a, b int64) int { return cmp.Compare(uint64(a), uint64(b)) })
+			out = append(out, scc)
+		}
+	}
+	for _, v := range vertices {
+		if _, seen := index[v]; !seen {
+			visit(v)
+		}
+	}
+	slices.SortFunc(out, func(a, b []int64) int { return cmp.Compare(uint64(a[0]), uint64(b[0])) })
+	return out
+}
+
+func edgeTargets(es []waitEdge) []int64 {
+	out := make([]int64, len(es))
+	for i, e := range es {
+		out[i] = e.to
+	}
+	return out
+}
+
+// PingOnly lists the sessions that, between two samples of the members'
+// connections, answered only pings: connected to the same member with the
+// same connection in both, last operation PING in both, and no more
+// packets received than the pings a client sends in the time between (one
+// every third of the timeout when it sends nothing else; two more allowed
+// for the edges). A client doing real work in between shows another last
+// operation, or more packets.
+func PingOnly(before, after *zkview.Ensemble) map[int64]bool {
+	if before == nil || after == nil {
+		return nil
+	}
+	dt := after.At.Sub(before.At)
+	if dt <= 0 {
+		return nil
+	}
+	was := map[int64]zkview.Conn{}
+	wasAt := map[int64]string{}
+	for _, m := range before.Members {
+		for _, c := range m.Conns {
+			if c.HasSession {
+				was[c.SessionID], wasAt[c.SessionID] = c, m.Addr
+			}
+		}
+	}
+	out := map[int64]bool{}
+	for _, m := range after.Members {
+		for _, c := range m.Conns {
+			b, ok := was[c.SessionID]
+			if !c.HasSession || !ok || wasAt[c.SessionID] != m.Addr || b.Addr != c.Addr || !b.Established.Equal(c.Established) {
+				continue
+			}
+			if b.LastOp != "PING" || c.LastOp != "PING" || c.Timeout <= 0 || c.Recved < b.Recved {
+				continue
+			}
+			pings := int64(dt/(c.Timeout/3)) + 2
+			if c.Recved-b.Recved <= pings {
+				out[c.SessionID] = true
+			}
+		}
+	}
+	return out
+}
+
+// PingOnlySince is [PingOnly] between two samples, each session mapped to
+// the earlier sample's time.
+func PingOnlySince(before, after *zkview.Ensemble) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for id := range PingOnly(before, after) {
+		out[id] = before.At
+	}
+	return out
+}
+
+// PingWatch follows samples of the members' connections and remembers
+// since when each session has answered only pings (the TUI's refreshes).
+type PingWatch struct {
+	last  *zkview.Ensemble
+	since map[int64]time.Time
+}
+
+// Add takes the next sample.
+func (w *PingWatch) Add(e *zkview.Ensemble) {
+	if e == nil {
+		return
+	}
+	next := map[int64]time.Time{}
+	for id := range PingOnly(w.last, e) {
+		s, ok := w.since[id]
+		if !ok {
+			s = w.last.At
+		}
+		next[id] = s
+	}
+	w.last, w.since = e, next
+}
+
+// Since maps sessions that have answered only pings to since when.
+func (w *PingWatch) Since() map[int64]time.Time { return w.since }
+
+// hungHolders: a session holding a lock that answered only pings for
+// o.HungAfter or longer.
+func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
+	if o.HungAfter <= 0 || o.Ensemble == nil {
+		return nil
+	}
+	held := map[int64][]string{}
+	for qi := range queues {
+		for _, p := range queues[qi].Participants {
+			if p.State == StateHolding && p.Ephemeral && p.Session != 0 {
+				held[p.Session] = append(held[p.Session], p.Node)
+			}
+		}
+	}
+	var out []SessionProblem
+	for _, id := range sortedKeys(held) {
+		since, ok := o.PingOnlySince[id]
+		if !ok {
+			continue
+		}
+		if d := o.Ensemble.At.Sub(since); d >= o.HungAfter {
+			out = append(out, SessionProblem{Kind: ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id],
+				Detail: fmt.Sprintf("session %s holds %d lock(s) and has answered only pings for %s or more: its client may be hung while its heartbeat thread lives (or it works without ZooKeeper)",
+					FormatSession(id), len(held[id]), FormatAge(d))})
+		}
+	}
+	return out
+}
+
+// disconnectedOwners: sessions owning ephemerals that every member was
+// asked about and none lists a connection of.
+func disconnectedOwners(e *zkview.Ensemble) []SessionProblem {
+	if e == nil || !allConnsKnown(e) {
+		return nil
+	}
+	connected := map[int64]bool{}
+	for _, m := range e.Members {
+		for _, c := range m.Conns {
+			connected[c.SessionID] = true
+		}
+		for id := range m.Clients {
+			connected[id] = true
+		}
+	}
+	ids, _ := e.Sessions()
+	var out []SessionProblem
+	for _, id := range sortedKeys(ids) {
+		eph, known := e.Ephemerals(id)
+		if connected[id] || !known || len(eph) == 0 {
+			continue
+		}
+		out = append(out, SessionProblem{Kind: ProblemOwnerDisconnected, Sessions: []int64{id}, Nodes: slices.Sorted(slices.Values(eph)),
+			Detail: fmt.Sprintf("session %s owns %d ephemeral node(s) but is connected to no member: its client is gone or partitioned, and they go when the session expires", FormatSession(id), len(eph))})
+	}
+	return out
+}
+
+// applySessionProblems adds each cross-directory deadlock and hung holder
+// to the queue of its first node, once (owner-disconnected is already
+// reported per node).
+func applySessionProblems(queues []Queue, ps []SessionProblem) {
+	for _, sp := range ps {
+		if sp.Kind == ProblemOwnerDisconnected {
+			continue
+		}
+		for _, n := range sp.Nodes {
+			if qi := queueOf(queues, n); qi >= 0 {
+				queues[qi].Problems = append(queues[qi].Problems, Problem{Kind: sp.Kind, Node: n, Detail: sp.Detail})
+				break
+			}
+		}
+	}
+}
+
+func queueOf(queues []Queue, node string) int {
+	for qi := range queues {
+		for _, p := range queues[qi].Participants {
+			if p.Node == node {
+				return qi
+			}
+		}
+	}
+	return -1
+}
+
+func sortedKeys[V any](m map[int64]V) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b int64) int { return cmp.Compare(uint64(a), uint64(b)) })
+	return out
+}
+
+func joinSessions(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = FormatSession(id)
+	}
+	return strings.Join(s, ", ")
+}
+
+func baseOf(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

@@ -1,0 +1,136 @@
+package lockops
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+func holding(node string, s int64) Participant {
+	return Participant{Node: node, Name: baseOf(node), Ephemeral: true, Mode: ModeExclusive, State: StateHolding, Session: s}
+}
+
+func waiting(node string, s int64, pos int) Participant {
+	return Participant{Node: node, Name: baseOf(node), Ephemeral: true, Mode: ModeExclusive, State: StateWaiting, Session: s, Position: pos}
+}
+
+// TestSessionDeadlockAcrossDirectories: A holds /x and waits on /y, B
+// holds /y and waits on /x, C only waits on /x: one session-deadlock
+// naming A and B (not C), added once.
+func TestSessionDeadlockAcrossDirectories(t *testing.T) {
+	const a, b, c = 0x101, 0x102, 0x103
+	qs := []Queue{
+		{Path: "/x", Kind: KindKazooLock, Participants: []Participant{holding("/x/a-0000000000", a), waiting("/x/b-0000000001", b, 1), waiting("/x/c-0000000002", c, 2)}},
+		{Path: "/y", Kind: KindCuratorMutex, Participants: []Participant{holding("/y/_c_b-lock-0000000000", b), waiting("/y/_c_a-lock-0000000001", a, 1)}},
+	}
+	ps := DiagnoseSessions(qs, SessionCheckOptions{})
+	if len(ps) != 1 || ps[0].Kind != ProblemSessionDeadlock {
+		t.Fatalf("problems %+v", ps)
+	}
+	p := ps[0]
+	if len(p.Sessions) != 2 || p.Sessions[0] != a || p.Sessions[1] != b {
+		t.Errorf("sessions %x", p.Sessions)
+	}
+	for _, want := range []string{"0x101", "0x102", "/x", "/y", "a-0000000000", "_c_a-lock-0000000001"} {
+		if !strings.Contains(p.Detail, want) {
+			t.Errorf("detail lacks %q: %s", want, p.Detail)
+		}
+	}
+	if strings.Contains(p.Detail, "0x103") {
+		t.Errorf("a plain waiter is named: %s", p.Detail)
+	}
+	Diagnose(qs, DiagnoseOptions{})
+	n := 0
+	for _, q := range qs {
+		for _, pr := range q.Problems {
+			if pr.Kind == ProblemSessionDeadlock {
+				n++
+			}
+		}
+	}
+	if n != 1 || ProblemSessionDeadlock.Severity() != SeverityError {
+		t.Errorf("session-deadlock reported %d times", n)
+	}
+}
+
+// TestNoDeadlockWithoutCycle: a chain A→B→C is waiting, not a deadlock;
+// semaphore leases make no edges.
+func TestNoDeadlockWithoutCycle(t *testing.T) {
+	qs := []Queue{
+		{Path: "/x", Participants: []Participant{holding("/x/n-0000000000", 2), waiting("/x/n-0000000001", 1, 1)}},
+		{Path: "/y", Participants: []Participant{holding("/y/n-0000000000", 3), waiting("/y/n-0000000001", 2, 1)}},
+		{Path: "/s", Participants: []Participant{
+			{Node: "/s/l-1", Ephemeral: true, Mode: ModeLease, State: StateHolding, Session: 1},
+			{Node: "/s/l-2", Ephemeral: true, Mode: ModeLease, State: StateWaiting, Session: 3}}},
+	}
+	if ps := DiagnoseSessions(qs, SessionCheckOptions{}); len(ps) != 0 {
+		t.Errorf("problems %+v", ps)
+	}
+}
+
+func consSample(at time.Time, conns ...zkview.Conn) *zkview.Ensemble {
+	return &zkview.Ensemble{At: at, Members: []zkview.Member{{Addr: "127.0.0.1:2181", Conns: conns, ConnsKnown: true}}}
+}
+
+func consOf(line string, t *testing.T) zkview.Conn {
+	t.Helper()
+	cs, err := zkview.ParseCons(line)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("parse %q: %v %v", line, cs, err)
+	}
+	return cs[0]
+}
+
+// TestPingOnly parses two cons samples 60 s apart (timeout 6 s: a ping
+// every 2 s): the holder that only pinged is flagged, the busy one and
+// the one that did something else are not; then session-hung is raised
+// for a holder only after HungAfter.
+func TestPingOnly(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	const est = "est=1795420601472,to=6000"
+	before := consSample(t0,
+		consOf(" /127.0.0.1:5001[1](queued=0,recved=100,sent=100,sid=0x1000000000001,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t),
+		consOf(" /127.0.0.1:5002[1](queued=0,recved=100,sent=100,sid=0x1000000000002,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t),
+		consOf(" /127.0.0.1:5003[1](queued=0,recved=100,sent=100,sid=0x1000000000003,lop=GETD,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t))
+	after := consSample(t0.Add(time.Minute),
+		consOf(" /127.0.0.1:5001[1](queued=0,recved=130,sent=130,sid=0x1000000000001,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t),
+		consOf(" /127.0.0.1:5002[1](queued=0,recved=400,sent=400,sid=0x1000000000002,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t),
+		consOf(" /127.0.0.1:5003[1](queued=0,recved=130,sent=130,sid=0x1000000000003,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t))
+	got := PingOnly(before, after)
+	if len(got) != 1 || !got[0x1000000000001] {
+		t.Fatalf("ping-only %v", got)
+	}
+	var w PingWatch
+	w.Add(before)
+	w.Add(after)
+	if s := w.Since()[0x1000000000001]; !s.Equal(t0) {
+		t.Errorf("since %v", s)
+	}
+	qs := []Queue{{Path: "/x", Participants: []Participant{holding("/x/n-0000000000", 0x1000000000001), holding("/y/n-0000000000", 0x1000000000003)}}}
+	for _, c := range []struct {
+		after time.Duration
+		want  int
+	}{{2 * time.Minute, 0}, {time.Minute, 1}} {
+		ps := DiagnoseSessions(qs, SessionCheckOptions{Ensemble: after, PingOnlySince: w.Since(), HungAfter: c.after})
+		if len(ps) != c.want {
+			t.Errorf("hung-after %s: %+v", c.after, ps)
+		}
+		if len(ps) == 1 && (ps[0].Kind != ProblemSessionHung || ps[0].Sessions[0] != 0x1000000000001) {
+			t.Errorf("hung %+v", ps[0])
+		}
+	}
+}
+
+// TestDisconnectedOwnerPerSession: a session with ephemerals and no
+// connection on any member is reported once, as a session.
+func TestDisconnectedOwnerPerSession(t *testing.T) {
+	e := &zkview.Ensemble{Members: []zkview.Member{{Addr: "m:2181", ConnsKnown: true, Via: map[string]string{"dump": "4lw"},
+		Ephemerals: map[int64][]string{0x11: {"/x/a", "/x/b"}, 0x12: {"/x/c"}},
+		Conns:      []zkview.Conn{{SessionID: 0x12, HasSession: true}}}}}
+	ps := DiagnoseSessions(nil, SessionCheckOptions{Ensemble: e})
+	if len(ps) != 1 || ps[0].Kind != ProblemOwnerDisconnected || ps[0].Sessions[0] != 0x11 || len(ps[0].Nodes) != 2 {
+		t.Errorf("problems %+v", ps)
+	}
+}

@@ -273,6 +273,31 @@ func askEnsembleView(cfg zkview.Config, id uint64, later bool) tea.Cmd {
 	return tea.Tick(ensembleViewEvery, func(time.Time) tea.Msg { return ask() })
 }
 
+// sessionsViewEvery is how often the session view reads again (a scan of
+// the lock directories below its path and the members' connections).
+const sessionsViewEvery = 5 * time.Second
+
+// askSessionsView scans the locks below root and asks the members for
+// their sessions (after sessionsViewEvery when later is set), joined for
+// the session view.
+func askSessionsView(c *zkview.Client, root string, id uint64, later bool) tea.Cmd {
+	ask := func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		queues, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{})
+		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+			err = fmt.Errorf("scan the locks below %s: %w", root, err)
+		}
+		e := c.Introspect(ctx)
+		ss := lockops.JoinSessions(e, queues, c.SessionID())
+		return sessionsViewMsg{id: id, root: root, ss: ss, ens: e, queues: queues, at: e.At, err: err}
+	}
+	if !later {
+		return ask
+	}
+	return tea.Tick(sessionsViewEvery, func(time.Time) tea.Msg { return ask() })
+}
+
 func tick() tea.Cmd {
 	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return common.TickMsg{At: t} })
 }

@@ -54,6 +54,15 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return m.beginSearch(root, "", true)
 	case "ensemble", "members":
 		return m.openEnsemble()
+	case "sessions":
+		root := "/"
+		if arg != "" {
+			root = arg
+			if !strings.HasPrefix(arg, "/") {
+				root = path.Join(m.tree.CursorPath(), arg)
+			}
+		}
+		return m.openSessions(root)
 	case "tree":
 		m.screen = screenTree
 		return nil

@@ -17,7 +17,7 @@ import (
 const maxSuggestions = 100
 
 // commandVerbs are the `:` commands, completed first.
-var commandVerbs = []string{"cd ", "ctx ", "locks", "find ", "theme ", "help", "q"}
+var commandVerbs = []string{"cd ", "ctx ", "locks", "sessions", "ensemble", "find ", "theme ", "help", "q"}
 
 // completeTimeout bounds the listing `:cd` completion asks for.
 const completeTimeout = 2 * time.Second

@@ -110,7 +110,7 @@ func (m *Model) helpLines() []string {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, "", st.Section.Render("Commands"))
-	for _, l := range wrap(":cd /path   :ctx name   :locks [path]   :find text   :theme dark|light|high-contrast|none   :q   (tab completes)") {
+	for _, l := range wrap(":cd /path   :ctx name   :locks [path]   :sessions [path]   :ensemble   :find text   :theme dark|light|high-contrast|none   :q   (tab completes)") {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, "", st.Muted.Render("Press any key to go back."))

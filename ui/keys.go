@@ -84,6 +84,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
 		return m.startEdit(msg)
 	}
+	if key.Matches(msg, k.Lock.Session) && m.detail.IsLock() {
+		return m.goToSession()
+	}
 	if cmd, ok := m.lock.ActionKey(msg, m.tree.CursorPath(), m.detail.IsLock()); ok {
 		return cmd
 	}
@@ -159,7 +162,9 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Cancel):
-		if m.mode == modeFilter {
+		if m.mode == modeFilter && m.screen == screenSessions {
+			m.sessView.SetFilter("")
+		} else if m.mode == modeFilter {
 			m.tree.ClearFilter()
 		}
 		m.closeInput()
@@ -174,7 +179,9 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 		case modeSearch:
 			return m.startSearch(v)
 		case modeFilter:
-			if v == "" {
+			if v == "" && m.screen == screenSessions {
+				m.sessView.SetFilter("")
+			} else if v == "" {
 				m.tree.ClearFilter()
 			}
 		}
@@ -192,7 +199,11 @@ func (m *Model) handleInputKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.input, cmd = m.input.Update(msg)
 	switch m.mode {
 	case modeFilter:
-		m.tree.SetFilter(m.input.Value())
+		if m.screen == screenSessions {
+			m.sessView.SetFilter(m.input.Value())
+		} else {
+			m.tree.SetFilter(m.input.Value())
+		}
 	case modeCommand:
 		m.compl.candidates, m.compl.err = nil, ""
 		m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))

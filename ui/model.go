@@ -18,6 +18,7 @@ import (
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/ui/ensemble"
 	"github.com/zkscope/zkscope/ui/lockpane"
+	"github.com/zkscope/zkscope/ui/sessions"
 	"github.com/zkscope/zkscope/ui/tree"
 	"os"
 	"time"
@@ -106,6 +107,7 @@ type bodyView int
 const (
 	screenTree     bodyView = iota
 	screenEnsemble          // `:ensemble` (ui/ensemble)
+	screenSessions          // `:sessions` (ui/sessions)
 )
 
 // Minimum terminal size; below it only a plain message is drawn.
@@ -140,8 +142,14 @@ type Model struct {
 	tree      tree.Model      // the tree pane (ui/tree)
 	statsWant map[string]bool // stat loads in flight
 
-	screen  bodyView       // what the body shows
-	ensView ensemble.Model // `:ensemble` (ui/ensemble)
+	screen   bodyView       // what the body shows
+	ensView  ensemble.Model // `:ensemble` (ui/ensemble)
+	sessView sessions.Model // `:sessions` (ui/sessions)
+	// sessPings follows the session view's reads, to tell sessions that
+	// answered only pings since when (lockops.PingWatch).
+	sessPings lockops.PingWatch
+	sessRoot  string // the path whose locks :sessions joins
+	sessFocus int64  // a session to put the cursor on once the view has read
 
 	detail detail.Model // the node under the cursor (ui/detail)
 	// lockProbed: directories already asked whether they are locks, with
@@ -206,6 +214,7 @@ func New(opts Options) Model {
 	m.detail = detail.New(m.st, m.made)
 	m.tree = tree.New(m.st, m.made)
 	m.ensView = ensemble.New(m.st)
+	m.sessView = sessions.New(m.st)
 	m.layout()
 	if m.cache != nil {
 		m.startCmd = m.cd(opts.Start)

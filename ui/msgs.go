@@ -72,6 +72,18 @@ type lockProbeMsg struct {
 	none  []string
 }
 
+// sessionsViewMsg carries every session the members report, joined with
+// the locks below root, for the session view.
+type sessionsViewMsg struct {
+	id     uint64
+	root   string
+	ss     []lockops.Session
+	ens    *zkview.Ensemble
+	queues []lockops.Queue
+	at     time.Time
+	err    error // the scan failed or stopped early (the sessions still come)
+}
+
 // ensembleViewMsg carries a detailed snapshot for the ensemble view.
 type ensembleViewMsg struct {
 	id  uint64

@@ -1,11 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -23,7 +25,13 @@ func (m *Model) handleScreenKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Command):
 		return m.openInput(modeCommand, ":", "")
 	case key.Matches(msg, k.Cancel):
+		if m.screen == screenSessions && m.sessView.Filter() != "" {
+			m.sessView.SetFilter("")
+			return nil
+		}
 		m.screen = screenTree
+	case m.screen == screenSessions:
+		return m.handleSessionsKey(msg)
 	case key.Matches(msg, k.Up):
 		m.ensView.Move(-1)
 	case key.Matches(msg, k.Down):
@@ -35,9 +43,80 @@ func (m *Model) handleScreenKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// handleSessionsKey: ↑/↓ move over sessions and their locks, s cycles the
+// sort key, / filters, ⏎ on a lock goes to it in the tree and the lock
+// pane, r reads again.
+func (m *Model) handleSessionsKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	v := &m.sessView
+	switch {
+	case key.Matches(msg, k.Up):
+		v.Move(-1)
+	case key.Matches(msg, k.Down):
+		v.Move(1)
+	case key.Matches(msg, k.PageUp):
+		v.Move(-m.height / 2)
+	case key.Matches(msg, k.PageDown):
+		v.Move(m.height / 2)
+	case key.Matches(msg, k.Top):
+		v.Top()
+	case key.Matches(msg, k.Bottom):
+		v.Bottom()
+	case key.Matches(msg, k.Sort):
+		m.setStatus(common.LevelInfo, "Sessions sorted by "+v.CycleSort().String()+".")
+	case key.Matches(msg, k.Filter):
+		return m.openInput(modeFilter, "/", v.Filter())
+	case key.Matches(msg, k.Refresh):
+		return m.openSessions(m.sessRoot)
+	case key.Matches(msg, k.Confirm):
+		s, l, ok := v.Selected()
+		if !ok {
+			return nil
+		}
+		if l == nil {
+			m.setStatus(common.LevelInfo, fmt.Sprintf("Session %s: move to one of its locks (↓) and press ⏎ to go to it.", lockops.FormatSession(s.ID)))
+			return nil
+		}
+		return m.goToLockNode(l.Lock, l.Node)
+	}
+	return nil
+}
+
+// goToLockNode shows the tree at lock with node selected in the lock pane
+// (focused).
+func (m *Model) goToLockNode(lock, node string) tea.Cmd {
+	m.screen = screenTree
+	m.focus = focusDetail
+	m.lock.SelectNode(node)
+	m.setStatus(common.LevelInfo, "Going to "+node+"…")
+	return m.cd(lock)
+}
+
+// goToSession opens the session view on the session of the lock pane's
+// selected participant.
+func (m *Model) goToSession() tea.Cmd {
+	x, ok := m.lock.Selected()
+	if !ok || x.Session == 0 {
+		m.setStatus(common.LevelWarn, "Pick an ephemeral node of the queue first (tab, then ↑/↓): a persistent node has no session.")
+		return nil
+	}
+	root := m.sessRoot
+	if root == "" {
+		root = "/"
+	}
+	cmd := m.openSessions(root)
+	m.sessFocus = x.Session
+	if m.sessView.Loaded() && m.sessView.Focus(x.Session) {
+		m.sessFocus = 0
+	}
+	return cmd
+}
+
 // screenTitle replaces the breadcrumbs above a view.
 func (m *Model) screenTitle() string {
 	switch m.screen {
+	case screenSessions:
+		return common.Truncate(m.st.Breadcrumb.Render(" sessions the members report, with their locks below "+m.sessRoot+" (every 5 s; s sorts, / filters, ⏎ on a lock goes to it)"), m.width)
 	case screenEnsemble:
 		servers := m.opts.Servers
 		if m.client != nil {

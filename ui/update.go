@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -60,6 +61,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.onEnsemble(msg))
 	case ensembleViewMsg:
 		cmds = append(cmds, m.onEnsembleView(msg))
+	case sessionsViewMsg:
+		cmds = append(cmds, m.onSessionsView(msg))
 	case deleteProgressMsg:
 		cmds = append(cmds, m.onDeleteProgress(msg))
 	case searchProgressMsg:
@@ -120,6 +123,68 @@ func (m *Model) onEnsembleView(msg ensembleViewMsg) tea.Cmd {
 		return nil
 	}
 	return askEnsembleView(m.client.Config(), m.nextID("ensemble-view"), true)
+}
+
+// onSessionsView shows the sessions, with what is wrong with them, and,
+// while the view is open, reads again after a pause.
+func (m *Model) onSessionsView(msg sessionsViewMsg) tea.Cmd {
+	if !m.current("sessions-view", msg.id) {
+		return nil
+	}
+	m.sessPings.Add(msg.ens)
+	m.sessView.SetSessions(msg.ss, msg.root, msg.at)
+	if m.sessFocus != 0 {
+		if !m.sessView.Focus(m.sessFocus) {
+			m.setStatus(common.LevelWarn, "No member reports session "+lockops.FormatSession(m.sessFocus)+" any more.")
+		}
+		m.sessFocus = 0
+	}
+	m.sessView.SetNotes(sessionNotes(msg.queues, msg.ens, m.sessPings.Since(), msg.at))
+	if msg.err != nil {
+		m.sessView.SetError(msg.err)
+	}
+	if m.screen != screenSessions || m.client == nil {
+		return nil
+	}
+	return askSessionsView(m.client, m.sessRoot, m.nextID("sessions-view"), true)
+}
+
+// sessionHungAfter is how long a holder answering only pings is marked in
+// the session view.
+const sessionHungAfter = time.Minute
+
+// sessionNotes are the words after each session with a session-level
+// problem (lockops.DiagnoseSessions), and how long others have answered
+// only pings.
+func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, pings map[int64]time.Time, now time.Time) map[int64]string {
+	notes := map[int64]string{}
+	for _, p := range lockops.DiagnoseSessions(queues, lockops.SessionCheckOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter}) {
+		for _, s := range p.Sessions {
+			notes[s] = string(p.Kind)
+		}
+	}
+	for s, since := range pings {
+		if notes[s] == "" && now.Sub(since) >= sessionHungAfter {
+			notes[s] = "only pings for " + lockops.FormatAge(now.Sub(since))
+		}
+	}
+	return notes
+}
+
+// openSessions shows the session view with the locks below root and reads
+// now.
+func (m *Model) openSessions(root string) tea.Cmd {
+	m.screen = screenSessions
+	if root != m.sessRoot {
+		m.sessPings = lockops.PingWatch{}
+	}
+	m.sessRoot = root
+	m.layout()
+	if m.client == nil {
+		return nil
+	}
+	m.setStatus(common.LevelInfo, "Asking the members for their sessions and scanning the locks below "+root+"…")
+	return askSessionsView(m.client, root, m.nextID("sessions-view"), false)
 }
 
 // openEnsemble shows the ensemble view and asks the members now.

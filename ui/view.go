@@ -41,8 +41,11 @@ func (m *Model) render() string {
 		return m.helpScreen()
 	}
 	bodyH := m.height - chromeRows
-	if m.screen == screenEnsemble {
+	switch m.screen {
+	case screenEnsemble:
 		return strings.Join([]string{m.headerView(), m.screenTitle(), m.ensView.View(), m.statusView(), m.footerView()}, "\n")
+	case screenSessions:
+		return strings.Join([]string{m.headerView(), m.screenTitle(), m.sessView.View(), m.statusView(), m.footerView()}, "\n")
 	}
 	tree := m.tree.View(m.focus == focusTree)
 	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
@@ -176,6 +179,7 @@ func (m *Model) detailPane(w, h int) string {
 // layout gives the panes their sizes (at start and on a resize).
 func (m *Model) layout() {
 	m.ensView.SetSize(m.width, m.height-chromeRows)
+	m.sessView.SetSize(m.width, m.height-chromeRows)
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
 	m.detail.SetSize(m.width-m.treeWidth(), m.height-chromeRows)
 }

@@ -15,6 +15,8 @@ type KeyMap struct {
 	Focus, Viewer, Refresh key.Binding
 	// Yank copies the path under the cursor to the clipboard (OSC 52).
 	Yank key.Binding
+	// Sort cycles the sort key of the session view.
+	Sort key.Binding
 
 	// Overlays.
 	Filter, Search, Command, Help key.Binding
@@ -64,6 +66,7 @@ func DefaultKeyMap() KeyMap {
 		Viewer:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "data viewer")),
 		Refresh: key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "refresh")),
 		Yank:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy path")),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort (:sessions)")),
 
 		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		Search:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "find below")),
@@ -123,7 +126,7 @@ func (k KeyMap) ShortHelp() []key.Binding {
 func (k KeyMap) FullHelp() [][]key.Binding {
 	cols := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Expand, k.Collapse, k.Toggle, k.Parent, k.Focus, k.Viewer, k.Refresh, k.Yank},
+		{k.Expand, k.Collapse, k.Toggle, k.Parent, k.Focus, k.Viewer, k.Refresh, k.Yank, k.Sort},
 		{k.Filter, k.Search, k.Command, k.Help, k.Cancel, k.Quit},
 	}
 	if k.editing {

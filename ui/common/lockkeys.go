@@ -17,6 +17,9 @@ type LockKeyMap struct {
 	// revocable locks); ForceDelete deletes the selected node after a
 	// typed confirmation.
 	Take, Release, Revoke, ForceDelete key.Binding
+	// Session opens the session view (`:sessions`) on the selected
+	// node's session.
+	Session key.Binding
 
 	// In the lock dialogs: Confirm (enter), Yes/No answer a question
 	// (No also q), Cancel (esc), Dismiss closes an alert, NextField and
@@ -43,6 +46,7 @@ func DefaultLockKeyMap() LockKeyMap {
 		Release:     key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "release/stop waiting")),
 		Revoke:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke holder")),
 		ForceDelete: key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "force-delete node")),
+		Session:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "its session")),
 
 		Confirm:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("⏎", "confirm")),
 		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
@@ -59,12 +63,12 @@ func DefaultLockKeyMap() LockKeyMap {
 
 // ShortHelp implements [help.KeyMap]: the lock actions.
 func (k LockKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete}
+	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}
 }
 
 // FullHelp implements [help.KeyMap].
 func (k LockKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete}}
+	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}}
 }
 
 var _ help.KeyMap = LockKeyMap{}

@@ -84,7 +84,10 @@ type Model struct {
 	// The participant cursor (for revoke and force-delete).
 	cursorNode string
 	cursor     int
-	offset     int
+	// wantNode is a node to select once a queue holding it is shown
+	// (SelectNode).
+	wantNode string
+	offset   int
 
 	act lockActions
 	// dialogs is the overlay shared with the root model; dialogID names
@@ -228,6 +231,7 @@ func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
 	p.graceWatches(&p.queue)
 	p.chains = computeChains(p.queue.Participants, p.byNode)
 	p.rebuild()
+	p.applyWantNode()
 }
 
 // staleAt reports whether what the pane remembers is too old to compare
@@ -467,6 +471,33 @@ func (p *Model) clampCursor() {
 }
 
 // selected returns the participant under the cursor (not a ghost).
+// Selected is the participant under the cursor (false on a node that has
+// left, or none).
+func (p *Model) Selected() (lockops.Participant, bool) { return p.selected() }
+
+// SelectNode puts the cursor on node, now if the pane shows its lock, else
+// once the pane shows a queue holding it.
+func (p *Model) SelectNode(node string) {
+	p.wantNode = node
+	if p.have {
+		p.applyWantNode()
+	}
+}
+
+// SelectNodePending is the node [Model.SelectNode] waits to select ("" when
+// none).
+func (p *Model) SelectNodePending() string { return p.wantNode }
+
+// applyWantNode moves the cursor to the node asked for by [Model.SelectNode]
+// when the queue shown holds it.
+func (p *Model) applyWantNode() {
+	if _, ok := p.byNode[p.wantNode]; !ok || p.wantNode == "" {
+		return
+	}
+	p.cursorNode, p.wantNode = p.wantNode, ""
+	p.rebuild()
+}
+
 func (p *Model) selected() (lockops.Participant, bool) {
 	if p.cursor < len(p.entries) && p.entries[p.cursor].ghost == nil {
 		return p.entries[p.cursor].p, true

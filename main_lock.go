@@ -150,10 +150,11 @@ contradicting contenders) it exits 2 and creates nothing.`,
 func newEvictCmd() *cobra.Command {
 	var (
 		expectSession, expectCzxid string
+		session, under             string
 		yes, anyNode               bool
 	)
 	cmd := &cobra.Command{
-		Use:   "evict NODE",
+		Use:   "evict NODE | evict --session 0x… [--under PATH]",
 		Short: "Force-delete a lock node (a stuck holder or waiter), after confirmation",
 		Long: `Force-delete one lock node. zkscope first shows whose node it is (session,
 client, data, how long it has existed) and what happens next (which waiter gets
@@ -169,13 +170,30 @@ the lock. Prefer stopping it, or 'zkscope revoke' for revocable Curator locks.
 zkscope refuses (exit 2, nothing deleted) a node that is no participant of a
 lock it recognises, unless --any-node is given. It asks for the sequence
 number only on a terminal: piped input never confirms, so scripts pass --yes
-together with --expect-session (as printed by 'zkscope locks').`,
+together with --expect-session (as printed by 'zkscope locks').
+
+--session 0x… deletes every lock node of one session below --under (default
+/): a client gone behind a NAT whose session the servers keep alive. zkscope
+lists the nodes (lock, holding or waiting, since when), asks you to type the
+session id, then deletes each with its own checks (session, creation zxid,
+version) and an audit line, waiters first. It refuses (exit 2) zkscope's own
+session and --read-only; a session with no lock node below the path is
+nothing to do (exit 0). Piped input never confirms: pass --yes.`,
 		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
-  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes`,
-		Args:              cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1)),
+  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes
+  zkscope evict --session 0x100000872e90004 --under /app/locks`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if session != "" {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1))(cmd, args)
+		},
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if session != "" {
+				return evictSession(cmd, session, under, yes)
+			}
 			var wantSession, wantCzxid int64
 			var err error
 			if expectSession != "" {
@@ -228,7 +246,65 @@ together with --expect-session (as printed by 'zkscope locks').`,
 	f.StringVar(&expectCzxid, "expect-czxid", "", "delete only if the node has this creation zxid (0x…)")
 	f.BoolVarP(&yes, "yes", "y", false, "do not ask (needs --expect-session)")
 	f.BoolVar(&anyNode, "any-node", false, "delete a node that is no participant of a lock zkscope recognises")
+	f.StringVar(&session, "session", "", "delete every lock node of this session (0x…) below --under")
+	f.StringVar(&under, "under", "/", "with --session: the path whose locks are scanned")
 	return cmd
+}
+
+// evictSession is `zkscope evict --session ID [--under PATH]`: list the
+// session's lock nodes, confirm once, delete each.
+func evictSession(cmd *cobra.Command, sessionArg, under string, yes bool) error {
+	id, err := parseHexID(sessionArg)
+	if err != nil {
+		return fmt.Errorf("--session: %w", err)
+	}
+	if !strings.HasPrefix(under, "/") {
+		return fmt.Errorf("--under %q: give an absolute path", under)
+	}
+	ctx := context.Background()
+	c, err := connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	plan, err := lockops.PlanEvictSession(ctx, c, id, under)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if err := plan.Write(out, time.Now()); err != nil || len(plan.Nodes) == 0 {
+		return err
+	}
+	if !yes {
+		if err := confirmEvictSession(cmd, c, plan); err != nil {
+			return err
+		}
+	}
+	return lockops.EvictSession(ctx, c, plan, func(n lockops.SessionEvictNode, err error) {
+		if err != nil {
+			fmt.Fprintf(out, "not deleted %s: %v\n", n.Node, err)
+			return
+		}
+		fmt.Fprintf(out, "deleted %s\n", n.Node)
+	})
+}
+
+// confirmEvictSession asks the operator at the terminal to type the
+// session id. Without a terminal on stdin nothing can confirm: refused.
+func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *lockops.SessionEviction) error {
+	sid := lockops.FormatSession(plan.Session)
+	in, ok := cmd.InOrStdin().(*os.File)
+	if !ok || !term.IsTerminal(in.Fd()) {
+		return lockops.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session,
+			"stdin is not a terminal, so nobody can confirm; pass --yes to delete the session's lock nodes without asking")
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "\nType the session id (%s) to delete these %d node(s): ", sid, len(plan.Nodes))
+	var typed string
+	fmt.Fscanln(in, &typed)
+	if typed != sid {
+		return lockops.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session, "not confirmed (the session id typed was not "+sid+"): nothing deleted")
+	}
+	return nil
 }
 
 // confirmEvict asks the operator at the terminal to type p's sequence

@@ -1,0 +1,159 @@
+package lockops
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// waitChildren waits until p has n children.
+func waitChildren(t testing.TB, c *zkview.Client, p string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kids := children(t, c, p)
+		if len(kids) == n {
+			return kids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s has %d children, want %d: %v", p, len(kids), n, kids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestEvictSession: a session (zkscope's code, kazoo format) holds /x and
+// waits on /y, which a real kazoo client holds, with another kazoo client
+// waiting on /x behind it. `zkscope evict --session` refuses piped input
+// without --yes, then deletes exactly that session's two nodes (audited),
+// and the kazoo waiter acquires /x; the kazoo holder of /y is untouched.
+// zkscope's own session is refused.
+func TestEvictSession(t *testing.T) {
+	audit := auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	victim, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	root := zktest.Path(t)
+	x, y := root+"/x", root+"/y"
+	kz := zktest.StartKazoo(t, cl.ConnectString())
+	kz.Acquire(t, "ky", "lock", y)
+	kz.Await(t, "ky", "acquired")
+	h, err := Take(ctx, victim, x, TakeOptions{Library: Kazoo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kz.Acquire(t, "kx", "lock", x)
+	waitChildren(t, op, x, 2)
+	w := takeAsync(ctx, victim, y, TakeOptions{Library: Kazoo})
+	waitChildren(t, op, y, 2)
+	<-w.progress // it placed its node and watches
+
+	if _, err := PlanEvictSession(ctx, victim, victim.SessionID(), root); !IsRefusal(err) {
+		t.Fatalf("evicting our own session: %v", err)
+	}
+	plan, err := PlanEvictSession(ctx, op, victim.SessionID(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Nodes) != 2 || plan.Nodes[0].Holding || plan.Nodes[0].Lock != y || !plan.Nodes[1].Holding || plan.Nodes[1].Node != h.Node {
+		t.Fatalf("plan %+v", plan.Nodes)
+	}
+	var listed bytes.Buffer
+	plan.Write(&listed, time.Now())
+	if !strings.Contains(listed.String(), h.Node) || !strings.Contains(listed.String(), "waiting") {
+		t.Errorf("listing:\n%s", listed.String())
+	}
+
+	sid := FormatSession(victim.SessionID())
+	cmd := zkscopeCmd(t, t.TempDir(), cl.ConnectString(), "evict", "--session", sid, "--under", root)
+	cmd.Stdin = strings.NewReader(sid + "\n")
+	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 2 {
+		t.Fatalf("piped confirmation: exit %d, want 2 (refused): %s", code, stderr)
+	}
+	if n := len(children(t, op, x)) + len(children(t, op, y)); n != 4 {
+		t.Fatalf("a refused evict deleted something: %d nodes left", n)
+	}
+	var out bytes.Buffer
+	cmd = zkscopeCmd(t, os.Getenv("XDG_STATE_HOME"), cl.ConnectString(), "evict", "--session", sid, "--under", root, "--yes")
+	cmd.Stdout = &out
+	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 0 {
+		t.Fatalf("evict --session --yes: exit %d: %s\n%s", code, stderr, out.String())
+	}
+	if strings.Count(out.String(), "deleted ") != 2 {
+		t.Errorf("output:\n%s", out.String())
+	}
+	kz.Await(t, "kx", "acquired")
+	if kids := children(t, op, y); len(kids) != 1 || !kz.Has("ky", "acquired") || kz.Has("ky", "released") {
+		t.Errorf("/y after the eviction: %v", kids)
+	}
+	select {
+	case <-h.LostCh():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the evicted holder did not notice")
+	}
+
+	cmd = zkscopeCmd(t, t.TempDir(), cl.ConnectString(), "evict", "--session", sid, "--under", root, "--yes")
+	out.Reset()
+	cmd.Stdout = &out
+	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 0 || !strings.Contains(out.String(), "nothing to do") {
+		t.Errorf("second evict: exit %d %s\n%s", code, stderr, out.String())
+	}
+	n := 0
+	for _, e := range readAudit(t, audit) {
+		if e.Operation == OpForceDelete && e.Result == AuditOK && strings.HasPrefix(e.Path, root) {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d force-delete audit lines, want 2", n)
+	}
+}
+
+// TestSessionDeadlockLive: two sessions on a real server, each holding one
+// lock (one in Curator's format, one in kazoo's) and waiting on the other's:
+// Scan and Diagnose report one session-deadlock naming both sessions.
+func TestSessionDeadlockLive(t *testing.T) {
+	cl := zktest.Shared(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, b, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	root := zktest.Path(t)
+	x, y := root+"/x", root+"/y"
+	if _, err := Take(ctx, a, x, TakeOptions{Library: Curator}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Take(ctx, b, y, TakeOptions{Library: Kazoo}); err != nil {
+		t.Fatal(err)
+	}
+	takeAsync(ctx, a, y, TakeOptions{Library: Kazoo})
+	takeAsync(ctx, b, x, TakeOptions{Library: Curator})
+	waitChildren(t, op, x, 2)
+	waitChildren(t, op, y, 2)
+	queues, err := Scan(ctx, op, root, ScanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Diagnose(queues, DiagnoseOptions{Ensemble: Verify(ctx, op, queues)})
+	var found []Problem
+	for _, q := range queues {
+		for _, p := range q.Problems {
+			if p.Kind == ProblemSessionDeadlock {
+				found = append(found, p)
+			}
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("session-deadlock reported %d times: %+v", len(found), queues)
+	}
+	for _, s := range []int64{a.SessionID(), b.SessionID()} {
+		if !strings.Contains(found[0].Detail, FormatSession(s)) {
+			t.Errorf("detail lacks session %s: %s", FormatSession(s), found[0].Detail)
+		}
+	}
+}

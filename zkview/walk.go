@@ -31,6 +31,9 @@ type WalkDir struct {
 	// the listing and the read has Err zk.ErrNoNode; one the session may not
 	// read, zk.ErrNoAuth.
 	Nodes []Node
+	// Stat is the directory's own stat when [WalkOptions.DirStat] asked
+	// for it (read with its children's data).
+	Stat zk.Stat
 	// Err is why the directory could not be listed (wrapping zk.ErrNoAuth
 	// or zk.ErrNoNode when it vanished meanwhile); Names is then nil. The
 	// walk goes on with the rest of the tree.
@@ -42,6 +45,9 @@ type WalkOptions struct {
 	// Read says whether the children of dir, listed as names, are read
 	// (data and stat) before the directory goes to the visitor. Nil: never.
 	Read func(dir string, names []string) bool
+	// DirStat: a directory whose children are read has its own stat read
+	// with them ([WalkDir.Stat]), in the same requests.
+	DirStat bool
 }
 
 // WalkVisitor receives each directory. It returns whether the walk goes
@@ -171,9 +177,13 @@ func (w *walker) take() []walkOp {
 func (w *walker) handle(op *walkOp, r *readResult) error {
 	if op.dir != nil {
 		p := op.dir
-		n := &p.d.Nodes[op.i]
-		n.Path = Join(p.d.Path, p.d.Names[op.i])
-		n.Data, n.Stat, n.Err = r.data, r.stat, r.err
+		if op.i < 0 {
+			p.d.Stat = r.stat // zero when the directory vanished meanwhile
+		} else {
+			n := &p.d.Nodes[op.i]
+			n.Path = Join(p.d.Path, p.d.Names[op.i])
+			n.Data, n.Stat, n.Err = r.data, r.stat, r.err
+		}
 		if p.left--; p.left == 0 {
 			w.deliver(&p.d)
 		}
@@ -193,11 +203,15 @@ func (w *walker) handle(op *walkOp, r *readResult) error {
 		return nil
 	}
 	d.Nodes = make([]Node, len(d.Names))
-	if len(d.Names) == 0 {
+	if len(d.Names) == 0 && !w.o.DirStat {
 		w.deliver(&d)
 		return nil
 	}
 	p := &walkPending{d: d, left: len(d.Names)}
+	if w.o.DirStat {
+		p.left++
+		w.reads = append(w.reads, walkOp{op: readOp{opGetData, w.c.Abs(d.Path)}, dir: p, i: -1})
+	}
 	for i, name := range d.Names {
 		w.reads = append(w.reads, walkOp{op: readOp{opGetData, w.c.Abs(Join(d.Path, name))}, dir: p, i: i})
 	}

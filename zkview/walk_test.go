@@ -72,7 +72,7 @@ func TestWalk(t *testing.T) {
 			seen := map[string]bool{}
 			var failed []string
 			read := func(dir string, names []string) bool { return strings.HasSuffix(dir, "/a") || len(names) == 2 }
-			err := c.Walk(ctx, root, WalkOptions{Read: read}, func(d *WalkDir) bool {
+			err := c.Walk(ctx, root, WalkOptions{Read: read, DirStat: true}, func(d *WalkDir) bool {
 				if d.Err != nil {
 					if !errors.Is(d.Err, zk.ErrNoAuth) {
 						t.Errorf("%s: %v", d.Path, d.Err)
@@ -82,6 +82,9 @@ func TestWalk(t *testing.T) {
 				}
 				if (d.Nodes != nil) != read(d.Path, d.Names) {
 					t.Errorf("%s: nodes %v, asked %v", d.Path, d.Nodes != nil, read(d.Path, d.Names))
+				}
+				if d.Nodes != nil && int(d.Stat.NumChildren) != len(d.Names) {
+					t.Errorf("%s: stat says %d children, listed %d", d.Path, d.Stat.NumChildren, len(d.Names))
 				}
 				for i, n := range d.Names {
 					p := Join(d.Path, n)

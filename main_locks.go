@@ -58,11 +58,18 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 //
 // Subtrees the session may not read, or that vanished meanwhile, are left
 // out and come back as [lockops.ProblemUnreadable] problems.
-func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags) ([]lockops.Queue, lockops.Verification, []lockops.Problem, error) {
+//
+// prog, when not nil, shows how far the scan got.
+func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, lockops.Verification, []lockops.Problem, error) {
 	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
 	var unreadable []lockops.Problem
 	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
-	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped})
+	o := lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped}
+	if prog != nil {
+		o.Progress = prog.update
+	}
+	queues, err := lockops.Scan(ctx, c, p, o)
+	prog.done()
 	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 		return nil, lockops.Verification{}, nil, scanError(p, err)
 	}
@@ -156,7 +163,8 @@ queues change until Ctrl-C.`,
 				return err
 			}
 			if !watchIt {
-				queues, v, unreadable, err := scanLocks(ctx, c, p, f)
+				prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
+				queues, v, unreadable, err := scanLocks(ctx, c, p, f, prog)
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
@@ -288,7 +296,7 @@ func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string
 		}()
 	}
 	for {
-		queues, v, unreadable, err := scanLocks(ctx, c, p, f)
+		queues, v, unreadable, err := scanLocks(ctx, c, p, f, nil)
 		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 			if ctx.Err() != nil {
 				return nil
@@ -369,7 +377,8 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 				return exitError{2}
 			}
 			defer c.Close()
-			queues, v, unreadable, err := scanLocks(ctx, c, p, f)
+			prog := newProgressLine(cmd.ErrOrStderr(), true, true)
+			queues, v, unreadable, err := scanLocks(ctx, c, p, f, prog)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}

@@ -64,7 +64,7 @@ documents (path, children; with --stat each node's stat).`,
 			if err != nil {
 				return err // "read PATH: ..."
 			}
-			t, err := readTree(cmd.Context(), c, top, depth)
+			t, err := readTree(cmd.Context(), c, top, depth, newProgressLine(cmd.ErrOrStderr(), output == "", false))
 			if err != nil {
 				return err
 			}
@@ -99,13 +99,19 @@ type treeRead struct {
 
 // readTree walks the tree below top, depth levels deep (0: all), reading
 // every node's stat in the walk's bulk requests.
-func readTree(ctx context.Context, c *zkview.Client, top zkview.Node, depth int) (treeRead, error) {
+//
+// prog, when not nil, shows how far it got.
+func readTree(ctx context.Context, c *zkview.Client, top zkview.Node, depth int, prog *progressLine) (treeRead, error) {
 	t := treeRead{kids: map[string][]zkview.Node{}, errs: map[string]error{}}
 	if top.Stat.NumChildren == 0 {
 		return t, nil
 	}
+	defer prog.done()
 	all := func(string, []string) bool { return true }
+	walked := 1
 	err := c.Walk(ctx, top.Path, zkview.WalkOptions{Read: all}, func(d *zkview.WalkDir) bool {
+		walked += len(d.Names)
+		prog.update(walked, 0)
 		if d.Err != nil {
 			t.errs[d.Path] = d.Err
 			return false

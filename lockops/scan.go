@@ -31,6 +31,10 @@ type ScanOptions struct {
 	// an unreadable subtree fails the scan (deleted ones are left out).
 	// It is called from the walk's goroutines, one call at a time.
 	Skipped func(path string, err error)
+	// Progress, when set, is told how far the walk got after each
+	// directory: nodes listed and locks found so far. It is called from
+	// the walk's goroutine, often: rate-limit what it draws.
+	Progress func(nodes, locks int)
 }
 
 // ErrScanTruncated is returned (with the locks found so far) when a scan
@@ -156,6 +160,9 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 	s.listed += len(kids)
 	s.mu.Unlock()
 	d.Names = kids
+	if s.o.Progress != nil {
+		s.o.Progress(s.listed, len(s.queues))
+	}
 	return true
 }
 

@@ -137,7 +137,9 @@ func (m *Model) searchProgressLines(w int) []string {
 	}
 	lines := []string{head, ""}
 	if m.search.query == "locks" {
-		lines = append(lines, st.Key.Render("found    ")+st.Value.Render(fmt.Sprint(r.found)))
+		lines = append(lines,
+			st.Key.Render("nodes    ")+st.Value.Render(fmt.Sprint(r.listed)),
+			st.Key.Render("found    ")+st.Value.Render(fmt.Sprint(r.found)))
 	} else {
 		lines = append(lines,
 			st.Key.Render("names    ")+st.Value.Render(fmt.Sprint(r.listed)),
@@ -236,7 +238,11 @@ func searchWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Client
 func scanLocksWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Client, id uint64, root string, ch chan<- tea.Msg) {
 	defer cancel()
 	msg := searchMsg{id: id, root: root, query: "locks"}
-	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{Skipped: msg.skipped.note})
+	prog := progressSender{ch: ch}
+	progress := func(nodes, locks int) {
+		prog.send(searchProgressMsg{id: id, listed: nodes, found: locks}, false)
+	}
+	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{Skipped: msg.skipped.note, Progress: progress})
 	switch {
 	case errors.Is(err, lockops.ErrScanTruncated):
 		msg.truncated = true

@@ -22,8 +22,10 @@ type ScanOptions struct {
 	// Depth bounds how many levels below the path are searched for locks
 	// (0: no bound).
 	Depth int
-	// MaxNodes stops the walk after listing this many znodes (0: 100,000);
-	// the queues found so far are returned with ErrScanTruncated.
+	// MaxNodes stops the walk after listing this many znodes (0:
+	// 5,000,000); the queues found so far are returned with
+	// ErrScanTruncated. The walk's memory follows the directories waiting
+	// to be listed, not the tree, so the bound is about time.
 	MaxNodes int
 	// Skipped, when set, is told of each subtree below the path that
 	// could not be read for the session's ACL (NoAuth) or was deleted
@@ -53,7 +55,7 @@ const scanParallel = 16
 // client's view (chroot removed).
 func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Queue, error) {
 	if o.MaxNodes <= 0 {
-		o.MaxNodes = 100000
+		o.MaxNodes = 5000000
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

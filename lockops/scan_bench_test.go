@@ -275,3 +275,38 @@ func BenchmarkScan70k(b *testing.B) {
 	b.ReportMetric(ms(zkCli.wall), "zkCli-ls-R-ms")
 	b.ReportMetric(ms(zkCli.wall)/ms(locks.wall), "zkCli-x-locks")
 }
+
+// BenchmarkDoctor1M runs `zkscope doctor /` as a whole process on a
+// server holding 1,000,001 znodes (100 apps × 100 lock directories × 3
+// contenders, plus 9,597 config nodes per app). Metrics: wall time and
+// peak RSS (the issue's goal: ≤ 5 s, ≤ 150 MB).
+//
+//	go test ./lockops -run '^$' -bench Doctor1M -benchtime 2x -timeout 30m
+func BenchmarkDoctor1M(b *testing.B) {
+	cl := zktest.StartStandalone(b, zktest.Options{
+		Extra:    []string{"forceSync=no", "4lw.commands.whitelist=*", "snapCount=2000000"},
+		JVMFlags: []string{"-Xmx3g"},
+	})
+	conn, _, err := zk.Connect(cl.Addrs(), 60*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	total := fillScanTree(b, conn, "/big", 100, 100, 3, 9597)
+	bin := zkscopeBinary(b)
+	var stdout bytes.Buffer
+	doctor := func() processRun {
+		return runProcess(b, exec.Command(bin, "-s", cl.ConnectString(), "doctor", "/"), &stdout, "", 1)
+	}
+	doctor() // warm-up: the server's paths
+	b.ResetTimer()
+	var runs []processRun
+	for i := 0; i < b.N; i++ {
+		runs = append(runs, doctor())
+	}
+	b.StopTimer()
+	r := mean(runs)
+	b.ReportMetric(float64(total), "znodes")
+	b.ReportMetric(float64(r.wall)/1e6, "doctor-ms")
+	b.ReportMetric(float64(r.rss)/(1<<20), "doctor-MB")
+}

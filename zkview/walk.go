@@ -68,7 +68,8 @@ func (c *Client) Walk(ctx context.Context, root string, o WalkOptions, visit Wal
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &walker{c: c, o: o, visit: visit, m: c.multiRead(), sem: make(chan struct{}, pipelineWidth)}
-	w.lists = append(w.lists, walkOp{op: readOp{opGetChildren, c.Abs(root)}, path: root})
+	w.expand = append(w.expand, &walkExpand{root: true, dir: root, names: []string{""}})
+	w.queued = 1
 	return w.run(ctx)
 }
 
@@ -100,10 +101,26 @@ type walker struct {
 	visit WalkVisitor
 	m     *multiReader
 	sem   chan struct{} // pipelined requests in flight (older servers)
-	// reads go out before lists: they complete directories the caller
-	// waits for, and lists only grow the queue.
-	reads, lists []walkOp
-	rootDone     bool
+	// reads go out before listings: they complete directories the
+	// caller waits for, and listings only grow the queue.
+	reads []walkOp
+	// expand are the directories whose children are to be listed, in
+	// order; their listing ops are made as batches are filled, so the
+	// queue holds each directory's names once (as the listing returned
+	// them), not a request per child.
+	expand   []*walkExpand
+	queued   int // listings not yet sent
+	rootDone bool
+}
+
+// walkExpand is a directory whose children (names, from next on) are to
+// be listed, at depth.
+type walkExpand struct {
+	root  bool // names is {""}: the walk's root itself
+	dir   string
+	depth int
+	names []string
+	next  int
 }
 
 func (w *walker) run(ctx context.Context) error {
@@ -113,7 +130,7 @@ func (w *walker) run(ctx context.Context) error {
 	var firstErr error
 	for {
 		for firstErr == nil && inFlight < limit {
-			queued := len(w.reads) + len(w.lists)
+			queued := len(w.reads) + w.queued
 			if queued == 0 || inFlight > 0 && queued < walkMinBatch {
 				break
 			}
@@ -149,25 +166,42 @@ func (w *walker) run(ctx context.Context) error {
 	}
 }
 
-// take removes the next batch from the queues: reads first, at most
-// maxOps ops and maxRequest bytes.
+// take removes the next batch from the queues: reads first, then
+// listings, at most maxOps ops and maxRequest bytes.
 func (w *walker) take() []walkOp {
 	var ops []walkOp
 	size := 0
-	for _, q := range []*[]walkOp{&w.reads, &w.lists} {
-		n := 0
-		for n < len(*q) && len(ops) < w.m.lim.maxOps {
-			op := (*q)[n]
-			sz := 9 + 4 + len(op.op.path) + 1
-			if len(ops) > 0 && size+sz > w.m.lim.maxRequest {
-				break
-			}
-			size += sz
-			ops = append(ops, op)
-			n++
+	fits := func(op readOp) bool {
+		sz := 9 + 4 + len(op.path) + 1
+		if len(ops) >= w.m.lim.maxOps || len(ops) > 0 && size+sz > w.m.lim.maxRequest {
+			return false
 		}
-		clear((*q)[:n])
-		*q = (*q)[n:]
+		size += sz
+		return true
+	}
+	n := 0
+	for n < len(w.reads) && fits(w.reads[n].op) {
+		ops = append(ops, w.reads[n])
+		n++
+	}
+	clear(w.reads[:n])
+	w.reads = w.reads[n:]
+	for len(w.expand) > 0 && len(ops) < w.m.lim.maxOps {
+		e := w.expand[0]
+		for ; e.next < len(e.names); e.next++ {
+			p := Join(e.dir, e.names[e.next])
+			if e.root {
+				p = e.dir
+			}
+			op := readOp{opGetChildren, w.c.Abs(p)}
+			if !fits(op) {
+				return ops
+			}
+			ops = append(ops, walkOp{op: op, path: p, depth: e.depth})
+			w.queued--
+		}
+		w.expand[0] = nil
+		w.expand = w.expand[1:]
 	}
 	return ops
 }
@@ -224,13 +258,22 @@ func (w *walker) deliver(d *WalkDir) {
 	if !w.visit(d) {
 		return
 	}
-	for i, name := range d.Names {
-		if nodes != nil && len(nodes) == len(d.Names) && (nodes[i].Err != nil || nodes[i].Stat.NumChildren == 0) {
-			continue
+	names := d.Names
+	if nodes != nil && len(nodes) == len(names) {
+		// Only children with children of their own are listed.
+		var dirs []string
+		for i := range nodes {
+			if nodes[i].Err == nil && nodes[i].Stat.NumChildren > 0 {
+				dirs = append(dirs, names[i])
+			}
 		}
-		p := Join(d.Path, name)
-		w.lists = append(w.lists, walkOp{op: readOp{opGetChildren, w.c.Abs(p)}, path: p, depth: d.Depth + 1})
+		names = dirs
 	}
+	if len(names) == 0 {
+		return
+	}
+	w.expand = append(w.expand, &walkExpand{dir: d.Path, depth: d.Depth + 1, names: names})
+	w.queued += len(names)
 }
 
 // do runs one batch: one multi-read request (split when its reply is too

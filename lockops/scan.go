@@ -359,3 +359,68 @@ func ignoreGone(err error) error {
 	}
 	return err
 }
+
+// DirCache is what one read of a lock directory learnt, for the next
+// ([ReadDirAgain]): lock nodes are written once, at creation, so a child
+// already read need not be read again while it exists.
+type DirCache struct {
+	Path     string
+	Data     []byte // the directory's own data,
+	Version  int32  // at this data version
+	Children map[string]Child
+}
+
+// ReadDirAgain reads the lock directory p just listed as names (st: the
+// listing's stat of p) for [Decode]: only children that prev (the last
+// read's cache; nil: none) does not hold are read, departed ones are
+// dropped, and p's own data is read only when its version changed. It
+// returns the directory and the cache for the next read; prev is not
+// changed. Children deleted between the listing and the read are left out.
+func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat, prev *DirCache) (Dir, *DirCache, error) {
+	next := &DirCache{Path: p, Children: make(map[string]Child, len(names))}
+	if prev != nil && prev.Path == p && prev.Version == st.Version {
+		next.Data, next.Version = prev.Data, prev.Version
+	} else {
+		self, err := c.Get(p)
+		if err != nil {
+			return Dir{Path: p}, nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		next.Data, next.Version = self.Data, self.Stat.Version
+	}
+	var fresh []string
+	for _, n := range names {
+		if prev != nil && prev.Path == p {
+			if k, ok := prev.Children[n]; ok {
+				next.Children[n] = k
+				continue
+			}
+		}
+		fresh = append(fresh, n)
+	}
+	if len(fresh) > 0 {
+		paths := joinAll(p, fresh)
+		kids := make([]Child, len(fresh))
+		err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
+			if err != nil {
+				kids[i] = Child{} // deleted meanwhile (or unreadable): dropped
+				return
+			}
+			kids[i] = ChildOf(fresh[i], paths[i], st, data)
+		})
+		if err != nil {
+			return Dir{Path: p}, nil, fmt.Errorf("read children of %s: %w", p, err)
+		}
+		for _, k := range kids {
+			if k.Path != "" {
+				next.Children[k.Name] = k
+			}
+		}
+	}
+	d := Dir{Path: p, Stat: st, Data: next.Data, Children: make([]Child, 0, len(next.Children))}
+	for _, n := range names {
+		if k, ok := next.Children[n]; ok {
+			d.Children = append(d.Children, k)
+		}
+	}
+	return d, next, nil
+}

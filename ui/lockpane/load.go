@@ -24,6 +24,8 @@ type lockLoadedMsg struct {
 	// raw is the decoded queue before the servers' view was applied and
 	// before diagnosis (what a verification starts from).
 	raw lockops.Queue
+	// cache is what this read knew of the children, for the next read.
+	cache *lockops.DirCache
 }
 
 // lockVerifiedMsg brings what the servers said (watch lists, client
@@ -78,7 +80,7 @@ func (p *Model) load() tea.Cmd {
 	}
 	p.loading, p.dirty = true, false
 	p.loadID++
-	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens)
+	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.dirCache)
 }
 
 // verifyDue reports whether it is time to ask the servers again. Asking
@@ -126,6 +128,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	}
 	p.loadErr = nil
 	p.loadedAt = msg.at
+	p.dirCache = msg.cache
 	p.SetQueueAt(msg.queue, msg.at)
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -172,22 +175,33 @@ func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 // loadLockCmd reads and decodes the lock at path, leaving a children watch
 // on it, applies the servers' last known view ens (nil: none yet; the
 // pane discounts what it cannot know, see graceWatches) and diagnoses.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble) tea.Cmd {
+// Lock nodes do not change once written: only children that the last
+// read's cache (nil: none) does not know are read ([lockops.ReadDirAgain]),
+// so a busy lock costs its arrivals, not its length, per change.
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, cache *lockops.DirCache) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		msg := lockLoadedMsg{id: id, path: path}
-		type watched struct{ ch <-chan zk.Event }
+		type watched struct {
+			names []string
+			st    zk.Stat
+			ch    <-chan zk.Event
+		}
 		w, err := zkview.Call(ctx, func() (watched, error) {
-			_, _, ch, err := c.Conn().ChildrenW(c.Abs(path))
-			return watched{ch}, err
+			names, st, ch, err := c.Conn().ChildrenW(c.Abs(path))
+			if err != nil {
+				return watched{}, err
+			}
+			return watched{names, *st, ch}, nil
 		})
 		if err != nil {
 			msg.err, msg.at = err, clock()
 			return msg
 		}
 		msg.changed = w.ch
-		d, err := lockops.ReadDir(ctx, c, path)
+		d, next, err := lockops.ReadDirAgain(ctx, c, path, w.names, w.st, cache)
+		msg.cache = next
 		if err != nil {
 			msg.err, msg.at = err, clock()
 			return msg

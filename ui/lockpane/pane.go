@@ -68,6 +68,9 @@ type Model struct {
 	stop     chan struct{} // closed to end the current watch listener
 	loadErr  error
 	loadedAt time.Time // when the last read of ours finished
+	// dirCache is what the last read knew of path's children (the next
+	// read reads only new ones).
+	dirCache *lockops.DirCache
 	// verifiedAt is when the servers were last asked about the shown lock
 	// (verifying: the question is out); ens is what they said, at ensAt,
 	// applied to every read until the next answer.
@@ -248,6 +251,7 @@ func (p *Model) resetDir(path string) {
 	p.first = true
 	p.cursorNode, p.cursor, p.offset = "", 0, 0
 	p.loadErr = nil
+	p.dirCache = nil
 	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
 	p.entries, p.heights = nil, nil
 }

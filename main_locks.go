@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"sync"
 	"syscall"
 	"time"
 
@@ -140,6 +139,10 @@ queues change until Ctrl-C.`,
 			if watchIt && interval <= 0 {
 				return fmt.Errorf("--interval %s: must be positive", interval)
 			}
+			if watchIt && interval < minWatchInterval {
+				fmt.Fprintf(cmd.ErrOrStderr(), "zkscope: --interval %s raised to %s (every interval is a full scan; changes are drawn as they happen)\n", interval, minWatchInterval)
+				interval = minWatchInterval
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			out := cmd.OutOrStdout()
@@ -180,7 +183,7 @@ queues change until Ctrl-C.`,
 	f.register(cmd, time.Hour)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (schema 1)")
 	cmd.Flags().BoolVarP(&watchIt, "watch", "w", false, "redraw whenever a queue changes (and every --interval), until Ctrl-C")
-	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: redraw at least this often (held/waiting times tick)")
+	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: rescan and redraw at least this often (held/waiting times tick; at least 1s)")
 	return cmd
 }
 
@@ -253,79 +256,6 @@ func (o oneLine) Write(b []byte) (int, error) {
 func writerIsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isTerminal(f)
-}
-
-// watchLocks redraws on every change of a lock directory's children (one
-// children watch per lock found) and at least every interval.
-func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string, f lockScanFlags, interval time.Duration, render func(io.Writer, scanReport) error) error {
-	const maxWatched = 200
-	// One children watch per directory at a time: a quiet lock is redrawn
-	// every interval without piling up watches (go-zookeeper keeps every
-	// channel of a path until its event fires).
-	changed := make(chan struct{}, 1)
-	var mu sync.Mutex
-	armed := map[string]bool{}
-	arm := func(dir string) {
-		mu.Lock()
-		if armed[dir] {
-			mu.Unlock()
-			return
-		}
-		armed[dir] = true
-		mu.Unlock()
-		_, _, ch, err := c.Conn().ChildrenW(c.Abs(dir))
-		if err != nil {
-			mu.Lock()
-			delete(armed, dir)
-			mu.Unlock()
-			return
-		}
-		go func() {
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				return
-			}
-			mu.Lock()
-			delete(armed, dir)
-			mu.Unlock()
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}()
-	}
-	for {
-		queues, v, unreadable, err := scanLocks(ctx, c, p, f, nil)
-		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
-			if ctx.Err() != nil {
-				return nil
-			}
-			out.problem(err)
-		} else if err := out.frame(func(w io.Writer) error { return render(w, scanReport{queues, v, unreadable}) }); err != nil {
-			return err
-		}
-		for i, q := range queues {
-			if i == maxWatched {
-				break
-			}
-			for _, dir := range watchDirs(q) {
-				arm(dir)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-changed:
-			// Let a burst (a release and the next acquire) settle.
-			select {
-			case <-time.After(100 * time.Millisecond):
-			case <-ctx.Done():
-				return nil
-			}
-		case <-time.After(interval):
-		}
-	}
 }
 
 // watchDirs are the directories whose children make up q.

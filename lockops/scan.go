@@ -139,6 +139,27 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 	if s.o.Depth > 0 && d.Depth >= s.o.Depth {
 		return false
 	}
+	kids := d.Names
+	if slices.ContainsFunc(d.Names, func(n string) bool { return strings.HasSuffix(n, "-__lock__") }) {
+		kids = s.kazooPairs(d)
+	}
+	s.mu.Lock()
+	if s.listed+len(kids) > s.o.MaxNodes {
+		s.truncated = true
+		kids = kids[:max(0, s.o.MaxNodes-s.listed)]
+	}
+	s.listed += len(kids)
+	s.mu.Unlock()
+	d.Names = kids
+	if s.o.Progress != nil {
+		s.o.Progress(s.listed, len(s.queues))
+	}
+	return true
+}
+
+// kazooPairs notes the kazoo semaphores among d's children (a name and
+// name-__lock__) and returns the other children.
+func (s *scanner) kazooPairs(d *zkview.WalkDir) []string {
 	has := make(map[string]bool, len(d.Names))
 	for _, n := range d.Names {
 		has[n] = true
@@ -154,18 +175,7 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 		}
 		kids = append(kids, n)
 	}
-	s.mu.Lock()
-	if s.listed+len(kids) > s.o.MaxNodes {
-		s.truncated = true
-		kids = kids[:max(0, s.o.MaxNodes-s.listed)]
-	}
-	s.listed += len(kids)
-	s.mu.Unlock()
-	d.Names = kids
-	if s.o.Progress != nil {
-		s.o.Progress(s.listed, len(s.queues))
-	}
-	return true
+	return kids
 }
 
 // isKazooSemaphore says whether the walk's root d, not a lock itself, is

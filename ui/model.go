@@ -262,6 +262,12 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// frameRate is how many frames a second the screen is drawn at most:
+// changes between two frames (a busy lock, a burst of watch events) are
+// drawn once. A frame of a big queue or tree costs a few milliseconds, so
+// the default 60 would cost a busy lock's pane a fifth of a core.
+const frameRate = 20
+
 // Run opens the TUI on the terminal and returns when the user quits.
 func Run(opts Options) error {
 	if opts.Editor == "" {
@@ -272,7 +278,7 @@ func Run(opts Options) error {
 	}
 	m := New(opts)
 	defer func() { m.Close() }()
-	p := tea.NewProgram(m)
+	p := tea.NewProgram(m, tea.WithFPS(frameRate))
 	final, err := p.Run()
 	fm, ok := final.(Model)
 	if ok && fm.cache != m.cache {

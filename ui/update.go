@@ -157,6 +157,7 @@ func (m *Model) afterChange() tea.Cmd {
 	m.detail.Sync()
 	m.lock.SetSize(m.detailWidth(), m.detailHeight())
 	cmds = append(cmds, m.lock.Show(m.detail.IsLock() && m.mode != modeResults, m.detail.Path()))
+	m.syncLockTag()
 	return tea.Batch(cmds...)
 }
 

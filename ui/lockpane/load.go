@@ -38,11 +38,18 @@ type lockVerifiedMsg struct {
 	queue lockops.Queue
 }
 
-// lockDirChangedMsg says the children of the shown lock directory changed.
+// lockDirChangedMsg says the children of the shown lock directory changed
+// (or, held, that a change held back by loadEvery is due now).
 type lockDirChangedMsg struct {
 	id   uint64
 	path string
+	held bool
 }
+
+// loadEvery is the shortest time between the starts of two reads of the
+// shown lock: changes within it are read (and drawn) together, so a lock
+// churning hundreds of times a second costs a few reads a second.
+const loadEvery = 100 * time.Millisecond
 
 // Show tells the pane whether it is on screen and for which directory. The
 // root model calls it after every change; it is cheap when nothing moved.
@@ -58,7 +65,7 @@ func (p *Model) Show(visible bool, path string) tea.Cmd {
 		}
 		return nil
 	}
-	if p.visible && path == p.path && (p.live || p.loading) {
+	if p.visible && path == p.path && (p.live || p.loading || p.holding) {
 		return nil
 	}
 	if path != p.path || p.staleAt(p.clock()) {
@@ -79,6 +86,7 @@ func (p *Model) load() tea.Cmd {
 		return nil
 	}
 	p.loading, p.dirty = true, false
+	p.loadStarted = p.clock()
 	p.loadID++
 	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.dirCache)
 }
@@ -165,10 +173,21 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 }
 
 func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
+	if msg.held {
+		p.holding = false
+	}
 	if msg.path != p.path || !p.visible {
 		return nil
 	}
 	p.live = false
+	if p.holding {
+		return nil // the held-back read covers this change too
+	}
+	if wait := loadEvery - p.clock().Sub(p.loadStarted); wait > 0 && !msg.held {
+		p.holding = true
+		path := p.path
+		return tea.Tick(wait, func(time.Time) tea.Msg { return lockDirChangedMsg{path: path, held: true} })
+	}
 	return p.load()
 }
 

@@ -71,6 +71,10 @@ type Model struct {
 	// dirCache is what the last read knew of path's children (the next
 	// read reads only new ones).
 	dirCache *lockops.DirCache
+	// loadStarted is when the last read started; holding says a change
+	// is held back until loadEvery after it.
+	loadStarted time.Time
+	holding     bool
 	// verifiedAt is when the servers were last asked about the shown lock
 	// (verifying: the question is out); ens is what they said, at ensAt,
 	// applied to every read until the next answer.
@@ -172,6 +176,13 @@ func (p *Model) SetQueue(q lockops.Queue) {
 	p.SetQueueAt(q, p.clock())
 }
 
+// Reads reports whether the pane reads the lock at path itself (shown,
+// and read at least once): the root need not read it too, and the tree's
+// tag for it comes from [Model.Queue].
+func (p *Model) Reads(path string) bool {
+	return p.visible && p.client != nil && p.path == path && p.have
+}
+
 // Queue is the queue shown.
 func (p *Model) Queue() lockops.Queue { return p.queue }
 
@@ -252,6 +263,7 @@ func (p *Model) resetDir(path string) {
 	p.cursorNode, p.cursor, p.offset = "", 0, 0
 	p.loadErr = nil
 	p.dirCache = nil
+	p.holding = false
 	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
 	p.entries, p.heights = nil, nil
 }

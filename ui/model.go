@@ -135,6 +135,9 @@ type Model struct {
 	// the pzxid they had (a change of children asks again).
 	lockProbed map[string]int64
 	lock       *lockpane.Model
+	// frames caches the drawing between frames while the program runs
+	// (nil: every View draws; see frames.go).
+	frames     *frameCache
 	input      textinput.Model
 	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
@@ -277,6 +280,7 @@ func Run(opts Options) error {
 		opts.NoColor = true
 	}
 	m := New(opts)
+	m.frames = &frameCache{} // the screen at most frameRate times a second (frames.go)
 	defer func() { m.Close() }()
 	p := tea.NewProgram(m, tea.WithFPS(frameRate))
 	final, err := p.Run()

@@ -16,7 +16,7 @@ import (
 // Update implements [tea.Model].
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	return m, cmd
+	return m, m.frames.afterUpdate(msg, cmd)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {

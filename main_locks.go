@@ -11,7 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sync"
+	"sort"
 	"syscall"
 	"time"
 
@@ -54,12 +54,25 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 // scanLocks reads, verifies and diagnoses every lock at or below p. The
 // verification says what the servers could not confirm (clients, watches)
 // and why.
-func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags) ([]lockops.Queue, lockops.Verification, error) {
+//
+// Subtrees the session may not read, or that vanished meanwhile, are left
+// out and come back as [lockops.ProblemUnreadable] problems.
+//
+// prog, when not nil, shows how far the scan got.
+func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, lockops.Verification, []lockops.Problem, error) {
 	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
-	queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth})
-	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
-		return nil, lockops.Verification{}, scanError(p, err)
+	var unreadable []lockops.Problem
+	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
+	o := lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped}
+	if prog != nil {
+		o.Progress = prog.update
 	}
+	queues, err := lockops.Scan(ctx, c, p, o)
+	prog.done()
+	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+		return nil, lockops.Verification{}, nil, scanError(p, err)
+	}
+	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
 	var e *zkview.Ensemble
 	if !f.noVerify && len(queues) > 0 {
 		e = lockops.Verify(ctx, c, queues)
@@ -69,7 +82,7 @@ func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags)
 	if len(queues) == 0 {
 		v = lockops.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
-	return queues, v, err
+	return queues, v, unreadable, err
 }
 
 // scanError turns a scan's failure into one line: a missing PATH says so
@@ -126,6 +139,10 @@ queues change until Ctrl-C.`,
 			if watchIt && interval <= 0 {
 				return fmt.Errorf("--interval %s: must be positive", interval)
 			}
+			if watchIt && interval < minWatchInterval {
+				fmt.Fprintf(cmd.ErrOrStderr(), "zkscope: --interval %s raised to %s (every interval is a full scan; changes are drawn as they happen)\n", interval, minWatchInterval)
+				interval = minWatchInterval
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			out := cmd.OutOrStdout()
@@ -138,18 +155,23 @@ queues change until Ctrl-C.`,
 			}
 			defer c.Close()
 			tty := writerIsTerminal(out)
-			render := func(out io.Writer, queues []lockops.Queue, v lockops.Verification) error {
+			render := func(out io.Writer, r scanReport) error {
 				if asJSON {
-					return lockops.WriteJSONWith(out, c.Servers(), queues, &v)
+					return lockops.WriteJSONReport(out, c.Servers(), r.queues, &r.v, r.unreadable)
 				}
-				return lockops.WriteTableWith(out, queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(queues, v)})
+				err := lockops.WriteTableWith(out, r.queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v)})
+				for _, u := range r.unreadable {
+					fmt.Fprintf(out, "unreadable %s: %s\n", u.Node, u.Detail)
+				}
+				return err
 			}
 			if !watchIt {
-				queues, v, err := scanLocks(ctx, c, p, f)
+				prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
+				queues, v, unreadable, err := scanLocks(ctx, c, p, f, prog)
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
-				if rerr := render(out, queues, v); rerr != nil {
+				if rerr := render(out, scanReport{queues, v, unreadable}); rerr != nil {
 					return rerr
 				}
 				return err
@@ -161,8 +183,15 @@ queues change until Ctrl-C.`,
 	f.register(cmd, time.Hour)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (schema 1)")
 	cmd.Flags().BoolVarP(&watchIt, "watch", "w", false, "redraw whenever a queue changes (and every --interval), until Ctrl-C")
-	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: redraw at least this often (held/waiting times tick)")
+	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: rescan and redraw at least this often (held/waiting times tick; at least 1s)")
 	return cmd
+}
+
+// scanReport is what one scan found, as the locks command draws it.
+type scanReport struct {
+	queues     []lockops.Queue
+	v          lockops.Verification
+	unreadable []lockops.Problem
 }
 
 // watchOutput is where and how `locks --watch` draws its frames: on a
@@ -229,79 +258,6 @@ func writerIsTerminal(w io.Writer) bool {
 	return ok && isTerminal(f)
 }
 
-// watchLocks redraws on every change of a lock directory's children (one
-// children watch per lock found) and at least every interval.
-func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string, f lockScanFlags, interval time.Duration, render func(io.Writer, []lockops.Queue, lockops.Verification) error) error {
-	const maxWatched = 200
-	// One children watch per directory at a time: a quiet lock is redrawn
-	// every interval without piling up watches (go-zookeeper keeps every
-	// channel of a path until its event fires).
-	changed := make(chan struct{}, 1)
-	var mu sync.Mutex
-	armed := map[string]bool{}
-	arm := func(dir string) {
-		mu.Lock()
-		if armed[dir] {
-			mu.Unlock()
-			return
-		}
-		armed[dir] = true
-		mu.Unlock()
-		_, _, ch, err := c.Conn().ChildrenW(c.Abs(dir))
-		if err != nil {
-			mu.Lock()
-			delete(armed, dir)
-			mu.Unlock()
-			return
-		}
-		go func() {
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				return
-			}
-			mu.Lock()
-			delete(armed, dir)
-			mu.Unlock()
-			select {
-			case changed <- struct{}{}:
-			default:
-			}
-		}()
-	}
-	for {
-		queues, v, err := scanLocks(ctx, c, p, f)
-		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
-			if ctx.Err() != nil {
-				return nil
-			}
-			out.problem(err)
-		} else if err := out.frame(func(w io.Writer) error { return render(w, queues, v) }); err != nil {
-			return err
-		}
-		for i, q := range queues {
-			if i == maxWatched {
-				break
-			}
-			for _, dir := range watchDirs(q) {
-				arm(dir)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-changed:
-			// Let a burst (a release and the next acquire) settle.
-			select {
-			case <-time.After(100 * time.Millisecond):
-			case <-ctx.Done():
-				return nil
-			}
-		case <-time.After(interval):
-		}
-	}
-}
-
 // watchDirs are the directories whose children make up q.
 func watchDirs(q lockops.Queue) []string {
 	switch q.Kind {
@@ -324,8 +280,12 @@ older than --held-longer-than, several nodes of one session (orphans),
 orphaned semaphore leases, read→write upgrade deadlocks, herds, sequence ties
 and overflow, stray children that block a queue, mixed libraries.
 
-Exit status: 0 no problem, 1 problems found, 2 the check itself failed
-(unreachable server, no such path): fit for cron and alerting.`,
+A subtree the session may not read (NoAuth), or that vanished during the
+scan, is reported as an unreadable problem and the scan goes on.
+
+Exit status: 0 no problem, 1 problems found (unreadable subtrees too), 2
+nothing could be checked (unreachable server, PATH missing or unreadable):
+fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 		Example: `  zkscope doctor /app
   zkscope doctor /app/locks --held-longer-than 15m || page-oncall`,
 		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
@@ -347,7 +307,8 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 				return exitError{2}
 			}
 			defer c.Close()
-			queues, v, err := scanLocks(ctx, c, p, f)
+			prog := newProgressLine(cmd.ErrOrStderr(), true, true)
+			queues, v, unreadable, err := scanLocks(ctx, c, p, f, prog)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}
@@ -356,7 +317,10 @@ Exit status: 0 no problem, 1 problems found, 2 the check itself failed
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: note:", note)
 			}
 			out := cmd.OutOrStdout()
-			n := lockops.CountProblems(queues)
+			n := lockops.CountProblems(queues) + len(unreadable)
+			for _, u := range unreadable {
+				fmt.Fprintf(out, "%s\t%s\t%s\n", u.Kind, u.Node, u.Detail)
+			}
 			for _, q := range queues {
 				for _, pr := range q.Problems {
 					if pr.Severity() == lockops.SeverityInfo {

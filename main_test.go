@@ -186,3 +186,31 @@ func TestLocksWatchRedraws(t *testing.T) {
 	mk("22222222-0000-4000-8000-000000000002")
 	waitOutput("1 holding, 1 waiting")
 }
+
+// TestLocksWatchIntervalFloor: an --interval below the floor is raised to
+// it, and said so once.
+func TestLocksWatchIntervalFloor(t *testing.T) {
+	srv := zktest.Shared(t)
+	root := newRoot()
+	var out syncBuffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs([]string{"-s", srv.ConnectString(), "locks", "/zookeeper", "--watch", "--interval", "1ms", "--no-verify"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "0 lock") && !strings.Contains(out.String(), "no locks") {
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); strings.Count(got, "--interval 1ms raised to 1s") != 1 {
+		t.Errorf("no single note of the raised interval:\n%s", got)
+	}
+}

@@ -3,9 +3,12 @@ package main
 // The tree and get subcommands: plain, scriptable reads.
 
 import (
+	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,8 +29,10 @@ func newTreeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tree [PATH]",
 		Short: "Print the znode tree below PATH",
-		Long: `Print the znodes below PATH (default /), one per line, indented. Each level is
-read in one bulk request, so big child lists are cheap.
+		Long: `Print the znodes below PATH (default /), one per line, indented. The tree is read
+breadth-first, listings and stats packed into bulk requests, so big trees and
+big child lists are cheap. A node the session may not read (or that vanished
+meanwhile) is marked "! reason" and the rest is printed.
 
 Markers: [E 0x…] ephemeral with its owner session, (N) child count. (The
 servers report container and TTL nodes to clients as plain persistent nodes,
@@ -59,10 +64,14 @@ documents (path, children; with --stat each node's stat).`,
 			if err != nil {
 				return err // "read PATH: ..."
 			}
+			t, err := readTree(cmd.Context(), c, top, depth, newProgressLine(cmd.ErrOrStderr(), output == "", false))
+			if err != nil {
+				return err
+			}
 			w := cmd.OutOrStdout()
 			if output != "" {
 				doc := nodeDocOf(top, false, stats)
-				treeDoc(cmd, c, doc, top, 1, depth, stats)
+				treeDoc(t, doc, top, stats)
 				return writeDoc(w, output, doc)
 			}
 			safe := func(s string) string { return s }
@@ -70,7 +79,8 @@ documents (path, children; with --stat each node's stat).`,
 				safe = terminalSafe
 			}
 			fmt.Fprintln(w, safe(treeLine(top, root, 0, stats)))
-			return printTree(cmd, c, w, top, 1, depth, stats, safe)
+			printTree(t, w, top, 1, depth, stats, safe)
+			return nil
 		},
 	}
 	cmd.Flags().IntVarP(&depth, "depth", "d", 0, "levels to print below PATH (0: all)")
@@ -79,47 +89,72 @@ documents (path, children; with --stat each node's stat).`,
 	return cmd
 }
 
-// treeDoc fills doc's children below n, as printTree prints them.
-func treeDoc(cmd *cobra.Command, c *zkview.Client, doc *nodeDoc, n zkview.Node, level, depth int, stats bool) {
-	if n.Stat.NumChildren == 0 || (depth > 0 && level > depth) {
-		return
+// treeRead is the tree below a node as one walk read it: each listed
+// directory's children (sorted, data dropped) or why it could not be
+// listed.
+type treeRead struct {
+	kids map[string][]zkview.Node
+	errs map[string]error
+}
+
+// readTree walks the tree below top, depth levels deep (0: all), reading
+// every node's stat in the walk's bulk requests.
+//
+// prog, when not nil, shows how far it got.
+func readTree(ctx context.Context, c *zkview.Client, top zkview.Node, depth int, prog *progressLine) (treeRead, error) {
+	t := treeRead{kids: map[string][]zkview.Node{}, errs: map[string]error{}}
+	if top.Stat.NumChildren == 0 {
+		return t, nil
 	}
-	_, kids, err := c.ChildrenNodes(cmd.Context(), n.Path)
-	if err != nil {
+	defer prog.done()
+	all := func(string, []string) bool { return true }
+	walked := 1
+	err := c.Walk(ctx, top.Path, zkview.WalkOptions{Read: all}, func(d *zkview.WalkDir) bool {
+		walked += len(d.Names)
+		prog.update(walked, 0)
+		if d.Err != nil {
+			t.errs[d.Path] = d.Err
+			return false
+		}
+		nodes := slices.DeleteFunc(d.Nodes, func(n zkview.Node) bool { return errors.Is(n.Err, zk.ErrNoNode) })
+		for i := range nodes {
+			nodes[i].Data = nil
+		}
+		sort.Slice(nodes, func(i, j int) bool { return nodes[i].Path < nodes[j].Path })
+		t.kids[d.Path] = nodes
+		return depth == 0 || d.Depth+2 <= depth
+	})
+	return t, err
+}
+
+// treeDoc fills doc's children below n, as printTree prints them.
+func treeDoc(t treeRead, doc *nodeDoc, n zkview.Node, stats bool) {
+	if err := t.errs[n.Path]; err != nil {
 		doc.Error = err.Error()
 		return
 	}
-	sort.Slice(kids, func(i, j int) bool { return kids[i].Path < kids[j].Path })
-	for _, k := range kids {
+	for _, k := range t.kids[n.Path] {
 		kd := nodeDocOf(k, false, stats)
 		doc.Children = append(doc.Children, kd)
 		if k.Err == nil {
-			treeDoc(cmd, c, kd, k, level+1, depth, stats)
+			treeDoc(t, kd, k, stats)
 		}
 	}
 }
 
-func printTree(cmd *cobra.Command, c *zkview.Client, w io.Writer, n zkview.Node, level, depth int, stats bool, safe func(string) string) error {
-	if n.Stat.NumChildren == 0 || (depth > 0 && level > depth) {
-		return nil
-	}
-	_, kids, err := c.ChildrenNodes(cmd.Context(), n.Path)
-	if err != nil {
+func printTree(t treeRead, w io.Writer, n zkview.Node, level, depth int, stats bool, safe func(string) string) {
+	if err := t.errs[n.Path]; err != nil {
 		fmt.Fprintf(w, "%s! %v\n", strings.Repeat("  ", level), err)
-		return nil
+		return
 	}
-	sort.Slice(kids, func(i, j int) bool { return kids[i].Path < kids[j].Path })
-	for _, k := range kids {
+	for _, k := range t.kids[n.Path] {
 		if k.Err != nil {
 			fmt.Fprintf(w, "%s%s ! %v\n", strings.Repeat("  ", level), safe(k.Name()), k.Err)
 			continue
 		}
 		fmt.Fprintln(w, safe(treeLine(k, k.Name(), level, stats && !(depth > 0 && level == depth+1))))
-		if err := printTree(cmd, c, w, k, level+1, depth, stats, safe); err != nil {
-			return err
-		}
+		printTree(t, w, k, level+1, depth, stats, safe)
 	}
-	return nil
 }
 
 func treeLine(n zkview.Node, name string, level int, stats bool) string {

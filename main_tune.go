@@ -14,7 +14,10 @@ import (
 // a 2-core machine next to a server, the server's core). The size
 // assumption is checked by the runtime, not trusted: the collector comes
 // back if the heap nears oneShotHeapLimit (a 10,000-contender lock takes
-// about 7 MB). Long-running modes (--watch, the TUI) keep the default.
+// about 7 MB). A scan of a big tree streams (zkview.Walk): what it keeps
+// is small, what it allocates on the way is not, so the limit is what
+// bounds its peak memory. Long-running modes (--watch, the TUI) keep the
+// default.
 // The pipe out writes into, when it is one, is widened (widenPipe).
 //
 // Call it first thing: turning the collector off waits for a collection
@@ -27,4 +30,4 @@ func tuneForBigRead(out io.Writer) {
 
 // oneShotHeapLimit is the heap a one-shot command grows to before its
 // collector runs.
-const oneShotHeapLimit = 512 << 20
+const oneShotHeapLimit = 40 << 20

@@ -1,5 +1,11 @@
 package lockops
 
+import (
+	"errors"
+
+	"github.com/go-zookeeper/zk"
+)
+
 // ProblemKind names one thing that can be wrong with a lock. Its values
 // are part of the `zkscope locks --json` contract (shared/locks-json.md)
 // and of `zkscope doctor`'s output: never rename them.
@@ -71,6 +77,10 @@ const (
 	// ProblemMaxLeasesInferred: a Curator semaphore's lease count, which
 	// ZooKeeper does not store, inferred from the nodes.
 	ProblemMaxLeasesInferred ProblemKind = "max-leases-inferred"
+	// ProblemUnreadable: a subtree a scan could not read (the session's
+	// ACL does not allow it, or it vanished mid-scan) and left out; locks
+	// below it are not checked. Not a lock's problem: see [Unreadable].
+	ProblemUnreadable ProblemKind = "unreadable"
 )
 
 // Severity is how urgently a problem wants an operator.
@@ -124,7 +134,8 @@ func (k ProblemKind) Severity() Severity {
 		ProblemMixedLibraries,       // works only if the libraries agree
 		ProblemSequenceTie,          // clients may order differently
 		ProblemSequenceOverflowRisk, // not yet
-		ProblemKazooRWDeadlockRisk:  // only with kazoo < 2.9, and only later
+		ProblemKazooRWDeadlockRisk,  // only with kazoo < 2.9, and only later
+		ProblemUnreadable:           // locks below it went unchecked
 		return SeverityWarning
 	case ProblemMaxLeasesInferred, ProblemUnknownRecipe:
 		return SeverityInfo
@@ -134,3 +145,16 @@ func (k ProblemKind) Severity() Severity {
 
 // Severity is the severity of p's kind.
 func (p Problem) Severity() Severity { return p.Kind.Severity() }
+
+// Unreadable is the problem of a subtree at p that a scan left out
+// because reading it failed with err ([ScanOptions.Skipped]).
+func Unreadable(p string, err error) Problem {
+	why := "vanished during the scan"
+	switch {
+	case errors.Is(err, zk.ErrNoAuth):
+		why = "not readable with this session's credentials (NoAuth); locks below it were not checked"
+	case !errors.Is(err, zk.ErrNoNode):
+		why = err.Error()
+	}
+	return Problem{Kind: ProblemUnreadable, Node: p, Detail: why}
+}

@@ -192,3 +192,18 @@ func (q *Queue) filter(s State) []Participant {
 	}
 	return out
 }
+
+// Clone copies q deeply enough that applying the servers' view to the
+// copy ([ApplyEnsemble]) and diagnosing it ([Diagnose]) leaves q as it was.
+func (q Queue) Clone() Queue {
+	q.Participants = append([]Participant(nil), q.Participants...)
+	q.Problems = append([]Problem(nil), q.Problems...)
+	if q.Others != nil {
+		others := make([]Queue, len(q.Others))
+		for i, o := range q.Others {
+			others[i] = o.Clone()
+		}
+		q.Others = others
+	}
+	return q
+}

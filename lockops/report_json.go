@@ -39,6 +39,13 @@ func WriteJSON(w io.Writer, servers []string, queues []Queue) error {
 // WriteJSONWith is [WriteJSON] with the report's "verification" object
 // (what the servers could not confirm and why; left out when v is nil).
 func WriteJSONWith(w io.Writer, servers []string, queues []Queue, v *Verification) error {
+	return WriteJSONReport(w, servers, queues, v, nil)
+}
+
+// WriteJSONReport is [WriteJSONWith] with the scan's problems that belong
+// to no lock (unreadable subtrees, [Unreadable]): a top-level "problems"
+// array, written only when there are some.
+func WriteJSONReport(w io.Writer, servers []string, queues []Queue, v *Verification, scanProblems []Problem) error {
 	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -64,7 +71,22 @@ func WriteJSONWith(w io.Writer, servers []string, queues []Queue, v *Verificatio
 			return err
 		}
 	}
-	bw.WriteString("]}\n")
+	bw.WriteString("]")
+	if len(scanProblems) > 0 {
+		bw.WriteString(`,"problems":[`)
+		var buf []byte
+		for i := range scanProblems {
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			buf = appendProblemJSON(buf[:0], &scanProblems[i], "/")
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+		}
+		bw.WriteByte(']')
+	}
+	bw.WriteString("}\n")
 	return bw.Flush()
 }
 

@@ -22,8 +22,10 @@ type ScanOptions struct {
 	// Depth bounds how many levels below the path are searched for locks
 	// (0: no bound).
 	Depth int
-	// MaxNodes stops the walk after listing this many znodes (0: 100,000);
-	// the queues found so far are returned with ErrScanTruncated.
+	// MaxNodes stops the walk after listing this many znodes (0:
+	// 5,000,000); the queues found so far are returned with
+	// ErrScanTruncated. The walk's memory follows the directories waiting
+	// to be listed, not the tree, so the bound is about time.
 	MaxNodes int
 	// Skipped, when set, is told of each subtree below the path that
 	// could not be read for the session's ACL (NoAuth) or was deleted
@@ -31,56 +33,45 @@ type ScanOptions struct {
 	// an unreadable subtree fails the scan (deleted ones are left out).
 	// It is called from the walk's goroutines, one call at a time.
 	Skipped func(path string, err error)
+	// Progress, when set, is told how far the walk got after each
+	// directory: nodes listed and locks found so far. It is called from
+	// the walk's goroutine, often: rate-limit what it draws.
+	Progress func(nodes, locks int)
 }
 
 // ErrScanTruncated is returned (with the locks found so far) when a scan
 // stopped at ScanOptions.MaxNodes.
 var ErrScanTruncated = errors.New("stopped after listing the maximum number of znodes; scan a narrower path")
 
-// scanParallel is how many directories are listed at once: requests are
-// pipelined on the one connection, so this hides latency without
-// flooding the server.
+// scanParallel is how many semaphores are read at once after the walk.
 const scanParallel = 16
 
 // Scan reads the lock at p, or every lock below p when p is not a lock
-// itself, and decodes each ([Decode]). Each lock directory costs one
-// children listing and one bulk read of all its children; directories are
-// listed concurrently. Paths are the client's view (chroot removed).
+// itself, and decodes each ([Decode]). The tree is walked breadth-first
+// ([zkview.Client.Walk]): every listing and every lock node's data travel
+// in multi-read batches, and a lock directory is recognised from its
+// children's names, so only lock nodes' data is read. Semaphores (whose
+// queues span two directories) are read after the walk. Paths are the
+// client's view (chroot removed).
 func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Queue, error) {
 	if o.MaxNodes <= 0 {
-		o.MaxNodes = 100000
+		o.MaxNodes = 5000000
 	}
-	s := &scanner{c: c, o: o}
-	names, st, err := c.ListChildren(ctx, p)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s := &scanner{c: c, o: o, listed: 1, root: p, cancel: cancel}
+	read := func(dir string, names []string) bool { return IsLockDir(names) && !isCuratorSemaphore(names) }
+	err := c.Walk(ctx, p, zkview.WalkOptions{Read: read, DirStat: true}, func(d *zkview.WalkDir) bool {
+		return s.visit(ctx, d)
+	})
+	if s.err != nil {
+		err = s.err
+	}
+	if err == nil {
+		err = s.semaphores(ctx)
+	}
 	if err != nil {
-		return nil, err // "list children of p: ..."
-	}
-	// p itself may be a kazoo semaphore (its queue is a sibling).
-	if p != "/" && !IsLockDir(names) {
-		if sibs, _, err := c.Children(path.Dir(p)); err == nil && slices.Contains(sibs, path.Base(p)+"-__lock__") {
-			q, err := s.kazooSemaphore(ctx, p)
-			if err != nil {
-				return nil, err
-			}
-			return []Queue{q}, nil
-		}
-	}
-	level := []listing{{path: p, names: names, stat: st, depth: 0}}
-	s.listed = 1
-	for len(level) > 0 {
-		var next []listing
-		var mu sync.Mutex
-		err := forEach(ctx, len(level), func(i int) error {
-			found, err := s.visit(ctx, level[i])
-			mu.Lock()
-			next = append(next, found...)
-			mu.Unlock()
-			return err
-		})
-		if err != nil {
-			return s.sorted(), err
-		}
-		level = next
+		return s.sorted(), err
 	}
 	if s.truncated {
 		return s.sorted(), ErrScanTruncated
@@ -88,20 +79,20 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Que
 	return s.sorted(), nil
 }
 
-type listing struct {
-	path  string
-	names []string
-	stat  zk.Stat
-	depth int
-}
-
 type scanner struct {
-	c         *zkview.Client
-	o         ScanOptions
+	c      *zkview.Client
+	o      ScanOptions
+	root   string
+	cancel context.CancelFunc
+	err    error // the first failure that ends the scan
+
 	mu        sync.Mutex
 	queues    []Queue
 	listed    int
 	truncated bool
+	// Semaphores met by the walk, read after it: Curator's (the path) and
+	// kazoo's (the path of the semaphore, its queue being path-__lock__).
+	curatorSems, kazooSems []string
 }
 
 func (s *scanner) add(q Queue) {
@@ -118,47 +109,39 @@ func (s *scanner) sorted() []Queue {
 	return out
 }
 
-// visit decodes l if it is a lock and otherwise lists its children for the
-// next level.
-func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
+// isCuratorSemaphore says whether names are a Curator semaphore's
+// directory (leases and locks, and maybe its lease count node).
+func isCuratorSemaphore(names []string) bool {
+	return slices.Contains(names, "leases") && slices.Contains(names, "locks") && len(names) <= 3
+}
+
+// visit takes one directory of the walk: a lock directory (its children
+// read) is decoded, a semaphore noted for later, any other directory's
+// children walked in turn. It returns whether the walk goes below d.
+func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 	switch {
-	case slices.Contains(l.names, "leases") && slices.Contains(l.names, "locks") && len(l.names) <= 3:
-		q, err := s.curatorSemaphore(ctx, l.path)
-		if err == nil {
-			s.add(q)
+	case d.Err != nil:
+		if err := s.leaveOut(d.Path, d.Err); err != nil && s.err == nil {
+			s.err = err
+			s.cancel()
 		}
-		return nil, s.leaveOut(l.path, err)
-	case IsLockDir(l.names):
-		d, err := readChildren(ctx, s.c, l.path, l.names, l.stat)
-		if err == nil {
-			s.add(Decode(d, DecodeOptions{MaxLeases: s.o.MaxLeases}))
-		}
-		return nil, s.leaveOut(l.path, err)
+		return false
+	case d.Nodes != nil:
+		s.add(Decode(dirOf(d), DecodeOptions{MaxLeases: s.o.MaxLeases}))
+		return false
+	case isCuratorSemaphore(d.Names):
+		s.curatorSems = append(s.curatorSems, d.Path)
+		return false
+	case d.Depth == 0 && s.isKazooSemaphore(d):
+		s.kazooSems = append(s.kazooSems, d.Path)
+		return false
 	}
-	if s.o.Depth > 0 && l.depth >= s.o.Depth {
-		return nil, nil
+	if s.o.Depth > 0 && d.Depth >= s.o.Depth {
+		return false
 	}
-	has := make(map[string]bool, len(l.names))
-	for _, n := range l.names {
-		has[n] = true
-	}
-	var kids []string
-	for _, n := range l.names {
-		if base, ok := strings.CutSuffix(n, "-__lock__"); ok && has[base] {
-			q, err := s.kazooSemaphore(ctx, zkview.Join(l.path, base))
-			if err != nil {
-				if err := s.leaveOut(zkview.Join(l.path, base), err); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			s.add(q)
-			continue
-		}
-		if has[n+"-__lock__"] {
-			continue // the semaphore, decoded with its queue above
-		}
-		kids = append(kids, n)
+	kids := d.Names
+	if slices.ContainsFunc(d.Names, func(n string) bool { return strings.HasSuffix(n, "-__lock__") }) {
+		kids = s.kazooPairs(d)
 	}
 	s.mu.Lock()
 	if s.listed+len(kids) > s.o.MaxNodes {
@@ -167,20 +150,72 @@ func (s *scanner) visit(ctx context.Context, l listing) ([]listing, error) {
 	}
 	s.listed += len(kids)
 	s.mu.Unlock()
-	out := make([]listing, len(kids))
-	err := forEach(ctx, len(kids), func(i int) error {
-		p := zkview.Join(l.path, kids[i])
-		names, st, err := s.c.Children(p)
-		out[i] = listing{path: p, names: names, stat: st, depth: l.depth + 1}
-		return s.leaveOut(p, err)
-	})
-	kept := out[:0]
-	for _, o := range out {
-		if len(o.names) > 0 {
-			kept = append(kept, o)
-		}
+	d.Names = kids
+	if s.o.Progress != nil {
+		s.o.Progress(s.listed, len(s.queues))
 	}
-	return kept, err
+	return true
+}
+
+// kazooPairs notes the kazoo semaphores among d's children (a name and
+// name-__lock__) and returns the other children.
+func (s *scanner) kazooPairs(d *zkview.WalkDir) []string {
+	has := make(map[string]bool, len(d.Names))
+	for _, n := range d.Names {
+		has[n] = true
+	}
+	kids := d.Names[:0:0]
+	for _, n := range d.Names {
+		if base, ok := strings.CutSuffix(n, "-__lock__"); ok && has[base] {
+			s.kazooSems = append(s.kazooSems, zkview.Join(d.Path, base))
+			continue
+		}
+		if has[n+"-__lock__"] {
+			continue // the semaphore, read with its queue
+		}
+		kids = append(kids, n)
+	}
+	return kids
+}
+
+// isKazooSemaphore says whether the walk's root d, not a lock itself, is
+// a kazoo semaphore (its queue is a sibling, d-__lock__).
+func (s *scanner) isKazooSemaphore(d *zkview.WalkDir) bool {
+	if d.Path == "/" || IsLockDir(d.Names) {
+		return false
+	}
+	sibs, _, err := s.c.Children(path.Dir(d.Path))
+	return err == nil && slices.Contains(sibs, path.Base(d.Path)+"-__lock__")
+}
+
+// dirOf is the lock directory d, read by the walk, for [Decode]: children
+// deleted between the listing and the read (or unreadable) are left out.
+func dirOf(d *zkview.WalkDir) Dir {
+	kids := make([]Child, 0, len(d.Nodes))
+	for i := range d.Nodes {
+		n := &d.Nodes[i]
+		if n.Err != nil {
+			continue
+		}
+		kids = append(kids, ChildOf(d.Names[i], n.Path, &n.Stat, n.Data))
+	}
+	return Dir{Path: d.Path, Stat: d.Stat, Children: kids}
+}
+
+// semaphores reads the semaphores the walk met.
+func (s *scanner) semaphores(ctx context.Context) error {
+	read := func(p string, get func(context.Context, string) (Queue, error)) error {
+		q, err := get(ctx, p)
+		if err == nil {
+			s.add(q)
+		}
+		return s.leaveOut(p, err)
+	}
+	err := forEach(ctx, len(s.curatorSems), func(i int) error { return read(s.curatorSems[i], s.curatorSemaphore) })
+	if err != nil {
+		return err
+	}
+	return forEach(ctx, len(s.kazooSems), func(i int) error { return read(s.kazooSems[i], s.kazooSemaphore) })
 }
 
 func (s *scanner) curatorSemaphore(ctx context.Context, p string) (Queue, error) {
@@ -333,4 +368,69 @@ func ignoreGone(err error) error {
 		return nil
 	}
 	return err
+}
+
+// DirCache is what one read of a lock directory learnt, for the next
+// ([ReadDirAgain]): lock nodes are written once, at creation, so a child
+// already read need not be read again while it exists.
+type DirCache struct {
+	Path     string
+	Data     []byte // the directory's own data,
+	Version  int32  // at this data version
+	Children map[string]Child
+}
+
+// ReadDirAgain reads the lock directory p just listed as names (st: the
+// listing's stat of p) for [Decode]: only children that prev (the last
+// read's cache; nil: none) does not hold are read, departed ones are
+// dropped, and p's own data is read only when its version changed. It
+// returns the directory and the cache for the next read; prev is not
+// changed. Children deleted between the listing and the read are left out.
+func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat, prev *DirCache) (Dir, *DirCache, error) {
+	next := &DirCache{Path: p, Children: make(map[string]Child, len(names))}
+	if prev != nil && prev.Path == p && prev.Version == st.Version {
+		next.Data, next.Version = prev.Data, prev.Version
+	} else {
+		self, err := c.Get(p)
+		if err != nil {
+			return Dir{Path: p}, nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		next.Data, next.Version = self.Data, self.Stat.Version
+	}
+	var fresh []string
+	for _, n := range names {
+		if prev != nil && prev.Path == p {
+			if k, ok := prev.Children[n]; ok {
+				next.Children[n] = k
+				continue
+			}
+		}
+		fresh = append(fresh, n)
+	}
+	if len(fresh) > 0 {
+		paths := joinAll(p, fresh)
+		kids := make([]Child, len(fresh))
+		err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
+			if err != nil {
+				kids[i] = Child{} // deleted meanwhile (or unreadable): dropped
+				return
+			}
+			kids[i] = ChildOf(fresh[i], paths[i], st, data)
+		})
+		if err != nil {
+			return Dir{Path: p}, nil, fmt.Errorf("read children of %s: %w", p, err)
+		}
+		for _, k := range kids {
+			if k.Path != "" {
+				next.Children[k.Name] = k
+			}
+		}
+	}
+	d := Dir{Path: p, Stat: st, Data: next.Data, Children: make([]Child, 0, len(next.Children))}
+	for _, n := range names {
+		if k, ok := next.Children[n]; ok {
+			d.Children = append(d.Children, k)
+		}
+	}
+	return d, next, nil
 }

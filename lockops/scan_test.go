@@ -116,3 +116,59 @@ func TestReadChildrenDropsNodesGoneMeanwhile(t *testing.T) {
 		t.Fatalf("children %+v, want %s and %s", d.Children, names[0], names[2])
 	}
 }
+
+// TestReadDirAgainReadsOnlyNewChildren: a second read keeps what the
+// first learnt of children still listed (their data is not read again),
+// drops departed ones and reads the new one.
+func TestReadDirAgainReadsOnlyNewChildren(t *testing.T) {
+	cl := zktest.Shared(t)
+	c := newClient(t, cl.Addrs())
+	base := zktest.Path(t)
+	conn := c.Conn()
+	if err := makeParents(conn, c.Abs(base), false); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{hexA + "__lock__0000000001", hexB + "__lock__0000000002", hexC + "__lock__0000000003"}
+	for _, n := range names[:2] {
+		if _, err := conn.Create(c.Abs(base+"/"+n), []byte("first"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func() ([]string, zk.Stat) {
+		t.Helper()
+		kids, st, err := c.Children(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kids, st
+	}
+	kids, st := list()
+	d, cache, err := ReadDirAgain(context.Background(), c, base, kids, st, nil)
+	if err != nil || len(d.Children) != 2 || len(cache.Children) != 2 {
+		t.Fatalf("first read: %v, %+v", err, d.Children)
+	}
+	// names[0] leaves, names[2] arrives, names[1]'s data changes (a lock
+	// node's never does: the change shows that it was not read again).
+	if err := conn.Delete(c.Abs(base+"/"+names[0]), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Set(c.Abs(base+"/"+names[1]), []byte("changed"), -1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Create(c.Abs(base+"/"+names[2]), []byte("new"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	kids, st = list()
+	d, cache, err = ReadDirAgain(context.Background(), c, base, kids, st, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, k := range d.Children {
+		got[k.Name] = string(k.Data)
+	}
+	want := map[string]string{names[1]: "first", names[2]: "new"}
+	if fmt.Sprint(got) != fmt.Sprint(want) || len(cache.Children) != 2 {
+		t.Fatalf("second read %v, want %v", got, want)
+	}
+}

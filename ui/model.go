@@ -156,6 +156,9 @@ type Model struct {
 	// the pzxid they had (a change of children asks again).
 	lockProbed map[string]int64
 	lock       *lockpane.Model
+	// frames caches the drawing between frames while the program runs
+	// (nil: every View draws; see frames.go).
+	frames     *frameCache
 	input      textinput.Model
 	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
@@ -285,6 +288,12 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
+// frameRate is how many frames a second the screen is drawn at most:
+// changes between two frames (a busy lock, a burst of watch events) are
+// drawn once. A frame of a big queue or tree costs a few milliseconds, so
+// the default 60 would cost a busy lock's pane a fifth of a core.
+const frameRate = 20
+
 // Run opens the TUI on the terminal and returns when the user quits.
 func Run(opts Options) error {
 	if opts.Editor == "" {
@@ -294,8 +303,9 @@ func Run(opts Options) error {
 		opts.NoColor = true
 	}
 	m := New(opts)
+	m.frames = &frameCache{} // the screen at most frameRate times a second (frames.go)
 	defer func() { m.Close() }()
-	p := tea.NewProgram(m)
+	p := tea.NewProgram(m, tea.WithFPS(frameRate))
 	final, err := p.Run()
 	fm, ok := final.(Model)
 	if ok && fm.cache != m.cache {

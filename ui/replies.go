@@ -25,10 +25,11 @@ func (m *Model) onTree(msg treeMsg) tea.Cmd {
 		m.setStatus(common.LevelWarn, "New session: reloading the tree.")
 	}
 	var cmds []tea.Cmd
-	// A change inside the lock directory shown re-reads the queue now.
+	// A change inside the lock directory shown re-reads the queue now,
+	// unless the lock pane reads it itself (its own watch).
 	if m.detail.IsLock() && m.client != nil {
 		for _, d := range msg.dirs {
-			if d.Path == m.detail.Path() {
+			if d.Path == m.detail.Path() && !m.lock.Reads(d.Path) {
 				cmds = append(cmds, lockCmd(m.client, m.nextID("lock"), d.Path))
 			}
 		}
@@ -333,4 +334,18 @@ func (m *Model) onEdited(msg editedMsg) tea.Cmd {
 	}
 	m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))
 	return setCmd(m.mut, msg.path, msg.data, msg.version)
+}
+
+// syncLockTag gives the tree's tag of the lock the pane reads (kind,
+// queue length) from the pane's own read, which the root does not repeat.
+func (m *Model) syncLockTag() {
+	p := m.detail.Path()
+	if !m.lock.Reads(p) {
+		return
+	}
+	q := m.lock.Queue()
+	want := tree.LockTag{Kind: q.Kind, Length: len(q.Participants)}
+	if tag, ok := m.tree.Lock(p); !ok || tag != want {
+		m.tree.SetLock(p, want)
+	}
 }

@@ -27,9 +27,6 @@ const (
 	// searchReadLimit bounds the nodes whose data one search reads (names
 	// of every listed directory are always matched).
 	searchReadLimit = 20000
-	// searchChunk is how many nodes are read per bulk read (progress and
-	// cancellation are checked between chunks).
-	searchChunk = 500
 	// searchProgressEvery caps the progress messages' rate.
 	searchProgressEvery = 100 * time.Millisecond
 	searchTimeout       = 2 * time.Minute
@@ -140,7 +137,9 @@ func (m *Model) searchProgressLines(w int) []string {
 	}
 	lines := []string{head, ""}
 	if m.search.query == "locks" {
-		lines = append(lines, st.Key.Render("found    ")+st.Value.Render(fmt.Sprint(r.found)))
+		lines = append(lines,
+			st.Key.Render("nodes    ")+st.Value.Render(fmt.Sprint(r.listed)),
+			st.Key.Render("found    ")+st.Value.Render(fmt.Sprint(r.found)))
 	} else {
 		lines = append(lines,
 			st.Key.Render("names    ")+st.Value.Render(fmt.Sprint(r.listed)),
@@ -171,76 +170,64 @@ func (p *progressSender) send(msg searchProgressMsg, force bool) {
 	}
 }
 
-// searchWalk walks below root breadth first: every directory is listed
-// (names matched at once), then its children are read in chunks (data
-// matched, directories queued). It sends progress and ends with exactly
-// one searchMsg. Cancelling ctx ends it early with what was found.
+// searchWalk walks below root breadth first ([zkview.Client.Walk]): every
+// listed name is matched, and the children's data too until
+// searchReadLimit nodes were read (below that, the walk stops). It sends
+// progress and ends with exactly one searchMsg. Cancelling ctx ends it
+// early with what was found.
 func searchWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Client, id uint64, root, query string, ch chan<- tea.Msg) {
 	defer cancel()
 	msg := searchMsg{id: id, root: root, query: query}
 	prog := progressSender{ch: ch}
 	q := strings.ToLower(query)
 	qb := []byte(query)
-	listed, read := 0, 0
-	queue := []string{root}
-	hitNames := map[string]bool{}
-walk:
-	for len(queue) > 0 {
-		dir := queue[0]
-		queue = queue[1:]
-		names, _, err := c.Children(dir)
-		if err != nil {
-			if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNoAuth) {
-				msg.skipped.note(dir, err)
+	listed, read, asked := 0, 0, 0
+	readData := func(_ string, names []string) bool {
+		if asked >= searchReadLimit {
+			msg.truncated = true // names still matched; no more data read
+			return false
+		}
+		asked += len(names)
+		return true
+	}
+	err := c.Walk(ctx, root, zkview.WalkOptions{Read: readData}, func(d *zkview.WalkDir) bool {
+		if d.Err != nil {
+			if errors.Is(d.Err, zk.ErrNoNode) || errors.Is(d.Err, zk.ErrNoAuth) {
+				msg.skipped.note(d.Path, d.Err)
+			} else if msg.err == nil {
+				msg.err = d.Err
+				cancel()
+			}
+			return false
+		}
+		for i, n := range d.Names {
+			if strings.Contains(strings.ToLower(n), q) {
+				hit := searchHit{Path: zkview.Join(d.Path, n)}
+				if d.Nodes != nil {
+					hit.Path = d.Nodes[i].Path // the same string, not another
+				}
+				msg.hits = append(msg.hits, hit)
+			}
+		}
+		listed += len(d.Names)
+		for i := range d.Nodes {
+			n := &d.Nodes[i]
+			if n.Err != nil {
 				continue
 			}
-			msg.err = err
-			break
-		}
-		paths := make([]string, len(names))
-		for i, n := range names {
-			paths[i] = zkview.Join(dir, n)
-			if strings.Contains(strings.ToLower(n), q) {
-				msg.hits = append(msg.hits, searchHit{Path: paths[i]})
-				hitNames[paths[i]] = true
+			read++
+			if len(qb) > 0 && !strings.Contains(strings.ToLower(d.Names[i]), q) && bytes.Contains(n.Data, qb) {
+				msg.hits = append(msg.hits, searchHit{Path: n.Path, InData: true})
 			}
 		}
-		listed += len(names)
-		prog.send(searchProgressMsg{id: id, listed: listed, read: read, found: len(msg.hits), dir: dir}, false)
-		for from := 0; from < len(paths); from += searchChunk {
-			if ctx.Err() != nil {
-				break walk
-			}
-			if read >= searchReadLimit {
-				msg.truncated = true
-				continue walk // names still matched; no more data read
-			}
-			chunk := paths[from:min(from+searchChunk, len(paths), from+searchReadLimit-read)]
-			nodes, err := c.GetMany(ctx, chunk)
-			if err != nil {
-				if ctx.Err() != nil {
-					break walk
-				}
-				msg.err = fmt.Errorf("read below %s: %w", dir, err)
-				break walk
-			}
-			for _, n := range nodes {
-				if n.Err != nil {
-					continue
-				}
-				read++
-				if len(qb) > 0 && !hitNames[n.Path] && bytes.Contains(n.Data, qb) {
-					msg.hits = append(msg.hits, searchHit{Path: n.Path, InData: true})
-				}
-				if n.Stat.NumChildren > 0 {
-					queue = append(queue, n.Path)
-				}
-			}
-			prog.send(searchProgressMsg{id: id, listed: listed, read: read, found: len(msg.hits), dir: dir}, false)
-		}
-	}
-	if ctx.Err() != nil && msg.err == nil {
+		prog.send(searchProgressMsg{id: id, listed: listed, read: read, found: len(msg.hits), dir: d.Path}, false)
+		return d.Nodes != nil // below the read limit the walk stops
+	})
+	switch {
+	case ctx.Err() != nil && msg.err == nil:
 		msg.truncated, msg.cancelled = true, true
+	case err != nil && msg.err == nil:
+		msg.err = err
 	}
 	msg.scanned = listed
 	sort.Slice(msg.hits, func(i, j int) bool { return msg.hits[i].Path < msg.hits[j].Path })
@@ -251,7 +238,11 @@ walk:
 func scanLocksWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Client, id uint64, root string, ch chan<- tea.Msg) {
 	defer cancel()
 	msg := searchMsg{id: id, root: root, query: "locks"}
-	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{Skipped: msg.skipped.note})
+	prog := progressSender{ch: ch}
+	progress := func(nodes, locks int) {
+		prog.send(searchProgressMsg{id: id, listed: nodes, found: locks}, false)
+	}
+	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{Skipped: msg.skipped.note, Progress: progress})
 	switch {
 	case errors.Is(err, lockops.ErrScanTruncated):
 		msg.truncated = true

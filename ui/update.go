@@ -17,7 +17,7 @@ import (
 // Update implements [tea.Model].
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	return m, cmd
+	return m, m.frames.afterUpdate(msg, cmd)
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -247,6 +247,7 @@ func (m *Model) afterChange() tea.Cmd {
 	m.detail.Sync()
 	m.lock.SetSize(m.detailWidth(), m.detailHeight())
 	cmds = append(cmds, m.lock.Show(m.detail.IsLock() && m.mode != modeResults, m.detail.Path()))
+	m.syncLockTag()
 	return tea.Batch(cmds...)
 }
 

@@ -22,6 +22,11 @@ const (
 
 // View implements [tea.Model].
 func (m Model) View() tea.View {
+	return m.frames.cachedView(m.drawView)
+}
+
+// drawView draws the screen as a view.
+func (m Model) drawView() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion

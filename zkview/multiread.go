@@ -339,9 +339,17 @@ func splitBatch(lo, hi int, big replyTooLarge, limit int) []batchPart {
 	return out
 }
 
-// batch sends one multi-read request, re-opening the sidecar once if it
+// batch sends one multi-read request of getData ops, re-opening the sidecar once if it
 // failed under the request.
 func (m *multiReader) batch(ctx context.Context, paths []string, each NodeFunc) error {
+	return m.send(ctx,
+		func(dst []byte, xid int32) []byte { return multiReadRequest(dst, xid, m.lim.opCode, paths) },
+		func(body []byte) error { return decodeMultiReadResponse(body, len(paths), each) })
+}
+
+// send sends the multi-read request build makes and decodes its reply,
+// re-opening the sidecar once if it failed under the request.
+func (m *multiReader) send(ctx context.Context, build func(dst []byte, xid int32) []byte, decode func(body []byte) error) error {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		s, err := m.session(ctx)
@@ -355,14 +363,14 @@ func (m *multiReader) batch(ctx context.Context, paths []string, each NodeFunc) 
 			reqBuf = new([]byte)
 		}
 		body, err := s.call(ctx, func(xid int32) []byte {
-			*reqBuf = multiReadRequest(*reqBuf, xid, m.lim.opCode, paths)
+			*reqBuf = build(*reqBuf, xid)
 			return *reqBuf
 		})
 		requestBuffers.Put(reqBuf)
 		var big replyTooLarge
 		switch {
 		case err == nil:
-			derr := decodeMultiReadResponse(body, len(paths), each)
+			derr := decode(body)
 			putBody(body) // each was given copies
 			if derr != nil {
 				s.fail(derr)

@@ -574,14 +574,28 @@ func (t *Tree) followSession(sub <-chan ConnEvent) {
 	}
 }
 
+// treeReloadEvery is the shortest time between two rounds of re-reads:
+// events in between (a lock churning hundreds of times a second) are read
+// once, in the next round.
+const treeReloadEvery = 100 * time.Millisecond
+
 // worker re-reads what watch events asked for, re-arming the watches.
 func (t *Tree) worker() {
+	var last time.Time
 	for {
 		select {
 		case <-t.quit:
 			return
 		case <-t.work:
 		}
+		if wait := treeReloadEvery - time.Since(last); wait > 0 {
+			select {
+			case <-t.quit:
+				return
+			case <-time.After(wait):
+			}
+		}
+		last = time.Now()
 		for {
 			t.mu.Lock()
 			var p string

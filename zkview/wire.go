@@ -19,6 +19,7 @@ import (
 // Op codes (ZooDefs.OpCode) zkview sends itself.
 const (
 	opGetData      int32 = 4
+	opGetChildren  int32 = 8
 	opGetChildren2 int32 = 12
 	opPing         int32 = 11
 	opMultiRead    int32 = 22
@@ -387,6 +388,12 @@ func scanMultiReadSizes(r io.Reader) []int {
 				return nil
 			}
 			sizes = append(sizes, len(hdr)+len(lb)+int(n)+statSize)
+		case opGetChildren:
+			size, ok := skipNames(r)
+			if !ok {
+				return nil
+			}
+			sizes = append(sizes, len(hdr)+size)
 		case opError:
 			if _, err := io.CopyN(io.Discard, r, 4); err != nil {
 				return nil
@@ -396,4 +403,162 @@ func scanMultiReadSizes(r io.Reader) []int {
 			return nil
 		}
 	}
+}
+
+// skipNames skips a vector of strings (a GetChildrenResponse) and returns
+// its size.
+func skipNames(r io.Reader) (int, bool) {
+	var lb [4]byte
+	if _, err := io.ReadFull(r, lb[:]); err != nil {
+		return 0, false
+	}
+	size := 4
+	for n := int32(binary.BigEndian.Uint32(lb[:])); n > 0; n-- {
+		if _, err := io.ReadFull(r, lb[:]); err != nil {
+			return 0, false
+		}
+		l := int64(max(int32(binary.BigEndian.Uint32(lb[:])), 0))
+		if _, err := io.CopyN(io.Discard, r, l); err != nil {
+			return 0, false
+		}
+		size += 4 + int(l)
+	}
+	return size, true
+}
+
+// readOp is one sub-request of a mixed multi-read: getChildren (names
+// only) or getData of path (server view).
+type readOp struct {
+	code int32 // opGetChildren or opGetData
+	path string
+}
+
+// readResult is one sub-request's answer: names for getChildren, data and
+// stat for getData, or err.
+type readResult struct {
+	names []string
+	data  []byte
+	stat  zk.Stat
+	err   error
+}
+
+// multiReadOpsRequest is [multiReadRequest] for a mix of getChildren and
+// getData ops (the server accepts both in one multi-read since 3.6).
+func multiReadOpsRequest(dst []byte, xid, op int32, ops []readOp) []byte {
+	size := 4 + 8 + 9
+	for _, o := range ops {
+		size += 9 + 4 + len(o.path) + 1
+	}
+	if cap(dst) < size {
+		dst = make([]byte, 0, size)
+	}
+	w := &juteWriter{b: append(dst[:0], 0, 0, 0, 0)}
+	w.int32(xid)
+	w.int32(op)
+	for _, o := range ops {
+		w.int32(o.code)
+		w.bool(false)
+		w.int32(-1)
+		w.string(o.path)
+		w.bool(false)
+	}
+	w.int32(-1)
+	w.bool(true)
+	w.int32(-1)
+	binary.BigEndian.PutUint32(w.b, uint32(len(w.b)-4))
+	return w.b
+}
+
+// decodeMultiReadOps decodes the reply to a mixed multi-read of want ops:
+// each result goes to each(j, r) in order. Names and data are copies (one
+// string per listing holds all its names), so the body can be reused.
+func decodeMultiReadOps(body []byte, want int, each func(j int, r readResult)) error {
+	if want < 0 || want > len(body)/9+1 {
+		return fmt.Errorf("multi-read reply of %d bytes cannot hold %d results (malformed packet)", len(body), want)
+	}
+	r := &juteReader{b: body}
+	n := 0
+	for {
+		typ, done, _ := r.int32(), r.bool(), r.int32()
+		if r.err != nil {
+			return fmt.Errorf("decode multi-read reply: %w", r.err)
+		}
+		if done {
+			break
+		}
+		if n == want {
+			return fmt.Errorf("multi-read reply holds more than the %d results asked for", want)
+		}
+		var res readResult
+		switch typ {
+		case opGetData:
+			res.data = r.buffer()
+			res.stat = r.stat()
+		case opGetChildren:
+			res.names = r.names()
+		case opError:
+			code := r.int32()
+			if code == codeOK {
+				code = math.MinInt32
+			}
+			res.err = codeError(code)
+		default:
+			return fmt.Errorf("unexpected op type %d in multi-read reply", typ)
+		}
+		if r.err != nil {
+			return fmt.Errorf("decode multi-read reply: %w", r.err)
+		}
+		each(n, res)
+		n++
+	}
+	if n != want {
+		return fmt.Errorf("multi-read reply holds %d results, %d asked for", n, want)
+	}
+	return nil
+}
+
+// names reads a vector of strings into one string's memory: the listing
+// of a 10,000-child node is two allocations, not 10,000.
+func (r *juteReader) names() []string {
+	n := r.int32()
+	if r.err != nil || n <= 0 {
+		if n < -1 {
+			r.err = fmt.Errorf("negative child count %d (malformed packet)", n)
+		}
+		return nil
+	}
+	if int(n) > len(r.b)/4 {
+		r.err = fmt.Errorf("%d children in %d bytes (malformed packet)", n, len(r.b))
+		return nil
+	}
+	// First pass: the total length, on a copy of the reader.
+	scan := *r
+	total := 0
+	for i := int32(0); i < n && scan.err == nil; i++ {
+		l := scan.int32()
+		if l < 0 {
+			r.err = fmt.Errorf("negative name length %d (malformed packet)", l)
+			return nil
+		}
+		scan.take(int(l))
+		total += int(l)
+	}
+	if scan.err != nil {
+		r.err = scan.err
+		return nil
+	}
+	all := make([]byte, 0, total)
+	ends := make([]int, 0, n)
+	for i := int32(0); i < n; i++ {
+		all = append(all, r.take(int(r.int32()))...)
+		ends = append(ends, len(all))
+	}
+	s := unsafe.String(unsafe.SliceData(all), len(all))
+	out := make([]string, n)
+	at := 0
+	for i, end := range ends {
+		out[i] = s[at:end]
+		at = end
+	}
+	return out
 }

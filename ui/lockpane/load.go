@@ -24,6 +24,8 @@ type lockLoadedMsg struct {
 	// raw is the decoded queue before the servers' view was applied and
 	// before diagnosis (what a verification starts from).
 	raw lockops.Queue
+	// cache is what this read knew of the children, for the next read.
+	cache *lockops.DirCache
 }
 
 // lockVerifiedMsg brings what the servers said (watch lists, client
@@ -36,11 +38,18 @@ type lockVerifiedMsg struct {
 	queue lockops.Queue
 }
 
-// lockDirChangedMsg says the children of the shown lock directory changed.
+// lockDirChangedMsg says the children of the shown lock directory changed
+// (or, held, that a change held back by loadEvery is due now).
 type lockDirChangedMsg struct {
 	id   uint64
 	path string
+	held bool
 }
+
+// loadEvery is the shortest time between the starts of two reads of the
+// shown lock: changes within it are read (and drawn) together, so a lock
+// churning hundreds of times a second costs a few reads a second.
+const loadEvery = 100 * time.Millisecond
 
 // Show tells the pane whether it is on screen and for which directory. The
 // root model calls it after every change; it is cheap when nothing moved.
@@ -56,7 +65,7 @@ func (p *Model) Show(visible bool, path string) tea.Cmd {
 		}
 		return nil
 	}
-	if p.visible && path == p.path && (p.live || p.loading) {
+	if p.visible && path == p.path && (p.live || p.loading || p.holding) {
 		return nil
 	}
 	if path != p.path || p.staleAt(p.clock()) {
@@ -77,8 +86,9 @@ func (p *Model) load() tea.Cmd {
 		return nil
 	}
 	p.loading, p.dirty = true, false
+	p.loadStarted = p.clock()
 	p.loadID++
-	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens)
+	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.dirCache)
 }
 
 // verifyDue reports whether it is time to ask the servers again. Asking
@@ -126,6 +136,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	}
 	p.loadErr = nil
 	p.loadedAt = msg.at
+	p.dirCache = msg.cache
 	p.SetQueueAt(msg.queue, msg.at)
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -162,32 +173,54 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 }
 
 func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
+	if msg.held {
+		p.holding = false
+	}
 	if msg.path != p.path || !p.visible {
 		return nil
 	}
 	p.live = false
+	if p.holding {
+		return nil // the held-back read covers this change too
+	}
+	if wait := loadEvery - p.clock().Sub(p.loadStarted); wait > 0 && !msg.held {
+		p.holding = true
+		path := p.path
+		return tea.Tick(wait, func(time.Time) tea.Msg { return lockDirChangedMsg{path: path, held: true} })
+	}
 	return p.load()
 }
 
 // loadLockCmd reads and decodes the lock at path, leaving a children watch
 // on it, applies the servers' last known view ens (nil: none yet; the
 // pane discounts what it cannot know, see graceWatches) and diagnoses.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble) tea.Cmd {
+// Lock nodes do not change once written: only children that the last
+// read's cache (nil: none) does not know are read ([lockops.ReadDirAgain]),
+// so a busy lock costs its arrivals, not its length, per change.
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, cache *lockops.DirCache) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		msg := lockLoadedMsg{id: id, path: path}
-		type watched struct{ ch <-chan zk.Event }
+		type watched struct {
+			names []string
+			st    zk.Stat
+			ch    <-chan zk.Event
+		}
 		w, err := zkview.Call(ctx, func() (watched, error) {
-			_, _, ch, err := c.Conn().ChildrenW(c.Abs(path))
-			return watched{ch}, err
+			names, st, ch, err := c.Conn().ChildrenW(c.Abs(path))
+			if err != nil {
+				return watched{}, err
+			}
+			return watched{names, *st, ch}, nil
 		})
 		if err != nil {
 			msg.err, msg.at = err, clock()
 			return msg
 		}
 		msg.changed = w.ch
-		d, err := lockops.ReadDir(ctx, c, path)
+		d, next, err := lockops.ReadDirAgain(ctx, c, path, w.names, w.st, cache)
+		msg.cache = next
 		if err != nil {
 			msg.err, msg.at = err, clock()
 			return msg

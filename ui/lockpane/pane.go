@@ -68,6 +68,13 @@ type Model struct {
 	stop     chan struct{} // closed to end the current watch listener
 	loadErr  error
 	loadedAt time.Time // when the last read of ours finished
+	// dirCache is what the last read knew of path's children (the next
+	// read reads only new ones).
+	dirCache *lockops.DirCache
+	// loadStarted is when the last read started; holding says a change
+	// is held back until loadEvery after it.
+	loadStarted time.Time
+	holding     bool
 	// verifiedAt is when the servers were last asked about the shown lock
 	// (verifying: the question is out); ens is what they said, at ensAt,
 	// applied to every read until the next answer.
@@ -126,12 +133,23 @@ type ghost struct {
 	gone  time.Time
 }
 
-// lockEntry is one drawn participant (or ghost).
+// lockEntry is one drawn participant, ghost, or the line that folds the
+// older ghosts (fold > 0: that many).
 type lockEntry struct {
 	p     lockops.Participant
 	label string
 	ghost *ghost
+	fold  int
 }
+
+// participant says whether e is a participant (not a ghost or the fold).
+func (e lockEntry) participant() bool { return e.ghost == nil && e.fold == 0 }
+
+// maxGhostRows is how many released or departed nodes are drawn as rows;
+// older ones are folded into one line ("… 97 more released in the last
+// 4s"), so under heavy churn the holder and the first waiters stay in
+// view.
+const maxGhostRows = 3
 
 // New builds an empty pane drawing with st (a pointer the root
 // model updates in place when the theme changes).
@@ -170,6 +188,13 @@ func (p *Model) SetQueue(q lockops.Queue) {
 		return
 	}
 	p.SetQueueAt(q, p.clock())
+}
+
+// Reads reports whether the pane reads the lock at path itself (shown,
+// and read at least once): the root need not read it too, and the tree's
+// tag for it comes from [Model.Queue].
+func (p *Model) Reads(path string) bool {
+	return p.visible && p.client != nil && p.path == path && p.have
 }
 
 // Queue is the queue shown.
@@ -252,6 +277,8 @@ func (p *Model) resetDir(path string) {
 	p.first = true
 	p.cursorNode, p.cursor, p.offset = "", 0, 0
 	p.loadErr = nil
+	p.dirCache = nil
+	p.holding = false
 	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
 	p.entries, p.heights = nil, nil
 }
@@ -326,19 +353,26 @@ func (p *Model) rebuild() {
 		}
 	}
 	p.ghosts = live
-	sort.SliceStable(p.ghosts, func(i, j int) bool { return p.ghosts[i].index < p.ghosts[j].index })
+	// The newest maxGhostRows ghosts are drawn, the others folded.
+	sort.SliceStable(p.ghosts, func(i, j int) bool { return p.ghosts[i].gone.After(p.ghosts[j].gone) })
+	shown := p.ghosts[:min(len(p.ghosts), maxGhostRows)]
+	folded := len(p.ghosts) - len(shown)
+	sort.SliceStable(shown, func(i, j int) bool { return shown[i].index < shown[j].index })
 	ps := p.queue.Participants
 	p.entries = p.entries[:0]
+	if folded > 0 {
+		p.entries = append(p.entries, lockEntry{fold: folded})
+	}
 	gi := 0
 	for i := range ps {
-		for gi < len(p.ghosts) && p.ghosts[gi].index <= i {
-			p.entries = append(p.entries, lockEntry{p: p.ghosts[gi].p, label: p.ghosts[gi].label, ghost: &p.ghosts[gi]})
+		for gi < len(shown) && shown[gi].index <= i {
+			p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 			gi++
 		}
 		p.entries = append(p.entries, lockEntry{p: ps[i], label: p.labels[ps[i].Node]})
 	}
-	for ; gi < len(p.ghosts); gi++ {
-		p.entries = append(p.entries, lockEntry{p: p.ghosts[gi].p, label: p.ghosts[gi].label, ghost: &p.ghosts[gi]})
+	for ; gi < len(shown); gi++ {
+		p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 	}
 	p.heights = p.heights[:0]
 	for _, e := range p.entries {
@@ -348,14 +382,14 @@ func (p *Model) rebuild() {
 	// on the first node that is not a ghost).
 	if p.cursorNode == "" {
 		for i, e := range p.entries {
-			if e.ghost == nil {
+			if e.participant() {
 				p.cursor = i
 				break
 			}
 		}
 	} else {
 		for i, e := range p.entries {
-			if e.p.Node == p.cursorNode && e.ghost == nil {
+			if e.p.Node == p.cursorNode && e.participant() {
 				p.cursor = i
 				break
 			}
@@ -366,7 +400,7 @@ func (p *Model) rebuild() {
 
 func entryHeight(e lockEntry) int {
 	switch {
-	case e.ghost != nil:
+	case !e.participant():
 		return 1
 	case e.p.State == lockops.StateWaiting && e.p.Watches != "":
 		return 3
@@ -499,7 +533,7 @@ func (p *Model) applyWantNode() {
 }
 
 func (p *Model) selected() (lockops.Participant, bool) {
-	if p.cursor < len(p.entries) && p.entries[p.cursor].ghost == nil {
+	if p.cursor < len(p.entries) && p.entries[p.cursor].participant() {
 		return p.entries[p.cursor].p, true
 	}
 	return lockops.Participant{}, false

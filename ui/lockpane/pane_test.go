@@ -448,3 +448,33 @@ func BenchmarkLockPane10k(b *testing.B) {
 		}
 	})
 }
+
+// TestLockPaneFoldsReleases: under heavy churn only the newest releases
+// are rows; the others fold into one line, and the holder and the first
+// waiters stay in view.
+func TestLockPaneFoldsReleases(t *testing.T) {
+	p := testPane(themes.Dark, 100, 24)
+	q := longQueue(100)
+	p.SetQueueAt(q, lockT0)
+	at := lockT0
+	for i := 0; i < 40; i++ { // 40 releases, each with a new holder
+		at = at.Add(50 * time.Millisecond)
+		q.Participants = q.Participants[1:]
+		q.Participants[0].State = lockops.StateHolding
+		p.SetQueueAt(q, at)
+	}
+	out := paneScreen(p)
+	checkPaneShape(t, p, out)
+	if rows := strings.Count(out, "✕ "); rows != maxGhostRows {
+		t.Errorf("%d released rows, want %d:\n%s", rows, maxGhostRows, out)
+	}
+	if !strings.Contains(out, "… 37 more released or left in the last 4s") {
+		t.Errorf("no fold line:\n%s", out)
+	}
+	if !strings.Contains(out, "H1") || !strings.Contains(out, "W1") {
+		t.Errorf("the holder and the first waiter are not in view:\n%s", out)
+	}
+	if x, ok := p.selected(); !ok || x.State != lockops.StateHolding {
+		t.Errorf("the cursor is on %+v, %v; want the holder", x, ok)
+	}
+}

@@ -117,6 +117,9 @@ func (p *Model) entryLines(i int) []string {
 	if i == p.cursor {
 		mark = st.Prompt.Render("▸ ")
 	}
+	if e.fold > 0 {
+		return []string{mark + st.Subtle.Render(fmt.Sprintf("    … %d more released or left in the last %s", e.fold, common.FormatAge(releasedFor)))}
+	}
 	if e.ghost != nil {
 		ago := p.now.Sub(e.ghost.gone)
 		what := "left"

@@ -1,0 +1,241 @@
+package main
+
+// `locks --watch`: a full scan at start and every --interval, and between
+// them only the lock directories that changed, each re-read incrementally
+// (lock nodes do not change once written). The servers are asked who
+// watches what at most every watchVerifyEvery, frames are drawn at most
+// every watchFrame.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+const (
+	// minWatchInterval is the floor of --interval: every interval is a
+	// full scan of PATH.
+	minWatchInterval = time.Second
+	// watchFrame is the shortest time between two frames: changes in a
+	// frame's time are drawn together.
+	watchFrame = 100 * time.Millisecond
+	// watchVerifyEvery is how often the servers are asked (every member,
+	// four-letter words), however busy the locks.
+	watchVerifyEvery = 3 * time.Second
+	// maxWatched is how many locks get a children watch.
+	maxWatched = 200
+)
+
+// lockWatch is the state of `locks --watch`.
+type lockWatch struct {
+	c      *zkview.Client
+	path   string
+	f      lockScanFlags
+	out    watchOutput
+	render func(io.Writer, scanReport) error
+
+	raw        map[string]lockops.Queue // by path, as decoded
+	caches     map[string]*lockops.DirCache
+	owner      map[string]string // watched directory -> its lock's path
+	unreadable []lockops.Problem
+	ens        *zkview.Ensemble
+	verifiedAt time.Time
+
+	changed chan string
+	mu      sync.Mutex
+	armed   map[string]bool
+}
+
+// watchLocks draws the locks at or below p until ctx ends.
+func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string, f lockScanFlags, interval time.Duration, render func(io.Writer, scanReport) error) error {
+	w := &lockWatch{c: c, path: p, f: f, out: out, render: render,
+		changed: make(chan string, maxWatched*2), armed: map[string]bool{}}
+	pending := map[string]bool{}
+	var frame <-chan time.Time
+	for {
+		if err := w.scan(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			out.problem(err)
+		} else if err := w.draw(ctx); err != nil {
+			return err
+		}
+		rescan := time.After(interval)
+	between:
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-rescan:
+				break between
+			case dir := <-w.changed:
+				pending[dir] = true
+				if frame == nil {
+					frame = time.After(watchFrame)
+				}
+			case <-frame:
+				frame = nil
+				w.reread(ctx, pending)
+				clear(pending)
+				if err := w.draw(ctx); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// scan reads every lock below the path afresh (keeping the caches of
+// locks still there) and watches them.
+func (w *lockWatch) scan(ctx context.Context) error {
+	var unreadable []lockops.Problem
+	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
+	queues, err := lockops.Scan(ctx, w.c, w.path, lockops.ScanOptions{MaxLeases: w.f.maxLeases, Depth: w.f.depth, Skipped: skipped})
+	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+		return scanError(w.path, err)
+	}
+	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
+	w.unreadable = unreadable
+	w.raw = make(map[string]lockops.Queue, len(queues))
+	w.owner = map[string]string{}
+	for i, q := range queues {
+		w.raw[q.Path] = q
+		if i < maxWatched {
+			for _, dir := range watchDirs(q) {
+				w.owner[dir] = q.Path
+				w.arm(ctx, dir)
+			}
+		}
+	}
+	if w.caches == nil {
+		w.caches = map[string]*lockops.DirCache{}
+	}
+	for p := range w.caches {
+		if _, ok := w.raw[p]; !ok {
+			delete(w.caches, p)
+		}
+	}
+	return nil
+}
+
+// reread reads the locks whose directories changed: a plain lock only
+// its new children (its watch re-armed by the same listing), a semaphore
+// through a scan of its path.
+func (w *lockWatch) reread(ctx context.Context, dirs map[string]bool) {
+	done := map[string]bool{}
+	for dir := range dirs {
+		lock, ok := w.owner[dir]
+		if !ok || done[lock] {
+			continue
+		}
+		done[lock] = true
+		q := w.raw[lock]
+		if q.Kind == lockops.KindCuratorSemaphoreV2 || q.Kind == lockops.KindKazooSemaphore {
+			qs, err := lockops.Scan(ctx, w.c, lock, lockops.ScanOptions{MaxLeases: w.f.maxLeases})
+			if err == nil && len(qs) == 1 {
+				w.raw[lock] = qs[0]
+			}
+			for _, d := range watchDirs(q) {
+				w.arm(ctx, d)
+			}
+			continue
+		}
+		w.rereadLock(ctx, lock)
+	}
+}
+
+// rereadLock lists lock with a new watch and reads its new children.
+func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
+	w.mu.Lock()
+	w.armed[lock] = true
+	w.mu.Unlock()
+	names, st, ch, err := w.c.Conn().ChildrenW(w.c.Abs(lock))
+	if err != nil {
+		w.mu.Lock()
+		delete(w.armed, lock)
+		w.mu.Unlock()
+		if errors.Is(err, zk.ErrNoNode) {
+			delete(w.raw, lock) // the lock directory went away
+			delete(w.caches, lock)
+		}
+		return
+	}
+	go w.await(ctx, lock, ch)
+	d, cache, err := lockops.ReadDirAgain(ctx, w.c, lock, names, *st, w.caches[lock])
+	if err != nil {
+		return // drawn as it was; the next change or scan reads it again
+	}
+	w.caches[lock] = cache
+	w.raw[lock] = lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.f.maxLeases})
+}
+
+// arm sets a children watch on dir unless one is set.
+func (w *lockWatch) arm(ctx context.Context, dir string) {
+	w.mu.Lock()
+	if w.armed[dir] {
+		w.mu.Unlock()
+		return
+	}
+	w.armed[dir] = true
+	w.mu.Unlock()
+	_, _, ch, err := w.c.Conn().ChildrenW(w.c.Abs(dir))
+	if err != nil {
+		w.mu.Lock()
+		delete(w.armed, dir)
+		w.mu.Unlock()
+		return
+	}
+	go w.await(ctx, dir, ch)
+}
+
+// await reports dir's change once its watch fires.
+func (w *lockWatch) await(ctx context.Context, dir string, ch <-chan zk.Event) {
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return
+	}
+	w.mu.Lock()
+	delete(w.armed, dir)
+	w.mu.Unlock()
+	select {
+	case w.changed <- dir:
+	case <-ctx.Done():
+	}
+}
+
+// draw writes one frame: the queues as known, with the servers' view
+// (asked again when due) and diagnosed now.
+func (w *lockWatch) draw(ctx context.Context) error {
+	queues := make([]lockops.Queue, 0, len(w.raw))
+	for _, q := range w.raw {
+		queues = append(queues, q.Clone())
+	}
+	sort.Slice(queues, func(i, j int) bool { return queues[i].Path < queues[j].Path })
+	if !w.f.noVerify && len(queues) > 0 && time.Since(w.verifiedAt) >= watchVerifyEvery {
+		vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		w.ens, w.verifiedAt = w.c.Introspect(vctx), time.Now()
+		cancel()
+	}
+	lockops.ApplyEnsemble(w.ens, queues)
+	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
+	v := lockops.Verified(w.ens, w.c.Config().AdminPort)
+	if len(queues) == 0 {
+		v = lockops.Verification{Asked: !w.f.noVerify, ClientsKnown: true, WatchesKnown: true}
+	}
+	r := scanReport{queues: queues, v: v, unreadable: w.unreadable}
+	if err := w.out.frame(func(out io.Writer) error { return w.render(out, r) }); err != nil {
+		return fmt.Errorf("draw: %w", err)
+	}
+	return nil
+}

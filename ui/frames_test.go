@@ -1,0 +1,60 @@
+package ui
+
+import (
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// TestFrameCache: within a frame the last drawing is returned and a
+// frameMsg is scheduled (once) to draw what it leaves out; a key press
+// and the frameMsg draw afresh; without a cache every View draws.
+func TestFrameCache(t *testing.T) {
+	draws := 0
+	draw := func() tea.View { draws++; return tea.NewView("") }
+	var none *frameCache
+	none.cachedView(draw)
+	none.cachedView(draw)
+	if draws != 2 || none.afterUpdate(struct{}{}, nil) != nil {
+		t.Fatalf("no cache: %d draws", draws)
+	}
+
+	f := &frameCache{}
+	draws = 0
+	f.cachedView(draw)
+	type someEvent struct{}
+	cmd := f.afterUpdate(someEvent{}, nil)
+	f.cachedView(draw)
+	if draws != 1 || cmd == nil || !f.pending {
+		t.Fatalf("within a frame: %d draws, cmd %v, pending %v", draws, cmd != nil, f.pending)
+	}
+	if again := f.afterUpdate(someEvent{}, nil); again != nil {
+		t.Error("a second frameMsg scheduled while one is pending")
+	}
+	start := time.Now()
+	msgs := cmd()
+	var got tea.Msg
+	if b, ok := msgs.(tea.BatchMsg); ok {
+		for _, c := range b {
+			if c != nil {
+				got = c()
+			}
+		}
+	} else {
+		got = msgs
+	}
+	if _, ok := got.(frameMsg); !ok || time.Since(start) > 2*frameInterval {
+		t.Fatalf("the scheduled message %T after %s", got, time.Since(start))
+	}
+	f.afterUpdate(frameMsg{}, nil)
+	f.cachedView(draw)
+	if draws != 2 || f.pending {
+		t.Fatalf("after the frame: %d draws, pending %v", draws, f.pending)
+	}
+	f.afterUpdate(tea.KeyPressMsg{Code: 'j'}, nil)
+	f.cachedView(draw)
+	if draws != 3 {
+		t.Fatalf("a key press did not draw at once: %d draws", draws)
+	}
+}

@@ -126,9 +126,12 @@ queues change until Ctrl-C.`,
   zkscope locks /app/locks/orders --json | jq '.locks[].participants[] | select(.state=="waiting")'
   zkscope locks /app --watch
   zkscope locks /app/semaphores/batch --max-leases 3`,
-		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
+		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if handled, err := runRedisLocks(cmd, args, asJSON); handled {
+				return err
+			}
 			p := "/"
 			if len(args) == 1 {
 				p = args[0]
@@ -288,9 +291,12 @@ nothing could be checked (unreachable server, PATH missing or unreadable):
 fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 		Example: `  zkscope doctor /app
   zkscope doctor /app/locks --held-longer-than 15m || page-oncall`,
-		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
+		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if handled, err := runRedisDoctor(cmd, args); handled {
+				return err
+			}
 			p := "/"
 			if len(args) == 1 {
 				p = args[0]

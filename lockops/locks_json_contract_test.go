@@ -89,9 +89,11 @@ var (
 	optionalTypes = map[string]string{
 		"max_leases": jNumber, "other_views": jArray, "data_encoding": jString,
 		"observed_watches": jArray, "severity": jString,
+		"ttl_ms": jNullNum, "holds": jNumber, "validity_ms": jNumber,
 	}
 	contractRecipes = []string{"curator.mutex", "curator.rwlock", "curator.semaphore-v2", "curator.leader-latch",
-		"kazoo.lock", "kazoo.rwlock", "kazoo.semaphore", "go-zk.lock", "zookeeper.lock", "zookeeper.docs-rwlock", "unknown"}
+		"kazoo.lock", "kazoo.rwlock", "kazoo.semaphore", "go-zk.lock", "zookeeper.lock", "zookeeper.docs-rwlock", "unknown",
+		"redis.setnx", "redlock", "redisson.lock", "redisson.fairlock"}
 	sessionText = regexp.MustCompile(`^0x(0|[1-9a-f][0-9a-f]*)$`)
 	ctimeText   = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 )
@@ -133,7 +135,7 @@ func checkFields(where string, o jsonObj, want map[string]string) []string {
 		if _, required := want[k]; required {
 			continue
 		}
-		if v, ok := o[k]; ok && jsonType(v) != typ {
+		if v, ok := o[k]; ok && !slices.Contains(strings.Split(typ, "|"), jsonType(v)) {
 			bad = append(bad, fmt.Sprintf("%s: %q is %s, want %s", where, k, jsonType(v), typ))
 		}
 	}
@@ -168,8 +170,9 @@ func checkLock(l jsonObj) []string {
 	if !slices.Contains(contractRecipes, l.str("recipe")) {
 		bad = append(bad, fmt.Sprintf("%s: recipe %q is not one of the contract's", where, l.str("recipe")))
 	}
+	redis := Kind(l.str("recipe")).IsRedis() // nodes are keys, not paths
 	for i, p := range l.objs("participants") {
-		bad = append(bad, checkParticipant(fmt.Sprintf("%s participant %d", where, i), p)...)
+		bad = append(bad, checkParticipant(fmt.Sprintf("%s participant %d", where, i), p, redis)...)
 	}
 	for i, pr := range l.objs("problems") {
 		bad = append(bad, checkFields(fmt.Sprintf("%s problem %d", where, i), pr, contractProblem)...)
@@ -180,9 +183,9 @@ func checkLock(l jsonObj) []string {
 	return bad
 }
 
-func checkParticipant(where string, p jsonObj) []string {
+func checkParticipant(where string, p jsonObj, redis bool) []string {
 	bad := checkFields(where, p, contractParticipant)
-	if !strings.HasPrefix(p.str("node"), "/") {
+	if !redis && !strings.HasPrefix(p.str("node"), "/") {
 		bad = append(bad, fmt.Sprintf("%s: node %q is not absolute", where, p.str("node")))
 	}
 	if s := p.str("state"); s != "holding" && s != "waiting" {

@@ -81,6 +81,27 @@ const (
 	// ACL does not allow it, or it vanished mid-scan) and left out; locks
 	// below it are not checked. Not a lock's problem: see [Unreadable].
 	ProblemUnreadable ProblemKind = "unreadable"
+
+	// ProblemRedisNoExpiry: a Redis lock key that never expires; if its
+	// holder dies, nobody gets the lock again.
+	ProblemRedisNoExpiry ProblemKind = "redis-no-expiry"
+	// ProblemRedisTTLOutlier: a Redis lock key whose expiry is far above
+	// the others of its pattern.
+	ProblemRedisTTLOutlier ProblemKind = "redis-ttl-outlier"
+	// ProblemRedisExpiring: a held Redis lock key about to expire; a holder
+	// still working loses it without knowing.
+	ProblemRedisExpiring ProblemKind = "redis-expiring"
+	// ProblemRedlockMinority: a Redlock key on fewer masters than the
+	// quorum: nobody holds the lock through it.
+	ProblemRedlockMinority ProblemKind = "redlock-minority"
+	// ProblemRedlockSplit: different tokens on different masters of one
+	// Redlock.
+	ProblemRedlockSplit ProblemKind = "redlock-split"
+	// ProblemRedisUnreachable: a Redlock master that could not be read.
+	ProblemRedisUnreachable ProblemKind = "redis-unreachable"
+	// ProblemFairWaiterExpired: a Redisson fair-lock waiter whose deadline
+	// passed but that is still queued.
+	ProblemFairWaiterExpired ProblemKind = "fair-waiter-expired"
 )
 
 // Severity is how urgently a problem wants an operator.
@@ -125,7 +146,8 @@ func (k ProblemKind) Severity() Severity {
 		ProblemNoPredecessor,     // the contender fails
 		ProblemInvisibleSequence, // two may hold at once
 		ProblemSequenceOverflow,  // the order is wrong now
-		ProblemLeasesExceedMax:   // more holders than allowed
+		ProblemLeasesExceedMax,   // more holders than allowed
+		ProblemRedisNoExpiry:     // never released if its holder dies
 		return SeverityError
 	case ProblemHeldTooLong, // maybe stuck, maybe a long job
 		ProblemOwnerDisconnected,    // goes when the session expires
@@ -135,7 +157,13 @@ func (k ProblemKind) Severity() Severity {
 		ProblemSequenceTie,          // clients may order differently
 		ProblemSequenceOverflowRisk, // not yet
 		ProblemKazooRWDeadlockRisk,  // only with kazoo < 2.9, and only later
-		ProblemUnreadable:           // locks below it went unchecked
+		ProblemUnreadable,           // locks below it went unchecked
+		ProblemRedisTTLOutlier,      // works, blocks long if its holder dies
+		ProblemRedisExpiring,        // maybe finished, maybe about to overlap
+		ProblemRedlockMinority,      // a failed acquire left behind; expires
+		ProblemRedlockSplit,         // contenders' partial acquires; expire
+		ProblemRedisUnreachable,     // one master fewer towards the quorum
+		ProblemFairWaiterExpired:    // removed by the next lock call
 		return SeverityWarning
 	case ProblemMaxLeasesInferred, ProblemUnknownRecipe:
 		return SeverityInfo

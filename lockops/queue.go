@@ -126,6 +126,14 @@ type Participant struct {
 	// owner session watching (data/exists watches), whatever the recipe
 	// predicts; nil when unknown or none.
 	ObservedWatches []string
+
+	// Redis participants: the key's remaining time to live ([NoExpiry]
+	// when none; for a fair-lock waiter, the time to its deadline, negative
+	// once passed), meaningful when HasTTL; Holds is a Redisson holder's
+	// re-entry count.
+	TTL    time.Duration
+	HasTTL bool
+	Holds  int
 }
 
 // Mode is a participant's (or a requested lock's) kind of hold.
@@ -175,6 +183,10 @@ type Queue struct {
 	// Others says how other libraries would see a mixed directory (one
 	// entry per other library present), nil when only one is present.
 	Others []Queue
+	// Validity is what is left of a held Redlock ([DecodeRedis]), when
+	// HasValidity.
+	Validity    time.Duration
+	HasValidity bool
 }
 
 // Holders returns the participants holding the lock, in order.

@@ -61,6 +61,9 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 	if q.MaxLeases > 0 {
 		title += fmt.Sprintf(" (max %d leases)", q.MaxLeases)
 	}
+	if q.HasValidity {
+		title += fmt.Sprintf(" (validity %dms)", q.Validity.Milliseconds())
+	}
 	fmt.Fprintln(tw, title)
 	if len(q.Participants) > 0 {
 		fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
@@ -68,7 +71,7 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 	for _, p := range q.Participants {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			p.Position, p.State, p.Mode, name(p.Name), FormatSession(p.Session), orDash(p.Client),
-			FormatAge(now.Sub(p.Ctime)), watchCell(p, name), DescribeData(p.Data, 32))
+			forCell(p, now), watchCell(p, name), DescribeData(p.Data, 32))
 	}
 	for _, pr := range q.Problems {
 		node := ""
@@ -77,6 +80,21 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 		}
 		fmt.Fprintf(tw, "  ! %s%s %s\n", pr.Kind, node, pr.Detail)
 	}
+}
+
+// forCell is how long a participant has held or waited; for a Redis one,
+// which keeps no creation time, how long its key has left ("ttl 4.2s",
+// "no expiry").
+func forCell(p Participant, now time.Time) string {
+	switch {
+	case !p.HasTTL:
+		return FormatAge(now.Sub(p.Ctime))
+	case p.TTL == NoExpiry:
+		return "no expiry"
+	case p.TTL < 0:
+		return "deadline -" + FormatAge(-p.TTL)
+	}
+	return "ttl " + FormatAge(p.TTL)
 }
 
 func watchCell(p Participant, name func(string) string) string {

@@ -25,6 +25,17 @@ import (
 // waiter is stuck or the client is another version); a problem
 // "severity" ([ProblemKind.Severity]: "error", "warning" or "info";
 // `zkscope doctor` does not count info).
+//
+// Redis locks (recipes redis.setnx, redlock, redisson.lock,
+// redisson.fairlock) follow the same schema: a participant's "node" is
+// its key (key@host:port on one master of a Redlock; a fair-lock waiter's
+// is the queue's key), "data" its token (a Redisson <uuid>:<threadId>),
+// "session" "0x0", "ephemeral" false and "ctime" Go's zero time
+// 0001-01-01T00:00:00.000Z (Redis keeps no creation time). They add
+// "ttl_ms" (the key's remaining time, null when it never expires; a
+// waiter's time to its deadline, negative once passed), "holds" (a
+// Redisson holder's re-entry count), and on the lock "validity_ms" (what
+// is left of a held Redlock).
 
 // ReportSchema is the version of the `zkscope locks --json` document.
 const ReportSchema = 1
@@ -99,6 +110,9 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 	enc.Encode(string(q.Kind))
 	if q.MaxLeases > 0 {
 		fmt.Fprintf(bw, `,"max_leases":%d`, q.MaxLeases)
+	}
+	if q.HasValidity {
+		fmt.Fprintf(bw, `,"validity_ms":%d`, q.Validity.Milliseconds())
 	}
 	bw.WriteString(`,"participants":[`)
 	var buf []byte
@@ -196,6 +210,18 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 			b = appendJSONString(b, w)
 		}
 		b = append(b, ']')
+	}
+	if p.HasTTL {
+		b = append(b, `,"ttl_ms":`...)
+		if p.TTL == NoExpiry {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendInt(b, p.TTL.Milliseconds(), 10)
+		}
+	}
+	if p.Holds > 0 {
+		b = append(b, `,"holds":`...)
+		b = strconv.AppendInt(b, int64(p.Holds), 10)
 	}
 	return append(b, "}\n"...)
 }

@@ -1,6 +1,7 @@
 package zkview
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -343,4 +344,33 @@ func expandHome(p string, getenv func(string) string) string {
 		return filepath.Join(home, strings.TrimPrefix(p, "~"))
 	}
 	return p
+}
+
+// ResolveContextSettings is the named context's settings as [ResolveConfig]
+// chooses the context (--context, ZKSCOPE_CONTEXT, the file's
+// current_context), and its credentials (--auth-file, ZKSCOPE_AUTH, the
+// context's auth_file) as "user:password" ("" when none): for a backend
+// other than ZooKeeper that shares contexts and credentials.
+func ResolveContextSettings(f Flags, getenv func(string) string) (ContextConfig, string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	fc, err := LoadConfigFile(ConfigFilePath(f, getenv))
+	if err != nil {
+		return ContextConfig{}, "", err
+	}
+	name := cmp.Or(f.Context, getenv("ZKSCOPE_CONTEXT"), fc.CurrentContext)
+	var ctx ContextConfig
+	if name != "" {
+		c, ok := fc.Contexts[name]
+		if !ok {
+			return ContextConfig{}, "", fmt.Errorf("unknown context %q (known: %s)", name, knownList(fc))
+		}
+		ctx = c
+	}
+	auth, err := resolveAuth(f, ctx, getenv)
+	if err != nil || len(auth) == 0 {
+		return ctx, "", err
+	}
+	return ctx, string(auth[0].Secret), nil
 }

@@ -1,0 +1,272 @@
+package lockops
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/zkscope/zkscope/redisview"
+)
+
+var redisNow = time.UnixMilli(1_800_000_000_000)
+
+func str(name, token string, ttl time.Duration) redisview.Key {
+	return redisview.Key{Name: name, Type: "string", Value: []byte(token), TTL: ttl}
+}
+
+// brief is a queue in one line per participant: state node data ttl.
+func brief(q Queue) []string {
+	var out []string
+	for _, p := range q.Participants {
+		ttl := "-"
+		if p.HasTTL {
+			ttl = p.TTL.String()
+		}
+		out = append(out, strings.Join([]string{string(p.State), p.Node, string(p.Data), ttl}, " "))
+	}
+	return out
+}
+
+func kinds(ps []Problem) []ProblemKind {
+	var out []ProblemKind
+	for _, p := range ps {
+		out = append(out, p.Kind)
+	}
+	return out
+}
+
+func TestDecodeRedisSingle(t *testing.T) {
+	read := redisview.Read{Addr: "r1:6379", Keys: []redisview.Key{
+		str("lock:a", "0123456789abcdef0123456789abcdef", 9*time.Second),
+		str("lock:b", "forever", NoExpiry),
+		{Name: "lock:c", Type: "hash", TTL: 30 * time.Second, Fields: map[string]string{"6f1c-uuid:57": "2"}},
+		{Name: "lock:d", Type: "hash", TTL: time.Second, Fields: map[string]string{"not a lock": "x"}},
+		{Name: "lock:e", Type: "list"},
+	}}
+	qs := DecodeRedis([]redisview.Read{read}, redisNow)
+	if len(qs) != 3 {
+		t.Fatalf("got %d queues, want 3 (a hash of other fields and a list are no locks): %+v", len(qs), qs)
+	}
+	want := []struct {
+		kind     Kind
+		brief    []string
+		problems []ProblemKind
+	}{
+		{KindRedisSetNX, []string{"holding lock:a 0123456789abcdef0123456789abcdef 9s"}, nil},
+		{KindRedisSetNX, []string{"holding lock:b forever -1ns"}, []ProblemKind{ProblemRedisNoExpiry}},
+		{KindRedissonLock, []string{"holding lock:c 6f1c-uuid:57 30s"}, nil},
+	}
+	for i, w := range want {
+		if qs[i].Kind != w.kind || !slices.Equal(brief(qs[i]), w.brief) || !slices.Equal(kinds(qs[i].Problems), w.problems) {
+			t.Errorf("queue %d: %s %q %v, want %s %q %v", i, qs[i].Kind, brief(qs[i]), kinds(qs[i].Problems), w.kind, w.brief, w.problems)
+		}
+	}
+	if qs[2].Participants[0].Holds != 2 {
+		t.Errorf("re-entries %d, want 2", qs[2].Participants[0].Holds)
+	}
+}
+
+// TestDecodeRedissonFair: the layout Redisson's fair lock scripts build
+// (no Redisson client here): the hash, the queue in order, the deadlines.
+func TestDecodeRedissonFair(t *testing.T) {
+	k := redisview.Key{Name: "orders", Type: "hash", TTL: 25 * time.Second,
+		Fields: map[string]string{"u0:1": "1"},
+		Queue:  []string{"u1:7", "u2:9", "u3:4"},
+		Deadlines: map[string]int64{
+			"u1:7": redisNow.Add(-2 * time.Second).UnixMilli(), // passed, still queued
+			"u2:9": redisNow.Add(5 * time.Minute).UnixMilli(),
+			"u3:4": redisNow.Add(10 * time.Minute).UnixMilli(),
+		}}
+	qs := DecodeRedis([]redisview.Read{{Addr: "r:1", Keys: []redisview.Key{k}}}, redisNow)
+	if len(qs) != 1 || qs[0].Kind != KindRedissonFairLock {
+		t.Fatalf("got %+v", qs)
+	}
+	want := []string{
+		"holding orders u0:1 25s",
+		"waiting redisson_lock_queue:{orders} u1:7 -2s",
+		"waiting redisson_lock_queue:{orders} u2:9 5m0s",
+		"waiting redisson_lock_queue:{orders} u3:4 10m0s",
+	}
+	if got := brief(qs[0]); !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	for i, p := range qs[0].Participants {
+		if p.Position != i {
+			t.Errorf("participant %d at position %d", i, p.Position)
+		}
+	}
+	if got := kinds(qs[0].Problems); !slices.Equal(got, []ProblemKind{ProblemFairWaiterExpired}) {
+		t.Errorf("problems %v", got)
+	}
+}
+
+func TestDecodeRedlock(t *testing.T) {
+	masters := func(keys ...*redisview.Key) []redisview.Read {
+		out := make([]redisview.Read, len(keys))
+		for i, k := range keys {
+			out[i] = redisview.Read{Addr: "m" + string(rune('1'+i)) + ":6379"}
+			if k != nil {
+				out[i].Keys = []redisview.Key{*k}
+			}
+		}
+		return out
+	}
+	k := func(token string, ttl time.Duration) *redisview.Key { x := str("res", token, ttl); return &x }
+	cases := []struct {
+		name     string
+		reads    []redisview.Read
+		brief    []string
+		problems []ProblemKind
+		validity time.Duration // -1: none
+	}{
+		{"all three", masters(k("T", 8*time.Second), k("T", 7*time.Second), k("T", 8*time.Second)),
+			[]string{"holding res@m1:6379 T 8s", "holding res@m2:6379 T 7s", "holding res@m3:6379 T 8s"},
+			nil, 7*time.Second - 82*time.Millisecond},
+		{"majority, one master without", masters(k("T", 10*time.Second), nil, k("T", 10*time.Second)),
+			[]string{"holding res@m1:6379 T 10s", "holding res@m3:6379 T 10s"}, nil, 10*time.Second - 102*time.Millisecond},
+		{"minority", masters(k("T", time.Second), nil, nil),
+			[]string{"waiting res@m1:6379 T 1s"}, []ProblemKind{ProblemRedlockMinority}, -1},
+		{"split, one majority", masters(k("A", 5*time.Second), k("B", 5*time.Second), k("A", 5*time.Second)),
+			[]string{"holding res@m1:6379 A 5s", "holding res@m3:6379 A 5s", "waiting res@m2:6379 B 5s"},
+			[]ProblemKind{ProblemRedlockSplit}, 5*time.Second - 52*time.Millisecond},
+		{"split, no majority", masters(k("A", 5*time.Second), k("B", 5*time.Second), k("C", 5*time.Second)),
+			[]string{"waiting res@m1:6379 A 5s", "waiting res@m2:6379 B 5s", "waiting res@m3:6379 C 5s"},
+			[]ProblemKind{ProblemRedlockMinority, ProblemRedlockSplit}, -1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			qs := DecodeRedis(c.reads, redisNow)
+			if len(qs) != 1 || qs[0].Kind != KindRedlock || qs[0].Path != "res" {
+				t.Fatalf("got %+v", qs)
+			}
+			q := qs[0]
+			if got := brief(q); !slices.Equal(got, c.brief) {
+				t.Errorf("got %q, want %q", got, c.brief)
+			}
+			if got := kinds(q.Problems); !slices.Equal(got, c.problems) {
+				t.Errorf("problems %v, want %v", got, c.problems)
+			}
+			if got := q.Validity; (c.validity < 0) == q.HasValidity || (q.HasValidity && got != c.validity) {
+				t.Errorf("validity %v (%v), want %v", got, q.HasValidity, c.validity)
+			}
+		})
+	}
+}
+
+func TestRedlockUnreachableMaster(t *testing.T) {
+	reads := []redisview.Read{
+		{Addr: "m1:1", Keys: []redisview.Key{str("res", "T", 4*time.Second)}},
+		{Addr: "m2:1", Err: errTest},
+		{Addr: "m3:1", Keys: []redisview.Key{str("res", "T", 4*time.Second)}},
+	}
+	q := DecodeRedis(reads, redisNow)[0]
+	if len(q.Holders()) != 2 || !q.HasValidity {
+		t.Errorf("a majority of two of three masters should hold: %q", brief(q))
+	}
+	if got := kinds(q.Problems); !slices.Equal(got, []ProblemKind{ProblemRedisUnreachable}) {
+		t.Errorf("problems %v", got)
+	}
+}
+
+type testErr string
+
+func (e testErr) Error() string { return string(e) }
+
+const errTest = testErr("connection refused")
+
+func TestDiagnoseRedis(t *testing.T) {
+	var keys []redisview.Key
+	for _, n := range []string{"a", "b", "c", "d"} {
+		keys = append(keys, str("lock:"+n, "t", 10*time.Second))
+	}
+	keys = append(keys, str("lock:long", "t", 24*time.Hour), str("lock:soon", "t", 300*time.Millisecond))
+	qs := DecodeRedis([]redisview.Read{{Addr: "r:1", Keys: keys}}, redisNow)
+	DiagnoseRedis(qs, RedisDiagnoseOptions{})
+	got := map[string][]ProblemKind{}
+	for _, q := range qs {
+		if len(q.Problems) > 0 {
+			got[q.Path] = kinds(q.Problems)
+		}
+	}
+	if len(got) != 2 || !slices.Equal(got["lock:long"], []ProblemKind{ProblemRedisTTLOutlier}) ||
+		!slices.Equal(got["lock:soon"], []ProblemKind{ProblemRedisExpiring}) {
+		t.Errorf("problems %v", got)
+	}
+}
+
+// TestRedisJSONContract: Redis queues follow the locks --json contract,
+// with ttl_ms (null when the key never expires), holds and validity_ms.
+func TestRedisJSONContract(t *testing.T) {
+	reads := []redisview.Read{
+		{Addr: "m1:1", Keys: []redisview.Key{str("res", "T", 4*time.Second), str("forever", "x", NoExpiry),
+			{Name: "h", Type: "hash", TTL: time.Second, Fields: map[string]string{"u:1": "3"}, Queue: []string{"w:2"}}}},
+		{Addr: "m2:1", Keys: []redisview.Key{str("res", "T", 4*time.Second)}},
+		{Addr: "m3:1"},
+	}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, []string{"m1:1", "m2:1", "m3:1"}, DecodeRedis(reads, redisNow)); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := decodeReport(buf.Bytes())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, buf.Bytes())
+	}
+	checkContract(t, doc)
+	for _, want := range []string{`"validity_ms":3958`, `"ttl_ms":4000`, `"ttl_ms":null`, `"holds":3`, `"recipe":"redisson.fairlock"`, `"node":"res@m2:1"`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %s:\n%s", want, buf.Bytes())
+		}
+	}
+}
+
+// FuzzDecodeRedis: any keys decode without panicking, with positions in
+// order and a report that keeps the contract.
+func FuzzDecodeRedis(f *testing.F) {
+	f.Add("lock:a", "string", []byte("tok"), int64(5000), "u:1", "2", "w:1", int64(0), 1)
+	f.Add("res", "string", []byte("T"), int64(-1), "", "", "", int64(0), 3)
+	f.Add("h", "hash", []byte(nil), int64(100), "uuid:99", "1", "x:1", int64(-3000), 2)
+	f.Fuzz(func(t *testing.T, name, typ string, value []byte, ttl int64, field, count, waiter string, deadline int64, masters int) {
+		masters = 1 + (masters&7)%5
+		k := redisview.Key{Name: name, Type: typ, Value: value, TTL: time.Duration(ttl) * time.Millisecond}
+		if ttl < 0 {
+			k.TTL = NoExpiry
+		}
+		if field != "" {
+			k.Fields = map[string]string{field: count}
+		}
+		if waiter != "" {
+			k.Queue = []string{waiter}
+			k.Deadlines = map[string]int64{waiter: redisNow.UnixMilli() + deadline}
+		}
+		reads := make([]redisview.Read, masters)
+		for i := range reads {
+			reads[i] = redisview.Read{Addr: "m" + string(rune('0'+i)) + ":1"}
+			if i%2 == 0 {
+				reads[i].Keys = []redisview.Key{k}
+			}
+		}
+		qs := DecodeRedis(reads, redisNow)
+		DiagnoseRedis(qs, RedisDiagnoseOptions{})
+		for _, q := range qs {
+			if !q.Kind.IsRedis() {
+				t.Fatalf("kind %q", q.Kind)
+			}
+			for i, p := range q.Participants {
+				if p.Position != i && q.Kind != KindRedissonLock && q.Kind != KindRedisSetNX {
+					t.Fatalf("participant %d at %d", i, p.Position)
+				}
+			}
+		}
+		var buf bytes.Buffer
+		if err := WriteJSON(&buf, nil, qs); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := decodeReport(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%v\n%s", err, buf.Bytes())
+		}
+		checkContract(t, doc)
+	})
+}

@@ -1,0 +1,154 @@
+// Package redistest starts real Debian redis-server processes for tests, on
+// free loopback ports in temporary directories. Without redis-server the
+// tests skip with the install command, except under CI=true where they
+// fail: a suite that needs a real part must not pass without it.
+package redistest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Install is what installs the real parts these tests use.
+const Install = "apt-get install -y redis-server python3-redis"
+
+// InCI reports whether the tests run under CI (CI=true).
+func InCI() bool {
+	v := strings.ToLower(os.Getenv("CI"))
+	return v == "true" || v == "1"
+}
+
+// Unavailable skips t with why and the install command, or fails it under CI.
+func Unavailable(t testing.TB, why string) {
+	t.Helper()
+	msg := fmt.Sprintf("%s (install: %s)", why, Install)
+	if InCI() {
+		t.Fatalf("CI=true and a real part is missing: %s", msg)
+	}
+	t.Skip(msg)
+}
+
+// Require skips (or, under CI, fails) t when redis-server is missing.
+func Require(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		Unavailable(t, "redis-server not found")
+	}
+	return bin
+}
+
+// Server is one running redis-server.
+type Server struct {
+	Addr string // 127.0.0.1:port
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// URL is the server's redis:// URL.
+func (s *Server) URL() string { return "redis://" + s.Addr }
+
+// Start starts a redis-server with no persistence on a free loopback port
+// and stops it when t ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin := Require(t)
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ { // a port taken between choosing and binding
+		s, err := start(bin, t.TempDir())
+		if err == nil {
+			t.Cleanup(s.Stop)
+			return s
+		}
+		lastErr = err
+	}
+	t.Fatalf("start redis-server: %v", lastErr)
+	return nil
+}
+
+// StartN starts n servers (the masters of a Redlock).
+func StartN(t testing.TB, n int) []*Server {
+	t.Helper()
+	out := make([]*Server, n)
+	for i := range out {
+		out[i] = Start(t)
+	}
+	return out
+}
+
+func start(bin, dir string) (*Server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--logfile", dir+"/redis.log")
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, done: make(chan struct{})}
+	go func() { cmd.Wait(); close(s.done) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := ping(s.Addr); err == nil {
+			return s, nil
+		} else if time.Now().After(deadline) {
+			s.Stop()
+			log, _ := os.ReadFile(dir + "/redis.log")
+			return nil, fmt.Errorf("redis-server on %s did not answer PING: %v\n%s", s.Addr, err, log)
+		}
+		select {
+		case <-s.done:
+			log, _ := os.ReadFile(dir + "/redis.log")
+			return nil, fmt.Errorf("redis-server on %s exited: %s", s.Addr, log)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Stop stops the server and waits for it to exit (again: nothing).
+func (s *Server) Stop() {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	s.cmd.Process.Kill()
+	<-s.done
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func ping(addr string) error {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(line, "+PONG") {
+		return fmt.Errorf("PING answered %q", strings.TrimSpace(line))
+	}
+	return nil
+}

@@ -27,6 +27,10 @@ type lockScanFlags struct {
 	maxLeases int
 	depth     int
 	heldLimit time.Duration
+	// hungAfter (doctor): sample the members' connections twice this far
+	// apart; a holder that answered only pings between them is
+	// session-hung (0: off).
+	hungAfter time.Duration
 	noVerify  bool
 }
 
@@ -39,6 +43,10 @@ func (f *lockScanFlags) check() error {
 		return fmt.Errorf("--depth %d: must be 0 (all levels) or more", f.depth)
 	case f.heldLimit < 0:
 		return fmt.Errorf("--held-longer-than %s: must be 0 (never) or more", f.heldLimit)
+	case f.hungAfter < 0 || f.hungAfter > 10*time.Minute:
+		return fmt.Errorf("--hung-after %s: must be between 0 (off) and 10m", f.hungAfter)
+	case f.hungAfter > 0 && f.noVerify:
+		return fmt.Errorf("--hung-after asks the servers twice: it does not go with --no-verify")
 	}
 	return nil
 }
@@ -61,6 +69,10 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 // prog, when not nil, shows how far the scan got.
 func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, lockops.Verification, []lockops.Problem, error) {
 	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
+	var first *zkview.Ensemble
+	if f.hungAfter > 0 {
+		first = c.Introspect(ctx) // the first of the two samples
+	}
 	var unreadable []lockops.Problem
 	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
 	o := lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped}
@@ -74,15 +86,36 @@ func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags,
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
 	var e *zkview.Ensemble
+	if first != nil && !waitUntil(ctx, first.At.Add(f.hungAfter)) {
+		return nil, lockops.Verification{}, nil, ctx.Err()
+	}
 	if !f.noVerify && len(queues) > 0 {
 		e = lockops.Verify(ctx, c, queues)
 	}
-	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: e})
+	o2 := lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: e}
+	if first != nil {
+		o2.PingOnlySince, o2.HungAfter = lockops.PingOnlySince(first, e), f.hungAfter
+	}
+	lockops.Diagnose(queues, o2)
 	v := lockops.Verified(e, c.Config().AdminPort)
 	if len(queues) == 0 {
 		v = lockops.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
 	return queues, v, unreadable, err
+}
+
+// waitUntil waits until t or ctx's end, reporting whether t came.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-time.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // scanError turns a scan's failure into one line: a missing PATH says so
@@ -279,7 +312,10 @@ func newDoctorCmd() *cobra.Command {
 		Short: "Report lock problems at or below PATH; exit 1 when any is found",
 		Long: `Check every lock at or below PATH (default /) and print one line per problem:
 persistent lock nodes, waiters whose watch no server reports (stuck), holders
-older than --held-longer-than, several nodes of one session (orphans),
+older than --held-longer-than, holders whose client answered only pings for
+--hung-after (two samples of the members' connections that far apart: doctor
+takes that long), several nodes of one session (orphans), wait-for cycles
+across lock directories (session-deadlock),
 orphaned semaphore leases, read→write upgrade deadlocks, herds, sequence ties
 and overflow, stray children that block a queue, mixed libraries.
 
@@ -290,7 +326,8 @@ Exit status: 0 no problem, 1 problems found (unreadable subtrees too), 2
 nothing could be checked (unreachable server, PATH missing or unreadable):
 fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 		Example: `  zkscope doctor /app
-  zkscope doctor /app/locks --held-longer-than 15m || page-oncall`,
+  zkscope doctor /app/locks --held-longer-than 15m || page-oncall
+  zkscope doctor /app --hung-after 2m    # also holders whose client only pings`,
 		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -351,5 +388,6 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 		},
 	}
 	f.register(cmd, time.Hour)
+	cmd.Flags().DurationVar(&f.hungAfter, "hung-after", 0, "flag holders whose client answered only pings for this long (sampled twice, this far apart; 0: off)")
 	return cmd
 }

@@ -192,12 +192,12 @@ func edgeTargets(es []waitEdge) []int64 {
 }
 
 // PingOnly lists the sessions that, between two samples of the members'
-// connections, answered only pings: connected to the same member with the
-// same connection in both, last operation PING in both, and no more
-// packets received than the pings a client sends in the time between (one
-// every third of the timeout when it sends nothing else; two more allowed
-// for the edges). A client doing real work in between shows another last
-// operation, or more packets.
+// connections, sent nothing but pings: connected to the same member with
+// the same connection in both, last operation PING in the second (or no
+// packet at all in between), and no more packets received than the pings
+// a client sends in the time between (one every third of the timeout when
+// it sends nothing else; two more allowed for the edges). A client doing
+// real work in between shows another last operation, or more packets.
 func PingOnly(before, after *zkview.Ensemble) map[int64]bool {
 	if before == nil || after == nil {
 		return nil
@@ -222,8 +222,9 @@ func PingOnly(before, after *zkview.Ensemble) map[int64]bool {
 			if !c.HasSession || !ok || wasAt[c.SessionID] != m.Addr || b.Addr != c.Addr || !b.Established.Equal(c.Established) {
 				continue
 			}
-			if b.LastOp != "PING" || c.LastOp != "PING" || c.Timeout <= 0 || c.Recved < b.Recved {
-				continue
+			idle := c.Recved == b.Recved && c.LastOp == b.LastOp // not even a ping
+			if c.LastOp != "PING" && !idle || c.Timeout <= 0 || c.Recved < b.Recved {
+				continue // (the first sample's last operation came before the window)
 			}
 			pings := int64(dt/(c.Timeout/3)) + 2
 			if c.Recved-b.Recved <= pings {

@@ -85,7 +85,9 @@ func consOf(line string, t *testing.T) zkview.Conn {
 
 // TestPingOnly parses two cons samples 60 s apart (timeout 6 s: a ping
 // every 2 s): the holder that only pinged is flagged, the busy one and
-// the one that did something else are not; then session-hung is raised
+// the one whose last operation in the window was not a ping are not (what
+// a session did before the first sample does not count); then
+// session-hung is raised
 // for a holder only after HungAfter.
 func TestPingOnly(t *testing.T) {
 	t0 := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
@@ -97,7 +99,7 @@ func TestPingOnly(t *testing.T) {
 	after := consSample(t0.Add(time.Minute),
 		consOf(" /127.0.0.1:5001[1](queued=0,recved=130,sent=130,sid=0x1000000000001,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t),
 		consOf(" /127.0.0.1:5002[1](queued=0,recved=400,sent=400,sid=0x1000000000002,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t),
-		consOf(" /127.0.0.1:5003[1](queued=0,recved=130,sent=130,sid=0x1000000000003,lop=PING,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t))
+		consOf(" /127.0.0.1:5003[1](queued=0,recved=130,sent=130,sid=0x1000000000003,lop=GETD,"+est+",lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", t))
 	got := PingOnly(before, after)
 	if len(got) != 1 || !got[0x1000000000001] {
 		t.Fatalf("ping-only %v", got)

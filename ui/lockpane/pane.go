@@ -57,6 +57,7 @@ type Model struct {
 	labels   map[string]string
 	byNode   map[string]int // node -> index in queue.Participants
 	chains   map[string]chainEnd
+	shown    uint64 // queues shown so far (Shown)
 
 	// Live reading of path.
 	client   *zkview.Client
@@ -200,6 +201,20 @@ func (p *Model) Reads(path string) bool {
 // Queue is the queue shown.
 func (p *Model) Queue() lockops.Queue { return p.queue }
 
+// Shown counts the queues the pane has shown: a caller comparing it
+// before and after a message knows whether the queue on screen changed.
+func (p *Model) Shown() uint64 { return p.shown }
+
+// Churning reports whether the shown lock is changing now: the pane is on
+// screen and started a read of it within the last churnWindow.
+func (p *Model) Churning() bool {
+	return p.visible && !p.loadStarted.IsZero() && p.clock().Sub(p.loadStarted) < churnWindow
+}
+
+// churnWindow is how long after its last read the shown lock counts as
+// churning.
+const churnWindow = time.Second
+
 // SetQueueAt shows q as read at time at: nodes not seen before are
 // highlighted as new, nodes gone since the last queue stay for a few
 // seconds struck through.
@@ -211,6 +226,7 @@ func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
 	old := p.queue
 	oldLabels := p.labels
 	p.queue, p.have = q, true
+	p.shown++
 	p.labels = labelParticipants(q.Participants)
 	p.byNode = make(map[string]int, len(q.Participants))
 	for i, x := range q.Participants {

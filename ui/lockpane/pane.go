@@ -10,10 +10,10 @@
 package lockpane
 
 import (
-	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"sort"
+	"strconv"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -350,10 +350,10 @@ func labelParticipants(ps []lockops.Participant) map[string]string {
 	for _, x := range ps {
 		if x.State == lockops.StateHolding {
 			h++
-			out[x.Node] = fmt.Sprintf("H%d", h)
+			out[x.Node] = "H" + strconv.Itoa(h)
 		} else {
 			w++
-			out[x.Node] = fmt.Sprintf("W%d", w)
+			out[x.Node] = "W" + strconv.Itoa(w)
 		}
 	}
 	return out
@@ -391,8 +391,8 @@ func (p *Model) rebuild() {
 		p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 	}
 	p.heights = p.heights[:0]
-	for _, e := range p.entries {
-		p.heights = append(p.heights, entryHeight(e))
+	for i := range p.entries {
+		p.heights = append(p.heights, entryHeight(&p.entries[i]))
 	}
 	// Keep the cursor on the same node when it is still there (at first
 	// on the first node that is not a ghost).
@@ -414,7 +414,7 @@ func (p *Model) rebuild() {
 	p.clampCursor()
 }
 
-func entryHeight(e lockEntry) int {
+func entryHeight(e *lockEntry) int {
 	switch {
 	case !e.participant():
 		return 1

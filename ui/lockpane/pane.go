@@ -58,6 +58,10 @@ type Model struct {
 	byNode   map[string]int // node -> index in queue.Participants
 	chains   map[string]chainEnd
 	shown    uint64 // queues shown so far (Shown)
+	// children is the directory's child count in the read of ours that
+	// the queue shown comes from (counted: it does).
+	children int
+	counted  bool
 
 	// Live reading of path.
 	client   *zkview.Client
@@ -189,6 +193,14 @@ func (p *Model) SetQueue(q lockops.Queue) {
 		return
 	}
 	p.SetQueueAt(q, p.clock())
+	p.counted = false
+}
+
+// Children is the shown directory's child count from the same read of the
+// pane's as [Model.Queue]; ok is false when the queue shown came from
+// elsewhere or no read of the pane's succeeded yet.
+func (p *Model) Children() (n int, ok bool) {
+	return p.children, p.counted && p.have
 }
 
 // Reads reports whether the pane reads the lock at path itself (shown,
@@ -288,6 +300,7 @@ func (p *Model) resetDir(path string) {
 	p.path = path
 	p.hiddenAt = time.Time{}
 	p.queue, p.have = lockops.Queue{Path: path}, false
+	p.counted = false
 	p.memo = map[string]*nodeMemo{}
 	p.ghosts = nil
 	p.first = true

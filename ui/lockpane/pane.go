@@ -55,9 +55,12 @@ type Model struct {
 	entries  []lockEntry
 	heights  []int // lines per entry (prefix of the window computation)
 	labels   map[string]string
-	byNode   map[string]int // node -> index in queue.Participants
-	chains   map[string]chainEnd
-	shown    uint64 // queues shown so far (Shown)
+	// spareLabels is the labels map before last, reused by the next
+	// queue (a churning lock's reads allocate no new maps).
+	spareLabels map[string]string
+	byNode      map[string]int // node -> index in queue.Participants
+	chains      map[string]chainEnd
+	shown       uint64 // queues shown so far (Shown)
 	// children is the directory's child count in the read of ours that
 	// the queue shown comes from (counted: it does).
 	children int
@@ -239,8 +242,11 @@ func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
 	oldLabels := p.labels
 	p.queue, p.have = q, true
 	p.shown++
-	p.labels = labelParticipants(q.Participants)
-	p.byNode = make(map[string]int, len(q.Participants))
+	p.labels = labelParticipants(q.Participants, p.spareLabels)
+	if p.byNode == nil {
+		p.byNode = make(map[string]int, len(q.Participants))
+	}
+	clear(p.byNode)
 	for i, x := range q.Participants {
 		p.byNode[x.Node] = i
 	}
@@ -282,7 +288,8 @@ func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
 		}
 	}
 	p.graceWatches(&p.queue)
-	p.chains = computeChains(p.queue.Participants, p.byNode)
+	p.spareLabels = oldLabels
+	p.chains = computeChains(p.queue.Participants, p.byNode, p.chains)
 	p.rebuild()
 	p.applyWantNode()
 }
@@ -356,9 +363,13 @@ func (p *Model) predatesView(t time.Time) bool {
 	return !p.ensAt.IsZero() && t.After(p.ensAt)
 }
 
-// labelParticipants names holders H1, H2… and waiters W1, W2… in order.
-func labelParticipants(ps []lockops.Participant) map[string]string {
-	out := make(map[string]string, len(ps))
+// labelParticipants names holders H1, H2… and waiters W1, W2… in order,
+// in out (emptied first; nil: a new map).
+func labelParticipants(ps []lockops.Participant, out map[string]string) map[string]string {
+	if out == nil {
+		out = make(map[string]string, len(ps))
+	}
+	clear(out)
 	h, w := 0, 0
 	for _, x := range ps {
 		if x.State == lockops.StateHolding {

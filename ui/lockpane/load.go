@@ -139,7 +139,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
-	p.SetQueueAt(msg.queue, msg.at)
+	p.setQueueAt(msg.queue, msg.at, true) // viewedQueue's copy, made for this message
 	p.children, p.counted = msg.children, true
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -169,7 +169,7 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.id == p.loadID && !p.loading {
-		p.SetQueueAt(msg.queue, p.clock())
+		p.setQueueAt(msg.queue, p.clock(), true)
 		return nil
 	}
 	return p.load()

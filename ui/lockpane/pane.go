@@ -233,7 +233,12 @@ const churnWindow = time.Second
 // SetQueueAt shows q as read at time at: nodes not seen before are
 // highlighted as new, nodes gone since the last queue stay for a few
 // seconds struck through.
-func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
+func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) { p.setQueueAt(q, at, false) }
+
+// setQueueAt is [Model.SetQueueAt]; owned says q's participants are the
+// pane's to change (a copy made for it by its own read), so dropping
+// unconfirmed watches need not copy them again.
+func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	if q.Path != p.path || p.staleAt(at) {
 		p.resetDir(q.Path)
 	}
@@ -287,7 +292,7 @@ func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
 			delete(p.memo, x.Node)
 		}
 	}
-	p.graceWatches(&p.queue)
+	p.graceWatches(&p.queue, owned)
 	p.spareLabels = oldLabels
 	p.chains = computeChains(p.queue.Participants, p.byNode, p.chains)
 	p.rebuild()
@@ -321,8 +326,9 @@ func (p *Model) resetDir(path string) {
 
 // graceWatches turns a "missing" watch of a waiter whose wait just began or
 // moved into "unknown": the servers list a watch only once the client set
-// it, a moment after the change.
-func (p *Model) graceWatches(q *lockops.Queue) {
+// it, a moment after the change. Unless owned, q's participants are copied
+// before the first change.
+func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
 	var dropped map[string]bool
 	for i := range q.Participants {
 		x := &q.Participants[i]
@@ -336,9 +342,11 @@ func (p *Model) graceWatches(q *lockops.Queue) {
 			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
 			if dropped == nil {
 				dropped = map[string]bool{}
-				// The caller's slice is not ours to change.
-				q.Participants = append([]lockops.Participant(nil), q.Participants...)
-				x = &q.Participants[i]
+				if !owned {
+					// The caller's slice is not ours to change.
+					q.Participants = append([]lockops.Participant(nil), q.Participants...)
+					x = &q.Participants[i]
+				}
 			}
 			x.WatchObserved = nil
 			dropped[x.Node] = true

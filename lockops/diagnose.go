@@ -230,6 +230,12 @@ func (ix *queueIndex) add(kind ProblemKind, node, format string, args ...any) {
 	ix.out = append(ix.out, Problem{Kind: kind, Node: node, Detail: fmt.Sprintf(format, args...)})
 }
 
+// addDetail is add with the sentence made already (the per-participant
+// checks, which may run for every node of a long queue on every read).
+func (ix *queueIndex) addDetail(kind ProblemKind, node, detail string) {
+	ix.out = append(ix.out, Problem{Kind: kind, Node: node, Detail: detail})
+}
+
 // addEach adds one problem for each node of idx but the first, sharing one
 // sentence.
 func (ix *queueIndex) addEach(kind ProblemKind, idx []int, detail string) {
@@ -241,13 +247,13 @@ func (ix *queueIndex) addEach(kind ProblemKind, idx []int, detail string) {
 
 func checkPersistentLockNode(ix *queueIndex, p *Participant) {
 	if !p.Ephemeral {
-		ix.add(ProblemPersistentLockNode, p.Node, "a %s node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone", p.State)
+		ix.addDetail(ProblemPersistentLockNode, p.Node, "a "+string(p.State)+" node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone")
 	}
 }
 
 func checkWatchMissing(ix *queueIndex, p *Participant) {
 	if p.WatchObserved != nil && !*p.WatchObserved {
-		ix.add(ProblemWatchMissing, p.Node, "waits on %s, but no server lists session %s watching it: it may never wake up", p.Watches, FormatSession(p.Session))
+		ix.addDetail(ProblemWatchMissing, p.Node, "waits on "+p.Watches+", but no server lists session "+FormatSession(p.Session)+" watching it: it may never wake up")
 	}
 }
 

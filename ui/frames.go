@@ -13,6 +13,13 @@ import (
 // second: a View within a frame of the last drawing returns that drawing,
 // and a frameMsg then follows so the latest state is drawn a frame later.
 // Key presses and resizes draw at once.
+//
+// While the lock pane churns (its reads come back to back, at most one
+// per loadEvery), each queue it reads is drawn at once, as it arrives:
+// the queue is what the person watches, and it never waits for a frame.
+// Everything else (watch events on the tree, the node's stat) rides along
+// with those drawings or waits at most churnFrameInterval, so a churning
+// lock costs about one drawing per read instead of frameRate.
 
 // frameCache is the last drawing and when it was made.
 type frameCache struct {
@@ -20,6 +27,10 @@ type frameCache struct {
 	view    tea.View
 	valid   bool
 	pending bool // a frameMsg is on its way
+	// stale says a message changed the model after the last drawing.
+	stale bool
+	// churning: the lock pane's queue is changing (see lockPane).
+	churning bool
 }
 
 // frameMsg asks for a fresh drawing.
@@ -28,18 +39,44 @@ type frameMsg struct{}
 // frameInterval is one frame.
 const frameInterval = time.Second / frameRate
 
-// cachedView returns the last drawing when it is less than a frame old,
-// else draws with draw. Without a cache (tests, no program) it always
-// draws.
+// churnFrameInterval is one frame for what is not the lock pane's queue
+// while that queue churns.
+const churnFrameInterval = 250 * time.Millisecond
+
+// interval is the shortest time between two drawings for messages that
+// do not draw at once.
+func (f *frameCache) interval() time.Duration {
+	if f.churning {
+		return churnFrameInterval
+	}
+	return frameInterval
+}
+
+// cachedView returns the last drawing when nothing changed since or it
+// is less than a frame old, else draws with draw. Without a cache (tests,
+// no program) it always draws.
 func (f *frameCache) cachedView(draw func() tea.View) tea.View {
 	if f == nil {
 		return draw()
 	}
-	if f.valid && time.Since(f.at) < frameInterval {
+	if f.valid && (!f.stale || time.Since(f.at) < f.interval()) {
 		return f.view
 	}
-	f.view, f.at, f.valid = draw(), time.Now(), true
+	f.view, f.at, f.valid, f.stale = draw(), time.Now(), true, false
 	return f.view
+}
+
+// lockPane tells the cache, after each message, whether the lock pane is
+// churning and whether the message put a new queue on the pane (then the
+// next View draws at once).
+func (f *frameCache) lockPane(churning, newQueue bool) {
+	if f == nil {
+		return
+	}
+	f.churning = churning
+	if newQueue {
+		f.valid = false
+	}
 }
 
 // afterUpdate is called after each message: it makes the next View draw
@@ -52,16 +89,23 @@ func (f *frameCache) afterUpdate(msg tea.Msg, cmd tea.Cmd) tea.Cmd {
 	}
 	switch msg.(type) {
 	case frameMsg:
-		f.pending, f.valid = false, false
+		f.pending = false
+		if f.stale {
+			f.valid = false // else a drawing since covered it
+		}
 		return cmd
 	case tea.KeyPressMsg, tea.WindowSizeMsg, tea.MouseMsg, tea.PasteMsg:
 		f.valid = false
 		return cmd
 	}
-	if !f.valid || f.pending {
+	if !f.valid {
+		return cmd
+	}
+	f.stale = true
+	if f.pending {
 		return cmd
 	}
 	f.pending = true
-	wait := max(frameInterval-time.Since(f.at), time.Millisecond)
+	wait := max(f.interval()-time.Since(f.at), time.Millisecond)
 	return tea.Batch(cmd, tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} }))
 }

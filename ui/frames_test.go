@@ -58,3 +58,38 @@ func TestFrameCache(t *testing.T) {
 		t.Fatalf("a key press did not draw at once: %d draws", draws)
 	}
 }
+
+// TestFrameCacheChurn: while the lock pane churns, a new queue draws at
+// once, other messages wait churnFrameInterval, and a frameMsg after a
+// drawing that covered everything draws nothing.
+func TestFrameCacheChurn(t *testing.T) {
+	draws := 0
+	draw := func() tea.View { draws++; return tea.NewView("") }
+	type watchEvent struct{}
+	f := &frameCache{}
+	f.cachedView(draw)
+	f.lockPane(true, false)
+	if f.afterUpdate(watchEvent{}, nil) == nil {
+		t.Fatal("no frameMsg scheduled for a watch event")
+	}
+	f.cachedView(draw)
+	if draws != 1 || f.interval() != churnFrameInterval {
+		t.Fatalf("a watch event while churning: %d draws, interval %s", draws, f.interval())
+	}
+	f.lockPane(true, true) // a read of the pane came back
+	f.afterUpdate(struct{}{}, nil)
+	f.cachedView(draw)
+	if draws != 2 {
+		t.Fatalf("a new queue did not draw at once: %d draws", draws)
+	}
+	f.lockPane(true, false)
+	f.afterUpdate(frameMsg{}, nil)
+	f.cachedView(draw)
+	if draws != 2 || f.pending {
+		t.Fatalf("a frameMsg after a drawing that covered it: %d draws, pending %v", draws, f.pending)
+	}
+	f.lockPane(false, false)
+	if f.interval() != frameInterval {
+		t.Errorf("not churning: interval %s", f.interval())
+	}
+}

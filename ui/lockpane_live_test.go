@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
@@ -364,4 +365,37 @@ func setTakePath(d *liveDriver, p string) {
 	for _, r := range p {
 		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
+}
+
+// TestLiveLockCountFromPaneRead: while the lock pane reads a directory,
+// the tree's row for it takes both the queue length and the child count
+// from the pane's read (they agree after every message, as the directory
+// grows); once the cursor leaves it, the row counts from the tree's own
+// listing again.
+func TestLiveLockCountFromPaneRead(t *testing.T) {
+	c := liveClient(t)
+	dir := zktest.Path(t) + "/counted"
+	const n = 5
+	zktest.FillChildren(t, c.Conn(), dir, n, churnName, func(int) []byte { return []byte("w") }, 0)
+	m := New(Options{Client: c, Start: dir, Theme: "dark"})
+	d := newLiveDriver(m, 140, 40)
+	defer d.Close()
+	agree := func(d *liveDriver, want int) bool {
+		tag, ok := d.m.tree.Lock(dir)
+		if ok && tag.Counted && tag.Children != tag.Length {
+			t.Fatalf("the row shows %d queued next to %d children", tag.Length, tag.Children)
+		}
+		return ok && tag.Counted && tag.Children == want
+	}
+	d.until(t, 20*time.Second, "the row counted from the pane's read", func(d *liveDriver) bool { return agree(d, n) })
+	liveCreate(t, c.Conn(), dir+"/"+churnName(n), []byte("w"), zk.FlagEphemeral)
+	d.until(t, 20*time.Second, "the new child counted from the pane's read", func(d *liveDriver) bool { return agree(d, n+1) })
+	if !strings.Contains(d.screen(), fmt.Sprintf("·%d     %d", n+1, n+1)) {
+		t.Errorf("the row does not show the queue and the count of one read:\n%s", d.screen())
+	}
+	d.apply(keyMsg("k"))
+	d.until(t, 20*time.Second, "the row back on the tree's listing", func(d *liveDriver) bool {
+		tag, ok := d.m.tree.Lock(dir)
+		return d.m.detail.Path() != dir && ok && !tag.Counted
+	})
 }

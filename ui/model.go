@@ -156,6 +156,9 @@ type Model struct {
 	// the pzxid they had (a change of children asks again).
 	lockProbed map[string]int64
 	lock       *lockpane.Model
+	// countedLock is the lock directory whose tree row counts children
+	// from the pane's read (syncLockTag); "" none.
+	countedLock string
 	// frames caches the drawing between frames while the program runs
 	// (nil: every View draws; see frames.go).
 	frames     *frameCache

@@ -337,15 +337,32 @@ func (m *Model) onEdited(msg editedMsg) tea.Cmd {
 }
 
 // syncLockTag gives the tree's tag of the lock the pane reads (kind,
-// queue length) from the pane's own read, which the root does not repeat.
+// queue length, child count) from the pane's own read, which the root does
+// not repeat. Once the pane no longer reads a directory, its row counts
+// children from the tree's listing again (the pane's count would go
+// stale).
 func (m *Model) syncLockTag() {
 	p := m.detail.Path()
 	if !m.lock.Reads(p) {
+		p = ""
+	}
+	if m.countedLock != "" && m.countedLock != p {
+		if tag, ok := m.tree.Lock(m.countedLock); ok {
+			tag.Children, tag.Counted = 0, false
+			m.tree.SetLock(m.countedLock, tag)
+		}
+		m.countedLock = ""
+	}
+	if p == "" {
 		return
 	}
 	q := m.lock.Queue()
 	want := tree.LockTag{Kind: q.Kind, Length: len(q.Participants)}
+	want.Children, want.Counted = m.lock.Children()
 	if tag, ok := m.tree.Lock(p); !ok || tag != want {
 		m.tree.SetLock(p, want)
+	}
+	if want.Counted {
+		m.countedLock = p
 	}
 }

@@ -16,7 +16,9 @@ import (
 
 // Update implements [tea.Model].
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	shown := m.lock.Shown()
 	cmd := m.update(msg)
+	m.frames.lockPane(m.lock.Churning(), m.lock.Shown() != shown)
 	return m, m.frames.afterUpdate(msg, cmd)
 }
 

@@ -54,9 +54,31 @@ func (m *Model) render() string {
 	}
 	tree := m.tree.View(m.focus == focusTree)
 	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
-	body := lipgloss.JoinHorizontal(lipgloss.Top, tree, detail)
+	body := joinPanes(tree, detail)
 	body = m.dialogs.View(body, m.width, bodyH, m.dialogWidth()) // ui/dialog
 	return strings.Join([]string{m.headerView(), m.breadcrumbView(), body, m.statusView(), m.footerView()}, "\n")
+}
+
+// joinPanes sets two panes side by side. Both are boxes (common.Box):
+// every line of each as wide as its box, so their lines join as they are;
+// boxes of different heights fall back to lipgloss's measuring join.
+func joinPanes(left, right string) string {
+	if strings.Count(left, "\n") != strings.Count(right, "\n") {
+		return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
+	}
+	var b strings.Builder
+	b.Grow(len(left) + len(right))
+	for left != "" || right != "" {
+		l, lrest, _ := strings.Cut(left, "\n")
+		r, rrest, more := strings.Cut(right, "\n")
+		b.WriteString(l)
+		b.WriteString(r)
+		if more {
+			b.WriteByte('\n')
+		}
+		left, right = lrest, rrest
+	}
+	return b.String()
 }
 
 // treeWidth is the tree pane's outer width.

@@ -23,6 +23,7 @@ func Box(st *themes.Styles, title string, lines []string, w, h int, focused bool
 	top += edge.Render(strings.Repeat(b.Top, max(innerW-lipgloss.Width(title)-3, 0)) + b.TopRight)
 	out := make([]string, 0, h)
 	out = append(out, top)
+	left, right := edge.Render(b.Left), edge.Render(b.Right) // the same on every line
 	for i := 0; i < h-2; i++ {
 		l := ""
 		if i < len(lines) {
@@ -33,7 +34,7 @@ func Box(st *themes.Styles, title string, lines []string, w, h int, focused bool
 		} else if lw < innerW {
 			l += strings.Repeat(" ", innerW-lw)
 		}
-		out = append(out, edge.Render(b.Left)+l+edge.Render(b.Right))
+		out = append(out, left+l+right)
 	}
 	out = append(out, edge.Render(b.BottomLeft+strings.Repeat(b.Bottom, innerW)+b.BottomRight))
 	return strings.Join(out, "\n")

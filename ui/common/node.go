@@ -2,7 +2,6 @@ package common
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"time"
 
@@ -25,12 +24,22 @@ type NodeKind struct {
 	TTLMillis                             int64
 }
 
-// seqSuffix is the counter ZooKeeper appends to a sequential node: exactly ten
-// digits (a longer run of digits is just a number in the name).
-var seqSuffix = regexp.MustCompile(`(^|\D)\d{10}$`)
-
-// HasSeqSuffix reports whether name ends in a sequential node's counter.
-func HasSeqSuffix(name string) bool { return seqSuffix.MatchString(name) }
+// HasSeqSuffix reports whether name ends in a sequential node's counter,
+// the ten digits ZooKeeper appends (a longer run of digits is just a
+// number in the name). It runs for every row of the tree on every frame,
+// so it checks bytes rather than matching a pattern.
+func HasSeqSuffix(name string) bool {
+	n := len(name)
+	if n < 10 {
+		return false
+	}
+	for i := n - 10; i < n; i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return false
+		}
+	}
+	return n == 10 || name[n-11] < '0' || name[n-11] > '9'
+}
 
 // KindOf is a node's type as its stat and name tell it.
 func KindOf(name string, st zk.Stat) NodeKind {
@@ -46,7 +55,7 @@ func KindOf(name string, st zk.Stat) NodeKind {
 	default:
 		k.Ephemeral = true
 	}
-	k.Sequential = seqSuffix.MatchString(name)
+	k.Sequential = HasSeqSuffix(name)
 	return k
 }
 

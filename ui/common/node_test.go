@@ -15,6 +15,10 @@ func TestSequentialSuffix(t *testing.T) {
 		"ctr-check-1795420145008606702":  false, // a long number, no counter
 		"node-0000001":                   false,
 		"svc-01":                         false,
+		"":                               false,
+		"é0000000004":                    true,
+		"a00000000042":                   false,
+		"000000000x":                     false,
 	} {
 		if got := KindOf(name, zk.Stat{}).Sequential; got != want {
 			t.Errorf("%s: sequential %v, want %v", name, got, want)

@@ -18,9 +18,12 @@ type chainEnd struct {
 
 // computeChains finds, for every waiter, where its chain of waits ends, in
 // one pass over the queue (memoised: a 10,000-node chain costs O(n) once,
-// not per frame).
-func computeChains(ps []lockops.Participant, byNode map[string]int) map[string]chainEnd {
-	out := make(map[string]chainEnd, len(ps))
+// not per frame), in out (emptied first; nil: a new map).
+func computeChains(ps []lockops.Participant, byNode map[string]int, out map[string]chainEnd) map[string]chainEnd {
+	if out == nil {
+		out = make(map[string]chainEnd, len(ps))
+	}
+	clear(out)
 	onStack := map[string]bool{}
 	for _, x := range ps {
 		if _, done := out[x.Node]; done {

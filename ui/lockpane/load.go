@@ -26,6 +26,8 @@ type lockLoadedMsg struct {
 	raw lockops.Queue
 	// cache is what this read knew of the children, for the next read.
 	cache *lockops.DirCache
+	// children is how many children the directory had in this read.
+	children int
 }
 
 // lockVerifiedMsg brings what the servers said (watch lists, client
@@ -124,7 +126,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	}
 	if msg.err != nil {
 		p.loadErr = msg.err
-		p.live = false
+		p.live, p.counted = false, false
 		if errors.Is(msg.err, zk.ErrNoNode) {
 			p.SetQueueAt(lockops.Queue{Path: p.path, Kind: p.queue.Kind}, msg.at)
 			p.loadErr = errors.New("the lock directory no longer exists")
@@ -137,7 +139,8 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
-	p.SetQueueAt(msg.queue, msg.at)
+	p.setQueueAt(msg.queue, msg.at, true) // viewedQueue's copy, made for this message
+	p.children, p.counted = msg.children, true
 	p.stopWatch()
 	p.stop = make(chan struct{})
 	p.live = true
@@ -166,7 +169,7 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 		return nil
 	}
 	if msg.id == p.loadID && !p.loading {
-		p.SetQueueAt(msg.queue, p.clock())
+		p.setQueueAt(msg.queue, p.clock(), true)
 		return nil
 	}
 	return p.load()
@@ -225,6 +228,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 			msg.err, msg.at = err, clock()
 			return msg
 		}
+		msg.children = len(d.Children)
 		q := lockops.Decode(d, lockops.DecodeOptions{})
 		q.Path = path
 		msg.raw = q

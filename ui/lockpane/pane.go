@@ -10,10 +10,10 @@
 package lockpane
 
 import (
-	"fmt"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"sort"
+	"strconv"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -55,8 +55,16 @@ type Model struct {
 	entries  []lockEntry
 	heights  []int // lines per entry (prefix of the window computation)
 	labels   map[string]string
-	byNode   map[string]int // node -> index in queue.Participants
-	chains   map[string]chainEnd
+	// spareLabels is the labels map before last, reused by the next
+	// queue (a churning lock's reads allocate no new maps).
+	spareLabels map[string]string
+	byNode      map[string]int // node -> index in queue.Participants
+	chains      map[string]chainEnd
+	shown       uint64 // queues shown so far (Shown)
+	// children is the directory's child count in the read of ours that
+	// the queue shown comes from (counted: it does).
+	children int
+	counted  bool
 
 	// Live reading of path.
 	client   *zkview.Client
@@ -188,6 +196,14 @@ func (p *Model) SetQueue(q lockops.Queue) {
 		return
 	}
 	p.SetQueueAt(q, p.clock())
+	p.counted = false
+}
+
+// Children is the shown directory's child count from the same read of the
+// pane's as [Model.Queue]; ok is false when the queue shown came from
+// elsewhere or no read of the pane's succeeded yet.
+func (p *Model) Children() (n int, ok bool) {
+	return p.children, p.counted && p.have
 }
 
 // Reads reports whether the pane reads the lock at path itself (shown,
@@ -200,10 +216,29 @@ func (p *Model) Reads(path string) bool {
 // Queue is the queue shown.
 func (p *Model) Queue() lockops.Queue { return p.queue }
 
+// Shown counts the queues the pane has shown: a caller comparing it
+// before and after a message knows whether the queue on screen changed.
+func (p *Model) Shown() uint64 { return p.shown }
+
+// Churning reports whether the shown lock is changing now: the pane is on
+// screen and started a read of it within the last churnWindow.
+func (p *Model) Churning() bool {
+	return p.visible && !p.loadStarted.IsZero() && p.clock().Sub(p.loadStarted) < churnWindow
+}
+
+// churnWindow is how long after its last read the shown lock counts as
+// churning.
+const churnWindow = time.Second
+
 // SetQueueAt shows q as read at time at: nodes not seen before are
 // highlighted as new, nodes gone since the last queue stay for a few
 // seconds struck through.
-func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
+func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) { p.setQueueAt(q, at, false) }
+
+// setQueueAt is [Model.SetQueueAt]; owned says q's participants are the
+// pane's to change (a copy made for it by its own read), so dropping
+// unconfirmed watches need not copy them again.
+func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	if q.Path != p.path || p.staleAt(at) {
 		p.resetDir(q.Path)
 	}
@@ -211,8 +246,12 @@ func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
 	old := p.queue
 	oldLabels := p.labels
 	p.queue, p.have = q, true
-	p.labels = labelParticipants(q.Participants)
-	p.byNode = make(map[string]int, len(q.Participants))
+	p.shown++
+	p.labels = labelParticipants(q.Participants, p.spareLabels)
+	if p.byNode == nil {
+		p.byNode = make(map[string]int, len(q.Participants))
+	}
+	clear(p.byNode)
 	for i, x := range q.Participants {
 		p.byNode[x.Node] = i
 	}
@@ -253,8 +292,9 @@ func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) {
 			delete(p.memo, x.Node)
 		}
 	}
-	p.graceWatches(&p.queue)
-	p.chains = computeChains(p.queue.Participants, p.byNode)
+	p.graceWatches(&p.queue, owned)
+	p.spareLabels = oldLabels
+	p.chains = computeChains(p.queue.Participants, p.byNode, p.chains)
 	p.rebuild()
 	p.applyWantNode()
 }
@@ -272,6 +312,7 @@ func (p *Model) resetDir(path string) {
 	p.path = path
 	p.hiddenAt = time.Time{}
 	p.queue, p.have = lockops.Queue{Path: path}, false
+	p.counted = false
 	p.memo = map[string]*nodeMemo{}
 	p.ghosts = nil
 	p.first = true
@@ -285,8 +326,9 @@ func (p *Model) resetDir(path string) {
 
 // graceWatches turns a "missing" watch of a waiter whose wait just began or
 // moved into "unknown": the servers list a watch only once the client set
-// it, a moment after the change.
-func (p *Model) graceWatches(q *lockops.Queue) {
+// it, a moment after the change. Unless owned, q's participants are copied
+// before the first change.
+func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
 	var dropped map[string]bool
 	for i := range q.Participants {
 		x := &q.Participants[i]
@@ -300,9 +342,11 @@ func (p *Model) graceWatches(q *lockops.Queue) {
 			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
 			if dropped == nil {
 				dropped = map[string]bool{}
-				// The caller's slice is not ours to change.
-				q.Participants = append([]lockops.Participant(nil), q.Participants...)
-				x = &q.Participants[i]
+				if !owned {
+					// The caller's slice is not ours to change.
+					q.Participants = append([]lockops.Participant(nil), q.Participants...)
+					x = &q.Participants[i]
+				}
 			}
 			x.WatchObserved = nil
 			dropped[x.Node] = true
@@ -327,17 +371,21 @@ func (p *Model) predatesView(t time.Time) bool {
 	return !p.ensAt.IsZero() && t.After(p.ensAt)
 }
 
-// labelParticipants names holders H1, H2… and waiters W1, W2… in order.
-func labelParticipants(ps []lockops.Participant) map[string]string {
-	out := make(map[string]string, len(ps))
+// labelParticipants names holders H1, H2… and waiters W1, W2… in order,
+// in out (emptied first; nil: a new map).
+func labelParticipants(ps []lockops.Participant, out map[string]string) map[string]string {
+	if out == nil {
+		out = make(map[string]string, len(ps))
+	}
+	clear(out)
 	h, w := 0, 0
 	for _, x := range ps {
 		if x.State == lockops.StateHolding {
 			h++
-			out[x.Node] = fmt.Sprintf("H%d", h)
+			out[x.Node] = "H" + strconv.Itoa(h)
 		} else {
 			w++
-			out[x.Node] = fmt.Sprintf("W%d", w)
+			out[x.Node] = "W" + strconv.Itoa(w)
 		}
 	}
 	return out
@@ -375,8 +423,8 @@ func (p *Model) rebuild() {
 		p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 	}
 	p.heights = p.heights[:0]
-	for _, e := range p.entries {
-		p.heights = append(p.heights, entryHeight(e))
+	for i := range p.entries {
+		p.heights = append(p.heights, entryHeight(&p.entries[i]))
 	}
 	// Keep the cursor on the same node when it is still there (at first
 	// on the first node that is not a ghost).
@@ -398,7 +446,7 @@ func (p *Model) rebuild() {
 	p.clampCursor()
 }
 
-func entryHeight(e lockEntry) int {
+func entryHeight(e *lockEntry) int {
 	switch {
 	case !e.participant():
 		return 1

@@ -37,10 +37,14 @@ type Dir struct {
 	LockLike bool
 }
 
-// LockTag marks a lock directory in the tree: its recipe and queue length.
+// LockTag marks a lock directory in the tree: its recipe and queue length
+// and, when Counted, its child count from the same read (shown instead of
+// the tree's own listing, so the two numbers never disagree).
 type LockTag struct {
-	Kind   lockops.Kind
-	Length int
+	Kind     lockops.Kind
+	Length   int
+	Children int
+	Counted  bool
 }
 
 // Filter is the `/` filter on one directory's children.

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -42,7 +43,7 @@ func (t *Model) rowView(r row, selected, focused bool, width int) string {
 	}
 	right, rightW, tagged := t.rightSide(r, d, info, known)
 	indent := strings.Repeat("  ", r.depth)
-	count := t.count(d, info, known)
+	count := t.count(p, d, info, known)
 	leftW := width - rightW - 1
 	name := r.name
 	if p == "/" {
@@ -91,11 +92,16 @@ func arrow(d *Dir, info common.Node, known bool) string {
 	return "▸ "
 }
 
-// count is the row's child count ("gone" for a deleted node).
-func (t *Model) count(d *Dir, info common.Node, known bool) string {
+// count is the row's child count ("gone" for a deleted node): a lock
+// directory's from the read its lock tag came from when that read counted
+// them.
+func (t *Model) count(p string, d *Dir, info common.Node, known bool) string {
+	tag, tagged := t.locks[p]
 	switch {
 	case info.Gone:
 		return "gone"
+	case tagged && tag.Counted:
+		return strconv.Itoa(tag.Children)
 	case d != nil && d.Loaded:
 		return fmt.Sprint(len(d.Names))
 	case known && info.HasStat && info.Stat.NumChildren > 0:
@@ -139,7 +145,7 @@ func (t *Model) rightSide(r row, d *Dir, info common.Node, known bool) (right st
 	}
 	right = strings.Join(tags, " ")
 	rightW = max(tagsW-1, 0)
-	if count := t.count(d, info, known); count != "" {
+	if count := t.count(p, d, info, known); count != "" {
 		if right != "" {
 			right += " "
 			rightW++

@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,34 +15,8 @@ import (
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// zkscopeBinary builds the real binary once (static, as the README
-// installs it).
-func zkscopeBinary(t testing.TB) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "zkscope-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "zkscope")
-		build := exec.Command("go", "build", "-o", binPath, ".")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			binErr = errors.New(string(out))
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("build zkscope: %v", binErr)
-	}
-	return binPath
-}
+// zkscopeBinary is the real binary, built once ([zktest.Zkscope]).
+func zkscopeBinary(t testing.TB) string { return zktest.Zkscope(t) }
 
 // runBinary runs zkscope with args (stdin empty, not a terminal) and
 // returns its exit status, stdout and stderr.

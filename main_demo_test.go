@@ -168,10 +168,7 @@ func TestDemoTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		zktest.Unavailable(t, "tmux is not installed")
 	}
-	bin := filepath.Join(t.TempDir(), "zkscope")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build zkscope: %v\n%s", err, out)
-	}
+	bin := zktest.Zkscope(t)
 	tmp := t.TempDir()
 	s := &demoScreen{t: t, session: fmt.Sprintf("zkscope-demo-e2e-%d", os.Getpid())}
 	s.tmux("new-session", "-d", "-s", s.session, "-x", "140", "-y", "40",
@@ -235,10 +232,7 @@ func TestDemoTmuxSignals(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		zktest.Unavailable(t, "tmux is not installed")
 	}
-	bin := filepath.Join(t.TempDir(), "zkscope")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build zkscope: %v\n%s", err, out)
-	}
+	bin := zktest.Zkscope(t)
 	serverRE := regexp.MustCompile(`server (127\.0\.0\.1:\d+)`)
 	for _, sig := range []struct {
 		name string

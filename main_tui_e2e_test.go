@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -119,10 +118,7 @@ func TestTUITmuxEndToEnd(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	bin := filepath.Join(t.TempDir(), "zkscope")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build zkscope: %v\n%s", err, out)
-	}
+	bin := zktest.Zkscope(t)
 	s := &tmuxScreen{t: t, socket: fmt.Sprintf("zkscope-e2e-%d", os.Getpid()), session: "zkscope"}
 	cfgHome := t.TempDir()
 	s.tmux("new-session", "-d", "-s", s.session, "-x", "120", "-y", "35",

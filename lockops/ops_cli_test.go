@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -18,35 +17,8 @@ import (
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// zkscopeBinary builds the real zkscope binary once per test run.
-func zkscopeBinary(t testing.TB) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "zkscope-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "zkscope")
-		// Built as the README installs it: static (CGO_ENABLED=0).
-		build := exec.Command("go", "build", "-o", binPath, "github.com/zkscope/zkscope")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		out, err := build.CombinedOutput()
-		if err != nil {
-			binErr = errors.New(string(out))
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("build zkscope: %v", binErr)
-	}
-	return binPath
-}
+// zkscopeBinary is the real binary, built once ([zktest.Zkscope]).
+func zkscopeBinary(t testing.TB) string { return zktest.Zkscope(t) }
 
 // zkscopeCmd prepares `zkscope -s servers args...` with the audit log in
 // stateDir.

@@ -14,22 +14,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 // Install is what installs the real parts these tests use.
 const Install = "apt-get install -y redis-server python3-redis"
 
-// InCI reports whether the tests run under CI (CI=true).
-func InCI() bool {
-	v := strings.ToLower(os.Getenv("CI"))
-	return v == "true" || v == "1"
-}
-
 // Unavailable skips t with why and the install command, or fails it under CI.
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
 	msg := fmt.Sprintf("%s (install: %s)", why, Install)
-	if InCI() {
+	if zktest.InCI() { // the same rule as ZooKeeper's real parts
 		t.Fatalf("CI=true and a real part is missing: %s", msg)
 	}
 	t.Skip(msg)

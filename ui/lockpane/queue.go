@@ -1,0 +1,235 @@
+package lockpane
+
+import (
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/zkscope/zkscope/lockops"
+)
+
+// SetQueueAt shows q as read at time at: nodes not seen before are
+// highlighted as new, nodes gone since the last queue stay for a few
+// seconds struck through.
+func (p *Model) SetQueueAt(q lockops.Queue, at time.Time) { p.setQueueAt(q, at, false) }
+
+// setQueueAt is [Model.SetQueueAt]; owned says q's participants are the
+// pane's to change (a copy made for it by its own read), so dropping
+// unconfirmed watches need not copy them again.
+func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
+	if q.Path != p.path || p.staleAt(at) {
+		p.resetDir(q.Path)
+	}
+	p.now = at
+	old := p.queue
+	oldLabels := p.labels
+	p.queue, p.have = q, true
+	p.shown++
+	p.labels = labelParticipants(q.Participants, p.spareLabels)
+	if p.byNode == nil {
+		p.byNode = make(map[string]int, len(q.Participants))
+	}
+	clear(p.byNode)
+	for i, x := range q.Participants {
+		p.byNode[x.Node] = i
+	}
+	first := p.first
+	p.first = false
+	for _, x := range q.Participants {
+		m := p.memo[x.Node]
+		if m == nil {
+			m = &nodeMemo{}
+			p.memo[x.Node] = m
+			if !first {
+				m.firstSeen = at
+				m.freshUntil = at.Add(freshFor)
+			}
+		}
+		if x.State == lockops.StateHolding && m.holdingSince.IsZero() {
+			if first {
+				m.holdingSince = x.Ctime
+			} else {
+				m.holdingSince = at
+				m.freshUntil = at.Add(freshFor)
+			}
+		}
+		if x.Watches != m.watches {
+			m.watches, m.watchSince = x.Watches, at
+			if first {
+				m.watchSince = time.Time{}
+			}
+		}
+	}
+	// Nodes that left become ghosts at their old place.
+	if !first {
+		for i, x := range old.Participants {
+			if _, ok := p.byNode[x.Node]; ok {
+				continue
+			}
+			p.ghosts = append(p.ghosts, ghost{p: x, label: oldLabels[x.Node], index: i, until: at.Add(releasedFor), gone: at})
+			delete(p.memo, x.Node)
+		}
+	}
+	p.graceWatches(&p.queue, owned)
+	p.spareLabels = oldLabels
+	p.chains = computeChains(p.queue.Participants, p.byNode, p.chains)
+	p.rebuild()
+	p.applyWantNode()
+}
+
+// staleAt reports whether what the pane remembers is too old to compare
+// a new read with (it was hidden longer than a highlight lasts): then the
+// next read starts over instead of flagging everything as moved.
+func (p *Model) staleAt(at time.Time) bool {
+	return !p.visible && !p.hiddenAt.IsZero() && at.Sub(p.hiddenAt) > releasedFor
+}
+
+// resetDir starts over for another directory (or the same one after a
+// long while hidden).
+func (p *Model) resetDir(path string) {
+	p.path = path
+	p.hiddenAt = time.Time{}
+	p.queue, p.have = lockops.Queue{Path: path}, false
+	p.counted = false
+	p.memo = map[string]*nodeMemo{}
+	p.ghosts = nil
+	p.first = true
+	p.cursorNode, p.cursor, p.offset = "", 0, 0
+	p.loadErr = nil
+	p.dirCache = nil
+	p.holding = false
+	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
+	p.entries, p.heights = nil, nil
+}
+
+// graceWatches turns a "missing" watch of a waiter whose wait just began or
+// moved into "unknown": the servers list a watch only once the client set
+// it, a moment after the change. Unless owned, q's participants are copied
+// before the first change.
+func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
+	var dropped map[string]bool
+	for i := range q.Participants {
+		x := &q.Participants[i]
+		if x.WatchObserved == nil || *x.WatchObserved {
+			continue
+		}
+		m := p.memo[x.Node]
+		// The servers' view predates this wait (it began or moved after
+		// they were asked), or the wait is too new to be listed yet.
+		if m != nil && !m.watchSince.IsZero() && (p.now.Sub(m.watchSince) < watchGrace || p.predatesView(m.watchSince)) ||
+			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
+			if dropped == nil {
+				dropped = map[string]bool{}
+				if !owned {
+					// The caller's slice is not ours to change.
+					q.Participants = append([]lockops.Participant(nil), q.Participants...)
+					x = &q.Participants[i]
+				}
+			}
+			x.WatchObserved = nil
+			dropped[x.Node] = true
+		}
+	}
+	if dropped == nil {
+		return
+	}
+	kept := q.Problems[:0:0]
+	for _, pr := range q.Problems {
+		if pr.Kind == lockops.ProblemWatchMissing && dropped[pr.Node] {
+			continue
+		}
+		kept = append(kept, pr)
+	}
+	q.Problems = kept
+}
+
+// predatesView reports whether the servers' view in use was taken before
+// t (so it cannot know of a wait that began or moved at t).
+func (p *Model) predatesView(t time.Time) bool {
+	return !p.ensAt.IsZero() && t.After(p.ensAt)
+}
+
+// labelParticipants names holders H1, H2… and waiters W1, W2… in order,
+// in out (emptied first; nil: a new map).
+func labelParticipants(ps []lockops.Participant, out map[string]string) map[string]string {
+	if out == nil {
+		out = make(map[string]string, len(ps))
+	}
+	clear(out)
+	h, w := 0, 0
+	for _, x := range ps {
+		if x.State == lockops.StateHolding {
+			h++
+			out[x.Node] = "H" + strconv.Itoa(h)
+		} else {
+			w++
+			out[x.Node] = "W" + strconv.Itoa(w)
+		}
+	}
+	return out
+}
+
+// rebuild lays out the entries (participants with the ghosts at their old
+// places) and their heights; it runs on change, never in View.
+func (p *Model) rebuild() {
+	live := p.ghosts[:0]
+	for _, g := range p.ghosts {
+		if p.now.Before(g.until) {
+			live = append(live, g)
+		}
+	}
+	p.ghosts = live
+	// The newest maxGhostRows ghosts are drawn, the others folded.
+	sort.SliceStable(p.ghosts, func(i, j int) bool { return p.ghosts[i].gone.After(p.ghosts[j].gone) })
+	shown := p.ghosts[:min(len(p.ghosts), maxGhostRows)]
+	folded := len(p.ghosts) - len(shown)
+	sort.SliceStable(shown, func(i, j int) bool { return shown[i].index < shown[j].index })
+	ps := p.queue.Participants
+	p.entries = p.entries[:0]
+	if folded > 0 {
+		p.entries = append(p.entries, lockEntry{fold: folded})
+	}
+	gi := 0
+	for i := range ps {
+		for gi < len(shown) && shown[gi].index <= i {
+			p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
+			gi++
+		}
+		p.entries = append(p.entries, lockEntry{p: ps[i], label: p.labels[ps[i].Node]})
+	}
+	for ; gi < len(shown); gi++ {
+		p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
+	}
+	p.heights = p.heights[:0]
+	for i := range p.entries {
+		p.heights = append(p.heights, entryHeight(&p.entries[i]))
+	}
+	// Keep the cursor on the same node when it is still there (at first
+	// on the first node that is not a ghost).
+	if p.cursorNode == "" {
+		for i, e := range p.entries {
+			if e.participant() {
+				p.cursor = i
+				break
+			}
+		}
+	} else {
+		for i, e := range p.entries {
+			if e.p.Node == p.cursorNode && e.participant() {
+				p.cursor = i
+				break
+			}
+		}
+	}
+	p.clampCursor()
+}
+
+func entryHeight(e *lockEntry) int {
+	switch {
+	case !e.participant():
+		return 1
+	case e.p.State == lockops.StateWaiting && e.p.Watches != "":
+		return 3
+	}
+	return 2
+}

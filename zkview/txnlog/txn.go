@@ -57,6 +57,10 @@ const (
 	OpAuth            Op = 100
 	OpSetWatches      Op = 101
 	OpSASL            Op = 102
+	OpGetEphemerals   Op = 103
+	OpGetAllChildren  Op = 104
+	OpSetWatches2     Op = 105
+	OpWhoAmI          Op = 107
 	OpCreateSession   Op = -10
 	OpCloseSession    Op = -11
 	OpError           Op = -1
@@ -70,14 +74,17 @@ var opNames = map[Op]string{
 	OpCheck: "check", OpMulti: "multi", OpCreate2: "create2",
 	OpReconfig: "reconfig", OpCheckWatches: "checkWatches",
 	OpRemoveWatches: "removeWatches", OpCreateContainer: "createContainer",
-	OpDeleteContainer: "deleteContainer", OpCreateTTL: "createTTL",
+	OpDeleteContainer: "deleteContainer", OpCreateTTL: "createTtl",
 	OpMultiRead: "multiRead", OpAuth: "auth", OpSetWatches: "setWatches",
-	OpSASL: "sasl", OpCreateSession: "createSession",
+	OpSASL: "sasl", OpGetEphemerals: "getEphemerals",
+	OpGetAllChildren: "getAllChildrenNumber", OpSetWatches2: "setWatches2",
+	OpWhoAmI: "whoAmI", OpCreateSession: "createSession",
 	OpCloseSession: "closeSession", OpError: "error",
 }
 
-// String returns ZooKeeper's name of the operation ("create",
-// "closeSession", ...), or "op(N)" for a value it does not know.
+// String returns ZooKeeper's own name of the operation, as its tools print
+// it ("create", "createTtl", "closeSession", ...), or "op(N)" for a value
+// it does not know.
 func (o Op) String() string {
 	if s, ok := opNames[o]; ok {
 		return s
@@ -89,6 +96,18 @@ func (o Op) String() string {
 // createContainer, createTTL).
 func (o Op) IsCreate() bool {
 	return o == OpCreate || o == OpCreate2 || o == OpCreateContainer || o == OpCreateTTL
+}
+
+// Failed reports whether t is a multi that failed as a whole: one of its
+// sub-operations is an error, so the server applied none of them (the
+// others are recorded as they were asked, not as done).
+func (t Txn) Failed() bool {
+	for _, op := range t.Ops {
+		if op.Op == OpError {
+			return true
+		}
+	}
+	return false
 }
 
 // Txn is one transaction of the log: the header (session, cxid, zxid, time,

@@ -1,7 +1,6 @@
 package txnlog
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -222,10 +221,8 @@ func FuzzReader(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(seed)
-	for off := 16; off+12 <= len(seed); {
-		n := int(binary.BigEndian.Uint32(seed[off+8:]))
-		f.Add(seed[off+12 : off+12+n])
-		off += 12 + n + 1
+	for _, e := range rawEntries(seed) {
+		f.Add(e)
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {

@@ -82,10 +82,13 @@ func (d *decoder) buffer() []byte {
 	return d.take(int(n))
 }
 
-// str returns a jute ustring; the short names ACLs repeat are not
-// allocated again.
+// str returns a jute ustring.
 func (d *decoder) str() string {
-	p := d.buffer()
+	return internString(d.buffer())
+}
+
+// internString converts p, without allocating for the names ACLs repeat.
+func internString(p []byte) string {
 	switch string(p) { // compared without allocating
 	case "":
 		return ""

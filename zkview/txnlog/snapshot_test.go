@@ -2,6 +2,7 @@ package txnlog
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -137,6 +138,15 @@ func TestSnapshotTree(t *testing.T) {
 		t.Errorf("LatestSnapshot before zxid 0 = %q", first)
 	}
 	b, _ := os.ReadFile(latest)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(b)
+	w.Close()
+	zipped := filepath.Join(t.TempDir(), filepath.Base(latest)+".gz")
+	os.WriteFile(zipped, gz.Bytes(), 0o644)
+	if z, err := ReadSnapshot(zipped); err != nil || len(z.Nodes) != len(snap.Nodes) || z.Zxid != snap.Zxid {
+		t.Errorf("gzipped snapshot: %v", err)
+	}
 	b[len(b)/2] ^= 0x20
 	bad := filepath.Join(t.TempDir(), filepath.Base(latest))
 	os.WriteFile(bad, b, 0o644)

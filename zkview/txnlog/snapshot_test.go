@@ -3,7 +3,6 @@ package txnlog
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -22,19 +21,7 @@ import (
 // of its session table.
 func formatterDump(t *testing.T, file string) (nodes, sessions []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd, err := zooKeeperTool(ctx, "org.apache.zookeeper.server.SnapshotFormatter", "-d", file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("SnapshotFormatter %s: %v\n%s", file, err, stderr.String())
-	}
-	text := string(out)
+	text := string(toolOutput(t, "org.apache.zookeeper.server.SnapshotFormatter", "-d", file))
 	head, tail, ok := strings.Cut(text, "Session Details (sid, timeout, ephemeralCount):\n")
 	if !ok {
 		t.Fatalf("SnapshotFormatter %s: no session table in\n%s", file, text)

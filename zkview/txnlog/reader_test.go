@@ -3,10 +3,12 @@ package txnlog
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,6 +92,38 @@ func TestCloneSharesNothing(t *testing.T) {
 	}
 	if multi != 2 || failed != 1 {
 		t.Errorf("want two multis, one failed; got %d and %d", multi, failed)
+	}
+}
+
+// TestExpiredSessions tells the expired session's closeSession (and the
+// ephemeral it deleted) from the ones the clients sent (go-zookeeper,
+// kazoo), and reads the negotiated timeouts.
+func TestExpiredSessions(t *testing.T) {
+	r, err := OpenDir(realLogs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	txns, _, err := readAll(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeouts := map[int64]int32{}
+	var expired, closed []string
+	for _, txn := range txns {
+		switch {
+		case txn.Op == OpCreateSession:
+			timeouts[txn.Session] = txn.Timeout
+		case txn.Expired():
+			expired = append(expired, fmt.Sprint(timeouts[txn.Session], txn.Deletes))
+		case txn.Op == OpCloseSession:
+			closed = append(closed, fmt.Sprint(txn.Deletes))
+		}
+	}
+	if want := []string{"1000 [/w/exp]"}; !slices.Equal(expired, want) {
+		t.Errorf("expired sessions: %q, want %q", expired, want)
+	}
+	if len(closed) < 2 || !slices.Contains(closed, "[/w/k/eph]") {
+		t.Errorf("sessions the clients closed: %q", closed)
 	}
 }
 

@@ -1,9 +1,11 @@
 package txnlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/adler32"
 	"io"
 	"os"
 	"path/filepath"
@@ -300,4 +302,45 @@ func rawEntries(b []byte) [][]byte {
 		off += 12 + n + 1
 	}
 	return out
+}
+
+// appendEntry appends a log entry (checksum, length, bytes, 'B') for a
+// setData of data at zxid.
+func appendEntry(b []byte, zxid int64, data []byte) []byte {
+	var e jute
+	e.i64(0x1234).i32(7).i64(zxid).i64(1_700_000_000_000).i32(int32(OpSetData))
+	e.str("/big").buf(data).i32(3)
+	b = binary.BigEndian.AppendUint64(b, uint64(adler32.Checksum(e.b)))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(e.b)))
+	return append(append(b, e.b...), 'B')
+}
+
+// TestEntriesBiggerThanTheBuffer reads entries larger than the reader's
+// buffer between small ones, whole and cut.
+func TestEntriesBiggerThanTheBuffer(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 3<<20)
+	log := []byte("ZKLG\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00")
+	log = appendEntry(log, 1, []byte("small"))
+	log = appendEntry(log, 2, big)
+	log = appendEntry(log, 3, []byte("after"))
+	path := filepath.Join(t.TempDir(), "log.1")
+	for _, cut := range []int{len(log), len(log) - 1<<20} {
+		os.WriteFile(path, log[:cut], 0o644)
+		r, _ := OpenFiles(path)
+		txns, _, err := readAll(t, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 3
+		if cut < len(log) {
+			want = 1
+		}
+		if len(txns) != want || !bytes.Equal(txns[0].Data, []byte("small")) ||
+			want == 3 && (!bytes.Equal(txns[1].Data, big) || string(txns[2].Data) != "after" || txns[2].Zxid != 3) {
+			t.Errorf("cut at %d of %d: read %d transactions, want %d", cut, len(log), len(txns), want)
+		}
+		if _, _, trunc := r.Truncated(); trunc != (cut < len(log)) {
+			t.Errorf("cut at %d of %d: truncated %t", cut, len(log), trunc)
+		}
+	}
 }

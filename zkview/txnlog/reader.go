@@ -37,6 +37,7 @@ type Reader struct {
 	off    int64  // offset in it of the next entry
 	big    []byte // an entry too big for br's buffer
 	st     parseState
+	after  uint64 // skip transactions with zxids up to this (see From)
 	trunc  bool
 	tfile  string
 	toff   int64
@@ -111,6 +112,21 @@ func OpenFiles(paths ...string) (*Reader, error) {
 	return &Reader{paths: ps, br: bufio.NewReaderSize(nil, size)}, nil
 }
 
+// From makes r skip the transactions with zxids up to zxid — those a
+// snapshot already holds, so that replaying the rest over it (see
+// [Snapshot]) starts at zxid+1 — and the files that hold only those,
+// unopened. Call it before the first Next.
+func (r *Reader) From(zxid int64) {
+	r.after = uint64(zxid)
+	for r.next+1 < len(r.paths) {
+		z, ok := FileZxid(r.paths[r.next+1], "log")
+		if !ok || uint64(z) > r.after+1 {
+			break
+		}
+		r.next++
+	}
+}
+
 // Next returns the next transaction. It returns io.EOF at the clean end of
 // the last file (each file ends at its zero padding, at its end, or at a
 // truncated last entry). Slices in the returned Txn are valid until the next
@@ -144,6 +160,9 @@ func (r *Reader) Next() (Txn, error) {
 			return Txn{}, fmt.Errorf("%s at offset %d: %w", r.name, r.off, err)
 		}
 		r.off += int64(len(b)) + 13
+		if r.after != 0 && uint64(t.Zxid) <= r.after {
+			continue
+		}
 		return t, nil
 	}
 }

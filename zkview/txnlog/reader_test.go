@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/adler32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -126,6 +127,34 @@ func TestExpiredSessions(t *testing.T) {
 	}
 	if len(closed) < 2 || !slices.Contains(closed, "[/w/k/eph]") {
 		t.Errorf("sessions the clients closed: %q", closed)
+	}
+}
+
+// TestFromSkipsWhatTheSnapshotHolds starts after a snapshot's zxid: the
+// files before it are not opened and the first transaction is the next.
+func TestFromSkipsWhatTheSnapshotHolds(t *testing.T) {
+	dir := realLogs(t)
+	snap, err := LatestSnapshot(dir, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zxid, _ := FileZxid(snap, "snapshot")
+	r, _ := OpenDir(dir)
+	r.From(zxid)
+	first, err := r.Next()
+	if err != nil || first.Zxid != zxid+1 {
+		t.Fatalf("after From(%#x): zxid %#x, %v", zxid, first.Zxid, err)
+	}
+	// The file holding zxid+1: the last one named at or below it.
+	files, _ := filepath.Glob(filepath.Join(dir, "log.*"))
+	var want int64
+	for _, f := range files {
+		if z, _ := FileZxid(f, "log"); z <= zxid+1 && z > want {
+			want = z
+		}
+	}
+	if f, _ := r.File(); filepath.Base(f) != "log."+strconv.FormatInt(want, 16) {
+		t.Errorf("reading %s after the snapshot at %#x, want log.%x", f, zxid, want)
 	}
 }
 

@@ -253,8 +253,7 @@ func (r *Reader) body(n int) ([]byte, bool, error) {
 		}
 		b = r.big[:n+1]
 		r.br.Discard(12)
-		if got, err := io.ReadFull(r.br, b); err != nil {
-			_ = got
+		if _, err := io.ReadFull(r.br, b); err != nil {
 			return nil, false, r.short(err)
 		}
 	}

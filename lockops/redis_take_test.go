@@ -131,31 +131,41 @@ l.release()`)
 	}
 }
 
-// TestRedisLockLostWhenServerStops: the server stops during a hold; the
-// extension fails, the lock is LOST before its TTL could run out on the
-// server, CMD is stopped and zkscope exits 75.
+// TestRedisLockLostWhenServerStops: the server stops (killed: connections
+// refused) or stops answering (paused: requests time out) during a hold;
+// the extension fails, the lock is LOST before its TTL could run out on
+// the server, CMD is stopped and zkscope exits 75.
 func TestRedisLockLostWhenServerStops(t *testing.T) {
-	s := redistest.Start(t)
-	auditToTemp(t)
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	cmd := redisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
-	stderr, exited := startUnderLock(t, cmd)
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	s.Stop()
-	if code := waitExit(t, cmd, exited, stderr); code != ExitLost {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
-	}
-	for _, want := range []string{"SUSPENDED", "LOST the lock lock:lost", "sent SIGTERM to sh"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
-		}
-	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("CMD (pid %d) still exists: %v", pid, err)
+	for _, how := range []string{"stopped", "paused"} {
+		t.Run(how, func(t *testing.T) {
+			s := redistest.Start(t)
+			auditToTemp(t)
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cmd := redisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
+			stderr, exited := startUnderLock(t, cmd)
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if how == "paused" {
+				s.Pause()
+				defer s.Resume()
+			} else {
+				s.Stop()
+			}
+			if code := waitExit(t, cmd, exited, stderr); code != ExitLost {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+			}
+			for _, want := range []string{"SUSPENDED", "LOST the lock lock:lost", "sent SIGTERM to sh"} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("CMD (pid %d) still exists: %v", pid, err)
+			}
+		})
 	}
 }
 
@@ -249,4 +259,39 @@ func TestRedlockTakeOneMasterStopped(t *testing.T) {
 		t.Fatalf("one master of three: exit %d\n%s", code, out)
 	}
 	waitGone(t, servers[0].Addr, key)
+}
+
+// TestRedisLockHoldUntilSignal: without CMD, `zkscope lock KEY` holds the
+// key until SIGINT, then releases it and exits 0; interrupted while it
+// waits, it exits 130 and leaves no key of its own.
+func TestRedisLockHoldUntilSignal(t *testing.T) {
+	s := redistest.Start(t)
+	auditToTemp(t)
+	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	defer r.Close()
+	ctx := context.Background()
+	key := "lock:hold"
+
+	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--note", "by hand")
+	stderr, exited := startCLI(t, cmd, "Ctrl-C releases")
+	if v, _ := r.Get(ctx, key).Result(); !strings.Contains(v, "zkscope pid") || !strings.Contains(v, ": by hand #") {
+		t.Fatalf("token %q", v)
+	}
+	waitRenewals(t, s.Addr, key, 3)
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, exited, stderr); code != 0 || !strings.Contains(stderr.String(), "released "+key) {
+		t.Fatalf("exit %d after SIGINT; stderr:\n%s", code, stderr.String())
+	}
+	waitGone(t, s.Addr, key)
+
+	r.Set(ctx, key, "someone-else", time.Minute)
+	cmd = redisCLI(t, s.URL(), "lock", key, "--", "true")
+	stderr, exited = startCLI(t, cmd, `waiting for `+key+`: held by "someone-else"`)
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, exited, stderr); code != 130 || !strings.Contains(stderr.String(), "giving up") {
+		t.Fatalf("exit %d after SIGINT while waiting; stderr:\n%s", code, stderr.String())
+	}
+	if v, _ := r.Get(ctx, key).Result(); v != "someone-else" {
+		t.Fatalf("the holder's key changed: %q", v)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -134,6 +135,14 @@ func (s *Server) Stop() {
 	s.cmd.Process.Kill()
 	<-s.done
 }
+
+// Pause stops the server without closing its connections (SIGSTOP): it
+// stops answering, as a frozen or partitioned server does; Resume
+// (SIGCONT) lets it go on. Stop after Pause also works.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server go on.
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -165,6 +165,9 @@ func TestRedisLockLostWhenServerStops(t *testing.T) {
 			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
 				t.Errorf("CMD (pid %d) still exists: %v", pid, err)
 			}
+			if strings.Contains(stderr.String(), "redis: ") { // go-redis's own log, silenced in main
+				t.Errorf("go-redis wrote to stderr:\n%s", stderr.String())
+			}
 		})
 	}
 }

@@ -298,3 +298,26 @@ func TestRedisLockHoldUntilSignal(t *testing.T) {
 		t.Fatalf("the holder's key changed: %q", v)
 	}
 }
+
+// TestRedisLockLostWhenOverwritten: another client overwrites the key
+// during a hold (an operator's SET, an expiry and a new holder); the next
+// extension finds another token: LOST at once, CMD stopped, exit 75, and
+// the new holder's key is neither extended nor deleted.
+func TestRedisLockLostWhenOverwritten(t *testing.T) {
+	s := redistest.Start(t)
+	auditToTemp(t)
+	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	defer r.Close()
+	ctx := context.Background()
+	key := "lock:overwritten"
+	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "3s", "--", "sh", "-c", "echo started; exec sleep 120")
+	stderr, exited := startUnderLock(t, cmd)
+	r.Set(ctx, key, "intruder", time.Minute)
+	if code := waitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), key+" no longer holds our token") {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+	}
+	v, _ := r.Get(ctx, key).Result()
+	if ttl, _ := r.PTTL(ctx, key).Result(); v != "intruder" || ttl <= 3*time.Second {
+		t.Fatalf("the new holder's key: %q, ttl %s (want it untouched: its own minute, not our 3s)", v, ttl)
+	}
+}

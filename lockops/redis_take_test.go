@@ -47,6 +47,16 @@ func startRedisPy(t *testing.T, addr, script string) (io.WriteCloser, *lockedBuf
 	return stdin, out, startKilledAtEnd(t, cmd)
 }
 
+// redisServerAndClient starts a redis-server with a client to it, the
+// audit log in a temporary directory.
+func redisServerAndClient(t *testing.T) (*redistest.Server, *goredis.Client) {
+	s := redistest.Start(t)
+	auditToTemp(t)
+	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	t.Cleanup(func() { r.Close() })
+	return s, r
+}
+
 // waitRenewals waits until key's remaining time on addr has gone up n
 // times: the holder extended it n times.
 func waitRenewals(t *testing.T, addr, key string, n int) {
@@ -176,10 +186,8 @@ func TestRedisLockLostWhenServerStops(t *testing.T) {
 // holds the token shown or given; a key whose token changed is refused
 // (exit 2) and kept; revoke and --read-only are refused too.
 func TestRedisEvictRefusesChangedToken(t *testing.T) {
-	s := redistest.Start(t)
-	auditLog := auditToTemp(t)
-	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
-	defer r.Close()
+	s, r := redisServerAndClient(t)
+	auditLog, _ := AuditLogPath()
 	ctx := context.Background()
 	key := "lock:evict"
 	r.Set(ctx, key, "tok-a", time.Minute)
@@ -268,10 +276,7 @@ func TestRedlockTakeOneMasterStopped(t *testing.T) {
 // key until SIGINT, then releases it and exits 0; interrupted while it
 // waits, it exits 130 and leaves no key of its own.
 func TestRedisLockHoldUntilSignal(t *testing.T) {
-	s := redistest.Start(t)
-	auditToTemp(t)
-	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
-	defer r.Close()
+	s, r := redisServerAndClient(t)
 	ctx := context.Background()
 	key := "lock:hold"
 
@@ -304,10 +309,7 @@ func TestRedisLockHoldUntilSignal(t *testing.T) {
 // extension finds another token: LOST at once, CMD stopped, exit 75, and
 // the new holder's key is neither extended nor deleted.
 func TestRedisLockLostWhenOverwritten(t *testing.T) {
-	s := redistest.Start(t)
-	auditToTemp(t)
-	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
-	defer r.Close()
+	s, r := redisServerAndClient(t)
 	ctx := context.Background()
 	key := "lock:overwritten"
 	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "3s", "--", "sh", "-c", "echo started; exec sleep 120")

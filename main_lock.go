@@ -61,12 +61,17 @@ If the lock is LOST while held (session expired, no answer until the
 deadline, or the node force-deleted), CMD is stopped the same way and zkscope
 exits 75. When the lock cannot be taken (--timeout expired, --no-wait and
 busy) it exits 1 and leaves no node; when it refuses to (unclear library,
-contradicting contenders) it exits 2 and creates nothing.`,
+contradicting contenders) it exits 2 and creates nothing.
+
+On Redis servers (--server redis://…, several for a Redlock) PATH is a key:
+zkscope sets it with SET NX PX and a random token, extends it at a third of
+--ttl while held and treats a failed extension as LOST (see README, "Redis
+locks", for what Redis locks cannot promise).`,
 		Example: `  zkscope lock /app/locks/deploy -- ./deploy.sh
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
   zkscope lock /app/locks/new-job --recipe kazoo -- ./job.sh   # a lock nobody has taken yet`,
-		Args:              cobra.MatchAll(cobra.MinimumNArgs(1), znodeArgs(1)),
+		Args:              cobra.MatchAll(cobra.MinimumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
@@ -81,6 +86,9 @@ contradicting contenders) it exits 2 and creates nothing.`,
 				return fmt.Errorf("usage: zkscope lock PATH [-- CMD ARGS...] (one PATH before --)")
 			} else if dash < 0 && len(args) > 1 {
 				return fmt.Errorf("put the command after --: zkscope lock %s -- %s", lockPath, args[1])
+			}
+			if handled, err := runRedisLock(cmd, lockPath, command); handled || err != nil { // main_redis_lock.go
+				return err
 			}
 			var lib *lockops.Library
 			if recipe != "" && recipe != "auto" {
@@ -144,6 +152,7 @@ contradicting contenders) it exits 2 and creates nothing.`,
 	f.StringVar(&killSignal, "kill-signal", "TERM", "signal sent to CMD's process group when the lock is lost")
 	f.DurationVar(&killGrace, "kill-grace", 0, "time CMD gets after --kill-signal before SIGKILL (default 10s; shortened to what the session timeout allows)")
 	f.BoolVar(&revocable, "revocable", false, "honour Curator revocation requests (`zkscope revoke`): stop CMD and release")
+	redisLockFlags(f)
 	return cmd
 }
 
@@ -178,7 +187,10 @@ lists the nodes (lock, holding or waiting, since when), asks you to type the
 session id, then deletes each with its own checks (session, creation zxid,
 version) and an audit line, waiters first. It refuses (exit 2) zkscope's own
 session and --read-only; a session with no lock node below the path is
-nothing to do (exit 0). Piped input never confirms: pass --yes.`,
+nothing to do (exit 0). Piped input never confirms: pass --yes.
+
+On Redis servers NODE is a key: zkscope shows its token and deletes it only
+while it still holds that token (--token T --yes for scripts).`,
 		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
   zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes
   zkscope evict --session 0x100000872e90004 --under /app/locks`,
@@ -186,11 +198,14 @@ nothing to do (exit 0). Piped input never confirms: pass --yes.`,
 			if session != "" {
 				return cobra.NoArgs(cmd, args)
 			}
-			return cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1))(cmd, args)
+			return cobra.MatchAll(cobra.ExactArgs(1), lockPathArgs)(cmd, args)
 		},
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if handled, err := runRedisEvict(cmd, args); handled || err != nil { // main_redis_lock.go
+				return err
+			}
 			if session != "" {
 				return evictSession(cmd, session, under, yes)
 			}
@@ -248,6 +263,7 @@ nothing to do (exit 0). Piped input never confirms: pass --yes.`,
 	f.BoolVar(&anyNode, "any-node", false, "delete a node that is no participant of a lock zkscope recognises")
 	f.StringVar(&session, "session", "", "delete every lock node of this session (0x…) below --under")
 	f.StringVar(&under, "under", "/", "with --session: the path whose locks are scanned")
+	redisEvictFlags(f)
 	return cmd
 }
 
@@ -342,10 +358,13 @@ version it read. Anything else (a plain node, a waiter, a persistent node, a
 kazoo, go-zookeeper or ZooKeeper recipe lock, a Curator semaphore or leader
 latch) is refused with exit status 2 and left unchanged.`,
 		Example:           `  zkscope revoke /app/locks/deploy/_c_0f3e…-lock-0000000007 --wait 30s`,
-		Args:              cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1)),
+		Args:              cobra.MatchAll(cobra.ExactArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if handled, err := runRedisRevoke(args); handled || err != nil { // main_redis_lock.go
+				return err
+			}
 			if wait < 0 {
 				return fmt.Errorf("--wait %s: must be positive", wait)
 			}

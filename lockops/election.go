@@ -361,3 +361,23 @@ func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, err
 	d.Context = kids.Children
 	return d, nil
 }
+
+// leaderRefusal refuses, without o.ForceLeader, to force-delete the
+// leader node of a system's election (Kafka, HDFS, HBase, Solr), saying
+// what the system would do and the flag that decides; nil otherwise.
+func leaderRefusal(l nodeLock, o EvictOptions) error {
+	p, ok := l.participant()
+	if o.ForceLeader || !ok || p.State != StateHolding || !l.queue.Kind.SystemElection() {
+		return nil
+	}
+	return refuse(OpForceDelete, l.node, "it is the %s's node (%s): deleting it starts a new election: %s; pass --force-leader to delete it anyway",
+		leaderWord(l.queue.Kind), l.queue.Kind, NextElection(l.queue.Kind))
+}
+
+// capitalize upper-cases s's first letter (ASCII).
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

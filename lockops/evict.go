@@ -100,6 +100,11 @@ type EvictOptions struct {
 	// lock zkscope recognises (`zkscope evict --any-node`); without it
 	// such a node is refused.
 	AnyNode bool
+	// ForceLeader allows force-deleting the leader node of a system's
+	// election (Kafka's controller, HDFS's active lock, HBase's master,
+	// Solr's overseer: `zkscope evict --force-leader`); without it the
+	// leader is refused ([leaderRefusal]).
+	ForceLeader bool
 }
 
 // PreviewEvict reads node and its lock and says whose node it is and what
@@ -127,6 +132,10 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 	part, ok := l.participant()
 	if !ok && !o.AnyNode {
 		err := refuse(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
+		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
+		return nil, err
+	}
+	if err := leaderRefusal(l, o); err != nil {
 		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
 		return nil, err
 	}
@@ -173,6 +182,9 @@ func nextHolders(before, after Queue) []string {
 // is the node as decoded (zero when it is no participant).
 func evictWarnings(p *EvictPreview, part Participant) []string {
 	var w []string
+	if k := Kind(p.Recipe); p.Holding && (k.SingleNode() || k.SystemElection()) {
+		w = append(w, "This is the "+leaderWord(k)+"'s node: deleting it starts a new election. "+capitalize(NextElection(k))+".")
+	}
 	if p.Holding || !p.Participant {
 		w = append(w,
 			"The holder is NOT told: if it is still running it will go on as if it held the lock, while the next waiter takes it too. Stop the holder first, or use revoke if it is revocable.")
@@ -216,6 +228,15 @@ func Evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Ev
 func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o EvictOptions) error {
 	if !o.AnyNode {
 		if err := mustBeParticipant(ctx, c, node); err != nil {
+			return err
+		}
+	}
+	if !o.ForceLeader {
+		l, err := readNodeLock(ctx, c, node)
+		if err != nil {
+			return fmt.Errorf("force-delete %s: read its lock: %w", node, err)
+		}
+		if err := leaderRefusal(l, o); err != nil {
 			return err
 		}
 	}

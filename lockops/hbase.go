@@ -10,8 +10,8 @@ package lockops
 // port=2, start_code=3), rpc_version=2, info_port=3.
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"slices"

@@ -121,13 +121,13 @@ type Participant struct {
 	// the servers' watch lists (a single-node lock's or election's
 	// candidates); Node is then the node it watches.
 	WatcherOnly bool
-	Mode      Mode // exclusive, read, write, or ModeLease / ModeLatch
-	State     State
-	Position  int // 0-based place in the recipe's order
-	Session   int64
-	Czxid     int64
-	Data      []byte
-	Ctime     time.Time
+	Mode        Mode // exclusive, read, write, or ModeLease / ModeLatch
+	State       State
+	Position    int // 0-based place in the recipe's order
+	Session     int64
+	Czxid       int64
+	Data        []byte
+	Ctime       time.Time
 
 	// Watches is the node (or, for a children watch, the parent) this
 	// waiter waits on; "" for holders.

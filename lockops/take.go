@@ -154,6 +154,9 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	if plan.Why != "" && o.Notice != nil {
 		o.Notice(plan.Why)
 	}
+	if plan.Kind == KindEphemeralLock {
+		return joinEphemeral(ctx, c, plan, o) // ephemeral.go
+	}
 	return join(ctx, c, plan, o)
 }
 

@@ -124,9 +124,9 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 		for i := range q.Participants {
 			checkDeadlock(ix, &q.Participants[i])
 		}
-		checkElection(ix)
 	}
 	checkHerd(ix)
+	checkElection(ix)
 	q.Problems = ix.out
 }
 

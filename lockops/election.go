@@ -194,7 +194,8 @@ func applyWatchers(e *zkview.Ensemble, q *Queue) {
 
 // checkElection adjusts the servers' problems of an election or a
 // single-node lock: its waiters own no node, so none can wait on another
-// (a leader watching its own node is no deadlock); and a leader whose
+// (a leader watching its own node is no deadlock); a system's candidates
+// all watch the leader node by design (no herd to fix); and a leader whose
 // session lives on while its client is connected to no server makes the
 // others wait for the session to expire: the owner-disconnected problem
 // of that node becomes this sharper one.
@@ -203,9 +204,10 @@ func checkElection(ix *queueIndex) {
 	if !q.Kind.SingleNode() && !q.Kind.SystemElection() {
 		return
 	}
-	if q.Kind.SingleNode() {
-		ix.out = slices.DeleteFunc(ix.out, func(p Problem) bool { return p.Kind == ProblemDeadlock })
-	}
+	ix.out = slices.DeleteFunc(ix.out, func(p Problem) bool {
+		return p.Kind == ProblemDeadlock && q.Kind.SingleNode() ||
+			p.Kind == ProblemHerd && q.Kind.SystemElection() // Kafka's brokers, HDFS's controllers: by design
+	})
 	for i := range ix.out {
 		pr := &ix.out[i]
 		if pr.Kind != ProblemOwnerDisconnected {

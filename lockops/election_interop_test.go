@@ -1,0 +1,300 @@
+package lockops
+
+// Single-node locks and elections on a real server. No Kafka, Hadoop,
+// HBase or Solr binaries exist here: each layout is built node by node as
+// the system writes it (node flags and data bytes from its sources; see
+// election_test.go), every system process on its own session, and the
+// candidates set the watches the systems set (exists on the leader node,
+// Solr's getData on its predecessor). The plain ephemeral lock is taken
+// by real kazoo and Curator clients with the create-or-watch pattern.
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// mustCreate creates p with data and flags on conn.
+func mustCreate(t *testing.T, conn *zk.Conn, p string, data []byte, flags int32) string {
+	t.Helper()
+	got, err := conn.Create(p, data, flags, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatalf("create %s: %v", p, err)
+	}
+	return got
+}
+
+// existsWatch sets an exists watch on p from conn, as the candidates of
+// Kafka, HDFS and HBase do.
+func existsWatch(t *testing.T, conn *zk.Conn, p string) {
+	t.Helper()
+	if ok, _, _, err := conn.ExistsW(p); err != nil || !ok {
+		t.Fatalf("exists watch on %s: %v %v", p, ok, err)
+	}
+}
+
+// buildElections lays out, below base, a Kafka cluster (controller broker
+// 1, brokers 2 and 3 watching), HDFS HA whose breadcrumb still names the
+// old active, HBase with a backup master, and Solr's overseer election of
+// three. It returns the sessions by name.
+func buildElections(t *testing.T, addrs []string, base string) map[string]*zkview.Client {
+	admin := newClient(t, addrs)
+	s := map[string]*zkview.Client{}
+	for _, n := range []string{"broker1", "broker2", "broker3", "zkfc1", "zkfc2", "hm1", "hm2", "solr1", "solr2", "solr3"} {
+		s[n] = newClient(t, addrs)
+	}
+	a := admin.Conn()
+	zktest.MakePath(t, a, base)
+	for _, p := range []string{base + "/kafka", base + "/kafka/brokers", base + "/kafka/brokers/ids",
+		base + "/hadoop-ha", base + "/hadoop-ha/ns1", base + "/hbase", base + "/hbase/backup-masters", base + "/hbase/rs",
+		base + "/solr", base + "/solr/overseer_elect", base + "/solr/overseer_elect/election"} {
+		mustCreate(t, a, p, nil, zk.FlagPersistent)
+	}
+	// Kafka: brokers register, broker 1 wins /controller and bumps the
+	// epoch; every broker watches /controller with exists.
+	k := base + "/kafka"
+	for i, n := range []string{"broker1", "broker2", "broker3"} {
+		mustCreate(t, s[n].Conn(), fmt.Sprintf("%s/brokers/ids/%d", k, i+1), kafkaBrokerData(fmt.Sprintf("kafka%d", i+1), 9092), zk.FlagEphemeral)
+	}
+	mustCreate(t, s["broker1"].Conn(), k+"/controller", kafkaControllerData(2, 1, time.Now().UnixMilli()), zk.FlagEphemeral)
+	mustCreate(t, a, k+"/controller_epoch", []byte("7"), zk.FlagPersistent)
+	for _, n := range []string{"broker1", "broker2", "broker3"} {
+		existsWatch(t, s[n].Conn(), k+"/controller")
+	}
+	// HDFS: nn1 was active (its breadcrumb), zkfc1 now holds the lock for
+	// nn2 and has not fenced nn1 yet; zkfc2 watches the lock.
+	h := base + "/hadoop-ha/ns1"
+	mustCreate(t, a, h+"/"+hadoopBreadcrumb, activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	mustCreate(t, s["zkfc1"].Conn(), h+"/"+hadoopLock, activeNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019), zk.FlagEphemeral)
+	existsWatch(t, s["zkfc2"].Conn(), h+"/"+hadoopLock)
+	// HBase: hm1 active, hm2 a backup watching master.
+	hb := base + "/hbase"
+	mustCreate(t, s["hm1"].Conn(), hb+"/master", hbaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010), zk.FlagEphemeral)
+	mustCreate(t, s["hm2"].Conn(), hb+"/backup-masters/hm2,16000,1700000000001", hbaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010), zk.FlagEphemeral)
+	existsWatch(t, s["hm2"].Conn(), hb+"/master")
+	// Solr: three nodes join the overseer election in turn; the first
+	// writes the leader node, each other one getData-watches the one before.
+	e := base + "/solr/overseer_elect/election"
+	var names []string
+	for i, n := range []string{"solr1", "solr2", "solr3"} {
+		conn := s[n].Conn()
+		got := mustCreate(t, conn, fmt.Sprintf("%s/%d-10.0.0.%d:8983_solr-n_", e, conn.SessionID(), i+1), nil, zk.FlagEphemeral|zk.FlagSequence)
+		names = append(names, got[strings.LastIndexByte(got, '/')+1:])
+		if i > 0 {
+			if _, _, _, err := conn.GetW(e + "/" + names[i-1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mustCreate(t, s["solr1"].Conn(), base+"/solr/overseer_elect/leader", []byte(`{"id":"`+names[0]+`"}`), zk.FlagEphemeral)
+	return s
+}
+
+func TestElectionsInterop(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	base := zktest.Path(t)
+	s := buildElections(t, cl.Addrs(), base)
+
+	r := locksJSON(t, cs, base)
+	locks := map[string]jsonObj{}
+	for _, l := range r.objs("locks") {
+		locks[l.str("recipe")] = l
+	}
+	if len(locks) != 4 {
+		t.Fatalf("locks: %v", r)
+	}
+	kafka := locks["kafka.controller"]
+	ps := kafka.objs("participants")
+	if kafka.str("path") != base+"/kafka" || len(ps) != 3 {
+		t.Fatalf("kafka: %v", kafka)
+	}
+	lead := ps[0]
+	if lead.str("state") != "holding" || lead.str("node") != base+"/kafka/controller" ||
+		lead.str("session") != FormatSession(s["broker1"].Conn().SessionID()) {
+		t.Errorf("kafka controller: %v", lead)
+	}
+	if pl, _ := lead["payload"].(map[string]any); pl["brokerid"] != float64(1) || pl["host"] != "kafka1:9092" {
+		t.Errorf("kafka controller payload: %v", lead["payload"])
+	}
+	for i, p := range ps[1:] {
+		pl, _ := p["payload"].(map[string]any)
+		if p.str("state") != "waiting" || p["own_node"] != false || p.str("watch_kind") != "exists" || !p.flag("watch_observed") ||
+			p.str("watches") != base+"/kafka/controller" || !strings.HasPrefix(p.str("client"), "127.0.0.1:") || pl["broker"] != fmt.Sprint(i+2) {
+			t.Errorf("kafka waiter %d: %v", i, p)
+		}
+	}
+	if ctx, _ := kafka["context"].(map[string]any); ctx["controller_epoch"] != float64(7) {
+		t.Errorf("kafka context: %v", kafka["context"])
+	}
+	hdfs := locks["hadoop.ha"]
+	if ps := hdfs.objs("participants"); len(ps) != 2 || ps[0].str("session") != FormatSession(s["zkfc1"].Conn().SessionID()) ||
+		ps[1].str("session") != FormatSession(s["zkfc2"].Conn().SessionID()) || ps[1].str("watch_kind") != "exists" {
+		t.Errorf("hdfs: %v", hdfs)
+	}
+	hbase := locks["hbase.master"]
+	if ps := hbase.objs("participants"); len(ps) != 2 || ps[1].str("node") != base+"/hbase/backup-masters/hm2,16000,1700000000001" ||
+		ps[1].str("watches") != base+"/hbase/master" || !ps[1].flag("watch_observed") {
+		t.Errorf("hbase: %v", hbase)
+	}
+	solr := locks["solr.overseer"]
+	expectShape(t, solr, "solr.overseer", "0 holding leader", "1 waiting leader -> 0 (data)", "2 waiting leader -> 1 (data)")
+
+	// doctor: the HDFS failover that did not finish.
+	out, code := doctor(t, cs, base)
+	if code != 1 || !strings.Contains(out, "failover-unfinished\t"+base+"/hadoop-ha/ns1/"+hadoopBreadcrumb) {
+		t.Errorf("doctor (exit %d) did not report the stale breadcrumb:\n%s", code, out)
+	}
+	if strings.Contains(out, "herd\t") {
+		t.Errorf("doctor reported a herd of a system's election (by design):\n%s", out)
+	}
+
+	// evict on Kafka's controller: refused without --force-leader.
+	cmd := zkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller")
+	cmd.Stdin = strings.NewReader("controller\n")
+	code, stderr := runWithin(t, cmd, 60*time.Second)
+	if code != 2 || !strings.Contains(stderr, "--force-leader") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("evict of the controller: exit %d, stderr %q", code, stderr)
+	}
+	if ok, _, _ := s["broker2"].Conn().Exists(base + "/kafka/controller"); !ok {
+		t.Error("the controller node was deleted")
+	}
+}
+
+// doctor runs the real `zkscope doctor PATH`.
+func doctor(t *testing.T, servers, p string) (string, int) {
+	t.Helper()
+	cmd := zkscopeCmd(t, t.TempDir(), servers, "doctor", p)
+	var out strings.Builder
+	cmd.Stdout = &out
+	code, stderr := runWithin(t, cmd, 60*time.Second)
+	return out.String() + stderr, code
+}
+
+// TestEphemeralLockKazooCuratorInterop: real kazoo and Curator clients
+// take a plain ephemeral lock with create-or-watch; the report names the
+// holder and the watching sessions as waiters, doctor the herd; when the
+// holder lets go, one of them takes it.
+func TestEphemeralLockKazooCuratorInterop(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	lock := zktest.Path(t) + "/maintenance"
+	kz, cur := zktest.StartKazoo(t, cs), zktest.StartCurator(t, cs)
+	kz.Acquire(t, "k1", "ephemeral", lock)
+	kz.Await(t, "k1", "acquired")
+	kz.Acquire(t, "k2", "ephemeral", lock)
+	kz.Await(t, "k2", "waiting")
+	kz.Acquire(t, "k3", "ephemeral", lock)
+	kz.Await(t, "k3", "waiting")
+	cur.Acquire(t, "c4", "ephemeral", lock)
+	cur.Await(t, "c4", "waiting")
+
+	l := settled(t, cs, lock, 4)
+	if l.str("recipe") != "zookeeper.ephemeral-lock" || l.str("path") != lock {
+		t.Fatalf("lock %v", l)
+	}
+	ps := l.objs("participants")
+	if ps[0].str("state") != "holding" || ps[0].str("data") != "k1" || ps[0].str("node") != lock {
+		t.Errorf("holder %v", ps[0])
+	}
+	for i, p := range ps[1:] {
+		if p.str("state") != "waiting" || p.str("watch_kind") != "exists" || p["own_node"] != false || p.str("node") != lock ||
+			!p.isNull("seq") || !strings.HasPrefix(p.str("client"), "127.0.0.1:") {
+			t.Errorf("waiter %d: %v", i, p)
+		}
+	}
+	// The same lock found from its parent: the servers list it watched.
+	parent := locksJSON(t, cs, lock[:strings.LastIndexByte(lock, '/')])
+	if locks := parent.objs("locks"); len(locks) != 1 || locks[0].str("path") != lock || len(locks[0].objs("participants")) != 4 {
+		t.Errorf("from the parent: %v", parent)
+	}
+	out, code := doctor(t, cs, lock)
+	if code != 1 || !strings.Contains(out, "herd\t"+lock) {
+		t.Errorf("doctor (exit %d) did not report the herd:\n%s", code, out)
+	}
+	kz.Release(t, "k1")
+	waitFor(t, "a waiter to take the lock", 90*time.Second, func() bool {
+		return kz.Has("k2", "acquired") || kz.Has("k3", "acquired") || cur.Has("c4", "acquired")
+	})
+	settled(t, cs, lock, 3)
+}
+
+// TestLockEphemeralExcludesKazoo: `zkscope lock --recipe ephemeral` waits
+// while a real kazoo client holds the lock with the same create-or-watch
+// pattern, runs its command once kazoo lets go; and kazoo waits while
+// zkscope holds it.
+func TestLockEphemeralExcludesKazoo(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	lock := zktest.Path(t)
+	c := newClient(t, cl.Addrs())
+	kz := zktest.StartKazoo(t, cs)
+	kz.Acquire(t, "k1", "ephemeral", lock)
+	kz.Await(t, "k1", "acquired")
+
+	// zkscope waits for kazoo.
+	cmd := zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "echo ran")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitFor(t, "zkscope to wait on the lock", 60*time.Second, func() bool { return strings.Contains(stderr.String(), "watching "+lock) })
+	if out.Len() != 0 {
+		t.Fatalf("the command ran while kazoo held the lock: %q", out.String())
+	}
+	kz.Release(t, "k1")
+	select {
+	case err := <-done:
+		if err != nil || out.String() != "ran\n" {
+			t.Fatalf("zkscope lock: %v, stdout %q, stderr:\n%s", err, out.String(), stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("zkscope did not take the lock kazoo released; stderr:\n%s", stderr.String())
+	}
+	if ok, _, _ := c.Conn().Exists(c.Abs(lock)); ok {
+		t.Error("zkscope left its node behind")
+	}
+
+	// kazoo waits for zkscope: zkscope holds until its command's stdin ends.
+	cmd = zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "cat >/dev/null")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done = make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitFor(t, "zkscope to hold the lock", 60*time.Second, func() bool { return strings.Contains(stderr.String(), "holding "+lock) })
+	kz.Acquire(t, "k2", "ephemeral", lock)
+	kz.Await(t, "k2", "waiting")
+	if kz.Has("k2", "acquired") {
+		t.Fatal("kazoo took the lock zkscope holds")
+	}
+	// A lock --recipe kazoo on the ephemeral node is refused: mixing.
+	code, refusal := runWithin(t, zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "kazoo", "--no-wait"), 60*time.Second)
+	if code != 2 || !strings.Contains(refusal, "--recipe ephemeral") {
+		t.Errorf("lock --recipe kazoo on an ephemeral lock: exit %d, %q", code, refusal)
+	}
+	in.Close()
+	if err := <-done; err != nil {
+		t.Fatalf("zkscope lock: %v; stderr:\n%s", err, stderr.String())
+	}
+	kz.Await(t, "k2", "acquired")
+}

@@ -50,6 +50,8 @@ func Decode(d Dir, o DecodeOptions) Queue {
 		k = c.kindOf(c.dominant()) // what Detect says, from the census taken
 		if f := familyOfChildren(d.Children); f != "" {
 			k = f // a system's election: by its node names
+		} else if len(d.Children) == 0 && d.Stat.EphemeralOwner != 0 && d.Stat.Czxid != 0 {
+			k = KindEphemeralLock // an ephemeral node read as a lock: it holds itself
 		}
 	}
 	q := decodeAs(d, k, o)

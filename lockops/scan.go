@@ -260,8 +260,13 @@ func (s *scanner) kazooSemaphore(ctx context.Context, p string) (Queue, error) {
 // ReadDir reads a lock directory for [Decode]: its own data and stat and
 // all its children's, in one listing and one bulk read. Children deleted
 // between the two are left out.
+// A system's election gets the nodes it keeps elsewhere (Dir.Context).
 func ReadDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
-	return readDir(ctx, c, p)
+	d, err := readDir(ctx, c, p)
+	if err != nil {
+		return d, err
+	}
+	return withElectionContext(ctx, c, d)
 }
 
 func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
@@ -443,5 +448,6 @@ func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []strin
 			d.Children = append(d.Children, k)
 		}
 	}
-	return d, next, nil
+	d, err := withElectionContext(ctx, c, d) // a system's election: its nodes elsewhere
+	return d, next, err
 }

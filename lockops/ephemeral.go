@@ -164,12 +164,8 @@ func watchedPaths(e *zkview.Ensemble) []string {
 // once it is deleted. Parents are made persistent. A create whose reply
 // was lost to a disconnect is ours when the node's owner is our session.
 func joinEphemeral(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (*Held, error) {
-	w := &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
-	if o.Wait == WaitTimeout {
-		var cancel context.CancelFunc
-		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
+	w, cancel := newWaiter(ctx, c, plan, o)
+	defer cancel()
 	sub, unsub := c.Subscribe()
 	defer unsub()
 	data := OwnerData(o.Note)
@@ -202,11 +198,7 @@ func (w *waiter) waitGone(sub <-chan zkview.ConnEvent) error {
 	if err != nil {
 		return fmt.Errorf("take %s: watch it: %w", lockPath, err)
 	}
-	p := Progress{Path: lockPath, Node: "", Recipe: string(KindEphemeralLock), Position: 1, QueueLen: 2, WaitingOn: lockPath}
-	if w.o.Progress != nil && p != w.lastReport {
-		w.o.Progress(p)
-		w.lastReport = p
-	}
+	w.report(Progress{Path: lockPath, Recipe: string(KindEphemeralLock), Position: 1, QueueLen: 2, WaitingOn: lockPath})
 	session := w.c.Conn().SessionID()
 	for {
 		select {

@@ -163,12 +163,8 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 // join creates our node as plan says and waits for the lock: list, find
 // our place with the library's rule, watch what it says, repeat.
 func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (*Held, error) {
-	w := &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
-	if o.Wait == WaitTimeout {
-		var cancel context.CancelFunc
-		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
+	w, cancel := newWaiter(ctx, c, plan, o)
+	defer cancel()
 	sub, unsub := c.Subscribe()
 	defer unsub()
 	node, st, err := createLockNode(w.ctx, c, plan, OwnerData(o.Note))
@@ -206,6 +202,25 @@ type waiter struct {
 	st          zk.Stat
 	lastReport  Progress
 	closedSince time.Time
+}
+
+// newWaiter is a waiter for plan whose context ends at o's timeout (when
+// it has one); call cancel when done.
+func newWaiter(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (w *waiter, cancel context.CancelFunc) {
+	w = &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
+	cancel = func() {}
+	if o.Wait == WaitTimeout {
+		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+	}
+	return w, cancel
+}
+
+// report tells o.Progress where we stand, when it changed.
+func (w *waiter) report(p Progress) {
+	if w.o.Progress != nil && p != w.lastReport {
+		w.o.Progress(p)
+		w.lastReport = p
+	}
 }
 
 // ctxErr tells a timeout from the caller's end.
@@ -291,11 +306,7 @@ func (w *waiter) look() (*Participant, error) {
 	if me.State == StateWaiting && w.o.Wait == WaitNone {
 		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, ErrWouldBlock, me.Watches))
 	}
-	p := Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches}
-	if w.o.Progress != nil && p != w.lastReport {
-		w.o.Progress(p)
-		w.lastReport = p
-	}
+	w.report(Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches})
 	return &me, nil
 }
 

@@ -251,7 +251,7 @@ func NextElection(k Kind) string {
 	case KindSolrOverseer:
 		return "the next node in the overseer election queue becomes overseer and rewrites the leader node"
 	}
-	return "a new election: every session watching the node wakes at once and races to create it"
+	return "every session watching the node wakes at once and races to create it"
 }
 
 // pbField is one field of a protobuf message read by [readProto]: a
@@ -382,4 +382,15 @@ func capitalize(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// racers counts the sessions the servers (e) list watching the node of a
+// single-node lock q whose candidates own no node, its holder aside.
+func racers(e *zkview.Ensemble, q Queue) int {
+	if !q.Kind.watcherWaiters() {
+		return 0
+	}
+	qs := []Queue{q.Clone()}
+	applyWatchers(e, &qs[0])
+	return len(qs[0].Waiters())
 }

@@ -166,6 +166,17 @@ func TestElectionsInterop(t *testing.T) {
 	if ok, _, _ := s["broker2"].Conn().Exists(base + "/kafka/controller"); !ok {
 		t.Error("the controller node was deleted")
 	}
+	// With --force-leader (and the owner expected, not asked): deleted.
+	cmd = zkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller", "--force-leader", "--yes",
+		"--expect-session", FormatSession(s["broker1"].Conn().SessionID()))
+	var out2 strings.Builder
+	cmd.Stdout = &out2
+	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out2.String(), "a new election among the 2 sessions watching it") {
+		t.Errorf("evict --force-leader: exit %d, stdout:\n%s\nstderr: %s", code, out2.String(), stderr)
+	}
+	if ok, _, _ := s["broker2"].Conn().Exists(base + "/kafka/controller"); ok {
+		t.Error("the controller node is still there")
+	}
 }
 
 // doctor runs the real `zkscope doctor PATH`.

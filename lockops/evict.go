@@ -73,6 +73,10 @@ type EvictPreview struct {
 	// NextHolders are the nodes that would hold the lock once Node is gone
 	// and do not hold it now (nil when none or unknown).
 	NextHolders []string
+	// Racers are the sessions that watch a single-node lock's node without
+	// a node of their own (from the servers' watch lists): they race to
+	// create it once it is gone, so who gets it next is not known.
+	Racers int
 	// Warnings for the confirmation dialog, most important first.
 	Warnings []string
 	// Expect is what to pass to [Evict] to delete exactly this node.
@@ -147,14 +151,19 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 	}
 	p.HeldFor = time.Since(p.Created).Round(time.Second)
 	if p.Ephemeral {
-		if addr, ok := c.Introspect(ctx).ClientOf(p.Session); ok {
+		e := c.Introspect(ctx)
+		if addr, ok := e.ClientOf(p.Session); ok {
 			p.Client = addr
 		}
+		p.Racers = racers(e, l.queue)
 	}
 	if ok {
 		p.Recipe = string(l.queue.Kind)
 		p.Holding = part.State == StateHolding
 		p.NextHolders = nextHolders(l.queue, l.without())
+		if k := l.queue.Kind; k.SingleNode() || k.SystemElection() {
+			p.LockPath = l.queue.Path
+		}
 	}
 	p.Warnings = evictWarnings(p, part)
 	return p, nil
@@ -194,6 +203,8 @@ func evictWarnings(p *EvictPreview, part Participant) []string {
 		w = append(w, "zkscope does not know this node as part of a lock: who gets the lock next is unknown.")
 	case part.Mode == ModeStray:
 		w = append(w, "This is no lock node, but "+p.Recipe+" counts it in its queue: the contender after it waits on it.")
+	case p.Holding && p.Racers > 0:
+		w = append(w, fmt.Sprintf("%s watch it and race to create it: which one wins is not known in advance.", plural(p.Racers, "session")))
 	case p.Holding && len(p.NextHolders) == 0:
 		w = append(w, "Nobody is waiting: the lock becomes free.")
 	}

@@ -102,11 +102,22 @@ func (k Kind) watcherWaiters() bool {
 
 // familyOf is the system election a directory's children make, "" when
 // none: HDFS's lock or breadcrumb, Kafka's controller with its epoch,
-// HBase's master with its backup masters. One pass over the names.
+// HBase's master with its backup masters.
 func familyOf(names []string) Kind {
+	return familyOfEach(len(names), func(i int) string { return names[i] })
+}
+
+// familyOfChildren is [familyOf] over a directory as read.
+func familyOfChildren(children []Child) Kind {
+	return familyOfEach(len(children), func(i int) string { return children[i].Name })
+}
+
+// familyOfEach is [familyOf] over n names, in one pass without a copy
+// (every directory of a scan is asked).
+func familyOfEach(n int, name func(i int) string) Kind {
 	var controller, epoch, master, backups bool
-	for _, n := range names {
-		switch n {
+	for i := 0; i < n; i++ {
+		switch name(i) {
 		case hadoopLock, hadoopBreadcrumb:
 			return KindHadoopHA
 		case kafkaController:
@@ -126,15 +137,6 @@ func familyOf(names []string) Kind {
 		return KindHBaseMaster
 	}
 	return ""
-}
-
-// familyOfChildren is [familyOf] over a directory as read.
-func familyOfChildren(children []Child) Kind {
-	names := make([]string, len(children))
-	for i := range children {
-		names[i] = children[i].Name
-	}
-	return familyOf(names)
 }
 
 // childNamed is the child called name, nil when there is none.

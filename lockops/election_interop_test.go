@@ -10,6 +10,7 @@ package lockops
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -308,4 +309,44 @@ func TestLockEphemeralExcludesKazoo(t *testing.T) {
 		t.Fatalf("zkscope lock: %v; stderr:\n%s", err, stderr.String())
 	}
 	kz.Await(t, "k2", "acquired")
+}
+
+// TestPlanTakeEphemeral: an ephemeral node at PATH means a plain
+// ephemeral lock and nothing else; --recipe ephemeral takes only a
+// missing or ephemeral PATH, exclusively. Refusals write nothing.
+func TestPlanTakeEphemeral(t *testing.T) {
+	cl := zktest.Shared(t)
+	c, owner := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	base := zktest.Path(t)
+	zktest.MakePath(t, c.Conn(), base+"/persistent/child")
+	mustCreate(t, owner.Conn(), base+"/held", []byte("someone"), zk.FlagEphemeral)
+	ctx := context.Background()
+	cases := []struct {
+		path   string
+		o      TakeOptions
+		refuse string // part of the refusal; "" for a plan
+		why    bool   // the plan says why it chose the recipe
+	}{
+		{base + "/held", TakeOptions{}, "", true},
+		{base + "/held", TakeOptions{Library: Ephemeral}, "", false},
+		{base + "/held", TakeOptions{Library: Curator}, "pass --recipe ephemeral", false},
+		{base + "/free", TakeOptions{Library: Ephemeral}, "", false},
+		{base + "/free", TakeOptions{Library: Ephemeral, Mode: ModeRead}, "pass --mode exclusive", false},
+		{base + "/persistent", TakeOptions{Library: Ephemeral}, "1 child below it", false},
+		{base + "/persistent/child", TakeOptions{Library: Ephemeral}, "it is a persistent node", false},
+	}
+	for _, k := range cases {
+		plan, err := PlanTake(ctx, c, k.path, k.o)
+		switch {
+		case k.refuse != "":
+			if !IsRefusal(err) || !strings.Contains(err.Error(), k.refuse) {
+				t.Errorf("%s %+v: %v, want a refusal with %q", k.path, k.o, err, k.refuse)
+			}
+		case err != nil || plan.Kind != KindEphemeralLock || plan.Library != Ephemeral || (plan.Why != "") != k.why:
+			t.Errorf("%s %+v: plan %+v, %v", k.path, k.o, plan, err)
+		}
+	}
+	if ok, _, _ := c.Conn().Exists(c.Abs(base + "/free")); ok {
+		t.Error("planning wrote a node")
+	}
 }

@@ -11,6 +11,7 @@ package lockops
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -348,5 +349,59 @@ func TestPlanTakeEphemeral(t *testing.T) {
 	}
 	if ok, _, _ := c.Conn().Exists(c.Abs(base + "/free")); ok {
 		t.Error("planning wrote a node")
+	}
+}
+
+// TestTakeEphemeralInProcess: Take with --recipe ephemeral: busy with
+// --no-wait, waits for the holder otherwise, and a held lock whose node
+// someone deletes is lost and stays lost.
+func TestTakeEphemeralInProcess(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	a, b := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	lock := zktest.Path(t) + "/job"
+	h1, err := Take(ctx, a, lock, TakeOptions{Library: Ephemeral})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1.Node != lock || h1.Recipe != string(KindEphemeralLock) {
+		t.Fatalf("held %s (%s)", h1.Node, h1.Recipe)
+	}
+	if _, err := Take(ctx, b, lock, TakeOptions{Wait: WaitNone}); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("a second take with no wait: %v, want %v", err, ErrWouldBlock)
+	}
+	waiting := make(chan Progress, 4)
+	got := make(chan error, 1)
+	var h2 *Held
+	go func() {
+		var err error
+		h2, err = Take(ctx, b, lock, TakeOptions{Progress: func(p Progress) { waiting <- p }})
+		got <- err
+	}()
+	if p := <-waiting; p.WaitingOn != lock {
+		t.Fatalf("progress %+v", p)
+	}
+	select {
+	case err := <-got:
+		t.Fatalf("took the lock while it was held: %v", err)
+	default:
+	}
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Conn().Delete(a.Abs(lock), -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h2.LostCh():
+	case <-time.After(30 * time.Second):
+		t.Fatal("deletion of our node was not noticed")
+	}
+	if h2.State() != StateLost {
+		t.Fatalf("state %s, want lost", h2.State())
 	}
 }

@@ -405,3 +405,31 @@ func TestTakeEphemeralInProcess(t *testing.T) {
 		t.Fatalf("state %s, want lost", h2.State())
 	}
 }
+
+// TestLeaderClientGoneInterop: Kafka's controller node whose session the
+// servers keep alive while its client is gone (its connection dropped
+// without closing the session): doctor says nobody takes over until the
+// session expires.
+func TestLeaderClientGoneInterop(t *testing.T) {
+	cl := zktest.Shared(t)
+	c := newClient(t, cl.Addrs())
+	base := zktest.Path(t)
+	zktest.MakePath(t, c.Conn(), base+"/kafka/brokers/ids")
+	mustCreate(t, c.Conn(), base+"/kafka/controller_epoch", []byte("3"), zk.FlagPersistent)
+	raw, err := zktest.DialSession(cl.Addrs()[0], 0, nil, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Create(base+"/kafka/controller", kafkaControllerData(1, 5, time.Now().UnixMilli()), int32(zk.FlagEphemeral)); err != nil {
+		t.Fatal(err)
+	}
+	raw.Abandon()
+	waitFor(t, "the dropped connection to leave the servers' lists", 30*time.Second, func() bool {
+		_, ok := c.Introspect(context.Background()).ClientOf(raw.ID)
+		return !ok
+	})
+	out, code := doctor(t, cl.ConnectString(), base)
+	if code != 1 || !strings.Contains(out, "leader-client-gone\t"+base+"/kafka/controller") {
+		t.Errorf("doctor (exit %d) did not report the controller's client gone:\n%s", code, out)
+	}
+}

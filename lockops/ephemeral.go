@@ -50,62 +50,83 @@ func EphemeralDir(p string, st zk.Stat, data []byte) Dir {
 // FindEphemeralLocks adds to queues the plain ephemeral locks at or below
 // root: root itself when it is an ephemeral node, and every ephemeral
 // node the servers (e) list sessions watching that is no node of a lock
-// already found and whose directory holds no known lock. Each is read
-// once; nodes gone meanwhile are left out. With e nil only root is
-// looked at. The result is sorted by path, as [Scan]'s.
+// already found and whose directory holds no known lock. The candidates
+// are read in one bulk read and each directory listed once; nodes gone
+// meanwhile are left out. With e nil only root is looked at. The result
+// is sorted by path, as [Scan]'s.
+//
+// The servers list getData and exists watches alike: an ephemeral node
+// that clients watch for its data (a service registry's instance) looks
+// the same as a lock and is reported as one.
 func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *zkview.Ensemble, queues []Queue) ([]Queue, error) {
-	known := map[string]bool{}
+	known := map[string]bool{"/": true}
 	for _, q := range queues {
 		known[q.Path] = true
 		for _, p := range q.Participants {
 			known[p.Node] = true
 		}
 	}
-	candidates := []string{root}
+	var candidates []string
+	add := func(p string) {
+		if !known[p] && !underKnownElection(p, queues) {
+			known[p] = true
+			candidates = append(candidates, p)
+		}
+	}
+	add(root)
 	if e != nil {
 		for _, p := range watchedPaths(e) {
-			if under(p, root) && p != root {
-				candidates = append(candidates, p)
+			if under(p, root) {
+				add(p)
 			}
 		}
 	}
-	added := false
-	for _, p := range candidates {
-		if known[p] || underKnownElection(p, queues) {
-			continue
-		}
-		known[p] = true
-		q, ok, err := readEphemeralLock(ctx, c, p)
-		if err != nil {
-			return queues, err
-		}
-		if ok {
-			queues, added = append(queues, q), true
-		}
+	found, err := readEphemeralLocks(ctx, c, candidates)
+	if err != nil || len(found) == 0 {
+		return queues, err
 	}
-	if added {
-		slices.SortFunc(queues, func(a, b Queue) int { return strings.Compare(a.Path, b.Path) })
-	}
+	queues = append(queues, found...)
+	slices.SortFunc(queues, func(a, b Queue) int { return strings.Compare(a.Path, b.Path) })
 	return queues, nil
 }
 
-// readEphemeralLock reads p: a plain ephemeral lock when it is an
-// ephemeral node whose directory is no lock of a known recipe.
-func readEphemeralLock(ctx context.Context, c *zkview.Client, p string) (Queue, bool, error) {
-	n, err := c.Get(p)
-	if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNoAuth) {
-		return Queue{}, false, nil
+// readEphemeralLocks reads the candidates in one bulk read and decodes
+// the ephemeral ones whose directory is no lock of a known recipe (each
+// directory listed once).
+func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []string) ([]Queue, error) {
+	if len(candidates) == 0 {
+		return nil, nil
 	}
+	dirs := make([]Dir, len(candidates)) // by index: the reads may answer concurrently
+	err := c.GetManyFunc(ctx, candidates, func(i int, data []byte, st *zk.Stat, err error) {
+		if err == nil && st.EphemeralOwner != 0 {
+			dirs[i] = EphemeralDir(candidates[i], *st, slices.Clone(data))
+		}
+	})
 	if err != nil {
-		return Queue{}, false, err
+		return nil, fmt.Errorf("read the watched ephemeral nodes: %w", err)
 	}
-	if n.Stat.EphemeralOwner == 0 || p == "/" {
-		return Queue{}, false, nil
+	lockDir := map[string]bool{}
+	var out []Queue
+	for _, d := range dirs {
+		if d.Path == "" {
+			continue // gone, unreadable or persistent
+		}
+		parent := path.Dir(d.Path)
+		isLock, listed := lockDir[parent]
+		if !listed {
+			sibs, _, err := c.Children(parent)
+			if err != nil && ignoreGone(err) != nil && !errors.Is(err, zk.ErrNoAuth) {
+				return nil, fmt.Errorf("list %s: %w", parent, err)
+			}
+			isLock = IsLockDir(sibs)
+			lockDir[parent] = isLock
+		}
+		if !isLock { // (a node of a recipe's queue otherwise)
+			out = append(out, Decode(d, DecodeOptions{Kind: KindEphemeralLock}))
+		}
 	}
-	if sibs, _, err := c.Children(path.Dir(p)); err == nil && IsLockDir(sibs) {
-		return Queue{}, false, nil // a node of a recipe's queue
-	}
-	return Decode(EphemeralDir(p, n.Stat, n.Data), DecodeOptions{Kind: KindEphemeralLock}), true, nil
+	return out, nil
 }
 
 // under reports whether p is root or below it.

@@ -9,7 +9,6 @@ package lockops
 // by real kazoo and Curator clients with the create-or-watch pattern.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -254,28 +253,16 @@ func TestLockEphemeralExcludesKazoo(t *testing.T) {
 
 	// zkscope waits for kazoo.
 	cmd := zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "echo ran")
-	var out bytes.Buffer
+	var out lockedBuffer
 	cmd.Stdout = &out
-	stderr := &lockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	waitFor(t, "zkscope to wait on the lock", 60*time.Second, func() bool { return strings.Contains(stderr.String(), "watching "+lock) })
-	if out.Len() != 0 {
+	stderr, exited := startCLI(t, cmd, "watching "+lock)
+	if out.String() != "" {
 		t.Fatalf("the command ran while kazoo held the lock: %q", out.String())
 	}
 	kz.Release(t, "k1")
-	select {
-	case err := <-done:
-		if err != nil || out.String() != "ran\n" {
-			t.Fatalf("zkscope lock: %v, stdout %q, stderr:\n%s", err, out.String(), stderr.String())
-		}
-	case <-time.After(60 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("zkscope did not take the lock kazoo released; stderr:\n%s", stderr.String())
+	<-exited
+	if code := cmd.ProcessState.ExitCode(); code != 0 || out.String() != "ran\n" {
+		t.Fatalf("zkscope lock: exit %d, stdout %q, stderr:\n%s", code, out.String(), stderr.String())
 	}
 	if ok, _, _ := c.Conn().Exists(c.Abs(lock)); ok {
 		t.Error("zkscope left its node behind")
@@ -287,14 +274,7 @@ func TestLockEphemeralExcludesKazoo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr = &lockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done = make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	waitFor(t, "zkscope to hold the lock", 60*time.Second, func() bool { return strings.Contains(stderr.String(), "holding "+lock) })
+	stderr, exited = startCLI(t, cmd, "holding "+lock)
 	kz.Acquire(t, "k2", "ephemeral", lock)
 	kz.Await(t, "k2", "waiting")
 	if kz.Has("k2", "acquired") {
@@ -306,8 +286,8 @@ func TestLockEphemeralExcludesKazoo(t *testing.T) {
 		t.Errorf("lock --recipe kazoo on an ephemeral lock: exit %d, %q", code, refusal)
 	}
 	in.Close()
-	if err := <-done; err != nil {
-		t.Fatalf("zkscope lock: %v; stderr:\n%s", err, stderr.String())
+	if <-exited; cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("zkscope lock: exit %d; stderr:\n%s", cmd.ProcessState.ExitCode(), stderr.String())
 	}
 	kz.Await(t, "k2", "acquired")
 }

@@ -220,19 +220,12 @@ func (w *waiter) waitGone(sub <-chan zkview.ConnEvent) error {
 		return fmt.Errorf("take %s: watch it: %w", lockPath, err)
 	}
 	w.report(Progress{Path: lockPath, Recipe: string(KindEphemeralLock), Position: 1, QueueLen: 2, WaitingOn: lockPath})
-	session := w.c.Conn().SessionID()
-	for {
-		select {
-		case <-ch:
-			return nil
-		case ev := <-sub:
-			if sessionEnded(ev, session) {
-				return fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", lockPath, uint64(session), ev.State, ErrLost)
-			}
-		case <-w.ctx.Done():
-			return w.ctxErr(lockPath)
-		}
+	if ctxDone, lost := w.await(ch, sub, w.c.Conn().SessionID()); ctxDone {
+		return w.ctxErr(lockPath)
+	} else if lost != nil {
+		return lost
 	}
+	return nil
 }
 
 // createEphemeral creates the lock node (and its missing parents,

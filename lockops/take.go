@@ -335,17 +335,28 @@ func (w *waiter) waitOn(me Participant, sub <-chan zkview.ConnEvent) error {
 	if err != nil {
 		return w.failed(err, "watch "+me.Watches, me.Watches)
 	}
-	session := w.st.EphemeralOwner
+	switch ctxDone, lost := w.await(ch, sub, w.st.EphemeralOwner); {
+	case lost != nil:
+		return w.fail(lost)
+	case ctxDone:
+		return w.giveUp(w.ctxErr(me.Watches))
+	}
+	return nil
+}
+
+// await waits until the watch ch fires (nil, false), session ends (an
+// ErrLost error) or w.ctx does (ctxDone).
+func (w *waiter) await(ch <-chan zk.Event, sub <-chan zkview.ConnEvent, session int64) (ctxDone bool, lost error) {
 	for {
 		select {
 		case <-ch:
-			return nil
+			return false, nil
 		case ev := <-sub:
 			if sessionEnded(ev, session) {
-				return w.fail(fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, ErrLost))
+				return false, fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, ErrLost)
 			}
 		case <-w.ctx.Done():
-			return w.giveUp(w.ctxErr(me.Watches))
+			return true, nil
 		}
 	}
 }

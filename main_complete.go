@@ -114,7 +114,7 @@ func registerCompletions(root *cobra.Command) {
 			walk(sub)
 		}
 		values := map[string][]string{
-			"recipe":      {"curator", "kazoo", "go-zk"},
+			"recipe":      {"curator", "kazoo", "go-zk", "ephemeral"},
 			"kill-signal": {"TERM", "INT", "HUP", "KILL"},
 			"output":      outputFormats,
 			"mode":        {"exclusive", "read", "write"},

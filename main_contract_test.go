@@ -23,7 +23,8 @@ import (
 var (
 	contractRecipes = map[string]bool{"curator.mutex": true, "curator.rwlock": true, "curator.semaphore-v2": true,
 		"curator.leader-latch": true, "kazoo.lock": true, "kazoo.rwlock": true, "kazoo.semaphore": true,
-		"go-zk.lock": true, "zookeeper.lock": true, "zookeeper.docs-rwlock": true, "unknown": true}
+		"go-zk.lock": true, "zookeeper.lock": true, "zookeeper.docs-rwlock": true, "unknown": true,
+		"kafka.controller": true, "hadoop.ha": true, "hbase.master": true, "solr.overseer": true, "zookeeper.ephemeral-lock": true}
 	contractSession = regexp.MustCompile(`^0x[0-9a-f]+$`)
 	contractCtime   = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 )
@@ -68,7 +69,9 @@ func checkContract(t *testing.T, doc []byte) map[string]any {
 					fail("%s: participant lacks %q: %v", path, k, p)
 				}
 			}
-			if n, _ := p["node"].(string); !strings.HasPrefix(n, path+"/") && !strings.HasPrefix(n, path+"-__lock__/") {
+			// (A plain ephemeral lock is its own node: node is the path.)
+			if n, _ := p["node"].(string); !strings.HasPrefix(n, path+"/") && !strings.HasPrefix(n, path+"-__lock__/") &&
+				!(n == path && l["recipe"] == "zookeeper.ephemeral-lock") {
 				fail("%s: node %v is not an absolute path below the lock", path, p["node"])
 			}
 			if s := p["state"]; s != "holding" && s != "waiting" {

@@ -39,6 +39,12 @@ all use one library; else the context's default_recipe; else zkscope refuses
 contenders already there is refused (exit 2) unless --force-recipe is given:
 a node in another library's format does not exclude them.
 
+--recipe ephemeral takes a plain ephemeral lock: PATH itself is created as an
+ephemeral node; while another session holds it, zkscope watches it with
+exists and tries again once it is deleted, as hand-written locks do. An
+ephemeral node already at PATH means that recipe (another --recipe is
+refused); a persistent PATH is refused.
+
 Without CMD, zkscope holds the lock until Ctrl-C (or SIGTERM) and then
 releases it. With CMD, it runs CMD once the lock is held (stdin, stdout and
 stderr passed through, in its own process group), releases the lock when CMD
@@ -70,7 +76,8 @@ locks", for what Redis locks cannot promise).`,
 		Example: `  zkscope lock /app/locks/deploy -- ./deploy.sh
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
-  zkscope lock /app/locks/new-job --recipe kazoo -- ./job.sh   # a lock nobody has taken yet`,
+  zkscope lock /app/locks/new-job --recipe kazoo -- ./job.sh   # a lock nobody has taken yet
+  zkscope lock /app/maintenance --recipe ephemeral -- ./upgrade.sh   # a hand-written create-or-watch lock`,
 		Args:              cobra.MatchAll(cobra.MinimumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -143,7 +150,7 @@ locks", for what Redis locks cannot promise).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&recipe, "recipe", "", "lock library format: curator, kazoo or go-zk (default: the contenders there, else the locks next to it, else the context's default_recipe)")
+	f.StringVar(&recipe, "recipe", "", "lock library format: curator, kazoo, go-zk or ephemeral (a plain ephemeral node at PATH; default: the contenders there, else the locks next to it, else the context's default_recipe)")
 	f.BoolVar(&forceRecipe, "force-recipe", false, "take in --recipe/--mode even when the contenders already there use another library or lock type (breaks exclusion with them)")
 	f.StringVar(&mode, "mode", "exclusive", "exclusive, read or write (read/write locks: Curator InterProcessReadWriteLock, kazoo ReadLock/WriteLock)")
 	f.DurationVar(&timeout, "timeout", 0, "give up waiting after this long (0: wait forever)")
@@ -160,7 +167,7 @@ func newEvictCmd() *cobra.Command {
 	var (
 		expectSession, expectCzxid string
 		session, under             string
-		yes, anyNode               bool
+		yes, anyNode, forceLeader  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "evict NODE | evict --session 0x… [--under PATH]",
@@ -188,6 +195,12 @@ session id, then deletes each with its own checks (session, creation zxid,
 version) and an audit line, waiters first. It refuses (exit 2) zkscope's own
 session and --read-only; a session with no lock node below the path is
 nothing to do (exit 0). Piped input never confirms: pass --yes.
+
+The leader node of a single-node lock or election (a plain ephemeral lock,
+Kafka's /controller, HDFS's ActiveStandbyElectorLock, HBase's master, Solr's
+first overseer candidate) is confirmed the same way, and zkscope says what
+the system does next (a new election). For Kafka, HDFS, HBase and Solr it
+also needs --force-leader: without it zkscope refuses (exit 2).
 
 On Redis servers NODE is a key: zkscope shows its token and deletes it only
 while it still holds that token (--token T --yes for scripts).`,
@@ -231,7 +244,7 @@ while it still holds that token (--token T --yes for scripts).`,
 				return err
 			}
 			defer c.Close()
-			opts := lockops.EvictOptions{AnyNode: anyNode}
+			opts := lockops.EvictOptions{AnyNode: anyNode, ForceLeader: forceLeader}
 			p, err := lockops.PreviewEvict(ctx, c, args[0], opts)
 			if err != nil {
 				return err
@@ -261,6 +274,7 @@ while it still holds that token (--token T --yes for scripts).`,
 	f.StringVar(&expectCzxid, "expect-czxid", "", "delete only if the node has this creation zxid (0x…)")
 	f.BoolVarP(&yes, "yes", "y", false, "do not ask (needs --expect-session)")
 	f.BoolVar(&anyNode, "any-node", false, "delete a node that is no participant of a lock zkscope recognises")
+	f.BoolVar(&forceLeader, "force-leader", false, "delete the leader node of a Kafka, HDFS, HBase or Solr election (starts a new election)")
 	f.StringVar(&session, "session", "", "delete every lock node of this session (0x…) below --under")
 	f.StringVar(&under, "under", "/", "with --session: the path whose locks are scanned")
 	redisEvictFlags(f)

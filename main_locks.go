@@ -89,9 +89,16 @@ func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags,
 	if first != nil && !waitUntil(ctx, first.At.Add(f.hungAfter)) {
 		return nil, lockops.Verification{}, nil, ctx.Err()
 	}
-	if !f.noVerify && len(queues) > 0 {
-		e = lockops.Verify(ctx, c, queues)
+	if !f.noVerify {
+		e = c.Introspect(ctx)
 	}
+	// Plain ephemeral locks: p itself, and the ephemeral nodes the servers
+	// list sessions watching.
+	queues, ferr := lockops.FindEphemeralLocks(ctx, c, p, e, queues)
+	if ferr != nil {
+		return nil, lockops.Verification{}, nil, scanError(p, ferr)
+	}
+	lockops.ApplyEnsemble(e, queues)
 	o2 := lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: e}
 	if first != nil {
 		o2.PingOnlySince, o2.HungAfter = lockops.PingOnlySince(first, e), f.hungAfter

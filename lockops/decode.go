@@ -48,9 +48,14 @@ func Decode(d Dir, o DecodeOptions) Queue {
 		k = Detect(d) // a semaphore: by its layout
 	default:
 		k = c.kindOf(c.dominant()) // what Detect says, from the census taken
+		if f := familyOfChildren(d.Children); f != "" {
+			k = f // a system's election: by its node names
+		} else if len(d.Children) == 0 && d.Stat.EphemeralOwner != 0 && d.Stat.Czxid != 0 {
+			k = KindEphemeralLock // an ephemeral node read as a lock: it holds itself
+		}
 	}
 	q := decodeAs(d, k, o)
-	if own := k.Library(); d.Aux == nil && own != nil {
+	if own := k.Library(); d.Aux == nil && own != nil && !k.SingleNode() {
 		names := []string{own.String()}
 		for _, l := range c.present() {
 			if l != own {
@@ -103,6 +108,11 @@ var recipes = map[Kind]recipe{
 	KindZooKeeperDocsRW: {ZooKeeperDocs, func(d Dir, o DecodeOptions) Queue {
 		return Queue{Participants: decodeDocsRW(d.Path, d.Children)}
 	}},
+	KindKafkaController: {Kafka, func(d Dir, o DecodeOptions) Queue { return decodeKafka(d) }},
+	KindHadoopHA:        {Hadoop, func(d Dir, o DecodeOptions) Queue { return decodeHadoop(d) }},
+	KindHBaseMaster:     {HBase, func(d Dir, o DecodeOptions) Queue { return decodeHBase(d) }},
+	KindSolrOverseer:    {Solr, func(d Dir, o DecodeOptions) Queue { return decodeSolr(d) }},
+	KindEphemeralLock:   {Ephemeral, func(d Dir, o DecodeOptions) Queue { return decodeEphemeral(d) }},
 }
 
 // decodeAs decodes d as recipe k, whatever its names say.

@@ -28,9 +28,13 @@ func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
 	}
 	for qi := range queues {
 		q := &queues[qi]
+		applyWatchers(e, q) // candidates that own no node (election.go)
 		// Which nodes of this lock each session really watches.
 		watching := map[int64][]string{}
 		for _, p := range q.Participants {
+			if p.WatcherOnly {
+				continue // its node is the holder's, counted once
+			}
 			for _, s := range e.Watchers(p.Node) {
 				watching[s] = append(watching[s], p.Node)
 			}
@@ -122,6 +126,7 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 		}
 	}
 	checkHerd(ix)
+	checkElection(ix)
 	q.Problems = ix.out
 }
 

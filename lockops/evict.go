@@ -73,6 +73,10 @@ type EvictPreview struct {
 	// NextHolders are the nodes that would hold the lock once Node is gone
 	// and do not hold it now (nil when none or unknown).
 	NextHolders []string
+	// Racers are the sessions that watch a single-node lock's node without
+	// a node of their own (from the servers' watch lists): they race to
+	// create it once it is gone, so who gets it next is not known.
+	Racers int
 	// Warnings for the confirmation dialog, most important first.
 	Warnings []string
 	// Expect is what to pass to [Evict] to delete exactly this node.
@@ -100,6 +104,11 @@ type EvictOptions struct {
 	// lock zkscope recognises (`zkscope evict --any-node`); without it
 	// such a node is refused.
 	AnyNode bool
+	// ForceLeader allows force-deleting the leader node of a system's
+	// election (Kafka's controller, HDFS's active lock, HBase's master,
+	// Solr's overseer: `zkscope evict --force-leader`); without it the
+	// leader is refused ([leaderRefusal]).
+	ForceLeader bool
 }
 
 // PreviewEvict reads node and its lock and says whose node it is and what
@@ -130,6 +139,10 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
 		return nil, err
 	}
+	if err := leaderRefusal(l, o); err != nil {
+		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
+		return nil, err
+	}
 	p := &EvictPreview{
 		Node: node, LockPath: path.Dir(node), Session: st.EphemeralOwner, Ephemeral: st.EphemeralOwner != 0,
 		Data: g.data, Czxid: st.Czxid, Version: st.Version,
@@ -138,14 +151,19 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 	}
 	p.HeldFor = time.Since(p.Created).Round(time.Second)
 	if p.Ephemeral {
-		if addr, ok := c.Introspect(ctx).ClientOf(p.Session); ok {
+		e := c.Introspect(ctx)
+		if addr, ok := e.ClientOf(p.Session); ok {
 			p.Client = addr
 		}
+		p.Racers = racers(e, l.queue)
 	}
 	if ok {
 		p.Recipe = string(l.queue.Kind)
 		p.Holding = part.State == StateHolding
 		p.NextHolders = nextHolders(l.queue, l.without())
+		if k := l.queue.Kind; k.SingleNode() || k.SystemElection() {
+			p.LockPath = l.queue.Path
+		}
 	}
 	p.Warnings = evictWarnings(p, part)
 	return p, nil
@@ -173,6 +191,9 @@ func nextHolders(before, after Queue) []string {
 // is the node as decoded (zero when it is no participant).
 func evictWarnings(p *EvictPreview, part Participant) []string {
 	var w []string
+	if k := Kind(p.Recipe); p.Holding && (k.SingleNode() || k.SystemElection()) {
+		w = append(w, "This is the "+leaderWord(k)+"'s node: deleting it starts a new election. "+capitalize(NextElection(k))+".")
+	}
 	if p.Holding || !p.Participant {
 		w = append(w,
 			"The holder is NOT told: if it is still running it will go on as if it held the lock, while the next waiter takes it too. Stop the holder first, or use revoke if it is revocable.")
@@ -182,6 +203,8 @@ func evictWarnings(p *EvictPreview, part Participant) []string {
 		w = append(w, "zkscope does not know this node as part of a lock: who gets the lock next is unknown.")
 	case part.Mode == ModeStray:
 		w = append(w, "This is no lock node, but "+p.Recipe+" counts it in its queue: the contender after it waits on it.")
+	case p.Holding && p.Racers > 0:
+		w = append(w, fmt.Sprintf("%s watch it and race to create it: which one wins is not known in advance.", plural(p.Racers, "session")))
 	case p.Holding && len(p.NextHolders) == 0:
 		w = append(w, "Nobody is waiting: the lock becomes free.")
 	}
@@ -216,6 +239,15 @@ func Evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Ev
 func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o EvictOptions) error {
 	if !o.AnyNode {
 		if err := mustBeParticipant(ctx, c, node); err != nil {
+			return err
+		}
+	}
+	if !o.ForceLeader {
+		l, err := readNodeLock(ctx, c, node)
+		if err != nil {
+			return fmt.Errorf("force-delete %s: read its lock: %w", node, err)
+		}
+		if err := leaderRefusal(l, o); err != nil {
 			return err
 		}
 	}

@@ -30,6 +30,8 @@ func FormatEvictPreview(p *EvictPreview) string {
 	switch {
 	case len(p.NextHolders) > 0:
 		fmt.Fprintf(&b, "next      %s gets the lock\n", strings.Join(p.NextHolders, ", "))
+	case p.Holding && p.Racers > 0:
+		fmt.Fprintf(&b, "next      a new election among the %s watching it\n", plural(p.Racers, "session"))
 	case p.Holding:
 		fmt.Fprintf(&b, "next      nobody is waiting\n")
 	}

@@ -42,7 +42,7 @@ type takeFormat struct {
 }
 
 // libraries in the order a name is classified and ties are broken.
-var libraries = []*Library{Curator, GoZK, Kazoo, ZooKeeper, ZooKeeperDocs}
+var libraries = []*Library{Curator, GoZK, Kazoo, ZooKeeper, ZooKeeperDocs, Solr}
 
 // String is the library's title.
 func (l *Library) String() string {
@@ -69,8 +69,10 @@ func ParseLibrary(s string) (*Library, error) {
 		return Kazoo, nil
 	case "go-zk", "gozk", "go-zookeeper":
 		return GoZK, nil
+	case "ephemeral":
+		return Ephemeral, nil
 	}
-	return nil, fmt.Errorf("unknown lock library %q (want curator, kazoo or go-zk)", s)
+	return nil, fmt.Errorf("unknown lock library %q (want curator, kazoo, go-zk or ephemeral)", s)
 }
 
 // Library is the library a recipe belongs to; nil for [KindUnknown].
@@ -192,12 +194,14 @@ func (c *census) kindOf(l *Library) Kind {
 }
 
 // IsLockDir reports whether names look like the children of a lock
-// directory (at least one node in a known recipe's format).
+// directory (at least one node in a known recipe's format), or of a
+// system's election (Kafka's root, HDFS's elector directory, HBase's
+// parent znode: see familyOf).
 func IsLockDir(names []string) bool {
 	for _, n := range names {
 		if parseName(n).lib != nil {
 			return true
 		}
 	}
-	return false
+	return familyOf(names) != ""
 }

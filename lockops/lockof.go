@@ -45,8 +45,11 @@ func Recognised(k Kind) bool { return k != "" && k != KindUnknown }
 func readNodeLock(ctx context.Context, c *zkview.Client, node string) (nodeLock, error) {
 	l := nodeLock{node: node, queue: Queue{Path: path.Dir(node), Kind: KindUnknown}, at: -1}
 	d, ok, err := readLockDirOf(ctx, c, path.Dir(node))
-	if err != nil || !ok {
+	if err != nil {
 		return l, err
+	}
+	if !ok {
+		return readEphemeralNodeLock(ctx, c, l) // ephemeral.go
 	}
 	l.dir = d
 	q := Decode(d, DecodeOptions{})
@@ -109,7 +112,13 @@ func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool
 	}
 	if IsLockDir(names) {
 		d, err := readChildren(ctx, c, dir, names, st)
+		if err == nil {
+			d, err = withElectionContext(ctx, c, d) // election.go
+		}
 		return d, err == nil, err
+	}
+	if path.Base(dir) == hbaseBackups && dir != "/"+hbaseBackups {
+		return readLockDirOf(ctx, c, path.Dir(dir)) // a backup master's node: HBase's election
 	}
 	if dir != "/" {
 		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(dir)+"-__lock__") {

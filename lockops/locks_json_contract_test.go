@@ -90,10 +90,12 @@ var (
 		"max_leases": jNumber, "other_views": jArray, "data_encoding": jString,
 		"observed_watches": jArray, "severity": jString,
 		"ttl_ms": jNullNum, "holds": jNumber, "validity_ms": jNumber,
+		"payload": "object", "payload_error": jString, "own_node": jBool, "context": "object",
 	}
 	contractRecipes = []string{"curator.mutex", "curator.rwlock", "curator.semaphore-v2", "curator.leader-latch",
 		"kazoo.lock", "kazoo.rwlock", "kazoo.semaphore", "go-zk.lock", "zookeeper.lock", "zookeeper.docs-rwlock", "unknown",
-		"redis.setnx", "redlock", "redisson.lock", "redisson.fairlock"}
+		"redis.setnx", "redlock", "redisson.lock", "redisson.fairlock",
+		"kafka.controller", "hadoop.ha", "hbase.master", "solr.overseer", "zookeeper.ephemeral-lock"}
 	sessionText = regexp.MustCompile(`^0x(0|[1-9a-f][0-9a-f]*)$`)
 	ctimeText   = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 )

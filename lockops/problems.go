@@ -77,6 +77,20 @@ const (
 	// ProblemMaxLeasesInferred: a Curator semaphore's lease count, which
 	// ZooKeeper does not store, inferred from the nodes.
 	ProblemMaxLeasesInferred ProblemKind = "max-leases-inferred"
+	// ProblemNoLeader: a system's election (or a single-node lock's
+	// directory) with no leader node now: an election is under way, or
+	// every candidate is down.
+	ProblemNoLeader ProblemKind = "no-leader"
+	// ProblemFailoverUnfinished: an election whose record of the last
+	// leader disagrees with the leader node (HDFS's ActiveBreadCrumb is not
+	// the ActiveStandbyElectorLock's NameNode; Solr's leader node is not
+	// the first in line): a failover that did not finish, or a fencing
+	// still to do.
+	ProblemFailoverUnfinished ProblemKind = "failover-unfinished"
+	// ProblemLeaderClientGone: an election's leader whose session is alive
+	// while its client is connected to no server: no new election before
+	// the session expires.
+	ProblemLeaderClientGone ProblemKind = "leader-client-gone"
 	// ProblemUnreadable: a subtree a scan could not read (the session's
 	// ACL does not allow it, or it vanished mid-scan) and left out; locks
 	// below it are not checked. Not a lock's problem: see [Unreadable].
@@ -147,6 +161,7 @@ func (k ProblemKind) Severity() Severity {
 		ProblemInvisibleSequence, // two may hold at once
 		ProblemSequenceOverflow,  // the order is wrong now
 		ProblemLeasesExceedMax,   // more holders than allowed
+		ProblemLeaderClientGone,  // nobody leads until the session expires
 		ProblemRedisNoExpiry:     // never released if its holder dies
 		return SeverityError
 	case ProblemHeldTooLong, // maybe stuck, maybe a long job
@@ -163,7 +178,9 @@ func (k ProblemKind) Severity() Severity {
 		ProblemRedlockMinority,      // a failed acquire left behind; expires
 		ProblemRedlockSplit,         // contenders' partial acquires; expire
 		ProblemRedisUnreachable,     // one master fewer towards the quorum
-		ProblemFairWaiterExpired:    // removed by the next lock call
+		ProblemFairWaiterExpired,    // removed by the next lock call
+		ProblemNoLeader,             // an election under way, or nobody left
+		ProblemFailoverUnfinished:   // fencing or a new leader's write pending
 		return SeverityWarning
 	case ProblemMaxLeasesInferred, ProblemUnknownRecipe:
 		return SeverityInfo

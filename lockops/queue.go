@@ -28,6 +28,14 @@ const (
 	KindZooKeeperLock      Kind = "zookeeper.lock"
 	KindZooKeeperDocsRW    Kind = "zookeeper.docs-rwlock"
 	KindUnknown            Kind = "unknown"
+
+	// Single-node locks and elections (election.go): one node whose
+	// existence means "held", or (Solr) a system's election queue.
+	KindKafkaController Kind = "kafka.controller"
+	KindHadoopHA        Kind = "hadoop.ha"
+	KindHBaseMaster     Kind = "hbase.master"
+	KindSolrOverseer    Kind = "solr.overseer"
+	KindEphemeralLock   Kind = "zookeeper.ephemeral-lock"
 )
 
 // State is a participant's place in a queue.
@@ -91,6 +99,10 @@ type Dir struct {
 	Data     []byte
 	Children []Child
 	Aux      *Dir
+	// Context are the nodes a system's election keeps away from its
+	// directory (Kafka's /brokers/ids/*, HBase's backup masters, Solr's
+	// leader node), each with its Path; nil for other recipes.
+	Context []Child
 }
 
 // Participant is one node of a lock queue as the recipe's client library
@@ -105,13 +117,17 @@ type Participant struct {
 	Version   int32
 	HasSeq    bool
 	Ephemeral bool
-	Mode      Mode // exclusive, read, write, or ModeLease / ModeLatch
-	State     State
-	Position  int // 0-based place in the recipe's order
-	Session   int64
-	Czxid     int64
-	Data      []byte
-	Ctime     time.Time
+	// WatcherOnly: a waiter that owns no node of the lock, seen only in
+	// the servers' watch lists (a single-node lock's or election's
+	// candidates); Node is then the node it watches.
+	WatcherOnly bool
+	Mode        Mode // exclusive, read, write, or ModeLease / ModeLatch
+	State       State
+	Position    int // 0-based place in the recipe's order
+	Session     int64
+	Czxid       int64
+	Data        []byte
+	Ctime       time.Time
 
 	// Watches is the node (or, for a children watch, the parent) this
 	// waiter waits on; "" for holders.
@@ -134,6 +150,11 @@ type Participant struct {
 	TTL    time.Duration
 	HasTTL bool
 	Holds  int
+
+	// Payload is the node's data as its system wrote it, decoded (a Kafka
+	// controller's broker id, an HDFS NameNode's address); nil for the
+	// recipes whose data is free text.
+	Payload *Payload
 }
 
 // Mode is a participant's (or a requested lock's) kind of hold.
@@ -187,6 +208,14 @@ type Queue struct {
 	// HasValidity.
 	Validity    time.Duration
 	HasValidity bool
+
+	// Context is what a system's election keeps next to its leader node
+	// (Kafka's controller epoch and brokers, HDFS's last active), in the
+	// order read; nil for other recipes.
+	Context []Field
+	// labels name the sessions of a system's members (a Kafka broker's
+	// registration) for the waiters seen only in the servers' watch lists.
+	labels map[int64]*Payload
 }
 
 // Holders returns the participants holding the lock, in order.

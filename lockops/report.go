@@ -65,13 +65,16 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 		title += fmt.Sprintf(" (validity %dms)", q.Validity.Milliseconds())
 	}
 	fmt.Fprintln(tw, title)
+	if len(q.Context) > 0 {
+		fmt.Fprintf(tw, "  %s\n", (&Payload{Fields: q.Context}).String())
+	}
 	if len(q.Participants) > 0 {
 		fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
 	}
 	for _, p := range q.Participants {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			p.Position, p.State, p.Mode, name(p.Name), FormatSession(p.Session), orDash(p.Client),
-			forCell(p, now), watchCell(p, name), DescribeData(p.Data, 32))
+			forCell(p, now), watchCell(p, name), dataCell(p))
 	}
 	for _, pr := range q.Problems {
 		node := ""
@@ -87,6 +90,8 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 // "no expiry").
 func forCell(p Participant, now time.Time) string {
 	switch {
+	case p.WatcherOnly:
+		return "-" // no node of its own: since when is unknown
 	case !p.HasTTL:
 		return FormatAge(now.Sub(p.Ctime))
 	case p.TTL == NoExpiry:
@@ -95,6 +100,19 @@ func forCell(p Participant, now time.Time) string {
 		return "deadline -" + FormatAge(-p.TTL)
 	}
 	return "ttl " + FormatAge(p.TTL)
+}
+
+// dataCell is a participant's data: decoded in its system's format when
+// it has one, else as [DescribeData] shows it (with the reason when the
+// format did not parse).
+func dataCell(p Participant) string {
+	switch {
+	case p.Payload == nil:
+		return DescribeData(p.Data, 32)
+	case p.Payload.Err != "":
+		return DescribeData(p.Data, 32) + " (" + p.Payload.Err + ")"
+	}
+	return p.Payload.String()
 }
 
 func watchCell(p Participant, name func(string) string) string {

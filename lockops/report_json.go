@@ -26,6 +26,17 @@ import (
 // "severity" ([ProblemKind.Severity]: "error", "warning" or "info";
 // `zkscope doctor` does not count info).
 //
+// Single-node locks and elections (recipes kafka.controller, hadoop.ha,
+// hbase.master, solr.overseer, zookeeper.ephemeral-lock) add "payload"
+// to a participant (its data decoded in its system's format, an object of
+// strings and numbers) or "payload_error" (why it did not parse: "data"
+// is the raw data), and "context" to the lock (the controller epoch and
+// brokers, HDFS's breadcrumb, Solr's leader node). A waiter that owns no
+// node (Kafka's brokers, HDFS's failover controllers, a plain ephemeral
+// lock's waiters, seen in the servers' watch lists) has "own_node":
+// false, "node" the node it watches (the same as "watches"), "seq" null,
+// "ephemeral" true, "data" "" and "ctime" 0001-01-01T00:00:00.000Z.
+//
 // Redis locks (recipes redis.setnx, redlock, redisson.lock,
 // redisson.fairlock) follow the same schema: a participant's "node" is
 // its key (key@host:port on one master of a Redlock; a fair-lock waiter's
@@ -113,6 +124,10 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 	}
 	if q.HasValidity {
 		fmt.Fprintf(bw, `,"validity_ms":%d`, q.Validity.Milliseconds())
+	}
+	if len(q.Context) > 0 {
+		bw.WriteString(`,"context":`)
+		bw.Write(appendFieldsJSON(nil, q.Context))
 	}
 	bw.WriteString(`,"participants":[`)
 	var buf []byte
@@ -223,6 +238,10 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 		b = append(b, `,"holds":`...)
 		b = strconv.AppendInt(b, int64(p.Holds), 10)
 	}
+	if p.WatcherOnly {
+		b = append(b, `,"own_node":false`...)
+	}
+	b = appendPayloadJSON(b, p.Payload)
 	return append(b, "}\n"...)
 }
 
@@ -354,4 +373,36 @@ func appendJSONString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendPayloadJSON appends `,"payload":{…}` or `,"payload_error":"…"`
+// for a decoded payload, nothing for nil.
+func appendPayloadJSON(b []byte, p *Payload) []byte {
+	switch {
+	case p == nil:
+		return b
+	case p.Err != "":
+		b = append(b, `,"payload_error":`...)
+		return appendJSONString(b, p.Err)
+	}
+	b = append(b, `,"payload":`...)
+	return appendFieldsJSON(b, p.Fields)
+}
+
+// appendFieldsJSON appends fields as one JSON object.
+func appendFieldsJSON(b []byte, fields []Field) []byte {
+	b = append(b, '{')
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, f.Key)
+		b = append(b, ':')
+		if f.Num {
+			b = append(b, f.Value...)
+		} else {
+			b = appendJSONString(b, f.Value)
+		}
+	}
+	return append(b, '}')
 }

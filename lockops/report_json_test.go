@@ -76,6 +76,7 @@ func jsonCases() map[string]struct {
 			Decode(ksem, DecodeOptions{}), Decode(zkl, DecodeOptions{}), Decode(gozk, DecodeOptions{Kind: KindGoZK}))},
 		"mixed-libraries": {[]string{"127.0.0.1:2181"}, diagnosed(Decode(mixed, DecodeOptions{}))},
 		"empty":           {nil, nil},
+		"elections":       {[]string{"zk1:2181"}, electionQueues()},
 	}
 }
 
@@ -195,7 +196,9 @@ func TestJSONCasesCoverTheContract(t *testing.T) {
 	for _, field := range []string{`"severity":"error"`, `"severity":"warning"`, `"other_views":[`, `"observed_watches":[`,
 		`"data_encoding":"base64"`, `"max_leases":2`, `"watch_kind":"children"`, `"watch_kind":"data"`, `"watch_kind":"exists"`,
 		`"watch_observed":true`, `"watch_observed":false`, `"client":"`, `"ephemeral":false`, `"kind":"mixed-libraries"`,
-		`"kind":"persistent-lock-node"`, `"locks":[]`, `"servers":[]`, `"recipe":"kazoo.semaphore"`, `"recipe":"go-zk.lock"`} {
+		`"kind":"persistent-lock-node"`, `"locks":[]`, `"servers":[]`, `"recipe":"kazoo.semaphore"`, `"recipe":"go-zk.lock"`,
+		`"recipe":"kafka.controller"`, `"recipe":"hadoop.ha"`, `"recipe":"hbase.master"`, `"recipe":"solr.overseer"`,
+		`"recipe":"zookeeper.ephemeral-lock"`, `"own_node":false`, `"payload":{`, `"context":{`, `"kind":"failover-unfinished"`} {
 		if !bytes.Contains(buf.Bytes(), []byte(field)) {
 			t.Errorf("no case writes %s", field)
 		}

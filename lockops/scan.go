@@ -70,6 +70,9 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Que
 	if err == nil {
 		err = s.semaphores(ctx)
 	}
+	if err == nil {
+		err = s.readElections(ctx)
+	}
 	if err != nil {
 		return s.sorted(), err
 	}
@@ -93,6 +96,9 @@ type scanner struct {
 	// Semaphores met by the walk, read after it: Curator's (the path) and
 	// kazoo's (the path of the semaphore, its queue being path-__lock__).
 	curatorSems, kazooSems []string
+	// Systems' elections met by the walk, read with their context after
+	// it (election.go).
+	elections []Dir
 }
 
 func (s *scanner) add(q Queue) {
@@ -127,8 +133,13 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 		}
 		return false
 	case d.Nodes != nil:
-		s.add(Decode(dirOf(d), DecodeOptions{MaxLeases: s.o.MaxLeases}))
-		return false
+		noted, below := s.election(d)
+		if !noted {
+			s.add(Decode(dirOf(d), DecodeOptions{MaxLeases: s.o.MaxLeases}))
+		}
+		if !below {
+			return false
+		}
 	case isCuratorSemaphore(d.Names):
 		s.curatorSems = append(s.curatorSems, d.Path)
 		return false
@@ -249,8 +260,13 @@ func (s *scanner) kazooSemaphore(ctx context.Context, p string) (Queue, error) {
 // ReadDir reads a lock directory for [Decode]: its own data and stat and
 // all its children's, in one listing and one bulk read. Children deleted
 // between the two are left out.
+// A system's election gets the nodes it keeps elsewhere (Dir.Context).
 func ReadDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
-	return readDir(ctx, c, p)
+	d, err := readDir(ctx, c, p)
+	if err != nil {
+		return d, err
+	}
+	return withElectionContext(ctx, c, d)
 }
 
 func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
@@ -432,5 +448,6 @@ func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []strin
 			d.Children = append(d.Children, k)
 		}
 	}
-	return d, next, nil
+	d, err := withElectionContext(ctx, c, d) // a system's election: its nodes elsewhere
+	return d, next, err
 }

@@ -154,18 +154,17 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	if plan.Why != "" && o.Notice != nil {
 		o.Notice(plan.Why)
 	}
+	if plan.Kind == KindEphemeralLock {
+		return joinEphemeral(ctx, c, plan, o) // ephemeral.go
+	}
 	return join(ctx, c, plan, o)
 }
 
 // join creates our node as plan says and waits for the lock: list, find
 // our place with the library's rule, watch what it says, repeat.
 func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (*Held, error) {
-	w := &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
-	if o.Wait == WaitTimeout {
-		var cancel context.CancelFunc
-		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
-		defer cancel()
-	}
+	w, cancel := newWaiter(ctx, c, plan, o)
+	defer cancel()
 	sub, unsub := c.Subscribe()
 	defer unsub()
 	node, st, err := createLockNode(w.ctx, c, plan, OwnerData(o.Note))
@@ -203,6 +202,25 @@ type waiter struct {
 	st          zk.Stat
 	lastReport  Progress
 	closedSince time.Time
+}
+
+// newWaiter is a waiter for plan whose context ends at o's timeout (when
+// it has one); call cancel when done.
+func newWaiter(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (w *waiter, cancel context.CancelFunc) {
+	w = &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
+	cancel = func() {}
+	if o.Wait == WaitTimeout {
+		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+	}
+	return w, cancel
+}
+
+// report tells o.Progress where we stand, when it changed.
+func (w *waiter) report(p Progress) {
+	if w.o.Progress != nil && p != w.lastReport {
+		w.o.Progress(p)
+		w.lastReport = p
+	}
 }
 
 // ctxErr tells a timeout from the caller's end.
@@ -288,11 +306,7 @@ func (w *waiter) look() (*Participant, error) {
 	if me.State == StateWaiting && w.o.Wait == WaitNone {
 		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, ErrWouldBlock, me.Watches))
 	}
-	p := Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches}
-	if w.o.Progress != nil && p != w.lastReport {
-		w.o.Progress(p)
-		w.lastReport = p
-	}
+	w.report(Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches})
 	return &me, nil
 }
 
@@ -309,50 +323,6 @@ func (w *waiter) ownerOf(name string) (int64, error) {
 		return 0, err
 	}
 	return st.EphemeralOwner, nil
-}
-
-// waitOn watches what the library's rule says we wait on, until it
-// changes (nil: look again), our session ends, or ctx does.
-func (w *waiter) waitOn(me Participant, sub <-chan zkview.ConnEvent) error {
-	ch, err := zkview.Call(w.ctx, func() (<-chan zk.Event, error) { return watch(w.c, me.Watches, me.WatchKind) })
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil // already gone: look again
-	}
-	if err != nil {
-		return w.failed(err, "watch "+me.Watches, me.Watches)
-	}
-	session := w.st.EphemeralOwner
-	for {
-		select {
-		case <-ch:
-			return nil
-		case ev := <-sub:
-			if sessionEnded(ev, session) {
-				return w.fail(fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, ErrLost))
-			}
-		case <-w.ctx.Done():
-			return w.giveUp(w.ctxErr(me.Watches))
-		}
-	}
-}
-
-// watch sets the watch a waiter of the recipe sets on target: getData,
-// exists or getChildren. A target already gone is zk.ErrNoNode.
-func watch(c *zkview.Client, target string, kind WatchKind) (<-chan zk.Event, error) {
-	abs := c.Abs(target)
-	switch kind {
-	case WatchExists:
-		ok, _, ch, err := c.Conn().ExistsW(abs)
-		if err == nil && !ok {
-			return nil, zk.ErrNoNode
-		}
-		return ch, err
-	case WatchChildren:
-		_, _, ch, err := c.Conn().ChildrenW(abs)
-		return ch, err
-	}
-	_, _, ch, err := c.Conn().GetW(abs)
-	return ch, err
 }
 
 // createLockNode creates our EPHEMERAL_SEQUENTIAL node (and the missing
@@ -477,19 +447,4 @@ func sessionTimeout(c *zkview.Client) time.Duration {
 		return t
 	}
 	return 10 * time.Second
-}
-
-// sessionEnded reports whether ev says that session is over: it expired,
-// the client was closed, or the client is connected on another session.
-// (An expiry of an older session, replayed as the latest state, is not.)
-func sessionEnded(ev zkview.ConnEvent, session int64) bool {
-	switch ev.State {
-	case zkview.StateExpired:
-		return ev.PrevSessionID == 0 || ev.PrevSessionID == session
-	case zkview.StateClosed:
-		return true
-	case zkview.StateConnected:
-		return ev.SessionID != session
-	}
-	return false
 }

@@ -50,6 +50,9 @@ func PlanTake(ctx context.Context, c *zkview.Client, lockPath string, o TakeOpti
 	if err != nil {
 		return TakePlan{}, fmt.Errorf("take %s: list children: %w", lockPath, err)
 	}
+	if plan, decided, err := planEphemeral(ctx, c, lockPath, o, kids); decided {
+		return plan, err // a plain ephemeral lock (ephemeral.go)
+	}
 	look := func() (neighbourhood, error) { return readNeighbours(ctx, c, lockPath) }
 	return planTake(lockPath, o, kids, look, c.Config().DefaultRecipe)
 }

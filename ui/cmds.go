@@ -198,12 +198,12 @@ func lockCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		names, _, err := c.Children(p)
+		names, st, err := c.Children(p)
 		if err != nil {
 			return lockMsg{id: id, path: p, err: err}
 		}
-		if !lockops.IsLockDir(names) {
-			return lockMsg{id: id, path: p}
+		if !lockops.IsLockDir(names) && !(len(names) == 0 && st.EphemeralOwner != 0) {
+			return lockMsg{id: id, path: p} // (an ephemeral node is a plain ephemeral lock)
 		}
 		d, err := lockops.ReadDir(ctx, c, p)
 		if err != nil {

@@ -179,6 +179,9 @@ func (m *Model) onSelect(msg selectMsg) tea.Cmd {
 			return lockCmd(m.client, m.nextID("lock"), p)
 		}
 	}
+	if st := msg.node.Stat; msg.node.HasStat && st.NumChildren == 0 && st.EphemeralOwner != 0 && len(m.ens.Watchers(p)) > 0 && m.client != nil {
+		return lockCmd(m.client, m.nextID("lock"), p) // a plain ephemeral lock: sessions wait on it
+	}
 	return nil
 }
 

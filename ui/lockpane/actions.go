@@ -196,6 +196,10 @@ func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (
 			p.setNote(common.LevelWarn, "zkscope does not recognise this lock's recipe, so it will not force-delete its nodes here: use `zkscope evict --any-node` if you must.")
 			return nil, true
 		}
+		if x.WatcherOnly {
+			p.setNote(common.LevelWarn, "this waiter owns no node (it only watches the lock node): there is nothing of its own to delete; its session ends when its client stops")
+			return nil, true
+		}
 		p.act.seq++
 		id := p.act.seq
 		d := dialog.NewForceDelete(p.st, p.keys, x, p.labels[x.Node], id, p)

@@ -260,6 +260,7 @@ func viewedQueue(raw lockops.Queue, ens *zkview.Ensemble, now time.Time) lockops
 	qs := []lockops.Queue{copyQueue(raw)}
 	lockops.ApplyEnsemble(ens, qs)
 	lockops.Diagnose(qs, lockops.DiagnoseOptions{Now: now})
+	paneWatchers(&qs[0]) // watchers.go
 	return qs[0]
 }
 

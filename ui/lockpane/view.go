@@ -148,6 +148,8 @@ func (p *Model) entryLines(i int) []string {
 			since = m.holdingSince
 		}
 		age = "held " + common.FormatAge(p.now.Sub(since))
+	} else if x.WatcherOnly {
+		age = "waiting (exists)" // no node of its own: since when is unknown
 	} else {
 		age = "waiting " + common.FormatAge(p.now.Sub(x.Ctime))
 	}

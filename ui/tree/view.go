@@ -158,8 +158,11 @@ func (t *Model) rightSide(r row, d *Dir, info common.Node, known bool) (right st
 
 // shortKind shortens a recipe name for a tree tag ("curator.mutex" stays).
 func shortKind(k string) string {
-	if k == "" || k == "unknown" {
+	switch k {
+	case "", "unknown":
 		return "lock"
+	case "zookeeper.ephemeral-lock":
+		return "eph-lock"
 	}
 	return k
 }

@@ -13,7 +13,10 @@ package zktest
 // Curator kinds: mutex, read, write, downgrade (write then read, both
 // held), semaphore N (InterProcessSemaphoreV2), latch (LeaderLatch),
 // zklock (ZooKeeper's own recipes WriteLock). kazoo kinds: lock, read,
-// write, semaphore N.
+// write, semaphore N. Both: ephemeral (a plain ephemeral lock, as
+// hand-written code takes one: create PATH EPHEMERAL with the ID as data;
+// on NodeExists watch it with exists and try again once it is deleted;
+// "ID waiting" after each watch is set).
 
 import (
 	"bufio"
@@ -69,6 +72,7 @@ public class CuratorPeer {
     new Thread(() -> {
       try {
         if (kind.equals("zklock")) { zkLock(connect, id, path); return; }
+        if (kind.equals("ephemeral")) { ephemeralLock(connect, id, path); return; }
         // "mutex-timeout PATH MS": a mutex on a session of MS ms whose
         // connection states are reported ("ID suspended", "ID lost"), as
         // an application that stops its work on them would see them.
@@ -126,6 +130,29 @@ public class CuratorPeer {
     }).start();
   }
 
+  // A plain ephemeral lock: create, or watch with exists and try again.
+  static void ephemeralLock(String connect, String id, String path) throws Exception {
+    CuratorFramework c = CuratorFrameworkFactory.newClient(connect, 30000, 15000, new RetryOneTime(100));
+    c.start();
+    c.blockUntilConnected();
+    releases.put(id, () -> { try { c.delete().forPath(path); c.close(); say(id + " released"); } catch (Exception e) { say(id + " error " + e); } });
+    say(id + " started");
+    while (true) {
+      try {
+        c.create().creatingParentsIfNeeded().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL).forPath(path, id.getBytes("UTF-8"));
+        break;
+      } catch (org.apache.zookeeper.KeeperException.NodeExistsException e) {
+        CountDownLatch gone = new CountDownLatch(1);
+        if (c.checkExists().usingWatcher((org.apache.curator.framework.api.CuratorWatcher) ev -> gone.countDown()).forPath(path) == null) continue;
+        say(id + " waiting");
+        gone.await();
+      }
+    }
+    say(id + " acquired");
+    releaseRequests.get(id).await();
+    releases.remove(id).run();
+  }
+
   static void zkLock(String connect, String id, String path) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk = new ZooKeeper(connect, 30000, ev -> { if (ev.getState() == org.apache.zookeeper.Watcher.Event.KeeperState.SyncConnected) connected.countDown(); });
@@ -154,12 +181,34 @@ def say(s):
         sys.stdout.write(s + "\n")
         sys.stdout.flush()
 
+class EphemeralLock:
+    """A plain ephemeral lock, as hand-written code takes one: create the
+    node; on NodeExists watch it with exists and try again once deleted."""
+    def __init__(self, zk, path, cid):
+        self.zk, self.path, self.cid = zk, path, cid
+    def acquire(self):
+        from kazoo.exceptions import NodeExistsError
+        while True:
+            try:
+                self.zk.create(self.path, self.cid.encode(), ephemeral=True, makepath=True)
+                return
+            except NodeExistsError:
+                gone = threading.Event()
+                if self.zk.exists(self.path, watch=lambda ev: gone.set()) is None:
+                    continue
+                say(self.cid + " waiting")
+                gone.wait()
+    def release(self):
+        self.zk.delete(self.path)
+
 releases = {}
 def start(cid, kind, path, arg):
     try:
         zk = KazooClient(hosts=hosts, timeout=30)
         zk.start()
-        if kind == "semaphore":
+        if kind == "ephemeral":
+            l = EphemeralLock(zk, path, cid)
+        elif kind == "semaphore":
             l = zk.Semaphore(path, identifier=cid, max_leases=int(arg))
         else:
             l = {"lock": zk.Lock, "read": zk.ReadLock, "write": zk.WriteLock}[kind](path, cid)

@@ -1,0 +1,398 @@
+package lockops
+
+// Single-node locks and elections: what the families share (kafka.go,
+// hadoop.go, hbase.go, solr.go, ephemeral.go). Their leader is one node
+// whose existence means "held"; their candidates either own a node of
+// their own (HBase's backup masters, Solr's election queue) or none at
+// all and wait with an exists watch on the leader node (Kafka's brokers,
+// HDFS's failover controllers, a hand-written ephemeral lock): those are
+// seen only in the servers' watch lists ([ApplyEnsemble]).
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// ModeLeader is the mode of a system election's candidates (the leader
+// and those waiting to become it).
+const ModeLeader Mode = "leader"
+
+// Field is one decoded value of a node's data or of an election's context
+// (`"brokerid": 1`). Num says the value is a JSON number.
+type Field struct {
+	Key, Value string
+	Num        bool
+}
+
+// Payload is a node's data decoded in its system's format: the fields, or
+// why the data did not parse (Err; the raw data is shown instead).
+type Payload struct {
+	Fields []Field
+	Err    string
+}
+
+// String is the payload for people: "brokerid=1 host=kafka1:9092", or the
+// reason it did not parse.
+func (p *Payload) String() string {
+	if p == nil {
+		return ""
+	}
+	if p.Err != "" {
+		return "unparsed: " + p.Err
+	}
+	parts := make([]string, len(p.Fields))
+	for i, f := range p.Fields {
+		parts[i] = f.Key + "=" + f.Value
+	}
+	return strings.Join(parts, " ")
+}
+
+// Get is the value of key, "" when absent.
+func (p *Payload) Get(key string) string {
+	if p == nil {
+		return ""
+	}
+	for _, f := range p.Fields {
+		if f.Key == key {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+func text(k, v string) Field { return Field{Key: k, Value: v} }
+func num(k string, v int64) Field {
+	return Field{Key: k, Value: strconv.FormatInt(v, 10), Num: true}
+}
+
+// SingleNode reports whether k is a lock whose holder is one node of a
+// fixed name (kafka.controller, hadoop.ha, hbase.master,
+// zookeeper.ephemeral-lock): deleting it starts a new election.
+func (k Kind) SingleNode() bool {
+	switch k {
+	case KindKafkaController, KindHadoopHA, KindHBaseMaster, KindEphemeralLock:
+		return true
+	}
+	return false
+}
+
+// SystemElection reports whether k is the leader election of a system
+// (Kafka, HDFS, HBase, Solr): [Evict] asks for [EvictOptions.ForceLeader]
+// before deleting its leader.
+func (k Kind) SystemElection() bool {
+	switch k {
+	case KindKafkaController, KindHadoopHA, KindHBaseMaster, KindSolrOverseer:
+		return true
+	}
+	return false
+}
+
+// watcherWaiters reports whether the candidates of k wait without a node
+// of their own (so the servers' watch lists are the only place they show).
+func (k Kind) watcherWaiters() bool {
+	return k == KindKafkaController || k == KindHadoopHA || k == KindEphemeralLock
+}
+
+// familyOf is the system election a directory's children make, "" when
+// none: HDFS's lock or breadcrumb, Kafka's controller with its epoch,
+// HBase's master with its backup masters.
+func familyOf(names []string) Kind {
+	return familyOfEach(len(names), func(i int) string { return names[i] })
+}
+
+// familyOfChildren is [familyOf] over a directory as read.
+func familyOfChildren(children []Child) Kind {
+	return familyOfEach(len(children), func(i int) string { return children[i].Name })
+}
+
+// familyOfEach is [familyOf] over n names, in one pass without a copy
+// (every directory of a scan is asked).
+func familyOfEach(n int, name func(i int) string) Kind {
+	var controller, epoch, master, backups bool
+	for i := 0; i < n; i++ {
+		switch name(i) {
+		case hadoopLock, hadoopBreadcrumb:
+			return KindHadoopHA
+		case kafkaController:
+			controller = true
+		case kafkaEpoch:
+			epoch = true
+		case hbaseMaster:
+			master = true
+		case hbaseBackups:
+			backups = true
+		}
+	}
+	switch {
+	case controller && epoch:
+		return KindKafkaController
+	case master && backups:
+		return KindHBaseMaster
+	}
+	return ""
+}
+
+// childNamed is the child called name, nil when there is none.
+func childNamed(children []Child, name string) *Child {
+	for i := range children {
+		if children[i].Name == name {
+			return &children[i]
+		}
+	}
+	return nil
+}
+
+// leaderParticipant is the holder of a single-node election: its node c
+// in dir, with its data decoded by decode.
+func leaderParticipant(dir string, c *Child, decode func([]byte) *Payload) Participant {
+	p := participant(dir, c, ModeLeader, "")
+	p.State = StateHolding
+	p.Payload = decode(c.Data)
+	return p
+}
+
+// noLeader is the problem of an election with no leader node now.
+func noLeader(lockPath, what, next string) Problem {
+	return Problem{Kind: ProblemNoLeader, Node: lockPath, Detail: "no " + what + " now: " + next}
+}
+
+// applyWatchers adds to a single-node lock whose candidates own no node
+// (Kafka, HDFS, a plain ephemeral lock) one waiter for each session the
+// servers list watching the leader node, the leader's own session aside,
+// in session order, each named by its client and (Kafka) its broker.
+// Waiters added by an earlier call are replaced.
+func applyWatchers(e *zkview.Ensemble, q *Queue) {
+	if !q.Kind.watcherWaiters() {
+		return
+	}
+	q.Participants = slices.DeleteFunc(q.Participants, func(p Participant) bool { return p.WatcherOnly })
+	if len(q.Participants) == 0 || q.Participants[0].State != StateHolding {
+		return
+	}
+	leader := q.Participants[0]
+	sessions := slices.Clone(e.Watchers(leader.Node))
+	slices.Sort(sessions)
+	observed := true
+	for _, s := range slices.Compact(sessions) {
+		if s == leader.Session {
+			continue
+		}
+		w := Participant{Node: leader.Node, Name: leader.Name, Mode: leader.Mode, State: StateWaiting,
+			Position: len(q.Participants), Session: s, Ephemeral: true, WatcherOnly: true,
+			Watches: leader.Node, WatchKind: WatchExists, WatchObserved: &observed, Payload: q.labels[s]}
+		if addr, ok := e.ClientOf(s); ok {
+			w.Client = addr
+		}
+		q.Participants = append(q.Participants, w)
+	}
+}
+
+// checkElection adjusts the servers' problems of an election or a
+// single-node lock: its waiters own no node, so none can wait on another
+// (a leader watching its own node is no deadlock); a system's candidates
+// all watch the leader node by design (no herd to fix); and a leader whose
+// session lives on while its client is connected to no server makes the
+// others wait for the session to expire: the owner-disconnected problem
+// of that node becomes this sharper one.
+func checkElection(ix *queueIndex) {
+	q := ix.q
+	if !q.Kind.SingleNode() && !q.Kind.SystemElection() {
+		return
+	}
+	ix.out = slices.DeleteFunc(ix.out, func(p Problem) bool {
+		return p.Kind == ProblemDeadlock && q.Kind.SingleNode() ||
+			p.Kind == ProblemHerd && q.Kind.SystemElection() // Kafka's brokers, HDFS's controllers: by design
+	})
+	for i := range ix.out {
+		pr := &ix.out[i]
+		if pr.Kind != ProblemOwnerDisconnected {
+			continue
+		}
+		at := participantIndex(*q, pr.Node)
+		if at < 0 || q.Participants[at].State != StateHolding || q.Participants[at].WatcherOnly {
+			continue
+		}
+		pr.Kind = ProblemLeaderClientGone
+		pr.Detail = fmt.Sprintf("the %s's session %s is alive but its client is connected to no server: no new election until the session expires; stop that process for good, or evict the node once it is gone",
+			leaderWord(q.Kind), FormatSession(q.Participants[at].Session))
+	}
+}
+
+// leaderWord is what a kind's holder is called.
+func leaderWord(k Kind) string {
+	switch k {
+	case KindKafkaController:
+		return "Kafka controller"
+	case KindHadoopHA:
+		return "active NameNode's failover controller"
+	case KindHBaseMaster:
+		return "active HBase master"
+	case KindSolrOverseer:
+		return "Solr overseer"
+	}
+	return "lock holder"
+}
+
+// NextElection says what the system does once the leader node of a q's
+// kind is deleted: the consequence [PreviewEvict] spells out.
+func NextElection(k Kind) string {
+	switch k {
+	case KindKafkaController:
+		return "Kafka elects a new controller: every broker races to create /controller, the winner bumps /controller_epoch and reloads all partition state (a controller failover; the old controller stops at its next epoch check)"
+	case KindHadoopHA:
+		return "the standby's failover controller wins the lock, FENCES the NameNode named in ActiveBreadCrumb (ssh/shell fencing) and makes its own NameNode active; the old active is not told by ZooKeeper"
+	case KindHBaseMaster:
+		return "a backup master creates /hbase/master and becomes active; the old master aborts when it notices it lost the node"
+	case KindSolrOverseer:
+		return "the next node in the overseer election queue becomes overseer and rewrites the leader node"
+	}
+	return "every session watching the node wakes at once and races to create it"
+}
+
+// pbField is one field of a protobuf message read by [readProto]: a
+// varint or a length-delimited value (string, bytes, nested message).
+type pbField struct {
+	varint uint64
+	bytes  []byte
+	isLen  bool
+}
+
+// readProto reads the fields of one protobuf message (wire format: tag
+// varints, varint and length-delimited values; 32- and 64-bit fixed
+// values are skipped). The last value of a repeated field wins.
+func readProto(b []byte) (map[int]pbField, error) {
+	out := map[int]pbField{}
+	for len(b) > 0 {
+		tag, n := binary.Uvarint(b)
+		if n <= 0 || tag>>3 == 0 {
+			return nil, errors.New("not a protobuf message (bad field tag)")
+		}
+		b = b[n:]
+		field := int(tag >> 3)
+		switch tag & 7 {
+		case 0:
+			v, n := binary.Uvarint(b)
+			if n <= 0 {
+				return nil, errors.New("truncated varint")
+			}
+			out[field], b = pbField{varint: v}, b[n:]
+		case 2:
+			l, n := binary.Uvarint(b)
+			if n <= 0 || uint64(len(b)-n) < l {
+				return nil, errors.New("truncated length-delimited field")
+			}
+			out[field], b = pbField{bytes: b[n : n+int(l)], isLen: true}, b[n+int(l):]
+		case 1:
+			if len(b) < 8 {
+				return nil, errors.New("truncated fixed64")
+			}
+			b = b[8:]
+		case 5:
+			if len(b) < 4 {
+				return nil, errors.New("truncated fixed32")
+			}
+			b = b[4:]
+		default:
+			return nil, fmt.Errorf("unsupported wire type %d", tag&7)
+		}
+	}
+	return out, nil
+}
+
+// election notes d, read by the walk, when it is a system's election whose
+// context lies elsewhere (Kafka's brokers, HBase's backup masters, Solr's
+// overseer leader node), to be read after the walk; below says the walk
+// goes on under d (a Kafka or HBase root holds more than the election).
+func (s *scanner) election(d *zkview.WalkDir) (noted, below bool) {
+	switch familyOf(d.Names) {
+	case KindKafkaController, KindHBaseMaster:
+		s.elections = append(s.elections, dirOf(d))
+		return true, true
+	}
+	if cen := censusOfNames(d.Names); solrLeaderOf(d.Path) != "" && cen.dominant() == Solr {
+		s.elections = append(s.elections, dirOf(d))
+		return true, false
+	}
+	return false, false
+}
+
+// readElections reads the context of the elections the walk met and
+// decodes them.
+func (s *scanner) readElections(ctx context.Context) error {
+	for _, d := range s.elections {
+		d, err := withElectionContext(ctx, s.c, d)
+		if err = s.leaveOut(d.Path, err); err != nil {
+			return err
+		}
+		s.add(Decode(d, DecodeOptions{}))
+	}
+	return nil
+}
+
+// withElectionContext adds to d, an election's directory as read, the
+// nodes its decoder reads elsewhere (Dir.Context).
+func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, error) {
+	var at string
+	switch familyOfChildren(d.Children) {
+	case KindKafkaController:
+		at = kafkaBrokersOf(d.Path)
+	case KindHBaseMaster:
+		at = zkJoin(d.Path, hbaseBackups)
+	default:
+		leader := solrLeaderOf(d.Path)
+		if leader == "" {
+			return d, nil
+		}
+		d.Context = []Child{}
+		n, err := c.Get(leader)
+		if err != nil {
+			return d, ignoreGone(err)
+		}
+		d.Context = append(d.Context, ChildOf(solrLeader, leader, &n.Stat, n.Data))
+		return d, nil
+	}
+	kids, err := readDir(ctx, c, at)
+	if err != nil {
+		return d, ignoreGone(err)
+	}
+	d.Context = kids.Children
+	return d, nil
+}
+
+// leaderRefusal refuses, without o.ForceLeader, to force-delete the
+// leader node of a system's election (Kafka, HDFS, HBase, Solr), saying
+// what the system would do and the flag that decides; nil otherwise.
+func leaderRefusal(l nodeLock, o EvictOptions) error {
+	p, ok := l.participant()
+	if o.ForceLeader || !ok || p.State != StateHolding || !l.queue.Kind.SystemElection() {
+		return nil
+	}
+	return refuse(OpForceDelete, l.node, "it is the %s's node (%s): deleting it starts a new election: %s; pass --force-leader to delete it anyway",
+		leaderWord(l.queue.Kind), l.queue.Kind, NextElection(l.queue.Kind))
+}
+
+// capitalize upper-cases s's first letter (ASCII).
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// racers counts the sessions the servers (e) list watching the node of a
+// single-node lock q whose candidates own no node, its holder aside.
+func racers(e *zkview.Ensemble, q Queue) int {
+	if !q.Kind.watcherWaiters() {
+		return 0
+	}
+	qs := []Queue{q.Clone()}
+	applyWatchers(e, &qs[0])
+	return len(qs[0].Waiters())
+}

@@ -1,0 +1,415 @@
+package lockops
+
+// Single-node locks and elections on a real server. No Kafka, Hadoop,
+// HBase or Solr binaries exist here: each layout is built node by node as
+// the system writes it (node flags and data bytes from its sources; see
+// election_test.go), every system process on its own session, and the
+// candidates set the watches the systems set (exists on the leader node,
+// Solr's getData on its predecessor). The plain ephemeral lock is taken
+// by real kazoo and Curator clients with the create-or-watch pattern.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// mustCreate creates p with data and flags on conn.
+func mustCreate(t *testing.T, conn *zk.Conn, p string, data []byte, flags int32) string {
+	t.Helper()
+	got, err := conn.Create(p, data, flags, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatalf("create %s: %v", p, err)
+	}
+	return got
+}
+
+// existsWatch sets an exists watch on p from conn, as the candidates of
+// Kafka, HDFS and HBase do.
+func existsWatch(t *testing.T, conn *zk.Conn, p string) {
+	t.Helper()
+	if ok, _, _, err := conn.ExistsW(p); err != nil || !ok {
+		t.Fatalf("exists watch on %s: %v %v", p, ok, err)
+	}
+}
+
+// buildElections lays out, below base, a Kafka cluster (controller broker
+// 1, brokers 2 and 3 watching), HDFS HA whose breadcrumb still names the
+// old active, HBase with a backup master, and Solr's overseer election of
+// three. It returns the sessions by name.
+func buildElections(t *testing.T, addrs []string, base string) map[string]*zkview.Client {
+	admin := newClient(t, addrs)
+	s := map[string]*zkview.Client{}
+	for _, n := range []string{"broker1", "broker2", "broker3", "zkfc1", "zkfc2", "hm1", "hm2", "solr1", "solr2", "solr3"} {
+		s[n] = newClient(t, addrs)
+	}
+	a := admin.Conn()
+	zktest.MakePath(t, a, base)
+	for _, p := range []string{base + "/kafka", base + "/kafka/brokers", base + "/kafka/brokers/ids",
+		base + "/hadoop-ha", base + "/hadoop-ha/ns1", base + "/hbase", base + "/hbase/backup-masters", base + "/hbase/rs",
+		base + "/solr", base + "/solr/overseer_elect", base + "/solr/overseer_elect/election"} {
+		mustCreate(t, a, p, nil, zk.FlagPersistent)
+	}
+	// Kafka: brokers register, broker 1 wins /controller and bumps the
+	// epoch; every broker watches /controller with exists.
+	k := base + "/kafka"
+	for i, n := range []string{"broker1", "broker2", "broker3"} {
+		mustCreate(t, s[n].Conn(), fmt.Sprintf("%s/brokers/ids/%d", k, i+1), kafkaBrokerData(fmt.Sprintf("kafka%d", i+1), 9092), zk.FlagEphemeral)
+	}
+	mustCreate(t, s["broker1"].Conn(), k+"/controller", kafkaControllerData(2, 1, time.Now().UnixMilli()), zk.FlagEphemeral)
+	mustCreate(t, a, k+"/controller_epoch", []byte("7"), zk.FlagPersistent)
+	for _, n := range []string{"broker1", "broker2", "broker3"} {
+		existsWatch(t, s[n].Conn(), k+"/controller")
+	}
+	// HDFS: nn1 was active (its breadcrumb), zkfc1 now holds the lock for
+	// nn2 and has not fenced nn1 yet; zkfc2 watches the lock.
+	h := base + "/hadoop-ha/ns1"
+	mustCreate(t, a, h+"/"+hadoopBreadcrumb, activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	mustCreate(t, s["zkfc1"].Conn(), h+"/"+hadoopLock, activeNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019), zk.FlagEphemeral)
+	existsWatch(t, s["zkfc2"].Conn(), h+"/"+hadoopLock)
+	// HBase: hm1 active, hm2 a backup watching master.
+	hb := base + "/hbase"
+	mustCreate(t, s["hm1"].Conn(), hb+"/master", hbaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010), zk.FlagEphemeral)
+	mustCreate(t, s["hm2"].Conn(), hb+"/backup-masters/hm2,16000,1700000000001", hbaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010), zk.FlagEphemeral)
+	existsWatch(t, s["hm2"].Conn(), hb+"/master")
+	// Solr: three nodes join the overseer election in turn; the first
+	// writes the leader node, each other one getData-watches the one before.
+	e := base + "/solr/overseer_elect/election"
+	var names []string
+	for i, n := range []string{"solr1", "solr2", "solr3"} {
+		conn := s[n].Conn()
+		got := mustCreate(t, conn, fmt.Sprintf("%s/%d-10.0.0.%d:8983_solr-n_", e, conn.SessionID(), i+1), nil, zk.FlagEphemeral|zk.FlagSequence)
+		names = append(names, got[strings.LastIndexByte(got, '/')+1:])
+		if i > 0 {
+			if _, _, _, err := conn.GetW(e + "/" + names[i-1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mustCreate(t, s["solr1"].Conn(), base+"/solr/overseer_elect/leader", []byte(`{"id":"`+names[0]+`"}`), zk.FlagEphemeral)
+	return s
+}
+
+func TestElectionsInterop(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	base := zktest.Path(t)
+	s := buildElections(t, cl.Addrs(), base)
+
+	r := locksJSON(t, cs, base)
+	locks := map[string]jsonObj{}
+	for _, l := range r.objs("locks") {
+		locks[l.str("recipe")] = l
+	}
+	if len(locks) != 4 {
+		t.Fatalf("locks: %v", r)
+	}
+	kafka := locks["kafka.controller"]
+	ps := kafka.objs("participants")
+	if kafka.str("path") != base+"/kafka" || len(ps) != 3 {
+		t.Fatalf("kafka: %v", kafka)
+	}
+	lead := ps[0]
+	if lead.str("state") != "holding" || lead.str("node") != base+"/kafka/controller" ||
+		lead.str("session") != FormatSession(s["broker1"].Conn().SessionID()) {
+		t.Errorf("kafka controller: %v", lead)
+	}
+	if pl, _ := lead["payload"].(map[string]any); pl["brokerid"] != float64(1) || pl["host"] != "kafka1:9092" {
+		t.Errorf("kafka controller payload: %v", lead["payload"])
+	}
+	for i, p := range ps[1:] {
+		pl, _ := p["payload"].(map[string]any)
+		if p.str("state") != "waiting" || p["own_node"] != false || p.str("watch_kind") != "exists" || !p.flag("watch_observed") ||
+			p.str("watches") != base+"/kafka/controller" || !strings.HasPrefix(p.str("client"), "127.0.0.1:") || pl["broker"] != fmt.Sprint(i+2) {
+			t.Errorf("kafka waiter %d: %v", i, p)
+		}
+	}
+	if ctx, _ := kafka["context"].(map[string]any); ctx["controller_epoch"] != float64(7) {
+		t.Errorf("kafka context: %v", kafka["context"])
+	}
+	hdfs := locks["hadoop.ha"]
+	if ps := hdfs.objs("participants"); len(ps) != 2 || ps[0].str("session") != FormatSession(s["zkfc1"].Conn().SessionID()) ||
+		ps[1].str("session") != FormatSession(s["zkfc2"].Conn().SessionID()) || ps[1].str("watch_kind") != "exists" {
+		t.Errorf("hdfs: %v", hdfs)
+	}
+	hbase := locks["hbase.master"]
+	if ps := hbase.objs("participants"); len(ps) != 2 || ps[1].str("node") != base+"/hbase/backup-masters/hm2,16000,1700000000001" ||
+		ps[1].str("watches") != base+"/hbase/master" || !ps[1].flag("watch_observed") {
+		t.Errorf("hbase: %v", hbase)
+	}
+	solr := locks["solr.overseer"]
+	expectShape(t, solr, "solr.overseer", "0 holding leader", "1 waiting leader -> 0 (data)", "2 waiting leader -> 1 (data)")
+
+	// doctor: the HDFS failover that did not finish.
+	out, code := doctor(t, cs, base)
+	if code != 1 || !strings.Contains(out, "failover-unfinished\t"+base+"/hadoop-ha/ns1/"+hadoopBreadcrumb) {
+		t.Errorf("doctor (exit %d) did not report the stale breadcrumb:\n%s", code, out)
+	}
+	if strings.Contains(out, "herd\t") {
+		t.Errorf("doctor reported a herd of a system's election (by design):\n%s", out)
+	}
+
+	// evict on Kafka's controller: refused without --force-leader.
+	cmd := zkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller")
+	cmd.Stdin = strings.NewReader("controller\n")
+	code, stderr := runWithin(t, cmd, 60*time.Second)
+	if code != 2 || !strings.Contains(stderr, "--force-leader") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("evict of the controller: exit %d, stderr %q", code, stderr)
+	}
+	if ok, _, _ := s["broker2"].Conn().Exists(base + "/kafka/controller"); !ok {
+		t.Error("the controller node was deleted")
+	}
+	// With --force-leader (and the owner expected, not asked): deleted.
+	cmd = zkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller", "--force-leader", "--yes",
+		"--expect-session", FormatSession(s["broker1"].Conn().SessionID()))
+	var out2 strings.Builder
+	cmd.Stdout = &out2
+	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out2.String(), "a new election among the 2 sessions watching it") {
+		t.Errorf("evict --force-leader: exit %d, stdout:\n%s\nstderr: %s", code, out2.String(), stderr)
+	}
+	if ok, _, _ := s["broker2"].Conn().Exists(base + "/kafka/controller"); ok {
+		t.Error("the controller node is still there")
+	}
+}
+
+// doctor runs the real `zkscope doctor PATH`.
+func doctor(t *testing.T, servers, p string) (string, int) {
+	t.Helper()
+	cmd := zkscopeCmd(t, t.TempDir(), servers, "doctor", p)
+	var out strings.Builder
+	cmd.Stdout = &out
+	code, stderr := runWithin(t, cmd, 60*time.Second)
+	return out.String() + stderr, code
+}
+
+// TestEphemeralLockKazooCuratorInterop: real kazoo and Curator clients
+// take a plain ephemeral lock with create-or-watch; the report names the
+// holder and the watching sessions as waiters, doctor the herd; when the
+// holder lets go, one of them takes it.
+func TestEphemeralLockKazooCuratorInterop(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	lock := zktest.Path(t) + "/maintenance"
+	kz, cur := zktest.StartKazoo(t, cs), zktest.StartCurator(t, cs)
+	kz.Acquire(t, "k1", "ephemeral", lock)
+	kz.Await(t, "k1", "acquired")
+	kz.Acquire(t, "k2", "ephemeral", lock)
+	kz.Await(t, "k2", "waiting")
+	kz.Acquire(t, "k3", "ephemeral", lock)
+	kz.Await(t, "k3", "waiting")
+	cur.Acquire(t, "c4", "ephemeral", lock)
+	cur.Await(t, "c4", "waiting")
+
+	l := settled(t, cs, lock, 4)
+	if l.str("recipe") != "zookeeper.ephemeral-lock" || l.str("path") != lock {
+		t.Fatalf("lock %v", l)
+	}
+	ps := l.objs("participants")
+	if ps[0].str("state") != "holding" || ps[0].str("data") != "k1" || ps[0].str("node") != lock {
+		t.Errorf("holder %v", ps[0])
+	}
+	for i, p := range ps[1:] {
+		if p.str("state") != "waiting" || p.str("watch_kind") != "exists" || p["own_node"] != false || p.str("node") != lock ||
+			!p.isNull("seq") || !strings.HasPrefix(p.str("client"), "127.0.0.1:") {
+			t.Errorf("waiter %d: %v", i, p)
+		}
+	}
+	// The same lock found from its parent: the servers list it watched.
+	parent := locksJSON(t, cs, lock[:strings.LastIndexByte(lock, '/')])
+	if locks := parent.objs("locks"); len(locks) != 1 || locks[0].str("path") != lock || len(locks[0].objs("participants")) != 4 {
+		t.Errorf("from the parent: %v", parent)
+	}
+	out, code := doctor(t, cs, lock)
+	if code != 1 || !strings.Contains(out, "herd\t"+lock) {
+		t.Errorf("doctor (exit %d) did not report the herd:\n%s", code, out)
+	}
+	kz.Release(t, "k1")
+	waitFor(t, "a waiter to take the lock", 90*time.Second, func() bool {
+		return kz.Has("k2", "acquired") || kz.Has("k3", "acquired") || cur.Has("c4", "acquired")
+	})
+	settled(t, cs, lock, 3)
+}
+
+// TestLockEphemeralExcludesKazoo: `zkscope lock --recipe ephemeral` waits
+// while a real kazoo client holds the lock with the same create-or-watch
+// pattern, runs its command once kazoo lets go; and kazoo waits while
+// zkscope holds it.
+func TestLockEphemeralExcludesKazoo(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	lock := zktest.Path(t)
+	c := newClient(t, cl.Addrs())
+	kz := zktest.StartKazoo(t, cs)
+	kz.Acquire(t, "k1", "ephemeral", lock)
+	kz.Await(t, "k1", "acquired")
+
+	// zkscope waits for kazoo.
+	cmd := zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "echo ran")
+	var out lockedBuffer
+	cmd.Stdout = &out
+	stderr, exited := startCLI(t, cmd, "watching "+lock)
+	if out.String() != "" {
+		t.Fatalf("the command ran while kazoo held the lock: %q", out.String())
+	}
+	kz.Release(t, "k1")
+	<-exited
+	if code := cmd.ProcessState.ExitCode(); code != 0 || out.String() != "ran\n" {
+		t.Fatalf("zkscope lock: exit %d, stdout %q, stderr:\n%s", code, out.String(), stderr.String())
+	}
+	if ok, _, _ := c.Conn().Exists(c.Abs(lock)); ok {
+		t.Error("zkscope left its node behind")
+	}
+
+	// kazoo waits for zkscope: zkscope holds until its command's stdin ends.
+	cmd = zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "cat >/dev/null")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, exited = startCLI(t, cmd, "holding "+lock)
+	kz.Acquire(t, "k2", "ephemeral", lock)
+	kz.Await(t, "k2", "waiting")
+	if kz.Has("k2", "acquired") {
+		t.Fatal("kazoo took the lock zkscope holds")
+	}
+	// A lock --recipe kazoo on the ephemeral node is refused: mixing.
+	code, refusal := runWithin(t, zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "kazoo", "--no-wait"), 60*time.Second)
+	if code != 2 || !strings.Contains(refusal, "--recipe ephemeral") {
+		t.Errorf("lock --recipe kazoo on an ephemeral lock: exit %d, %q", code, refusal)
+	}
+	in.Close()
+	if <-exited; cmd.ProcessState.ExitCode() != 0 {
+		t.Fatalf("zkscope lock: exit %d; stderr:\n%s", cmd.ProcessState.ExitCode(), stderr.String())
+	}
+	kz.Await(t, "k2", "acquired")
+}
+
+// TestPlanTakeEphemeral: an ephemeral node at PATH means a plain
+// ephemeral lock and nothing else; --recipe ephemeral takes only a
+// missing or ephemeral PATH, exclusively. Refusals write nothing.
+func TestPlanTakeEphemeral(t *testing.T) {
+	cl := zktest.Shared(t)
+	c, owner := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	base := zktest.Path(t)
+	zktest.MakePath(t, c.Conn(), base+"/persistent/child")
+	mustCreate(t, owner.Conn(), base+"/held", []byte("someone"), zk.FlagEphemeral)
+	ctx := context.Background()
+	cases := []struct {
+		path   string
+		o      TakeOptions
+		refuse string // part of the refusal; "" for a plan
+		why    bool   // the plan says why it chose the recipe
+	}{
+		{base + "/held", TakeOptions{}, "", true},
+		{base + "/held", TakeOptions{Library: Ephemeral}, "", false},
+		{base + "/held", TakeOptions{Library: Curator}, "pass --recipe ephemeral", false},
+		{base + "/free", TakeOptions{Library: Ephemeral}, "", false},
+		{base + "/free", TakeOptions{Library: Ephemeral, Mode: ModeRead}, "pass --mode exclusive", false},
+		{base + "/persistent", TakeOptions{Library: Ephemeral}, "1 child below it", false},
+		{base + "/persistent/child", TakeOptions{Library: Ephemeral}, "it is a persistent node", false},
+	}
+	for _, k := range cases {
+		plan, err := PlanTake(ctx, c, k.path, k.o)
+		switch {
+		case k.refuse != "":
+			if !IsRefusal(err) || !strings.Contains(err.Error(), k.refuse) {
+				t.Errorf("%s %+v: %v, want a refusal with %q", k.path, k.o, err, k.refuse)
+			}
+		case err != nil || plan.Kind != KindEphemeralLock || plan.Library != Ephemeral || (plan.Why != "") != k.why:
+			t.Errorf("%s %+v: plan %+v, %v", k.path, k.o, plan, err)
+		}
+	}
+	if ok, _, _ := c.Conn().Exists(c.Abs(base + "/free")); ok {
+		t.Error("planning wrote a node")
+	}
+}
+
+// TestTakeEphemeralInProcess: Take with --recipe ephemeral: busy with
+// --no-wait, waits for the holder otherwise, and a held lock whose node
+// someone deletes is lost and stays lost.
+func TestTakeEphemeralInProcess(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	a, b := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	lock := zktest.Path(t) + "/job"
+	h1, err := Take(ctx, a, lock, TakeOptions{Library: Ephemeral})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h1.Node != lock || h1.Recipe != string(KindEphemeralLock) {
+		t.Fatalf("held %s (%s)", h1.Node, h1.Recipe)
+	}
+	if _, err := Take(ctx, b, lock, TakeOptions{Wait: WaitNone}); !errors.Is(err, ErrWouldBlock) {
+		t.Fatalf("a second take with no wait: %v, want %v", err, ErrWouldBlock)
+	}
+	waiting := make(chan Progress, 4)
+	got := make(chan error, 1)
+	var h2 *Held
+	go func() {
+		var err error
+		h2, err = Take(ctx, b, lock, TakeOptions{Progress: func(p Progress) { waiting <- p }})
+		got <- err
+	}()
+	if p := <-waiting; p.WaitingOn != lock {
+		t.Fatalf("progress %+v", p)
+	}
+	select {
+	case err := <-got:
+		t.Fatalf("took the lock while it was held: %v", err)
+	default:
+	}
+	if err := h1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Conn().Delete(a.Abs(lock), -1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-h2.LostCh():
+	case <-time.After(30 * time.Second):
+		t.Fatal("deletion of our node was not noticed")
+	}
+	if h2.State() != StateLost {
+		t.Fatalf("state %s, want lost", h2.State())
+	}
+}
+
+// TestLeaderClientGoneInterop: Kafka's controller node whose session the
+// servers keep alive while its client is gone (its connection dropped
+// without closing the session): doctor says nobody takes over until the
+// session expires.
+func TestLeaderClientGoneInterop(t *testing.T) {
+	cl := zktest.Shared(t)
+	c := newClient(t, cl.Addrs())
+	base := zktest.Path(t)
+	zktest.MakePath(t, c.Conn(), base+"/kafka/brokers/ids")
+	mustCreate(t, c.Conn(), base+"/kafka/controller_epoch", []byte("3"), zk.FlagPersistent)
+	raw, err := zktest.DialSession(cl.Addrs()[0], 0, nil, 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Create(base+"/kafka/controller", kafkaControllerData(1, 5, time.Now().UnixMilli()), int32(zk.FlagEphemeral)); err != nil {
+		t.Fatal(err)
+	}
+	raw.Abandon()
+	waitFor(t, "the dropped connection to leave the servers' lists", 30*time.Second, func() bool {
+		_, ok := c.Introspect(context.Background()).ClientOf(raw.ID)
+		return !ok
+	})
+	out, code := doctor(t, cl.ConnectString(), base)
+	if code != 1 || !strings.Contains(out, "leader-client-gone\t"+base+"/kafka/controller") {
+		t.Errorf("doctor (exit %d) did not report the controller's client gone:\n%s", code, out)
+	}
+}

@@ -98,6 +98,7 @@ With no subcommand it opens the terminal UI.`,
 		newEnsembleCmd(), // main_ensemble.go
 		newSessionsCmd(),
 		newDoctorCmd(),
+		newHistoryCmd(),
 		newLockCmd(), // main_lock.go
 		newEvictCmd(),
 		newRevokeCmd(),

@@ -117,6 +117,7 @@ type Tenure struct {
 	Node    string
 	Session int64
 	Mode    Mode
+	Data    []byte // the node's data when it arrived (a client's id or address)
 	Arrived Moment
 	// Held is when it became a holder (zero: it never held).
 	Held Moment
@@ -173,6 +174,28 @@ func (t *Tenure) holdEnd(end time.Time) time.Time {
 		return end
 	}
 	return t.Left.Time
+}
+
+// Point is a point of a history the user names: a time, or a zxid (the
+// state right after that transaction).
+type Point struct {
+	Time time.Time
+	Zxid int64
+}
+
+// IsZero reports whether p names no point.
+func (p Point) IsZero() bool { return p.Zxid == 0 && p.Time.IsZero() }
+
+// Passed reports whether ev comes after p: replaying up to p stops
+// before it. The zero Point is never passed.
+func (p Point) Passed(ev *HistoryEvent) bool {
+	switch {
+	case p.Zxid != 0:
+		return ev.Zxid > p.Zxid
+	case !p.Time.IsZero():
+		return ev.Time.After(p.Time)
+	}
+	return false
 }
 
 // ErrNoHistory is returned when a history source holds no event at all.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -46,6 +45,7 @@ type Replay struct {
 	first  Moment
 	last   Moment
 	events int
+	cut    bool // ReplayAll stopped before an event past its until
 
 	// The transaction being applied: its moment, the locks it changed and
 	// how each node it removed left.
@@ -76,7 +76,7 @@ func NewReplay(root string, o ReplayOptions) *Replay {
 
 // ReplayAll applies every event of src up to until (zero: all of them)
 // and finishes the replay.
-func ReplayAll(src EventSource, root string, until time.Time, o ReplayOptions) (*Replay, error) {
+func ReplayAll(src EventSource, root string, until Point, o ReplayOptions) (*Replay, error) {
 	r := NewReplay(root, o)
 	for {
 		ev, err := src.Next()
@@ -87,7 +87,8 @@ func ReplayAll(src EventSource, root string, until time.Time, o ReplayOptions) (
 			r.Finish()
 			return r, err
 		}
-		if !until.IsZero() && ev.Time.After(until) {
+		if until.Passed(&ev) {
+			r.cut = true
 			break
 		}
 		r.Apply(ev)
@@ -339,7 +340,9 @@ func (r *Replay) plainDir(p string) Dir {
 // update notes the differences between l's last queue and q, decoded at
 // at: departures (with how each left, from ends), arrivals, new holders.
 func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
-	l.kind = q.Kind
+	if len(q.Participants) > 0 || l.kind == "" {
+		l.kind = q.Kind // an emptied directory keeps its recipe
+	}
 	present := make(map[string]bool, len(q.Participants))
 	for i := range q.Participants {
 		present[q.Participants[i].Node] = true
@@ -360,7 +363,7 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 		p := &q.Participants[i]
 		ti, ok := l.open[p.Node]
 		if !ok {
-			l.tenures = append(l.tenures, Tenure{Node: p.Node, Session: p.Session, Mode: p.Mode,
+			l.tenures = append(l.tenures, Tenure{Node: p.Node, Session: p.Session, Mode: p.Mode, Data: p.Data,
 				Arrived: Moment{Zxid: p.Czxid, Time: p.Ctime}, End: EndPresent})
 			ti = len(l.tenures) - 1
 			l.open[p.Node] = ti

@@ -9,9 +9,14 @@ import (
 
 // HistoryOptions tune [Replay.Report].
 type HistoryOptions struct {
-	// Since and Until bound the tenures reported: those whose time in the
-	// queue overlaps [Since, Until] (zero: unbounded).
-	Since, Until time.Time
+	// Since bounds the tenures reported: those still in their queue at
+	// Since or later (zero: all).
+	Since Point
+	// Until is where the replay was stopped ([ReplayAll]'s until), if it
+	// was a time: tenures still open when the replay stopped before it are
+	// measured up to Until (nothing happened between the last change and
+	// Until).
+	Until time.Time
 	// WaitedLongerThan flags waits longer than this (0: off).
 	WaitedLongerThan time.Duration
 	// LongHoldFactor flags holds longer than this many times the lock's
@@ -67,7 +72,7 @@ func (r *Replay) Report(o HistoryOptions) HistoryReport {
 		o.LongHoldFactor = 3
 	}
 	rep := HistoryReport{Root: r.root, First: r.first, Last: r.last, End: r.last.Time, Events: r.events}
-	if !o.Until.IsZero() && o.Until.Before(rep.End) {
+	if !o.Until.IsZero() && r.cut {
 		rep.End = o.Until
 	}
 	paths := make([]string, 0, len(r.locks))
@@ -95,11 +100,16 @@ func (r *Replay) Report(o HistoryOptions) HistoryReport {
 }
 
 // overlaps reports whether t was in its queue at some time of [since, end].
-func overlaps(t *Tenure, since, end time.Time) bool {
-	if t.Arrived.Time.After(end) {
+func overlaps(t *Tenure, since Point, end time.Time) bool {
+	switch {
+	case t.Arrived.Time.After(end):
 		return false
+	case t.Left.IsZero():
+		return true
+	case since.Zxid != 0:
+		return t.Left.Zxid >= since.Zxid
 	}
-	return since.IsZero() || t.Left.IsZero() || !t.Left.Time.Before(since)
+	return !t.Left.Time.Before(since.Time)
 }
 
 // usualHold is the median of the finished holds, 0 with fewer than

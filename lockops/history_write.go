@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // HistorySchema is the version of the `zkscope history --json` document.
@@ -43,24 +44,35 @@ func writeLockHistory(tw io.Writer, h *LockHistory, end time.Time, name func(str
 		title += ", usual hold " + fmtDur(h.UsualHold)
 	}
 	fmt.Fprintln(tw, title)
-	if len(held) > 0 {
-		fmt.Fprintln(tw, "  #\tARRIVED\tHELD AT\tWAITED\tHELD FOR\tNODE\tSESSION\tENDED")
-	}
+	fmt.Fprintln(tw, "  #\tARRIVED\tHELD AT\tWAITED\tHELD FOR\tNODE\tSESSION\tDATA\tENDED")
+	row := make(map[int]string, len(h.Tenures)) // tenure -> its row's number
 	for k, i := range held {
 		t := &h.Tenures[i]
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, fmtClock(t.Arrived.Time), fmtClock(t.Held.Time),
-			fmtDur(t.Waited(end)), fmtDur(t.HeldFor(end)), name(baseName(t.Node)), FormatSession(t.Session), endedCell(t))
-		for _, wt := range h.Behind[i] {
-			fmt.Fprintf(tw, "  \t\t\t\t\t  behind it: %s waited %s\n", name(baseName(h.Tenures[wt.Tenure].Node)), fmtDur(wt.For))
-		}
-	}
-	if len(never) > 0 {
-		fmt.Fprintln(tw, "  never held:")
+		row[i] = "#" + strconv.Itoa(k+1)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, fmtClock(t.Arrived.Time), fmtClock(t.Held.Time),
+			fmtDur(t.Waited(end)), fmtDur(t.HeldFor(end)), name(baseName(t.Node)), FormatSession(t.Session), DescribeData(t.Data, 24), endedCell(t))
 	}
 	for _, i := range never {
 		t := &h.Tenures[i]
-		fmt.Fprintf(tw, "  -\t%s\t-\t%s\t-\t%s\t%s\t%s\n", fmtClock(t.Arrived.Time), fmtDur(t.Waited(end)),
-			name(baseName(t.Node)), FormatSession(t.Session), endedCell(t))
+		fmt.Fprintf(tw, "  -\t%s\t-\t%s\t-\t%s\t%s\t%s\t%s\n", fmtClock(t.Arrived.Time), fmtDur(t.Waited(end)),
+			name(baseName(t.Node)), FormatSession(t.Session), DescribeData(t.Data, 24), endedCell(t))
+	}
+	for _, i := range held {
+		if len(h.Behind[i]) == 0 {
+			continue
+		}
+		line := "  behind " + row[i] + ":"
+		for k, wt := range h.Behind[i] {
+			if k > 0 {
+				line += ","
+			}
+			who, ok := row[wt.Tenure]
+			if !ok {
+				who = name(baseName(h.Tenures[wt.Tenure].Node))
+			}
+			line += " " + who + " waited " + fmtDur(wt.For)
+		}
+		fmt.Fprintln(tw, line)
 	}
 	for _, pr := range h.Problems {
 		fmt.Fprintf(tw, "  ! %s %s: %s\n", pr.Kind, name(baseName(pr.Node)), pr.Detail)
@@ -169,6 +181,7 @@ type tenureDoc struct {
 	Node             string     `json:"node"`
 	Session          string     `json:"session"`
 	Mode             string     `json:"mode"`
+	Data             string     `json:"data"`
 	Arrived          *momentDoc `json:"arrived"`
 	Held             *momentDoc `json:"held"`
 	Left             *momentDoc `json:"left"`
@@ -196,7 +209,7 @@ func momentOf(m Moment) *momentDoc {
 
 func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 	t := &h.Tenures[i]
-	d := tenureDoc{Node: t.Node, Session: FormatSession(t.Session), Mode: string(t.Mode), Arrived: momentOf(t.Arrived),
+	d := tenureDoc{Node: t.Node, Session: FormatSession(t.Session), Mode: string(t.Mode), Data: tenureData(t.Data), Arrived: momentOf(t.Arrived),
 		Held: momentOf(t.Held), Left: momentOf(t.Left), End: string(t.End), WaitedMs: t.Waited(end).Milliseconds()}
 	if !t.Held.IsZero() {
 		ms := t.HeldFor(end).Milliseconds()
@@ -218,4 +231,13 @@ func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 		d.Behind = append(d.Behind, waitDoc{Node: o.Node, Session: FormatSession(o.Session), WaitedMs: wt.For.Milliseconds()})
 	}
 	return d
+}
+
+// tenureData is a node's data as JSON text: as it is when it is UTF-8,
+// else described ([DescribeData]).
+func tenureData(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return DescribeData(b, 64)
 }

@@ -84,3 +84,33 @@ func eventOfTxn(t *txnlog.Txn) HistoryEvent {
 	}
 	return ev
 }
+
+// OpenTxnlog opens the transaction logs in dir (a data directory, its
+// version-2 directory or a dataLogDir) as history events; close closes
+// them.
+func OpenTxnlog(dir string) (src EventSource, close func() error, err error) {
+	r, err := txnlog.OpenDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return TxnlogEvents(r), r.Close, nil
+}
+
+// LockStates replays src and returns the states of the lock at lockPath,
+// one per transaction that changed its queue, the newest max of them (0:
+// all), oldest first.
+func LockStates(src EventSource, lockPath string, max int, o ReplayOptions) ([]LockState, error) {
+	var states []LockState
+	o.OnChange = func(at Moment, q *Queue) {
+		if q.Path != lockPath {
+			return
+		}
+		if max > 0 && len(states) == max {
+			copy(states, states[1:])
+			states = states[:max-1]
+		}
+		states = append(states, LockState{At: at, Queue: q.Clone()})
+	}
+	_, err := ReplayAll(src, lockPath, Point{}, o)
+	return states, err
+}

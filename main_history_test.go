@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -348,4 +349,50 @@ func copyDataDir(t *testing.T, data string) string {
 		t.Fatalf("copy %s: %v", data, err)
 	}
 	return dst
+}
+
+// TestParsePoint: the forms history's time flags take.
+func TestParsePoint(t *testing.T) {
+	now := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
+	for s, want := range map[string]lockops.Point{
+		"":                          {},
+		"now":                       {Time: now},
+		"10m":                       {Time: now.Add(-10 * time.Minute)},
+		"-10m":                      {Time: now.Add(-10 * time.Minute)},
+		"2h30m ago":                 {Time: now.Add(-150 * time.Minute)},
+		"2026-11-22T03:12:07.5Z":    {Time: time.Date(2026, 11, 22, 3, 12, 7, 5e8, time.UTC)},
+		"2026-11-22T05:12:07+02:00": {Time: time.Date(2026, 11, 22, 3, 12, 7, 0, time.UTC)},
+		"2026-11-22 03:12:07":       {Time: time.Date(2026, 11, 22, 3, 12, 7, 0, time.UTC)},
+		"03:12:07":                  {Time: time.Date(2026, 11, 23, 3, 12, 7, 0, time.UTC)},
+		"03:12":                     {Time: time.Date(2026, 11, 23, 3, 12, 0, 0, time.UTC)},
+		"0x1f00000042":              {Zxid: 0x1f00000042},
+	} {
+		got, err := parsePoint(s, now)
+		if err != nil || !got.Time.Equal(want.Time) || got.Zxid != want.Zxid {
+			t.Errorf("parsePoint(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"yesterday", "0x", "0xzz", "25:00", "10"} {
+		if _, err := parsePoint(s, now); err == nil {
+			t.Errorf("parsePoint(%q) took it", s)
+		}
+	}
+}
+
+// TestHistoryRefusals: history without a source, with two, or --at with
+// --since, says what to give in one line.
+func TestHistoryRefusals(t *testing.T) {
+	for _, args := range [][]string{
+		{"history", "/app"},
+		{"history", "/app", "--txnlog", "d", "--recording", "f"},
+		{"history", "/app", "--txnlog", "d", "--at", "now", "--since", "1h"},
+		{"history", "/app", "--txnlog", "d", "--at", "yesterday"},
+		{"history", "/app", "--txnlog", t.TempDir()},
+		{"history", "/app", "--recording", filepath.Join(t.TempDir(), "none.jsonl")},
+	} {
+		code, out, stderr := runBinary(t, nil, args...)
+		if code == 0 || out != "" || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stderr == "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
+		}
+	}
 }

@@ -37,7 +37,7 @@ type Replay struct {
 	o    ReplayOptions
 
 	nodes  map[string]*Child              // the nodes at or below root, by path
-	kids   map[string]map[string]struct{} // a directory's children's names
+	kids   map[string]map[string]*Child   // a directory's children, by name
 	owned  map[int64]map[string]struct{}  // ephemeral nodes below root, by owner
 	named  map[string]int                 // a directory's children named like lock nodes
 	sess   map[int64]*SessionInfo         // open sessions
@@ -69,7 +69,7 @@ func NewReplay(root string, o ReplayOptions) *Replay {
 		root = "/"
 	}
 	return &Replay{root: root, o: o,
-		nodes: map[string]*Child{}, kids: map[string]map[string]struct{}{},
+		nodes: map[string]*Child{}, kids: map[string]map[string]*Child{},
 		owned: map[int64]map[string]struct{}{}, named: map[string]int{}, sess: map[int64]*SessionInfo{},
 		locks: map[string]*lockLog{}, dirty: map[string]bool{}, ends: map[string]Tenure{}}
 }
@@ -170,12 +170,12 @@ func (r *Replay) create(ev HistoryEvent) {
 		ct = ev.Time
 	}
 	dir, name := path.Dir(ev.Path), path.Base(ev.Path)
-	r.nodes[ev.Path] = &Child{Name: name, Path: ev.Path, Data: slices.Clone(ev.Data), Owner: ev.Owner,
-		Ctime: ct.UnixMilli(), Czxid: ev.Zxid}
+	n := &Child{Name: name, Path: ev.Path, Data: slices.Clone(ev.Data), Owner: ev.Owner, Ctime: ct.UnixMilli(), Czxid: ev.Zxid}
+	r.nodes[ev.Path] = n
 	if r.kids[dir] == nil {
-		r.kids[dir] = map[string]struct{}{}
+		r.kids[dir] = map[string]*Child{}
 	}
-	r.kids[dir][name] = struct{}{}
+	r.kids[dir][name] = n
 	if parseName(name).lib != nil {
 		r.named[dir]++
 	}
@@ -324,16 +324,17 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 	return r.plainDir(p), true
 }
 
-// plainDir is directory p with its children, in name order.
+// plainDir is directory p with its children, in no particular order (as
+// the servers list them: the decoders sort them as their libraries do,
+// ties broken by name).
 func (r *Replay) plainDir(p string) Dir {
-	d := Dir{Path: p}
+	d := Dir{Path: p, Children: make([]Child, 0, len(r.kids[p]))}
 	if n := r.nodes[p]; n != nil {
 		d.Data = n.Data
 	}
-	for name := range r.kids[p] {
-		d.Children = append(d.Children, *r.nodes[zkview.Join(p, name)])
+	for _, n := range r.kids[p] {
+		d.Children = append(d.Children, *n)
 	}
-	sort.Slice(d.Children, func(i, j int) bool { return d.Children[i].Name < d.Children[j].Name })
 	return d
 }
 

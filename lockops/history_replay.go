@@ -36,11 +36,11 @@ type Replay struct {
 	root string
 	o    ReplayOptions
 
-	nodes  map[string]*Child              // the nodes at or below root, by path
-	kids   map[string]map[string]*Child   // a directory's children, by name
-	owned  map[int64]map[string]struct{}  // ephemeral nodes below root, by owner
-	named  map[string]int                 // a directory's children named like lock nodes
-	sess   map[int64]*SessionInfo         // open sessions
+	nodes  map[string]*Child             // the nodes at or below root, by path
+	kids   map[string]map[string]*Child  // a directory's children, by name
+	owned  map[int64]map[string]struct{} // ephemeral nodes below root, by owner
+	named  map[string]int                // a directory's children named like lock nodes
+	sess   map[int64]*SessionInfo        // open sessions
 	locks  map[string]*lockLog
 	first  Moment
 	last   Moment

@@ -82,23 +82,32 @@ func (d *decoder) buffer() []byte {
 	return d.take(int(n))
 }
 
-// str returns a jute ustring; the short names ACLs repeat are interned.
+// str returns a jute ustring.
 func (d *decoder) str() string {
-	p := d.buffer()
-	if len(p) <= 8 {
-		if s, ok := interned[string(p)]; ok {
-			return s
-		}
-	}
-	return string(p)
+	return internString(d.buffer())
 }
 
-var interned = map[string]string{}
-
-func init() {
-	for _, s := range []string{"", "world", "anyone", "digest", "ip", "auth", "sasl", "x509", "super"} {
-		interned[s] = s
+// internString converts p, without allocating for the names ACLs repeat.
+func internString(p []byte) string {
+	switch string(p) { // compared without allocating
+	case "":
+		return ""
+	case "world":
+		return "world"
+	case "anyone":
+		return "anyone"
+	case "digest":
+		return "digest"
+	case "ip":
+		return "ip"
+	case "auth":
+		return "auth"
+	case "sasl":
+		return "sasl"
+	case "x509":
+		return "x509"
 	}
+	return string(p)
 }
 
 // count reads a vector's length; a null vector (-1) has none.

@@ -24,17 +24,22 @@ import (
 // toolkitMain is ZooKeeper's own log dumper, the oracle.
 const toolkitMain = "org.apache.zookeeper.server.persistence.TxnLogToolkit"
 
-// toolkitCommand runs TxnLogToolkit on file: US English dates in UTC, the
-// server's logging quiet.
+// toolkitCommand runs TxnLogToolkit on file.
 func toolkitCommand(ctx context.Context, file string) (*exec.Cmd, error) {
+	return zooKeeperTool(ctx, toolkitMain, "-d", file)
+}
+
+// zooKeeperTool runs one of the ZooKeeper install's tools: US English
+// dates in UTC, the server's logging quiet.
+func zooKeeperTool(ctx context.Context, main string, args ...string) (*exec.Cmd, error) {
 	cp, err := zktest.ClassPath()
 	if err != nil {
 		return nil, err
 	}
-	return exec.CommandContext(ctx, "java", "-Xshare:auto", "-XX:TieredStopAtLevel=1",
+	return exec.CommandContext(ctx, "java", append([]string{"-Xshare:auto", "-XX:TieredStopAtLevel=1",
 		"-Duser.timezone=UTC", "-Duser.language=en", "-Duser.country=US",
 		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-		"-cp", cp, toolkitMain, "-d", file), nil
+		"-cp", cp, main}, args...)...), nil
 }
 
 // recordStart is how each of the toolkit's records begins: its date.

@@ -33,6 +33,7 @@ type Reader struct {
 	f      *os.File
 	br     *bufio.Reader
 	name   string // the file being read
+	size   int64  // its size
 	off    int64  // offset in it of the next entry
 	big    []byte // an entry too big for br's buffer
 	st     parseState
@@ -91,10 +92,13 @@ func FileZxid(name, prefix string) (int64, bool) {
 // the zxid in their names, log.<hex zxid>; otherwise in the order given).
 // Each file is opened when the previous one is done.
 func OpenFiles(paths ...string) (*Reader, error) {
+	var total int64
 	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
+		fi, err := os.Stat(p)
+		if err != nil {
 			return nil, fmt.Errorf("open transaction log: %w", err)
 		}
+		total += fi.Size()
 	}
 	ps := append([]string(nil), paths...)
 	sort.SliceStable(ps, func(i, j int) bool {
@@ -102,7 +106,9 @@ func OpenFiles(paths ...string) (*Reader, error) {
 		zj, okj := FileZxid(ps[j], "log")
 		return oki && okj && uint64(zi) < uint64(zj)
 	})
-	return &Reader{paths: ps, br: bufio.NewReaderSize(nil, bufSize)}, nil
+	// Small files (tests, a short log) need no megabyte of buffer.
+	size := int(min(max(total, 4096), bufSize))
+	return &Reader{paths: ps, br: bufio.NewReaderSize(nil, size)}, nil
 }
 
 // Next returns the next transaction. It returns io.EOF at the clean end of
@@ -149,6 +155,10 @@ func (r *Reader) open(path string) error {
 		return fmt.Errorf("open transaction log: %w", err)
 	}
 	r.f, r.name, r.off = f, path, 16
+	r.size = 0
+	if fi, err := f.Stat(); err == nil {
+		r.size = fi.Size()
+	}
 	r.br.Reset(f)
 	h, err := r.br.Peek(16)
 	if err != nil {
@@ -205,8 +215,13 @@ func (r *Reader) entry() (b []byte, ok bool, err error) {
 // 12 bytes of checksum and length Peek has seen.
 func (r *Reader) body(n int) ([]byte, bool, error) {
 	total := 12 + n + 1
+	if r.size > 0 && r.off+int64(total) > r.size {
+		// Cut by the end of the file: read nothing more (and allocate
+		// nothing for a corrupt length).
+		return nil, false, r.short(nil)
+	}
 	var b []byte
-	if total <= bufSize {
+	if total <= r.br.Size() {
 		p, err := r.br.Peek(total)
 		if len(p) < total {
 			return nil, false, r.short(err)

@@ -1,0 +1,247 @@
+package txnlog
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// readAll reads every transaction of r (cloned) and the offset after each.
+func readAll(t *testing.T, r *Reader) ([]Txn, []int64, error) {
+	t.Helper()
+	var txns []Txn
+	var ends []int64
+	for {
+		txn, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return txns, ends, nil
+		}
+		if err != nil {
+			return txns, ends, err
+		}
+		txns = append(txns, txn.Clone())
+		_, off := r.File()
+		ends = append(ends, off)
+	}
+}
+
+// TestOpenDirReadsEveryFileInOrder reads the workload's data directory (and
+// its version-2) as one stream: zxids rise by one from the first.
+func TestOpenDirReadsEveryFileInOrder(t *testing.T) {
+	dir := realLogs(t)
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		r, err := OpenDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		txns, _, err := readAll(t, r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(txns) < 200 {
+			t.Fatalf("%s: %d transactions, want the whole workload", d, len(txns))
+		}
+		for i, txn := range txns {
+			if txn.Zxid != int64(i+1) {
+				t.Fatalf("%s: transaction %d has zxid %#x, want %#x", d, i, txn.Zxid, i+1)
+			}
+		}
+		if f, off, ok := r.Truncated(); ok {
+			t.Errorf("%s: a clean log reported truncated at %s:%d", d, f, off)
+		}
+	}
+	if _, err := OpenDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no transaction log") {
+		t.Errorf("an empty directory: %v", err)
+	}
+}
+
+// TestCloneSharesNothing checks that cloned transactions survive the
+// reader's reuse of its buffers: kept clones equal a second reading.
+func TestCloneSharesNothing(t *testing.T) {
+	dir := realLogs(t)
+	r1, _ := OpenDir(dir)
+	kept, _, err := readAll(t, r1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := OpenDir(dir)
+	again, _, err := readAll(t, r2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kept, again) {
+		t.Fatal("transactions kept from one reading differ from a second reading")
+	}
+	var failed, multi int
+	for _, txn := range kept {
+		if txn.Op == OpMulti {
+			multi++
+			if txn.Failed() {
+				failed++
+			}
+		}
+	}
+	if multi != 2 || failed != 1 {
+		t.Errorf("want two multis, one failed; got %d and %d", multi, failed)
+	}
+}
+
+// firstLog copies the workload's first log file into a temp dir and
+// returns the copy, its transactions and each entry's end offset.
+func firstLog(t *testing.T) (string, []Txn, []int64) {
+	t.Helper()
+	src := filepath.Join(realLogs(t), "log.1")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "log.1")
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := OpenFiles(dst)
+	txns, ends, err := readAll(t, r)
+	if err != nil || len(txns) < 3 {
+		t.Fatalf("read %s: %d transactions, %v", src, len(txns), err)
+	}
+	return dst, txns, ends
+}
+
+// TestTruncatedTailEndsCleanly cuts the last entry in several ways a
+// stopped server leaves it: the reader stops before it, without error,
+// and says where.
+func TestTruncatedTailEndsCleanly(t *testing.T) {
+	path, txns, ends := firstLog(t)
+	orig, _ := os.ReadFile(path)
+	n := len(txns)
+	last := ends[n-2] // where the last entry starts
+	for name, cut := range map[string]func() []byte{
+		"cut in its checksum": func() []byte { return orig[:last+5] },
+		"cut in its bytes":    func() []byte { return orig[:last+20] },
+		"cut before its 'B'":  func() []byte { return orig[:ends[n-1]-1] },
+		"zeros after its length": func() []byte {
+			b := append([]byte(nil), orig...)
+			clear(b[last+20 : ends[n-1]])
+			return b
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := os.WriteFile(path, cut(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := OpenFiles(path)
+			got, _, err := readAll(t, r)
+			if err != nil {
+				t.Fatalf("a truncated tail is not an error: %v", err)
+			}
+			if len(got) != n-1 {
+				t.Fatalf("read %d transactions, want %d", len(got), n-1)
+			}
+			f, off, ok := r.Truncated()
+			if !ok || f != path || off != last {
+				t.Errorf("Truncated() = %s, %d, %t; want %s, %d, true", f, off, ok, path, last)
+			}
+		})
+	}
+}
+
+// TestChecksumMismatchNamesFileAndOffset flips one byte of an entry.
+func TestChecksumMismatchNamesFileAndOffset(t *testing.T) {
+	path, txns, ends := firstLog(t)
+	b, _ := os.ReadFile(path)
+	b[ends[1]+30] ^= 0x55 // inside the third entry
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := OpenFiles(path)
+	got, _, err := readAll(t, r)
+	if err == nil {
+		t.Fatalf("read %d of %d transactions without error", len(got), len(txns))
+	}
+	want := path + " at offset " + strconv.FormatInt(ends[1], 10) + ": checksum mismatch"
+	if !strings.Contains(err.Error(), want) || len(got) != 2 {
+		t.Errorf("after %d transactions: %v; want %q after 2", len(got), err, want)
+	}
+}
+
+// TestNotALog refuses a file without the magic and reads an empty one
+// (cut before its header) as holding nothing.
+func TestNotALog(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "log.5")
+	os.WriteFile(bad, []byte("ZKSN\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00"), 0o644)
+	r, _ := OpenFiles(bad)
+	if _, err := r.Next(); err == nil || !strings.Contains(err.Error(), "not a ZooKeeper transaction log") {
+		t.Errorf("a snapshot read as a log: %v", err)
+	}
+	empty := filepath.Join(dir, "log.6")
+	os.WriteFile(empty, nil, 0o644)
+	r, _ = OpenFiles(empty)
+	if _, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Errorf("an empty log: %v", err)
+	}
+	if _, err := OpenFiles(filepath.Join(dir, "log.7")); err == nil {
+		t.Error("a missing file opened")
+	}
+}
+
+// TestOpenFilesSortsByZxid gives the files out of order.
+func TestOpenFilesSortsByZxid(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(realLogs(t), "log.*"))
+	rev := append([]string(nil), files...)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	r, _ := OpenFiles(rev...)
+	txns, _, err := readAll(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(txns); i++ {
+		if txns[i].Zxid <= txns[i-1].Zxid {
+			t.Fatalf("zxid %#x after %#x", txns[i].Zxid, txns[i-1].Zxid)
+		}
+	}
+}
+
+// FuzzReader: no input makes the reader panic, loop or allocate without
+// bound, read as a log file and (past the checksums) as one entry. The
+// seeds are a real log (testdata/log.seed, the start of a server's log.1)
+// and each of its entries.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte("ZKLG\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00"))
+	seed, err := os.ReadFile(filepath.Join("testdata", "log.seed"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	for _, e := range rawEntries(seed) {
+		f.Add(e)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var st parseState
+		st.parseEntry(b)
+		path := filepath.Join(dir, "log.1")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenFiles(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		for i := 0; i <= len(b); i++ {
+			if _, err := r.Next(); err != nil {
+				return
+			}
+		}
+		t.Fatal("more transactions than bytes")
+	})
+}

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
-	"github.com/zkscope/zkscope/zkview/txnlog"
 )
 
 // historyFlags are the history command's flags.
@@ -168,17 +167,20 @@ func openHistory(f historyFlags) (lockops.EventSource, []string, func(io.Writer)
 		}
 		return src, h.Servers, func(io.Writer) { file.Close() }, nil
 	}
-	r, err := txnlog.OpenDir(f.txnlogDir)
+	r, err := lockops.OpenTxnlogHistory(f.txnlogDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	done := func(errOut io.Writer) {
+		if r.Note != "" {
+			fmt.Fprintf(errOut, "zkscope: note: %s\n", r.Note)
+		}
 		if file, off, ok := r.Truncated(); ok {
 			fmt.Fprintf(errOut, "zkscope: note: %s ends with a partly written entry at offset %d (a server stopped mid-write): the history stops there\n", file, off)
 		}
 		r.Close()
 	}
-	return lockops.TxnlogEvents(r), nil, done, nil
+	return r, nil, done, nil
 }
 
 // agoPattern is a duration back from now: "10m", "-10m", "2h30m ago".

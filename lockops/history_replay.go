@@ -78,6 +78,11 @@ func NewReplay(root string, o ReplayOptions) *Replay {
 // and finishes the replay.
 func ReplayAll(src EventSource, root string, until Point, o ReplayOptions) (*Replay, error) {
 	r := NewReplay(root, o)
+	if s, ok := src.(Seeder); ok {
+		if err := s.Seed(r); err != nil {
+			return r, err
+		}
+	}
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {
@@ -169,6 +174,9 @@ func (r *Replay) create(ev HistoryEvent) {
 	if ct.IsZero() {
 		ct = ev.Time
 	}
+	if old := r.nodes[ev.Path]; old != nil {
+		r.drop(old) // a snapshot's change logged again
+	}
 	dir, name := path.Dir(ev.Path), path.Base(ev.Path)
 	n := &Child{Name: name, Path: ev.Path, Data: slices.Clone(ev.Data), Owner: ev.Owner, Ctime: ct.UnixMilli(), Czxid: ev.Zxid}
 	r.nodes[ev.Path] = n
@@ -205,6 +213,14 @@ func (r *Replay) remove(p string, end Tenure) {
 	if n == nil {
 		return
 	}
+	r.drop(n)
+	r.ends[p] = end
+	r.touch(path.Dir(p))
+}
+
+// drop forgets node n.
+func (r *Replay) drop(n *Child) {
+	p := n.Path
 	delete(r.nodes, p)
 	dir := path.Dir(p)
 	delete(r.kids[dir], n.Name)
@@ -222,8 +238,6 @@ func (r *Replay) remove(p string, end Tenure) {
 			delete(r.owned, n.Owner)
 		}
 	}
-	r.ends[p] = end
-	r.touch(dir)
 }
 
 // closeSession removes the session's ephemeral nodes: those the log lists

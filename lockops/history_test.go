@@ -231,3 +231,25 @@ func benchReplayChurn(b *testing.B, n int) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(2*n)/1e3, "µs/change")
 }
+
+// TestPickSnapshot: the snapshot a history starts from, given its logs'
+// first zxid.
+func TestPickSnapshot(t *testing.T) {
+	snaps := map[int64]string{0x0: "snapshot.0", 0x20: "snapshot.20", 0x45: "snapshot.45", 0x100000003: "snapshot.100000003"}
+	for _, c := range []struct {
+		first int64
+		want  string
+		skip  int64
+		note  bool
+	}{
+		{0x21, "snapshot.20", 0x20, false}, // taken at the roll: nothing missing
+		{0x30, "snapshot.45", 0x45, true},  // logs before the oldest snapshot after them
+		{0x100000001, "snapshot.100000003", 0x100000003, true},
+		{0x200000001, "snapshot.100000003", 0x100000003, false}, // another epoch: nothing between
+	} {
+		snap, skip, note := pickSnapshot(c.first, snaps)
+		if snap != c.want || skip != c.skip || (note != "") != c.note {
+			t.Errorf("first %#x: %s, skip %#x, note %q", c.first, snap, skip, note)
+		}
+	}
+}

@@ -85,15 +85,15 @@ func eventOfTxn(t *txnlog.Txn) HistoryEvent {
 	return ev
 }
 
-// OpenTxnlog opens the transaction logs in dir (a data directory, its
-// version-2 directory or a dataLogDir) as history events; close closes
-// them.
+// OpenTxnlog opens the history in dir (a data directory, its version-2
+// directory or a dataLogDir: its logs, and the snapshot before them when
+// one is needed, [OpenTxnlogHistory]) as events; close closes them.
 func OpenTxnlog(dir string) (src EventSource, close func() error, err error) {
-	r, err := txnlog.OpenDir(dir)
+	h, err := OpenTxnlogHistory(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	return TxnlogEvents(r), r.Close, nil
+	return h, h.Close, nil
 }
 
 // LockStates replays src and returns the states of the lock at lockPath,

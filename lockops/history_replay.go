@@ -281,10 +281,18 @@ func (r *Replay) lockOf(dir string) string {
 	return dir
 }
 
+// isCuratorSemaphore says whether p is a Curator semaphore: its children
+// are leases and locks (and maybe its lease count, as a scan sees it), or,
+// when p's creation is older than the history, both hold nodes.
 func (r *Replay) isCuratorSemaphore(p string) bool {
+	if k := r.kids[p]; k != nil {
+		_, leases := k["leases"]
+		_, locks := k["locks"]
+		return leases && locks && len(k) <= 3
+	}
 	_, leases := r.kids[zkview.Join(p, "leases")]
 	_, locks := r.kids[zkview.Join(p, "locks")]
-	return leases && (locks || r.nodes[zkview.Join(p, "locks")] != nil)
+	return leases && locks
 }
 
 // flush decodes the locks the pending transaction changed and notes what

@@ -253,3 +253,37 @@ func TestPickSnapshot(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayCuratorSemaphore: a Curator SemaphoreV2's two directories are
+// one lock, reported at the semaphore's path, as locks does.
+func TestReplayCuratorSemaphore(t *testing.T) {
+	s := &script{}
+	sem := "/app/sem"
+	for _, p := range []string{sem, sem + "/locks", sem + "/leases"} {
+		s.add(HistoryEvent{Kind: EventCreate, Path: p})
+	}
+	node := func(kind string, i int) string {
+		return fmt.Sprintf("%s/%ss/_c_%08d-1111-2222-3333-444444444444-%s-%010d", sem, kind, i, kind, i)
+	}
+	for i := 0; i < 3; i++ { // each takes the mutex, makes its lease, lets the mutex go
+		sid := int64(i + 1)
+		s.add(HistoryEvent{Kind: EventCreate, Session: sid, Owner: sid, Path: node("lock", i)})
+		s.add(HistoryEvent{Kind: EventCreate, Session: sid, Owner: sid, Path: node("lease", i)})
+		if i < 2 {
+			s.add(HistoryEvent{Kind: EventDelete, Session: sid, Path: node("lock", i)})
+		}
+	}
+	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: node("lease", 0)})
+	l := eventList(s.evs)
+	r, err := ReplayAll(&l, "/app", Point{}, ReplayOptions{MaxLeases: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Report(HistoryOptions{})
+	if len(rep.Locks) != 1 || rep.Locks[0].Path != sem || rep.Locks[0].Kind != KindCuratorSemaphoreV2 || len(rep.Locks[0].Tenures) != 6 {
+		t.Fatalf("locks: %+v", rep.Locks)
+	}
+	if tn := rep.Locks[0].Tenures[1]; tn.Node != node("lease", 0) || tn.End != EndReleased || tn.Held.IsZero() {
+		t.Fatalf("the first lease: %+v", tn)
+	}
+}

@@ -57,7 +57,7 @@ func (p *Model) timelineSource() string {
 	if h.fromLog {
 		return fmt.Sprintf("%d states from the transaction log", len(h.states))
 	}
-	return fmt.Sprintf("%d states seen live (the last %d kept)", len(h.states), ringStates)
+	return fmt.Sprintf("%d states seen live (up to %d kept)", len(h.states), ringStates)
 }
 
 // holderLetters gives each node that held in states its mark, in the
@@ -102,7 +102,7 @@ func (p *Model) strip(marks map[string]byte, shown int) []string {
 		" " + st.Holder.Render(string(bar)),
 		" " + st.Chain.Render(caret),
 	}
-	return append(out, p.legend(marks)...)
+	return append(out, p.legend(marks, to)...)
 }
 
 // holderMark is the strip's mark for who holds q: its holder's mark, '+'
@@ -121,35 +121,61 @@ func holderMark(q *lockops.Queue, marks map[string]byte) rune {
 	return m
 }
 
-// legend names each mark's node: its data (a client's id) or short name,
-// and its session.
-func (p *Model) legend(marks map[string]byte) []string {
+// legend names each mark's node — its data (a client's id) or short
+// name, its session — and how long it held over the states kept.
+func (p *Model) legend(marks map[string]byte, to time.Time) []string {
 	type entry struct {
 		mark byte
 		text string
 	}
+	states := p.hist.states
+	held := map[string]time.Duration{}
+	for i := range states {
+		end := to
+		if i+1 < len(states) {
+			end = states[i+1].At.Time
+		}
+		for _, x := range states[i].Queue.Holders() {
+			held[x.Node] += end.Sub(states[i].At.Time)
+		}
+	}
 	var es []entry
 	seen := map[string]bool{}
-	for _, s := range p.hist.states {
+	for _, s := range states {
 		for _, x := range s.Queue.Participants {
 			if m, ok := marks[x.Node]; ok && !seen[x.Node] {
 				seen[x.Node] = true
-				es = append(es, entry{m, participantName(x) + " " + lockops.FormatSession(x.Session)})
+				es = append(es, entry{m, participantName(x) + " " + lockops.FormatSession(x.Session) + " " + common.FormatAge(held[x.Node])})
 			}
 		}
 	}
 	sort.SliceStable(es, func(i, j int) bool {
 		return strings.IndexByte(holderMarks, es[i].mark) < strings.IndexByte(holderMarks, es[j].mark)
 	})
-	var parts []string
-	for _, e := range es {
-		parts = append(parts, string(e.mark)+" "+e.text)
-	}
-	if len(parts) == 0 {
+	if len(es) == 0 {
 		return []string{p.st.Muted.Render(" nobody held in this time")}
 	}
-	return []string{p.st.Muted.Render(" " + strings.Join(parts, " · "))}
+	var lines []string
+	line := ""
+	for k, e := range es {
+		part := string(e.mark) + " " + e.text
+		switch {
+		case line == "":
+			line = " " + part
+		case len(line)+3+len(part) <= p.w:
+			line += " · " + part
+		case len(lines) == maxLegendLines-1:
+			line += fmt.Sprintf(" · … %d more", len(es)-k)
+			return append(lines, p.st.Muted.Render(line))
+		default:
+			lines, line = append(lines, p.st.Muted.Render(line)), " "+part
+		}
+	}
+	return append(lines, p.st.Muted.Render(line))
 }
+
+// maxLegendLines bounds the strip's legend.
+const maxLegendLines = 3
 
 // participantName is a node's data when it is short text (a client's
 // id or address), else its short name.

@@ -35,7 +35,8 @@ func newHistoryCmd() *cobra.Command {
 		Short: "Who held each lock at or below PATH when, how long the others waited, and why each tenure ended",
 		Long: `Replay the locks at or below PATH from ZooKeeper's transaction log (--txnlog:
 a server's data directory, its version-2 directory or its dataLogDir; a copy
-taken from a production server is enough, no server needs to run) or from a
+taken from a production server is enough, no server needs to run; when the
+early logs were purged, it starts from a snapshot there) or from a
 live recording (--recording, made by zkscope locks --watch --record FILE),
 decoding every lock with the same rules as zkscope locks at each change.
 
@@ -73,7 +74,7 @@ that transaction).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.txnlogDir, "txnlog", "", "ZooKeeper data directory (or its version-2, or dataLogDir) whose log.* files to replay")
+	fl.StringVar(&f.txnlogDir, "txnlog", "", "ZooKeeper data directory (or its version-2, or dataLogDir) whose log.* files (and snapshot, if needed) to replay")
 	fl.StringVar(&f.recording, "recording", "", "a recording made by zkscope locks --watch --record FILE")
 	fl.StringVar(&f.since, "since", "", "report tenures from this time (or zxid) on")
 	fl.StringVar(&f.until, "until", "", "stop the replay at this time (or zxid)")

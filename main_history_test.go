@@ -398,6 +398,24 @@ func TestHistoryRefusals(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, stderr)
 		}
 	}
+	// A recording is never written over, and records what --watch sees.
+	existing := filepath.Join(t.TempDir(), "old.jsonl")
+	if err := os.WriteFile(existing, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	connect := zktest.Shared(t).ConnectString()
+	for _, args := range [][]string{
+		{"-s", connect, "locks", "/", "--watch", "--record", existing},
+		{"-s", connect, "locks", "/", "--record", filepath.Join(t.TempDir(), "new.jsonl")},
+	} {
+		code, _, stderr := runBinary(t, nil, args...)
+		if code == 0 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "keep" {
+		t.Errorf("--record wrote over an existing file: %q", b)
+	}
 }
 
 // TestHistoryFromSnapshot: on a server whose early logs were purged (the

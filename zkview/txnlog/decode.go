@@ -137,13 +137,20 @@ func (d *decoder) acls(arena *[]zk.ACL) []zk.ACL {
 	return a[start:len(a):len(a)]
 }
 
-// header reads a TxnHeader into t.
+// headerSize is a TxnHeader's: clientId, cxid, zxid, time, type.
+const headerSize = 8 + 4 + 8 + 8 + 4
+
+// header reads a TxnHeader into t, its length checked once.
 func (d *decoder) header(t *Txn) {
-	t.Session = d.int64()
-	t.Cxid = d.int32()
-	t.Zxid = d.int64()
-	t.Time = time.UnixMilli(d.int64())
-	t.Op = Op(d.int32())
+	if !d.need(headerSize) {
+		return
+	}
+	h := d.b[d.off-headerSize : d.off]
+	t.Session = int64(binary.BigEndian.Uint64(h))
+	t.Cxid = int32(binary.BigEndian.Uint32(h[8:]))
+	t.Zxid = int64(binary.BigEndian.Uint64(h[12:]))
+	t.Time = time.UnixMilli(int64(binary.BigEndian.Uint64(h[20:])))
+	t.Op = Op(int32(binary.BigEndian.Uint32(h[28:])))
 }
 
 // parseState is what decoding an entry reuses from one entry to the next.

@@ -29,6 +29,25 @@ func toolkitCommand(ctx context.Context, file string) (*exec.Cmd, error) {
 	return zooKeeperTool(ctx, toolkitMain, "-d", file)
 }
 
+// toolOutput runs one of ZooKeeper's tools (main class, arguments) and
+// returns what it printed on stdout.
+func toolOutput(t *testing.T, main string, args ...string) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd, err := zooKeeperTool(ctx, main, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", main, strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
 // zooKeeperTool runs one of the ZooKeeper install's tools: US English
 // dates in UTC, the server's logging quiet.
 func zooKeeperTool(ctx context.Context, main string, args ...string) (*exec.Cmd, error) {
@@ -49,18 +68,7 @@ var recordStart = regexp.MustCompile(`^\d+/\d+/\d+, \d+:\d+:\d+ [AP]M UTC sessio
 // over the lines its ACLs break) and the count it ends with.
 func toolkitDump(t *testing.T, file string) ([]string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd, err := toolkitCommand(ctx, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("TxnLogToolkit %s: %v\n%s", file, err, stderr.String())
-	}
+	out := toolOutput(t, toolkitMain, "-d", file)
 	var recs []string
 	count := -1
 	for _, line := range strings.SplitAfter(string(out), "\n") {

@@ -1,6 +1,7 @@
 package txnlog
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -244,4 +245,19 @@ func FuzzReader(f *testing.F) {
 		}
 		t.Fatal("more transactions than bytes")
 	})
+}
+
+// rawEntries returns the bytes of each entry of a log file (between the
+// length and the end-of-record byte), up to its zero padding.
+func rawEntries(b []byte) [][]byte {
+	var out [][]byte
+	for off := 16; off+12 <= len(b); {
+		n := int(int32(binary.BigEndian.Uint32(b[off+8:])))
+		if n <= 0 || off+12+n+1 > len(b) {
+			break
+		}
+		out = append(out, b[off+12:off+12+n])
+		off += 12 + n + 1
+	}
+	return out
 }

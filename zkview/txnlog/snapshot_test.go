@@ -2,7 +2,7 @@ package txnlog
 
 import (
 	"bytes"
-	"context"
+	"compress/gzip"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -21,19 +21,7 @@ import (
 // of its session table.
 func formatterDump(t *testing.T, file string) (nodes, sessions []string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd, err := zooKeeperTool(ctx, "org.apache.zookeeper.server.SnapshotFormatter", "-d", file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("SnapshotFormatter %s: %v\n%s", file, err, stderr.String())
-	}
-	text := string(out)
+	text := string(toolOutput(t, "org.apache.zookeeper.server.SnapshotFormatter", "-d", file))
 	head, tail, ok := strings.Cut(text, "Session Details (sid, timeout, ephemeralCount):\n")
 	if !ok {
 		t.Fatalf("SnapshotFormatter %s: no session table in\n%s", file, text)
@@ -137,6 +125,15 @@ func TestSnapshotTree(t *testing.T) {
 		t.Errorf("LatestSnapshot before zxid 0 = %q", first)
 	}
 	b, _ := os.ReadFile(latest)
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write(b)
+	w.Close()
+	zipped := filepath.Join(t.TempDir(), filepath.Base(latest)+".gz")
+	os.WriteFile(zipped, gz.Bytes(), 0o644)
+	if z, err := ReadSnapshot(zipped); err != nil || len(z.Nodes) != len(snap.Nodes) || z.Zxid != snap.Zxid {
+		t.Errorf("gzipped snapshot: %v", err)
+	}
 	b[len(b)/2] ^= 0x20
 	bad := filepath.Join(t.TempDir(), filepath.Base(latest))
 	os.WriteFile(bad, b, 0o644)

@@ -113,10 +113,11 @@ func (t Txn) Failed() bool {
 // Txn is one transaction of the log: the header (session, cxid, zxid, time,
 // type) and the fields of its record that the type carries.
 //
-// Data, ACL, Ops and Deletes (and the same fields of each of Ops) may share
-// the reader's buffers: they are valid only until the next call to
-// [Reader.Next]. Copy them (see [Txn.Clone]) to keep them longer. Strings
-// (Path, Deletes' elements, ACL ids) are ordinary Go strings and stay valid.
+// Data, ACL, Ops, Deletes and Digest (and the same fields of each of Ops)
+// may share the reader's buffers: they are valid only until the next call
+// to [Reader.Next]. Copy them (see [Txn.Clone]) to keep them longer.
+// Strings (Path, Deletes' elements, ACL schemes and ids) are ordinary Go
+// strings and stay valid.
 type Txn struct {
 	Session   int64     // the header's clientId: the session that asked
 	Cxid      int32     // the client's request number

@@ -83,6 +83,11 @@ const (
 	// session: the session expired (the client crashed, paused or lost
 	// the network for longer than its timeout).
 	EndSessionExpired EndKind = "session-expired"
+	// EndSessionTerminated: removed by a close the server issued although
+	// the session had written to the log within its timeout, so it cannot
+	// have expired: the server ended it for another reason (an operator's
+	// JMX terminateSession, say).
+	EndSessionTerminated EndKind = "session-terminated"
 	// EndGone: a live recording saw the node missing; its cause is not
 	// known from a recording.
 	EndGone EndKind = "gone"
@@ -128,7 +133,7 @@ type Tenure struct {
 	// By is the session that deleted it (force-deletes), or whose close
 	// removed it.
 	By int64
-	// Session facts at the end (EndSessionClosed/EndSessionExpired): its
+	// Session facts at the end (a session's close): its
 	// timeout and last write seen in the log.
 	SessionTimeout time.Duration
 	LastWrite      Moment

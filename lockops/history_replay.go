@@ -246,7 +246,10 @@ func (r *Replay) closeSession(ev HistoryEvent) {
 	s := r.session(ev.Session)
 	s.Closed, s.Expired = r.at, ev.Cxid == 0
 	end := Tenure{End: EndSessionClosed, By: ev.Session, SessionTimeout: s.Timeout, LastWrite: s.LastWrite}
-	if s.Expired {
+	switch {
+	case s.Expired && s.Timeout > 0 && !s.LastWrite.IsZero() && r.at.Time.Sub(s.LastWrite.Time) < s.Timeout*9/10:
+		end.End = EndSessionTerminated // it was alive within its timeout
+	case s.Expired:
 		end.End = EndSessionExpired
 	}
 	gone := make([]string, 0, len(r.owned[ev.Session])+len(ev.Deletes))

@@ -191,6 +191,10 @@ func historyProblems(h *LockHistory, end time.Time, o HistoryOptions) []Problem 
 			out = append(out, Problem{Kind: ProblemWaitedTooLong, Node: t.Node,
 				Detail: fmt.Sprintf("waited %s from %s (longer than %s)", fmtDur(w), fmtClock(t.Arrived.Time), o.WaitedLongerThan)})
 		}
+		if t.End == EndSessionTerminated {
+			out = append(out, Problem{Kind: ProblemForceDeleted, Node: t.Node,
+				Detail: "removed at " + fmtClock(t.Left.Time) + " when the server ended its session " + FormatSession(t.Session) + ", which had written " + fmtDur(t.Left.Time.Sub(t.LastWrite.Time)) + " before, within its timeout of " + fmtDur(t.SessionTimeout) + ": not an expiry (an operator's terminateSession?)"})
+		}
 		if t.End == EndForceDeleted {
 			what := "waiting"
 			if !t.Held.IsZero() {

@@ -287,3 +287,17 @@ func TestReplayCuratorSemaphore(t *testing.T) {
 		t.Fatalf("the first lease: %+v", tn)
 	}
 }
+
+// TestReplayTerminated: a close the server issued (cxid 0) for a session
+// that wrote within its timeout is no expiry: it was terminated.
+func TestReplayTerminated(t *testing.T) {
+	dir := "/app/locks/deploy"
+	s := &script{}
+	s.contend(dir, 1)
+	s.add(HistoryEvent{Kind: EventActivity, Session: 1, Cxid: 2, Path: "/app/elsewhere"})
+	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1, Cxid: 0})
+	h := replayScript(t, s, HistoryOptions{}).Locks[0]
+	if tn := h.Tenures[0]; tn.End != EndSessionTerminated || len(h.Problems) != 1 || h.Problems[0].Kind != ProblemForceDeleted {
+		t.Fatalf("tenure %+v, problems %+v", tn, h.Problems)
+	}
+}

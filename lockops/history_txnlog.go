@@ -15,10 +15,13 @@ import (
 // the others (1 and up), while a close the server issues itself —
 // ZooKeeperServer.expire → close(sessionId), on the leader (or the
 // standalone server) when the session tracker finds the session idle for
-// its timeout — is submitted with cxid 0. So cxid 0 is an expiry (or,
-// rarely, another close the server decides on its own, such as a session
-// it had to kill); anything else is the client's own close. The log holds
-// writes only: a session's last write in the log is a lower bound of its
+// its timeout — is submitted with cxid 0 (read in Debian's 3.8.0:
+// Request(null, sessionId, 0, closeSession)). So cxid 0 is an expiry — or
+// a session an operator ended through JMX (ConnectionBean.terminateSession
+// calls the same close): when the session wrote to the log within its
+// timeout before such a close, it cannot have expired, and the replay
+// says it was terminated. Any other cxid is the client's own close. The
+// log holds writes only: a session's last write in the log is a lower bound of its
 // last sign of life (its reads and pings never appear), so an expiry comes
 // at least a timeout after the last ping the server got, which may be
 // later than the last write shown.

@@ -107,6 +107,8 @@ func endedCell(t *Tenure) string {
 		return "force-deleted at " + fmtClock(t.Left.Time) + " by session " + FormatSession(t.By)
 	case EndSessionClosed:
 		return "session closed by its client at " + fmtClock(t.Left.Time)
+	case EndSessionTerminated:
+		return "session ended by the server at " + fmtClock(t.Left.Time) + " (not an expiry: " + sessionEndDetail(t) + ")"
 	case EndSessionExpired:
 		return "session expired at " + fmtClock(t.Left.Time) + " (" + sessionEndDetail(t) + ")"
 	}
@@ -215,11 +217,11 @@ func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 		ms := t.HeldFor(end).Milliseconds()
 		d.HeldMs = &ms
 	}
-	if t.End == EndForceDeleted || t.End == EndSessionClosed || t.End == EndSessionExpired || t.End == EndReleased {
+	if t.End != EndPresent && t.End != EndGone {
 		by := FormatSession(t.By)
 		d.By = &by
 	}
-	if t.End == EndSessionClosed || t.End == EndSessionExpired {
+	if t.End == EndSessionClosed || t.End == EndSessionExpired || t.End == EndSessionTerminated {
 		if t.SessionTimeout > 0 {
 			ms := t.SessionTimeout.Milliseconds()
 			d.SessionTimeoutMs = &ms

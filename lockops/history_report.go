@@ -129,27 +129,41 @@ func usualHold(ts []Tenure) time.Duration {
 }
 
 // waitsBehind finds, for each holder, the waiters whose wait overlapped
-// its hold, and for how long. Tenures are in order of arrival, so the
-// waiters of one hold are searched only among those that arrived before
-// it ended.
+// its hold, and for how long, in order of arrival. It sweeps the holds in
+// the order they began with the waits begun before each hold ended: a wait
+// over before a hold began is over for every later hold too, so the work
+// is the waits in the queue at each hold, not all the tenures.
 func waitsBehind(ts []Tenure, end time.Time) [][]Wait {
 	out := make([][]Wait, len(ts))
-	for hi := range ts {
-		h := &ts[hi]
-		if h.Held.IsZero() {
-			continue
+	var holders, waits []int
+	for i := range ts {
+		if !ts[i].Held.IsZero() {
+			holders = append(holders, i)
 		}
-		from, to := h.Held.Time, h.holdEnd(end)
-		for wi := range ts {
+		if ts[i].waitEnd(end).After(ts[i].Arrived.Time) {
+			waits = append(waits, i)
+		}
+	}
+	sort.SliceStable(holders, func(a, b int) bool { return ts[holders[a]].Held.Time.Before(ts[holders[b]].Held.Time) })
+	sort.SliceStable(waits, func(a, b int) bool { return ts[waits[a]].Arrived.Time.Before(ts[waits[b]].Arrived.Time) })
+	var active []int
+	next := 0
+	for _, hi := range holders {
+		from, to := ts[hi].Held.Time, ts[hi].holdEnd(end)
+		for ; next < len(waits) && ts[waits[next]].Arrived.Time.Before(to); next++ {
+			active = append(active, waits[next])
+		}
+		keep := active[:0]
+		for _, wi := range active {
+			if ts[wi].waitEnd(end).After(from) {
+				keep = append(keep, wi)
+			}
+		}
+		active = keep
+		for _, wi := range active {
 			w := &ts[wi]
-			if w.Arrived.Time.After(to) {
-				break
-			}
-			if wi == hi {
-				continue
-			}
 			start, stop := maxTime(w.Arrived.Time, from), minTime(w.waitEnd(end), to)
-			if stop.After(start) {
+			if wi != hi && stop.After(start) {
 				out[hi] = append(out[hi], Wait{Tenure: wi, For: stop.Sub(start)})
 			}
 		}

@@ -178,12 +178,13 @@ func (p *Model) legend(marks map[string]byte, to time.Time) []string {
 const maxLegendLines = 3
 
 // participantName is a node's data when it is short text (a client's
-// id or address), else its short name.
+// id or address), else its short name: long data (a description) is
+// often the same for every contender.
 func participantName(x lockops.Participant) string {
-	if d := lockops.DescribeData(x.Data, 20); d != "-" && !strings.HasPrefix(d, "<") {
+	if d := lockops.DescribeData(x.Data, 25); d != "-" && !strings.HasPrefix(d, "<") && !strings.HasSuffix(d, "…") {
 		return d
 	}
-	return common.ShortName(lockops.ShortName(x.Name), 24)
+	return common.ShortName(lockops.ShortName(x.Name), 28)
 }
 
 // stateLines draws state i: when, then each participant with its wait

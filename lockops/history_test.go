@@ -301,3 +301,27 @@ func TestReplayTerminated(t *testing.T) {
 		t.Fatalf("tenure %+v, problems %+v", tn, h.Problems)
 	}
 }
+
+// FuzzRecording: whatever a recording file holds, reading and replaying
+// it never panics.
+func FuzzRecording(f *testing.F) {
+	var b bytes.Buffer
+	rec, _ := NewRecorder(&b, "/app", []string{"zk1:2181"}, histT0)
+	q := Decode(Dir{Path: "/app/l", Children: []Child{{Name: kazooNode("/app/l", 0)[7:], Owner: 1, Czxid: 3}, {Name: kazooNode("/app/l", 1)[7:], Owner: 2, Czxid: 4}}}, DecodeOptions{})
+	rec.Observe(&q, 4, histT0)
+	rec.Observe(&Queue{Path: "/app/l"}, 6, histT0.Add(time.Second))
+	f.Add(b.Bytes())
+	f.Add([]byte(`{"zkscope_recording":1}` + "\n" + `{"op":"gone","seen":"2026-11-23T03:00:00Z","path":"/"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, src, err := OpenRecording(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		r, _ := ReplayAll(src, "/", Point{}, ReplayOptions{})
+		r.Queues()
+		var out bytes.Buffer
+		rep := r.Report(HistoryOptions{WaitedLongerThan: time.Second})
+		WriteHistoryTable(&out, rep, nil)
+		WriteHistoryJSON(&out, rep)
+	})
+}

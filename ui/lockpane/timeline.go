@@ -112,9 +112,9 @@ func (p *Model) timelineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			h.step = -1
 			return nil, true
 		}
-		return p.loadTimeline(), true
+		return p.loadTimeline(true), true
 	case key.Matches(msg, k.Older):
-		cmd := p.loadTimeline()
+		cmd := p.loadTimeline(false)
 		switch {
 		case h.step < 0 && len(h.states) > 1:
 			h.step = len(h.states) - 2
@@ -135,10 +135,12 @@ func (p *Model) timelineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 }
 
 // loadTimeline starts reading the shown lock's past from the transaction
-// log, when the TUI was given one and it is not read yet for this lock.
-func (p *Model) loadTimeline() tea.Cmd {
+// log, when the TUI was given one and it is not read yet for this lock
+// (again is true: read it again, the log may have grown; the states read
+// before stay shown meanwhile).
+func (p *Model) loadTimeline(again bool) tea.Cmd {
 	h := &p.hist
-	if h.txnlog == "" || h.loading || h.fromLog && h.path == p.path || p.path == "" {
+	if h.txnlog == "" || h.loading || p.path == "" || !again && h.fromLog && h.path == p.path {
 		return nil
 	}
 	h.loading, h.loadErr = true, nil

@@ -104,7 +104,7 @@ func TestLockPaneTimelineFromTxnlog(t *testing.T) {
 	p := testPane(themes.Dark, 100, 24)
 	p.resetDir(base)
 	p.SetTxnlog(filepath.Join(srv.Servers[0].Dir, "data"))
-	cmd := p.loadTimeline()
+	cmd := p.loadTimeline(false)
 	if cmd == nil || !p.hist.loading {
 		t.Fatal("the timeline does not read the log")
 	}

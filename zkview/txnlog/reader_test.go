@@ -1,12 +1,16 @@
 package txnlog
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/adler32"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,6 +94,38 @@ func TestCloneSharesNothing(t *testing.T) {
 	}
 	if multi != 2 || failed != 1 {
 		t.Errorf("want two multis, one failed; got %d and %d", multi, failed)
+	}
+}
+
+// TestExpiredSessions tells the expired session's closeSession (and the
+// ephemeral it deleted) from the ones the clients sent (go-zookeeper,
+// kazoo), and reads the negotiated timeouts.
+func TestExpiredSessions(t *testing.T) {
+	r, err := OpenDir(realLogs(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	txns, _, err := readAll(t, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeouts := map[int64]int32{}
+	var expired, closed []string
+	for _, txn := range txns {
+		switch {
+		case txn.Op == OpCreateSession:
+			timeouts[txn.Session] = txn.Timeout
+		case txn.Expired():
+			expired = append(expired, fmt.Sprint(timeouts[txn.Session], txn.Deletes))
+		case txn.Op == OpCloseSession:
+			closed = append(closed, fmt.Sprint(txn.Deletes))
+		}
+	}
+	if want := []string{"1000 [/w/exp]"}; !slices.Equal(expired, want) {
+		t.Errorf("expired sessions: %q, want %q", expired, want)
+	}
+	if len(closed) < 2 || !slices.Contains(closed, "[/w/k/eph]") {
+		t.Errorf("sessions the clients closed: %q", closed)
 	}
 }
 
@@ -211,19 +247,24 @@ func TestOpenFilesSortsByZxid(t *testing.T) {
 	}
 }
 
-// FuzzReader: no input makes the reader panic, loop or allocate without
-// bound, read as a log file and (past the checksums) as one entry. The
-// seeds are a real log (testdata/log.seed, the start of a server's log.1)
-// and each of its entries.
+// FuzzReader: no input makes the readers panic, loop or allocate without
+// bound, read as a log file, (past the checksums) as one entry, and as a
+// snapshot. The seeds are a real log (testdata/log.seed, the start of a
+// server's log.1), each of its entries, and a real snapshot
+// (testdata/snapshot.seed, with sessions, ephemerals and a digest ACL).
 func FuzzReader(f *testing.F) {
 	f.Add([]byte("ZKLG\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00"))
-	seed, err := os.ReadFile(filepath.Join("testdata", "log.seed"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(seed)
-	for _, e := range rawEntries(seed) {
-		f.Add(e)
+	for _, name := range []string{"log.seed", "snapshot.seed"} {
+		seed, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(seed)
+		if name == "log.seed" {
+			for _, e := range rawEntries(seed) {
+				f.Add(e)
+			}
+		}
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -240,6 +281,7 @@ func FuzzReader(f *testing.F) {
 		defer r.Close()
 		for i := 0; i <= len(b); i++ {
 			if _, err := r.Next(); err != nil {
+				ReadSnapshot(path) // an error is fine; every node costs bytes
 				return
 			}
 		}
@@ -260,4 +302,45 @@ func rawEntries(b []byte) [][]byte {
 		off += 12 + n + 1
 	}
 	return out
+}
+
+// appendEntry appends a log entry (checksum, length, bytes, 'B') for a
+// setData of data at zxid.
+func appendEntry(b []byte, zxid int64, data []byte) []byte {
+	var e jute
+	e.i64(0x1234).i32(7).i64(zxid).i64(1_700_000_000_000).i32(int32(OpSetData))
+	e.str("/big").buf(data).i32(3)
+	b = binary.BigEndian.AppendUint64(b, uint64(adler32.Checksum(e.b)))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(e.b)))
+	return append(append(b, e.b...), 'B')
+}
+
+// TestEntriesBiggerThanTheBuffer reads entries larger than the reader's
+// buffer between small ones, whole and cut.
+func TestEntriesBiggerThanTheBuffer(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 3<<20)
+	log := []byte("ZKLG\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00")
+	log = appendEntry(log, 1, []byte("small"))
+	log = appendEntry(log, 2, big)
+	log = appendEntry(log, 3, []byte("after"))
+	path := filepath.Join(t.TempDir(), "log.1")
+	for _, cut := range []int{len(log), len(log) - 1<<20} {
+		os.WriteFile(path, log[:cut], 0o644)
+		r, _ := OpenFiles(path)
+		txns, _, err := readAll(t, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 3
+		if cut < len(log) {
+			want = 1
+		}
+		if len(txns) != want || !bytes.Equal(txns[0].Data, []byte("small")) ||
+			want == 3 && (!bytes.Equal(txns[1].Data, big) || string(txns[2].Data) != "after" || txns[2].Zxid != 3) {
+			t.Errorf("cut at %d of %d: read %d transactions, want %d", cut, len(log), len(txns), want)
+		}
+		if _, _, trunc := r.Truncated(); trunc != (cut < len(log)) {
+			t.Errorf("cut at %d of %d: truncated %t", cut, len(log), trunc)
+		}
+	}
 }

@@ -41,6 +41,36 @@ type Node struct {
 	Stat zk.Stat
 }
 
+// ZooKeeper (with extended types, 3.5.3 and later) keeps the marks of
+// containers and TTL nodes in the ephemeral owner field.
+const (
+	containerOwner = math.MinInt64       // 0x8000000000000000
+	ttlMask        = -0x0100000000000000 // 0xff00000000000000: the high byte of a TTL node's mark
+)
+
+// Owner returns the session owning an ephemeral node, or 0 for a node of no
+// session (persistent, container or TTL).
+func (n Node) Owner() int64 {
+	if o := n.Stat.EphemeralOwner; !n.Container() && o&ttlMask != ttlMask {
+		return o
+	}
+	return 0
+}
+
+// Container reports whether n is a container node.
+func (n Node) Container() bool { return n.Stat.EphemeralOwner == containerOwner }
+
+// TTL returns a TTL node's time to live (ms), and whether n is one: the
+// mark's high byte is 0xff, the next two (the extended type) are zero and
+// the low 40 bits hold the TTL.
+func (n Node) TTL() (int64, bool) {
+	o := n.Stat.EphemeralOwner
+	if o == containerOwner || o&ttlMask != ttlMask || o>>40&0xffff != 0 {
+		return 0, false
+	}
+	return o & (1<<40 - 1), true
+}
+
 // Snapshot is the whole state a snapshot file holds: the data tree as of
 // Zxid (the zxid in the file's name: every transaction up to it, and perhaps
 // a few after it, is applied — a snapshot is fuzzy; replay the logs from

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // formatterDump runs ZooKeeper's SnapshotFormatter -d on file and returns
@@ -55,7 +57,7 @@ func formatterNode(n Node) string {
 	return fmt.Sprintf("%s\n  cZxid = 0x%014x\n  ctime = %s\n  mZxid = 0x%014x\n  mtime = %s\n  pZxid = 0x%014x\n"+
 		"  cversion = %d\n  dataVersion = %d\n  aclVersion = %d\n  ephemeralOwner = 0x%014x\n  data = %s\n",
 		n.Path, st.Czxid, date(st.Ctime), st.Mzxid, date(st.Mtime), st.Pzxid,
-		st.Cversion, st.Version, st.Aversion, st.EphemeralOwner, base64.StdEncoding.EncodeToString(n.Data))
+		st.Cversion, st.Version, st.Aversion, uint64(st.EphemeralOwner), base64.StdEncoding.EncodeToString(n.Data))
 }
 
 // TestOracleSnapshotFormatter reads every snapshot the workload's server
@@ -117,6 +119,16 @@ func TestSnapshotTree(t *testing.T) {
 	bin := byPath["/w/bin"]
 	if len(bin.ACL) != 2 || bin.ACL[0].Scheme != "digest" || bin.ACL[1].ID != "anyone" || bin.ACL[1].Perms != 1 {
 		t.Errorf("/w/bin's ACL = %+v", bin.ACL)
+	}
+	if n := byPath["/w/locks"]; !n.Container() || n.Owner() != 0 {
+		t.Errorf("/w/locks (Curator's container): container %t, owner %#x", n.Container(), n.Owner())
+	}
+	if n := byPath["/w/e"]; n.Container() || n.Owner() == 0 || n.Owner() != n.Stat.EphemeralOwner {
+		t.Errorf("/w/e (ephemeral): container %t, owner %#x", n.Container(), n.Owner())
+	}
+	ttl := Node{Stat: zk.Stat{EphemeralOwner: ttlMask | 300}}
+	if v, ok := ttl.TTL(); !ok || v != 300 || ttl.Owner() != 0 || ttl.Container() {
+		t.Errorf("a TTL node's mark read as TTL %d %t, owner %#x", v, ok, ttl.Owner())
 	}
 	if n := byPath["/zookeeper"].Stat.NumChildren; n != 2 {
 		t.Errorf("/zookeeper has %d children, want 2", n)

@@ -110,6 +110,14 @@ func (t Txn) Failed() bool {
 	return false
 }
 
+// Expired reports whether t is a closeSession the server issued itself
+// rather than the client: the session expired. ZooKeeper's session tracker
+// closes an expired session with cxid 0, while clients number their
+// requests from 1, so a client's own close never has cxid 0.
+func (t Txn) Expired() bool {
+	return t.Op == OpCloseSession && t.Cxid == 0
+}
+
 // Txn is one transaction of the log: the header (session, cxid, zxid, time,
 // type) and the fields of its record that the type carries.
 //

@@ -39,11 +39,15 @@ func realLogs(t testing.TB) string {
 	t.Helper()
 	zktest.Require(t)
 	logsOnce.Do(func() {
-		logsTmp, logsErr = os.MkdirTemp("", "zkscope-txnlog-")
-		if logsErr != nil {
+		// Stays the error if a peer helper ends the first test midway.
+		logsErr = errors.New("the workload did not finish (see the first test that ran it)")
+		tmp, err := os.MkdirTemp("", "zkscope-txnlog-")
+		if err != nil {
+			logsErr = err
 			return
 		}
-		logsDir, logsErr = produceLogs(logsTmp)
+		logsTmp = tmp
+		logsDir, logsErr = produceLogs(t, tmp)
 	})
 	if logsErr != nil {
 		t.Fatalf("produce transaction logs on a real server: %v", logsErr)
@@ -53,7 +57,7 @@ func realLogs(t testing.TB) string {
 
 // produceLogs starts a server that rolls its log every few dozen
 // transactions, runs the workload and stops the server.
-func produceLogs(tmp string) (string, error) {
+func produceLogs(t testing.TB, tmp string) (string, error) {
 	c, err := zktest.Launch(1, zktest.Options{
 		JVMFlags: []string{"-Dzookeeper.snapCount=60", "-Dzookeeper.preAllocSize=16"},
 	}, tmp)
@@ -62,7 +66,7 @@ func produceLogs(tmp string) (string, error) {
 	}
 	defer c.Stop()
 	addr := c.Servers[0].ClientAddr
-	if err := workload(addr); err != nil {
+	if err := workload(t, addr); err != nil {
 		return "", err
 	}
 	return filepath.Join(c.Servers[0].Dir, "data", "version-2"), nil
@@ -71,15 +75,16 @@ func produceLogs(tmp string) (string, error) {
 // step is one part of the workload; the first error stops it.
 type step func() error
 
-func workload(addr string) error {
+func workload(t testing.TB, addr string) error {
 	conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false))
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	open := zk.WorldACL(zk.PermAll)
-	w := &work{conn: conn, addr: addr, open: open}
-	for _, s := range []step{w.creates, w.containers, w.changes, w.errors, w.multis, w.kazoo, w.expiry, w.closes, w.rollover} {
+	w := &work{t: t, conn: conn, addr: addr, open: open}
+	for _, s := range []step{w.creates, w.containers, w.changes, w.errors, w.multis, w.kazoo, w.expiry, w.closes,
+		w.locks, w.rollover} {
 		if err := s(); err != nil {
 			return err
 		}
@@ -88,6 +93,7 @@ func workload(addr string) error {
 }
 
 type work struct {
+	t    testing.TB
 	conn *zk.Conn
 	addr string
 	open []zk.ACL
@@ -246,6 +252,26 @@ func (w *work) closes() error {
 	}
 	conn.Close()
 	return w.gone("/w/cl2")
+}
+
+// locks runs real contention: two Curator mutex contenders and two kazoo
+// lock contenders, each the second waiting until the first releases.
+func (w *work) locks() error {
+	for _, c := range []struct {
+		peers      *zktest.Peers
+		kind, path string
+	}{
+		{zktest.StartCurator(w.t, w.addr), "mutex", "/w/locks/curator"},
+		{zktest.StartKazoo(w.t, w.addr), "lock", "/w/locks/kazoo"},
+	} {
+		c.peers.Acquire(w.t, "a", c.kind, c.path)
+		c.peers.Await(w.t, "a", "acquired")
+		c.peers.Acquire(w.t, "b", c.kind, c.path)
+		c.peers.Release(w.t, "a")
+		c.peers.Await(w.t, "b", "acquired")
+		c.peers.Release(w.t, "b")
+	}
+	return nil
 }
 
 // rollover writes enough to roll the log several times (snapCount 60).

@@ -143,7 +143,7 @@ func (h *TxnlogHistory) Seed(r *Replay) error {
 		}
 		latest = max(latest, n.Stat.Mtime, n.Stat.Ctime)
 		if n.Path != "/" && r.below(n.Path) {
-			r.create(HistoryEvent{Path: n.Path, Data: n.Data, Owner: n.Stat.EphemeralOwner, Zxid: n.Stat.Czxid, Ctime: time.UnixMilli(n.Stat.Ctime).UTC()})
+			r.create(HistoryEvent{Path: n.Path, Data: n.Data, Owner: n.Owner(), Zxid: n.Stat.Czxid, Ctime: time.UnixMilli(n.Stat.Ctime).UTC()})
 		}
 	}
 	r.at = Moment{Zxid: s.Zxid(), Time: time.UnixMilli(latest).UTC()}

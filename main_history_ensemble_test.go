@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -51,14 +50,7 @@ func TestHistoryEnsembleExpiry(t *testing.T) {
 	closed.Close()
 	awaitAtMost(t, c, lock, 0)
 	data := copyDataDir(t, filepath.Join(follower.Dir, "data"))
-	code, out, stderr := runBinary(t, nil, "history", "/ens", "--txnlog", data, "--json")
-	if code != 0 {
-		t.Fatalf("history: exit %d: %s", code, stderr)
-	}
-	var doc historyDoc
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	doc, out := historyJSON(t, "/ens", "--txnlog", data)
 	if len(doc.Locks) != 1 || len(doc.Locks[0].Tenures) != 2 {
 		t.Fatalf("history from the follower's log:\n%s", out)
 	}

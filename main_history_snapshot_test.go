@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,16 +54,9 @@ func TestHistoryFromSnapshot(t *testing.T) {
 	if purged == 0 {
 		t.Fatal("no log to purge: the server did not roll its log")
 	}
-	code, out, stderr := runBinary(t, nil, "history", "/snap", "--txnlog", data, "--json")
-	if code != 0 {
-		t.Fatalf("history: exit %d: %s", code, stderr)
-	}
-	var doc historyDoc
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	doc, out := historyJSON(t, "/snap", "--txnlog", data)
 	if len(doc.Locks) != 1 || len(doc.Locks[0].Tenures) != 2 {
-		t.Fatalf("history after %d purged logs:\n%s\n%s", purged, out, stderr)
+		t.Fatalf("history after %d purged logs:\n%s", purged, out)
 	}
 	old, waiter := doc.Locks[0].Tenures[0], doc.Locks[0].Tenures[1]
 	if old.Data != "old" || old.End != "released" || waiter.Data != "waiter" || waiter.Held == nil || waiter.End != "present" {

@@ -49,6 +49,21 @@ type historyDoc struct {
 	} `json:"locks"`
 }
 
+// historyJSON runs `history ARGS --json` and decodes its document; it
+// returns the raw output too, for failure messages.
+func historyJSON(t *testing.T, args ...string) (historyDoc, string) {
+	t.Helper()
+	code, out, stderr := runBinary(t, nil, append(append([]string{"history"}, args...), "--json")...)
+	if code != 0 {
+		t.Fatalf("history %v: exit %d: %s", args, code, stderr)
+	}
+	var doc historyDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("history %v: %v\n%s", args, err, out)
+	}
+	return doc, out
+}
+
 // TestHistoryRealContention: three real kazoo clients (each its own
 // process) contend on one lock and the holder's process is killed
 // (SIGKILL) so its session expires; then a holder's node is force-deleted
@@ -151,14 +166,7 @@ func TestHistoryRealContention(t *testing.T) {
 // each ended, the waits behind a, and the Curator lock's two holders.
 func checkTxnlogHistory(t *testing.T, data, base, lock string) {
 	t.Helper()
-	code, out, stderr := runBinary(t, nil, "history", base, "--txnlog", data, "--json")
-	if code != 0 {
-		t.Fatalf("history --json: exit %d: %s", code, stderr)
-	}
-	var doc historyDoc
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("history --json: %v\n%s", err, out)
-	}
+	doc, out := historyJSON(t, base, "--txnlog", data)
 	if len(doc.Locks) != 2 || doc.Locks[0].Path != base+"/curator" || doc.Locks[1].Path != lock {
 		t.Fatalf("locks: %s", out)
 	}
@@ -258,14 +266,7 @@ func liveFieldsOut(t *testing.T, doc string) any {
 // same order (without knowing why each left).
 func checkRecordedHistory(t *testing.T, recording, base, lock string) {
 	t.Helper()
-	code, out, stderr := runBinary(t, nil, "history", base, "--recording", recording, "--json")
-	if code != 0 {
-		t.Fatalf("history --recording: exit %d: %s", code, stderr)
-	}
-	var doc historyDoc
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	doc, out := historyJSON(t, base, "--recording", recording)
 	var order []string
 	for _, l := range doc.Locks {
 		if l.Path != lock {

@@ -86,6 +86,7 @@ With no subcommand it opens the terminal UI.`,
 	pf.StringVar(&themeName, "theme", "", "colour theme: auto, dark, light, high-contrast, none (default: the config's theme, else from the terminal background; NO_COLOR disables colour)")
 	pf.DurationVar(&conn.SessionTimeout, "session-timeout", 0, "session timeout to request (default: the context's session_timeout, else 10s)")
 	pf.DurationVar(&connectTimeout, "connect-timeout", 0, "give up connecting after this long (default: the session timeout)")
+	root.Flags().StringVar(&tuiTxnlog, "txnlog", "", "TUI: a server's data directory whose transaction log the lock pane's timeline (T, [ ]) replays")
 
 	root.AddCommand(
 		&cobra.Command{
@@ -98,6 +99,7 @@ With no subcommand it opens the terminal UI.`,
 		newEnsembleCmd(), // main_ensemble.go
 		newSessionsCmd(),
 		newDoctorCmd(),
+		newHistoryCmd(),
 		newLockCmd(), // main_lock.go
 		newEvictCmd(),
 		newRevokeCmd(),

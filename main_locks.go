@@ -150,6 +150,7 @@ func newLocksCmd() *cobra.Command {
 		f               lockScanFlags
 		asJSON, watchIt bool
 		interval        time.Duration
+		record          string // --record FILE (main_locks_watch.go)
 	)
 	cmd := &cobra.Command{
 		Use:   "locks [PATH]",
@@ -165,6 +166,7 @@ queues change until Ctrl-C.`,
 		Example: `  zkscope locks /app/locks
   zkscope locks /app/locks/orders --json | jq '.locks[].participants[] | select(.state=="waiting")'
   zkscope locks /app --watch
+  zkscope locks /app/locks --watch --record locks.jsonl   # then: zkscope history /app/locks --recording locks.jsonl
   zkscope locks /app/semaphores/batch --max-leases 3`,
 		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
@@ -178,6 +180,9 @@ queues change until Ctrl-C.`,
 			}
 			if err := f.check(); err != nil {
 				return err
+			}
+			if record != "" && !watchIt {
+				return fmt.Errorf("--record records the changes --watch sees: add --watch")
 			}
 			if watchIt && interval <= 0 {
 				return fmt.Errorf("--interval %s: must be positive", interval)
@@ -220,6 +225,13 @@ queues change until Ctrl-C.`,
 				return err
 			}
 			w := watchOutput{out: out, errOut: cmd.ErrOrStderr(), path: p, json: asJSON, tty: tty}
+			if record != "" {
+				closeRec, err := w.startRecording(record, p, c.Servers())
+				if err != nil {
+					return err
+				}
+				defer closeRec()
+			}
 			return watchLocks(ctx, c, w, p, f, interval, render)
 		},
 	}
@@ -227,6 +239,7 @@ queues change until Ctrl-C.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (schema 1)")
 	cmd.Flags().BoolVarP(&watchIt, "watch", "w", false, "redraw whenever a queue changes (and every --interval), until Ctrl-C")
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "with --watch: rescan and redraw at least this often (held/waiting times tick; at least 1s)")
+	cmd.Flags().StringVar(&record, "record", "", "with --watch: record every change seen to FILE (a new file), for zkscope history --recording FILE")
 	return cmd
 }
 
@@ -245,6 +258,7 @@ type watchOutput struct {
 	out, errOut io.Writer
 	path        string
 	json, tty   bool
+	rec         *lockops.Recorder // --record, nil without
 }
 
 // frame writes one frame drawn by draw.

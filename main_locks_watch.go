@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"sync"
 	"time"
@@ -106,6 +107,7 @@ func (w *lockWatch) scan(ctx context.Context) error {
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
 	w.unreadable = unreadable
+	w.recordScan(queues)
 	w.raw = make(map[string]lockops.Queue, len(queues))
 	w.owner = map[string]string{}
 	for i, q := range queues {
@@ -144,6 +146,7 @@ func (w *lockWatch) reread(ctx context.Context, dirs map[string]bool) {
 			qs, err := lockops.Scan(ctx, w.c, lock, lockops.ScanOptions{MaxLeases: w.f.maxLeases})
 			if err == nil && len(qs) == 1 {
 				w.raw[lock] = qs[0]
+				w.record(&qs[0], 0)
 			}
 			for _, d := range watchDirs(q) {
 				w.arm(ctx, d)
@@ -167,6 +170,7 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 		if errors.Is(err, zk.ErrNoNode) {
 			delete(w.raw, lock) // the lock directory went away
 			delete(w.caches, lock)
+			w.record(&lockops.Queue{Path: lock}, 0)
 		}
 		return
 	}
@@ -176,7 +180,9 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 		return // drawn as it was; the next change or scan reads it again
 	}
 	w.caches[lock] = cache
-	w.raw[lock] = lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.f.maxLeases})
+	q := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.f.maxLeases})
+	w.raw[lock] = q
+	w.record(&q, st.Pzxid)
 }
 
 // arm sets a children watch on dir unless one is set.
@@ -238,4 +244,54 @@ func (w *lockWatch) draw(ctx context.Context) error {
 		return fmt.Errorf("draw: %w", err)
 	}
 	return nil
+}
+
+// startRecording opens FILE for --record (a new file: a recording is
+// never overwritten) and writes its header; the returned func closes it.
+func (w *watchOutput) startRecording(file, root string, servers []string) (func(), error) {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("--record %s: the file exists; record to a new file (zkscope never overwrites one)", file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	rec, err := lockops.NewRecorder(f, root, servers, time.Now())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.rec = rec
+	return func() { rec.Flush(); f.Close() }, nil
+}
+
+// recordScan records what a full scan found: every lock's queue, and the
+// locks of the last scan it no longer found as empty.
+func (w *lockWatch) recordScan(queues []lockops.Queue) {
+	if w.out.rec == nil {
+		return
+	}
+	found := make(map[string]bool, len(queues))
+	for i := range queues {
+		found[queues[i].Path] = true
+		w.record(&queues[i], 0)
+	}
+	for p := range w.raw {
+		if !found[p] {
+			w.record(&lockops.Queue{Path: p}, 0)
+		}
+	}
+}
+
+// record writes how q (read now, its directory's pzxid then; 0: unknown)
+// differs from the last queue of its lock recorded. A failed write stops
+// the recording and says so once.
+func (w *lockWatch) record(q *lockops.Queue, pzxid int64) {
+	if w.out.rec == nil {
+		return
+	}
+	if err := w.out.rec.Observe(q, pzxid, time.Now()); err != nil {
+		fmt.Fprintf(w.out.errOut, "zkscope: %v: recording stopped\n", err)
+		w.out.rec = nil
+	}
 }

@@ -10,6 +10,10 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
+// tuiTxnlog is the TUI's --txnlog: a transaction log whose past states
+// the lock pane's timeline steps through.
+var tuiTxnlog string
+
 // themeName is --theme ("" or "auto": from the terminal background, else
 // the config file's theme).
 var themeName string
@@ -37,6 +41,7 @@ func runTUI(ctx context.Context) error {
 			return dialConfig(ctx, cfg, report)
 		},
 		Servers:  cfg.Servers,
+		Txnlog:   tuiTxnlog,
 		Context:  headerContext(cfg),
 		Theme:    theme,
 		ReadOnly: conn.ReadOnly,

@@ -116,6 +116,21 @@ const (
 	// ProblemFairWaiterExpired: a Redisson fair-lock waiter whose deadline
 	// passed but that is still queued.
 	ProblemFairWaiterExpired ProblemKind = "fair-waiter-expired"
+
+	// Problems found in a lock's history (`zkscope history`).
+
+	// ProblemHeldLongerThanUsual: a hold far longer than the lock's usual
+	// (median) hold.
+	ProblemHeldLongerThanUsual ProblemKind = "held-longer-than-usual"
+	// ProblemHolderExpired: a holder whose tenure ended by its session's
+	// expiry: its client crashed, paused or was cut off while holding.
+	ProblemHolderExpired ProblemKind = "holder-session-expired"
+	// ProblemWaitedTooLong: a waiter that waited longer than
+	// [HistoryOptions.WaitedLongerThan].
+	ProblemWaitedTooLong ProblemKind = "waited-too-long"
+	// ProblemForceDeleted: a lock node deleted by another session than
+	// its owner.
+	ProblemForceDeleted ProblemKind = "force-deleted"
 )
 
 // Severity is how urgently a problem wants an operator.
@@ -184,6 +199,12 @@ func (k ProblemKind) Severity() Severity {
 		return SeverityWarning
 	case ProblemMaxLeasesInferred, ProblemUnknownRecipe:
 		return SeverityInfo
+	case ProblemHolderExpired: // may have worked on after losing the lock
+		return SeverityError
+	case ProblemHeldLongerThanUsual, // maybe stuck, maybe a big job
+		ProblemWaitedTooLong, // the holders ahead held long
+		ProblemForceDeleted:  // its owner may not know
+		return SeverityWarning
 	}
 	return SeverityWarning
 }

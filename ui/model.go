@@ -60,6 +60,9 @@ type Options struct {
 	// opens one of them.
 	Contexts []string
 	Connect  func(ctx context.Context, name string) (*zkview.Client, error)
+	// Txnlog is a transaction log (a server's data directory) the lock
+	// pane's timeline replays past states from ("": its live ring).
+	Txnlog string
 }
 
 // treeSource is what the UI needs of the lazy tree cache; *zkview.Tree
@@ -213,6 +216,7 @@ func New(opts Options) Model {
 	m.applyTheme()
 	m.input = textinput.New()
 	m.lock = lockpane.New(m.st, m.dialogs)
+	m.lock.SetTxnlog(opts.Txnlog)
 	m.busy = newBusy()
 	if m.client != nil {
 		m.lock.SetClient(m.client, m.readOnly)

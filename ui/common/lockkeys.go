@@ -20,6 +20,9 @@ type LockKeyMap struct {
 	// Session opens the session view (`:sessions`) on the selected
 	// node's session.
 	Session key.Binding
+	// Timeline toggles the strip of holders over time; Older and Newer
+	// step through the lock's past states (ui/lockpane/timeline.go).
+	Timeline, Older, Newer key.Binding
 
 	// In the lock dialogs: Confirm (enter), Yes/No answer a question
 	// (No also q), Cancel (esc), Dismiss closes an alert, NextField and
@@ -47,6 +50,9 @@ func DefaultLockKeyMap() LockKeyMap {
 		Revoke:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke holder")),
 		ForceDelete: key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "force-delete node")),
 		Session:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "its session")),
+		Timeline:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "timeline")),
+		Older:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "older state")),
+		Newer:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "newer state")),
 
 		Confirm:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("⏎", "confirm")),
 		Yes:        key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
@@ -68,7 +74,7 @@ func (k LockKeyMap) ShortHelp() []key.Binding {
 
 // FullHelp implements [help.KeyMap].
 func (k LockKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}}
+	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}, {k.Timeline, k.Older, k.Newer}}
 }
 
 var _ help.KeyMap = LockKeyMap{}

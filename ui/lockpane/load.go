@@ -140,6 +140,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
 	p.setQueueAt(msg.queue, msg.at, true) // viewedQueue's copy, made for this message
+	p.remember(&msg.raw, msg.at)
 	p.children, p.counted = msg.children, true
 	p.stopWatch()
 	p.stop = make(chan struct{})

@@ -102,6 +102,8 @@ type Model struct {
 	offset   int
 
 	act lockActions
+	// hist is the shown lock's past states and the timeline (timeline.go).
+	hist timeline
 	// dialogs is the overlay shared with the root model; dialogID names
 	// the lock dialog the pane opened last.
 	dialogs  *dialog.Overlay
@@ -159,7 +161,7 @@ const maxGhostRows = 3
 // New builds an empty pane drawing with st (a pointer the root
 // model updates in place when the theme changes).
 func New(st *themes.Styles, dialogs *dialog.Overlay) *Model {
-	p := &Model{st: st, dialogs: dialogs, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}}
+	p := &Model{st: st, dialogs: dialogs, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}, hist: timeline{step: -1}}
 	p.now = p.clock()
 	p.spinner = spinner.New(spinner.WithSpinner(spinner.Dot))
 	return p
@@ -232,6 +234,9 @@ const churnWindow = time.Second
 func (p *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		if cmd, ok := p.timelineKey(msg); ok {
+			return cmd
+		}
 		if cmd, ok := p.ActionKey(msg, p.path, p.have); ok {
 			return cmd
 		}
@@ -255,6 +260,8 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		return p.onVerified(msg)
 	case lockDirChangedMsg:
 		return p.onDirChanged(msg)
+	case timelineLoadedMsg:
+		return p.onTimelineLoaded(msg)
 	case spinner.TickMsg:
 		if !p.act.waiting() {
 			return nil

@@ -11,6 +11,9 @@ import (
 
 // View draws the pane: exactly its height, lines cut to its width.
 func (p *Model) View() string {
+	if p.showingTimeline() {
+		return p.timelineView() // timeline_view.go
+	}
 	st := p.st
 	lines := make([]string, 0, p.h)
 	lines = append(lines, p.titleLine())

@@ -1,0 +1,195 @@
+package lockpane
+
+// The lock pane's past: every queue it read of the shown lock is kept in
+// a bounded ring (or, with a transaction log given to the TUI, the states
+// replayed from it); a key toggles the timeline (a strip of holders over
+// time) and [ / ] step through the past states, each drawn with its
+// chain as it was. Drawing is in timeline_view.go.
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/lockops"
+)
+
+// The ring's bounds: at most ringStates states and ringParticipants
+// participants over all of them (a churning 1,000-contender lock keeps
+// its last few dozen states, a small one its last ringStates).
+const (
+	ringStates       = 500
+	ringParticipants = 50000
+)
+
+// timeline is the shown lock's past states and how they are shown.
+type timeline struct {
+	path   string
+	states []lockops.LockState // oldest first
+	kept   int                 // participants over states
+	// txnlog is the transaction log given to the TUI ("": none); fromLog
+	// says states come from it (for path), loading that it is being read,
+	// loadID names the last read.
+	txnlog  string
+	fromLog bool
+	loading bool
+	loadID  uint64
+	loadErr error
+	// on: the timeline is shown in place of the live queue; step is the
+	// state shown (an index in states), -1 the newest.
+	on   bool
+	step int
+}
+
+// timelineLoadedMsg brings the states of path replayed from the
+// transaction log.
+type timelineLoadedMsg struct {
+	id     uint64
+	path   string
+	states []lockops.LockState
+	err    error
+}
+
+// SetTxnlog gives the pane a transaction log (a server's data directory,
+// or a copy of one) to replay past states from instead of its live ring.
+func (p *Model) SetTxnlog(dir string) { p.hist.txnlog = dir }
+
+// remember keeps q, read at at, in the ring when it differs from the last
+// state kept (another set of nodes, or a node changed state).
+func (p *Model) remember(q *lockops.Queue, at time.Time) {
+	h := &p.hist
+	if h.fromLog {
+		if q.Path == h.path {
+			return // the log's states are shown; the live ring waits
+		}
+		h.fromLog = false
+	}
+	if q.Path != h.path {
+		h.path, h.states, h.kept, h.step = q.Path, h.states[:0], 0, -1
+	}
+	if n := len(h.states); n > 0 && sameQueue(&h.states[n-1].Queue, q) {
+		return
+	}
+	for len(h.states) > 0 && (len(h.states) >= ringStates || h.kept+len(q.Participants) > ringParticipants) {
+		h.kept -= len(h.states[0].Queue.Participants)
+		h.states = h.states[1:]
+		if h.step > 0 {
+			h.step--
+		}
+	}
+	c := lockops.Queue{Path: q.Path, Kind: q.Kind, MaxLeases: q.MaxLeases, Participants: append([]lockops.Participant(nil), q.Participants...)}
+	h.states = append(h.states, lockops.LockState{At: lockops.Moment{Time: at}, Queue: c})
+	h.kept += len(c.Participants)
+}
+
+// sameQueue reports whether a and b have the same nodes in the same
+// states and order.
+func sameQueue(a, b *lockops.Queue) bool {
+	if len(a.Participants) != len(b.Participants) {
+		return false
+	}
+	for i := range a.Participants {
+		x, y := &a.Participants[i], &b.Participants[i]
+		if x.Node != y.Node || x.State != y.State || x.Watches != y.Watches {
+			return false
+		}
+	}
+	return true
+}
+
+// showingTimeline reports whether the pane draws its past instead of the
+// live queue: the timeline is on, or a past state is stepped to.
+func (p *Model) showingTimeline() bool { return p.hist.on || p.hist.step >= 0 }
+
+// timelineKey handles the timeline's keys; ok says the key was one.
+func (p *Model) timelineKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	h, k := &p.hist, p.keys
+	switch {
+	case key.Matches(msg, k.Timeline):
+		h.on = !h.on
+		if !h.on {
+			h.step = -1
+			return nil, true
+		}
+		return p.loadTimeline(true), true
+	case key.Matches(msg, k.Older):
+		cmd := p.loadTimeline(false)
+		switch {
+		case h.step < 0 && len(h.states) > 1:
+			h.step = len(h.states) - 2
+		case h.step > 0:
+			h.step--
+		}
+		return cmd, true
+	case key.Matches(msg, k.Newer):
+		if h.step >= 0 {
+			h.step++
+		}
+		if h.step >= len(h.states)-1 {
+			h.step = -1 // back to the newest (live when the timeline is off)
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// loadTimeline starts reading the shown lock's past from the transaction
+// log, when the TUI was given one and it is not read yet for this lock
+// (again is true: read it again, the log may have grown; the states read
+// before stay shown meanwhile).
+func (p *Model) loadTimeline(again bool) tea.Cmd {
+	h := &p.hist
+	if h.txnlog == "" || h.loading || p.path == "" || !again && h.fromLog && h.path == p.path {
+		return nil
+	}
+	h.loading, h.loadErr = true, nil
+	h.loadID++
+	return timelineLogCmd(h.txnlog, p.path, h.loadID)
+}
+
+// timelineLogCmd replays the transaction log in dir for the lock at path.
+func timelineLogCmd(dir, path string, id uint64) tea.Cmd {
+	return func() tea.Msg {
+		src, closeLog, err := lockops.OpenTxnlog(dir)
+		if err != nil {
+			return timelineLoadedMsg{id: id, path: path, err: err}
+		}
+		defer closeLog()
+		states, err := lockops.LockStates(src, path, ringStates, lockops.ReplayOptions{})
+		return timelineLoadedMsg{id: id, path: path, states: states, err: err}
+	}
+}
+
+// onTimelineLoaded shows the states replayed from the log (stepping from
+// the newest).
+func (p *Model) onTimelineLoaded(msg timelineLoadedMsg) tea.Cmd {
+	h := &p.hist
+	if msg.id != h.loadID {
+		return nil
+	}
+	h.loading = false
+	if msg.err != nil {
+		h.loadErr = msg.err
+		return nil
+	}
+	h.path, h.states, h.fromLog, h.step = msg.path, msg.states, true, -1
+	h.kept = 0
+	for i := range h.states {
+		h.kept += len(h.states[i].Queue.Participants)
+	}
+	return nil
+}
+
+// shownState is the state the timeline shows (false: none kept).
+func (p *Model) shownState() (lockops.LockState, int, bool) {
+	h := &p.hist
+	if len(h.states) == 0 || h.path != p.path {
+		return lockops.LockState{}, 0, false
+	}
+	i := h.step
+	if i < 0 || i >= len(h.states) {
+		i = len(h.states) - 1
+	}
+	return h.states[i], i, true
+}

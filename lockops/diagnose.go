@@ -78,40 +78,93 @@ type DiagnoseOptions struct {
 // directories and holders answering only pings ([DiagnoseSessions]), each
 // added once, to the queue of its first node.
 // Run [Verify] first for the checks that need the servers.
+//
+// Diagnose is [DiagnoseQueue] and [DiagnoseServers] in one pass (the
+// problems in the report's order) plus the session-level problems; a
+// caller re-reading one lock often (the TUI's lock pane) runs the first
+// on every read and the others only when the servers' view changes.
 func Diagnose(queues []Queue, o DiagnoseOptions) {
+	o = o.withDefaults()
+	for qi := range queues {
+		diagnose(&queues[qi], o, queueChecks|serverChecks)
+	}
+	applySessionProblems(queues, append(waitForCycles(queues), hungHolders(queues, SessionCheckOptions{
+		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter})...))
+}
+
+// DiagnoseQueue adds to each queue the problems its own nodes show, with
+// no question to the servers: persistent lock nodes, long holds, several
+// nodes of one session, upgrade deadlocks and the herds the recipe
+// predicts. It is cheap enough to run on every read of a busy lock.
+func DiagnoseQueue(queues []Queue, o DiagnoseOptions) {
+	o = o.withDefaults()
+	for qi := range queues {
+		diagnose(&queues[qi], o, queueChecks)
+	}
+}
+
+// DiagnoseServers adds to each queue the problems that need what the
+// servers said ([Verify], o.Ensemble; nil: only the waits already marked
+// unconfirmed): waits no server lists (watch-missing), owners the servers
+// no longer know or that have no connection, waiters the servers see
+// watching each other, and herds the servers list beyond those the recipe
+// predicts. Session-level problems are [DiagnoseSessions]'.
+func DiagnoseServers(queues []Queue, o DiagnoseOptions) {
+	o = o.withDefaults()
+	for qi := range queues {
+		diagnose(&queues[qi], o, serverChecks)
+	}
+}
+
+func (o DiagnoseOptions) withDefaults() DiagnoseOptions {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
 	if o.Herd <= 0 {
 		o.Herd = 3
 	}
-	for qi := range queues {
-		diagnose(&queues[qi], o)
-	}
-	applySessionProblems(queues, DiagnoseSessions(queues, SessionCheckOptions{
-		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter}))
+	return o
 }
 
-// diagnose appends q's problems to q.Problems: each check in turn, in the
-// order the report lists them (per node, per session, then per queue).
-func diagnose(q *Queue, o DiagnoseOptions) {
-	ix := newQueueIndex(q, o)
+// checkParts selects [diagnose]'s checks: those of the queue alone, those
+// needing the servers' view, or both.
+type checkParts uint8
+
+const (
+	queueChecks checkParts = 1 << iota
+	serverChecks
+)
+
+// diagnose appends q's problems to q.Problems: each check of parts in
+// turn, in the order the report lists them (per node, per session, then
+// per queue).
+func diagnose(q *Queue, o DiagnoseOptions, parts checkParts) {
+	ix := newQueueIndex(q, o, parts)
+	queue, servers := parts&queueChecks != 0, parts&serverChecks != 0
 	for i := range q.Participants {
 		p := &q.Participants[i]
 		if p.Mode == ModeStray {
 			continue
 		}
-		checkPersistentLockNode(ix, p)
-		checkWatchMissing(ix, p)
-		checkHeldTooLong(ix, p)
+		if queue {
+			checkPersistentLockNode(ix, p)
+		}
+		if servers {
+			checkWatchMissing(ix, p)
+		}
+		if queue {
+			checkHeldTooLong(ix, p)
+		}
 	}
-	for i := range ix.sessions {
-		s := &ix.sessions[i]
-		checkUpgradeDeadlock(ix, s)
-		checkOrphan(ix, s)
-		checkLeaseOrphan(ix, s)
+	if queue {
+		for i := range ix.sessions {
+			s := &ix.sessions[i]
+			checkUpgradeDeadlock(ix, s)
+			checkOrphan(ix, s)
+			checkLeaseOrphan(ix, s)
+		}
 	}
-	if o.Ensemble != nil {
+	if servers && o.Ensemble != nil {
 		for i := range q.Participants {
 			p := &q.Participants[i]
 			checkDeadOwner(ix, p)
@@ -121,7 +174,7 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 			checkDeadlock(ix, &q.Participants[i])
 		}
 	}
-	checkHerd(ix)
+	checkHerd(ix, parts)
 	q.Problems = ix.out
 }
 
@@ -152,10 +205,13 @@ type sessionNodes struct {
 	reads, writes, leases, others []int
 }
 
-func newQueueIndex(q *Queue, o DiagnoseOptions) *queueIndex {
-	ix := &queueIndex{q: q, o: o, out: q.Problems, sessions: sharedSessions(q),
+func newQueueIndex(q *Queue, o DiagnoseOptions, parts checkParts) *queueIndex {
+	ix := &queueIndex{q: q, o: o, out: q.Problems,
 		rw: q.Kind == KindCuratorRW || q.Kind == KindKazooRW || q.Kind == KindZooKeeperDocsRW}
-	if o.Ensemble != nil {
+	if parts&queueChecks != 0 {
+		ix.sessions = sharedSessions(q)
+	}
+	if o.Ensemble != nil && parts&serverChecks != 0 {
 		ix.liveSessions, ix.sessionsComplete = o.Ensemble.Sessions()
 		ix.connsKnown = allConnsKnown(o.Ensemble)
 	}
@@ -246,9 +302,29 @@ func (ix *queueIndex) addEach(kind ProblemKind, idx []int, detail string) {
 }
 
 func checkPersistentLockNode(ix *queueIndex, p *Participant) {
-	if !p.Ephemeral {
-		ix.addDetail(ProblemPersistentLockNode, p.Node, "a "+string(p.State)+" node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone")
+	if p.Ephemeral {
+		return
 	}
+	// The sentences of the usual states are made once: a queue of
+	// persistent nodes (a test harness, a hand-made lock) is checked on
+	// every read of the lock pane.
+	switch p.State {
+	case StateHolding:
+		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentHolding)
+	case StateWaiting:
+		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentWaiting)
+	default:
+		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentSentence(p.State))
+	}
+}
+
+var (
+	persistentHolding = persistentSentence(StateHolding)
+	persistentWaiting = persistentSentence(StateWaiting)
+)
+
+func persistentSentence(s State) string {
+	return "a " + string(s) + " node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone"
 }
 
 func checkWatchMissing(ix *queueIndex, p *Participant) {
@@ -336,18 +412,23 @@ func checkDeadlock(ix *queueIndex, p *Participant) {
 	}
 }
 
-// checkHerd: o.Herd or more waiters on one node, as the recipe predicts or
-// as the servers list (read/write locks aside: their readers share).
-func checkHerd(ix *queueIndex) {
+// checkHerd: o.Herd or more waiters on one node, as the recipe predicts
+// (queue checks) or as the servers list (server checks: only where they
+// list more than predicted); read/write locks aside: their readers share.
+func checkHerd(ix *queueIndex, parts checkParts) {
 	if ix.rw {
 		return
 	}
 	q, o := ix.q, ix.o
-	herds := predictedHerds(q, o.Herd)
-	if o.Ensemble != nil {
+	predicted := predictedHerds(q, o.Herd)
+	herds := predicted
+	if parts&queueChecks == 0 {
+		herds = map[string]int{}
+	}
+	if o.Ensemble != nil && parts&serverChecks != 0 {
 		for i := range q.Participants {
 			node := q.Participants[i].Node
-			if n := len(o.Ensemble.Watchers(node)); n > herds[node] && n >= o.Herd {
+			if n := len(o.Ensemble.Watchers(node)); n > predicted[node] && n >= o.Herd {
 				herds[node] = n
 			}
 		}

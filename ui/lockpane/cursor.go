@@ -94,11 +94,12 @@ func (p *Model) headerLines() int {
 	if len(p.queue.Problems) > 0 {
 		n++
 	}
+	n += len(p.sessionLines())
 	n += len(p.bannerLines())
 	return n
 }
 
 // listHeight is the number of lines for the entries.
 func (p *Model) listHeight() int {
-	return max(p.h-p.headerLines()-len(p.footerLines()), 1)
+	return max(p.h-p.headerLines()-p.footerHeight(), 1)
 }

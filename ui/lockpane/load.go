@@ -37,7 +37,7 @@ type lockVerifiedMsg struct {
 	path  string
 	ens   *zkview.Ensemble
 	asked time.Time // when the servers were asked
-	queue lockops.Queue
+	verified
 }
 
 // lockDirChangedMsg says the children of the shown lock directory changed
@@ -90,7 +90,7 @@ func (p *Model) load() tea.Cmd {
 	p.loading, p.dirty = true, false
 	p.loadStarted = p.clock()
 	p.loadID++
-	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.dirCache)
+	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.dirCache)
 }
 
 // verifyDue reports whether it is time to ask the servers again. Asking
@@ -149,7 +149,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 		cmds = append(cmds, p.load())
 	} else if p.verifyDue() && p.client != nil {
 		p.verifying, p.verifiedAt = true, p.clock()
-		cmds = append(cmds, verifyLockCmd(p.client, msg.id, p.path, msg.raw, p.clock))
+		cmds = append(cmds, verifyLockCmd(p.client, msg.id, p.path, msg.raw, p.pings, p.clock))
 	}
 	return tea.Batch(cmds...)
 }
@@ -164,6 +164,7 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 	p.verifying = false
 	if msg.ens != nil {
 		p.ens, p.ensAt = msg.ens, msg.asked
+		p.findings, p.pings = msg.findings, msg.pings
 	}
 	if !p.visible {
 		return nil
@@ -196,11 +197,13 @@ func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 
 // loadLockCmd reads and decodes the lock at path, leaving a children watch
 // on it, applies the servers' last known view ens (nil: none yet; the
-// pane discounts what it cannot know, see graceWatches) and diagnoses.
+// pane discounts what it cannot know, see graceWatches) and diagnoses:
+// the queue's own checks, and the problems the servers' last answer found
+// (f, see checks.go).
 // Lock nodes do not change once written: only children that the last
 // read's cache (nil: none) does not know are read ([lockops.ReadDirAgain]),
 // so a busy lock costs its arrivals, not its length, per change.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, cache *lockops.DirCache) tea.Cmd {
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, cache *lockops.DirCache) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -233,7 +236,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 		q.Path = path
 		msg.raw = q
 		msg.at = clock()
-		msg.queue = viewedQueue(q, ens, msg.at)
+		msg.queue = viewedQueue(q, ens, f, msg.at)
 		return msg
 	}
 }
@@ -243,24 +246,16 @@ const verifyTimeout = 2 * time.Second
 
 // verifyLockCmd asks the servers (every member) which waits they see and
 // which client each session comes from, and returns raw (the decoded
-// queue of read id) with that applied and diagnosed.
-func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, clock func() time.Time) tea.Cmd {
+// queue of read id) with that applied and wholly diagnosed (verifyQueue;
+// pings is the pane's record of sessions answering only pings, a copy).
+func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, pings lockops.PingWatch, clock func() time.Time) tea.Cmd {
 	return func() tea.Msg {
 		asked := clock()
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
+		defer cancel()
 		ens := c.Introspect(ctx)
-		cancel()
-		return lockVerifiedMsg{id: id, path: path, ens: ens, asked: asked, queue: viewedQueue(raw, ens, clock())}
+		return lockVerifiedMsg{id: id, path: path, ens: ens, asked: asked, verified: verifyQueue(ctx, c, raw, ens, pings, clock())}
 	}
-}
-
-// viewedQueue is a copy of the decoded queue raw with the servers' view
-// ens applied (nil: none) and diagnosed as of now. raw is not changed.
-func viewedQueue(raw lockops.Queue, ens *zkview.Ensemble, now time.Time) lockops.Queue {
-	qs := []lockops.Queue{copyQueue(raw)}
-	lockops.ApplyEnsemble(ens, qs)
-	lockops.Diagnose(qs, lockops.DiagnoseOptions{Now: now})
-	return qs[0]
 }
 
 // watchLockCmd waits for the children watch to fire (or for the pane to

@@ -363,9 +363,9 @@ func TestLockPaneVerifyThrottle(t *testing.T) {
 		t.Fatal("a second question went out while the first was unanswered")
 	}
 	// The answer for read 1 comes after read 2: read again with it.
-	verified := mutexQueue()
-	verified.Participants[0].Client = "10.0.0.7:51234"
-	if cmd := p.onVerified(lockVerifiedMsg{id: 1, path: lockDir, asked: lockT0, queue: verified}); cmd == nil || !p.loading {
+	vq := mutexQueue()
+	vq.Participants[0].Client = "10.0.0.7:51234"
+	if cmd := p.onVerified(lockVerifiedMsg{id: 1, path: lockDir, asked: lockT0, verified: verified{queue: vq}}); cmd == nil || !p.loading {
 		t.Fatal("an answer for an older read did not start a new read")
 	}
 	if p.queue.Participants[0].Client != "" {
@@ -373,7 +373,7 @@ func TestLockPaneVerifyThrottle(t *testing.T) {
 	}
 	// The answer for the newest read is shown as it is.
 	p.loading = false
-	p.onVerified(lockVerifiedMsg{id: p.loadID, path: lockDir, asked: now, queue: verified})
+	p.onVerified(lockVerifiedMsg{id: p.loadID, path: lockDir, asked: now, verified: verified{queue: vq}})
 	if p.queue.Participants[0].Client != "10.0.0.7:51234" || p.verifying {
 		t.Fatalf("the answer for the newest read is not shown: %+v", p.queue.Participants[0])
 	}
@@ -410,7 +410,7 @@ func TestViewedQueueLeavesRaw(t *testing.T) {
 	raw := mutexQueue()
 	raw.Problems = nil
 	raw.Others = []lockops.Queue{mutexQueue()}
-	v := viewedQueue(raw, nil, lockT0)
+	v := viewedQueue(raw, nil, nil, lockT0)
 	if len(raw.Problems) != 0 || len(v.Problems) == 0 {
 		t.Fatalf("problems: raw %d, viewed %d", len(raw.Problems), len(v.Problems))
 	}

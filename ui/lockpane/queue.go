@@ -25,7 +25,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	oldLabels := p.labels
 	p.queue, p.have = q, true
 	p.shown++
-	p.labels = labelParticipants(q.Participants, p.spareLabels)
+	p.labels = labelParticipants(q.Participants, p.spareLabels, &p.labelNames)
 	if p.byNode == nil {
 		p.byNode = make(map[string]int, len(q.Participants))
 	}
@@ -71,8 +71,9 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 		}
 	}
 	p.graceWatches(&p.queue, owned)
+	p.problemAt = nil
 	p.spareLabels = oldLabels
-	p.chains = computeChains(p.queue.Participants, p.byNode, p.chains)
+	clear(p.chains) // found again on first use (chainOf)
 	p.rebuild()
 	p.applyWantNode()
 }
@@ -90,6 +91,7 @@ func (p *Model) resetDir(path string) {
 	p.path = path
 	p.hiddenAt = time.Time{}
 	p.queue, p.have = lockops.Queue{Path: path}, false
+	p.problemAt = nil
 	p.counted = false
 	p.memo = map[string]*nodeMemo{}
 	p.ghosts = nil
@@ -99,6 +101,7 @@ func (p *Model) resetDir(path string) {
 	p.dirCache = nil
 	p.holding = false
 	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
+	p.findings, p.pings = nil, lockops.PingWatch{}
 	p.entries, p.heights = nil, nil
 }
 
@@ -150,8 +153,8 @@ func (p *Model) predatesView(t time.Time) bool {
 }
 
 // labelParticipants names holders H1, H2… and waiters W1, W2… in order,
-// in out (emptied first; nil: a new map).
-func labelParticipants(ps []lockops.Participant, out map[string]string) map[string]string {
+// in out (emptied first; nil: a new map), with names from made.
+func labelParticipants(ps []lockops.Participant, out map[string]string, made *labelNames) map[string]string {
 	if out == nil {
 		out = make(map[string]string, len(ps))
 	}
@@ -160,13 +163,24 @@ func labelParticipants(ps []lockops.Participant, out map[string]string) map[stri
 	for _, x := range ps {
 		if x.State == lockops.StateHolding {
 			h++
-			out[x.Node] = "H" + strconv.Itoa(h)
+			out[x.Node] = made.name(&made.holders, "H", h)
 		} else {
 			w++
-			out[x.Node] = "W" + strconv.Itoa(w)
+			out[x.Node] = made.name(&made.waiters, "W", w)
 		}
 	}
 	return out
+}
+
+// labelNames are the labels made so far ("H1", "W1", …, by number less
+// one): a churning lock's reads name the same places again and again.
+type labelNames struct{ holders, waiters []string }
+
+func (*labelNames) name(made *[]string, prefix string, n int) string {
+	for len(*made) < n {
+		*made = append(*made, prefix+strconv.Itoa(len(*made)+1))
+	}
+	return (*made)[n-1]
 }
 
 // rebuild lays out the entries (participants with the ghosts at their old

@@ -289,7 +289,7 @@ func (m *Model) footerView() string {
 	case modeFilter, modeSearch:
 		b = []key.Binding{k.Confirm, k.Cancel}
 	default:
-		b = k.ShortHelp()
+		b = m.helpKeys().ShortHelp() // a view's own keys (screens.go)
 	}
 	return " " + m.fitHelp(b, m.width-1)
 }

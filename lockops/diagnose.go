@@ -447,6 +447,9 @@ func checkHerd(ix *queueIndex, parts checkParts) {
 // with a data or exists watch (strays aside), how many do.
 func predictedHerds(q *Queue, herd int) map[string]int {
 	herds := map[string]int{}
+	if eachWatchesItsPredecessor(q) {
+		return herds // no node has two watchers
+	}
 	targets := make([]string, 0, len(q.Participants))
 	for i := range q.Participants {
 		if p := &q.Participants[i]; p.Mode != ModeStray && p.Watches != "" && p.WatchKind != WatchChildren {
@@ -466,6 +469,24 @@ func predictedHerds(q *Queue, herd int) map[string]int {
 		}
 	}
 	return herds
+}
+
+// eachWatchesItsPredecessor reports whether every waiter with a data or
+// exists watch watches the participant just before it (a mutex's queue):
+// then no node is watched twice, which is found without counting watchers
+// by node (the lock pane diagnoses a busy lock on every read).
+func eachWatchesItsPredecessor(q *Queue) bool {
+	ps := q.Participants
+	for i := range ps {
+		p := &ps[i]
+		if p.Mode == ModeStray || p.Watches == "" || p.WatchKind == WatchChildren {
+			continue
+		}
+		if i == 0 || ps[i-1].Node != p.Watches {
+			return false
+		}
+	}
+	return true
 }
 
 // CountProblems counts the problems `zkscope doctor` reports (not the

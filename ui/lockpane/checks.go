@@ -58,16 +58,37 @@ const (
 	maxRelatedRounds = 3
 )
 
-// viewedQueue is a copy of the decoded queue raw with the servers' last
-// view ens applied (nil: none), the queue's own checks as of now and the
-// problems found when the servers last answered (f) for the nodes they
-// still concern. raw is not changed.
-func viewedQueue(raw lockops.Queue, ens *zkview.Ensemble, f *serverFindings, now time.Time) lockops.Queue {
-	qs := []lockops.Queue{copyQueue(raw)}
+// viewedQueue is the decoded queue q (the caller's to change: a fresh
+// decode, not copied again) with the servers' last view ens applied (nil:
+// none), the queue's own checks as of now and the problems found when the
+// servers last answered (f) for the nodes they still concern.
+func viewedQueue(q lockops.Queue, ens *zkview.Ensemble, f *serverFindings, now time.Time) lockops.Queue {
+	qs := []lockops.Queue{q}
 	lockops.ApplyEnsemble(ens, qs)
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	f.carryTo(&qs[0])
 	return qs[0]
+}
+
+// rawOf is the decoded queue a viewed queue q was made from, for a
+// verification: a copy, with what the view and the diagnosis added taken
+// off (decoded is how many problems the decoder found: the first ones).
+func rawOf(q lockops.Queue, decoded int) lockops.Queue {
+	q = copyQueue(q)
+	q.Problems = q.Problems[:min(decoded, len(q.Problems))]
+	forgetView(&q)
+	return q
+}
+
+// forgetView clears what lockops.ApplyEnsemble and the pane's grace set.
+func forgetView(q *lockops.Queue) {
+	for i := range q.Participants {
+		x := &q.Participants[i]
+		x.Client, x.WatchObserved, x.ObservedWatches = "", nil, nil
+	}
+	for i := range q.Others {
+		forgetView(&q.Others[i])
+	}
 }
 
 // carryTo adds f's problems of the nodes of q still in the state and wait
@@ -109,14 +130,13 @@ type verified struct {
 }
 
 // verifyQueue applies the servers' answer ens to raw (the queue of one
-// read) and diagnoses it wholly: the queue's checks, the servers' and the
+// read, a copy made for it: changed) and diagnoses it wholly: the queue's checks, the servers' and the
 // session-level ones, following the lock's sessions into the other lock
 // directories they own nodes in. pings is the pane's record of sessions
 // answering only pings, to which ens is added (a copy: the caller keeps
 // the one returned).
 func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *zkview.Ensemble, pings lockops.PingWatch, now time.Time) verified {
-	q := copyQueue(raw)
-	qs := []lockops.Queue{q}
+	qs := []lockops.Queue{raw}
 	lockops.ApplyEnsemble(ens, qs)
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	own := len(qs[0].Problems)

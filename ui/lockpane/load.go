@@ -21,9 +21,9 @@ type lockLoadedMsg struct {
 	changed <-chan zk.Event
 	at      time.Time
 	err     error
-	// raw is the decoded queue before the servers' view was applied and
-	// before diagnosis (what a verification starts from).
-	raw lockops.Queue
+	// decoded is how many of queue's problems the decoder found (the
+	// first ones; rawOf takes off the rest for a verification).
+	decoded int
 	// cache is what this read knew of the children, for the next read.
 	cache *lockops.DirCache
 	// children is how many children the directory had in this read.
@@ -149,7 +149,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 		cmds = append(cmds, p.load())
 	} else if p.verifyDue() && p.client != nil {
 		p.verifying, p.verifiedAt = true, p.clock()
-		cmds = append(cmds, verifyLockCmd(p.client, msg.id, p.path, msg.raw, p.pings, p.clock))
+		cmds = append(cmds, verifyLockCmd(p.client, msg.id, p.path, rawOf(msg.queue, msg.decoded), p.pings, p.clock))
 	}
 	return tea.Batch(cmds...)
 }
@@ -234,7 +234,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 		msg.children = len(d.Children)
 		q := lockops.Decode(d, lockops.DecodeOptions{})
 		q.Path = path
-		msg.raw = q
+		msg.decoded = len(q.Problems)
 		msg.at = clock()
 		msg.queue = viewedQueue(q, ens, f, msg.at)
 		return msg

@@ -110,7 +110,7 @@ func (p *Model) resetDir(path string) {
 // it, a moment after the change. Unless owned, q's participants are copied
 // before the first change.
 func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
-	var dropped map[string]bool
+	dropped := false
 	for i := range q.Participants {
 		x := &q.Participants[i]
 		if x.WatchObserved == nil || *x.WatchObserved {
@@ -121,25 +121,26 @@ func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
 		// they were asked), or the wait is too new to be listed yet.
 		if m != nil && !m.watchSince.IsZero() && (p.now.Sub(m.watchSince) < watchGrace || p.predatesView(m.watchSince)) ||
 			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
-			if dropped == nil {
-				dropped = map[string]bool{}
-				if !owned {
-					// The caller's slice is not ours to change.
-					q.Participants = append([]lockops.Participant(nil), q.Participants...)
-					x = &q.Participants[i]
-				}
+			if !dropped && !owned {
+				// The caller's slice is not ours to change.
+				q.Participants = append([]lockops.Participant(nil), q.Participants...)
+				x = &q.Participants[i]
 			}
+			dropped = true
 			x.WatchObserved = nil
-			dropped[x.Node] = true
 		}
 	}
-	if dropped == nil {
+	if !dropped {
 		return
 	}
+	// Their watch-missing problems go too: the node's watch is unknown now
+	// (by node: q's participants are indexed in byNode).
 	kept := q.Problems[:0:0]
 	for _, pr := range q.Problems {
-		if pr.Kind == lockops.ProblemWatchMissing && dropped[pr.Node] {
-			continue
+		if pr.Kind == lockops.ProblemWatchMissing {
+			if i, ok := p.byNode[pr.Node]; ok && q.Participants[i].WatchObserved == nil {
+				continue
+			}
 		}
 		kept = append(kept, pr)
 	}

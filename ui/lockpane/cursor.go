@@ -28,7 +28,7 @@ func (p *Model) navigate(msg tea.KeyPressMsg) {
 func (p *Model) moveCursor(d int) {
 	p.cursor += d
 	p.clampCursor()
-	if p.cursor < len(p.entries) {
+	if p.cursor < len(p.entries) && p.entries[p.cursor].p != nil {
 		p.cursorNode = p.entries[p.cursor].p.Node
 	}
 }
@@ -83,7 +83,7 @@ func (p *Model) applyWantNode() {
 
 func (p *Model) selected() (lockops.Participant, bool) {
 	if p.cursor < len(p.entries) && p.entries[p.cursor].participant() {
-		return p.entries[p.cursor].p, true
+		return *p.entries[p.cursor].p, true
 	}
 	return lockops.Participant{}, false
 }

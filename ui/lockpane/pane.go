@@ -59,8 +59,8 @@ type Model struct {
 	labelNames  labelNames
 	byNode      map[string]int // node -> index in queue.Participants
 	chains      map[string]chainEnd
-	// problemAt is the first problem of each node in queue.Problems,
-	// made on first use after each queue (nodeProblem).
+	// problemAt is the first problem in queue.Problems of each node
+	// drawn (-1: none), found by each View (findProblems).
 	problemAt map[string]int
 	shown     uint64 // queues shown so far (Shown)
 	// children is the directory's child count in the read of ours that
@@ -156,7 +156,7 @@ type ghost struct {
 // lockEntry is one drawn participant, ghost, or the line that folds the
 // older ghosts (fold > 0: that many).
 type lockEntry struct {
-	p     lockops.Participant
+	p     *lockops.Participant // into the queue shown (or the ghost)
 	label string
 	ghost *ghost
 	fold  int

@@ -71,7 +71,6 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 		}
 	}
 	p.graceWatches(&p.queue, owned)
-	p.problemAt = nil
 	p.spareLabels = oldLabels
 	clear(p.chains) // found again on first use (chainOf)
 	p.rebuild()
@@ -91,7 +90,6 @@ func (p *Model) resetDir(path string) {
 	p.path = path
 	p.hiddenAt = time.Time{}
 	p.queue, p.have = lockops.Queue{Path: path}, false
-	p.problemAt = nil
 	p.counted = false
 	p.memo = map[string]*nodeMemo{}
 	p.ghosts = nil
@@ -207,13 +205,13 @@ func (p *Model) rebuild() {
 	gi := 0
 	for i := range ps {
 		for gi < len(shown) && shown[gi].index <= i {
-			p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
+			p.entries = append(p.entries, lockEntry{p: &shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 			gi++
 		}
-		p.entries = append(p.entries, lockEntry{p: ps[i], label: p.labels[ps[i].Node]})
+		p.entries = append(p.entries, lockEntry{p: &ps[i], label: p.labels[ps[i].Node]})
 	}
 	for ; gi < len(shown); gi++ {
-		p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
+		p.entries = append(p.entries, lockEntry{p: &shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 	}
 	p.heights = p.heights[:0]
 	for i := range p.entries {
@@ -230,7 +228,7 @@ func (p *Model) rebuild() {
 		}
 	} else {
 		for i, e := range p.entries {
-			if e.p.Node == p.cursorNode && e.participant() {
+			if e.participant() && e.p.Node == p.cursorNode {
 				p.cursor = i
 				break
 			}

@@ -22,6 +22,7 @@ func (p *Model) View() string {
 	}
 	lines = append(lines, p.sessionLines()...)
 	lines = append(lines, p.bannerLines()...)
+	p.findProblems(p.h)
 	footer := p.footerLines()
 	listH := max(p.h-len(lines)-len(footer), 1)
 	switch {
@@ -99,21 +100,39 @@ func (p *Model) badge(kind lockops.ProblemKind) string {
 	return p.draw(p.badgeStyle(kind), string(kind))
 }
 
-// nodeProblem is the first problem of node in the queue shown.
+// nodeProblem is the first problem of node in the queue shown; node is
+// one of those findProblems was asked for ("" for the lock's own).
 func (p *Model) nodeProblem(node string) (lockops.Problem, bool) {
-	if p.problemAt == nil {
-		p.problemAt = make(map[string]int, len(p.queue.Problems))
-		for i, pr := range p.queue.Problems {
-			if _, ok := p.problemAt[pr.Node]; !ok {
-				p.problemAt[pr.Node] = i
-			}
-		}
-	}
 	i, ok := p.problemAt[node]
-	if !ok {
+	if !ok || i < 0 {
 		return lockops.Problem{}, false
 	}
 	return p.queue.Problems[i], true
+}
+
+// findProblems finds the first problem of the entries from the first
+// drawn (at most n of them), the selected one and the lock's own, in one
+// pass over the problems: a busy lock has a problem or two per node, and
+// only the drawn ones are looked up.
+func (p *Model) findProblems(n int) {
+	if p.problemAt == nil {
+		p.problemAt = make(map[string]int, n+2)
+	}
+	clear(p.problemAt)
+	p.problemAt[""] = -1
+	for i := p.offset; i < len(p.entries) && i < p.offset+n; i++ {
+		if e := p.entries[i]; e.participant() {
+			p.problemAt[e.p.Node] = -1
+		}
+	}
+	if x, ok := p.selected(); ok {
+		p.problemAt[x.Node] = -1
+	}
+	for i, pr := range p.queue.Problems {
+		if j, ok := p.problemAt[pr.Node]; ok && j < 0 {
+			p.problemAt[pr.Node] = i
+		}
+	}
 }
 
 // sessionLines are the session-level problems the servers' last answer
@@ -159,7 +178,6 @@ func (p *Model) badgeLine() string {
 func (p *Model) entryLines(i int) []string {
 	st := p.st
 	e := p.entries[i]
-	x := e.p
 	mark := "  "
 	if i == p.cursor {
 		mark = p.draw(&st.Prompt, "▸ ")
@@ -170,6 +188,7 @@ func (p *Model) entryLines(i int) []string {
 	if e.ghost != nil {
 		return []string{mark + p.ghostLine(e)}
 	}
+	x := *e.p
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)
 	labelStyle, icon := &st.Waiter, "○"
@@ -210,7 +229,7 @@ func (p *Model) entryLines(i int) []string {
 // belong to the queue as it is now: the next holder is H1 already), but
 // where it stood.
 func (p *Model) ghostLine(e lockEntry) string {
-	st, x := p.st, e.p
+	st, x := p.st, *e.p
 	what := "left"
 	if x.State == lockops.StateHolding {
 		what = "released"

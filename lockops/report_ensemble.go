@@ -32,9 +32,12 @@ type EnsembleReport struct {
 	// Configuration is the membership the members report (server.N lines),
 	// empty for a standalone server or when conf is refused.
 	Configuration []ConfigServerReport `json:"configuration"`
-	// Changes are what changed since the previous snapshot (the TUI's
-	// refreshes; empty for one snapshot).
-	Changes []string `json:"changes"`
+	// Changes are what changed since the previous snapshot (taken at
+	// Since: `ensemble --interval`, the TUI's refreshes): members going
+	// down or coming back, a new leader. Empty for one snapshot, when
+	// Since is null.
+	Changes []string   `json:"changes"`
+	Since   *time.Time `json:"since"`
 }
 
 // MemberReport is one member in [EnsembleReport].
@@ -93,6 +96,9 @@ func NewEnsembleReport(e, prev *zkview.Ensemble) EnsembleReport {
 		Members: []MemberReport{}, Configuration: []ConfigServerReport{}, Changes: e.Changes(prev)}
 	if r.Changes == nil {
 		r.Changes = []string{}
+	}
+	if prev != nil {
+		r.Since = ptr(prev.At.UTC())
 	}
 	if l := e.Leader(); l != nil {
 		r.Leader = ptr(l.Addr)
@@ -190,6 +196,9 @@ func WriteEnsembleTable(w io.Writer, r EnsembleReport) error {
 	}
 	for _, c := range r.Changes {
 		fmt.Fprintf(tw, "* %s\n", c)
+	}
+	if r.Since != nil && len(r.Changes) == 0 {
+		fmt.Fprintf(tw, "* no change since %s (no member went down or came back, same leader)\n", r.Since.Local().Format("15:04:05"))
 	}
 	if fix != "" {
 		fmt.Fprintf(tw, "note: some members refused four-letter words; add %s to zoo.cfg on every member and restart them\n", fix)

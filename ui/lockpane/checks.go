@@ -26,9 +26,17 @@ import (
 // session-level problems that involve its nodes (drawn as their own lines
 // with the other locks' paths).
 type serverFindings struct {
-	byNode   map[string][]carried
+	byNode   map[nodeKey][]carried
+	count    int // problems in byNode
 	sessions []sessionFinding
 }
+
+// nodeKey finds a node's carried problems with a cheaper hash than its
+// path's (every node of a busy lock is looked up on every read); the path
+// is compared too.
+type nodeKey struct{ czxid, seq int64 }
+
+func keyOf(x *lockops.Participant) nodeKey { return nodeKey{x.Czxid, x.Seq} }
 
 // carried is a problem the servers' view found on a node, with the node's
 // state and wait it was found for.
@@ -98,11 +106,12 @@ func (f *serverFindings) carryTo(q *lockops.Queue) {
 		return
 	}
 	own := len(q.Problems)
+	q.Problems = slices.Grow(q.Problems, f.count)
 	var herds map[string]bool
 	for i := range q.Participants {
 		x := &q.Participants[i]
-		for _, c := range f.byNode[x.Node] {
-			if c.state != x.State || c.watches != x.Watches {
+		for _, c := range f.byNode[keyOf(x)] {
+			if c.state != x.State || c.watches != x.Watches || c.Node != x.Node {
 				continue
 			}
 			q.Problems = append(q.Problems, c.Problem)
@@ -141,15 +150,16 @@ func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	own := len(qs[0].Problems)
 	lockops.DiagnoseServers(qs, lockops.DiagnoseOptions{Now: now, Ensemble: ens})
-	f := &serverFindings{byNode: map[string][]carried{}}
+	f := &serverFindings{byNode: map[nodeKey][]carried{}}
 	at := map[string]int{}
 	for i, x := range qs[0].Participants {
 		at[x.Node] = i
 	}
 	keep := func(p lockops.Problem) {
 		if i, ok := at[p.Node]; ok {
-			x := qs[0].Participants[i]
-			f.byNode[p.Node] = append(f.byNode[p.Node], carried{Problem: p, state: x.State, watches: x.Watches})
+			x := &qs[0].Participants[i]
+			f.byNode[keyOf(x)] = append(f.byNode[keyOf(x)], carried{Problem: p, state: x.State, watches: x.Watches})
+			f.count++
 		}
 	}
 	for _, p := range qs[0].Problems[own:] {

@@ -105,6 +105,7 @@ type Model struct {
 
 	// What was seen per node, for highlights and ages.
 	memo   map[string]*nodeMemo
+	memoAt []*nodeMemo // the memo of each participant of queue, by index
 	ghosts []ghost
 	first  bool // the next queue is the first of this directory
 

@@ -1,6 +1,7 @@
 package lockpane
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -35,6 +36,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	}
 	first := p.first
 	p.first = false
+	p.memoAt = p.memoAt[:0]
 	for _, x := range q.Participants {
 		m := p.memo[x.Node]
 		if m == nil {
@@ -59,6 +61,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 				m.watchSince = time.Time{}
 			}
 		}
+		p.memoAt = append(p.memoAt, m)
 	}
 	// Nodes that left become ghosts at their old place.
 	if !first {
@@ -114,7 +117,7 @@ func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
 		if x.WatchObserved == nil || *x.WatchObserved {
 			continue
 		}
-		m := p.memo[x.Node]
+		m := p.memoOf(i, x.Node)
 		// The servers' view predates this wait (it began or moved after
 		// they were asked), or the wait is too new to be listed yet.
 		if m != nil && !m.watchSince.IsZero() && (p.now.Sub(m.watchSince) < watchGrace || p.predatesView(m.watchSince)) ||
@@ -132,17 +135,28 @@ func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
 		return
 	}
 	// Their watch-missing problems go too: the node's watch is unknown now
-	// (by node: q's participants are indexed in byNode).
-	kept := q.Problems[:0:0]
-	for _, pr := range q.Problems {
-		if pr.Kind == lockops.ProblemWatchMissing {
-			if i, ok := p.byNode[pr.Node]; ok && q.Participants[i].WatchObserved == nil {
-				continue
-			}
+	// (by node: q's participants are indexed in byNode). In place when the
+	// problems are ours (a read's own queue).
+	gone := func(pr lockops.Problem) bool {
+		if pr.Kind != lockops.ProblemWatchMissing {
+			return false
 		}
-		kept = append(kept, pr)
+		i, ok := p.byNode[pr.Node]
+		return ok && q.Participants[i].WatchObserved == nil
 	}
-	q.Problems = kept
+	if !owned {
+		q.Problems = slices.Clone(q.Problems)
+	}
+	q.Problems = slices.DeleteFunc(q.Problems, gone)
+}
+
+// memoOf is the memo of the queue's participant i, node (from the index
+// setQueueAt made, else looked up).
+func (p *Model) memoOf(i int, node string) *nodeMemo {
+	if i < len(p.memoAt) && p.memoAt[i] != nil && p.queue.Participants[i].Node == node {
+		return p.memoAt[i]
+	}
+	return p.memo[node]
 }
 
 // predatesView reports whether the servers' view in use was taken before

@@ -36,13 +36,10 @@ func (m *Model) handleScreenKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handleSessionsKey(msg)
 	}
 	k := ensemble.Keys(m.keys)
+	if cmd, ok := m.everywhereKey(msg, k.Quit, k.Help, k.Command); ok {
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, k.Quit):
-		return m.quit()
-	case key.Matches(msg, k.Help):
-		m.mode = modeHelp
-	case key.Matches(msg, k.Command):
-		return m.openInput(modeCommand, ":", "")
 	case key.Matches(msg, k.Back):
 		m.screen = screenTree
 	case key.Matches(msg, k.Up):
@@ -56,19 +53,31 @@ func (m *Model) handleScreenKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// everywhereKey handles the keys that work in every view (quit, help, the
+// `:` line); ok says msg was one of them.
+func (m *Model) everywhereKey(msg tea.KeyPressMsg, quit, help, command key.Binding) (cmd tea.Cmd, ok bool) {
+	switch {
+	case key.Matches(msg, quit):
+		return m.quit(), true
+	case key.Matches(msg, help):
+		m.mode = modeHelp
+		return nil, true
+	case key.Matches(msg, command):
+		return m.openInput(modeCommand, ":", ""), true
+	}
+	return nil, false
+}
+
 // handleSessionsKey: ↑/↓ move over sessions and their locks, s cycles the
 // sort key, / filters, ⏎ on a lock goes to it in the tree and the lock
 // pane, r reads again, esc clears the filter, then goes back.
 func (m *Model) handleSessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := sessions.Keys(m.keys)
 	v := &m.sessView
+	if cmd, ok := m.everywhereKey(msg, k.Quit, k.Help, k.Command); ok {
+		return cmd
+	}
 	switch {
-	case key.Matches(msg, k.Quit):
-		return m.quit()
-	case key.Matches(msg, k.Help):
-		m.mode = modeHelp
-	case key.Matches(msg, k.Command):
-		return m.openInput(modeCommand, ":", "")
 	case key.Matches(msg, k.Back):
 		if v.Filter() != "" {
 			v.SetFilter("")

@@ -61,7 +61,7 @@ func (p *Painter) Render(s *lipgloss.Style, text string) string {
 // its paint to be used: words, spaces at either end (underlined or struck
 // styles draw spaces apart), wide and long text (a width or a maximum
 // width pads or cuts).
-var paintSamples = []string{"a", "a b", " lead", "trail ", "W3 ──watches ✓──▶ H1 · 日本", strings.Repeat("long words ", 30)}
+var paintSamples = []string{"a", "a b", " lead", "trail ", "W3 ──watches ✓──▶ H1 · 日本", strings.Repeat("long words ", 100)}
 
 func paintOf(s lipgloss.Style) paint {
 	const mark = "Q"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 // newEnsembleCmd is `zkscope ensemble`: every member's role and numbers.
 func newEnsembleCmd() *cobra.Command {
 	var asJSON bool
+	var interval time.Duration
 	cmd := &cobra.Command{
 		Use:   "ensemble",
 		Short: "Print every member's role, version, zxid, latency, connections and watches",
@@ -27,9 +29,12 @@ connections, watches, znodes and data size. It needs no session, so it works
 while the ensemble has no quorum.
 
 A member that refuses words is shown with the zoo.cfg line that allows them.
+--interval D asks twice, D apart, and reports the second answer with what
+changed in between (a member going down or coming back, a new leader).
 --json prints the machine-readable report (schema 1).`,
 		Example: `  zkscope ensemble -s zk1:2181,zk2:2181,zk3:2181
-  zkscope ensemble --json | jq -r '.members[] | select(.role=="down") | .addr'`,
+  zkscope ensemble --json | jq -r '.members[] | select(.role=="down") | .addr'
+  zkscope ensemble --interval 10s --json | jq '.changes'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -41,8 +46,21 @@ A member that refuses words is shown with the zoo.cfg line that allows them.
 			if err := zkview.CheckConfig(cfg); err != nil {
 				return err
 			}
+			if interval < 0 {
+				return fmt.Errorf("--interval %s: must be positive (e.g. 10s; leave it out to ask once)", interval)
+			}
 			e := zkview.IntrospectConfig(ctx, cfg, zkview.IntrospectOptions{Detail: true})
-			r := lockops.NewEnsembleReport(e, nil)
+			var prev *zkview.Ensemble
+			if interval > 0 {
+				cmd.PrintErrf("asked %d member(s) at %s; asking again in %s\n", len(e.Members), e.At.Format("15:04:05"), interval)
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(interval):
+				}
+				prev, e = e, zkview.IntrospectConfig(ctx, cfg, zkview.IntrospectOptions{Detail: true})
+			}
+			r := lockops.NewEnsembleReport(e, prev)
 			if asJSON {
 				return lockops.WriteEnsembleJSON(cmd.OutOrStdout(), r)
 			}
@@ -50,6 +68,7 @@ A member that refuses words is shown with the zoo.cfg line that allows them.
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (schema 1)")
+	cmd.Flags().DurationVar(&interval, "interval", 0, "ask twice, this far apart, and report what changed in between (0: ask once)")
 	return cmd
 }
 

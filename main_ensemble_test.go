@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -106,5 +110,78 @@ func TestSessionsCommand(t *testing.T) {
 	out, err := run(t, "-s", srv.ConnectString(), "sessions", base, "--locks")
 	if err != nil || !strings.Contains(out, "holds "+lock) || !strings.Contains(out, "waits on "+lock) {
 		t.Errorf("table: %v\n%s", err, out)
+	}
+}
+
+// noticeWriter collects what is written and closes seen once it contains
+// want.
+type noticeWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *noticeWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(w.buf.String(), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+// TestEnsembleInterval: `ensemble --interval` asks twice and reports what
+// changed in between: a standalone server killed after the first answer
+// went down, and the report says since when it compared.
+func TestEnsembleInterval(t *testing.T) {
+	zktest.Require(t)
+	cl, err := zktest.Launch(1, zktest.Options{}, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Stop)
+	addr := cl.Addrs()[0]
+	root := newRoot()
+	var out bytes.Buffer
+	errw := &noticeWriter{want: "asking again in", seen: make(chan struct{})}
+	root.SetOut(&out)
+	root.SetErr(errw)
+	root.SetArgs([]string{"-s", addr, "ensemble", "--interval", "5s", "--json"})
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(context.Background()) }()
+	select {
+	case <-errw.seen:
+	case err := <-done:
+		t.Fatalf("ended before asking twice: %v\n%s", err, errw.buf.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("no first answer within 30 s")
+	}
+	cl.Stop() // between the two answers
+	if err := <-done; err != nil {
+		t.Fatal(err, out.String())
+	}
+	var doc struct {
+		Changes []string
+		Since   *time.Time
+		Members []struct{ Role string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+		t.Fatal(err, out.String())
+	}
+	if doc.Since == nil || len(doc.Members) != 1 || doc.Members[0].Role != "down" ||
+		!slices.Contains(doc.Changes, addr+" went down") {
+		t.Errorf("report after the member was killed: %s", out.String())
+	}
+
+	// Once: no comparison, since is null and changes empty.
+	out2, err := run(t, "-s", zktest.Shared(t).ConnectString(), "ensemble", "--json")
+	if err != nil {
+		t.Fatal(err, out2)
+	}
+	if !strings.Contains(out2, `"changes": []`) || !strings.Contains(out2, `"since": null`) {
+		t.Errorf("one answer: %s", out2)
 	}
 }

@@ -82,40 +82,93 @@ type DiagnoseOptions struct {
 // directories and holders answering only pings ([DiagnoseSessions]), each
 // added once, to the queue of its first node.
 // Run [Verify] first for the checks that need the servers.
+//
+// Diagnose is [DiagnoseQueue] and [DiagnoseServers] in one pass (the
+// problems in the report's order) plus the session-level problems; a
+// caller re-reading one lock often (the TUI's lock pane) runs the first
+// on every read and the others only when the servers' view changes.
 func Diagnose(queues []Queue, o DiagnoseOptions) {
+	o = o.withDefaults()
+	for qi := range queues {
+		diagnose(&queues[qi], o, queueChecks|serverChecks)
+	}
+	applySessionProblems(queues, append(waitForCycles(queues), hungHolders(queues, SessionCheckOptions{
+		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter})...))
+}
+
+// DiagnoseQueue adds to each queue the problems its own nodes show, with
+// no question to the servers: persistent lock nodes, long holds, several
+// nodes of one session, upgrade deadlocks and the herds the recipe
+// predicts. It is cheap enough to run on every read of a busy lock.
+func DiagnoseQueue(queues []Queue, o DiagnoseOptions) {
+	o = o.withDefaults()
+	for qi := range queues {
+		diagnose(&queues[qi], o, queueChecks)
+	}
+}
+
+// DiagnoseServers adds to each queue the problems that need what the
+// servers said ([Verify], o.Ensemble; nil: only the waits already marked
+// unconfirmed): waits no server lists (watch-missing), owners the servers
+// no longer know or that have no connection, waiters the servers see
+// watching each other, and herds the servers list beyond those the recipe
+// predicts. Session-level problems are [DiagnoseSessions]'.
+func DiagnoseServers(queues []Queue, o DiagnoseOptions) {
+	o = o.withDefaults()
+	for qi := range queues {
+		diagnose(&queues[qi], o, serverChecks)
+	}
+}
+
+func (o DiagnoseOptions) withDefaults() DiagnoseOptions {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
 	if o.Herd <= 0 {
 		o.Herd = 3
 	}
-	for qi := range queues {
-		diagnose(&queues[qi], o)
-	}
-	applySessionProblems(queues, DiagnoseSessions(queues, SessionCheckOptions{
-		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter}))
+	return o
 }
 
-// diagnose appends q's problems to q.Problems: each check in turn, in the
-// order the report lists them (per node, per session, then per queue).
-func diagnose(q *Queue, o DiagnoseOptions) {
-	ix := newQueueIndex(q, o)
+// checkParts selects [diagnose]'s checks: those of the queue alone, those
+// needing the servers' view, or both.
+type checkParts uint8
+
+const (
+	queueChecks checkParts = 1 << iota
+	serverChecks
+)
+
+// diagnose appends q's problems to q.Problems: each check of parts in
+// turn, in the order the report lists them (per node, per session, then
+// per queue).
+func diagnose(q *Queue, o DiagnoseOptions, parts checkParts) {
+	ix := newQueueIndex(q, o, parts)
+	queue, servers := parts&queueChecks != 0, parts&serverChecks != 0
 	for i := range q.Participants {
 		p := &q.Participants[i]
 		if p.Mode == ModeStray {
 			continue
 		}
-		checkPersistentLockNode(ix, p)
-		checkWatchMissing(ix, p)
-		checkHeldTooLong(ix, p)
+		if queue {
+			checkPersistentLockNode(ix, p)
+		}
+		if servers {
+			checkWatchMissing(ix, p)
+		}
+		if queue {
+			checkHeldTooLong(ix, p)
+		}
 	}
-	for i := range ix.sessions {
-		s := &ix.sessions[i]
-		checkUpgradeDeadlock(ix, s)
-		checkOrphan(ix, s)
-		checkLeaseOrphan(ix, s)
+	if queue {
+		for i := range ix.sessions {
+			s := &ix.sessions[i]
+			checkUpgradeDeadlock(ix, s)
+			checkOrphan(ix, s)
+			checkLeaseOrphan(ix, s)
+		}
 	}
-	if o.Ensemble != nil {
+	if servers && o.Ensemble != nil {
 		for i := range q.Participants {
 			p := &q.Participants[i]
 			checkDeadOwner(ix, p)
@@ -125,7 +178,7 @@ func diagnose(q *Queue, o DiagnoseOptions) {
 			checkDeadlock(ix, &q.Participants[i])
 		}
 	}
-	checkHerd(ix)
+	checkHerd(ix, parts)
 	checkElection(ix)
 	q.Problems = ix.out
 }
@@ -157,10 +210,13 @@ type sessionNodes struct {
 	reads, writes, leases, others []int
 }
 
-func newQueueIndex(q *Queue, o DiagnoseOptions) *queueIndex {
-	ix := &queueIndex{q: q, o: o, out: q.Problems, sessions: sharedSessions(q),
+func newQueueIndex(q *Queue, o DiagnoseOptions, parts checkParts) *queueIndex {
+	ix := &queueIndex{q: q, o: o, out: q.Problems,
 		rw: q.Kind == KindCuratorRW || q.Kind == KindKazooRW || q.Kind == KindZooKeeperDocsRW}
-	if o.Ensemble != nil {
+	if parts&queueChecks != 0 {
+		ix.sessions = sharedSessions(q)
+	}
+	if o.Ensemble != nil && parts&serverChecks != 0 {
 		ix.liveSessions, ix.sessionsComplete = o.Ensemble.Sessions()
 		ix.connsKnown = allConnsKnown(o.Ensemble)
 	}
@@ -248,148 +304,6 @@ func (ix *queueIndex) addEach(kind ProblemKind, idx []int, detail string) {
 	for _, i := range idx[1:] {
 		ix.out = append(ix.out, Problem{Kind: kind, Node: ix.q.Participants[i].Node, Detail: detail})
 	}
-}
-
-func checkPersistentLockNode(ix *queueIndex, p *Participant) {
-	if !p.Ephemeral {
-		ix.addDetail(ProblemPersistentLockNode, p.Node, "a "+string(p.State)+" node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone")
-	}
-}
-
-func checkWatchMissing(ix *queueIndex, p *Participant) {
-	if p.WatchObserved != nil && !*p.WatchObserved {
-		ix.addDetail(ProblemWatchMissing, p.Node, "waits on "+p.Watches+", but no server lists session "+FormatSession(p.Session)+" watching it: it may never wake up")
-	}
-}
-
-func checkHeldTooLong(ix *queueIndex, p *Participant) {
-	o := ix.o
-	if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
-		ix.add(ProblemHeldTooLong, p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
-	}
-}
-
-// checkUpgradeDeadlock: holding a read lock while waiting for the write
-// lock of the same lock never succeeds.
-func checkUpgradeDeadlock(ix *queueIndex, s *sessionNodes) {
-	ps := ix.q.Participants
-	for _, r := range s.reads {
-		for _, w := range s.writes {
-			if ps[r].State == StateHolding && ps[w].State == StateWaiting {
-				ix.add(ProblemUpgradeDeadlock, ps[w].Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s.session), ps[r].Name)
-			}
-		}
-	}
-}
-
-// checkOrphan: a client makes one node of a lock (one read and one write
-// node at most); a session's others are orphans of a retried create.
-// Several leases are [checkLeaseOrphan]'s, unless there are other orphans.
-func checkOrphan(ix *queueIndex, s *sessionNodes) {
-	switch {
-	case len(s.others) > 1:
-		ix.addEach(ProblemOrphan, s.others, fmt.Sprintf("session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s.session), len(s.others)))
-	case len(s.leases) > 1:
-		// checkLeaseOrphan's
-	case len(s.writes) > 1 || len(s.reads) > 1 && len(s.writes) == 0:
-		extra := s.writes
-		if len(s.writes) <= 1 {
-			extra = s.reads
-		}
-		ix.addEach(ProblemOrphan, extra, fmt.Sprintf("session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s.session), len(extra), ix.q.Participants[extra[0]].Mode))
-	}
-}
-
-// checkLeaseOrphan: a lease left behind by a failed acquire takes a slot
-// until its session ends.
-func checkLeaseOrphan(ix *queueIndex, s *sessionNodes) {
-	if len(s.others) <= 1 && len(s.leases) > 1 {
-		ix.addEach(ProblemLeaseOrphan, s.leases, fmt.Sprintf("session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s.session), len(s.leases)))
-	}
-}
-
-func checkDeadOwner(ix *queueIndex, p *Participant) {
-	if !p.Ephemeral {
-		return
-	}
-	if alive, known := ix.sessionAlive(p.Session); known && !alive {
-		ix.add(ProblemDeadOwner, p.Node, "no server knows session %s any more: the node outlived its owner (being cleaned up, or the servers disagree)", FormatSession(p.Session))
-	}
-}
-
-func checkOwnerDisconnected(ix *queueIndex, p *Participant) {
-	if !p.Ephemeral {
-		return
-	}
-	if alive, _ := ix.sessionAlive(p.Session); alive && p.Client == "" && ix.connsKnown {
-		ix.add(ProblemOwnerDisconnected, p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
-	}
-}
-
-// checkDeadlock: a waiter the servers see watching a node BEHIND it, which
-// in turn waits on the waiter: kazoo < 2.9 readers after the writer they
-// waited on let go (python-zk/kazoo#649).
-func checkDeadlock(ix *queueIndex, p *Participant) {
-	if len(p.ObservedWatches) == 0 {
-		return
-	}
-	pos := ix.positions()
-	for _, w := range p.ObservedWatches {
-		if j, ok := pos[w]; ok && j > p.Position && ix.q.Participants[j].Watches == p.Node {
-			ix.add(ProblemDeadlock, p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), ix.q.Participants[j].Name)
-		}
-	}
-}
-
-// checkHerd: o.Herd or more waiters on one node, as the recipe predicts or
-// as the servers list (read/write locks aside: their readers share).
-func checkHerd(ix *queueIndex) {
-	if ix.rw {
-		return
-	}
-	q, o := ix.q, ix.o
-	herds := predictedHerds(q, o.Herd)
-	if o.Ensemble != nil {
-		for i := range q.Participants {
-			node := q.Participants[i].Node
-			if n := len(o.Ensemble.Watchers(node)); n > herds[node] && n >= o.Herd {
-				herds[node] = n
-			}
-		}
-	}
-	nodes := make([]string, 0, len(herds))
-	for t := range herds {
-		nodes = append(nodes, t)
-	}
-	slices.Sort(nodes)
-	for _, t := range nodes {
-		ix.add(ProblemHerd, t, "%d sessions watch this one node: when it goes, all wake at once", herds[t])
-	}
-}
-
-// predictedHerds counts, for each node that herd or more waiters watch
-// with a data or exists watch (strays aside), how many do.
-func predictedHerds(q *Queue, herd int) map[string]int {
-	herds := map[string]int{}
-	targets := make([]string, 0, len(q.Participants))
-	for i := range q.Participants {
-		if p := &q.Participants[i]; p.Mode != ModeStray && p.Watches != "" && p.WatchKind != WatchChildren {
-			targets = append(targets, p.Watches)
-		}
-	}
-	if len(targets) < herd {
-		return herds
-	}
-	watchers := make(map[string]int, len(targets))
-	for _, t := range targets {
-		watchers[t]++
-	}
-	for t, n := range watchers {
-		if n >= herd {
-			herds[t] = n
-		}
-	}
-	return herds
 }
 
 // CountProblems counts the problems `zkscope doctor` reports (not the

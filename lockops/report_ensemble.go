@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -31,9 +32,12 @@ type EnsembleReport struct {
 	// Configuration is the membership the members report (server.N lines),
 	// empty for a standalone server or when conf is refused.
 	Configuration []ConfigServerReport `json:"configuration"`
-	// Changes are what changed since the previous snapshot (the TUI's
-	// refreshes; empty for one snapshot).
-	Changes []string `json:"changes"`
+	// Changes are what changed since the previous snapshot (taken at
+	// Since: `ensemble --interval`, the TUI's refreshes): members going
+	// down or coming back, a new leader. Empty for one snapshot, when
+	// Since is null.
+	Changes []string   `json:"changes"`
+	Since   *time.Time `json:"since"`
 }
 
 // MemberReport is one member in [EnsembleReport].
@@ -93,6 +97,9 @@ func NewEnsembleReport(e, prev *zkview.Ensemble) EnsembleReport {
 	if r.Changes == nil {
 		r.Changes = []string{}
 	}
+	if prev != nil {
+		r.Since = ptr(prev.At.UTC())
+	}
 	if l := e.Leader(); l != nil {
 		r.Leader = ptr(l.Addr)
 	}
@@ -135,13 +142,13 @@ func memberReport(m *zkview.Member) MemberReport {
 	if m.Via["srvr"] == "4lw" {
 		r.Zxid, r.Epoch = ptr(fmt.Sprintf("%#x", m.Zxid)), ptr(m.Epoch())
 		s := m.Srvr
-		r.LatencyMs = &LatencyReport{Min: s.LatencyMin, Avg: s.LatencyAvg, Max: s.LatencyMax}
+		r.LatencyMs = &LatencyReport{Min: s.LatencyMin, Avg: roundLatency(s.LatencyAvg), Max: s.LatencyMax}
 		r.Outstanding, r.Connections, r.Znodes = ptr(s.Outstanding), ptr(s.Connections), ptr(s.NodeCount)
 	}
 	if m.MntrKnown {
 		mn := m.Mntr
 		if r.LatencyMs == nil {
-			r.LatencyMs = &LatencyReport{Min: mn.MinLatency, Avg: mn.AvgLatency, Max: mn.MaxLatency}
+			r.LatencyMs = &LatencyReport{Min: mn.MinLatency, Avg: roundLatency(mn.AvgLatency), Max: mn.MaxLatency}
 			r.Outstanding, r.Connections, r.Znodes = ptr(mn.OutstandingRequests), ptr(mn.NumAliveConnections), ptr(mn.ZnodeCount)
 		}
 		r.WatchesAll, r.DataSize = ptr(mn.WatchCount), ptr(mn.ApproximateDataSize)
@@ -190,6 +197,9 @@ func WriteEnsembleTable(w io.Writer, r EnsembleReport) error {
 	for _, c := range r.Changes {
 		fmt.Fprintf(tw, "* %s\n", c)
 	}
+	if r.Since != nil && len(r.Changes) == 0 {
+		fmt.Fprintf(tw, "* no change since %s (no member went down or came back, same leader)\n", r.Since.Local().Format("15:04:05"))
+	}
 	if fix != "" {
 		fmt.Fprintf(tw, "note: some members refused four-letter words; add %s to zoo.cfg on every member and restart them\n", fix)
 	}
@@ -218,7 +228,7 @@ func EnsembleRow(m MemberReport) []string {
 	}
 	lat := "-"
 	if l := m.LatencyMs; l != nil {
-		lat = fmt.Sprintf("%s/%s/%s", trimFloat(l.Min), trimFloat(l.Avg), trimFloat(l.Max))
+		lat = FormatLatency(l.Min) + "/" + FormatLatency(l.Avg) + "/" + FormatLatency(l.Max)
 	}
 	data := "-"
 	if m.DataSize != nil {
@@ -257,7 +267,19 @@ func ShortVersion(v string) string {
 	return strings.TrimSpace(v)
 }
 
-func trimFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+// roundLatency keeps four decimals of a latency in milliseconds (0.1 µs;
+// `mntr` prints a double's every digit: 0.42857142857142855).
+func roundLatency(ms float64) float64 { return math.Round(ms*1e4) / 1e4 }
+
+// FormatLatency is a latency in milliseconds for people: one decimal under
+// 10 ms ("0.4", "3"), whole milliseconds above ("12"); the servers' average
+// comes with four decimals or more (0.4286).
+func FormatLatency(ms float64) string {
+	if ms < 10 {
+		return strconv.FormatFloat(math.Round(ms*10)/10, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(math.Round(ms), 'f', 0, 64)
+}
 
 // FormatBytes is a size in B, KiB, MiB or GiB with one decimal.
 func FormatBytes(n int64) string {

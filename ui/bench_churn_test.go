@@ -1,9 +1,16 @@
 package ui
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -23,39 +30,126 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// churn releases the holder of the Curator lock dir and appends a new
-// waiter, rate ops a second in all (half deletes, half creates), until
-// stop closes; each release's node and time go to released.
-func churn(b *testing.B, conn *zk.Conn, dir string, names []string, next int, rate int, stop <-chan struct{}, released func(string, time.Time)) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	wg.Add(1)
+// churnPeerEnv names the churn's settings for the child process that
+// makes it (TestChurnPeer): the pane's process then spends CPU only on the
+// pane, so its own CPU time is the figure, with nothing to subtract.
+const churnPeerEnv = "ZKSCOPE_CHURN_PEER"
+
+// churnPeer is what the child process is told: the server, the lock
+// directory, its children in order, the next name's number and the rate.
+type churnPeer struct {
+	Servers []string
+	Dir     string
+	Names   []string
+	Next    int
+	Rate    int
+}
+
+// TestChurnPeer is the child process of BenchmarkLockPaneChurn1k (it does
+// nothing otherwise): it releases the holder of the lock and appends a
+// new waiter, Rate operations a second in all (half deletes, half
+// creates), printing "released NAME UNIXNANO" after each release, until
+// its standard input closes.
+func TestChurnPeer(t *testing.T) {
+	raw := os.Getenv(churnPeerEnv)
+	if raw == "" {
+		return
+	}
+	var c churnPeer
+	if err := json.Unmarshal([]byte(raw), &c); err != nil {
+		t.Fatal(err)
+	}
+	conn, _, err := zk.Connect(c.Servers, 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stop := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Second / time.Duration(rate/2))
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(stop)
+	}()
+	out := bufio.NewWriter(os.Stdout)
+	fmt.Fprintln(out, "ready")
+	out.Flush()
+	tick := time.NewTicker(time.Second / time.Duration(c.Rate/2))
+	defer tick.Stop()
+	names, next := c.Names, c.Next
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
+		head := names[0]
+		names = names[1:]
+		if err := conn.Delete(c.Dir+"/"+head, -1); err != nil {
+			t.Fatalf("release %s: %v", head, err)
+		}
+		fmt.Fprintf(out, "released %s %d\n", head, time.Now().UnixNano())
+		out.Flush()
+		n := churnName(next)
+		next++
+		if _, err := conn.Create(c.Dir+"/"+n, []byte("10.0.0.9 worker"), 0, zk.WorldACL(zk.PermAll)); err != nil {
+			t.Fatalf("acquire %s: %v", n, err)
+		}
+		names = append(names, n)
+	}
+}
+
+// startChurn starts the churn's child process on dir (children names in
+// order) and returns once it churns; each release's node and time go to
+// released; stop ends it.
+func startChurn(b *testing.B, servers []string, dir string, names []string, next, rate int, released func(string, time.Time)) (stop func()) {
+	cfg, err := json.Marshal(churnPeer{Servers: servers, Dir: dir, Names: names, Next: next, Rate: rate})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestChurnPeer$", "-test.v")
+	cmd.Env = append(os.Environ(), churnPeerEnv+"="+string(cfg))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	ready := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			switch {
+			case len(f) == 1 && f[0] == "ready":
+				close(ready)
+			case len(f) == 3 && f[0] == "released":
+				if ns, err := strconv.ParseInt(f[2], 10, 64); err == nil {
+					released(f[1], time.Unix(0, ns))
+				}
 			}
-			head := names[0]
-			names = names[1:]
-			if err := conn.Delete(dir+"/"+head, -1); err != nil {
-				b.Errorf("release %s: %v", head, err)
-				return
-			}
-			released(head, time.Now())
-			n := churnName(next)
-			next++
-			if _, err := conn.Create(dir+"/"+n, []byte("10.0.0.9 worker"), 0, zk.WorldACL(zk.PermAll)); err != nil {
-				b.Errorf("acquire %s: %v", n, err)
-				return
-			}
-			names = append(names, n)
 		}
 	}()
-	return &wg
+	select {
+	case <-ready:
+	case <-done:
+		b.Fatal("the churn process ended before it started churning")
+	case <-time.After(30 * time.Second):
+		b.Fatal("the churn process did not start within 30 s")
+	}
+	return func() {
+		in.Close()
+		<-done
+		if err := cmd.Wait(); err != nil {
+			b.Errorf("churn process: %v", err)
+		}
+	}
 }
 
 func churnName(i int) string {
@@ -66,25 +160,28 @@ func churnName(i int) string {
 // TUI (the real model as Run sets it up, its commands run as the program
 // runs them, View called after every message as the program does;
 // releases checked at frameRate) while the lock churns at 200 operations a
-// second (100 releases of the holder, 100 new waiters). Metrics: the
-// pane's CPU in % of one core (this process's CPU minus the churn's own,
-// measured alone first) and how far behind the pane is (from a release to
-// the pane's queue without that node: median and worst).
+// second (100 releases of the holder, 100 new waiters), made by a child
+// process. Metrics: the pane's CPU in % of one core (this process's CPU
+// time: the churn's is the child's), how far behind the pane is (from a
+// release to the pane's queue without that node: median and worst), and
+// the queues read and the screens drawn a second.
 //
 //	go test ./ui -run '^$' -bench LockPaneChurn1k -benchtime 1x
+//
+// ZKSCOPE_CHURN_SECONDS=30 churns longer than the 5 s default (for
+// -cpuprofile).
 func BenchmarkLockPaneChurn1k(b *testing.B) {
 	const (
-		n      = 1000
-		rate   = 200
-		period = 5 * time.Second
+		n    = 1000
+		rate = 200
 	)
+	period := 5 * time.Second
+	if s, err := strconv.Atoi(os.Getenv("ZKSCOPE_CHURN_SECONDS")); err == nil && s > 0 {
+		period = time.Duration(s) * time.Second // longer, for a profile
+	}
 	c := liveClient(b)
 	dir := zktest.Path(b) + "/churn"
 	zktest.FillChildren(b, c.Conn(), dir, n, churnName, func(int) []byte { return []byte("10.0.0.9 worker") }, 0)
-	names := make([]string, n)
-	for i := range names {
-		names[i] = churnName(i)
-	}
 	var mu sync.Mutex
 	releases := map[string]time.Time{}
 	note := func(name string, at time.Time) {
@@ -93,20 +190,11 @@ func BenchmarkLockPaneChurn1k(b *testing.B) {
 		mu.Unlock()
 	}
 
-	// The churn alone.
-	stop := make(chan struct{})
-	cpu0 := cpuTime(b)
-	wg := churn(b, c.Conn(), dir, names, n, rate, stop, func(string, time.Time) {})
-	time.Sleep(period)
-	close(stop)
-	wg.Wait()
-	churnCPU := cpuTime(b) - cpu0
 	kids, _, err := c.Children(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	sort.Strings(kids)
-	next := n + int(period/(time.Second/time.Duration(rate/2))) + 10
 
 	m := New(Options{Client: c, Start: dir, Theme: "dark"})
 	m.frames = &frameCache{} // as Run does
@@ -116,10 +204,12 @@ func BenchmarkLockPaneChurn1k(b *testing.B) {
 		return d.m.lock != nil && len(d.m.lock.Queue().Participants) == len(kids)
 	})
 	b.ResetTimer()
-	stop = make(chan struct{})
-	cpu0 = cpuTime(b)
-	wg = churn(b, c.Conn(), dir, kids, next, rate, stop, note)
+	stopChurn := startChurn(b, c.Servers(), dir, kids, n, rate, note)
+	cpu0 := cpuTime(b)
 	var lags []time.Duration
+	var msgs, draws int
+	shown0 := d.m.lock.Shown()
+	drawnAt := d.m.frames.at
 	end := time.After(period)
 	frame := time.NewTicker(time.Second / frameRate)
 	defer frame.Stop()
@@ -130,6 +220,10 @@ loop:
 		case msg := <-d.msgs:
 			d.apply(msg)
 			_ = d.m.View() // as tea.Program does after every message
+			msgs++
+			if d.m.frames.at != drawnAt {
+				draws, drawnAt = draws+1, d.m.frames.at
+			}
 			dirty = true
 		case <-frame.C:
 			if !dirty {
@@ -156,9 +250,8 @@ loop:
 			break loop
 		}
 	}
-	close(stop)
-	wg.Wait()
-	paneCPU := cpuTime(b) - cpu0 - churnCPU
+	paneCPU := cpuTime(b) - cpu0
+	stopChurn()
 	b.StopTimer()
 	mu.Lock()
 	left := len(releases)
@@ -171,4 +264,7 @@ loop:
 	b.ReportMetric(float64(lags[len(lags)/2])/1e6, "lag-p50-ms")
 	b.ReportMetric(float64(lags[len(lags)-1])/1e6, "lag-max-ms")
 	b.ReportMetric(float64(left), "releases-unseen-at-end")
+	b.ReportMetric(float64(d.m.lock.Shown()-shown0)/period.Seconds(), "queues/s")
+	b.ReportMetric(float64(draws)/period.Seconds(), "draws/s")
+	b.ReportMetric(float64(msgs)/period.Seconds(), "msgs/s")
 }

@@ -89,7 +89,7 @@ func (m *Model) helpLines() []string {
 		band, bandW = nil, 0
 	}
 	h := m.help
-	for _, col := range m.keys.FullHelp() {
+	for _, col := range m.helpKeys().FullHelp() {
 		c := h.FullHelpView([][]key.Binding{col})
 		cw := lipgloss.Width(c) + 4
 		if bandW > 0 && bandW+cw > w {

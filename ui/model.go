@@ -165,6 +165,7 @@ type Model struct {
 	// frames caches the drawing between frames while the program runs
 	// (nil: every View draws; see frames.go).
 	frames     *frameCache
+	fitted     *fittedHelp // the footer's help line drawn last (view.go)
 	input      textinput.Model
 	dialogs    *dialog.Overlay // every open dialog, the front one taking the keys (ui/dialog)
 	search     searchState
@@ -205,6 +206,7 @@ func New(opts Options) Model {
 		reqs:       map[string]uint64{},
 		made:       &common.Made{},
 		dialogs:    &dialog.Overlay{},
+		fitted:     &fittedHelp{},
 		width:      80,
 		height:     24,
 	}

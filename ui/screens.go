@@ -4,34 +4,44 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/ensemble"
+	"github.com/zkscope/zkscope/ui/sessions"
 )
 
 // The views that replace the tree (`:ensemble`): their keys and title line.
 
-// handleScreenKey routes a key while a view replaces the tree: esc goes
-// back, ↑/↓ move, r asks again, : ? and q work as everywhere.
+// helpKeys is the key map the footer and the `?` screen show: the view's
+// that replaces the tree, else the root's (which switches on focus).
+func (m *Model) helpKeys() help.KeyMap {
+	switch m.screen {
+	case screenEnsemble:
+		return ensemble.Keys(m.keys)
+	case screenSessions:
+		return sessions.Keys(m.keys)
+	}
+	return m.keys
+}
+
+// handleScreenKey routes a key while a view replaces the tree, by the
+// view's own key map (the one its help shows): esc goes back, ↑/↓ move,
+// r asks again, : ? and q work as everywhere.
 func (m *Model) handleScreenKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.quit()
-	case key.Matches(msg, k.Help):
-		m.mode = modeHelp
-	case key.Matches(msg, k.Command):
-		return m.openInput(modeCommand, ":", "")
-	case key.Matches(msg, k.Cancel):
-		if m.screen == screenSessions && m.sessView.Filter() != "" {
-			m.sessView.SetFilter("")
-			return nil
-		}
-		m.screen = screenTree
-	case m.screen == screenSessions:
+	if m.screen == screenSessions {
 		return m.handleSessionsKey(msg)
+	}
+	k := ensemble.Keys(m.keys)
+	if cmd, ok := m.everywhereKey(msg, k.Quit, k.Help, k.Command); ok {
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Back):
+		m.screen = screenTree
 	case key.Matches(msg, k.Up):
 		m.ensView.Move(-1)
 	case key.Matches(msg, k.Down):
@@ -43,13 +53,37 @@ func (m *Model) handleScreenKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// everywhereKey handles the keys that work in every view (quit, help, the
+// `:` line); ok says msg was one of them.
+func (m *Model) everywhereKey(msg tea.KeyPressMsg, quit, help, command key.Binding) (cmd tea.Cmd, ok bool) {
+	switch {
+	case key.Matches(msg, quit):
+		return m.quit(), true
+	case key.Matches(msg, help):
+		m.mode = modeHelp
+		return nil, true
+	case key.Matches(msg, command):
+		return m.openInput(modeCommand, ":", ""), true
+	}
+	return nil, false
+}
+
 // handleSessionsKey: ↑/↓ move over sessions and their locks, s cycles the
 // sort key, / filters, ⏎ on a lock goes to it in the tree and the lock
-// pane, r reads again.
+// pane, r reads again, esc clears the filter, then goes back.
 func (m *Model) handleSessionsKey(msg tea.KeyPressMsg) tea.Cmd {
-	k := m.keys
+	k := sessions.Keys(m.keys)
 	v := &m.sessView
+	if cmd, ok := m.everywhereKey(msg, k.Quit, k.Help, k.Command); ok {
+		return cmd
+	}
 	switch {
+	case key.Matches(msg, k.Back):
+		if v.Filter() != "" {
+			v.SetFilter("")
+			return nil
+		}
+		m.screen = screenTree
 	case key.Matches(msg, k.Up):
 		v.Move(-1)
 	case key.Matches(msg, k.Down):
@@ -68,18 +102,24 @@ func (m *Model) handleSessionsKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.openInput(modeFilter, "/", v.Filter())
 	case key.Matches(msg, k.Refresh):
 		return m.openSessions(m.sessRoot)
-	case key.Matches(msg, k.Confirm):
-		s, l, ok := v.Selected()
-		if !ok {
-			return nil
-		}
-		if l == nil {
-			m.setStatus(common.LevelInfo, fmt.Sprintf("Session %s: move to one of its locks (↓) and press ⏎ to go to it.", lockops.FormatSession(s.ID)))
-			return nil
-		}
-		return m.goToLockNode(l.Lock, l.Node)
+	case key.Matches(msg, k.GoTo):
+		return m.goToSelectedLock()
 	}
 	return nil
+}
+
+// goToSelectedLock goes to the lock under the session view's cursor (on a
+// session row, says how to pick one of its locks).
+func (m *Model) goToSelectedLock() tea.Cmd {
+	s, l, ok := m.sessView.Selected()
+	if !ok {
+		return nil
+	}
+	if l == nil {
+		m.setStatus(common.LevelInfo, fmt.Sprintf("Session %s: move to one of its locks (↓) and press ⏎ to go to it.", lockops.FormatSession(s.ID)))
+		return nil
+	}
+	return m.goToLockNode(l.Lock, l.Node)
 }
 
 // goToLockNode shows the tree at lock with node selected in the lock pane

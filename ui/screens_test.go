@@ -114,3 +114,31 @@ func TestLockPaneJumpsToSession(t *testing.T) {
 		t.Errorf("selected %x %v", s.ID, l)
 	}
 }
+
+// TestScreenKeyHelp: the ensemble and session views' footers and `?`
+// screens show their own keys, not the tree's.
+func TestScreenKeyHelp(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"ensemble", []string{"ask the members now", "back to the tree"}},
+		{"sessions", []string{"go to the lock", "sort", "clear filter / back"}},
+	} {
+		m := fixture(t, 120, 40, "dark")
+		m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), c.cmd), "enter")
+		foot := screen(m)
+		m = pressKeys(t, m, "?")
+		help := screen(m)
+		for _, w := range c.want {
+			if !strings.Contains(foot, w) || !strings.Contains(help, w) {
+				t.Errorf(":%s: %q missing from the footer or the help:\n%s\n%s", c.cmd, w, foot, help)
+			}
+		}
+		for _, tree := range []string{"expand", "new child", "delete tree"} {
+			if strings.Contains(foot, tree) || strings.Contains(help, tree) {
+				t.Errorf(":%s shows the tree's key %q:\n%s\n%s", c.cmd, tree, foot, help)
+			}
+		}
+	}
+}

@@ -289,13 +289,49 @@ func (m *Model) footerView() string {
 	case modeFilter, modeSearch:
 		b = []key.Binding{k.Confirm, k.Cancel}
 	default:
-		b = k.ShortHelp()
+		b = m.helpKeys().ShortHelp() // a view's own keys (screens.go)
 	}
 	return " " + m.fitHelp(b, m.width-1)
 }
 
+// fittedHelp is the help line drawn last and what it was drawn from: the
+// footer is drawn with every frame, the help line rarely changes.
+type fittedHelp struct {
+	keys    []string // each binding's key and description ("" when disabled)
+	w       int
+	theme   string
+	noColor bool
+	line    string
+}
+
 // fitHelp renders as many leading bindings as fit in w cells, then "…".
 func (m *Model) fitHelp(b []key.Binding, w int) string {
+	f := m.fitted
+	if f == nil {
+		return m.drawHelp(b, w)
+	}
+	desc := func(x key.Binding) string {
+		if !x.Enabled() {
+			return ""
+		}
+		return x.Help().Desc
+	}
+	same := f.w == w && f.theme == m.st.Palette.Name && f.noColor == m.st.NoColor && len(f.keys) == 2*len(b)
+	for i := 0; same && i < len(b); i++ {
+		same = f.keys[2*i] == b[i].Help().Key && f.keys[2*i+1] == desc(b[i])
+	}
+	if !same {
+		f.keys = f.keys[:0]
+		for _, x := range b {
+			f.keys = append(f.keys, x.Help().Key, desc(x))
+		}
+		f.w, f.theme, f.noColor, f.line = w, m.st.Palette.Name, m.st.NoColor, m.drawHelp(b, w)
+	}
+	return f.line
+}
+
+// drawHelp is fitHelp's drawing.
+func (m *Model) drawHelp(b []key.Binding, w int) string {
 	h := m.help
 	h.SetWidth(0)
 	for n := len(b); n > 0; n-- {

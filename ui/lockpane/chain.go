@@ -16,54 +16,52 @@ type chainEnd struct {
 	gone  bool // the last node waits on a node that is not in the queue
 }
 
-// computeChains finds, for every waiter, where its chain of waits ends, in
-// one pass over the queue (memoised: a 10,000-node chain costs O(n) once,
-// not per frame), in out (emptied first; nil: a new map).
-func computeChains(ps []lockops.Participant, byNode map[string]int, out map[string]chainEnd) map[string]chainEnd {
-	if out == nil {
-		out = make(map[string]chainEnd, len(ps))
+// chainOf is where x's chain of waits ends, found on first use after
+// each queue (only the waiters drawn need it) and memoised with every
+// node it passes: walking a 10,000-node chain once costs O(n), and the
+// nodes on screen are near its end.
+func (p *Model) chainOf(node string) chainEnd {
+	if e, ok := p.chains[node]; ok {
+		return e
 	}
-	clear(out)
+	if p.chains == nil {
+		p.chains = map[string]chainEnd{}
+	}
+	ps := p.queue.Participants
 	onStack := map[string]bool{}
-	for _, x := range ps {
-		if _, done := out[x.Node]; done {
-			continue
+	// Walk until a node with a known end, a holder, or a cycle.
+	var stack []string
+	cur := node
+	var tail chainEnd
+	for {
+		if e, ok := p.chains[cur]; ok {
+			tail = e
+			break
 		}
-		// Walk until a node with a known end, a holder, or a cycle.
-		var stack []string
-		cur := x.Node
-		var tail chainEnd
-		for {
-			if e, ok := out[cur]; ok {
-				tail = e
-				break
-			}
-			if onStack[cur] {
-				tail = chainEnd{end: cur, cycle: true}
-				break
-			}
-			i, ok := byNode[cur]
-			if !ok {
-				tail = chainEnd{end: cur, gone: true}
-				break
-			}
-			y := ps[i]
-			if y.Watches == "" || y.WatchKind == lockops.WatchChildren {
-				out[cur] = chainEnd{end: cur}
-				tail = out[cur]
-				break
-			}
-			onStack[cur] = true
-			stack = append(stack, cur)
-			cur = y.Watches
+		if onStack[cur] {
+			tail = chainEnd{end: cur, cycle: true}
+			break
 		}
-		for j := len(stack) - 1; j >= 0; j-- {
-			tail.hops++
-			out[stack[j]] = tail
-			delete(onStack, stack[j])
+		i, ok := p.byNode[cur]
+		if !ok {
+			tail = chainEnd{end: cur, gone: true}
+			break
 		}
+		y := ps[i]
+		if y.Watches == "" || y.WatchKind == lockops.WatchChildren {
+			p.chains[cur] = chainEnd{end: cur}
+			tail = p.chains[cur]
+			break
+		}
+		onStack[cur] = true
+		stack = append(stack, cur)
+		cur = y.Watches
 	}
-	return out
+	for j := len(stack) - 1; j >= 0; j-- {
+		tail.hops++
+		p.chains[stack[j]] = tail
+	}
+	return p.chains[node]
 }
 
 // chain draws the waits from x down to a holder:
@@ -72,40 +70,40 @@ func computeChains(ps []lockops.Participant, byNode map[string]int, out map[stri
 func (p *Model) chain(x lockops.Participant) string {
 	st := p.st
 	var b strings.Builder
-	b.WriteString(st.Waiter.Render(p.labels[x.Node]) + " ")
+	b.WriteString(p.draw(&st.Waiter, p.labels[x.Node]) + " ")
 	if x.WatchKind == lockops.WatchChildren {
-		b.WriteString(st.Chain.Render("──watches children of ") + p.observed(x.WatchObserved) + st.Chain.Render("──▶ ") + st.Value.Render(common.LastElem(x.Watches)))
+		b.WriteString(p.draw(&st.Chain, "──watches children of ") + p.observed(x.WatchObserved) + p.draw(&st.Chain, "──▶ ") + p.draw(&st.Value, common.LastElem(x.Watches)))
 		return b.String()
 	}
-	ce := p.chains[x.Node]
+	ce := p.chainOf(x.Node)
 	cur := x
 	for hop := 0; cur.Watches != ""; hop++ {
 		label := "──"
 		if hop == 0 {
 			label = "──watches "
 		}
-		b.WriteString(st.Chain.Render(label) + p.observed(cur.WatchObserved) + st.Chain.Render("──▶ "))
+		b.WriteString(p.draw(&st.Chain, label) + p.observed(cur.WatchObserved) + p.draw(&st.Chain, "──▶ "))
 		i, ok := p.byNode[cur.Watches]
 		if !ok {
-			b.WriteString(st.ObservedMissing.Render(common.ShortName(lockops.ShortName(common.LastElem(cur.Watches)), 24) + " (not in the queue)"))
+			b.WriteString(p.draw(&st.ObservedMissing, common.ShortName(lockops.ShortName(common.LastElem(cur.Watches)), 24)+" (not in the queue)"))
 			break
 		}
 		next := p.queue.Participants[i]
-		b.WriteString(p.labelStyle(next).Render(p.labels[next.Node]))
+		b.WriteString(p.draw(p.labelStyle(next), p.labels[next.Node]))
 		left := ce.hops - hop - 1
 		if ce.cycle && hop >= ce.hops {
-			b.WriteString(st.Error.Render(" (cycle)"))
+			b.WriteString(p.draw(&st.Error, " (cycle)"))
 			break
 		}
 		if left >= 2 && hop == 1 {
-			b.WriteString(st.Chain.Render(fmt.Sprintf(" ─▶ … %d more ─▶ ", left-1)))
+			b.WriteString(p.draw(&st.Chain, fmt.Sprintf(" ─▶ … %d more ─▶ ", left-1)))
 			if j, ok := p.byNode[ce.end]; ok {
-				b.WriteString(p.labelStyle(p.queue.Participants[j]).Render(p.labels[ce.end]))
+				b.WriteString(p.draw(p.labelStyle(p.queue.Participants[j]), p.labels[ce.end]))
 			} else {
-				b.WriteString(st.ObservedMissing.Render(common.ShortName(lockops.ShortName(common.LastElem(ce.end)), 24) + " (not in the queue)"))
+				b.WriteString(p.draw(&st.ObservedMissing, common.ShortName(lockops.ShortName(common.LastElem(ce.end)), 24)+" (not in the queue)"))
 			}
 			if ce.cycle {
-				b.WriteString(st.Error.Render(" (cycle)"))
+				b.WriteString(p.draw(&st.Error, " (cycle)"))
 			}
 			break
 		}

@@ -28,7 +28,7 @@ func (p *Model) navigate(msg tea.KeyPressMsg) {
 func (p *Model) moveCursor(d int) {
 	p.cursor += d
 	p.clampCursor()
-	if p.cursor < len(p.entries) {
+	if p.cursor < len(p.entries) && p.entries[p.cursor].p != nil {
 		p.cursorNode = p.entries[p.cursor].p.Node
 	}
 }
@@ -83,7 +83,7 @@ func (p *Model) applyWantNode() {
 
 func (p *Model) selected() (lockops.Participant, bool) {
 	if p.cursor < len(p.entries) && p.entries[p.cursor].participant() {
-		return p.entries[p.cursor].p, true
+		return *p.entries[p.cursor].p, true
 	}
 	return lockops.Participant{}, false
 }
@@ -94,11 +94,12 @@ func (p *Model) headerLines() int {
 	if len(p.queue.Problems) > 0 {
 		n++
 	}
+	n += len(p.sessionLines())
 	n += len(p.bannerLines())
 	return n
 }
 
 // listHeight is the number of lines for the entries.
 func (p *Model) listHeight() int {
-	return max(p.h-p.headerLines()-len(p.footerLines()), 1)
+	return max(p.h-p.headerLines()-p.footerHeight(), 1)
 }

@@ -21,9 +21,9 @@ type lockLoadedMsg struct {
 	changed <-chan zk.Event
 	at      time.Time
 	err     error
-	// raw is the decoded queue before the servers' view was applied and
-	// before diagnosis (what a verification starts from).
-	raw lockops.Queue
+	// decoded is how many of queue's problems the decoder found (the
+	// first ones; rawOf takes off the rest for a verification).
+	decoded int
 	// cache is what this read knew of the children, for the next read.
 	cache *lockops.DirCache
 	// children is how many children the directory had in this read.
@@ -37,7 +37,7 @@ type lockVerifiedMsg struct {
 	path  string
 	ens   *zkview.Ensemble
 	asked time.Time // when the servers were asked
-	queue lockops.Queue
+	verified
 }
 
 // lockDirChangedMsg says the children of the shown lock directory changed
@@ -90,7 +90,7 @@ func (p *Model) load() tea.Cmd {
 	p.loading, p.dirty = true, false
 	p.loadStarted = p.clock()
 	p.loadID++
-	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.dirCache)
+	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.dirCache)
 }
 
 // verifyDue reports whether it is time to ask the servers again. Asking
@@ -139,8 +139,8 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
+	p.remember(&msg.queue, msg.at)        // timeline.go: copies what it keeps
 	p.setQueueAt(msg.queue, msg.at, true) // viewedQueue's copy, made for this message
-	p.remember(&msg.raw, msg.at)
 	p.children, p.counted = msg.children, true
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -150,7 +150,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 		cmds = append(cmds, p.load())
 	} else if p.verifyDue() && p.client != nil {
 		p.verifying, p.verifiedAt = true, p.clock()
-		cmds = append(cmds, verifyLockCmd(p.client, msg.id, p.path, msg.raw, p.clock))
+		cmds = append(cmds, verifyLockCmd(p.client, msg.id, p.path, rawOf(msg.queue, msg.decoded), p.pings, p.clock))
 	}
 	return tea.Batch(cmds...)
 }
@@ -165,6 +165,7 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 	p.verifying = false
 	if msg.ens != nil {
 		p.ens, p.ensAt = msg.ens, msg.asked
+		p.findings, p.pings = msg.findings, msg.pings
 	}
 	if !p.visible {
 		return nil
@@ -197,11 +198,13 @@ func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 
 // loadLockCmd reads and decodes the lock at path, leaving a children watch
 // on it, applies the servers' last known view ens (nil: none yet; the
-// pane discounts what it cannot know, see graceWatches) and diagnoses.
+// pane discounts what it cannot know, see graceWatches) and diagnoses:
+// the queue's own checks, and the problems the servers' last answer found
+// (f, see checks.go).
 // Lock nodes do not change once written: only children that the last
 // read's cache (nil: none) does not know are read ([lockops.ReadDirAgain]),
 // so a busy lock costs its arrivals, not its length, per change.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, cache *lockops.DirCache) tea.Cmd {
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, cache *lockops.DirCache) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -232,9 +235,9 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 		msg.children = len(d.Children)
 		q := lockops.Decode(d, lockops.DecodeOptions{})
 		q.Path = path
-		msg.raw = q
+		msg.decoded = len(q.Problems)
 		msg.at = clock()
-		msg.queue = viewedQueue(q, ens, msg.at)
+		msg.queue = viewedQueue(q, ens, f, msg.at)
 		return msg
 	}
 }
@@ -244,25 +247,16 @@ const verifyTimeout = 2 * time.Second
 
 // verifyLockCmd asks the servers (every member) which waits they see and
 // which client each session comes from, and returns raw (the decoded
-// queue of read id) with that applied and diagnosed.
-func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, clock func() time.Time) tea.Cmd {
+// queue of read id) with that applied and wholly diagnosed (verifyQueue;
+// pings is the pane's record of sessions answering only pings, a copy).
+func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, pings lockops.PingWatch, clock func() time.Time) tea.Cmd {
 	return func() tea.Msg {
 		asked := clock()
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)
+		defer cancel()
 		ens := c.Introspect(ctx)
-		cancel()
-		return lockVerifiedMsg{id: id, path: path, ens: ens, asked: asked, queue: viewedQueue(raw, ens, clock())}
+		return lockVerifiedMsg{id: id, path: path, ens: ens, asked: asked, verified: verifyQueue(ctx, c, raw, ens, pings, clock())}
 	}
-}
-
-// viewedQueue is a copy of the decoded queue raw with the servers' view
-// ens applied (nil: none) and diagnosed as of now. raw is not changed.
-func viewedQueue(raw lockops.Queue, ens *zkview.Ensemble, now time.Time) lockops.Queue {
-	qs := []lockops.Queue{copyQueue(raw)}
-	lockops.ApplyEnsemble(ens, qs)
-	lockops.Diagnose(qs, lockops.DiagnoseOptions{Now: now})
-	paneWatchers(&qs[0]) // watchers.go
-	return qs[0]
 }
 
 // watchLockCmd waits for the children watch to fire (or for the pane to

@@ -36,9 +36,10 @@ import (
 // release, revoke, force-delete; see actions.go), whose state outlives
 // the directory shown: a lock we hold stays tracked wherever the cursor is.
 type Model struct {
-	st   *themes.Styles
-	keys common.LockKeyMap
-	w, h int
+	st    *themes.Styles
+	paint *common.Painter // draws with st, fast
+	keys  common.LockKeyMap
+	w, h  int
 
 	clock func() time.Time
 	now   time.Time
@@ -55,9 +56,13 @@ type Model struct {
 	// spareLabels is the labels map before last, reused by the next
 	// queue (a churning lock's reads allocate no new maps).
 	spareLabels map[string]string
+	labelNames  labelNames
 	byNode      map[string]int // node -> index in queue.Participants
 	chains      map[string]chainEnd
-	shown       uint64 // queues shown so far (Shown)
+	// problemAt is the first problem in queue.Problems of each node
+	// drawn (-1: none), found by each View (findProblems).
+	problemAt map[string]int
+	shown     uint64 // queues shown so far (Shown)
 	// children is the directory's child count in the read of ours that
 	// the queue shown comes from (counted: it does).
 	children int
@@ -87,9 +92,20 @@ type Model struct {
 	verifying  bool
 	ens        *zkview.Ensemble
 	ensAt      time.Time
+	// findings are the problems that answer found (checks.go), carried
+	// to the reads until the next; pings follows the sessions answering
+	// only pings across answers.
+	findings *serverFindings
+	pings    lockops.PingWatch
+	// noted is the footnote made of ens (view.go), made once per answer.
+	noted struct {
+		ens  *zkview.Ensemble
+		text string
+	}
 
 	// What was seen per node, for highlights and ages.
 	memo   map[string]*nodeMemo
+	memoAt []*nodeMemo // the memo of each participant of queue, by index
 	ghosts []ghost
 	first  bool // the next queue is the first of this directory
 
@@ -143,7 +159,7 @@ type ghost struct {
 // lockEntry is one drawn participant, ghost, or the line that folds the
 // older ghosts (fold > 0: that many).
 type lockEntry struct {
-	p     lockops.Participant
+	p     *lockops.Participant // into the queue shown (or the ghost)
 	label string
 	ghost *ghost
 	fold  int
@@ -161,7 +177,7 @@ const maxGhostRows = 3
 // New builds an empty pane drawing with st (a pointer the root
 // model updates in place when the theme changes).
 func New(st *themes.Styles, dialogs *dialog.Overlay) *Model {
-	p := &Model{st: st, dialogs: dialogs, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}, hist: timeline{step: -1}}
+	p := &Model{st: st, paint: common.NewPainter(st), dialogs: dialogs, keys: common.DefaultLockKeyMap(), clock: time.Now, memo: map[string]*nodeMemo{}, hist: timeline{step: -1}}
 	p.now = p.clock()
 	p.spinner = spinner.New(spinner.WithSpinner(spinner.Dot))
 	return p

@@ -350,7 +350,7 @@ func TestLockPaneVerifyThrottle(t *testing.T) {
 		plain.Participants[i].WatchObserved = nil
 	}
 	p.loadID, p.loading = 1, true
-	if cmd := p.onLoaded(lockLoadedMsg{id: 1, path: lockDir, queue: plain, raw: plain, at: now}); cmd == nil || !p.verifying {
+	if cmd := p.onLoaded(lockLoadedMsg{id: 1, path: lockDir, queue: plain, decoded: len(plain.Problems), at: now}); cmd == nil || !p.verifying {
 		t.Fatal("the first read did not ask the servers")
 	}
 	if !p.have || len(p.queue.Participants) != 5 {
@@ -358,14 +358,14 @@ func TestLockPaneVerifyThrottle(t *testing.T) {
 	}
 	now = now.Add(500 * time.Millisecond)
 	p.loadID, p.loading = 2, true
-	p.onLoaded(lockLoadedMsg{id: 2, path: lockDir, queue: plain, raw: plain, at: now})
+	p.onLoaded(lockLoadedMsg{id: 2, path: lockDir, queue: plain, decoded: len(plain.Problems), at: now})
 	if p.verifiedAt != lockT0 || p.verifyDue() {
 		t.Fatal("a second question went out while the first was unanswered")
 	}
 	// The answer for read 1 comes after read 2: read again with it.
-	verified := mutexQueue()
-	verified.Participants[0].Client = "10.0.0.7:51234"
-	if cmd := p.onVerified(lockVerifiedMsg{id: 1, path: lockDir, asked: lockT0, queue: verified}); cmd == nil || !p.loading {
+	vq := mutexQueue()
+	vq.Participants[0].Client = "10.0.0.7:51234"
+	if cmd := p.onVerified(lockVerifiedMsg{id: 1, path: lockDir, asked: lockT0, verified: verified{queue: vq}}); cmd == nil || !p.loading {
 		t.Fatal("an answer for an older read did not start a new read")
 	}
 	if p.queue.Participants[0].Client != "" {
@@ -373,7 +373,7 @@ func TestLockPaneVerifyThrottle(t *testing.T) {
 	}
 	// The answer for the newest read is shown as it is.
 	p.loading = false
-	p.onVerified(lockVerifiedMsg{id: p.loadID, path: lockDir, asked: now, queue: verified})
+	p.onVerified(lockVerifiedMsg{id: p.loadID, path: lockDir, asked: now, verified: verified{queue: vq}})
 	if p.queue.Participants[0].Client != "10.0.0.7:51234" || p.verifying {
 		t.Fatalf("the answer for the newest read is not shown: %+v", p.queue.Participants[0])
 	}
@@ -404,20 +404,25 @@ func TestLockPaneViewPredatesWait(t *testing.T) {
 	}
 }
 
-// TestViewedQueueLeavesRaw: applying the view and diagnosing works on a
-// copy.
-func TestViewedQueueLeavesRaw(t *testing.T) {
-	raw := mutexQueue()
-	raw.Problems = nil
-	raw.Others = []lockops.Queue{mutexQueue()}
-	v := viewedQueue(raw, nil, lockT0)
-	if len(raw.Problems) != 0 || len(v.Problems) == 0 {
-		t.Fatalf("problems: raw %d, viewed %d", len(raw.Problems), len(v.Problems))
+// TestRawOfViewedQueue: a verification starts from a copy of the shown
+// queue with the view and the diagnosis taken off.
+func TestRawOfViewedQueue(t *testing.T) {
+	q := mutexQueue()
+	decoded := len(q.Problems)
+	q.Others = []lockops.Queue{mutexQueue()}
+	v := viewedQueue(q, nil, nil, lockT0)
+	if len(v.Problems) <= decoded {
+		t.Fatalf("the viewed queue has no problem of its own: %d", len(v.Problems))
 	}
 	v.Participants[0].Client = "x"
 	v.Others[0].Participants[0].Client = "x"
-	if raw.Participants[0].Client != "" || raw.Others[0].Participants[0].Client != "" {
-		t.Fatal("the viewed queue shares participants with the raw one")
+	raw := rawOf(v, decoded)
+	if len(raw.Problems) != decoded || raw.Participants[0].Client != "" || raw.Others[0].Participants[0].Client != "" {
+		t.Fatalf("raw: %d problems (want %d), clients %q %q", len(raw.Problems), decoded, raw.Participants[0].Client, raw.Others[0].Participants[0].Client)
+	}
+	raw.Participants[1].Client = "y"
+	if v.Participants[1].Client == "y" {
+		t.Fatal("the raw queue shares participants with the shown one")
 	}
 }
 

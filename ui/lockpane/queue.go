@@ -1,6 +1,7 @@
 package lockpane
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -25,7 +26,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	oldLabels := p.labels
 	p.queue, p.have = q, true
 	p.shown++
-	p.labels = labelParticipants(q.Participants, p.spareLabels)
+	p.labels = labelParticipants(q.Participants, p.spareLabels, &p.labelNames)
 	if p.byNode == nil {
 		p.byNode = make(map[string]int, len(q.Participants))
 	}
@@ -35,6 +36,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	}
 	first := p.first
 	p.first = false
+	p.memoAt = p.memoAt[:0]
 	for _, x := range q.Participants {
 		m := p.memo[x.Node]
 		if m == nil {
@@ -59,6 +61,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 				m.watchSince = time.Time{}
 			}
 		}
+		p.memoAt = append(p.memoAt, m)
 	}
 	// Nodes that left become ghosts at their old place.
 	if !first {
@@ -72,7 +75,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	}
 	p.graceWatches(&p.queue, owned)
 	p.spareLabels = oldLabels
-	p.chains = computeChains(p.queue.Participants, p.byNode, p.chains)
+	clear(p.chains) // found again on first use (chainOf)
 	p.rebuild()
 	p.applyWantNode()
 }
@@ -99,6 +102,7 @@ func (p *Model) resetDir(path string) {
 	p.dirCache = nil
 	p.holding = false
 	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
+	p.findings, p.pings = nil, lockops.PingWatch{}
 	p.entries, p.heights = nil, nil
 }
 
@@ -107,40 +111,52 @@ func (p *Model) resetDir(path string) {
 // it, a moment after the change. Unless owned, q's participants are copied
 // before the first change.
 func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
-	var dropped map[string]bool
+	dropped := false
 	for i := range q.Participants {
 		x := &q.Participants[i]
 		if x.WatchObserved == nil || *x.WatchObserved {
 			continue
 		}
-		m := p.memo[x.Node]
+		m := p.memoOf(i, x.Node)
 		// The servers' view predates this wait (it began or moved after
 		// they were asked), or the wait is too new to be listed yet.
 		if m != nil && !m.watchSince.IsZero() && (p.now.Sub(m.watchSince) < watchGrace || p.predatesView(m.watchSince)) ||
 			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
-			if dropped == nil {
-				dropped = map[string]bool{}
-				if !owned {
-					// The caller's slice is not ours to change.
-					q.Participants = append([]lockops.Participant(nil), q.Participants...)
-					x = &q.Participants[i]
-				}
+			if !dropped && !owned {
+				// The caller's slice is not ours to change.
+				q.Participants = append([]lockops.Participant(nil), q.Participants...)
+				x = &q.Participants[i]
 			}
+			dropped = true
 			x.WatchObserved = nil
-			dropped[x.Node] = true
 		}
 	}
-	if dropped == nil {
+	if !dropped {
 		return
 	}
-	kept := q.Problems[:0:0]
-	for _, pr := range q.Problems {
-		if pr.Kind == lockops.ProblemWatchMissing && dropped[pr.Node] {
-			continue
+	// Their watch-missing problems go too: the node's watch is unknown now
+	// (by node: q's participants are indexed in byNode). In place when the
+	// problems are ours (a read's own queue).
+	gone := func(pr lockops.Problem) bool {
+		if pr.Kind != lockops.ProblemWatchMissing {
+			return false
 		}
-		kept = append(kept, pr)
+		i, ok := p.byNode[pr.Node]
+		return ok && q.Participants[i].WatchObserved == nil
 	}
-	q.Problems = kept
+	if !owned {
+		q.Problems = slices.Clone(q.Problems)
+	}
+	q.Problems = slices.DeleteFunc(q.Problems, gone)
+}
+
+// memoOf is the memo of the queue's participant i, node (from the index
+// setQueueAt made, else looked up).
+func (p *Model) memoOf(i int, node string) *nodeMemo {
+	if i < len(p.memoAt) && p.memoAt[i] != nil && p.queue.Participants[i].Node == node {
+		return p.memoAt[i]
+	}
+	return p.memo[node]
 }
 
 // predatesView reports whether the servers' view in use was taken before
@@ -150,8 +166,8 @@ func (p *Model) predatesView(t time.Time) bool {
 }
 
 // labelParticipants names holders H1, H2… and waiters W1, W2… in order,
-// in out (emptied first; nil: a new map).
-func labelParticipants(ps []lockops.Participant, out map[string]string) map[string]string {
+// in out (emptied first; nil: a new map), with names from made.
+func labelParticipants(ps []lockops.Participant, out map[string]string, made *labelNames) map[string]string {
 	if out == nil {
 		out = make(map[string]string, len(ps))
 	}
@@ -160,13 +176,24 @@ func labelParticipants(ps []lockops.Participant, out map[string]string) map[stri
 	for _, x := range ps {
 		if x.State == lockops.StateHolding {
 			h++
-			out[x.Node] = "H" + strconv.Itoa(h)
+			out[x.Node] = made.name(&made.holders, "H", h)
 		} else {
 			w++
-			out[x.Node] = "W" + strconv.Itoa(w)
+			out[x.Node] = made.name(&made.waiters, "W", w)
 		}
 	}
 	return out
+}
+
+// labelNames are the labels made so far ("H1", "W1", …, by number less
+// one): a churning lock's reads name the same places again and again.
+type labelNames struct{ holders, waiters []string }
+
+func (*labelNames) name(made *[]string, prefix string, n int) string {
+	for len(*made) < n {
+		*made = append(*made, prefix+strconv.Itoa(len(*made)+1))
+	}
+	return (*made)[n-1]
 }
 
 // rebuild lays out the entries (participants with the ghosts at their old
@@ -192,13 +219,13 @@ func (p *Model) rebuild() {
 	gi := 0
 	for i := range ps {
 		for gi < len(shown) && shown[gi].index <= i {
-			p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
+			p.entries = append(p.entries, lockEntry{p: &shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 			gi++
 		}
-		p.entries = append(p.entries, lockEntry{p: ps[i], label: p.labels[ps[i].Node]})
+		p.entries = append(p.entries, lockEntry{p: &ps[i], label: p.labels[ps[i].Node]})
 	}
 	for ; gi < len(shown); gi++ {
-		p.entries = append(p.entries, lockEntry{p: shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
+		p.entries = append(p.entries, lockEntry{p: &shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 	}
 	p.heights = p.heights[:0]
 	for i := range p.entries {
@@ -215,7 +242,7 @@ func (p *Model) rebuild() {
 		}
 	} else {
 		for i, e := range p.entries {
-			if e.p.Node == p.cursorNode && e.participant() {
+			if e.participant() && e.p.Node == p.cursorNode {
 				p.cursor = i
 				break
 			}

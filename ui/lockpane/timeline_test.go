@@ -19,7 +19,7 @@ import (
 func readAt(p *Model, q lockops.Queue, at time.Time) {
 	p.loadID++
 	p.loading = true
-	p.onLoaded(lockLoadedMsg{id: p.loadID, path: q.Path, queue: q.Clone(), raw: q.Clone(), at: at})
+	p.onLoaded(lockLoadedMsg{id: p.loadID, path: q.Path, queue: q.Clone(), at: at})
 }
 
 // handOver is mutexQueue after its first n holders released, in order.

@@ -200,7 +200,7 @@ func (p *Model) stateLines(s lockops.LockState, i int, marks map[string]byte) []
 		head += " (the newest)"
 	}
 	out := []string{st.Subtle.Render(head + " · " + strconv.Itoa(len(q.Holders())) + " holding, " + strconv.Itoa(len(q.Waiters())) + " waiting")}
-	labels := labelParticipants(q.Participants, nil)
+	labels := labelParticipants(q.Participants, nil, &labelNames{})
 	byNode := make(map[string]int, len(q.Participants))
 	for j, x := range q.Participants {
 		byNode[x.Node] = j

@@ -1,12 +1,15 @@
 package lockpane
 
 import (
-	"charm.land/lipgloss/v2"
 	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/ui/common"
-	"strings"
 )
 
 // View draws the pane: exactly its height, lines cut to its width.
@@ -20,8 +23,11 @@ func (p *Model) View() string {
 	if len(p.queue.Problems) > 0 {
 		lines = append(lines, p.badgeLine())
 	}
+	lines = append(lines, p.sessionLines()...)
 	lines = append(lines, p.bannerLines()...)
-	listH := p.listHeight()
+	p.findProblems(p.h)
+	footer := p.footerLines()
+	listH := max(p.h-len(lines)-len(footer), 1)
 	switch {
 	case !p.have && p.loadErr == nil:
 		lines = append(lines, st.Muted.Render("Reading the queue…"))
@@ -30,17 +36,15 @@ func (p *Model) View() string {
 	default:
 		used := 0
 		for i := p.offset; i < len(p.entries) && used < listH; i++ {
-			for j, l := range p.entryLines(i) {
+			for _, l := range p.entryLines(i) {
 				if used >= listH {
 					break
 				}
-				_ = j
 				lines = append(lines, l)
 				used++
 			}
 		}
 	}
-	footer := p.footerLines()
 	for len(lines) < p.h-len(footer) {
 		lines = append(lines, "")
 	}
@@ -69,25 +73,87 @@ func (p *Model) titleLine() string {
 			w++
 		}
 	}
-	s := st.Section.Render(kind) + st.Muted.Render(fmt.Sprintf("  %d holding · %d waiting", h, w))
+	s := p.draw(&st.Section, kind) + p.draw(&st.Muted, fmt.Sprintf("  %d holding · %d waiting", h, w))
 	if q.MaxLeases > 0 {
-		s += st.Muted.Render(fmt.Sprintf(" · %d leases", q.MaxLeases))
+		s += p.draw(&st.Muted, fmt.Sprintf(" · %d leases", q.MaxLeases))
 	}
 	if len(q.Others) > 0 {
-		s += st.Warning.Render(" · mixed libraries")
+		s += p.draw(&st.Warning, " · mixed libraries")
 	}
 	return s
 }
 
-// badgeStyle draws a problem badge in the colour of its kind's severity.
-func (p *Model) badgeStyle(kind lockops.ProblemKind) func(...string) string {
+// draw is s.Render(text) for one line of plain text, fast (see
+// [common.Painter]).
+func (p *Model) draw(s *lipgloss.Style, text string) string { return p.paint.Render(s, text) }
+
+// badgeStyle is the badge style of a problem kind's severity.
+func (p *Model) badgeStyle(kind lockops.ProblemKind) *lipgloss.Style {
 	switch kind.Severity() {
 	case lockops.SeverityError:
-		return p.st.BadgeErr.Render
+		return &p.st.BadgeErr
 	case lockops.SeverityInfo:
-		return p.st.Badge.Render
+		return &p.st.Badge
 	}
-	return p.st.BadgeWarn.Render
+	return &p.st.BadgeWarn
+}
+
+// badge draws a problem badge in the colour of its kind's severity.
+func (p *Model) badge(kind lockops.ProblemKind) string {
+	return p.draw(p.badgeStyle(kind), string(kind))
+}
+
+// nodeProblem is the first problem of node in the queue shown; node is
+// one of those findProblems was asked for ("" for the lock's own).
+func (p *Model) nodeProblem(node string) (lockops.Problem, bool) {
+	i, ok := p.problemAt[node]
+	if !ok || i < 0 {
+		return lockops.Problem{}, false
+	}
+	return p.queue.Problems[i], true
+}
+
+// findProblems finds the first problem of the entries from the first
+// drawn (at most n of them), the selected one and the lock's own, in one
+// pass over the problems: a busy lock has a problem or two per node, and
+// only the drawn ones are looked up.
+func (p *Model) findProblems(n int) {
+	if p.problemAt == nil {
+		p.problemAt = make(map[string]int, n+2)
+	}
+	clear(p.problemAt)
+	p.problemAt[""] = -1
+	for i := p.offset; i < len(p.entries) && i < p.offset+n; i++ {
+		if e := p.entries[i]; e.participant() {
+			p.problemAt[e.p.Node] = -1
+		}
+	}
+	if x, ok := p.selected(); ok {
+		p.problemAt[x.Node] = -1
+	}
+	for i, pr := range p.queue.Problems {
+		if j, ok := p.problemAt[pr.Node]; ok && j < 0 {
+			p.problemAt[pr.Node] = i
+		}
+	}
+}
+
+// sessionLines are the session-level problems the servers' last answer
+// found involving nodes still in the queue (a wait-for cycle with other
+// locks, a holder answering only pings): one line each, its badge
+// coloured by severity, then the other locks' paths and the sessions.
+func (p *Model) sessionLines() []string {
+	if p.findings == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range p.findings.sessions {
+		if !slices.ContainsFunc(f.mine, func(n string) bool { _, ok := p.byNode[n]; return ok }) {
+			continue
+		}
+		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, f.words()))
+	}
+	return out
 }
 
 func (p *Model) badgeLine() string {
@@ -105,7 +171,7 @@ func (p *Model) badgeLine() string {
 		if counts[k] > 1 {
 			t = fmt.Sprintf("%s ×%d", k, counts[k])
 		}
-		parts = append(parts, p.badgeStyle(k)(t))
+		parts = append(parts, p.draw(p.badgeStyle(k), t))
 	}
 	return strings.Join(parts, " ")
 }
@@ -115,34 +181,22 @@ func (p *Model) badgeLine() string {
 func (p *Model) entryLines(i int) []string {
 	st := p.st
 	e := p.entries[i]
-	x := e.p
 	mark := "  "
 	if i == p.cursor {
-		mark = st.Prompt.Render("▸ ")
+		mark = p.draw(&st.Prompt, "▸ ")
 	}
 	if e.fold > 0 {
-		return []string{mark + st.Subtle.Render(fmt.Sprintf("    … %d more released or left in the last %s", e.fold, common.FormatAge(releasedFor)))}
+		return []string{mark + p.draw(&st.Subtle, fmt.Sprintf("    … %d more released or left in the last %s", e.fold, common.FormatAge(releasedFor)))}
 	}
 	if e.ghost != nil {
-		ago := p.now.Sub(e.ghost.gone)
-		what := "left"
-		if x.State == lockops.StateHolding {
-			what = "released"
-		}
-		// No label of its own: the labels belong to the queue as it is
-		// now (the next holder is H1 already); say where it stood.
-		was := ""
-		if e.label != "" {
-			was = " (was " + e.label + ")"
-		}
-		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28))) +
-			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, common.FormatAge(ago), was))}
+		return []string{mark + p.ghostLine(e)}
 	}
+	x := *e.p
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)
-	labelStyle, icon := st.Waiter, "○"
+	labelStyle, icon := &st.Waiter, "○"
 	if x.State == lockops.StateHolding {
-		labelStyle, icon = st.Holder, "●"
+		labelStyle, icon = &st.Holder, "●"
 	}
 	var age string
 	if x.State == lockops.StateHolding {
@@ -157,61 +211,80 @@ func (p *Model) entryLines(i int) []string {
 		age = "waiting " + common.FormatAge(p.now.Sub(x.Ctime))
 	}
 	head := fmt.Sprintf("%-3s %s %-9s ", e.label, icon, x.Mode)
-	mine := p.act.isOurs(x.Node)
-	tag := ""
-	if mine {
-		tag = " " + st.Badge.Render("you")
+	tag, tagW := "", 0
+	if p.act.isOurs(x.Node) {
+		tag = " " + p.draw(&st.Badge, "you")
+		tagW = ansi.StringWidth(tag)
 	}
-	nameW := max(p.w-2-ansi.StringWidth(head)-ansi.StringWidth(age)-2-ansi.StringWidth(tag), 8)
+	nameW := max(p.w-2-ansi.StringWidth(head)-len(age)-2-tagW, 8)
 	name := common.ShortName(lockops.ShortName(x.Name), nameW)
 	line := head + fmt.Sprintf("%-*s", nameW, name)
 	if fresh {
-		line = st.Fresh.Render(line)
-	} else {
-		line = labelStyle.Render(line)
+		labelStyle = &st.Fresh
 	}
-	first := mark + line + tag + "  " + st.Muted.Render(age)
-
-	owner := "PERSISTENT (no session)"
-	ownerStyle := st.Error
-	if x.Ephemeral {
-		owner, ownerStyle = lockops.FormatSession(x.Session), st.Muted
-	}
-	second := "    " + ownerStyle.Render(owner)
-	if x.Client != "" {
-		second += st.Subtle.Render(" · ") + st.Value.Render(x.Client)
-	}
-	if len(x.Data) > 0 {
-		second += st.Subtle.Render(" · ") + st.Value.Render(common.DataSummary(x.Data))
-	}
-	for _, pr := range p.queue.Problems {
-		if pr.Node == x.Node {
-			second = "    " + p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + strings.TrimPrefix(second, "    ")
-			break
-		}
-	}
-	out := []string{first, second}
+	first := mark + p.draw(labelStyle, line) + tag + "  " + p.draw(&st.Muted, age)
+	out := []string{first, p.ownerLine(x)}
 	if x.State == lockops.StateWaiting && x.Watches != "" {
 		out = append(out, "    "+p.chain(x))
 	}
 	return out
 }
 
-func (p *Model) labelStyle(x lockops.Participant) lipgloss.Style {
+// ghostLine draws a node that has left: no label of its own (the labels
+// belong to the queue as it is now: the next holder is H1 already), but
+// where it stood.
+func (p *Model) ghostLine(e lockEntry) string {
+	st, x := p.st, *e.p
+	what := "left"
 	if x.State == lockops.StateHolding {
-		return p.st.Holder
+		what = "released"
 	}
-	return p.st.Waiter
+	was := ""
+	if e.label != "" {
+		was = " (was " + e.label + ")"
+	}
+	return p.draw(&st.Released, fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28))) +
+		p.draw(&st.Subtle, fmt.Sprintf("  %s %s ago%s", what, common.FormatAge(p.now.Sub(e.ghost.gone)), was))
+}
+
+// ownerLine is a participant's second line: its first problem's badge,
+// owner session (or PERSISTENT), client and data.
+func (p *Model) ownerLine(x lockops.Participant) string {
+	st := p.st
+	var b strings.Builder
+	b.WriteString("    ")
+	if pr, ok := p.nodeProblem(x.Node); ok {
+		b.WriteString(p.badge(pr.Kind) + " ")
+	}
+	if x.Ephemeral {
+		b.WriteString(p.draw(&st.Muted, lockops.FormatSession(x.Session)))
+	} else {
+		b.WriteString(p.draw(&st.Error, "PERSISTENT (no session)"))
+	}
+	if x.Client != "" {
+		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, x.Client))
+	}
+	if len(x.Data) > 0 {
+		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, common.DataSummary(x.Data)))
+	}
+	return b.String()
+}
+
+func (p *Model) labelStyle(x lockops.Participant) *lipgloss.Style {
+	if x.State == lockops.StateHolding {
+		return &p.st.Holder
+	}
+	return &p.st.Waiter
 }
 
 func (p *Model) observed(v *bool) string {
 	switch {
 	case v == nil:
-		return p.st.ObservedUnknown.Render("?")
+		return p.draw(&p.st.ObservedUnknown, "?")
 	case *v:
-		return p.st.ObservedOK.Render("✓")
+		return p.draw(&p.st.ObservedOK, "✓")
 	}
-	return p.st.ObservedMissing.Render("✗")
+	return p.draw(&p.st.ObservedMissing, "✗")
 }
 
 // Footer sizes: a long note or footnote wraps to at most this many lines.
@@ -238,6 +311,22 @@ func (p *Model) footerLines() []string {
 	return append(out, p.footerLine())
 }
 
+// footerHeight is len(p.footerLines()), counted without drawing them (the
+// list's height is needed on every read).
+func (p *Model) footerHeight() int {
+	n := 0
+	if fn := p.footnote(); fn != "" {
+		n += wrappedLines(common.Sentence(fn)+".", p.w, maxFootnoteLines)
+	}
+	switch {
+	case p.note.Text != "":
+		return n + wrappedLines(p.note.Text, p.w, maxNoteLines)
+	case p.loadErr != nil:
+		return n + wrappedLines("Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)
+	}
+	return n + 1
+}
+
 // footnote says why clients (-) or watches (?) are unknown and what to
 // add to the servers' configuration (the words the CLI's table ends
 // with); "" when they are known, not asked yet, or nobody is queued.
@@ -245,11 +334,19 @@ func (p *Model) footnote() string {
 	if p.ens == nil || len(p.queue.Participants) == 0 {
 		return ""
 	}
-	adminPort := 0
-	if p.client != nil {
-		adminPort = p.client.Config().AdminPort
+	if p.noted.ens != p.ens {
+		adminPort := 0
+		if p.client != nil {
+			adminPort = p.client.Config().AdminPort
+		}
+		p.noted.ens, p.noted.text = p.ens, lockops.Verified(p.ens, adminPort).Note
 	}
-	return lockops.Verified(p.ens, adminPort).Note
+	return p.noted.text
+}
+
+// wrappedLines is how many lines wrapStyled makes of text.
+func wrappedLines(text string, w, n int) int {
+	return min(strings.Count(ansi.Wrap(text, max(w, 10), " "), "\n")+1, n)
 }
 
 // wrapStyled wraps text to w cells in at most n lines, the last cut with
@@ -278,17 +375,13 @@ func (p *Model) footerLine() string {
 		return st.Error.Render("Could not read the lock: " + p.loadErr.Error())
 	}
 	if x, ok := p.selected(); ok {
-		for _, pr := range p.queue.Problems {
-			if pr.Node == x.Node {
-				return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
-			}
+		if pr, ok := p.nodeProblem(x.Node); ok {
+			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, pr.Detail)
 		}
-		for _, pr := range p.queue.Problems {
-			if pr.Node == "" {
-				return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
-			}
+		if pr, ok := p.nodeProblem(""); ok {
+			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, pr.Detail)
 		}
-		return st.Subtle.Render(x.Node)
+		return p.draw(&st.Subtle, x.Node)
 	}
 	return ""
 }

@@ -83,6 +83,7 @@ type Model struct {
 	locks map[string]LockTag
 
 	rows      []row
+	drawn     *drawnRows // the rows drawn last (view.go)
 	cursor    int
 	offset    int
 	filter    Filter
@@ -91,7 +92,7 @@ type Model struct {
 
 // New builds a tree showing only the root.
 func New(st *themes.Styles, made *common.Made) Model {
-	t := Model{st: st, made: made}
+	t := Model{st: st, made: made, drawn: &drawnRows{}}
 	t.Reset()
 	return t
 }

@@ -1,0 +1,197 @@
+package lockops
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The checks of one queue [diagnose] runs, in the order the report lists
+// their problems: per node, per session sharing the lock, then per queue.
+
+func checkPersistentLockNode(ix *queueIndex, p *Participant) {
+	if p.Ephemeral {
+		return
+	}
+	// The sentences of the usual states are made once: a queue of
+	// persistent nodes (a test harness, a hand-made lock) is checked on
+	// every read of the lock pane.
+	switch p.State {
+	case StateHolding:
+		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentHolding)
+	case StateWaiting:
+		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentWaiting)
+	default:
+		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentSentence(p.State))
+	}
+}
+
+var (
+	persistentHolding = persistentSentence(StateHolding)
+	persistentWaiting = persistentSentence(StateWaiting)
+)
+
+func persistentSentence(s State) string {
+	return "a " + string(s) + " node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone"
+}
+
+func checkWatchMissing(ix *queueIndex, p *Participant) {
+	if p.WatchObserved != nil && !*p.WatchObserved {
+		ix.addDetail(ProblemWatchMissing, p.Node, "waits on "+p.Watches+", but no server lists session "+FormatSession(p.Session)+" watching it: it may never wake up")
+	}
+}
+
+func checkHeldTooLong(ix *queueIndex, p *Participant) {
+	o := ix.o
+	if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
+		ix.add(ProblemHeldTooLong, p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
+	}
+}
+
+// checkUpgradeDeadlock: holding a read lock while waiting for the write
+// lock of the same lock never succeeds.
+func checkUpgradeDeadlock(ix *queueIndex, s *sessionNodes) {
+	ps := ix.q.Participants
+	for _, r := range s.reads {
+		for _, w := range s.writes {
+			if ps[r].State == StateHolding && ps[w].State == StateWaiting {
+				ix.add(ProblemUpgradeDeadlock, ps[w].Node, "session %s holds the read lock (%s) and waits for the write lock: it waits for itself forever", FormatSession(s.session), ps[r].Name)
+			}
+		}
+	}
+}
+
+// checkOrphan: a client makes one node of a lock (one read and one write
+// node at most); a session's others are orphans of a retried create.
+// Several leases are [checkLeaseOrphan]'s, unless there are other orphans.
+func checkOrphan(ix *queueIndex, s *sessionNodes) {
+	switch {
+	case len(s.others) > 1:
+		ix.addEach(ProblemOrphan, s.others, fmt.Sprintf("session %s owns %d nodes of this lock; a client makes one: the others are orphans of a retried create (they block the queue until the session ends)", FormatSession(s.session), len(s.others)))
+	case len(s.leases) > 1:
+		// checkLeaseOrphan's
+	case len(s.writes) > 1 || len(s.reads) > 1 && len(s.writes) == 0:
+		extra := s.writes
+		if len(s.writes) <= 1 {
+			extra = s.reads
+		}
+		ix.addEach(ProblemOrphan, extra, fmt.Sprintf("session %s owns %d %s nodes of this lock: probably an orphan of a retried create", FormatSession(s.session), len(extra), ix.q.Participants[extra[0]].Mode))
+	}
+}
+
+// checkLeaseOrphan: a lease left behind by a failed acquire takes a slot
+// until its session ends.
+func checkLeaseOrphan(ix *queueIndex, s *sessionNodes) {
+	if len(s.others) <= 1 && len(s.leases) > 1 {
+		ix.addEach(ProblemLeaseOrphan, s.leases, fmt.Sprintf("session %s owns %d leases: a lease left behind by a failed acquire (Curator CURATOR-315/462) takes a slot until the session ends", FormatSession(s.session), len(s.leases)))
+	}
+}
+
+func checkDeadOwner(ix *queueIndex, p *Participant) {
+	if !p.Ephemeral {
+		return
+	}
+	if alive, known := ix.sessionAlive(p.Session); known && !alive {
+		ix.add(ProblemDeadOwner, p.Node, "no server knows session %s any more: the node outlived its owner (being cleaned up, or the servers disagree)", FormatSession(p.Session))
+	}
+}
+
+func checkOwnerDisconnected(ix *queueIndex, p *Participant) {
+	if !p.Ephemeral {
+		return
+	}
+	if alive, _ := ix.sessionAlive(p.Session); alive && p.Client == "" && ix.connsKnown {
+		ix.add(ProblemOwnerDisconnected, p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
+	}
+}
+
+// checkDeadlock: a waiter the servers see watching a node BEHIND it, which
+// in turn waits on the waiter: kazoo < 2.9 readers after the writer they
+// waited on let go (python-zk/kazoo#649).
+func checkDeadlock(ix *queueIndex, p *Participant) {
+	if len(p.ObservedWatches) == 0 {
+		return
+	}
+	pos := ix.positions()
+	for _, w := range p.ObservedWatches {
+		if j, ok := pos[w]; ok && j > p.Position && ix.q.Participants[j].Watches == p.Node {
+			ix.add(ProblemDeadlock, p.Node, "%s (session %s) watches %s, which waits on it: neither will ever proceed (kazoo < 2.9 read/write lock: python-zk/kazoo#649); restart one of them", p.Name, FormatSession(p.Session), ix.q.Participants[j].Name)
+		}
+	}
+}
+
+// checkHerd: o.Herd or more waiters on one node, as the recipe predicts
+// (queue checks) or as the servers list (server checks: only where they
+// list more than predicted); read/write locks aside: their readers share.
+func checkHerd(ix *queueIndex, parts checkParts) {
+	if ix.rw {
+		return
+	}
+	q, o := ix.q, ix.o
+	predicted := predictedHerds(q, o.Herd)
+	herds := predicted
+	if parts&queueChecks == 0 {
+		herds = map[string]int{}
+	}
+	if o.Ensemble != nil && parts&serverChecks != 0 {
+		for i := range q.Participants {
+			node := q.Participants[i].Node
+			if n := len(o.Ensemble.Watchers(node)); n > predicted[node] && n >= o.Herd {
+				herds[node] = n
+			}
+		}
+	}
+	nodes := make([]string, 0, len(herds))
+	for t := range herds {
+		nodes = append(nodes, t)
+	}
+	slices.Sort(nodes)
+	for _, t := range nodes {
+		ix.add(ProblemHerd, t, "%d sessions watch this one node: when it goes, all wake at once", herds[t])
+	}
+}
+
+// predictedHerds counts, for each node that herd or more waiters watch
+// with a data or exists watch (strays aside), how many do.
+func predictedHerds(q *Queue, herd int) map[string]int {
+	herds := map[string]int{}
+	if eachWatchesItsPredecessor(q) {
+		return herds // no node has two watchers
+	}
+	targets := make([]string, 0, len(q.Participants))
+	for i := range q.Participants {
+		if p := &q.Participants[i]; p.Mode != ModeStray && p.Watches != "" && p.WatchKind != WatchChildren {
+			targets = append(targets, p.Watches)
+		}
+	}
+	if len(targets) < herd {
+		return herds
+	}
+	watchers := make(map[string]int, len(targets))
+	for _, t := range targets {
+		watchers[t]++
+	}
+	for t, n := range watchers {
+		if n >= herd {
+			herds[t] = n
+		}
+	}
+	return herds
+}
+
+// eachWatchesItsPredecessor reports whether every waiter with a data or
+// exists watch watches the participant just before it (a mutex's queue):
+// then no node is watched twice, which is found without counting watchers
+// by node (the lock pane diagnoses a busy lock on every read).
+func eachWatchesItsPredecessor(q *Queue) bool {
+	ps := q.Participants
+	for i := range ps {
+		p := &ps[i]
+		if p.Mode == ModeStray || p.Watches == "" || p.WatchKind == WatchChildren {
+			continue
+		}
+		if i == 0 || ps[i-1].Node != p.Watches {
+			return false
+		}
+	}
+	return true
+}

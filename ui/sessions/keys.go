@@ -1,0 +1,47 @@
+package sessions
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+
+	"github.com/zkscope/zkscope/ui/common"
+)
+
+// KeyMap is the session view's keys: the root routes them
+// (ui/screens.go) and draws its footer and `?` screen from them, so the
+// help shows what the view does, not the tree's keys.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	GoTo, Sort, Filter, Refresh, Back       key.Binding
+	Command, Help, Quit                     key.Binding
+}
+
+// Keys is the view's key map, made of the root's bindings (the same keys)
+// with the view's own words.
+func Keys(k common.KeyMap) KeyMap {
+	km := KeyMap{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom,
+		GoTo: k.Confirm, Sort: k.Sort, Filter: k.Filter, Refresh: k.Refresh, Back: k.Cancel,
+		Command: k.Command, Help: k.Help, Quit: k.Quit}
+	km.GoTo.SetHelp("⏎", "go to the lock")
+	km.Sort.SetHelp("s", "sort")
+	km.Filter.SetHelp("/", "filter")
+	km.Refresh.SetHelp("r", "read now")
+	km.Back.SetHelp("esc", "clear filter / back")
+	return km
+}
+
+// ShortHelp implements [help.KeyMap].
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Down, k.GoTo, k.Sort, k.Filter, k.Refresh, k.Back, k.Help, k.Quit}
+}
+
+// FullHelp implements [help.KeyMap].
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.GoTo, k.Sort, k.Filter, k.Refresh, k.Back},
+		{k.Command, k.Help, k.Quit},
+	}
+}
+
+var _ help.KeyMap = KeyMap{}

@@ -14,21 +14,8 @@ import (
 	"github.com/zkscope/zkscope/redisview/redistest"
 )
 
-// open starts a real redis-server and returns zkscope's client and a
-// plain go-redis client to set keys with.
 func open(t *testing.T) (*redisview.Client, *redis.Client) {
-	t.Helper()
-	s := redistest.Start(t)
-	eps, err := redisview.ParseServers(s.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := redisview.Open(redisview.Config{Servers: eps, DialTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := redis.NewClient(&redis.Options{Addr: s.Addr})
-	t.Cleanup(func() { c.Close(); r.Close() })
+	_, c, r := redistest.Clients(t)
 	return c, r
 }
 

@@ -172,3 +172,29 @@ func (c *Client) ReadKeys(ctx context.Context, names []string) []Read {
 	}
 	return out
 }
+
+// Ping asks every server whether it answers; the error names those that
+// do not.
+func (c *Client) Ping(ctx context.Context) error {
+	var errs []error
+	for i, r := range c.clients {
+		if err := r.Ping(ctx).Err(); err != nil {
+			errs = append(errs, fmt.Errorf("ping %s: %w", c.eps[i].Addr, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// AllFailed is the servers' errors joined when every read failed, nil
+// when at least one server answered (a Redlock with masters down is
+// decoded from the others).
+func AllFailed(reads []Read) error {
+	var errs []error
+	for _, r := range reads {
+		if r.Err == nil {
+			return nil
+		}
+		errs = append(errs, r.Err)
+	}
+	return errors.Join(errs...)
+}

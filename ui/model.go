@@ -60,6 +60,8 @@ type Options struct {
 	// opens one of them.
 	Contexts []string
 	Connect  func(ctx context.Context, name string) (*zkview.Client, error)
+	// Redis, when set, opens the TUI on Redis servers (redis.go).
+	Redis *RedisOptions
 }
 
 // treeSource is what the UI needs of the lazy tree cache; *zkview.Tree
@@ -183,6 +185,8 @@ type Model struct {
 
 	seq  uint64            // request ids
 	reqs map[string]uint64 // newest request id per key
+
+	redis *redisState // the Redis mode (redis.go); nil on ZooKeeper
 }
 
 // New builds the root model. It subscribes to the client's connection
@@ -208,6 +212,8 @@ func New(opts Options) Model {
 	m.readOnly = opts.ReadOnly
 	if opts.Client != nil {
 		m.attach(opts.Client, opts.Context)
+	} else if opts.Redis != nil {
+		m.attachRedis(*opts.Redis)
 	}
 	m.keys.SetContext(false, false, !m.readOnly)
 	m.applyTheme()
@@ -218,6 +224,7 @@ func New(opts Options) Model {
 		m.lock.SetClient(m.client, m.readOnly)
 	}
 	m.detail = detail.New(m.st, m.made)
+	m.startRedis()
 	m.tree = tree.New(m.st, m.made)
 	m.ensView = ensemble.New(m.st)
 	m.sessView = sessions.New(m.st)
@@ -288,6 +295,7 @@ func (m Model) Init() tea.Cmd {
 	if m.client != nil {
 		cmds = append(cmds, listenConn(m.conn), listenTree(m.cache), m.startIntrospect)
 	}
+	cmds = append(cmds, m.redisInit())
 	return tea.Batch(cmds...)
 }
 

@@ -160,6 +160,9 @@ func (p *Model) setNote(level common.Level, text string) {
 // whether it is the lock directory the pane shows. It reports whether the
 // key was a lock action.
 func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (tea.Cmd, bool) {
+	if p.loader != nil {
+		return p.redisActionKey(msg, cursorPath, onLock) // Redis locks (redis_actions.go)
+	}
 	k := p.keys
 	switch {
 	case key.Matches(msg, k.Take):

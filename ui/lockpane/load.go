@@ -58,7 +58,7 @@ const loadEvery = 100 * time.Millisecond
 // While shown, the pane watches the directory and re-reads the queue on
 // each change; hidden, it stops.
 func (p *Model) Show(visible bool, path string) tea.Cmd {
-	if !visible || p.client == nil {
+	if !visible || !p.canRead() {
 		if p.visible {
 			p.visible = false
 			p.hiddenAt = p.clock()
@@ -80,7 +80,7 @@ func (p *Model) Show(visible bool, path string) tea.Cmd {
 // load starts a read of the shown directory unless one is in flight (then
 // one more read follows it).
 func (p *Model) load() tea.Cmd {
-	if p.client == nil || p.path == "" {
+	if !p.canRead() || p.path == "" {
 		return nil
 	}
 	if p.loading {
@@ -90,6 +90,9 @@ func (p *Model) load() tea.Cmd {
 	p.loading, p.dirty = true, false
 	p.loadStarted = p.clock()
 	p.loadID++
+	if p.loader != nil {
+		return loaderCmd(p.loader, p.loadID, p.path, p.clock) // a Redis key (redis.go)
+	}
 	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.dirCache)
 }
 

@@ -135,6 +135,9 @@ func (p *Model) entryLines(i int) []string {
 		return []string{mark + st.Released.Render(fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28))) +
 			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, common.FormatAge(ago), was))}
 	}
+	if p.loader != nil {
+		return p.redisEntryLines(e, mark) // a Redis lock (redis.go)
+	}
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)
 	labelStyle, icon := st.Waiter, "○"

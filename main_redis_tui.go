@@ -1,0 +1,43 @@
+package main
+
+// The TUI on Redis servers: `zkscope -s redis://host:port` with no
+// subcommand. Wiring only: the reading is redisview's, the screens ui's.
+
+import (
+	"cmp"
+	"os"
+
+	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// runRedisTUI opens the TUI on cfg's servers; handled is false when the
+// servers are ZooKeeper's.
+func runRedisTUI(theme string) (handled bool, err error) {
+	cfg, ok, err := redisServer(os.Getenv)
+	if !ok || err != nil {
+		return ok, err
+	}
+	ctx, _, _ := zkview.ResolveContextSettings(conn, os.Getenv)
+	c, err := redisview.Open(cfg)
+	if err != nil {
+		return true, err
+	}
+	defer c.Close()
+	settings := uiSettings()
+	if theme == "" {
+		theme = settings.Theme
+	}
+	if err := themes.Valid(theme); err != nil {
+		return true, err
+	}
+	return true, ui.Run(ui.Options{
+		Redis:    &ui.RedisOptions{Client: c},
+		Servers:  c.Servers(),
+		Context:  headerContext(zkview.Config{Context: cmp.Or(conn.Context, os.Getenv("ZKSCOPE_CONTEXT"), settings.CurrentContext)}),
+		Theme:    theme,
+		ReadOnly: conn.ReadOnly || ctx.ReadOnly,
+	})
+}

@@ -1,0 +1,165 @@
+package ui
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/redisview/redistest"
+)
+
+// The TUI on a real redis-server, driven through Update (liveDriver).
+
+func redisLive(t *testing.T) (*redistest.Server, *redisview.Client, *redis.Client) {
+	return redistest.Clients(t)
+}
+
+// typeLine types s and enter.
+func (d *liveDriver) typeLine(s string) {
+	for _, r := range s {
+		d.apply(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+func screenHas(s ...string) func(*liveDriver) bool {
+	return func(d *liveDriver) bool {
+		out := d.screen()
+		for _, x := range s {
+			if !strings.Contains(out, x) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// TestRedisTreeDetailAndLockTag: the keyspace grouped by ':' level by
+// level, a string key's type, TTL and JSON value, a hash's fields, a lock
+// key tagged in the tree and shown in the lock pane, and what is refused
+// on Redis.
+func TestRedisTreeDetailAndLockTag(t *testing.T) {
+	_, c, r := redisLive(t)
+	ctx := context.Background()
+	r.Set(ctx, "cache:user:1", `{"name":"ada"}`, 100*time.Second)
+	r.Set(ctx, "cache:user:2", "x", 0)
+	r.HSet(ctx, "cache:profile", "color", "blue")
+	r.Set(ctx, "lock:orders:42", "0123456789abcdef0123456789abcdef", time.Minute)
+	r.Set(ctx, "counter", "7", 0)
+
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the top level", screenHas("cache", "lock", "counter", "connected"))
+
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd cache:user:1")
+	d.until(t, 15*time.Second, "cache:user:1's value", screenHas("user", "string · 14 B", "left", `"name": "ada"`))
+	if p := d.m.tree.CursorPath(); p != "/cache/user/1" {
+		t.Fatalf("cursor on %s", p)
+	}
+	ttl := d.m.detail.Redis().Value.TTL
+	if ttl <= 90*time.Second || ttl > 100*time.Second {
+		t.Fatalf("TTL read %v", ttl)
+	}
+
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd cache:profile")
+	d.until(t, 15*time.Second, "the hash's field", screenHas("hash · 1 fields", "color", "blue"))
+
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd lock:orders:42")
+	d.until(t, 15*time.Second, "the lock pane", screenHas("redis.setnx·1", "1 holding · 0 waiting", "expires in", "0123456789abcdef"))
+
+	if testing.Verbose() {
+		t.Log("\n" + d.screen())
+	}
+	d.apply(tea.KeyPressMsg{Code: 'e', Text: "e"})
+	if !strings.Contains(d.m.status.Text, "not edited here") {
+		t.Fatalf("e on Redis: %q", d.m.status.Text)
+	}
+	d.apply(tea.KeyPressMsg{Code: 'R', Text: "R"})
+	d.until(t, 5*time.Second, "revoke refused", screenHas("cannot be revoked"))
+}
+
+// TestRedisServerDownIsOneLine: a server that does not answer says so in
+// one line with what to do.
+func TestRedisServerDownIsOneLine(t *testing.T) {
+	s, c, _ := redisLive(t)
+	s.Stop()
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the error", func(d *liveDriver) bool {
+		return strings.Contains(d.m.status.Text, "does not answer") && strings.Contains(d.m.status.Text, "check --server")
+	})
+	if strings.Contains(d.m.status.Text, "\n") {
+		t.Fatalf("status on several lines: %q", d.m.status.Text)
+	}
+}
+
+// TestRedisLivePyLockHolder: a real redis-py Lock held by a Python
+// process shows in the lock pane as the holder, with its token and the
+// time it has left counting down.
+func TestRedisLivePyLockHolder(t *testing.T) {
+	s, c, _ := redisLive(t)
+	token := holdPyLock(t, s.Addr, "lock:jobs:nightly", 60)
+
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark", ReadOnly: true}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the top level", screenHas("lock", "connected"))
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd lock:jobs:nightly")
+	d.until(t, 15*time.Second, "the holder in the lock pane", screenHas("lock /lock/jobs/nightly", "redis.setnx", "H1", token[:16], "expires in"))
+	q := d.m.lock.Queue()
+	if len(q.Holders()) != 1 || string(q.Holders()[0].Data) != token || q.Kind != lockops.KindRedisSetNX {
+		t.Fatalf("queue %+v", q)
+	}
+	first := q.Holders()[0].TTL
+	d.until(t, 15*time.Second, "the TTL read again, lower", func(d *liveDriver) bool {
+		q := d.m.lock.Queue()
+		h := q.Holders()
+		return len(h) == 1 && h[0].TTL < first-time.Second
+	})
+	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
+	d.until(t, 5*time.Second, "take refused read-only", screenHas("Read-only"))
+}
+
+// holdPyLock holds a redis-py Lock on key (timeout seconds) in a Python
+// process until the test ends, and returns its token.
+func holdPyLock(t *testing.T, addr, key string, timeout int) string {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import redis.lock").Run(); err != nil {
+		redistest.Unavailable(t, "python3-redis not installed")
+	}
+	host, port, _ := strings.Cut(addr, ":")
+	script := fmt.Sprintf(`import redis, sys
+r = redis.Redis(host=%q, port=%s)
+l = r.lock(%q, timeout=%d)
+assert l.acquire(blocking=False)
+print(l.local.token.decode(), flush=True)
+sys.stdin.read()
+l.release()
+`, host, port, key, timeout)
+	cmd := exec.Command("/usr/bin/python3", "-c", script)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		io.Copy(io.Discard, stdout)
+		t.Fatalf("redis-py did not take the lock: %v", err)
+	}
+	return strings.TrimSpace(line)
+}

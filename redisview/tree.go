@@ -131,7 +131,9 @@ func (c *Client) ListLevel(ctx context.Context, prefix string, o ListOptions) (L
 				return lb.level(), fmt.Errorf("list %s* on %s: %w", prefix, c.eps[i].Addr, err)
 			}
 			for _, k := range keys {
-				lb.add(k)
+				if lb.seen < o.Limit {
+					lb.add(k)
+				}
 			}
 			if lb.seen >= o.Limit {
 				l := lb.level()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,6 +137,7 @@ func redisQueues(ctx context.Context, c *redisview.Client, keys []string) (map[s
 	for _, q := range queues {
 		name, _, _ := strings.Cut(q.Path, "@") // a master's own lock: key@host:port
 		if _, seen := out[name]; !seen && isRedisLock(q) {
+			q.Participants = distinctNodes(q.Participants)
 			out[name] = q
 		}
 	}
@@ -199,4 +201,24 @@ func redisPingCmd(c *redisview.Client) tea.Cmd {
 		defer cancel()
 		return redisPingMsg{err: redisError(c.Ping(ctx))}
 	}
+}
+
+// distinctNodes gives participants sharing a node (a Redisson fair lock's
+// waiters are all in one list key) nodes of their own, node#id, so each
+// has its own row, label and highlight.
+func distinctNodes(ps []lockops.Participant) []lockops.Participant {
+	count := map[string]int{}
+	for _, x := range ps {
+		count[x.Node]++
+	}
+	for i := range ps {
+		if count[ps[i].Node] > 1 {
+			id := string(ps[i].Data)
+			if id == "" {
+				id = strconv.Itoa(i)
+			}
+			ps[i].Node += "#" + id
+		}
+	}
+	return ps
 }

@@ -163,3 +163,73 @@ l.release()
 	}
 	return strings.TrimSpace(line)
 }
+
+// TestRedisFairLockWaitersInOrder: a Redisson fair lock's layout (built
+// from Redisson's documented Lua scripts: no Redisson client here) shows
+// its holder and its waiters in queue order with their deadlines; the `/`
+// filter narrows a level as on ZooKeeper.
+func TestRedisFairLockWaitersInOrder(t *testing.T) {
+	_, c, r := redisLive(t)
+	ctx := context.Background()
+	name := "orders-lock"
+	r.HSet(ctx, name, "8f1c-holder:1", "2")
+	r.PExpire(ctx, name, 30*time.Second)
+	r.RPush(ctx, redisview.FairLockKey(redisview.QueuePrefix, name), "8f1c-second:7", "8f1c-third:9")
+	now := time.Now().UnixMilli()
+	r.ZAdd(ctx, redisview.FairLockKey(redisview.TimeoutPrefix, name),
+		redis.Z{Score: float64(now + 20_000), Member: "8f1c-second:7"}, redis.Z{Score: float64(now + 40_000), Member: "8f1c-third:9"})
+	r.Set(ctx, "other", "x", 0)
+
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the top level", screenHas("orders-lock", "redisson_lock_queue", "other"))
+	d.apply(tea.KeyPressMsg{Code: '/', Text: "/"})
+	d.typeLine("orders")
+	d.until(t, 5*time.Second, "the filter", screenHas(`filter "orders" 1/4`))
+	if strings.Contains(d.screen(), "other") {
+		t.Fatalf("the filter kept other:\n%s", d.screen())
+	}
+	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	d.until(t, 15*time.Second, "the fair lock's queue", screenHas("redisson.fairlock", "1 holding · 2 waiting", "entered 2 times", "deadline in", "W1", "W2"))
+	if testing.Verbose() {
+		t.Log("\n" + d.screen())
+	}
+	q := d.m.lock.Queue()
+	ws := q.Waiters()
+	if len(ws) != 2 || string(ws[0].Data) != "8f1c-second:7" || string(ws[1].Data) != "8f1c-third:9" {
+		t.Fatalf("waiters %+v", ws)
+	}
+	out := d.screen()
+	if i, j := strings.Index(out, "8f1c-second:7"), strings.Index(out, "8f1c-third:9"); i < 0 || j < i {
+		t.Fatalf("waiters not in queue order:\n%s", out)
+	}
+}
+
+// TestRedisHugeLevelStopsAtItsLimit: a level with more keys than the
+// listing limit shows what was found and says, once, that names may be
+// missing and how to narrow.
+func TestRedisHugeLevelStopsAtItsLimit(t *testing.T) {
+	_, c, r := redisLive(t)
+	ctx := context.Background()
+	for start := 0; start < 30_000; start += 5000 {
+		p := r.Pipeline()
+		for i := start; i < start+5000; i++ {
+			p.Set(ctx, fmt.Sprintf("session:%05d", i), "x", 0)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c, ListLimit: 10_000}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the top level", screenHas("session"))
+	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	d.apply(tea.KeyPressMsg{Code: 'l', Text: "l"})
+	d.until(t, 30*time.Second, "the warning", func(d *liveDriver) bool {
+		return strings.Contains(d.m.status.Text, "Listed session after looking at 10000 keys") && strings.Contains(d.m.status.Text, ":cd session:")
+	})
+	names, _ := d.m.cache.Children("/session")
+	if len(names) < 10_000 || len(names) >= 30_000 {
+		t.Fatalf("%d names listed", len(names))
+	}
+}

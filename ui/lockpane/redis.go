@@ -8,7 +8,6 @@ package lockpane
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,7 +19,9 @@ import (
 )
 
 // Loader reads the lock at path (the tree's path of a Redis key): its
-// queue decoded and diagnosed as of the read, with Path set to path.
+// queue decoded and diagnosed as of the read, with Path set to path and
+// a node of its own for each participant (the pane keys its rows,
+// labels and highlights by node).
 type Loader func(ctx context.Context, path string) (lockops.Queue, error)
 
 // SetLoader makes the pane read its locks through l instead of a
@@ -54,29 +55,8 @@ func loaderCmd(l Loader, id uint64, path string, clock func() time.Time) tea.Cmd
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		q, err := l(ctx, path)
-		q.Participants = distinctNodes(q.Participants)
 		return loaderLoadedMsg{id: id, path: path, queue: q, at: clock(), err: err}
 	}
-}
-
-// distinctNodes gives participants sharing a node (a Redisson fair lock's
-// waiters are all in one list key) nodes of their own, node#id, so each
-// has its own row, label and highlight.
-func distinctNodes(ps []lockops.Participant) []lockops.Participant {
-	count := map[string]int{}
-	for _, x := range ps {
-		count[x.Node]++
-	}
-	for i := range ps {
-		if count[ps[i].Node] > 1 {
-			id := string(ps[i].Data)
-			if id == "" {
-				id = strconv.Itoa(i)
-			}
-			ps[i].Node += "#" + id
-		}
-	}
-	return ps
 }
 
 // updateRedis routes the loader's and the Redis actions' messages.

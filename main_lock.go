@@ -66,7 +66,7 @@ contradicting contenders) it exits 2 and creates nothing.`,
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
   zkscope lock /app/locks/new-job --recipe kazoo -- ./job.sh   # a lock nobody has taken yet`,
-		Args:              cobra.MatchAll(cobra.MinimumNArgs(1), znodeArgs(1)),
+		Args:              cobra.MatchAll(cobra.MinimumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
@@ -81,6 +81,9 @@ contradicting contenders) it exits 2 and creates nothing.`,
 				return fmt.Errorf("usage: zkscope lock PATH [-- CMD ARGS...] (one PATH before --)")
 			} else if dash < 0 && len(args) > 1 {
 				return fmt.Errorf("put the command after --: zkscope lock %s -- %s", lockPath, args[1])
+			}
+			if handled, err := runRedisLock(cmd, lockPath, command); handled || err != nil { // main_redis_lock.go
+				return err
 			}
 			var lib *lockops.Library
 			if recipe != "" && recipe != "auto" {
@@ -144,6 +147,7 @@ contradicting contenders) it exits 2 and creates nothing.`,
 	f.StringVar(&killSignal, "kill-signal", "TERM", "signal sent to CMD's process group when the lock is lost")
 	f.DurationVar(&killGrace, "kill-grace", 0, "time CMD gets after --kill-signal before SIGKILL (default 10s; shortened to what the session timeout allows)")
 	f.BoolVar(&revocable, "revocable", false, "honour Curator revocation requests (`zkscope revoke`): stop CMD and release")
+	redisLockFlags(f)
 	return cmd
 }
 
@@ -186,11 +190,14 @@ nothing to do (exit 0). Piped input never confirms: pass --yes.`,
 			if session != "" {
 				return cobra.NoArgs(cmd, args)
 			}
-			return cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1))(cmd, args)
+			return cobra.MatchAll(cobra.ExactArgs(1), lockPathArgs)(cmd, args)
 		},
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if handled, err := runRedisEvict(cmd, args); handled || err != nil { // main_redis_lock.go
+				return err
+			}
 			if session != "" {
 				return evictSession(cmd, session, under, yes)
 			}
@@ -248,6 +255,7 @@ nothing to do (exit 0). Piped input never confirms: pass --yes.`,
 	f.BoolVar(&anyNode, "any-node", false, "delete a node that is no participant of a lock zkscope recognises")
 	f.StringVar(&session, "session", "", "delete every lock node of this session (0x…) below --under")
 	f.StringVar(&under, "under", "/", "with --session: the path whose locks are scanned")
+	redisEvictFlags(f)
 	return cmd
 }
 
@@ -342,10 +350,13 @@ version it read. Anything else (a plain node, a waiter, a persistent node, a
 kazoo, go-zookeeper or ZooKeeper recipe lock, a Curator semaphore or leader
 latch) is refused with exit status 2 and left unchanged.`,
 		Example:           `  zkscope revoke /app/locks/deploy/_c_0f3e…-lock-0000000007 --wait 30s`,
-		Args:              cobra.MatchAll(cobra.ExactArgs(1), znodeArgs(1)),
+		Args:              cobra.MatchAll(cobra.ExactArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if handled, err := runRedisRevoke(args); handled || err != nil { // main_redis_lock.go
+				return err
+			}
 			if wait < 0 {
 				return fmt.Errorf("--wait %s: must be positive", wait)
 			}

@@ -49,8 +49,11 @@ type AuditEntry struct {
 	// Session is the ZooKeeper session concerned, "0x…" ("" when none): ours
 	// for take/release, the holder's for revoke/force-delete.
 	Session string `json:"session"`
-	Result  string `json:"result"`
-	Error   string `json:"error"`
+	// Token is a Redis lock's token concerned (ours for take/release, the
+	// holder's for force-delete); absent for ZooKeeper.
+	Token  string `json:"token,omitempty"`
+	Result string `json:"result"`
+	Error  string `json:"error"`
 }
 
 // AuditLogPath is where the audit log lives:

@@ -57,28 +57,10 @@ type LockCommand struct {
 // (with the error) when it was never taken, 0 after a signal-initiated
 // release without a command.
 func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
-	if lc.Messages == nil {
-		lc.Messages = io.Discard
-	}
-	if lc.KillSignal == 0 {
-		lc.KillSignal = syscall.SIGTERM
-	}
-	say := func(format string, args ...any) { fmt.Fprintf(lc.Messages, "zkscope: "+format+"\n", args...) }
+	lc, say := lc.prepare()
 	if len(lc.Args) > 0 {
-		lc.KillGrace = fitKillGrace(lc.KillGrace, c.NegotiatedTimeout(), say)
+		lc.KillGrace = fitKillGrace(lc.KillGrace, c.NegotiatedTimeout(), "the session timeout", say)
 	}
-
-	takeCtx, cancelTake := context.WithCancel(ctx)
-	defer cancelTake()
-	interrupted := make(chan os.Signal, 1)
-	go func() {
-		select {
-		case sig := <-lc.Signals:
-			interrupted <- sig
-			cancelTake()
-		case <-takeCtx.Done():
-		}
-	}()
 	opts := lc.Take
 	opts.Notice = func(why string) { say("%s", why) }
 	userProgress := opts.Progress
@@ -90,7 +72,70 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 			userProgress(p)
 		}
 	}
-	h, err := Take(takeCtx, c, lc.Path, opts)
+	hl, code, err := takeInterruptible(ctx, lc, say, "no lock node was left behind", func(ctx context.Context) (heldLock, error) {
+		h, err := Take(ctx, c, lc.Path, opts)
+		if err != nil {
+			return nil, err
+		}
+		return h, nil
+	})
+	if err != nil {
+		return code, err
+	}
+	h := hl.(*Held)
+	if len(lc.Args) == 0 {
+		say("holding %s as %s (session %s); Ctrl-C releases", lc.Path, h.Node, FormatSession(h.Session))
+		return holdUntilSignal(ctx, h, lc, say)
+	}
+	say("holding %s as %s (session %s)", lc.Path, h.Node, FormatSession(h.Session))
+	return runUnderLock(ctx, h, lc, say)
+}
+
+// heldLock is what `zkscope lock` needs of a lock it holds: ZooKeeper's
+// [*Held] or Redis's [*RedisHeld].
+type heldLock interface {
+	Changes() <-chan HoldChange
+	Deadlines() <-chan time.Time
+	RevokeCh() <-chan struct{}
+	Deadline() time.Time
+	State() HoldState
+	Reason() string
+	Release(ctx context.Context) error
+	lockNode() string             // our node or key, for messages
+	fenceEnv() []string           // CMD's environment
+	releaseWithin() time.Duration // how long a release may take
+	serverName() string           // "ZooKeeper", "Redis"
+}
+
+// prepare fills in lc's defaults and returns the writer of zkscope's lines.
+func (lc LockCommand) prepare() (LockCommand, func(string, ...any)) {
+	if lc.Messages == nil {
+		lc.Messages = io.Discard
+	}
+	if lc.KillSignal == 0 {
+		lc.KillSignal = syscall.SIGTERM
+	}
+	w := lc.Messages
+	return lc, func(format string, args ...any) { fmt.Fprintf(w, "zkscope: "+format+"\n", args...) }
+}
+
+// takeInterruptible runs take, cancelled by the first of lc.Signals; it
+// returns the held lock, or the exit status and error of a lock not taken
+// (leftBehind says what a failed take leaves: nothing).
+func takeInterruptible(ctx context.Context, lc LockCommand, say func(string, ...any), leftBehind string,
+	take func(context.Context) (heldLock, error)) (heldLock, int, error) {
+	takeCtx, cancelTake := context.WithCancel(ctx)
+	defer cancelTake()
+	interrupted := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-lc.Signals:
+			interrupted <- sig
+			cancelTake()
+		case <-takeCtx.Done():
+		}
+	}()
+	h, err := take(takeCtx)
 	cancelTake()
 	notAcquired := ExitNotAcquired
 	select {
@@ -102,27 +147,22 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 		say("%s: giving up on %s", sig, lc.Path)
 		if err == nil {
 			if rerr := releaseAndReport(h, say); rerr != nil {
-				return ExitNotAcquired, rerr
+				return nil, ExitNotAcquired, rerr
 			}
 			err = fmt.Errorf("interrupted by %s", sig)
 		}
 	default:
 	}
 	if IsRefusal(err) {
-		return ExitRefused, err
+		return nil, ExitRefused, err
 	}
 	if err != nil {
 		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrWouldBlock) || errors.Is(err, context.Canceled) {
-			err = fmt.Errorf("%w; no lock node was left behind", err)
+			err = fmt.Errorf("%w; %s", err, leftBehind)
 		}
-		return notAcquired, err
+		return nil, notAcquired, err
 	}
-	if len(lc.Args) == 0 {
-		say("holding %s as %s (session %s); Ctrl-C releases", lc.Path, h.Node, FormatSession(h.Session))
-		return holdUntilSignal(ctx, h, lc, say)
-	}
-	say("holding %s as %s (session %s)", lc.Path, h.Node, FormatSession(h.Session))
-	return runUnderLock(ctx, h, lc, say)
+	return h, 0, nil
 }
 
 // DefaultKillGrace is the grace CMD gets between the kill signal and
@@ -132,31 +172,31 @@ const DefaultKillGrace = 10 * time.Second
 // fitKillGrace shortens grace to what the session timeout allows (see
 // maxKillGrace), saying so when a grace the user gave is shortened; 0 means
 // the default.
-func fitKillGrace(grace, timeout time.Duration, say func(string, ...any)) time.Duration {
+func fitKillGrace(grace, timeout time.Duration, what string, say func(string, ...any)) time.Duration {
 	limit := maxKillGrace(timeout)
 	if grace <= 0 {
 		return min(DefaultKillGrace, limit)
 	}
 	if grace > limit {
-		say("--kill-grace %s is too long for the session timeout %s: CMD gets %s between the kill signal and SIGKILL, so that it has stopped before the servers can expire the session", grace, timeout, limit)
+		say("--kill-grace %s is too long for %s %s: CMD gets %s between the kill signal and SIGKILL, so that it has stopped before the lock can expire", grace, what, timeout, limit)
 		return limit
 	}
 	return grace
 }
 
 // release lets go and reports failures as one line; it never waits longer
-// than the session timeout.
-func releaseAndReport(h *Held, say func(string, ...any)) error {
-	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout(h.c))
+// than the lock allows (the session timeout, the TTL).
+func releaseAndReport(h heldLock, say func(string, ...any)) error {
+	ctx, cancel := context.WithTimeout(context.Background(), h.releaseWithin())
 	defer cancel()
 	if err := h.Release(ctx); err != nil {
 		return err
 	}
-	say("released %s", h.Node)
+	say("released %s", h.lockNode())
 	return nil
 }
 
-func holdUntilSignal(ctx context.Context, h *Held, lc LockCommand, say func(string, ...any)) (int, error) {
+func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(string, ...any)) (int, error) {
 	changes := h.Changes()
 	revoke := h.RevokeCh()
 	if !lc.Revocable {
@@ -176,7 +216,7 @@ func holdUntilSignal(ctx context.Context, h *Held, lc LockCommand, say func(stri
 			}
 			return 0, nil
 		case <-revoke:
-			say("revocation requested for %s: releasing", h.Node)
+			say("revocation requested for %s: releasing", h.lockNode())
 			if err := releaseAndReport(h, say); err != nil {
 				return ExitLost, err
 			}
@@ -188,9 +228,9 @@ func holdUntilSignal(ctx context.Context, h *Held, lc LockCommand, say func(stri
 			}
 			switch ch.State {
 			case StateSuspended:
-				say("%s", suspendedLine(ch, lc, false))
+				say("%s", suspendedLine(ch, lc, h.serverName(), false))
 			case StateHeld:
-				say("reconnected: still holding %s", h.Node)
+				say("reconnected: still holding %s", h.lockNode())
 			case StateLost:
 				return ExitLost, fmt.Errorf("LOST the lock %s: %s", lc.Path, ch.Reason)
 			}
@@ -201,7 +241,7 @@ func holdUntilSignal(ctx context.Context, h *Held, lc LockCommand, say func(stri
 // fenceEnv is what CMD learns about the lock it runs under: enough to fence
 // its writes (storage that remembers the highest ZKSCOPE_LOCK_FENCE it saw
 // can refuse a write carrying a lower one: an older holder's).
-func fenceEnv(h *Held) []string {
+func (h *Held) fenceEnv() []string {
 	return []string{
 		"ZKSCOPE_LOCK_PATH=" + h.Path,
 		"ZKSCOPE_LOCK_NODE=" + h.Node,
@@ -219,23 +259,23 @@ func maxKillGrace(timeout time.Duration) time.Duration {
 }
 
 // suspendedLine is what `zkscope lock` prints on SUSPENDED.
-func suspendedLine(ch HoldChange, lc LockCommand, withCmd bool) string {
+func suspendedLine(ch HoldChange, lc LockCommand, server string, withCmd bool) string {
 	at := func(t time.Time) string { return t.Format("15:04:05.000") }
 	if !withCmd {
-		return fmt.Sprintf("SUSPENDED: %s; the lock is treated as lost at %s unless ZooKeeper answers before", ch.Reason, at(ch.Deadline))
+		return fmt.Sprintf("SUSPENDED: %s; the lock is treated as lost at %s unless %s answers before", ch.Reason, at(ch.Deadline), server)
 	}
 	if lc.KillSignal == syscall.SIGKILL {
-		return fmt.Sprintf("SUSPENDED: %s; %s gets SIGKILL at %s unless ZooKeeper answers before", ch.Reason, lc.Args[0], at(ch.Deadline))
+		return fmt.Sprintf("SUSPENDED: %s; %s gets SIGKILL at %s unless %s answers before", ch.Reason, lc.Args[0], at(ch.Deadline), server)
 	}
-	return fmt.Sprintf("SUSPENDED: %s; %s gets %s at %s and SIGKILL at %s unless ZooKeeper answers before",
-		ch.Reason, lc.Args[0], signalName(lc.KillSignal), at(ch.Deadline.Add(-lc.KillGrace)), at(ch.Deadline))
+	return fmt.Sprintf("SUSPENDED: %s; %s gets %s at %s and SIGKILL at %s unless %s answers before",
+		ch.Reason, lc.Args[0], signalName(lc.KillSignal), at(ch.Deadline.Add(-lc.KillGrace)), at(ch.Deadline), server)
 }
 
 // runUnderLock runs CMD while h is held: it starts CMD (startCommand),
 // arms the guard with the lock's deadline, and holds until CMD exits, the
 // lock is lost or revoked, or ctx ends; then it releases the lock (unless
 // lost) and returns CMD's status.
-func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string, ...any)) (int, error) {
+func runUnderLock(ctx context.Context, h heldLock, lc LockCommand, say func(string, ...any)) (int, error) {
 	fg := foregroundTTY(lc.Stdin)
 	r, err := startCommand(h, lc, fg, say)
 	if err != nil {
@@ -258,7 +298,7 @@ func runUnderLock(ctx context.Context, h *Held, lc LockCommand, say func(string,
 // holdWhileRunning is the holding loop of runUnderLock: it passes the
 // lock's new deadlines to the guard and signals to CMD, and ends on CMD's
 // exit, a stop, a revocation or the loss of the lock.
-func (r *runningCmd) holdWhileRunning(ctx context.Context, h *Held, lc LockCommand, deadlines <-chan time.Time) (int, error) {
+func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCommand, deadlines <-chan time.Time) (int, error) {
 	say := r.say
 	changes := h.Changes()
 	revoke := h.RevokeCh()
@@ -307,9 +347,9 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h *Held, lc LockComma
 			}
 			switch ch.State {
 			case StateSuspended:
-				say("%s", suspendedLine(ch, lc, true))
+				say("%s", suspendedLine(ch, lc, h.serverName(), true))
 			case StateHeld:
-				say("reconnected: still holding %s", h.Node)
+				say("reconnected: still holding %s", h.lockNode())
 			case StateLost:
 				code := r.stop(fmt.Sprintf("LOST the lock %s: %s", lc.Path, ch.Reason))
 				return code, fmt.Errorf("lock %s lost while %s ran (%s); it was stopped", lc.Path, lc.Args[0], ch.Reason)
@@ -322,7 +362,7 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h *Held, lc LockComma
 // the servers did not answer: the lock is treated as lost at its deadline;
 // if they answer before, the lock is released. Either way CMD did not finish
 // under the lock, so the status is [ExitLost].
-func stoppedAtDeadline(h *Held, lc LockCommand, code int, say func(string, ...any)) (int, error) {
+func stoppedAtDeadline(h heldLock, lc LockCommand, code int, say func(string, ...any)) (int, error) {
 	changes := h.Changes()
 	limit := time.After(time.Until(h.Deadline()) + time.Second)
 	for h.State() == StateSuspended {
@@ -338,9 +378,9 @@ func stoppedAtDeadline(h *Held, lc LockCommand, code int, say func(string, ...an
 		return ExitLost, fmt.Errorf("LOST the lock %s: %s; %s was stopped before (exit %d)", lc.Path, h.Reason(), lc.Args[0], code)
 	}
 	if err := releaseAndReport(h, say); err != nil {
-		return ExitLost, fmt.Errorf("%s was stopped while ZooKeeper did not answer (exit %d): %w", lc.Args[0], code, err)
+		return ExitLost, fmt.Errorf("%s was stopped while %s did not answer (exit %d): %w", lc.Args[0], h.serverName(), code, err)
 	}
-	return ExitLost, fmt.Errorf("%s was stopped while ZooKeeper did not answer (exit %d); ZooKeeper answered again and the lock was released", lc.Args[0], code)
+	return ExitLost, fmt.Errorf("%s was stopped while %s did not answer (exit %d); %s answered again and the lock was released", lc.Args[0], h.serverName(), code, h.serverName())
 }
 
 // deadlinesOr returns ch when it holds a value, or a channel holding def

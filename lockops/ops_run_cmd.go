@@ -28,10 +28,10 @@ type runningCmd struct {
 // lock's fencing variables, in the terminal's foreground when fg >= 0,
 // and the guard (unarmed) that can stop it should zkscope freeze. When
 // CMD cannot start, the guard is disarmed and the error returned.
-func startCommand(h *Held, lc LockCommand, fg int, say func(string, ...any)) (*runningCmd, error) {
+func startCommand(h heldLock, lc LockCommand, fg int, say func(string, ...any)) (*runningCmd, error) {
 	cmd := exec.Command(lc.Args[0], lc.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = lc.Stdin, lc.Stdout, lc.Stderr
-	cmd.Env = append(os.Environ(), fenceEnv(h)...)
+	cmd.Env = append(os.Environ(), h.fenceEnv()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if fg >= 0 {
 		// The command owns the terminal (it may read it, Ctrl-C reaches it);

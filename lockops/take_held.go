@@ -114,12 +114,11 @@ type Held struct {
 	lastContact time.Time     // send time of our latest answered request
 	timeout     time.Duration // negotiated session timeout
 	cleanup     bool          // LOST by silence: delete our node if the session comes back
-	subs        []chan HoldChange
-	deadlines   []chan time.Time
-	lost        chan struct{}
-	revoked     chan struct{}
-	stop        chan struct{}
-	done        chan struct{}
+	holdSubscribers
+	lost    chan struct{}
+	revoked chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
 }
 
 func newHeld(c *zkview.Client, lockPath, node string, k Kind, mode Mode, st zk.Stat) *Held {
@@ -208,34 +207,18 @@ func (h *Held) Timeout() time.Duration {
 // closed after StateReleased, and after StateLost once nothing is left to
 // do (after the NodeDeleted change when our node had to be deleted).
 func (h *Held) Changes() <-chan HoldChange {
-	ch := make(chan HoldChange, 16)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == StateLost || h.state == StateReleased {
-		ch <- HoldChange{State: h.state, Reason: h.reason, Time: time.Now()}
-		if !h.cleanup {
-			close(ch)
-			return ch
-		}
-	}
-	h.subs = append(h.subs, ch)
-	return ch
+	return h.subscribeLocked(h.state, h.reason, h.cleanup)
 }
 
 // Deadlines returns a new channel that holds the latest [Held.Deadline]
 // (the current one first; a reader only ever misses stale values). It is
 // closed when the lock is lost or released: from then on nothing extends it.
 func (h *Held) Deadlines() <-chan time.Time {
-	ch := make(chan time.Time, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == StateLost || h.state == StateReleased {
-		close(ch)
-		return ch
-	}
-	ch <- h.deadlineLocked()
-	h.deadlines = append(h.deadlines, ch)
-	return ch
+	return h.deadlinesLocked(h.state, h.deadlineLocked())
 }
 
 // LostCh is closed when the lock is lost (not when it is released).
@@ -277,32 +260,6 @@ func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
 	}
 }
 
-// notifyLocked sends ev to every subscriber, dropping the oldest
-// undelivered change of a lagging one. Caller holds h.mu.
-func (h *Held) notifyLocked(ev HoldChange) {
-	for _, ch := range h.subs {
-		for {
-			select {
-			case ch <- ev:
-			default:
-				select {
-				case <-ch:
-				default:
-				}
-				continue
-			}
-			break
-		}
-	}
-}
-
-func (h *Held) closeSubsLocked() {
-	for _, ch := range h.subs {
-		close(ch)
-	}
-	h.subs = nil
-}
-
 // setState is setStateLocked taking h.mu.
 func (h *Held) setState(s HoldState, reason string) {
 	h.mu.Lock()
@@ -326,3 +283,9 @@ func (h *Held) closeStop() {
 func (h *Held) String() string {
 	return fmt.Sprintf("%s %s (session %s)", h.Recipe, h.Node, FormatSession(h.Session))
 }
+
+// lockNode, releaseWithin and serverName make a [*Held] a heldLock for
+// `zkscope lock`.
+func (h *Held) lockNode() string             { return h.Node }
+func (h *Held) releaseWithin() time.Duration { return sessionTimeout(h.c) }
+func (h *Held) serverName() string           { return "ZooKeeper" }

@@ -47,6 +47,8 @@ func Open(cfg Config) (*Client, error) {
 			Addr: e.Addr, DB: e.DB, Username: e.Username, Password: e.Password,
 			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
 			MaxRetries: 1, PoolSize: 2, DisableIdentity: true,
+			ContextTimeoutEnabled: true, // a lock's requests are bounded by their context
+			DialerRetries:         1,    // a server that refuses fails now, not after 5 dials
 		}
 		if cfg.Username != "" || cfg.Password != "" {
 			o.Username, o.Password = cfg.Username, cfg.Password

@@ -235,6 +235,18 @@ func ResolveConfig(f Flags, getenv func(string) string) (Config, error) {
 	}
 	cfg.Auth = auth
 
+	t, err := ResolveTLS(f, ctx, getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.TLS = t
+	return cfg, nil
+}
+
+// ResolveTLS merges the context's tls table and the --tls* flags (flags
+// win); nil when neither asks for TLS. Redis servers (rediss://) take the
+// same settings as ZooKeeper's.
+func ResolveTLS(f Flags, ctx ContextConfig, getenv func(string) string) (*TLSConfig, error) {
 	var t TLSConfig
 	if ctx.TLS != nil {
 		t = TLSConfig{
@@ -253,11 +265,11 @@ func ResolveConfig(f Flags, getenv func(string) string) (Config, error) {
 	override(&t.ServerName, f.TLSServerName)
 	if f.TLS || ctx.TLS != nil || t != (TLSConfig{}) {
 		if (t.CertFile == "") != (t.KeyFile == "") {
-			return Config{}, errors.New("TLS client certificate and key go together: give both --tls-cert and --tls-key (or cert and key in the context's tls table)")
+			return nil, errors.New("TLS client certificate and key go together: give both --tls-cert and --tls-key (or cert and key in the context's tls table)")
 		}
-		cfg.TLS = &t
+		return &t, nil
 	}
-	return cfg, nil
+	return nil, nil
 }
 
 // ResolveContext resolves the named context as `:ctx name` switches to it:

@@ -539,24 +539,9 @@ func (h *hostList) Connected() { h.last = h.curr }
 
 // tlsDialer builds a go-zookeeper dialer that speaks TLS.
 func tlsDialer(t *TLSConfig) (zk.Dialer, error) {
-	conf := &tls.Config{ServerName: t.ServerName, InsecureSkipVerify: t.Insecure, MinVersion: tls.VersionTLS12}
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("read TLS CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", t.CAFile)
-		}
-		conf.RootCAs = pool
-	}
-	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("load TLS client certificate: %w", err)
-		}
-		conf.Certificates = []tls.Certificate{cert}
+	conf, err := t.ClientConfig()
+	if err != nil {
+		return nil, err
 	}
 	return func(network, address string, timeout time.Duration) (net.Conn, error) {
 		cc := conf.Clone()
@@ -587,4 +572,30 @@ func (c *Client) addAuth(ctx context.Context, conn *zk.Conn, a Auth) error {
 	case <-ctx.Done():
 		return fmt.Errorf("add %s credentials: %w", a.Scheme, ctx.Err())
 	}
+}
+
+// ClientConfig is the TLS client configuration t describes: its CA bundle
+// (else the system's roots), its client certificate, the name to verify
+// (empty: the caller sets each server's host).
+func (t *TLSConfig) ClientConfig() (*tls.Config, error) {
+	conf := &tls.Config{ServerName: t.ServerName, InsecureSkipVerify: t.Insecure, MinVersion: tls.VersionTLS12}
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read TLS CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", t.CAFile)
+		}
+		conf.RootCAs = pool
+	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("load TLS client certificate: %w", err)
+		}
+		conf.Certificates = []tls.Certificate{cert}
+	}
+	return conf, nil
 }

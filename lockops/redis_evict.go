@@ -1,0 +1,160 @@
+package lockops
+
+// Force-deleting a Redis lock key (`zkscope evict KEY` on Redis servers):
+// show who holds it, then delete it only where it still holds the token
+// shown (a Lua compare-and-delete), so that a new holder's key is never
+// deleted by mistake.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// RedisEvictPreview is a Redis lock key as read before a force-delete.
+type RedisEvictPreview struct {
+	Key    string
+	Recipe Kind // KindRedisSetNX or KindRedlock
+	// Token is the token to delete: the one a majority holds on a Redlock,
+	// else the one on most servers (the first server's on a tie).
+	Token   string
+	TTL     time.Duration // the least remaining time among Token's keys; NoExpiry when none
+	Holding []string      // servers whose key holds Token
+	// Others says, per other server, what it has instead ("no key",
+	// another token, unreadable).
+	Others []string
+	// Majority: Token is held on a majority (always so on one server).
+	Majority bool
+}
+
+// RedisEvictOptions configure [EvictRedis].
+type RedisEvictOptions struct {
+	ReadOnly bool   // refuse (--read-only or the context's read_only)
+	Context  string // for the audit log
+}
+
+// PreviewRedisEvict reads key on every server. A key that exists nowhere
+// is an error; one that is not a string (a token lock) is refused.
+func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*RedisEvictPreview, error) {
+	p := &RedisEvictPreview{Key: key, Recipe: RedisRecipe(c), TTL: NoExpiry}
+	servers := c.Servers()
+	keys := make([]*redisview.Key, len(servers))
+	unread := make([]bool, len(servers))
+	count := map[string]int{}
+	best, unreadable := "", 0
+	for i := range servers {
+		k, err := c.ReadKey(ctx, i, key)
+		switch {
+		case err != nil:
+			unreadable++
+			unread[i] = true
+			p.Others = append(p.Others, fmt.Sprintf("%s: unreadable (%s)", servers[i], oneLine(err)))
+			continue
+		case k.Type == "none":
+			continue
+		case k.Type != "string":
+			return nil, refuse(OpForceDelete, key, "%s on %s is a %s, not a SET NX lock (a string holding a token): zkscope deletes only token locks; redis-cli DEL deletes anything", key, servers[i], k.Type)
+		}
+		keys[i] = &k
+		if count[string(k.Value)]++; count[string(k.Value)] > count[best] {
+			best = string(k.Value)
+		}
+	}
+	if len(count) == 0 {
+		if unreadable == len(servers) {
+			return nil, fmt.Errorf("read %s: no server answered: %s", key, strings.Join(p.Others, "; "))
+		}
+		return nil, fmt.Errorf("%s does not exist: nothing to evict", key)
+	}
+	p.Token = best
+	p.Majority = count[best] >= RedisQuorum(len(servers))
+	for i, k := range keys {
+		switch {
+		case k == nil && !unread[i]:
+			p.Others = append(p.Others, servers[i]+": no key")
+		case k == nil:
+		case string(k.Value) == best:
+			p.Holding = append(p.Holding, servers[i])
+			if p.TTL == NoExpiry || (k.TTL != NoExpiry && k.TTL < p.TTL) {
+				p.TTL = k.TTL
+			}
+		default:
+			p.Others = append(p.Others, fmt.Sprintf("%s: another token, %s", servers[i], DescribeData(k.Value, 40)))
+		}
+	}
+	return p, nil
+}
+
+// ConfirmSuffix is what the operator types to confirm: the token's last 8
+// characters (all of a shorter token).
+func (p *RedisEvictPreview) ConfirmSuffix() string {
+	return p.Token[max(len(p.Token)-8, 0):]
+}
+
+// FormatRedisEvictPreview is what `zkscope evict KEY` shows before asking.
+func FormatRedisEvictPreview(p *RedisEvictPreview) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s)\n", p.Key, p.Recipe)
+	fmt.Fprintf(&b, "  token    %q\n", p.Token)
+	if p.TTL == NoExpiry {
+		b.WriteString("  expires  never (only its holder or an eviction frees it)\n")
+	} else {
+		fmt.Fprintf(&b, "  expires  in %s\n", FormatAge(p.TTL))
+	}
+	if len(p.Holding) > 1 || len(p.Others) > 0 {
+		fmt.Fprintf(&b, "  on       %s\n", strings.Join(p.Holding, ", "))
+		for _, o := range p.Others {
+			fmt.Fprintf(&b, "  not on   %s\n", o)
+		}
+		if !p.Majority {
+			b.WriteString("  (held on a minority: no client holds this Redlock)\n")
+		}
+	}
+	b.WriteString("The holder is NOT told: if it still runs it goes on as if it held the lock, until its next extension fails.\n")
+	return b.String()
+}
+
+// EvictRedis deletes key on every server where it still holds token (a Lua
+// compare-and-delete) and returns how many keys it deleted. When none held
+// it any more, nothing is deleted and the [*Refusal] names the token now
+// there. Audited, refusals and --read-only included.
+func EvictRedis(ctx context.Context, c *redisview.Client, key, token string, o RedisEvictOptions) (int, error) {
+	audit := redisAudit{servers: c.Servers(), context: o.Context}
+	if o.ReadOnly {
+		err := fmt.Errorf("force-delete %s: %w", key, zkview.ErrReadOnly)
+		audit.record(OpForceDelete, key, token, err)
+		return 0, err
+	}
+	t := &redisTaker{c: c, key: key, token: token}
+	deleted, answered, err := t.onEvery(func(i int) (bool, error) {
+		return c.DeleteIfHolds(ctx, i, key, token)
+	})
+	switch {
+	case deleted == 0 && answered > 0:
+		now := "no key"
+		if p, perr := PreviewRedisEvict(ctx, c, key); perr == nil {
+			now = fmt.Sprintf("token %q", p.Token)
+		}
+		err = refuse(OpForceDelete, key, "nothing deleted: %s no longer holds the token %q (now: %s); look again with `zkscope locks %s`", key, token, now, key)
+	case deleted == 0:
+		err = fmt.Errorf("force-delete %s: %w", key, err)
+	case err != nil:
+		err = fmt.Errorf("force-delete %s: deleted on %d of %d servers: %w", key, deleted, c.Len(), err)
+	}
+	audit.record(OpForceDelete, key, token, err)
+	return deleted, err
+}
+
+// RefuseRedis records in the audit log that op on key was refused for
+// reason and returns the [*Refusal] (exit 2): for refusals the CLI decides,
+// such as a revoke (Redis locks have no revocation protocol) or an
+// eviction nobody could confirm.
+func RefuseRedis(c *redisview.Client, contextName, op, key, token, reason string) error {
+	err := &Refusal{Op: op, Path: key, Reason: reason}
+	redisAudit{servers: c.Servers(), context: contextName}.record(op, key, token, err)
+	return err
+}

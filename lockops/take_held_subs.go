@@ -1,0 +1,88 @@
+package lockops
+
+import "time"
+
+// holdSubscribers are the readers of a held lock's changes and deadlines
+// (of a [*Held] or a [*RedisHeld]); its owner's mutex guards them.
+type holdSubscribers struct {
+	subs      []chan HoldChange
+	deadlines []chan time.Time
+}
+
+// subscribeLocked is a new reader of changes (buffered; a lagging reader
+// loses its oldest change, never the newest). Once the lock is lost or
+// released (state) the reader gets that change and is closed, unless
+// keepOpen (a change may still follow). Caller holds the owner's mutex.
+func (s *holdSubscribers) subscribeLocked(state HoldState, reason string, keepOpen bool) <-chan HoldChange {
+	ch := make(chan HoldChange, 16)
+	if state == StateLost || state == StateReleased {
+		ch <- HoldChange{State: state, Reason: reason, Time: time.Now()}
+		if !keepOpen {
+			close(ch)
+			return ch
+		}
+	}
+	s.subs = append(s.subs, ch)
+	return ch
+}
+
+// deadlinesLocked is a new reader of deadlines holding the current one, d;
+// closed at once when the lock is lost or released (state). Caller holds
+// the owner's mutex.
+func (s *holdSubscribers) deadlinesLocked(state HoldState, d time.Time) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	if state == StateLost || state == StateReleased {
+		close(ch)
+		return ch
+	}
+	ch <- d
+	s.deadlines = append(s.deadlines, ch)
+	return ch
+}
+
+// notifyLocked sends ev to every subscriber, dropping the oldest
+// undelivered change of a lagging one. Caller holds the owner's mutex.
+func (s *holdSubscribers) notifyLocked(ev HoldChange) {
+	for _, ch := range s.subs {
+		for {
+			select {
+			case ch <- ev:
+			default:
+				select {
+				case <-ch:
+				default:
+				}
+				continue
+			}
+			break
+		}
+	}
+}
+
+func (s *holdSubscribers) closeSubsLocked() {
+	for _, ch := range s.subs {
+		close(ch)
+	}
+	s.subs = nil
+}
+
+// sendDeadlineLocked hands d to every deadline reader, replacing a value
+// not yet read. Caller holds the owner's mutex.
+func (s *holdSubscribers) sendDeadlineLocked(d time.Time) {
+	for _, ch := range s.deadlines {
+		select {
+		case <-ch:
+		default:
+		}
+		ch <- d
+	}
+}
+
+// closeDeadlinesLocked ends every deadline reader: nothing extends the lock
+// any more. Caller holds the owner's mutex.
+func (s *holdSubscribers) closeDeadlinesLocked() {
+	for _, ch := range s.deadlines {
+		close(ch)
+	}
+	s.deadlines = nil
+}

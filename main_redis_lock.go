@@ -1,0 +1,214 @@
+package main
+
+// lock, evict and revoke against redis:// servers: the hooks main_lock.go
+// calls first, wiring only (taking, extending, releasing and evicting are
+// lockops', the requests redisview's).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// redisLockFlags adds lock's Redis-only flags.
+func redisLockFlags(f *pflag.FlagSet) {
+	f.Duration("ttl", lockops.DefaultRedisTTL, "Redis only: the key's expiry, extended at a third of it while held")
+}
+
+// redisEvictFlags adds evict's Redis-only flags.
+func redisEvictFlags(f *pflag.FlagSet) {
+	f.String("token", "", "Redis only: delete the key only while it holds this token (as `zkscope locks` shows it)")
+}
+
+// onlyRedisFlag refuses a Redis-only flag given for ZooKeeper servers.
+func onlyRedisFlag(cmd *cobra.Command, name string) error {
+	if cmd.Flags().Changed(name) {
+		return fmt.Errorf("--%s applies to Redis locks only (--server redis://…)", name)
+	}
+	return nil
+}
+
+// refuseZooKeeperFlags refuses flags that mean nothing on Redis, naming
+// the first one given.
+func refuseZooKeeperFlags(cmd *cobra.Command, t redisTarget, op, key string, names ...string) error {
+	for _, n := range names {
+		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
+			c, err := redisview.Open(t.cfg)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			return lockops.RefuseRedis(c, t.context, op, key, "", fmt.Sprintf("--%s is for ZooKeeper locks; Redis locks are SET NX keys (one exclusive holder, a token, a TTL): leave it out", n))
+		}
+	}
+	return nil
+}
+
+// runRedisLock is `zkscope lock KEY [-- CMD]` on Redis servers; handled
+// is false when the servers are ZooKeeper's.
+func runRedisLock(cmd *cobra.Command, key string, command []string) (handled bool, err error) {
+	t, ok, err := resolveRedis(os.Getenv)
+	if !ok {
+		return false, onlyRedisFlag(cmd, "ttl")
+	}
+	if err != nil {
+		return true, err
+	}
+	if err := refuseZooKeeperFlags(cmd, t, lockops.OpTake, key, "recipe", "force-recipe", "mode", "revocable"); err != nil {
+		return true, err
+	}
+	f := cmd.Flags()
+	o := lockops.RedisTakeOptions{ReadOnly: t.readOnly, Context: t.context}
+	o.TTL, _ = f.GetDuration("ttl")
+	o.Note, _ = f.GetString("note")
+	timeout, _ := f.GetDuration("timeout")
+	noWait, _ := f.GetBool("no-wait")
+	killGrace, _ := f.GetDuration("kill-grace")
+	killSignal, _ := f.GetString("kill-signal")
+	if o.TTL < 100*time.Millisecond {
+		return true, fmt.Errorf("--ttl %s: give at least 100ms (e.g. 30s)", o.TTL)
+	}
+	switch {
+	case noWait && f.Changed("timeout"):
+		return true, errors.New("--no-wait and --timeout exclude each other")
+	case noWait:
+		o.Wait = lockops.WaitNone
+	case timeout > 0:
+		o.Wait, o.Timeout = lockops.WaitTimeout, timeout
+	}
+	sig, err := lockops.ParseSignal(killSignal)
+	if err != nil {
+		return true, err
+	}
+	c, err := redisview.Open(t.cfg)
+	if err != nil {
+		return true, err
+	}
+	defer c.Close()
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	code, err := lockops.RunRedisLockCommand(context.Background(), c, lockops.LockCommand{
+		Path: key, Args: command, KillSignal: sig, KillGrace: killGrace,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Messages: os.Stderr, Signals: signals,
+	}, o)
+	if errors.Is(err, zkview.ErrReadOnly) {
+		return true, err // refused: exit 2
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "zkscope:", err)
+	}
+	if code != 0 {
+		return true, exitError{code}
+	}
+	return true, nil
+}
+
+// runRedisEvict is `zkscope evict KEY [--token T] [--yes]` on Redis
+// servers: show the key, confirm, delete it only where it still holds the
+// token shown (or given).
+func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) {
+	t, ok, err := resolveRedis(os.Getenv)
+	if !ok {
+		return false, onlyRedisFlag(cmd, "token")
+	}
+	if err != nil {
+		return true, err
+	}
+	key := ""
+	if len(args) > 0 {
+		key = args[0]
+	}
+	if err := refuseZooKeeperFlags(cmd, t, lockops.OpForceDelete, key, "session", "under", "expect-session", "expect-czxid", "any-node"); err != nil {
+		return true, err
+	}
+	if len(args) != 1 {
+		return true, errors.New("usage: zkscope evict KEY [--token TOKEN] [--yes]")
+	}
+	f := cmd.Flags()
+	token, _ := f.GetString("token")
+	yes, _ := f.GetBool("yes")
+	c, err := redisview.Open(t.cfg)
+	if err != nil {
+		return true, err
+	}
+	defer c.Close()
+	ctx := context.Background()
+	opts := lockops.RedisEvictOptions{ReadOnly: t.readOnly, Context: t.context}
+	if yes && token == "" {
+		return true, lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, key, "",
+			"--yes needs --token (the token you mean to evict, as `zkscope locks` shows it), so a new holder's key is never deleted by mistake")
+	}
+	if t.readOnly {
+		_, err := lockops.EvictRedis(ctx, c, key, token, opts) // refused and audited
+		return true, err
+	}
+	p, err := lockops.PreviewRedisEvict(ctx, c, key)
+	if err != nil {
+		return true, err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprint(out, lockops.FormatRedisEvictPreview(p))
+	if token == "" {
+		token = p.Token
+	} else if token != p.Token {
+		return true, lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, key, token,
+			fmt.Sprintf("nothing deleted: %s now holds the token %q, not %q (--token)", key, p.Token, token))
+	}
+	if !yes {
+		if err := confirmRedisEvict(cmd, c, t, p); err != nil {
+			return true, err
+		}
+	}
+	n, err := lockops.EvictRedis(ctx, c, key, token, opts)
+	if err != nil {
+		return true, err
+	}
+	fmt.Fprintf(out, "deleted %s (token %q) on %d of %d servers\n", key, token, n, c.Len())
+	return true, nil
+}
+
+// confirmRedisEvict asks the operator at the terminal to type the token's
+// last characters. Without a terminal on stdin nothing can confirm: refused.
+func confirmRedisEvict(cmd *cobra.Command, c *redisview.Client, t redisTarget, p *lockops.RedisEvictPreview) error {
+	in, ok := cmd.InOrStdin().(*os.File)
+	if !ok || !term.IsTerminal(in.Fd()) {
+		return lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, p.Key, p.Token, fmt.Sprintf(
+			"stdin is not a terminal, so nobody can confirm; pass --yes --token %q to delete it without asking", p.Token))
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "\nType the token's last characters (%s) to delete it: ", p.ConfirmSuffix())
+	var typed string
+	fmt.Fscanln(in, &typed)
+	if typed != p.ConfirmSuffix() {
+		return lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, p.Key, p.Token, "not confirmed (what was typed was not "+p.ConfirmSuffix()+"): nothing deleted")
+	}
+	return nil
+}
+
+// runRedisRevoke refuses `zkscope revoke` on Redis servers: nothing
+// tells a Redis lock's holder to let go.
+func runRedisRevoke(args []string) (handled bool, err error) {
+	t, ok, err := resolveRedis(os.Getenv)
+	if !ok || err != nil {
+		return ok, err
+	}
+	c, err := redisview.Open(t.cfg)
+	if err != nil {
+		return true, err
+	}
+	defer c.Close()
+	return true, lockops.RefuseRedis(c, t.context, lockops.OpRevoke, args[0], "",
+		"Redis locks have no revocation protocol (nothing asks a holder to let go); `zkscope evict` deletes the key without telling its holder")
+}

@@ -4,7 +4,6 @@ package main
 // subcommand. Wiring only: the reading is redisview's, the screens ui's.
 
 import (
-	"cmp"
 	"os"
 
 	"github.com/zkscope/zkscope/redisview"
@@ -16,12 +15,11 @@ import (
 // runRedisTUI opens the TUI on cfg's servers; handled is false when the
 // servers are ZooKeeper's.
 func runRedisTUI(theme string) (handled bool, err error) {
-	cfg, ok, err := redisServer(os.Getenv)
+	t, ok, err := resolveRedis(os.Getenv)
 	if !ok || err != nil {
 		return ok, err
 	}
-	ctx, _, _ := zkview.ResolveContextSettings(conn, os.Getenv)
-	c, err := redisview.Open(cfg)
+	c, err := redisview.Open(t.cfg)
 	if err != nil {
 		return true, err
 	}
@@ -36,8 +34,8 @@ func runRedisTUI(theme string) (handled bool, err error) {
 	return true, ui.Run(ui.Options{
 		Redis:    &ui.RedisOptions{Client: c},
 		Servers:  c.Servers(),
-		Context:  headerContext(zkview.Config{Context: cmp.Or(conn.Context, os.Getenv("ZKSCOPE_CONTEXT"), settings.CurrentContext)}),
+		Context:  headerContext(zkview.Config{Context: t.context}),
 		Theme:    theme,
-		ReadOnly: conn.ReadOnly || ctx.ReadOnly,
+		ReadOnly: t.readOnly,
 	})
 }

@@ -32,7 +32,7 @@ func runRedisTUI(theme string) (handled bool, err error) {
 		return true, err
 	}
 	return true, ui.Run(ui.Options{
-		Redis:    &ui.RedisOptions{Client: c},
+		Redis:    &ui.RedisOptions{Client: c, Context: t.context},
 		Servers:  c.Servers(),
 		Context:  headerContext(zkview.Config{Context: t.context}),
 		Theme:    theme,

@@ -33,12 +33,16 @@ type RedisOptions struct {
 	// ListLimit bounds the keys one level's listing looks at (0:
 	// redisview.DefaultListLimit).
 	ListLimit int
+	// Context is the config context's name, for the audit log of the lock
+	// actions ("" when none).
+	Context string
 }
 
 // redisState is the root model's Redis mode.
 type redisState struct {
-	c    *redisview.Client
-	tree *redisTree
+	c       *redisview.Client
+	tree    *redisTree
+	context string // for the audit log
 	// warned: levels whose listing stopped at the limit, already said.
 	warned map[string]bool
 }
@@ -51,7 +55,7 @@ const redisReselectTicks = 2
 // attachRedis makes o's servers the model's source (at start).
 func (m *Model) attachRedis(o RedisOptions) {
 	t := newRedisTree(o.Client, o.ListLimit)
-	m.redis = &redisState{c: o.Client, tree: t, warned: map[string]bool{}}
+	m.redis = &redisState{c: o.Client, tree: t, context: o.Context, warned: map[string]bool{}}
 	m.cache = t
 	m.state = zkview.ConnEvent{State: zkview.StateConnecting, Server: strings.Join(o.Client.Servers(), ",")}
 }
@@ -63,6 +67,7 @@ func (m *Model) startRedis() {
 		return
 	}
 	m.lock.SetLoader(redisLoader(m.redis.c), m.readOnly)
+	m.lock.SetRedisClient(m.redis.c, m.redis.context)
 	m.detail.SetRedisMode(true)
 }
 
@@ -78,7 +83,7 @@ func (m *Model) redisInit() tea.Cmd {
 // redisLoader reads the lock at a tree path for the lock pane.
 func redisLoader(c *redisview.Client) lockpane.Loader {
 	return func(ctx context.Context, p string) (lockops.Queue, error) {
-		key := redisKeyOf(p)
+		key := common.RedisKeyOf(p)
 		qs, err := redisQueues(ctx, c, []string{key})
 		if err != nil {
 			return lockops.Queue{Path: p}, err
@@ -107,7 +112,7 @@ func (m *Model) onRedis(msg redisMsg) tea.Cmd {
 func (m *Model) redisSelect(p string) tea.Cmd {
 	n, _ := m.redis.tree.Node(p)
 	if p == "/" || !m.redis.tree.IsKey(p) {
-		m.detail.SetRedis(detail.RedisKey{Key: redisKeyOf(p), Group: true, Below: int(n.Stat.NumChildren)})
+		m.detail.SetRedis(detail.RedisKey{Key: common.RedisKeyOf(p), Group: true, Below: int(n.Stat.NumChildren)})
 		return nil
 	}
 	return redisSelectCmd(m.redis.c, m.nextID("select"), p, false)
@@ -124,7 +129,7 @@ func (m *Model) onRedisSelect(msg redisSelectMsg) {
 		return
 	}
 	n, _ := m.redis.tree.Node(p)
-	m.detail.SetRedis(detail.RedisKey{Key: redisKeyOf(p), Value: msg.value, Below: int(n.Stat.NumChildren)})
+	m.detail.SetRedis(detail.RedisKey{Key: common.RedisKeyOf(p), Value: msg.value, Below: int(n.Stat.NumChildren)})
 	m.detail.RedisTick(m.now())
 	if msg.queue == nil {
 		m.tree.DropLock(p)
@@ -213,7 +218,7 @@ func (m *Model) warnTruncated() {
 // redisGroupName names the group at p for a person ("every key" at the
 // top).
 func redisGroupName(p string) string {
-	if k := redisKeyOf(p); k != "" {
+	if k := common.RedisKeyOf(p); k != "" {
 		return k
 	}
 	return "every key"
@@ -261,7 +266,7 @@ func (m *Model) redisCommand(name, arg string) (tea.Cmd, bool) {
 		if arg == "" || strings.HasPrefix(arg, "/") {
 			return nil, false
 		}
-		return m.cd(redisPathOf(strings.TrimSuffix(arg, redisview.Separator))), true // a key: lock:orders:42
+		return m.cd(common.RedisPathOf(strings.TrimSuffix(arg, redisview.Separator))), true // a key: lock:orders:42
 	case "ctx", "context", "locks", "ensemble", "members", "sessions", "find", "search":
 		m.setStatus(common.LevelInfo, ":"+name+" is for ZooKeeper; on Redis, zkscope locks 'PATTERN' lists the locks and / filters a group.")
 		return nil, true

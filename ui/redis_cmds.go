@@ -17,6 +17,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
 )
 
@@ -147,7 +148,7 @@ func redisQueues(ctx context.Context, c *redisview.Client, keys []string) (map[s
 // redisSelectCmd reads the key at path p (group: p is no key) for the
 // detail pane, and its lock queue when it is a lock.
 func redisSelectCmd(c *redisview.Client, id uint64, p string, group bool) tea.Cmd {
-	key := redisKeyOf(p)
+	key := common.RedisKeyOf(p)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -176,7 +177,7 @@ func redisProbeCmd(c *redisview.Client, paths []string) tea.Cmd {
 		defer cancel()
 		keys := make([]string, len(paths))
 		for i, p := range paths {
-			keys[i] = redisKeyOf(p)
+			keys[i] = common.RedisKeyOf(p)
 		}
 		msg := redisProbeMsg{found: map[string]tree.LockTag{}}
 		qs, err := redisQueues(ctx, c, keys)
@@ -203,22 +204,19 @@ func redisPingCmd(c *redisview.Client) tea.Cmd {
 	}
 }
 
-// distinctNodes gives participants sharing a node (a Redisson fair lock's
-// waiters are all in one list key) nodes of their own, node#id, so each
-// has its own row, label and highlight.
+// distinctNodes gives each participant a node of its own, key#token
+// (Name keeps the key): a fair lock's waiters share one list key, and a
+// lock taken over by another token is another holder (the pane shows the
+// old one leaving and the new one arriving).
 func distinctNodes(ps []lockops.Participant) []lockops.Participant {
-	count := map[string]int{}
-	for _, x := range ps {
-		count[x.Node]++
-	}
+	seen := map[string]bool{}
 	for i := range ps {
-		if count[ps[i].Node] > 1 {
-			id := string(ps[i].Data)
-			if id == "" {
-				id = strconv.Itoa(i)
-			}
-			ps[i].Node += "#" + id
+		n := ps[i].Node + "#" + string(ps[i].Data)
+		if seen[n] {
+			n += "#" + strconv.Itoa(i)
 		}
+		seen[n] = true
+		ps[i].Node = n
 	}
 	return ps
 }

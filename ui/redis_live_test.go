@@ -80,9 +80,6 @@ func TestRedisTreeDetailAndLockTag(t *testing.T) {
 	d.typeLine("cd lock:orders:42")
 	d.until(t, 15*time.Second, "the lock pane", screenHas("redis.setnx·1", "1 holding · 0 waiting", "expires in", "0123456789abcdef"))
 
-	if testing.Verbose() {
-		t.Log("\n" + d.screen())
-	}
 	d.apply(tea.KeyPressMsg{Code: 'e', Text: "e"})
 	if !strings.Contains(d.m.status.Text, "not edited here") {
 		t.Fatalf("e on Redis: %q", d.m.status.Text)
@@ -111,7 +108,7 @@ func TestRedisServerDownIsOneLine(t *testing.T) {
 // time it has left counting down.
 func TestRedisLivePyLockHolder(t *testing.T) {
 	s, c, _ := redisLive(t)
-	token := holdPyLock(t, s.Addr, "lock:jobs:nightly", 60)
+	token, _ := holdPyLock(t, s.Addr, "lock:jobs:nightly", 60)
 
 	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark", ReadOnly: true}), 120, 35)
 	defer d.Close()
@@ -134,8 +131,9 @@ func TestRedisLivePyLockHolder(t *testing.T) {
 }
 
 // holdPyLock holds a redis-py Lock on key (timeout seconds) in a Python
-// process until the test ends, and returns its token.
-func holdPyLock(t *testing.T, addr, key string, timeout int) string {
+// process until the test ends (or release is called), and returns its
+// token.
+func holdPyLock(t *testing.T, addr, key string, timeout int) (token string, release func()) {
 	t.Helper()
 	if err := exec.Command("/usr/bin/python3", "-c", "import redis.lock").Run(); err != nil {
 		redistest.Unavailable(t, "python3-redis not installed")
@@ -155,13 +153,14 @@ l.release()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	release = func() { stdin.Close(); cmd.Wait() }
+	t.Cleanup(release)
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		io.Copy(io.Discard, stdout)
 		t.Fatalf("redis-py did not take the lock: %v", err)
 	}
-	return strings.TrimSpace(line)
+	return strings.TrimSpace(line), release
 }
 
 // TestRedisFairLockWaitersInOrder: a Redisson fair lock's layout (built
@@ -191,9 +190,6 @@ func TestRedisFairLockWaitersInOrder(t *testing.T) {
 	}
 	d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
 	d.until(t, 15*time.Second, "the fair lock's queue", screenHas("redisson.fairlock", "1 holding · 2 waiting", "entered 2 times", "deadline in", "W1", "W2"))
-	if testing.Verbose() {
-		t.Log("\n" + d.screen())
-	}
 	q := d.m.lock.Queue()
 	ws := q.Waiters()
 	if len(ws) != 2 || string(ws[0].Data) != "8f1c-second:7" || string(ws[1].Data) != "8f1c-third:9" {
@@ -231,5 +227,56 @@ func TestRedisHugeLevelStopsAtItsLimit(t *testing.T) {
 	names, _ := d.m.cache.Children("/session")
 	if len(names) < 10_000 || len(names) >= 30_000 {
 		t.Fatalf("%d names listed", len(names))
+	}
+}
+
+// TestRedisTakeWaitReleaseEvict: t waits behind a real redis-py holder,
+// gets the lock when it releases, shows us as the holder with our token,
+// u releases it (the key is gone); X on another redis-py lock deletes it
+// once the token's end is typed.
+func TestRedisTakeWaitReleaseEvict(t *testing.T) {
+	s, c, r := redisLive(t)
+	ctx := context.Background()
+	pyToken, pyRelease := holdPyLock(t, s.Addr, "lock:deploy", 60)
+	otherToken, _ := holdPyLock(t, s.Addr, "lock:report", 60)
+
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the top level", screenHas("lock", "connected"))
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd lock:deploy")
+	d.until(t, 15*time.Second, "the python holder", screenHas("lock /lock/deploy", pyToken[:16]))
+
+	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
+	d.until(t, 5*time.Second, "the take dialog", screenHas("Take Redis lock", "lock:deploy", "30s"))
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 15*time.Second, "waiting behind python", screenHas("waiting for lock:deploy", "held by", pyToken[:16]))
+	pyRelease()
+	d.until(t, 15*time.Second, "the lock ours", screenHas("we hold lock:deploy", "you"))
+	ours := d.m.lock.RedisHeld().Token
+	if got, _ := r.Get(ctx, "lock:deploy").Result(); got != ours || ours == pyToken {
+		t.Fatalf("key holds %q, ours %q", got, ours)
+	}
+	if ttl := r.PTTL(ctx, "lock:deploy").Val(); ttl <= 0 || ttl > 30*time.Second {
+		t.Fatalf("our key's TTL %v", ttl)
+	}
+
+	d.apply(tea.KeyPressMsg{Code: 'u', Text: "u"})
+	d.until(t, 15*time.Second, "released", screenHas("Released lock:deploy"))
+	if n := r.Exists(ctx, "lock:deploy").Val(); n != 0 {
+		t.Fatal("the key is still there after the release")
+	}
+
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd lock:report")
+	d.until(t, 15*time.Second, "the other holder", screenHas("lock /lock/report", otherToken[:16]))
+	d.apply(tea.KeyPressMsg{Code: 'X', Text: "X"})
+	d.until(t, 15*time.Second, "the evict dialog", screenHas("Force-delete Redis lock", "to confirm"))
+	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
+	d.until(t, 5*time.Second, "a confirmation asked", screenHas("exactly to confirm"))
+	d.typeLine(otherToken[len(otherToken)-8:])
+	d.until(t, 15*time.Second, "deleted", screenHas("Deleted lock:report on 1 server"))
+	if n := r.Exists(ctx, "lock:report").Val(); n != 0 {
+		t.Fatal("lock:report is still there")
 	}
 }

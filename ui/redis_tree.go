@@ -5,10 +5,8 @@ package ui
 // gives those levels to the tree as directories of paths, so the tree,
 // `:cd`, the `/` filter and the stat loads work as they do on ZooKeeper.
 //
-// A key's path is its names joined with '/': lock:orders:42 is
-// /lock/orders/42. A name holding '/' or '%', or an empty one (a::b), is
-// escaped (%2F, %25; an empty name is "%") so every key has exactly one
-// path and back. Redis has no watches: a level is read when opened and
+// A key's path is its names joined with '/' (lock:orders:42 is
+// /lock/orders/42, escaped as ui/common/redis.go says). Redis has no watches: a level is read when opened and
 // again on a refresh (r); while a huge level is scanned, what was found so
 // far is shown and the header counts the keys seen.
 
@@ -23,49 +21,13 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// redisName escapes one name of a key for a path.
-func redisName(s string) string {
-	if s == "" {
-		return "%"
-	}
-	return strings.NewReplacer("%", "%25", "/", "%2F").Replace(s)
-}
-
-// unRedisName is the name a path element stands for.
-func unRedisName(s string) string {
-	if s == "%" {
-		return ""
-	}
-	return strings.NewReplacer("%2F", "/", "%25", "%").Replace(s)
-}
-
-// redisKeyOf is the key a tree path stands for ("" for the root).
-func redisKeyOf(p string) string {
-	if p == "/" || p == "" {
-		return ""
-	}
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i, s := range parts {
-		parts[i] = unRedisName(s)
-	}
-	return strings.Join(parts, redisview.Separator)
-}
-
-// redisPathOf is the tree path of key.
-func redisPathOf(key string) string {
-	parts := strings.Split(key, redisview.Separator)
-	for i, s := range parts {
-		parts[i] = redisName(s)
-	}
-	return "/" + strings.Join(parts, "/")
-}
-
 // redisPrefixOf is the SCAN prefix of the level under path p.
 func redisPrefixOf(p string) string {
-	if k := redisKeyOf(p); k != "" || p != "/" && p != "" {
+	if k := common.RedisKeyOf(p); k != "" || p != "/" && p != "" {
 		return k + redisview.Separator
 	}
 	return ""
@@ -194,7 +156,7 @@ func (t *redisTree) apply(p string, load *redisLoad, l redisview.Level) {
 func (t *redisTree) applyLocked(p string, l redisview.Level) {
 	rl := &redisLevel{names: make([]string, len(l.Children)), kids: make(map[string]redisview.Child, len(l.Children)), level: l}
 	for i, c := range l.Children {
-		rl.names[i] = redisName(c.Name)
+		rl.names[i] = common.RedisName(c.Name)
 		rl.kids[rl.names[i]] = c
 	}
 	// Escaping keeps the order of all but names holding '%' or '/'.

@@ -260,7 +260,7 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 	case redisPaneMsg:
 		return p.updateRedis(msg)
 	case spinner.TickMsg:
-		if !p.act.waiting() {
+		if !p.act.waiting() && p.redis.taking == nil {
 			return nil
 		}
 		var cmd tea.Cmd

@@ -21,7 +21,7 @@ import (
 // Loader reads the lock at path (the tree's path of a Redis key): its
 // queue decoded and diagnosed as of the read, with Path set to path and
 // a node of its own for each participant (the pane keys its rows,
-// labels and highlights by node).
+// labels and highlights by node), its key in Name.
 type Loader func(ctx context.Context, path string) (lockops.Queue, error)
 
 // SetLoader makes the pane read its locks through l instead of a
@@ -131,10 +131,9 @@ func (p *Model) redisEntryLines(e lockEntry, mark string) []string {
 		tag = " " + st.Badge.Render("you")
 	}
 	nameW := max(p.w-2-ansi.StringWidth(head)-ansi.StringWidth(left)-2-ansi.StringWidth(tag), 8)
-	name, _, _ := strings.Cut(x.Name, "#")
-	line := labelStyle.Render(head + fmt.Sprintf("%-*s", nameW, common.ShortName(name, nameW)))
+	line := labelStyle.Render(head + fmt.Sprintf("%-*s", nameW, common.ShortName(x.Name, nameW)))
 	if m := p.memo[x.Node]; m != nil && p.now.Before(m.freshUntil) {
-		line = st.Fresh.Render(head + fmt.Sprintf("%-*s", nameW, common.ShortName(name, nameW)))
+		line = st.Fresh.Render(head + fmt.Sprintf("%-*s", nameW, common.ShortName(x.Name, nameW)))
 	}
 	first := mark + line + tag + "  " + st.Muted.Render(left)
 
@@ -150,10 +149,23 @@ func (p *Model) redisEntryLines(e lockEntry, mark string) []string {
 		second += st.Subtle.Render(" · ") + st.Muted.Render("seen holding "+common.FormatAge(p.now.Sub(m.holdingSince)))
 	}
 	for _, pr := range p.queue.Problems {
-		if pr.Node == x.Node || pr.Node != "" && strings.HasPrefix(x.Node, pr.Node+"#") && strings.Contains(pr.Detail, string(x.Data)) {
+		if pr.Node == x.Node || pr.Node == x.Name && (!p.nameShared(x.Name) || strings.Contains(pr.Detail, string(x.Data))) {
 			second = "    " + p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + strings.TrimPrefix(second, "    ")
 			break
 		}
 	}
 	return []string{first, second}
+}
+
+// nameShared reports whether more than one participant has key name (a
+// fair lock's waiters): a problem naming the key is then one waiter's,
+// the one its detail names.
+func (p *Model) nameShared(name string) bool {
+	n := 0
+	for _, x := range p.queue.Participants {
+		if x.Name == name {
+			n++
+		}
+	}
+	return n > 1
 }

@@ -278,3 +278,18 @@ func (m *Model) redisCommand(name, arg string) (tea.Cmd, bool) {
 func lockTagOf(q lockops.Queue) tree.LockTag {
 	return tree.LockTag{Kind: q.Kind, Length: len(q.Participants)}
 }
+
+// redisHelpLines are the `?` screen's words on Redis (none on ZooKeeper).
+func (m *Model) redisHelpLines(wrap func(string) []string) []string {
+	if m.redis == nil {
+		return nil
+	}
+	lines := []string{"", m.st.Section.Render("On Redis")}
+	for _, l := range wrap("The tree groups keys by ':' (lock:orders:42 under lock › orders › 42); a group is listed with SCAN when opened and again on r; a closed group's count is the keys below it. " +
+		"The detail pane shows a key's type, TTL (counting down) and value (v: a string's viewer). " +
+		"Lock keys (redis.setnx, redlock, redisson.lock, redisson.fairlock) open the lock pane: t takes (SET NX PX, extended while held), u releases, X deletes a key while it holds the token shown. " +
+		":cd KEY opens a key; R, S, the node edits, find, :sessions and :ensemble are ZooKeeper's.") {
+		lines = append(lines, "  "+l)
+	}
+	return lines
+}

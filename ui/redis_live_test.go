@@ -280,3 +280,21 @@ func TestRedisTakeWaitReleaseEvict(t *testing.T) {
 		t.Fatal("lock:report is still there")
 	}
 }
+
+// TestRedisHelpSaysWhatDiffers: `?` on Redis has its own section, and the
+// ZooKeeper screens say they are ZooKeeper's.
+func TestRedisHelpSaysWhatDiffers(t *testing.T) {
+	_, c, _ := redisLive(t)
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 50)
+	defer d.Close()
+	d.apply(tea.KeyPressMsg{Code: '?', Text: "?"})
+	if !strings.Contains(d.screen(), "On Redis") || !strings.Contains(d.screen(), "groups keys by ':'") {
+		t.Fatalf("help:\n%s", d.screen())
+	}
+	d.apply(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("sessions")
+	if d.m.screen != screenTree || !strings.Contains(d.m.status.Text, "for ZooKeeper") {
+		t.Fatalf(":sessions on Redis: screen %d, status %q", d.m.screen, d.m.status.Text)
+	}
+}

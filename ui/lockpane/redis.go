@@ -148,13 +148,42 @@ func (p *Model) redisEntryLines(e lockEntry, mark string) []string {
 	if m := p.memo[x.Node]; m != nil && x.State == lockops.StateHolding && !m.holdingSince.IsZero() {
 		second += st.Subtle.Render(" · ") + st.Muted.Render("seen holding "+common.FormatAge(p.now.Sub(m.holdingSince)))
 	}
-	for _, pr := range p.queue.Problems {
-		if pr.Node == x.Node || pr.Node == x.Name && (!p.nameShared(x.Name) || strings.Contains(pr.Detail, string(x.Data))) {
-			second = "    " + p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + strings.TrimPrefix(second, "    ")
-			break
-		}
+	if pr, ok := p.redisProblemOf(x); ok {
+		second = "    " + p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + strings.TrimPrefix(second, "    ")
 	}
 	return []string{first, second}
+}
+
+// redisProblemOf is the first problem about participant x: one naming its
+// node, or its key when x is the only participant with that key or the
+// problem's detail names x's token (a fair lock's waiters share a key).
+func (p *Model) redisProblemOf(x lockops.Participant) (lockops.Problem, bool) {
+	for _, pr := range p.queue.Problems {
+		if pr.Node == x.Node || pr.Node == x.Name && (!p.nameShared(x.Name) || strings.Contains(pr.Detail, string(x.Data))) {
+			return pr, true
+		}
+	}
+	return lockops.Problem{}, false
+}
+
+// redisFooterLine is the pane's last line on Redis: the selected
+// participant's problem, else the lock's, else its key and token.
+func (p *Model) redisFooterLine() string {
+	st := p.st
+	x, ok := p.selected()
+	if !ok {
+		return ""
+	}
+	pr, found := p.redisProblemOf(x)
+	for i := 0; !found && i < len(p.queue.Problems); i++ {
+		if p.queue.Problems[i].Node == "" {
+			pr, found = p.queue.Problems[i], true
+		}
+	}
+	if found {
+		return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
+	}
+	return st.Subtle.Render(x.Name + " · " + common.DataSummary(x.Data))
 }
 
 // nameShared reports whether more than one participant has key name (a

@@ -275,6 +275,9 @@ func (p *Model) footerLine() string {
 	if p.loadErr != nil {
 		return st.Error.Render("Could not read the lock: " + p.loadErr.Error())
 	}
+	if p.loader != nil {
+		return p.redisFooterLine() // redis.go
+	}
 	if x, ok := p.selected(); ok {
 		for _, pr := range p.queue.Problems {
 			if pr.Node == x.Node {

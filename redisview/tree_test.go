@@ -70,15 +70,7 @@ func TestListLevelHugeKeyspaceStopsAndReportsProgress(t *testing.T) {
 	c, r := open(t)
 	ctx := context.Background()
 	const n = 50_000
-	for start := 0; start < n; start += 5000 {
-		p := r.Pipeline()
-		for i := start; i < start+5000; i++ {
-			p.Set(ctx, fmt.Sprintf("user:%d:name", i), "x", 0)
-		}
-		if _, err := p.Exec(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fill(t, r, n, func(i int) string { return fmt.Sprintf("user:%d:name", i) })
 	r.Set(ctx, "lock:a", "t", time.Minute)
 	var reports []redisview.Level
 	l, err := c.ListLevel(ctx, "", redisview.ListOptions{Count: 500, ProgressEvery: time.Nanosecond,
@@ -170,5 +162,40 @@ func TestReadKeysReadsOneLock(t *testing.T) {
 	}
 	if k := reads[0].Keys[1]; string(k.Value) != "tok" || k.TTL <= 0 {
 		t.Fatalf("lock:a: %+v", k)
+	}
+}
+
+// fill makes n keys named by name(i), in pipelined batches.
+func fill(tb testing.TB, r *redis.Client, n int, name func(int) string) {
+	tb.Helper()
+	ctx := context.Background()
+	for start := 0; start < n; start += 5000 {
+		p := r.Pipeline()
+		for i := start; i < min(start+5000, n); i++ {
+			p.Set(ctx, name(i), "x", 0)
+		}
+		if _, err := p.Exec(ctx); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkListLevel lists levels of a 100,000-key keyspace (90,000 keys
+// under user:, 10,000 under lock:): the top level (two names) and the
+// lock: level (10,000 names), each a full SCAN of the keyspace.
+func BenchmarkListLevel(b *testing.B) {
+	_, c, r := redistest.Clients(b)
+	fill(b, r, 90_000, func(i int) string { return fmt.Sprintf("user:%d:name", i) })
+	fill(b, r, 10_000, func(i int) string { return fmt.Sprintf("lock:%d", i) })
+	ctx := context.Background()
+	for _, bc := range []struct{ name, prefix string }{{"top", ""}, {"lock", "lock:"}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				l, err := c.ListLevel(ctx, bc.prefix, redisview.ListOptions{})
+				if err != nil || !l.Done {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

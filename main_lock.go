@@ -61,7 +61,12 @@ If the lock is LOST while held (session expired, no answer until the
 deadline, or the node force-deleted), CMD is stopped the same way and zkscope
 exits 75. When the lock cannot be taken (--timeout expired, --no-wait and
 busy) it exits 1 and leaves no node; when it refuses to (unclear library,
-contradicting contenders) it exits 2 and creates nothing.`,
+contradicting contenders) it exits 2 and creates nothing.
+
+On Redis servers (--server redis://…, several for a Redlock) PATH is a key:
+zkscope sets it with SET NX PX and a random token, extends it at a third of
+--ttl while held and treats a failed extension as LOST (see README, "Redis
+locks", for what Redis locks cannot promise).`,
 		Example: `  zkscope lock /app/locks/deploy -- ./deploy.sh
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
@@ -182,7 +187,10 @@ lists the nodes (lock, holding or waiting, since when), asks you to type the
 session id, then deletes each with its own checks (session, creation zxid,
 version) and an audit line, waiters first. It refuses (exit 2) zkscope's own
 session and --read-only; a session with no lock node below the path is
-nothing to do (exit 0). Piped input never confirms: pass --yes.`,
+nothing to do (exit 0). Piped input never confirms: pass --yes.
+
+On Redis servers NODE is a key: zkscope shows its token and deletes it only
+while it still holds that token (--token T --yes for scripts).`,
 		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
   zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes
   zkscope evict --session 0x100000872e90004 --under /app/locks`,

@@ -139,6 +139,7 @@ func runRedisLocks(cmd *cobra.Command, args []string, asJSON bool) (handled bool
 	if !ok || err != nil {
 		return ok, err
 	}
+	tuneForBigRead(cmd.OutOrStdout()) // one-shot: see tuneForBigRead
 	queues, servers, err := readRedisLocks(cmd.Context(), cfg, redisPattern(args))
 	if err != nil {
 		return true, err
@@ -157,6 +158,7 @@ func runRedisDoctor(cmd *cobra.Command, args []string) (handled bool, err error)
 	if !ok || err != nil {
 		return ok, err
 	}
+	tuneForBigRead(cmd.OutOrStdout())
 	queues, _, err := readRedisLocks(cmd.Context(), cfg, redisPattern(args))
 	if err != nil {
 		return true, err

@@ -300,7 +300,7 @@ func startCLI(t *testing.T, cmd *exec.Cmd, want string) (stderr *lockedBuffer, e
 	return stderr, exited
 }
 
-func waitExit(t *testing.T, cmd *exec.Cmd, exited chan struct{}, stderr *lockedBuffer) int {
+func waitExit(t *testing.T, cmd *exec.Cmd, exited <-chan struct{}, stderr *lockedBuffer) int {
 	t.Helper()
 	select {
 	case <-exited:
@@ -366,6 +366,26 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	}
 }
 
+// startKilledAtEnd starts cmd and kills it when t ends if it still runs;
+// done is closed once it has exited.
+func startKilledAtEnd(t *testing.T, cmd *exec.Cmd) (done <-chan struct{}) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan struct{})
+	go func() { cmd.Wait(); close(ch) }()
+	t.Cleanup(func() {
+		select {
+		case <-ch:
+		default:
+			cmd.Process.Kill()
+			<-ch
+		}
+	})
+	return ch
+}
+
 // startUnderLock starts a `zkscope lock … -- sh -c "echo started; …"`
 // process and waits until the command under the lock prints "started". The
 // process is killed at the end of the test if it is still running.
@@ -377,19 +397,7 @@ func startUnderLock(t *testing.T, cmd *exec.Cmd) (stderr *lockedBuffer, exited <
 	}
 	stderr = &lockedBuffer{}
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		select {
-		case <-done:
-		default:
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	done := startKilledAtEnd(t, cmd)
 	started := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)

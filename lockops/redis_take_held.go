@@ -248,7 +248,8 @@ func (h *RedisHeld) deleteDeclaredLost() {
 // token (a Lua compare-and-delete), within ctx. Releasing a released lock
 // returns nil; a lost one, an error wrapping [ErrLost]; a key that no
 // longer held our token on a majority, too (it had expired: the lock was
-// lost). A server that does not answer keeps its key until the TTL.
+// lost). A server that does not answer keeps its key until the TTL; that
+// is no error when the key was deleted on a majority.
 func (h *RedisHeld) Release(ctx context.Context) error {
 	h.mu.Lock()
 	state, reason := h.state, h.reason
@@ -271,8 +272,11 @@ func (h *RedisHeld) Release(ctx context.Context) error {
 	case answered-deleted > len(h.Servers)-RedisQuorum(len(h.Servers)):
 		err = fmt.Errorf("release %s: %w: the key no longer held our token (it had expired; another client may have held the lock meanwhile)", h.Key, ErrLost)
 		h.setStateLocked(StateLost, err.Error())
-	case err != nil:
+	case err != nil && deleted < RedisQuorum(len(h.Servers)):
 		err = fmt.Errorf("release %s: %w (where it was not deleted, the key expires within %s)", h.Key, err, h.TTL)
+		h.setStateLocked(StateReleased, "")
+	case err != nil: // deleted on a majority: a master that did not answer lets its key expire
+		err = nil
 		h.setStateLocked(StateReleased, "")
 	default:
 		h.setStateLocked(StateReleased, "")

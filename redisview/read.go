@@ -65,123 +65,211 @@ func fairLockOf(key string) string {
 }
 
 // batch is how many keys share one pipelined round trip.
-const batch = 1000
+const batch = 5000
 
+// scanCount is SCAN's COUNT: how many of the server's slots one SCAN call
+// looks at. Large, so that a big keyspace takes few round trips (each call
+// still costs the server well under a millisecond per 10,000 slots).
+const scanCount = 10_000
+
+// readLocks scans pattern and reads each page of names while the next
+// page is scanned (two connections), so that the reads' round trips
+// overlap the scan's; the keys come sorted by name.
 func readLocks(ctx context.Context, r *redis.Client, pattern string) ([]Key, error) {
-	names, err := scan(ctx, r, pattern)
-	if err != nil {
+	pages := make(chan []string, 4)
+	scanErr := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(pages)
+		scanErr <- scan(ctx, r, pattern, func(names []string) {
+			select {
+			case pages <- names:
+			case <-ctx.Done():
+			}
+		})
+	}()
+	var keys []Key
+	for names := range pages {
+		for start := 0; start < len(names); start += batch {
+			part, err := readBatch(ctx, r, names[start:min(start+batch, len(names))])
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, part...)
+		}
+	}
+	if err := <-scanErr; err != nil {
 		return nil, err
 	}
-	keys := make([]Key, 0, len(names))
-	for start := 0; start < len(names); start += batch {
-		part, err := readBatch(ctx, r, names[start:min(start+batch, len(names))])
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, part...)
-	}
+	slices.SortFunc(keys, func(a, b Key) int { return strings.Compare(a.Name, b.Name) })
 	return keys, nil
 }
 
-// scan lists the names matching pattern, a companion key standing for its
-// lock's name, sorted and once each (SCAN may return a key twice).
-func scan(ctx context.Context, r *redis.Client, pattern string) ([]string, error) {
+// scan hands page the names matching pattern, a page per SCAN call, a
+// companion key standing for its lock's name, each name once (SCAN may
+// return a key twice).
+func scan(ctx context.Context, r *redis.Client, pattern string, page func([]string)) error {
 	seen := map[string]bool{}
 	var cursor uint64
 	for {
-		ks, next, err := r.Scan(ctx, cursor, pattern, batch).Result()
+		ks, next, err := r.Scan(ctx, cursor, pattern, scanCount).Result()
 		if err != nil {
-			return nil, err
+			return err
 		}
+		var names []string
 		for _, k := range ks {
 			if l := fairLockOf(k); l != "" {
 				k = l
 			}
-			seen[k] = true
+			if !seen[k] {
+				seen[k] = true
+				names = append(names, k)
+			}
+		}
+		if len(names) > 0 {
+			page(names)
 		}
 		if cursor = next; cursor == 0 {
-			break
+			return nil
 		}
 	}
-	names := make([]string, 0, len(seen))
-	for k := range seen {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names, nil
 }
 
-// readBatch reads names in two pipelined round trips: TYPE and PTTL, then
-// the values (GET, HGETALL) and every hash's fair-lock companions.
+// readBatch reads names with as few commands as a keyspace of mostly
+// strings allows, pipelined: PTTL and GET for every key (a string lock
+// needs no more); TYPE and HGETALL for the keys GET found of another type;
+// the Redisson fair-lock companions for hashes laid out as a Redisson
+// lock and for missing keys (a fair lock whose hash is gone but whose
+// queue is not).
 func readBatch(ctx context.Context, r *redis.Client, names []string) ([]Key, error) {
-	types := make([]*redis.StatusCmd, len(names))
 	ttls := make([]*redis.Cmd, len(names))
-	if _, err := r.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, k := range names {
-			types[i] = p.Type(ctx, k)
-			ttls[i] = p.Do(ctx, "PTTL", k)
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	keys := make([]Key, len(names))
 	gets := make([]*redis.StringCmd, len(names))
-	hashes := make([]*redis.MapStringStringCmd, len(names))
-	queues := make([]*redis.StringSliceCmd, len(names))
-	deadlines := make([]*redis.ZSliceCmd, len(names))
-	_, err := r.Pipelined(ctx, func(p redis.Pipeliner) error {
+	r.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range names {
-			ms, _ := ttls[i].Int64()
-			keys[i] = Key{Name: k, Type: types[i].Val(), TTL: NoExpiry}
-			if ms >= 0 {
-				keys[i].TTL = time.Duration(ms) * time.Millisecond
-			}
-			switch keys[i].Type {
-			case "string":
-				gets[i] = p.Get(ctx, k)
-			case "hash":
-				hashes[i] = p.HGetAll(ctx, k)
-				fallthrough
-			case "none":
-				queues[i] = p.LRange(ctx, FairLockKey(QueuePrefix, k), 0, -1)
-				deadlines[i] = p.ZRangeWithScores(ctx, FairLockKey(TimeoutPrefix, k), 0, -1)
-			}
+			ttls[i] = p.Do(ctx, "PTTL", k)
+			gets[i] = p.Get(ctx, k)
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, redis.Nil) {
+	keys := make([]Key, len(names))
+	var other, fair []int // keys of another type; candidates for a fair lock
+	for i, k := range names {
+		if err := ttls[i].Err(); err != nil { // PTTL fails only with the connection
+			return nil, err
+		}
+		keys[i] = Key{Name: k, Type: "string", TTL: NoExpiry}
+		if ms, _ := ttls[i].Int64(); ms >= 0 {
+			keys[i].TTL = time.Duration(ms) * time.Millisecond
+		}
+		switch v, err := gets[i].Bytes(); {
+		case err == nil:
+			keys[i].Value = v
+		case errors.Is(err, redis.Nil):
+			keys[i].Type = "none"
+			fair = append(fair, i)
+		default: // WRONGTYPE
+			other = append(other, i)
+		}
+	}
+	if err := readOthers(ctx, r, keys, other); err != nil {
+		return nil, err
+	}
+	for _, i := range other {
+		if keys[i].Type == "hash" && redissonLayout(keys[i].Fields) {
+			fair = append(fair, i)
+		}
+	}
+	if err := readFairLocks(ctx, r, keys, fair); err != nil {
 		return nil, err
 	}
 	out := keys[:0]
 	for i := range keys {
-		k := &keys[i]
-		if gets[i] != nil {
-			if v, err := gets[i].Bytes(); err == nil {
-				k.Value = v
-			} else {
-				continue // gone between the two round trips
-			}
+		if k := &keys[i]; k.Type != "none" || k.Queue != nil || k.Deadlines != nil {
+			out = append(out, *k) // (a missing key without a queue expired meanwhile)
 		}
-		if hashes[i] != nil {
-			k.Fields = hashes[i].Val()
-		}
-		if queues[i] != nil {
-			if q := queues[i].Val(); len(q) > 0 {
-				k.Queue = q
-			}
-			if zs := deadlines[i].Val(); len(zs) > 0 {
-				k.Deadlines = make(map[string]int64, len(zs))
-				for _, z := range zs {
-					m, _ := z.Member.(string)
-					k.Deadlines[m] = int64(z.Score)
-				}
-			}
-		}
-		if k.Type == "none" && k.Queue == nil && k.Deadlines == nil {
-			continue // expired or deleted meanwhile
-		}
-		out = append(out, *k)
 	}
 	return out, nil
+}
+
+// readOthers reads the type of keys[i] for each i in which, and a hash's
+// fields, in one round trip.
+func readOthers(ctx context.Context, r *redis.Client, keys []Key, which []int) error {
+	if len(which) == 0 {
+		return nil
+	}
+	types := make([]*redis.StatusCmd, len(which))
+	hashes := make([]*redis.MapStringStringCmd, len(which))
+	r.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for j, i := range which {
+			types[j] = p.Type(ctx, keys[i].Name)
+			hashes[j] = p.HGetAll(ctx, keys[i].Name) // WRONGTYPE unless a hash
+		}
+		return nil
+	})
+	for j, i := range which {
+		if err := types[j].Err(); err != nil {
+			return err
+		}
+		keys[i].Type = types[j].Val()
+		if keys[i].Type == "hash" {
+			keys[i].Fields = hashes[j].Val()
+		}
+	}
+	return nil
+}
+
+// redissonLayout reports whether a hash is laid out as a Redisson lock:
+// fields <uuid>:<threadId> holding a re-entry count.
+func redissonLayout(fields map[string]string) bool {
+	for f, n := range fields {
+		i := strings.LastIndexByte(f, ':')
+		if i <= 0 || !allDigits(f[i+1:]) || !allDigits(n) {
+			return false
+		}
+	}
+	return true
+}
+
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// readFairLocks reads, in one round trip, the Redisson fair-lock queue
+// and deadlines of keys[i] for each i in which.
+func readFairLocks(ctx context.Context, r *redis.Client, keys []Key, which []int) error {
+	if len(which) == 0 {
+		return nil
+	}
+	queues := make([]*redis.StringSliceCmd, len(which))
+	deadlines := make([]*redis.ZSliceCmd, len(which))
+	_, err := r.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for j, i := range which {
+			queues[j] = p.LRange(ctx, FairLockKey(QueuePrefix, keys[i].Name), 0, -1)
+			deadlines[j] = p.ZRangeWithScores(ctx, FairLockKey(TimeoutPrefix, keys[i].Name), 0, -1)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return err
+	}
+	for j, i := range which {
+		k := &keys[i]
+		if q := queues[j].Val(); len(q) > 0 {
+			k.Queue = q
+		}
+		if zs := deadlines[j].Val(); len(zs) > 0 {
+			k.Deadlines = make(map[string]int64, len(zs))
+			for _, z := range zs {
+				m, _ := z.Member.(string)
+				k.Deadlines[m] = int64(z.Score)
+			}
+		}
+	}
+	return nil
 }

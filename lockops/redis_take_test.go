@@ -1,0 +1,252 @@
+package lockops
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/redisview/redistest"
+)
+
+// `zkscope lock`, `evict` and `revoke` on real redis-server processes, the
+// real binary against real redis-py contenders.
+
+// redisCLI prepares `zkscope -s urls args...` (the audit log where the
+// test's XDG_STATE_HOME says, no config file).
+func redisCLI(t *testing.T, urls string, args ...string) *exec.Cmd {
+	cmd := exec.Command(zkscopeBinary(t), append([]string{"-s", urls}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "ZKSCOPE_CONTEXT=", "ZKSCOPE_AUTH=")
+	return cmd
+}
+
+// startRedisPy starts a redis-py script against addr (r is the client) in
+// the background; its output goes to the returned buffer, its stdin is the
+// returned writer.
+func startRedisPy(t *testing.T, addr, script string) (io.WriteCloser, *lockedBuffer, <-chan struct{}) {
+	t.Helper()
+	redisPy(t, addr, "pass") // skips (fails under CI) without python3-redis
+	host, port, _ := strings.Cut(addr, ":")
+	cmd := exec.Command("/usr/bin/python3", "-u", "-c", "import redis, os, sys\nr = redis.Redis(host='"+host+"', port="+port+")\n"+script)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stdin, out, startKilledAtEnd(t, cmd)
+}
+
+// waitRenewals waits until key's remaining time on addr has gone up n
+// times: the holder extended it n times.
+func waitRenewals(t *testing.T, addr, key string, n int) {
+	t.Helper()
+	r := goredis.NewClient(&goredis.Options{Addr: addr})
+	defer r.Close()
+	last, rises := time.Duration(-1), 0
+	waitFor(t, key+" extended "+strconv.Itoa(n)+" times", 60*time.Second, func() bool {
+		ttl, err := r.PTTL(context.Background(), key).Result()
+		if err != nil || ttl < 0 {
+			t.Fatalf("%s on %s: ttl %v, err %v (not held any more)", key, addr, ttl, err)
+		}
+		if last >= 0 && ttl > last {
+			rises++
+		}
+		last = ttl
+		return rises >= n
+	})
+}
+
+// TestRedisLockExcludesRedisPy: while `zkscope lock` holds a key (its TTL
+// of 1 s extended again and again), a redis-py Lock on the same key cannot
+// take it and waits; it gets it only after CMD has finished. And the other
+// way round: while redis-py holds, zkscope --no-wait fails with exit 1,
+// zkscope without it waits and runs CMD once redis-py has released.
+func TestRedisLockExcludesRedisPy(t *testing.T) {
+	s := redistest.Start(t)
+	auditLog := auditToTemp(t)
+	dir := t.TempDir()
+	key, done := "lock:excl", filepath.Join(dir, "cmd-done")
+
+	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; touch "+done)
+	cmdIn, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, exited := startUnderLock(t, cmd)
+	_, py, pyDone := startRedisPy(t, s.Addr, `l = r.lock('`+key+`', timeout=30)
+print('nowait', l.acquire(blocking=False))
+print('trying')
+ok = l.acquire(blocking=True, blocking_timeout=60)
+print('got', ok, os.path.exists('`+done+`'))
+l.release()`)
+	waitFor(t, "redis-py to try", 60*time.Second, func() bool { return strings.Contains(py.String(), "trying") })
+	if !strings.Contains(py.String(), "nowait False") {
+		t.Fatalf("redis-py took the lock zkscope holds: %s", py.String())
+	}
+	waitRenewals(t, s.Addr, key, 3) // held past its TTL: extended
+	cmdIn.Close()
+	if code := waitExit(t, cmd, exited, stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	<-pyDone
+	if !strings.Contains(py.String(), "got True True") {
+		t.Fatalf("redis-py, want it to get the lock after CMD finished: %s", py.String())
+	}
+
+	// redis-py holds; zkscope waits.
+	released := filepath.Join(dir, "py-releasing")
+	pyIn, py, pyDone := startRedisPy(t, s.Addr, `l = r.lock('`+key+`', timeout=30)
+l.acquire()
+print('held', l.local.token.decode())
+sys.stdin.readline()
+open('`+released+`', 'w').close()
+l.release()`)
+	waitFor(t, "redis-py to hold", 60*time.Second, func() bool { return strings.Contains(py.String(), "held") })
+	code, out := runWithin(t, redisCLI(t, s.URL(), "lock", key, "--no-wait", "--", "true"), 60*time.Second)
+	if code != ExitNotAcquired || !strings.Contains(out, "held by someone else") {
+		t.Fatalf("--no-wait while redis-py holds: exit %d\n%s", code, out)
+	}
+	cmd = redisCLI(t, s.URL(), "lock", key, "--", "test", "-f", released)
+	pyToken := strings.TrimSpace(strings.TrimPrefix(py.String(), "held"))
+	stderr2, exited2 := startCLI(t, cmd, "waiting for "+key+`: held by "`+pyToken+`"`)
+	pyIn.Close()
+	if code := waitExit(t, cmd, exited2, stderr2); code != 0 {
+		t.Fatalf("exit %d (1: CMD ran before redis-py released); stderr:\n%s", code, stderr2.String())
+	}
+	<-pyDone
+	entries := readAudit(t, auditLog)
+	if !hasAudit(entries, OpTake, AuditOK, key) || !hasAudit(entries, OpRelease, AuditOK, key) || !hasAudit(entries, OpTake, AuditFailed, key) {
+		t.Fatalf("audit log lacks take/release/failed take of %s: %+v", key, entries)
+	}
+}
+
+// TestRedisLockLostWhenServerStops: the server stops during a hold; the
+// extension fails, the lock is LOST before its TTL could run out on the
+// server, CMD is stopped and zkscope exits 75.
+func TestRedisLockLostWhenServerStops(t *testing.T) {
+	s := redistest.Start(t)
+	auditToTemp(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	cmd := redisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
+	stderr, exited := startUnderLock(t, cmd)
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	s.Stop()
+	if code := waitExit(t, cmd, exited, stderr); code != ExitLost {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+	}
+	for _, want := range []string{"SUSPENDED", "LOST the lock lock:lost", "sent SIGTERM to sh"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("CMD (pid %d) still exists: %v", pid, err)
+	}
+}
+
+// TestRedisEvictRefusesChangedToken: evict deletes a key only while it
+// holds the token shown or given; a key whose token changed is refused
+// (exit 2) and kept; revoke and --read-only are refused too.
+func TestRedisEvictRefusesChangedToken(t *testing.T) {
+	s := redistest.Start(t)
+	auditLog := auditToTemp(t)
+	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	defer r.Close()
+	ctx := context.Background()
+	key := "lock:evict"
+	r.Set(ctx, key, "tok-a", time.Minute)
+
+	code, out := runWithin(t, redisCLI(t, s.URL(), "evict", key, "--token", "tok-b", "--yes"), 60*time.Second)
+	if code != ExitRefused || !strings.Contains(out, `now holds the token "tok-a"`) {
+		t.Fatalf("evict with another token: exit %d\n%s", code, out)
+	}
+	cmd := redisCLI(t, s.URL(), "evict", key) // stdin is no terminal: nobody confirms
+	if code, out := runWithin(t, cmd, 60*time.Second); code != ExitRefused || !strings.Contains(out, `--yes --token "tok-a"`) {
+		t.Fatalf("evict without a terminal: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{"revoke", key}, {"--read-only", "evict", key, "--token", "tok-a", "--yes"}, {"--read-only", "lock", key, "--", "true"}} {
+		if code, out := runWithin(t, redisCLI(t, s.URL(), args...), 60*time.Second); code != ExitRefused {
+			t.Fatalf("%v: exit %d, want %d\n%s", args, code, ExitRefused, out)
+		}
+	}
+
+	// Between the preview and the deletion, another client took the key.
+	eps, _ := redisview.ParseServers(s.URL())
+	c, err := redisview.Open(redisview.Config{Servers: eps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p, err := PreviewRedisEvict(ctx, c, key)
+	if err != nil || p.Token != "tok-a" {
+		t.Fatalf("preview %+v, %v", p, err)
+	}
+	r.Set(ctx, key, "tok-new", time.Minute)
+	if _, err := EvictRedis(ctx, c, key, p.Token, RedisEvictOptions{}); !IsRefusal(err) {
+		t.Fatalf("evict of a changed token: %v, want a refusal", err)
+	}
+	if v, _ := r.Get(ctx, key).Result(); v != "tok-new" {
+		t.Fatalf("the new holder's key was touched: %q", v)
+	}
+
+	code, out = runWithin(t, redisCLI(t, s.URL(), "evict", key, "--token", "tok-new", "--yes"), 60*time.Second)
+	if n, _ := r.Exists(ctx, key).Result(); code != 0 || n != 0 {
+		t.Fatalf("evict with the token held: exit %d, key left %d\n%s", code, n, out)
+	}
+	entries := readAudit(t, auditLog)
+	if !hasAudit(entries, OpForceDelete, AuditOK, key) || !hasAudit(entries, OpForceDelete, AuditRefused, key) || !hasAudit(entries, OpRevoke, AuditRefused, key) {
+		t.Fatalf("audit log: %+v", entries)
+	}
+}
+
+// TestRedlockTakeOneMasterStopped: over three masters with one stopped,
+// `zkscope lock` takes a Redlock on the other two (a majority), extends it
+// there and releases it; with two stopped it cannot (exit 1) and leaves no
+// key on the one left.
+func TestRedlockTakeOneMasterStopped(t *testing.T) {
+	servers := redistest.StartN(t, 3)
+	auditToTemp(t)
+	urls := servers[0].URL() + "," + servers[1].URL() + "," + servers[2].URL()
+	key := "lock:redlock"
+	servers[2].Stop()
+
+	cmd := redisCLI(t, urls, "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; exit 0")
+	cmdIn, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, exited := startUnderLock(t, cmd)
+	qs := readRedis(t, key, servers[0].URL(), servers[1].URL(), servers[2].URL())
+	if len(qs) != 1 || qs[0].Kind != KindRedlock || len(qs[0].Holders()) != 2 || !qs[0].HasValidity {
+		t.Fatalf("decoded %+v", qs)
+	}
+	waitRenewals(t, servers[0].Addr, key, 3)
+	cmdIn.Close()
+	if code := waitExit(t, cmd, exited, stderr); code != 0 || !strings.Contains(stderr.String(), "(redlock,") {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	waitGone(t, servers[0].Addr, key)
+	waitGone(t, servers[1].Addr, key)
+
+	servers[1].Stop()
+	code, out := runWithin(t, redisCLI(t, urls, "lock", key, "--timeout", "1s", "--", "true"), 60*time.Second)
+	if code != ExitNotAcquired || !strings.Contains(out, "timed out") {
+		t.Fatalf("one master of three: exit %d\n%s", code, out)
+	}
+	waitGone(t, servers[0].Addr, key)
+}

@@ -8,10 +8,13 @@ package redisview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Separator is what groups key names into levels ("lock:orders:42" is
@@ -41,6 +44,9 @@ type Level struct {
 	Scanned   int
 	Done      bool
 	Truncated bool // stopped at the limit: some names may be missing
+	// Failed names the servers that could not be listed (their errors):
+	// the names are the others'.
+	Failed []string
 }
 
 // ListOptions tune [Client.ListLevel].
@@ -107,9 +113,10 @@ func (lb *levelBuilder) level() Level {
 
 // ListLevel lists the names directly under prefix ("" the top; else end
 // it with [Separator]) on every server, merged (the masters of a Redlock
-// hold the same names). A server that fails fails the listing. A key seen
-// twice by SCAN (it may return one twice) counts twice in Below: the
-// counts are what SCAN saw, not exact.
+// hold the same names). A server that fails is named in Level.Failed;
+// only all failing is an error. A key seen twice by SCAN (it may return
+// one twice) counts twice in Below: the counts are what SCAN saw, not
+// exact.
 func (c *Client) ListLevel(ctx context.Context, prefix string, o ListOptions) (Level, error) {
 	if o.Limit <= 0 {
 		o.Limit = DefaultListLimit
@@ -120,40 +127,67 @@ func (c *Client) ListLevel(ctx context.Context, prefix string, o ListOptions) (L
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 100 * time.Millisecond
 	}
-	lb := &levelBuilder{prefix: prefix, kids: map[string]*Child{}}
-	match := MatchPrefix(prefix)
-	last, every := time.Now(), o.ProgressEvery
+	s := &levelScan{lb: levelBuilder{prefix: prefix, kids: map[string]*Child{}}, o: o, match: MatchPrefix(prefix), last: time.Now(), every: o.ProgressEvery}
+	var errs []error
 	for i, r := range c.clients {
-		var cursor uint64
-		for {
-			keys, next, err := r.Scan(ctx, cursor, match, o.Count).Result()
-			if err != nil {
-				return lb.level(), fmt.Errorf("list %s* on %s: %w", prefix, c.eps[i].Addr, err)
-			}
-			for _, k := range keys {
-				if lb.seen < o.Limit {
-					lb.add(k)
-				}
-			}
-			if lb.seen >= o.Limit {
-				l := lb.level()
-				l.Truncated = true
-				return l, nil
-			}
-			if cursor = next; cursor == 0 {
-				break
-			}
-			if o.Progress != nil && time.Since(last) >= every {
-				// A level of a million names costs a while to copy and
-				// sort: report at most a quarter of the time.
-				start := time.Now()
-				o.Progress(lb.level())
-				last = time.Now()
-				every = max(o.ProgressEvery, 3*last.Sub(start))
-			}
+		if err := s.server(ctx, r); err != nil {
+			err = fmt.Errorf("list %s* on %s: %w", prefix, c.eps[i].Addr, err)
+			errs = append(errs, err)
+			s.failed = append(s.failed, err.Error())
+		}
+		if s.lb.seen >= o.Limit {
+			l := s.level()
+			l.Truncated = true
+			return l, nil
 		}
 	}
-	l := lb.level()
+	l := s.level()
+	if len(errs) == len(c.clients) {
+		return l, errors.Join(errs...)
+	}
 	l.Done = true
 	return l, nil
+}
+
+// levelScan is one listing in progress, across the servers.
+type levelScan struct {
+	lb     levelBuilder
+	o      ListOptions
+	match  string
+	last   time.Time
+	every  time.Duration
+	failed []string
+}
+
+func (s *levelScan) level() Level {
+	l := s.lb.level()
+	l.Failed = s.failed
+	return l
+}
+
+// server scans one server's keys into the level, until the limit.
+func (s *levelScan) server(ctx context.Context, r *redis.Client) error {
+	var cursor uint64
+	for {
+		keys, next, err := r.Scan(ctx, cursor, s.match, s.o.Count).Result()
+		if err != nil {
+			return err
+		}
+		for _, k := range keys {
+			if s.lb.seen < s.o.Limit {
+				s.lb.add(k)
+			}
+		}
+		if cursor = next; cursor == 0 || s.lb.seen >= s.o.Limit {
+			return nil
+		}
+		if s.o.Progress != nil && time.Since(s.last) >= s.every {
+			// A level of a million names costs a while to copy and
+			// sort: report at most a quarter of the time.
+			start := time.Now()
+			s.o.Progress(s.level())
+			s.last = time.Now()
+			s.every = max(s.o.ProgressEvery, 3*s.last.Sub(start))
+		}
+	}
 }

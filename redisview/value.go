@@ -173,16 +173,16 @@ func (c *Client) ReadKeys(ctx context.Context, names []string) []Read {
 	return out
 }
 
-// Ping asks every server whether it answers; the error names those that
-// do not.
-func (c *Client) Ping(ctx context.Context) error {
-	var errs []error
+// Ping asks every server whether it answers: one error per server, in
+// the order given, nil for those that answered.
+func (c *Client) Ping(ctx context.Context) []error {
+	errs := make([]error, len(c.clients))
 	for i, r := range c.clients {
 		if err := r.Ping(ctx).Err(); err != nil {
-			errs = append(errs, fmt.Errorf("ping %s: %w", c.eps[i].Addr, err))
+			errs[i] = fmt.Errorf("ping %s: %w", c.eps[i].Addr, err)
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // AllFailed is the servers' errors joined when every read failed, nil

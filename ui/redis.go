@@ -146,15 +146,17 @@ func (m *Model) onRedisSelect(msg redisSelectMsg) {
 
 func (m *Model) onRedisPing(msg redisPingMsg) {
 	prev := m.state.State
-	if msg.err != nil {
+	switch {
+	case msg.down == msg.of:
 		m.state.State = zkview.StateReconnecting
 		m.setStatus(common.LevelErr, msg.err.Error())
 		return
-	}
-	m.state.State = zkview.StateConnected
-	if prev == zkview.StateReconnecting {
+	case msg.down > 0:
+		m.setStatus(common.LevelWarn, fmt.Sprintf("%d of %d masters do not answer (a Redlock needs %d): %v", msg.down, msg.of, msg.of/2+1, msg.err))
+	case prev == zkview.StateReconnecting:
 		m.setStatus(common.LevelOK, "Redis answers again.")
 	}
+	m.state.State = zkview.StateConnected
 }
 
 // onRedisTick counts the TTL shown down, reads the key under the cursor

@@ -42,8 +42,12 @@ type redisProbeMsg struct {
 }
 
 // redisPingMsg answers a PING of every server (one in flight at a time:
-// Init's, then one every few ticks, so it carries no request id).
-type redisPingMsg struct{ err error }
+// Init's, then one every few ticks, so it carries no request id): how
+// many did not answer, of how many, and the first one's error.
+type redisPingMsg struct {
+	down, of int
+	err      error
+}
 
 func (redisSelectMsg) redisMsg() {}
 func (redisProbeMsg) redisMsg()  {}
@@ -200,7 +204,17 @@ func redisPingCmd(c *redisview.Client) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
-		return redisPingMsg{err: redisError(c.Ping(ctx))}
+		msg := redisPingMsg{}
+		for _, err := range c.Ping(ctx) {
+			msg.of++
+			if err != nil {
+				msg.down++
+				if msg.err == nil {
+					msg.err = redisError(err)
+				}
+			}
+		}
+		return msg
 	}
 }
 

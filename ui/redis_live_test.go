@@ -298,3 +298,44 @@ func TestRedisHelpSaysWhatDiffers(t *testing.T) {
 		t.Fatalf(":sessions on Redis: screen %d, status %q", d.m.screen, d.m.status.Text)
 	}
 }
+
+// TestRedisRedlockMajorityWithAMasterDown: three masters, the same token
+// on two of them and the third stopped: the tree lists the two that
+// answer, the lock pane shows the Redlock held by the majority with its
+// validity, and the status line says a master does not answer.
+func TestRedisRedlockMajorityWithAMasterDown(t *testing.T) {
+	ss := redistest.StartN(t, 3)
+	ctx := context.Background()
+	var urls []string
+	for i, s := range ss {
+		urls = append(urls, s.URL())
+		if i < 2 {
+			r := redis.NewClient(&redis.Options{Addr: s.Addr})
+			r.Set(ctx, "lock:billing", "c2VjcmV0LXRva2VuLTEyMzQ1Ng==", time.Minute)
+			r.Close()
+		}
+	}
+	ss[2].Stop()
+	eps, err := redisview.ParseServers(strings.Join(urls, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := redisview.Open(redisview.Config{Servers: eps, DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the masters that answer", screenHas("lock", "connected"))
+	if !strings.Contains(d.m.status.Text, "1 of 3 masters do not answer") {
+		t.Fatalf("status %q", d.m.status.Text)
+	}
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd lock:billing")
+	d.until(t, 15*time.Second, "the Redlock", screenHas("redlock", "2 holding", "a majority holds it · validity", "redis-unreachable"))
+	q := d.m.lock.Queue()
+	if q.Kind != lockops.KindRedlock || len(q.Holders()) != 2 {
+		t.Fatalf("queue %+v", q)
+	}
+}

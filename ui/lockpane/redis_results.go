@@ -122,7 +122,7 @@ func (p *Model) redisBannerLines() []string {
 	}
 	h := a.held
 	if h == nil || a.state == lockops.StateReleased {
-		return nil
+		return p.redlockLines()
 	}
 	switch a.state {
 	case lockops.StateLost:
@@ -202,4 +202,15 @@ func redisEvictCmd(c *redisview.Client, pv *lockops.RedisEvictPreview, o lockops
 		n, err := lockops.EvictRedis(ctx, c, key, token, o)
 		return redisEvictDoneMsg{key: key, n: n, err: err}
 	}
+}
+
+// redlockLines say, for a Redlock a majority holds, how long its validity
+// lasts (counting down between reads).
+func (p *Model) redlockLines() []string {
+	q := &p.queue
+	if q.Kind != lockops.KindRedlock || !q.HasValidity {
+		return nil
+	}
+	left := q.Validity - max(p.now.Sub(p.loadedAt), 0)
+	return []string{p.st.Muted.Render(fmt.Sprintf("a majority holds it · validity %s (the least TTL among them, less clock drift)", common.FormatAge(left)))}
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -337,5 +338,34 @@ func TestRedisRedlockMajorityWithAMasterDown(t *testing.T) {
 	q := d.m.lock.Queue()
 	if q.Kind != lockops.KindRedlock || len(q.Holders()) != 2 {
 		t.Fatalf("queue %+v", q)
+	}
+}
+
+// TestRedisNoAuthIsOneLine: a server that wants a password says so in one
+// line naming where the password goes.
+func TestRedisNoAuthIsOneLine(t *testing.T) {
+	_, c, r := redisLive(t)
+	if err := r.ConfigSet(context.Background(), "requirepass", "s3cret").Err(); err != nil {
+		t.Fatal(err)
+	}
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the NOAUTH line", func(d *liveDriver) bool {
+		return strings.Contains(d.m.status.Text, "wants a password (NOAUTH)") && strings.Contains(d.m.status.Text, "--auth-file")
+	})
+}
+
+func TestRedisErrorWording(t *testing.T) {
+	for in, want := range map[string]string{
+		"WRONGTYPE Operation against a key holding the wrong kind of value": "press r to read it again",
+		"NOAUTH Authentication required.":                                   "put user:password in --auth-file",
+		"WRONGPASS invalid username-password pair or user is disabled.":     "refused the credentials",
+	} {
+		if got := redisError(errors.New(in)).Error(); !strings.Contains(got, want) {
+			t.Errorf("%q → %q, want %q in it", in, got, want)
+		}
+	}
+	if redisError(nil) != nil {
+		t.Error("nil is no error")
 	}
 }

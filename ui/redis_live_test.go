@@ -1,12 +1,9 @@
 package ui
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -109,7 +106,7 @@ func TestRedisServerDownIsOneLine(t *testing.T) {
 // time it has left counting down.
 func TestRedisLivePyLockHolder(t *testing.T) {
 	s, c, _ := redisLive(t)
-	token, _ := holdPyLock(t, s.Addr, "lock:jobs:nightly", 60)
+	token, _ := redistest.HoldPyLock(t, s.Addr, "lock:jobs:nightly", 60)
 
 	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark", ReadOnly: true}), 120, 35)
 	defer d.Close()
@@ -131,38 +128,6 @@ func TestRedisLivePyLockHolder(t *testing.T) {
 	d.until(t, 5*time.Second, "take refused read-only", screenHas("Read-only"))
 }
 
-// holdPyLock holds a redis-py Lock on key (timeout seconds) in a Python
-// process until the test ends (or release is called), and returns its
-// token.
-func holdPyLock(t *testing.T, addr, key string, timeout int) (token string, release func()) {
-	t.Helper()
-	if err := exec.Command("/usr/bin/python3", "-c", "import redis.lock").Run(); err != nil {
-		redistest.Unavailable(t, "python3-redis not installed")
-	}
-	host, port, _ := strings.Cut(addr, ":")
-	script := fmt.Sprintf(`import redis, sys
-r = redis.Redis(host=%q, port=%s)
-l = r.lock(%q, timeout=%d)
-assert l.acquire(blocking=False)
-print(l.local.token.decode(), flush=True)
-sys.stdin.read()
-l.release()
-`, host, port, key, timeout)
-	cmd := exec.Command("/usr/bin/python3", "-c", script)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	release = func() { stdin.Close(); cmd.Wait() }
-	t.Cleanup(release)
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		io.Copy(io.Discard, stdout)
-		t.Fatalf("redis-py did not take the lock: %v", err)
-	}
-	return strings.TrimSpace(line), release
-}
 
 // TestRedisFairLockWaitersInOrder: a Redisson fair lock's layout (built
 // from Redisson's documented Lua scripts: no Redisson client here) shows
@@ -238,8 +203,8 @@ func TestRedisHugeLevelStopsAtItsLimit(t *testing.T) {
 func TestRedisTakeWaitReleaseEvict(t *testing.T) {
 	s, c, r := redisLive(t)
 	ctx := context.Background()
-	pyToken, pyRelease := holdPyLock(t, s.Addr, "lock:deploy", 60)
-	otherToken, _ := holdPyLock(t, s.Addr, "lock:report", 60)
+	pyToken, pyRelease := redistest.HoldPyLock(t, s.Addr, "lock:deploy", 60)
+	otherToken, _ := redistest.HoldPyLock(t, s.Addr, "lock:report", 60)
 
 	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
 	defer d.Close()

@@ -128,7 +128,6 @@ func TestRedisLivePyLockHolder(t *testing.T) {
 	d.until(t, 5*time.Second, "take refused read-only", screenHas("Read-only"))
 }
 
-
 // TestRedisFairLockWaitersInOrder: a Redisson fair lock's layout (built
 // from Redisson's documented Lua scripts: no Redisson client here) shows
 // its holder and its waiters in queue order with their deadlines; the `/`

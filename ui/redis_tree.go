@@ -119,6 +119,12 @@ func (t *redisTree) Expand(ctx context.Context, p string) error {
 	defer cancel()
 	load := &redisLoad{cancel: cancel}
 	t.mu.Lock()
+	if n, ok := t.nodeLocked(p); ok && !n.Gone && n.Stat.NumChildren == 0 && p != "/" {
+		// Its level's listing saw no key below it: nothing to scan.
+		t.applyLocked(p, redisview.Level{Prefix: redisPrefixOf(p), Done: true})
+		t.mu.Unlock()
+		return nil
+	}
 	if old := t.loads[p]; old != nil {
 		old.cancel()
 	}
@@ -296,26 +302,37 @@ func (t *redisTree) Select(_ context.Context, p string) (zkview.TreeNode, error)
 	return n, nil
 }
 
-// Refresh lists every open level again, in the background; the tree
-// follows through Events.
+// Refresh lists every open level again, one after the other (each is a
+// SCAN of the whole keyspace), in the background; the tree follows
+// through Events. A level being listed already is left to that listing.
 func (t *redisTree) Refresh() {
 	t.mu.Lock()
 	var open []string
 	for p := range t.levels {
-		open = append(open, p)
+		if t.loads[p] == nil {
+			open = append(open, p)
+		}
 	}
 	t.mu.Unlock()
-	for _, p := range open {
-		go func() {
+	slices.Sort(open) // parents first: a level gone from its parent is not listed
+	go func() {
+		for _, p := range open {
+			t.mu.Lock()
+			_, still := t.levels[p]
+			t.mu.Unlock()
+			if !still {
+				continue // collapsed meanwhile
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
-			defer cancel()
-			if t.Expand(ctx, p) == nil {
+			err := t.Expand(ctx, p)
+			cancel()
+			if err == nil {
 				t.mu.Lock()
 				t.changed(p, zkview.ChangeChildren)
 				t.mu.Unlock()
 			}
-		}()
-	}
+		}
+	}()
 }
 
 // Close stops every scan and the event pump.

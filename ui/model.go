@@ -52,6 +52,8 @@ type Options struct {
 	NoColor bool
 	// ReadOnly refuses every change (also implied by the client's config).
 	ReadOnly bool
+	// Redis, when set, opens the TUI on Redis servers (redis.go).
+	Redis *RedisOptions
 	// Editor is the command for `e` (default $VISUAL, $EDITOR, vi).
 	Editor string
 	// Start is the path the cursor starts on (default "/").
@@ -60,8 +62,6 @@ type Options struct {
 	// opens one of them.
 	Contexts []string
 	Connect  func(ctx context.Context, name string) (*zkview.Client, error)
-	// Redis, when set, opens the TUI on Redis servers (redis.go).
-	Redis *RedisOptions
 }
 
 // treeSource is what the UI needs of the lazy tree cache; *zkview.Tree

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/redisview"
@@ -17,6 +18,10 @@ import (
 )
 
 // The TUI on a real redis-server, driven through Update (liveDriver).
+
+// go-redis logs its failed dials (a stopped server) on stderr; the
+// binary silences it the same way (main_redis.go).
+func init() { redis.SetLogger(&logging.VoidLogger{}) }
 
 func redisLive(t *testing.T) (*redistest.Server, *redisview.Client, *redis.Client) {
 	return redistest.Clients(t)
@@ -215,7 +220,7 @@ func TestRedisTakeWaitReleaseEvict(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
 	d.until(t, 5*time.Second, "the take dialog", screenHas("Take Redis lock", "lock:deploy", "30s"))
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})
-	d.until(t, 15*time.Second, "waiting behind python", screenHas("waiting for lock:deploy", "held by", pyToken[:16]))
+	d.until(t, 15*time.Second, "waiting behind python", screenHas("⧗ waiting", "for lock:deploy · held by", pyToken[:16]))
 	pyRelease()
 	d.until(t, 15*time.Second, "the lock ours", screenHas("we hold lock:deploy", "you"))
 	ours := d.m.lock.RedisHeld().Token

@@ -80,7 +80,10 @@ func (p *Model) Show(visible bool, path string) tea.Cmd {
 // load starts a read of the shown directory unless one is in flight (then
 // one more read follows it).
 func (p *Model) load() tea.Cmd {
-	if !p.canRead() || p.path == "" {
+	if p.loader != nil {
+		return p.loadThroughLoader() // a Redis key (redis.go)
+	}
+	if p.client == nil || p.path == "" {
 		return nil
 	}
 	if p.loading {
@@ -90,9 +93,6 @@ func (p *Model) load() tea.Cmd {
 	p.loading, p.dirty = true, false
 	p.loadStarted = p.clock()
 	p.loadID++
-	if p.loader != nil {
-		return loaderCmd(p.loader, p.loadID, p.path, p.clock) // a Redis key (redis.go)
-	}
 	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.dirCache)
 }
 

@@ -253,14 +253,14 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case lockLoadedMsg:
 		return p.onLoaded(msg)
+	case redisPaneMsg:
+		return p.updateRedis(msg) // a Redis lock's reads and actions (redis.go)
 	case lockVerifiedMsg:
 		return p.onVerified(msg)
 	case lockDirChangedMsg:
 		return p.onDirChanged(msg)
-	case redisPaneMsg:
-		return p.updateRedis(msg)
 	case spinner.TickMsg:
-		if !p.act.waiting() && p.redis.taking == nil {
+		if !p.act.waiting() {
 			return nil
 		}
 		var cmd tea.Cmd

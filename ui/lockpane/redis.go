@@ -49,6 +49,21 @@ type loaderLoadedMsg struct {
 
 func (loaderLoadedMsg) redisPaneMsg() {}
 
+// loadThroughLoader is load for a lock read through the Loader: one read
+// in flight at a time, one more after it when asked meanwhile.
+func (p *Model) loadThroughLoader() tea.Cmd {
+	switch {
+	case p.path == "":
+		return nil
+	case p.loading:
+		p.dirty = true
+		return nil
+	}
+	p.loading, p.dirty, p.loadStarted = true, false, p.clock()
+	p.loadID++
+	return loaderCmd(p.loader, p.loadID, p.path, p.clock)
+}
+
 // loaderCmd reads the lock at path through l.
 func loaderCmd(l Loader, id uint64, path string, clock func() time.Time) tea.Cmd {
 	return func() tea.Msg {
@@ -103,9 +118,8 @@ func (p *Model) ttlLeft(x lockops.Participant) time.Duration {
 // redisEntryLines draws a Redis participant: its label, state and key
 // with the time it has left, then its token (or waiter id), its
 // re-entries and problems.
-func (p *Model) redisEntryLines(e lockEntry, mark string) []string {
+func (p *Model) redisEntryLines(x lockops.Participant, label, mark string) []string {
 	st := p.st
-	x := e.p
 	labelStyle, icon := st.Waiter, "○"
 	if x.State == lockops.StateHolding {
 		labelStyle, icon = st.Holder, "●"
@@ -125,7 +139,7 @@ func (p *Model) redisEntryLines(e lockEntry, mark string) []string {
 	default:
 		left = "expires in " + common.FormatAge(p.ttlLeft(x))
 	}
-	head := fmt.Sprintf("%-3s %s ", e.label, icon)
+	head := fmt.Sprintf("%-3s %s ", label, icon)
 	tag := ""
 	if p.isOurRedis(x) {
 		tag = " " + st.Badge.Render("you")
@@ -149,7 +163,7 @@ func (p *Model) redisEntryLines(e lockEntry, mark string) []string {
 		second += st.Subtle.Render(" · ") + st.Muted.Render("seen holding "+common.FormatAge(p.now.Sub(m.holdingSince)))
 	}
 	if pr, ok := p.redisProblemOf(x); ok {
-		second = "    " + p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + strings.TrimPrefix(second, "    ")
+		second = "    " + p.redisBadge(pr.Kind) + " " + strings.TrimPrefix(second, "    ")
 	}
 	return []string{first, second}
 }
@@ -181,7 +195,7 @@ func (p *Model) redisFooterLine() string {
 		}
 	}
 	if found {
-		return p.badgeStyle(pr.Kind)(string(pr.Kind)) + " " + st.Muted.Render(pr.Detail)
+		return p.redisBadge(pr.Kind) + " " + st.Muted.Render(pr.Detail)
 	}
 	return st.Subtle.Render(x.Name + " · " + common.DataSummary(x.Data))
 }
@@ -197,4 +211,15 @@ func (p *Model) nameShared(name string) bool {
 		}
 	}
 	return n > 1
+}
+
+// redisBadge draws a problem's badge in the colour of its severity.
+func (p *Model) redisBadge(kind lockops.ProblemKind) string {
+	switch kind.Severity() {
+	case lockops.SeverityError:
+		return p.st.BadgeErr.Render(string(kind))
+	case lockops.SeverityInfo:
+		return p.st.Badge.Render(string(kind))
+	}
+	return p.st.BadgeWarn.Render(string(kind))
 }

@@ -171,7 +171,7 @@ func (p *Model) beginRedisTake(key string, ttl time.Duration) tea.Cmd {
 	p.note = common.Status{}
 	progress := make(chan lockops.RedisProgress, 16)
 	o := lockops.RedisTakeOptions{TTL: ttl, Context: a.context, Note: "TUI"}
-	return tea.Batch(redisTakeCmd(ctx, a.c, a.seq, key, o, progress), listenRedisProgress(progress, a.seq), p.spinner.Tick)
+	return tea.Batch(redisTakeCmd(ctx, a.c, a.seq, key, o, progress), listenRedisProgress(progress, a.seq))
 }
 
 // redisRelease lets go of our Redis lock, or stops waiting for one.

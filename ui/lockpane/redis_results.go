@@ -111,7 +111,7 @@ func (p *Model) confirmQuitRedis() tea.Cmd {
 func (p *Model) redisBannerLines() []string {
 	st, a := p.st, &p.redis
 	if t := a.taking; t != nil {
-		line := p.spinner.View() + " waiting for " + t.key
+		line := "⧗ waiting " + common.FormatAge(p.now.Sub(t.started)) + " for " + t.key
 		if h := t.progress.Holder; h != "" {
 			line += " · held by " + common.DataSummary([]byte(h))
 			if t.progress.TTL > 0 {

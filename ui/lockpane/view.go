@@ -136,7 +136,7 @@ func (p *Model) entryLines(i int) []string {
 			st.Subtle.Render(fmt.Sprintf("  %s %s ago%s", what, common.FormatAge(ago), was))}
 	}
 	if p.loader != nil {
-		return p.redisEntryLines(e, mark) // a Redis lock (redis.go)
+		return p.redisEntryLines(e.p, e.label, mark) // a Redis lock (redis.go)
 	}
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)

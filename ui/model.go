@@ -7,8 +7,10 @@
 // the lock actions), ui/dialog (every dialog, on one overlay stack) and
 // ui/common (what they share). Every ZooKeeper read goes through zkview
 // (the lazy tree cache) and every change through lockops (audited
-// mutations), always from a command, never from Update. It must not be
-// imported by zkview or lockops. ARCHITECTURE.md maps features to files.
+// mutations), always from a command, never from Update; on Redis servers
+// (redis*.go) the tree, the detail and the lock pane read through
+// redisview instead. It must not be imported by zkview or lockops.
+// ARCHITECTURE.md maps features to files.
 package ui
 
 import (

@@ -251,6 +251,10 @@ func (m *Model) redisKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		m.setStatus(common.LevelInfo, "find reads ZooKeeper nodes; on Redis, / filters the names of a group and :cd KEY opens a key.")
 	case key.Matches(msg, k.Lock.Session):
 		m.setStatus(common.LevelInfo, "Redis locks have no sessions: a holder is its token.")
+	case key.Matches(msg, k.Yank):
+		name := common.RedisKeyOf(m.tree.CursorPath())
+		m.setStatus(common.LevelOK, "Copied "+name+" to the clipboard (through the terminal: OSC 52).")
+		return tea.SetClipboard(name), true
 	default:
 		return nil, false
 	}

@@ -83,6 +83,10 @@ func TestRedisTreeDetailAndLockTag(t *testing.T) {
 	d.typeLine("cd lock:orders:42")
 	d.until(t, 15*time.Second, "the lock pane", screenHas("redis.setnx·1", "1 holding · 0 waiting", "expires in", "0123456789abcdef"))
 
+	d.apply(tea.KeyPressMsg{Code: 'y', Text: "y"})
+	if !strings.Contains(d.m.status.Text, "Copied lock:orders:42 ") {
+		t.Fatalf("y on Redis: %q", d.m.status.Text)
+	}
 	d.apply(tea.KeyPressMsg{Code: 'e', Text: "e"})
 	if !strings.Contains(d.m.status.Text, "not edited here") {
 		t.Fatalf("e on Redis: %q", d.m.status.Text)

@@ -111,8 +111,12 @@ func (m *Model) onRedis(msg redisMsg) tea.Cmd {
 // needs no read).
 func (m *Model) redisSelect(p string) tea.Cmd {
 	n, _ := m.redis.tree.Node(p)
+	below := int(n.Stat.NumChildren)
+	if p == "/" {
+		below, _, _ = m.redis.tree.Progress(p) // the keys the top level's SCAN saw
+	}
 	if p == "/" || !m.redis.tree.IsKey(p) {
-		m.detail.SetRedis(detail.RedisKey{Key: common.RedisKeyOf(p), Group: true, Below: int(n.Stat.NumChildren)})
+		m.detail.SetRedis(detail.RedisKey{Key: common.RedisKeyOf(p), Group: true, Below: below})
 		return nil
 	}
 	return redisSelectCmd(m.redis.c, m.nextID("select"), p, false)
@@ -171,7 +175,11 @@ func (m *Model) onRedisTick() tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	p := m.detail.Path()
-	if m.ticks%redisReselectTicks == 0 && p != "" && !m.detail.IsLock() && m.redis.tree.IsKey(p) {
+	switch {
+	case p == "" || m.detail.IsLock():
+	case p == "/" || !m.redis.tree.IsKey(p):
+		m.redisSelect(p) // a group: what its listing says now, no read
+	case m.ticks%redisReselectTicks == 0:
 		cmds = append(cmds, redisSelectCmd(m.redis.c, m.nextID("select"), p, false))
 	}
 	if m.ticks%statsRefreshTicks == 0 {

@@ -54,7 +54,11 @@ func (d *Model) redisLines(width int) []string {
 		return st.Key.Render(fmt.Sprintf("%-8s", name)) + st.Value.Render(v)
 	}
 	if k.Group {
-		return []string{st.Section.Render("group"), kv("name", k.Key+redisview.Separator+"…"),
+		name := k.Key + redisview.Separator + "…"
+		if k.Key == "" {
+			name = "every key"
+		}
+		return []string{st.Section.Render("group"), kv("name", name),
 			kv("keys", fmt.Sprintf("%d below (as listed)", k.Below)), "", st.Muted.Render("Open it (→) to list the names under it.")}
 	}
 	v := k.Value

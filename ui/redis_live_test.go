@@ -342,3 +342,41 @@ func TestRedisErrorWording(t *testing.T) {
 		t.Error("nil is no error")
 	}
 }
+
+// TestRedisHeldLockLostWhenServerStops: a lock taken in the TUI with a
+// 1s TTL, then the server stopped: the pane says SUSPENDED, then LOST,
+// and the lock stays lost (u has nothing to release).
+func TestRedisHeldLockLostWhenServerStops(t *testing.T) {
+	s, c, r := redisLive(t)
+	r.Set(context.Background(), "lock:other", "x", 0) // a row to stand on
+	d := newLiveDriver(New(Options{Redis: &RedisOptions{Client: c}, Theme: "dark"}), 120, 35)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the top level", screenHas("lock", "connected"))
+	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
+	d.typeLine("cd lock:other")
+	d.until(t, 15*time.Second, "the key", screenHas("lock › other"))
+	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // the key field
+	for range len("lock:other") {
+		d.apply(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	for _, ch := range "lock:short" {
+		d.apply(tea.KeyPressMsg{Code: ch, Text: string(ch)})
+	}
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // the TTL
+	for range len("30s") {
+		d.apply(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	d.typeLine("1s")
+	d.until(t, 15*time.Second, "the lock ours", func(d *liveDriver) bool {
+		h := d.m.lock.RedisHeld()
+		return h != nil && h.Key == "lock:short" && h.TTL == time.Second && strings.Contains(d.screen(), "We hold lock:short")
+	})
+	s.Stop()
+	d.until(t, 15*time.Second, "LOST", screenHas("LOST lock:short"))
+	if d.m.lock.Holding() {
+		t.Fatal("a lost lock still counts as held")
+	}
+	d.apply(tea.KeyPressMsg{Code: 'u', Text: "u"})
+	d.until(t, 5*time.Second, "nothing to release", screenHas("We hold no lock"))
+}

@@ -132,6 +132,10 @@ func readRedisLocks(ctx context.Context, cfg redisview.Config, pattern string) (
 	return queues, c.Servers(), nil
 }
 
+// redisOneShot: locks and doctor on Redis tune the process as one-shot
+// reads (tuneForBigRead); tests that call them in-process turn it off.
+var redisOneShot = true
+
 // runRedisLocks is `zkscope locks PATTERN` on Redis servers (default
 // pattern *); handled is false when the servers are ZooKeeper's.
 func runRedisLocks(cmd *cobra.Command, args []string, asJSON bool) (handled bool, err error) {
@@ -139,7 +143,9 @@ func runRedisLocks(cmd *cobra.Command, args []string, asJSON bool) (handled bool
 	if !ok || err != nil {
 		return ok, err
 	}
-	tuneForBigRead(cmd.OutOrStdout()) // one-shot: see tuneForBigRead
+	if redisOneShot {
+		tuneForBigRead(cmd.OutOrStdout()) // one-shot: see tuneForBigRead
+	}
 	queues, servers, err := readRedisLocks(cmd.Context(), cfg, redisPattern(args))
 	if err != nil {
 		return true, err
@@ -158,7 +164,9 @@ func runRedisDoctor(cmd *cobra.Command, args []string) (handled bool, err error)
 	if !ok || err != nil {
 		return ok, err
 	}
-	tuneForBigRead(cmd.OutOrStdout())
+	if redisOneShot {
+		tuneForBigRead(cmd.OutOrStdout())
+	}
 	queues, _, err := readRedisLocks(cmd.Context(), cfg, redisPattern(args))
 	if err != nil {
 		return true, err

@@ -91,16 +91,31 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	return runUnderLock(ctx, h, lc, say)
 }
 
-// heldLock is what `zkscope lock` needs of a lock it holds: ZooKeeper's
-// [*Held] or Redis's [*RedisHeld].
-type heldLock interface {
-	Changes() <-chan HoldChange
-	Deadlines() <-chan time.Time
-	RevokeCh() <-chan struct{}
-	Deadline() time.Time
+// HeldLock is what a lock zkscope holds offers, ZooKeeper's [*Held] and
+// Redis's [*RedisHeld] alike: its state and why, its deadline, its changes
+// and deadlines as they come, loss and revocation, release. A screen that
+// shows or releases either kind can hold one of these.
+type HeldLock interface {
 	State() HoldState
 	Reason() string
+	Deadline() time.Time
+	Changes() <-chan HoldChange
+	Deadlines() <-chan time.Time
+	LostCh() <-chan struct{}
+	RevokeCh() <-chan struct{}
 	Release(ctx context.Context) error
+	String() string
+}
+
+var (
+	_ heldLock = (*Held)(nil)
+	_ heldLock = (*RedisHeld)(nil)
+)
+
+// heldLock is what `zkscope lock` needs of a lock it holds: a [HeldLock]
+// and how to name it, fence CMD and release it.
+type heldLock interface {
+	HeldLock
 	lockNode() string             // our node or key, for messages
 	fenceEnv() []string           // CMD's environment
 	releaseWithin() time.Duration // how long a release may take

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,13 +126,16 @@ func (t *redisTaker) takeWaiting(ctx context.Context, o RedisTakeOptions) (time.
 	var last RedisProgress
 	for first := true; ; first = false {
 		start, got, answered, err := t.attempt(ctx)
+		n := t.c.Len()
 		switch {
 		case got:
 			return start, nil
 		case answered == 0 && first:
 			return time.Time{}, fmt.Errorf("no server answered: %w", err)
+		case o.Wait == WaitNone && answered < RedisQuorum(n):
+			return time.Time{}, fmt.Errorf("only %d of %d servers answered, no majority: %w", answered, n, err)
 		case o.Wait == WaitNone:
-			return time.Time{}, errors.Join(ErrWouldBlock, err)
+			return time.Time{}, ErrWouldBlock
 		}
 		if o.Progress != nil {
 			p := t.progress(ctx, answered)
@@ -184,16 +188,35 @@ func (t *redisTaker) onEvery(op func(i int) (bool, error)) (yes, answered int, e
 		}()
 	}
 	wg.Wait()
+	var failed errorList
 	for i := range n {
-		if errs[i] == nil {
-			answered++
-			if oks[i] {
-				yes++
-			}
+		if errs[i] != nil {
+			failed = append(failed, errs[i])
+			continue
+		}
+		answered++
+		if oks[i] {
+			yes++
 		}
 	}
-	return yes, answered, errors.Join(errs...)
+	if failed == nil {
+		return yes, answered, nil
+	}
+	return yes, answered, failed
 }
+
+// errorList is the errors of several servers as one line.
+type errorList []error
+
+func (l errorList) Error() string {
+	s := make([]string, len(l))
+	for i, err := range l {
+		s[i] = err.Error()
+	}
+	return strings.Join(s, "; ")
+}
+
+func (l errorList) Unwrap() []error { return l }
 
 // deleteEverywhere deletes the key where it still holds our token (a
 // failed attempt's, or a lost lock's); it counts the keys deleted.

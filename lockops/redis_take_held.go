@@ -35,8 +35,9 @@ type RedisHeld struct {
 	TTL      time.Duration
 	Acquired time.Time
 
-	t     *redisTaker
-	audit redisAudit
+	t         *redisTaker
+	audit     redisAudit
+	releaseMu sync.Mutex
 
 	mu          sync.Mutex
 	state       HoldState
@@ -251,6 +252,8 @@ func (h *RedisHeld) deleteDeclaredLost() {
 // lost). A server that does not answer keeps its key until the TTL; that
 // is no error when the key was deleted on a majority.
 func (h *RedisHeld) Release(ctx context.Context) error {
+	h.releaseMu.Lock() // one release at a time: a second one finds it released
+	defer h.releaseMu.Unlock()
 	h.mu.Lock()
 	state, reason := h.state, h.reason
 	h.mu.Unlock()

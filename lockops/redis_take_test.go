@@ -47,6 +47,16 @@ func startRedisPy(t *testing.T, addr, script string) (io.WriteCloser, *lockedBuf
 	return stdin, out, startKilledAtEnd(t, cmd)
 }
 
+// redisServerAndClient starts a redis-server with a client to it, the
+// audit log in a temporary directory.
+func redisServerAndClient(t *testing.T) (*redistest.Server, *goredis.Client) {
+	s := redistest.Start(t)
+	auditToTemp(t)
+	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	t.Cleanup(func() { r.Close() })
+	return s, r
+}
+
 // waitRenewals waits until key's remaining time on addr has gone up n
 // times: the holder extended it n times.
 func waitRenewals(t *testing.T, addr, key string, n int) {
@@ -131,31 +141,44 @@ l.release()`)
 	}
 }
 
-// TestRedisLockLostWhenServerStops: the server stops during a hold; the
-// extension fails, the lock is LOST before its TTL could run out on the
-// server, CMD is stopped and zkscope exits 75.
+// TestRedisLockLostWhenServerStops: the server stops (killed: connections
+// refused) or stops answering (paused: requests time out) during a hold;
+// the extension fails, the lock is LOST before its TTL could run out on
+// the server, CMD is stopped and zkscope exits 75.
 func TestRedisLockLostWhenServerStops(t *testing.T) {
-	s := redistest.Start(t)
-	auditToTemp(t)
-	pidFile := filepath.Join(t.TempDir(), "pid")
-	cmd := redisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
-	stderr, exited := startUnderLock(t, cmd)
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	s.Stop()
-	if code := waitExit(t, cmd, exited, stderr); code != ExitLost {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
-	}
-	for _, want := range []string{"SUSPENDED", "LOST the lock lock:lost", "sent SIGTERM to sh"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
-		}
-	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Errorf("CMD (pid %d) still exists: %v", pid, err)
+	for _, how := range []string{"stopped", "paused"} {
+		t.Run(how, func(t *testing.T) {
+			s := redistest.Start(t)
+			auditToTemp(t)
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			cmd := redisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
+			stderr, exited := startUnderLock(t, cmd)
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			if how == "paused" {
+				s.Pause()
+				defer s.Resume()
+			} else {
+				s.Stop()
+			}
+			if code := waitExit(t, cmd, exited, stderr); code != ExitLost {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+			}
+			for _, want := range []string{"SUSPENDED", "LOST the lock lock:lost", "sent SIGTERM to sh"} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("CMD (pid %d) still exists: %v", pid, err)
+			}
+			if strings.Contains(stderr.String(), "redis: ") { // go-redis's own log, silenced in main
+				t.Errorf("go-redis wrote to stderr:\n%s", stderr.String())
+			}
+		})
 	}
 }
 
@@ -163,10 +186,8 @@ func TestRedisLockLostWhenServerStops(t *testing.T) {
 // holds the token shown or given; a key whose token changed is refused
 // (exit 2) and kept; revoke and --read-only are refused too.
 func TestRedisEvictRefusesChangedToken(t *testing.T) {
-	s := redistest.Start(t)
-	auditLog := auditToTemp(t)
-	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
-	defer r.Close()
+	s, r := redisServerAndClient(t)
+	auditLog, _ := AuditLogPath()
 	ctx := context.Background()
 	key := "lock:evict"
 	r.Set(ctx, key, "tok-a", time.Minute)
@@ -249,4 +270,56 @@ func TestRedlockTakeOneMasterStopped(t *testing.T) {
 		t.Fatalf("one master of three: exit %d\n%s", code, out)
 	}
 	waitGone(t, servers[0].Addr, key)
+}
+
+// TestRedisLockHoldUntilSignal: without CMD, `zkscope lock KEY` holds the
+// key until SIGINT, then releases it and exits 0; interrupted while it
+// waits, it exits 130 and leaves no key of its own.
+func TestRedisLockHoldUntilSignal(t *testing.T) {
+	s, r := redisServerAndClient(t)
+	ctx := context.Background()
+	key := "lock:hold"
+
+	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--note", "by hand")
+	stderr, exited := startCLI(t, cmd, "Ctrl-C releases")
+	if v, _ := r.Get(ctx, key).Result(); !strings.Contains(v, "zkscope pid") || !strings.Contains(v, ": by hand #") {
+		t.Fatalf("token %q", v)
+	}
+	waitRenewals(t, s.Addr, key, 3)
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, exited, stderr); code != 0 || !strings.Contains(stderr.String(), "released "+key) {
+		t.Fatalf("exit %d after SIGINT; stderr:\n%s", code, stderr.String())
+	}
+	waitGone(t, s.Addr, key)
+
+	r.Set(ctx, key, "someone-else", time.Minute)
+	cmd = redisCLI(t, s.URL(), "lock", key, "--", "true")
+	stderr, exited = startCLI(t, cmd, `waiting for `+key+`: held by "someone-else"`)
+	cmd.Process.Signal(os.Interrupt)
+	if code := waitExit(t, cmd, exited, stderr); code != 130 || !strings.Contains(stderr.String(), "giving up") {
+		t.Fatalf("exit %d after SIGINT while waiting; stderr:\n%s", code, stderr.String())
+	}
+	if v, _ := r.Get(ctx, key).Result(); v != "someone-else" {
+		t.Fatalf("the holder's key changed: %q", v)
+	}
+}
+
+// TestRedisLockLostWhenOverwritten: another client overwrites the key
+// during a hold (an operator's SET, an expiry and a new holder); the next
+// extension finds another token: LOST at once, CMD stopped, exit 75, and
+// the new holder's key is neither extended nor deleted.
+func TestRedisLockLostWhenOverwritten(t *testing.T) {
+	s, r := redisServerAndClient(t)
+	ctx := context.Background()
+	key := "lock:overwritten"
+	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "3s", "--", "sh", "-c", "echo started; exec sleep 120")
+	stderr, exited := startUnderLock(t, cmd)
+	r.Set(ctx, key, "intruder", time.Minute)
+	if code := waitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), key+" no longer holds our token") {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
+	}
+	v, _ := r.Get(ctx, key).Result()
+	if ttl, _ := r.PTTL(ctx, key).Result(); v != "intruder" || ttl <= 3*time.Second {
+		t.Fatalf("the new holder's key: %q, ttl %s (want it untouched: its own minute, not our 3s)", v, ttl)
+	}
 }

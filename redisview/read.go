@@ -16,7 +16,7 @@ const NoExpiry time.Duration = -1
 // Key is one key as read: what a lock decoder needs, no client types.
 type Key struct {
 	Name   string
-	Type   string        // "string", "hash", … ; "none" for a fair lock's missing hash
+	Type   string        // "string", "hash", "other" (no lock: not read further); "none" for a fair lock's missing hash
 	TTL    time.Duration // remaining time to live; NoExpiry when none
 	Value  []byte        // a string key's value
 	Fields map[string]string
@@ -138,7 +138,7 @@ func scan(ctx context.Context, r *redis.Client, pattern string, page func([]stri
 
 // readBatch reads names with as few commands as a keyspace of mostly
 // strings allows, pipelined: PTTL and GET for every key (a string lock
-// needs no more); TYPE and HGETALL for the keys GET found of another type;
+// needs no more); HGETALL for the keys GET found of another type;
 // the Redisson fair-lock companions for hashes laid out as a Redisson
 // lock and for missing keys (a fair lock whose hash is gone but whose
 // queue is not).
@@ -192,28 +192,31 @@ func readBatch(ctx context.Context, r *redis.Client, names []string) ([]Key, err
 	return out, nil
 }
 
-// readOthers reads the type of keys[i] for each i in which, and a hash's
-// fields, in one round trip.
+// readOthers reads, in one round trip, the fields of keys[i] for each i in
+// which (keys of another type than string): a hash's fields, else Type
+// "other" (a list, set, … is no lock; its exact type is not asked for).
 func readOthers(ctx context.Context, r *redis.Client, keys []Key, which []int) error {
 	if len(which) == 0 {
 		return nil
 	}
-	types := make([]*redis.StatusCmd, len(which))
 	hashes := make([]*redis.MapStringStringCmd, len(which))
 	r.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for j, i := range which {
-			types[j] = p.Type(ctx, keys[i].Name)
 			hashes[j] = p.HGetAll(ctx, keys[i].Name) // WRONGTYPE unless a hash
 		}
 		return nil
 	})
 	for j, i := range which {
-		if err := types[j].Err(); err != nil {
+		fields, err := hashes[j].Result()
+		switch {
+		case err == nil && len(fields) == 0:
+			keys[i].Type = "none" // deleted meanwhile
+		case err == nil:
+			keys[i].Type, keys[i].Fields = "hash", fields
+		case strings.HasPrefix(err.Error(), "WRONGTYPE"):
+			keys[i].Type = "other"
+		default:
 			return err
-		}
-		keys[i].Type = types[j].Val()
-		if keys[i].Type == "hash" {
-			keys[i].Fields = hashes[j].Val()
 		}
 	}
 	return nil

@@ -6,12 +6,14 @@ package redistest
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,12 +46,18 @@ func Require(t testing.TB) string {
 // Server is one running redis-server.
 type Server struct {
 	Addr string // 127.0.0.1:port
+	TLS  bool   // it speaks TLS only (StartTLS)
 	cmd  *exec.Cmd
 	done chan struct{}
 }
 
-// URL is the server's redis:// URL.
-func (s *Server) URL() string { return "redis://" + s.Addr }
+// URL is the server's redis:// URL (rediss:// for a TLS server).
+func (s *Server) URL() string {
+	if s.TLS {
+		return "rediss://" + s.Addr
+	}
+	return "redis://" + s.Addr
+}
 
 // Start starts a redis-server with no persistence on a free loopback port
 // and stops it when t ends.
@@ -58,7 +66,7 @@ func Start(t testing.TB) *Server {
 	bin := Require(t)
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ { // a port taken between choosing and binding
-		s, err := start(bin, t.TempDir())
+		s, err := start(bin, t.TempDir(), nil)
 		if err == nil {
 			t.Cleanup(s.Stop)
 			return s
@@ -79,21 +87,29 @@ func StartN(t testing.TB, n int) []*Server {
 	return out
 }
 
-func start(bin, dir string) (*Server, error) {
+// start starts redis-server in dir; with tlsFiles (cert, key, CA) it
+// listens for TLS only.
+func start(bin, dir string, tlsFiles []string) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--logfile", dir+"/redis.log")
+	args := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--daemonize", "no", "--logfile", dir + "/redis.log"}
+	if tlsFiles != nil {
+		args[1] = "0" // no plain port
+		args = append(args, "--tls-port", strconv.Itoa(port), "--tls-cert-file", tlsFiles[0],
+			"--tls-key-file", tlsFiles[1], "--tls-ca-cert-file", tlsFiles[2], "--tls-auth-clients", "no")
+	}
+	cmd := exec.Command(bin, args...)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), cmd: cmd, done: make(chan struct{})}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), TLS: tlsFiles != nil, cmd: cmd, done: make(chan struct{})}
 	go func() { cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if err := ping(s.Addr); err == nil {
+		if err := ping(s.Addr, s.TLS); err == nil {
 			return s, nil
 		} else if time.Now().After(deadline) {
 			s.Stop()
@@ -120,6 +136,14 @@ func (s *Server) Stop() {
 	<-s.done
 }
 
+// Pause stops the server without closing its connections (SIGSTOP): it
+// stops answering, as a frozen or partitioned server does; Resume
+// (SIGCONT) lets it go on. Stop after Pause also works.
+func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server go on.
+func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -129,8 +153,14 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-func ping(addr string) error {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
+func ping(addr string, useTLS bool) error {
+	var c net.Conn
+	var err error
+	if useTLS {
+		c, err = tls.DialWithDialer(&net.Dialer{Timeout: time.Second}, "tcp", addr, &tls.Config{InsecureSkipVerify: true}) // only: is it up?
+	} else {
+		c, err = net.DialTimeout("tcp", addr, time.Second)
+	}
 	if err != nil {
 		return err
 	}

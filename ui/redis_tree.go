@@ -121,7 +121,7 @@ func (t *redisTree) Expand(ctx context.Context, p string) error {
 	t.mu.Lock()
 	if n, ok := t.nodeLocked(p); ok && !n.Gone && n.Stat.NumChildren == 0 && p != "/" {
 		// Its level's listing saw no key below it: nothing to scan.
-		t.applyLocked(p, redisview.Level{Prefix: redisPrefixOf(p), Done: true})
+		t.levels[p] = newRedisLevel(redisview.Level{Prefix: redisPrefixOf(p), Done: true})
 		t.mu.Unlock()
 		return nil
 	}
@@ -132,34 +132,41 @@ func (t *redisTree) Expand(ctx context.Context, p string) error {
 	t.mu.Unlock()
 	l, err := t.c.ListLevel(ctx, redisPrefixOf(p), redisview.ListOptions{Limit: t.limit,
 		Progress: func(l redisview.Level) { t.apply(p, load, l) }})
+	if errors.Is(err, context.DeadlineExceeded) && l.Scanned > 0 {
+		l.Truncated, err = true, nil // out of time: show what was found
+	}
+	var rl *redisLevel
+	if err == nil {
+		rl = newRedisLevel(l) // outside the lock: a big level takes a while
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loads[p] != load {
 		return fmt.Errorf("list %s: %w", p, zkview.ErrStale)
 	}
 	delete(t.loads, p)
-	if errors.Is(err, context.DeadlineExceeded) && l.Scanned > 0 {
-		l.Truncated, err = true, nil // out of time: show what was found
-	}
 	if err != nil {
 		return redisError(err)
 	}
-	t.applyLocked(p, l)
+	t.levels[p] = rl
 	return nil
 }
 
 // apply shows a scan's level found so far, unless the scan is no longer
-// p's newest.
+// p's newest. The level is built before taking the lock: the UI reads
+// the tree meanwhile.
 func (t *redisTree) apply(p string, load *redisLoad, l redisview.Level) {
+	rl := newRedisLevel(l)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loads[p] == load {
-		t.applyLocked(p, l)
+		t.levels[p] = rl
 		t.changed(p, zkview.ChangeChildren)
 	}
 }
 
-func (t *redisTree) applyLocked(p string, l redisview.Level) {
+// newRedisLevel indexes a listing by path element.
+func newRedisLevel(l redisview.Level) *redisLevel {
 	rl := &redisLevel{names: make([]string, len(l.Children)), kids: make(map[string]redisview.Child, len(l.Children)), level: l}
 	for i, c := range l.Children {
 		rl.names[i] = common.RedisName(c.Name)
@@ -169,7 +176,7 @@ func (t *redisTree) applyLocked(p string, l redisview.Level) {
 	if !slices.IsSorted(rl.names) {
 		slices.Sort(rl.names)
 	}
-	t.levels[p] = rl
+	return rl
 }
 
 // Progress is how far the listing of p got: keys seen, whether it is

@@ -20,6 +20,9 @@ var themeName string
 
 // runTUI connects and opens the terminal UI.
 func runTUI(ctx context.Context) error {
+	if handled, err := runRedisTUI(themeName); handled {
+		return err // --server redis://… (main_redis_tui.go)
+	}
 	cfg, cfgErr := zkview.ResolveConfig(conn, os.Getenv)
 	settings := uiSettings()
 	theme := themeName

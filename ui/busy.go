@@ -29,6 +29,9 @@ func (m *Model) busyWhat() string {
 	if r := m.deleting; r != nil {
 		return fmt.Sprintf("deleting %s (%d gone)", r.path, r.deleted)
 	}
+	if w := m.redisBusy(); w != "" {
+		return w
+	}
 	if p, ok := m.tree.Loading(); ok {
 		return "listing " + p
 	}

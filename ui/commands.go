@@ -18,6 +18,9 @@ func (m *Model) runCommand(line string) tea.Cmd {
 		return nil
 	}
 	arg := strings.TrimSpace(strings.TrimPrefix(line, fields[0]))
+	if cmd, ok := m.redisCommand(fields[0], arg); ok {
+		return cmd
+	}
 	switch fields[0] {
 	case "q", "quit", "wq":
 		return m.quit()

@@ -113,6 +113,7 @@ func (m *Model) helpLines() []string {
 	for _, l := range wrap(":cd /path   :ctx name   :locks [path]   :sessions [path]   :ensemble   :find text   :theme dark|light|high-contrast|none   :q   (tab completes)") {
 		lines = append(lines, "  "+l)
 	}
+	lines = append(lines, m.redisHelpLines(wrap)...) // redis.go
 	lines = append(lines, "", st.Muted.Render("Press any key to go back."))
 	if len(lines) > m.height-2 { // short terminal: drop the spacing first
 		kept := lines[:0]

@@ -34,6 +34,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.screen != screenTree {
 		return m.handleScreenKey(msg)
 	}
+	if cmd, ok := m.redisKey(msg); ok {
+		return cmd
+	}
 
 	k := m.keys
 	switch {

@@ -7,8 +7,10 @@
 // the lock actions), ui/dialog (every dialog, on one overlay stack) and
 // ui/common (what they share). Every ZooKeeper read goes through zkview
 // (the lazy tree cache) and every change through lockops (audited
-// mutations), always from a command, never from Update. It must not be
-// imported by zkview or lockops. ARCHITECTURE.md maps features to files.
+// mutations), always from a command, never from Update; on Redis servers
+// (redis*.go) the tree, the detail and the lock pane read through
+// redisview instead. It must not be imported by zkview or lockops.
+// ARCHITECTURE.md maps features to files.
 package ui
 
 import (
@@ -52,6 +54,8 @@ type Options struct {
 	NoColor bool
 	// ReadOnly refuses every change (also implied by the client's config).
 	ReadOnly bool
+	// Redis, when set, opens the TUI on Redis servers (redis.go).
+	Redis *RedisOptions
 	// Editor is the command for `e` (default $VISUAL, $EDITOR, vi).
 	Editor string
 	// Start is the path the cursor starts on (default "/").
@@ -187,6 +191,8 @@ type Model struct {
 
 	seq  uint64            // request ids
 	reqs map[string]uint64 // newest request id per key
+
+	redis *redisState // the Redis mode (redis.go); nil on ZooKeeper
 }
 
 // New builds the root model. It subscribes to the client's connection
@@ -213,6 +219,8 @@ func New(opts Options) Model {
 	m.readOnly = opts.ReadOnly
 	if opts.Client != nil {
 		m.attach(opts.Client, opts.Context)
+	} else if opts.Redis != nil {
+		m.attachRedis(*opts.Redis)
 	}
 	m.keys.SetContext(false, false, !m.readOnly)
 	m.applyTheme()
@@ -224,6 +232,7 @@ func New(opts Options) Model {
 		m.lock.SetClient(m.client, m.readOnly)
 	}
 	m.detail = detail.New(m.st, m.made)
+	m.startRedis()
 	m.tree = tree.New(m.st, m.made)
 	m.ensView = ensemble.New(m.st)
 	m.sessView = sessions.New(m.st)
@@ -294,6 +303,7 @@ func (m Model) Init() tea.Cmd {
 	if m.client != nil {
 		cmds = append(cmds, listenConn(m.conn), listenTree(m.cache), m.startIntrospect)
 	}
+	cmds = append(cmds, m.redisInit())
 	return tea.Batch(cmds...)
 }
 

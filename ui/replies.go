@@ -135,6 +135,9 @@ const maxProbeChildren = 2000
 // lock directories (so the tree can tag them with recipe and length).
 // Each directory is probed again only when its children changed.
 func (m *Model) probeLocks(nodes []common.Node) tea.Cmd {
+	if m.redis != nil {
+		return m.redisProbeNodes(nodes)
+	}
 	if m.client == nil {
 		return nil
 	}

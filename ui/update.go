@@ -59,6 +59,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.onSelect(msg))
 	case lockMsg:
 		m.onLock(msg)
+	case redisMsg:
+		cmds = append(cmds, m.onRedis(msg))
 	case ensembleMsg:
 		cmds = append(cmds, m.onEnsemble(msg))
 	case ensembleViewMsg:
@@ -208,6 +210,9 @@ func (m *Model) onTick() tea.Cmd {
 	if m.status.Text != "" && m.status.Level <= common.LevelOK && m.now().Sub(m.status.At) > statusFor {
 		m.status = common.Status{} // errors and warnings stay until replaced
 	}
+	if m.redis != nil {
+		return m.onRedisTick()
+	}
 	if m.ticks%statsRefreshTicks != 0 || m.cache == nil || m.mode != modeNormal {
 		return nil
 	}
@@ -229,7 +234,7 @@ func (m *Model) onTick() tea.Cmd {
 // built for the current width.
 func (m *Model) afterChange() tea.Cmd {
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
-	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly)
+	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly && m.redis == nil)
 	var cmds []tea.Cmd
 	if m.cache != nil {
 		var want []string
@@ -258,6 +263,9 @@ func (m *Model) selectPath(p string) tea.Cmd {
 	n, known := m.tree.Node(p)
 	ls, lock := m.tree.Lock(p)
 	m.detail.Select(p, n, known, lock && ls.Length >= 0)
+	if m.redis != nil {
+		return m.redisSelect(p)
+	}
 	if m.cache == nil {
 		return nil
 	}

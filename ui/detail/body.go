@@ -58,6 +58,14 @@ func nodeTypeText(k common.NodeKind) string {
 func (d *Model) build(width int) {
 	d.builtW = width
 	st := d.st
+	if d.redis != nil {
+		d.lines = d.redisLines(width) // a Redis key (redis.go)
+		return
+	}
+	if d.redisMode && d.err == nil {
+		d.lines = []string{st.Muted.Render("reading…")}
+		return
+	}
 	switch {
 	case d.err != nil && !d.loaded:
 		lines := []string{st.Error.Render("Could not read this node."), ""}

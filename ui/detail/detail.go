@@ -3,12 +3,14 @@
 //
 // The body is built in Update (when the node, the viewer, the width, the
 // theme or the members' view change: see [Model.Invalidate]); View only
-// slices it. It does no I/O and imports only ui/common, themes and zkview
-// (for the members' connection lists).
+// slices it. It does no I/O and imports only ui/common, themes, zkview
+// (for the members' connection lists), and for a Redis key (redis.go)
+// redisview and lockops.
 package detail
 
 import (
 	"fmt"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -37,6 +39,10 @@ type Model struct {
 	builtW  int      // 0: to be built again
 	isLock  bool     // the lock pane replaces the body
 	lockErr error
+	redis   *RedisKey // a Redis key in place of a znode (redis.go)
+	now     time.Time // the last tick (a Redis key's TTL counts down)
+	// redisMode: every node is a Redis key (kept across selections).
+	redisMode bool
 }
 
 // New builds an empty pane drawing with st (a pointer the root model
@@ -69,7 +75,7 @@ func (d *Model) Sync() {
 // false: nothing) and isLock whether p is a known lock directory. The
 // viewer chosen is kept.
 func (d *Model) Select(p string, known common.Node, ok, isLock bool) {
-	*d = Model{st: d.st, made: d.made, ens: d.ens, w: d.w, h: d.h, path: p, viewer: d.viewer, isLock: isLock}
+	*d = Model{st: d.st, made: d.made, ens: d.ens, w: d.w, h: d.h, path: p, viewer: d.viewer, isLock: isLock, redisMode: d.redisMode}
 	if ok && known.HasStat {
 		d.node, d.loaded = known, true
 	}

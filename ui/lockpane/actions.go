@@ -133,11 +133,14 @@ func (p *Model) Held() *lockops.Held { return p.act.held }
 
 // Holding reports whether we hold a lock (held or suspended): quitting
 // should ask first ([Model.ConfirmQuit]).
-func (p *Model) Holding() bool { return p.act.holding() }
+func (p *Model) Holding() bool { return p.act.holding() || p.redis.holding() }
 
 // ConfirmQuit opens the "you hold a lock" dialog; its answer releases the
 // lock and quits, or stays.
 func (p *Model) ConfirmQuit() tea.Cmd {
+	if p.redis.holding() {
+		return p.confirmQuitRedis() // redis_results.go
+	}
 	p.open(dialog.NewQuitHolding(p.st, p.keys, p.act.held, p))
 	return nil
 }
@@ -146,6 +149,9 @@ func (p *Model) ConfirmQuit() tea.Cmd {
 // ending.
 func (p *Model) Close() {
 	if t := p.act.taking; t != nil && t.cancel != nil {
+		t.cancel()
+	}
+	if t := p.redis.taking; t != nil {
 		t.cancel()
 	}
 }
@@ -160,6 +166,9 @@ func (p *Model) setNote(level common.Level, text string) {
 // whether it is the lock directory the pane shows. It reports whether the
 // key was a lock action.
 func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (tea.Cmd, bool) {
+	if p.loader != nil {
+		return p.redisActionKey(msg, cursorPath, onLock) // Redis locks (redis_actions.go)
+	}
 	k := p.keys
 	switch {
 	case key.Matches(msg, k.Take):
@@ -272,6 +281,9 @@ func (p *Model) planTake(lp string, o lockops.TakeOptions) (uint64, tea.Cmd) {
 // HandleAction acts on what a lock dialog asked; ok is false for an
 // action that is not a lock dialog's.
 func (p *Model) HandleAction(act dialog.Action) (cmd tea.Cmd, ok bool) {
+	if cmd, ok := p.handleRedisAction(act); ok {
+		return cmd, true // redis_actions.go
+	}
 	switch a := act.(type) {
 	case dialog.LockCancelled:
 		p.setNote(common.LevelInfo, a.Note)

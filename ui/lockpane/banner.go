@@ -12,6 +12,9 @@ import (
 // bannerLines are the pane's lines about our own take or lock, drawn above
 // the queue whatever lock is shown.
 func (p *Model) bannerLines() []string {
+	if p.loader != nil {
+		return p.redisBannerLines() // redis_results.go
+	}
 	st := p.st
 	a := &p.act
 	var out []string

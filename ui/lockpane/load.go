@@ -58,7 +58,7 @@ const loadEvery = 100 * time.Millisecond
 // While shown, the pane watches the directory and re-reads the queue on
 // each change; hidden, it stops.
 func (p *Model) Show(visible bool, path string) tea.Cmd {
-	if !visible || p.client == nil {
+	if !visible || !p.canRead() {
 		if p.visible {
 			p.visible = false
 			p.hiddenAt = p.clock()
@@ -80,6 +80,9 @@ func (p *Model) Show(visible bool, path string) tea.Cmd {
 // load starts a read of the shown directory unless one is in flight (then
 // one more read follows it).
 func (p *Model) load() tea.Cmd {
+	if p.loader != nil {
+		return p.loadThroughLoader() // a Redis key (redis.go)
+	}
 	if p.client == nil || p.path == "" {
 		return nil
 	}

@@ -70,6 +70,8 @@ type Model struct {
 
 	// Live reading of path.
 	client   *zkview.Client
+	loader   Loader // reads a lock that is no znode (a Redis key; redis.go)
+	redis    redisActions
 	readOnly bool
 	loadID   uint64
 	loading  bool
@@ -225,7 +227,7 @@ func (p *Model) Children() (n int, ok bool) {
 // and read at least once): the root need not read it too, and the tree's
 // tag for it comes from [Model.Queue].
 func (p *Model) Reads(path string) bool {
-	return p.visible && p.client != nil && p.path == path && p.have
+	return p.visible && p.canRead() && p.path == path && p.have
 }
 
 // Queue is the queue shown.
@@ -272,6 +274,8 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case lockLoadedMsg:
 		return p.onLoaded(msg)
+	case redisPaneMsg:
+		return p.updateRedis(msg) // a Redis lock's reads and actions (redis.go)
 	case lockVerifiedMsg:
 		return p.onVerified(msg)
 	case lockDirChangedMsg:

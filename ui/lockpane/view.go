@@ -191,6 +191,9 @@ func (p *Model) entryLines(i int) []string {
 	if e.ghost != nil {
 		return []string{mark + p.ghostLine(e)}
 	}
+	if p.loader != nil {
+		return p.redisEntryLines(*e.p, e.label, mark) // a Redis lock (redis.go)
+	}
 	x := *e.p
 	m := p.memo[x.Node]
 	fresh := m != nil && p.now.Before(m.freshUntil)
@@ -373,6 +376,9 @@ func (p *Model) footerLine() string {
 	}
 	if p.loadErr != nil {
 		return st.Error.Render("Could not read the lock: " + p.loadErr.Error())
+	}
+	if p.loader != nil {
+		return p.redisFooterLine() // redis.go
 	}
 	if x, ok := p.selected(); ok {
 		if pr, ok := p.nodeProblem(x.Node); ok {

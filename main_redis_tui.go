@@ -1,0 +1,41 @@
+package main
+
+// The TUI on Redis servers: `zkscope -s redis://host:port` with no
+// subcommand. Wiring only: the reading is redisview's, the screens ui's.
+
+import (
+	"os"
+
+	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// runRedisTUI opens the TUI on cfg's servers; handled is false when the
+// servers are ZooKeeper's.
+func runRedisTUI(theme string) (handled bool, err error) {
+	t, ok, err := resolveRedis(os.Getenv)
+	if !ok || err != nil {
+		return ok, err
+	}
+	c, err := redisview.Open(t.cfg)
+	if err != nil {
+		return true, err
+	}
+	defer c.Close()
+	settings := uiSettings()
+	if theme == "" {
+		theme = settings.Theme
+	}
+	if err := themes.Valid(theme); err != nil {
+		return true, err
+	}
+	return true, ui.Run(ui.Options{
+		Redis:    &ui.RedisOptions{Client: c, Context: t.context},
+		Servers:  c.Servers(),
+		Context:  headerContext(zkview.Config{Context: t.context}),
+		Theme:    theme,
+		ReadOnly: t.readOnly,
+	})
+}

@@ -143,6 +143,7 @@ func (r *Replay) Apply(ev HistoryEvent) {
 	case EventSetData:
 		if n := r.nodes[ev.Path]; n != nil {
 			n.Data = slices.Clone(ev.Data)
+			n.Version++
 			r.touch(path.Dir(ev.Path))
 			r.touch(ev.Path) // a kazoo semaphore's lease count
 		}
@@ -194,6 +195,7 @@ func (r *Replay) create(ev HistoryEvent) {
 		r.owned[ev.Owner][ev.Path] = struct{}{}
 	}
 	r.touch(dir)
+	r.touchRoot(ev.Path)
 }
 
 // endOf is how a node removed by ev leaves its queue.
@@ -216,6 +218,7 @@ func (r *Replay) remove(p string, end Tenure) {
 	r.drop(n)
 	r.ends[p] = end
 	r.touch(path.Dir(p))
+	r.touchRoot(p)
 }
 
 // drop forgets node n.
@@ -281,6 +284,9 @@ func (r *Replay) lockOf(dir string) string {
 	if sem, ok := strings.CutSuffix(dir, "-__lock__"); ok && r.nodes[sem] != nil {
 		return sem
 	}
+	if e := r.electionOf(dir); e != "" {
+		return e
+	}
 	return dir
 }
 
@@ -316,7 +322,7 @@ func (r *Replay) flush() {
 		if !ok && l == nil {
 			continue
 		}
-		q := Decode(d, DecodeOptions{MaxLeases: r.o.MaxLeases})
+		q := Decode(d, r.decodeOptions(p))
 		if l == nil {
 			l = &lockLog{path: p, open: map[string]int{}}
 			r.locks[p] = l
@@ -343,10 +349,20 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 		sem.Aux = &queue
 		return sem, len(sem.Children)+len(queue.Children) > 0
 	}
+	if d, ok := r.singleNodeDir(p); ok {
+		return d, true
+	}
 	if r.named[p] == 0 {
 		return Dir{Path: p}, false // no lock node (IsLockDir), without listing
 	}
-	return r.plainDir(p), true
+	d := r.plainDir(p)
+	if leader := solrLeaderOf(p); leader != "" {
+		d.Context = []Child{} // read: the leader node, or none
+		if n := r.nodes[leader]; n != nil {
+			d.Context = append(d.Context, *n)
+		}
+	}
+	return d, true
 }
 
 // plainDir is directory p with its children, in no particular order (as
@@ -369,13 +385,15 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 	if len(q.Participants) > 0 || l.kind == "" {
 		l.kind = q.Kind // an emptied directory keeps its recipe
 	}
-	present := make(map[string]bool, len(q.Participants))
+	present := make(map[string]int64, len(q.Participants)) // node -> its czxid
 	for i := range q.Participants {
-		present[q.Participants[i].Node] = true
+		if p := &q.Participants[i]; !p.WatcherOnly {
+			present[p.Node] = p.Czxid
+		}
 	}
 	for node, i := range l.open {
-		if present[node] {
-			continue
+		if czxid, ok := present[node]; ok && (czxid == l.tenures[i].Arrived.Zxid || czxid == 0) {
+			continue // (a node deleted and created again in one transaction is a new tenure)
 		}
 		t := &l.tenures[i]
 		end, ok := ends[node]
@@ -387,9 +405,12 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 	}
 	for i := range q.Participants {
 		p := &q.Participants[i]
+		if p.WatcherOnly {
+			continue
+		}
 		ti, ok := l.open[p.Node]
 		if !ok {
-			l.tenures = append(l.tenures, Tenure{Node: p.Node, Session: p.Session, Mode: p.Mode, Data: p.Data,
+			l.tenures = append(l.tenures, Tenure{Node: p.Node, Session: p.Session, Mode: p.Mode, Data: p.Data, Payload: p.Payload.String(),
 				Arrived: Moment{Zxid: p.Czxid, Time: p.Ctime}, End: EndPresent})
 			ti = len(l.tenures) - 1
 			l.open[p.Node] = ti
@@ -412,7 +433,7 @@ func (r *Replay) Queues() []Queue {
 	sort.Strings(paths)
 	for _, p := range paths {
 		if d, ok := r.dirOf(p); ok {
-			out = append(out, Decode(d, DecodeOptions{MaxLeases: r.o.MaxLeases}))
+			out = append(out, Decode(d, r.decodeOptions(p)))
 		}
 	}
 	return out

@@ -1,0 +1,114 @@
+package lockops
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// replayAt replays s at or below root and reports it.
+func replayAt(t *testing.T, s *script, root string) HistoryReport {
+	t.Helper()
+	l := eventList(s.evs)
+	r, err := ReplayAll(&l, root, Point{}, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Report(HistoryOptions{})
+}
+
+// checkTenures compares the one lock of rep with its path, kind and each
+// tenure's end, session and payload's beginning.
+func checkTenures(t *testing.T, rep HistoryReport, p string, k Kind, want ...string) {
+	t.Helper()
+	if len(rep.Locks) != 1 || rep.Locks[0].Path != p || rep.Locks[0].Kind != k {
+		t.Fatalf("locks: %+v", rep.Locks)
+	}
+	var got []string
+	for _, tn := range rep.Locks[0].Tenures {
+		got = append(got, fmt.Sprintf("%s %x %t %s", tn.End, tn.Session, !tn.Held.IsZero(), tn.Payload))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("tenures:\n%s", strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Fatalf("tenure %d: %q, want %q…\nall:\n%s", i, got[i], want[i], strings.Join(got, "\n"))
+		}
+	}
+}
+
+// TestReplayKafkaController: who was Kafka's controller, and how each
+// tenure ended: broker 1's session expired, broker 2 resigned (deleted
+// its own node), broker 3's node was force-deleted.
+func TestReplayKafkaController(t *testing.T) {
+	k := "/app/kafka"
+	s := &script{}
+	for i := 1; i <= 3; i++ {
+		s.add(HistoryEvent{Kind: EventSessionCreate, Session: int64(i), Timeout: 4 * time.Second})
+	}
+	for _, p := range []string{k, k + "/brokers", k + "/brokers/ids"} {
+		s.add(HistoryEvent{Kind: EventCreate, Session: 9, Path: p})
+	}
+	for i := 1; i <= 3; i++ {
+		s.add(HistoryEvent{Kind: EventCreate, Session: int64(i), Owner: int64(i), Path: fmt.Sprintf("%s/brokers/ids/%d", k, i), Data: kafkaBrokerData(fmt.Sprint("kafka", i), 9092)})
+	}
+	controller := func(broker int64) {
+		s.add(HistoryEvent{Kind: EventCreate, Session: broker, Owner: broker, Path: k + "/controller", Data: kafkaControllerData(2, int(broker), 1_700_000_000_000)})
+	}
+	controller(1)
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: k + "/controller_epoch", Data: []byte("1")})
+	s.zxid += 10 // broker 1 stops; its session expires
+	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1})
+	controller(2)
+	s.add(HistoryEvent{Kind: EventSetData, Session: 2, Path: k + "/controller_epoch", Data: []byte("2")})
+	s.add(HistoryEvent{Kind: EventDelete, Session: 2, Path: k + "/controller"})
+	controller(3)
+	s.add(HistoryEvent{Kind: EventDelete, Session: 9, Path: k + "/controller"})
+	checkTenures(t, replayAt(t, s, "/app"), k, KindKafkaController,
+		"session-expired 1 true brokerid=1", "released 2 true brokerid=2", "force-deleted 3 true brokerid=3")
+	if tn := replayAt(t, s, k).Locks[0].Tenures[0]; !strings.Contains(tn.Payload, "host=kafka1:9092") {
+		t.Errorf("the controller's broker is not named from its registration: %q", tn.Payload)
+	}
+}
+
+// TestReplayHBaseMaster: the backup master waits until the active
+// master's session expires, then takes over.
+func TestReplayHBaseMaster(t *testing.T) {
+	hb := "/app/hbase"
+	s := &script{}
+	for i := 1; i <= 2; i++ {
+		s.add(HistoryEvent{Kind: EventSessionCreate, Session: int64(i), Timeout: 4 * time.Second})
+	}
+	s.add(HistoryEvent{Kind: EventCreate, Session: 9, Path: hb})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 9, Path: hb + "/backup-masters"})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: hb + "/master", Data: hbaseMasterData("1@hm1", "hm1", 16000, 1, 16010)})
+	backup := hb + "/backup-masters/hm2,16000,2"
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: backup, Data: hbaseMasterData("2@hm2", "hm2", 16000, 2, 16010)})
+	s.zxid += 10
+	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: hb + "/master", Data: hbaseMasterData("2@hm2", "hm2", 16000, 2, 16010)})
+	s.add(HistoryEvent{Kind: EventDelete, Session: 2, Path: backup})
+	checkTenures(t, replayAt(t, s, hb), hb, KindHBaseMaster,
+		"session-expired 1 true host=hm1", "released 2 false host=hm2", "present 2 true host=hm2")
+}
+
+// TestReplayEphemeralRoot: an ephemeral node given as the history's path
+// is a plain ephemeral lock; its holders come and go.
+func TestReplayEphemeralRoot(t *testing.T) {
+	lock := "/app/maint"
+	s := &script{}
+	s.add(HistoryEvent{Kind: EventSessionCreate, Session: 1, Timeout: 4 * time.Second})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: lock, Data: []byte("host-a")})
+	s.zxid += 10
+	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: lock, Data: []byte("host-b")})
+	s.add(HistoryEvent{Kind: EventSetData, Session: 2, Path: lock, Data: []byte("host-b, step 2")})
+	s.add(HistoryEvent{Kind: EventDelete, Session: 2, Path: lock})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 3, Owner: 3, Path: lock, Data: []byte("host-c")})
+	checkTenures(t, replayAt(t, s, lock), lock, KindEphemeralLock, "session-expired 1 true", "released 2 true", "present 3 true")
+	if rep := replayAt(t, s, "/app"); len(rep.Locks) != 0 {
+		t.Errorf("an ephemeral node below the path, not at it, was read as a lock: %+v", rep.Locks)
+	}
+}

@@ -417,6 +417,9 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 		}
 		if t := &l.tenures[ti]; p.State == StateHolding && t.Held.IsZero() {
 			t.Held = at
+			if q.Kind.SingleNode() && p.Mode != ModeLease {
+				t.Held = t.Arrived // its node is the lock: held from its creation
+			}
 		}
 	}
 	l.queue = q

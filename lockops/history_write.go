@@ -97,8 +97,8 @@ func holdOrder(ts []Tenure) (held, never []int) {
 // (a Kafka controller's broker id) or the data itself, shortened.
 func tenureCell(t *Tenure) string {
 	if t.Payload != "" {
-		if utf8.RuneCountInString(t.Payload) > 60 {
-			return string([]rune(t.Payload)[:59]) + "…"
+		if utf8.RuneCountInString(t.Payload) > 80 {
+			return string([]rune(t.Payload)[:79]) + "…"
 		}
 		return t.Payload
 	}

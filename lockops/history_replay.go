@@ -42,6 +42,7 @@ type Replay struct {
 	named  map[string]int                // a directory's children named like lock nodes
 	sess   map[int64]*SessionInfo        // open sessions
 	locks  map[string]*lockLog
+	buf    []Child // the children of the directory decoded last (Queue keeps no *Child)
 	first  Moment
 	last   Moment
 	events int
@@ -59,8 +60,9 @@ type lockLog struct {
 	path    string
 	kind    Kind
 	tenures []Tenure
-	open    map[string]int // present nodes: their tenure's index
-	queue   Queue          // the last decoded queue
+	open    map[string]int   // present nodes: their tenure's index
+	present map[string]int64 // update's scratch: the nodes decoded, their czxid
+	queue   Queue            // the last decoded queue
 }
 
 // NewReplay starts an empty replay of the locks at or below root.
@@ -144,8 +146,10 @@ func (r *Replay) Apply(ev HistoryEvent) {
 		if n := r.nodes[ev.Path]; n != nil {
 			n.Data = slices.Clone(ev.Data)
 			n.Version++
-			r.touch(path.Dir(ev.Path))
-			r.touch(ev.Path) // a kazoo semaphore's lease count
+			// A node's data orders no queue: only a lock's own node
+			// matters (a kazoo semaphore's lease count). A participant's
+			// data is kept from its arrival; [Replay.Queues] reads it anew.
+			r.touch(ev.Path)
 		}
 	case EventSessionCreate:
 		s := r.session(ev.Session)
@@ -355,7 +359,8 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 	if r.named[p] == 0 {
 		return Dir{Path: p}, false // no lock node (IsLockDir), without listing
 	}
-	d := r.plainDir(p)
+	d := r.plainDirInto(p, r.buf[:0]) // decoded before the next one: its children's slice is reused
+	r.buf = d.Children
 	if leader := solrLeaderOf(p); leader != "" {
 		d.Context = []Child{} // read: the leader node, or none
 		if n := r.nodes[leader]; n != nil {
@@ -369,7 +374,12 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 // the servers list them: the decoders sort them as their libraries do,
 // ties broken by name).
 func (r *Replay) plainDir(p string) Dir {
-	d := Dir{Path: p, Children: make([]Child, 0, len(r.kids[p]))}
+	return r.plainDirInto(p, make([]Child, 0, len(r.kids[p])))
+}
+
+// plainDirInto is [Replay.plainDir] with its children appended to buf.
+func (r *Replay) plainDirInto(p string, buf []Child) Dir {
+	d := Dir{Path: p, Children: buf}
 	if n := r.nodes[p]; n != nil {
 		d.Data = n.Data
 	}
@@ -385,7 +395,11 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 	if len(q.Participants) > 0 || l.kind == "" {
 		l.kind = q.Kind // an emptied directory keeps its recipe
 	}
-	present := make(map[string]int64, len(q.Participants)) // node -> its czxid
+	if l.present == nil {
+		l.present = make(map[string]int64, len(q.Participants))
+	}
+	present := l.present // node -> its czxid
+	clear(present)
 	for i := range q.Participants {
 		if p := &q.Participants[i]; !p.WatcherOnly {
 			present[p.Node] = p.Czxid

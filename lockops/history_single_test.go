@@ -112,3 +112,31 @@ func TestReplayEphemeralRoot(t *testing.T) {
 		t.Errorf("an ephemeral node below the path, not at it, was read as a lock: %+v", rep.Locks)
 	}
 }
+
+// TestReplaySolrAndHadoop: Solr's overseer election hands over when the
+// first node's session expires (its leader node is read as context, not
+// as a participant); HDFS's elector lock changes hands the same way, its
+// breadcrumb no participant either.
+func TestReplaySolrAndHadoop(t *testing.T) {
+	oe, ns := "/app/solr/overseer_elect", "/app/hadoop-ha/ns1"
+	s := &script{}
+	for i := 1; i <= 2; i++ {
+		s.add(HistoryEvent{Kind: EventSessionCreate, Session: int64(i), Timeout: 4 * time.Second})
+	}
+	for _, p := range []string{"/app/solr", oe, oe + "/election", "/app/hadoop-ha", ns} {
+		s.add(HistoryEvent{Kind: EventCreate, Session: 9, Path: p})
+	}
+	for i := 1; i <= 2; i++ {
+		s.add(HistoryEvent{Kind: EventCreate, Session: int64(i), Owner: int64(i), Path: fmt.Sprintf("%s/election/%d-10.0.0.%d:8983_solr-n_%010d", oe, i, i, i-1)})
+	}
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: oe + "/leader", Data: []byte(`{"id":"1-10.0.0.1:8983_solr-n_0000000000"}`)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: ns + "/" + hadoopLock, Data: activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: ns + "/" + hadoopBreadcrumb, Data: activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)})
+	s.zxid += 10
+	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: oe + "/leader", Data: []byte(`{"id":"2-10.0.0.2:8983_solr-n_0000000001"}`)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: ns + "/" + hadoopLock, Data: activeNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)})
+	rep := replayAt(t, s, "/app/solr")
+	checkTenures(t, rep, oe+"/election", KindSolrOverseer, "session-expired 1 true node_name=10.0.0.1:8983_solr", "present 2 true node_name=10.0.0.2:8983_solr")
+	checkTenures(t, replayAt(t, s, "/app/hadoop-ha"), ns, KindHadoopHA, "session-expired 1 true nameservice=ns1 namenode=nn1", "present 2 true nameservice=ns1 namenode=nn2")
+}

@@ -20,7 +20,8 @@ import (
 // first controller's session expires, the second resigns and the third's
 // node is force-deleted; a plain ephemeral lock taken by three real kazoo
 // clients, the first killed while holding (its waiters own no node: they
-// show from the moment they hold); a kazoo semaphore of two leases. `history --txnlog` names each controller and holder in turn and
+// show from the moment they hold); kazoo and Curator semaphores of two
+// leases, a third client waiting for one. `history --txnlog` names each controller and holder in turn and
 // how each tenure ended.
 func TestHistorySingleNodeLocks(t *testing.T) {
 	srv := zktest.StartStandalone(t, zktest.Options{MaxSessionTimeout: 4000})
@@ -48,6 +49,7 @@ func TestHistorySingleNodeLocks(t *testing.T) {
 	kz["b"].Release(t, "b")
 	kz["c"].Await(t, "c", "acquired")
 	sem := kazooSemaphore(t, connect)
+	curatorSemaphore(t, connect)
 
 	data := copyDataDir(t, filepath.Join(srv.Servers[0].Dir, "data"))
 	doc, out := historyJSON(t, "/kafka", "--txnlog", data)
@@ -60,6 +62,8 @@ func TestHistorySingleNodeLocks(t *testing.T) {
 	}
 	doc, out = historyJSON(t, "/sem", "--txnlog", data)
 	checkSemaphoreHistory(t, doc, out, sem)
+	doc, out = historyJSON(t, "/csem", "--txnlog", data, "--max-leases", "2")
+	checkCuratorSemaphoreHistory(t, doc, out)
 	code, table, stderr := runBinary(t, nil, "history", "/kafka", "--txnlog", data)
 	if code != 0 || !strings.Contains(table, "brokerid=2") || !strings.Contains(table, "session expired at") {
 		t.Fatalf("history table: exit %d\n%s\n%s", code, table, stderr)
@@ -135,6 +139,43 @@ func kazooSemaphore(t *testing.T, connect string) []string {
 	p.Release(t, "s1")
 	p.Await(t, "s3", "acquired")
 	return []string{"s1", "s2", "s3"}
+}
+
+// curatorSemaphore: three real Curator clients on a SemaphoreV2 of two
+// leases; the third's lease waits until the first returns its own.
+func curatorSemaphore(t *testing.T, connect string) {
+	t.Helper()
+	p := zktest.StartCurator(t, connect)
+	p.Acquire(t, "s1", "semaphore", "/csem", "2")
+	p.Await(t, "s1", "acquired")
+	p.Acquire(t, "s2", "semaphore", "/csem", "2")
+	p.Await(t, "s2", "acquired")
+	p.Acquire(t, "s3", "semaphore", "/csem", "2")
+	awaitChildren(t, dial(t, connect), "/csem/leases", 3) // s3's lease, waiting
+	p.Release(t, "s1")
+	p.Await(t, "s3", "acquired")
+}
+
+// checkCuratorSemaphoreHistory: the leases in order of arrival, the
+// first returned, the third held after a wait.
+func checkCuratorSemaphoreHistory(t *testing.T, doc historyDoc, out string) {
+	t.Helper()
+	if len(doc.Locks) != 1 || doc.Locks[0].Path != "/csem" || doc.Locks[0].Recipe != string(lockops.KindCuratorSemaphoreV2) {
+		t.Fatalf("Curator semaphore history:\n%s", out)
+	}
+	var ends []string
+	var waited []int64
+	for _, tn := range doc.Locks[0].Tenures {
+		if strings.HasPrefix(tn.Node, "/csem/leases/") {
+			if tn.Held == nil {
+				t.Fatalf("lease %s never held:\n%s", tn.Node, out)
+			}
+			ends, waited = append(ends, tn.End), append(waited, tn.WaitedMs)
+		}
+	}
+	if !reflect.DeepEqual(ends, []string{"released", "present", "present"}) || waited[2] <= 0 {
+		t.Fatalf("leases ended %v, waited %v ms:\n%s", ends, waited, out)
+	}
 }
 
 // checkSingleHistory: the one lock of doc at p, of recipe kind, its

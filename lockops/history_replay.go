@@ -331,6 +331,7 @@ func (r *Replay) flush() {
 			l = &lockLog{path: p, open: map[string]int{}}
 			r.locks[p] = l
 		}
+		r.adopt(l)
 		l.update(q, r.at, r.ends)
 		if r.o.OnChange != nil {
 			r.o.OnChange(r.at, &l.queue)
@@ -338,6 +339,26 @@ func (r *Replay) flush() {
 	}
 	clear(r.dirty)
 	clear(r.ends)
+}
+
+// adopt moves into l the history of the directories that became part of
+// it: a semaphore's internal lock, seen as a lock of its own until the
+// semaphore's other directory was created (Curator makes locks/ before
+// leases/).
+func (r *Replay) adopt(l *lockLog) {
+	for _, sub := range []string{zkview.Join(l.path, "locks"), zkview.Join(l.path, "leases"), l.path + "-__lock__"} {
+		s := r.locks[sub]
+		if s == nil || r.lockOf(sub) != l.path {
+			continue
+		}
+		for i, t := range s.tenures {
+			l.tenures = append(l.tenures, t)
+			if j, ok := s.open[t.Node]; ok && j == i {
+				l.open[t.Node] = len(l.tenures) - 1
+			}
+		}
+		delete(r.locks, sub)
+	}
 }
 
 // dirOf is the lock at p as [Decode] wants it, from the nodes the replay
@@ -429,7 +450,9 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 			ti = len(l.tenures) - 1
 			l.open[p.Node] = ti
 		}
-		if t := &l.tenures[ti]; p.State == StateHolding && t.Held.IsZero() {
+		t := &l.tenures[ti]
+		t.Mode = p.Mode // (a node adopted from a semaphore's internal lock)
+		if p.State == StateHolding && t.Held.IsZero() {
 			t.Held = at
 			if q.Kind.SingleNode() && p.Mode != ModeLease {
 				t.Held = t.Arrived // its node is the lock: held from its creation

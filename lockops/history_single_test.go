@@ -140,3 +140,27 @@ func TestReplaySolrAndHadoop(t *testing.T) {
 	checkTenures(t, rep, oe+"/election", KindSolrOverseer, "session-expired 1 true node_name=10.0.0.1:8983_solr", "present 2 true node_name=10.0.0.2:8983_solr")
 	checkTenures(t, replayAt(t, s, "/app/hadoop-ha"), ns, KindHadoopHA, "session-expired 1 true nameservice=ns1 namenode=nn1", "present 2 true nameservice=ns1 namenode=nn2")
 }
+
+// TestReplayCuratorSemaphoreOrder: Curator makes a semaphore's locks/
+// (and takes its internal lock) before leases/ exists: until then locks/
+// reads as a mutex of its own; once both are there its history is the
+// semaphore's, its node held since it was created.
+func TestReplayCuratorSemaphoreOrder(t *testing.T) {
+	sem := "/app/sem"
+	lock := sem + "/locks/_c_11111111-1111-2222-3333-444444444444-lock-0000000000"
+	lease := sem + "/leases/_c_22222222-1111-2222-3333-444444444444-lease-0000000000"
+	s := &script{}
+	s.add(HistoryEvent{Kind: EventCreate, Path: sem})
+	s.add(HistoryEvent{Kind: EventCreate, Path: sem + "/locks"})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: lock})
+	s.add(HistoryEvent{Kind: EventCreate, Path: sem + "/leases"})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: lease})
+	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: lock})
+	rep := replayAt(t, s, "/app")
+	if len(rep.Locks) != 1 || rep.Locks[0].Path != sem || len(rep.Locks[0].Tenures) != 2 {
+		t.Fatalf("locks: %+v", rep.Locks)
+	}
+	if tn := rep.Locks[0].Tenures[0]; tn.Node != lock || tn.Mode != ModeLock || tn.Held.Zxid != 3 || tn.End != EndReleased {
+		t.Fatalf("the internal lock's node: %+v", tn)
+	}
+}

@@ -48,8 +48,10 @@ func TestHistorySingleNodeLocks(t *testing.T) {
 	kz["c"].Await(t, "c", "waiting")
 	kz["b"].Release(t, "b")
 	kz["c"].Await(t, "c", "acquired")
-	sem := kazooSemaphore(t, connect)
-	curatorSemaphore(t, connect)
+	// kazoo: s3 holds the semaphore's internal lock while it waits;
+	// Curator: s3's lease is made, and waits.
+	sem := contendSemaphore(t, zktest.StartKazoo(t, connect), connect, "/sem", "/sem-__lock__", 1)
+	contendSemaphore(t, zktest.StartCurator(t, connect), connect, "/csem", "/csem/leases", 3)
 
 	data := copyDataDir(t, filepath.Join(srv.Servers[0].Dir, "data"))
 	doc, out := historyJSON(t, "/kafka", "--txnlog", data)
@@ -125,35 +127,21 @@ func kafkaElection(t *testing.T, connect string, admin *zk.Conn) {
 	}
 }
 
-// kazooSemaphore: s1 and s2 take the two leases of a kazoo semaphore, s3
-// waits until s1 releases. It returns the order the holders got a lease.
-func kazooSemaphore(t *testing.T, connect string) []string {
+// contendSemaphore: clients s1 and s2 of peers p take the two leases of
+// the semaphore at path, s3 waits (until waitDir has waiting children)
+// and gets a lease when s1 returns its own. It returns the order the
+// holders got a lease.
+func contendSemaphore(t *testing.T, p *zktest.Peers, connect, path, waitDir string, waiting int) []string {
 	t.Helper()
-	p := zktest.StartKazoo(t, connect)
-	p.Acquire(t, "s1", "semaphore", "/sem", "2")
-	p.Await(t, "s1", "acquired")
-	p.Acquire(t, "s2", "semaphore", "/sem", "2")
-	p.Await(t, "s2", "acquired")
-	p.Acquire(t, "s3", "semaphore", "/sem", "2")
-	awaitChildren(t, dial(t, connect), "/sem-__lock__", 1) // s3 holds the internal lock while it waits
+	for _, id := range []string{"s1", "s2"} {
+		p.Acquire(t, id, "semaphore", path, "2")
+		p.Await(t, id, "acquired")
+	}
+	p.Acquire(t, "s3", "semaphore", path, "2")
+	awaitChildren(t, dial(t, connect), waitDir, waiting)
 	p.Release(t, "s1")
 	p.Await(t, "s3", "acquired")
 	return []string{"s1", "s2", "s3"}
-}
-
-// curatorSemaphore: three real Curator clients on a SemaphoreV2 of two
-// leases; the third's lease waits until the first returns its own.
-func curatorSemaphore(t *testing.T, connect string) {
-	t.Helper()
-	p := zktest.StartCurator(t, connect)
-	p.Acquire(t, "s1", "semaphore", "/csem", "2")
-	p.Await(t, "s1", "acquired")
-	p.Acquire(t, "s2", "semaphore", "/csem", "2")
-	p.Await(t, "s2", "acquired")
-	p.Acquire(t, "s3", "semaphore", "/csem", "2")
-	awaitChildren(t, dial(t, connect), "/csem/leases", 3) // s3's lease, waiting
-	p.Release(t, "s1")
-	p.Await(t, "s3", "acquired")
 }
 
 // checkCuratorSemaphoreHistory: the leases in order of arrival, the

@@ -382,7 +382,7 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 	}
 	d := r.plainDirInto(p, r.buf[:0]) // decoded before the next one: its children's slice is reused
 	r.buf = d.Children
-	if leader := solrLeaderOf(p); leader != "" {
+	if leader := solrLeaderOf(p); leader != "" && r.below(leader) {
 		d.Context = []Child{} // read: the leader node, or none
 		if n := r.nodes[leader]; n != nil {
 			d.Context = append(d.Context, *n)

@@ -1,10 +1,13 @@
 package lockops
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 )
 
 // replayAt replays s at or below root and reports it.
@@ -163,4 +166,36 @@ func TestReplayCuratorSemaphoreOrder(t *testing.T) {
 	if tn := rep.Locks[0].Tenures[0]; tn.Node != lock || tn.Mode != ModeLock || tn.Held.Zxid != 3 || tn.End != EndReleased {
 		t.Fatalf("the internal lock's node: %+v", tn)
 	}
+}
+
+// TestRecordingEphemeralHandover: a plain ephemeral lock that changed
+// hands between two reads is recorded as the old node gone and a new one
+// (same path, another czxid); its waiters on a watch are not recorded as
+// nodes.
+func TestRecordingEphemeralHandover(t *testing.T) {
+	lock := "/app/maint"
+	held := func(owner, czxid int64, watcher int64) Queue {
+		q := Decode(EphemeralDir(lock, zk.Stat{EphemeralOwner: owner, Czxid: czxid, Ctime: histT0.Add(time.Duration(czxid) * time.Second).UnixMilli()}, []byte(fmt.Sprint("h", owner))), DecodeOptions{})
+		q.Participants = append(q.Participants, Participant{Node: lock, State: StateWaiting, Session: watcher, WatcherOnly: true})
+		return q
+	}
+	var b bytes.Buffer
+	rec, err := NewRecorder(&b, lock, []string{"zk1:2181"}, histT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range []Queue{held(1, 10, 2), held(2, 20, 3)} {
+		if err := rec.Observe(&q, 0, histT0.Add(time.Duration(15+10*i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, src, err := OpenRecording(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReplayAll(src, lock, Point{}, ReplayOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTenures(t, r.Report(HistoryOptions{}), lock, KindEphemeralLock, "gone 1 true", "present 2 true")
 }

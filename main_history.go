@@ -50,6 +50,12 @@ its last write in the log. Problems: holds far longer than the lock's usual
 hold, holders whose session expired, waits longer than --waited-longer-than,
 force-deletes. A recording cannot tell why a node went (only that it did).
 
+Elections are replayed too: who was Kafka's controller, the active NameNode
+(HDFS HA), HBase's active master or Solr's overseer, when, and how each
+tenure ended; an ephemeral node given as PATH is a plain ephemeral lock.
+Candidates that own no node (Kafka's brokers, a plain lock's waiters) wait
+with watches, which no log holds: they show from the moment they hold.
+
 --at prints the queues as they were at that moment, in the format of
 zkscope locks (--json: locks --json), without what only live servers know
 (clients, confirmed watches).
@@ -61,6 +67,7 @@ that transaction).`,
 		Example: `  zkscope history /app/locks --txnlog /var/lib/zookeeper
   zkscope history /app/locks/deploy --txnlog ./zk-copy --since 03:00 --until 03:30
   zkscope history /app/locks/deploy --txnlog ./zk-copy --at 03:12:07 --json
+  zkscope history /kafka --txnlog ./zk-copy                # every Kafka controller in turn
   zkscope locks /app/locks --watch --record locks.jsonl     # later:
   zkscope history /app/locks --recording locks.jsonl --waited-longer-than 30s`,
 		Args:              cobra.MaximumNArgs(1),

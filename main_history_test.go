@@ -29,6 +29,7 @@ type historyDoc struct {
 			Node    string `json:"node"`
 			Session string `json:"session"`
 			Data    string `json:"data"`
+			Payload string `json:"payload"`
 			Held    *struct {
 				Zxid string `json:"zxid"`
 			} `json:"held"`

@@ -123,6 +123,9 @@ type Tenure struct {
 	Session int64
 	Mode    Mode
 	Data    []byte // the node's data when it arrived (a client's id or address)
+	// Payload is that data decoded in its system's format (a Kafka
+	// controller's broker id, an active NameNode's host), "" for a lock.
+	Payload string
 	Arrived Moment
 	// Held is when it became a holder (zero: it never held).
 	Held Moment

@@ -47,13 +47,13 @@ type recordLine struct {
 type Recorder struct {
 	w     *bufio.Writer
 	enc   *json.Encoder
-	known map[string]map[string]struct{} // lock path -> its nodes last seen
+	known map[string]map[seenNode]struct{} // lock path -> its nodes last seen
 }
 
 // NewRecorder starts a recording of the locks at or below root on w.
 func NewRecorder(w io.Writer, root string, servers []string, started time.Time) (*Recorder, error) {
 	bw := bufio.NewWriter(w)
-	r := &Recorder{w: bw, enc: json.NewEncoder(bw), known: map[string]map[string]struct{}{}}
+	r := &Recorder{w: bw, enc: json.NewEncoder(bw), known: map[string]map[seenNode]struct{}{}}
 	r.enc.SetEscapeHTML(false)
 	if err := r.enc.Encode(recordLine{Recording: RecordingSchema, Root: root, Servers: servers, Started: fmtStamp(started)}); err != nil {
 		return nil, fmt.Errorf("write recording: %w", err)
@@ -61,22 +61,55 @@ func NewRecorder(w io.Writer, root string, servers []string, started time.Time) 
 	return r, r.Flush()
 }
 
+// seenNode is one node as a recording knows it: a node deleted and
+// created again at the same path (a single-node lock changing hands
+// between two reads) is another node.
+type seenNode struct {
+	node  string
+	czxid int64
+}
+
 // Observe records how q (the lock's queue read at seen, its directory's
 // pzxid then; 0: unknown) differs from the last queue of the same lock
 // observed: new nodes in order of creation, then the nodes gone.
 func (r *Recorder) Observe(q *Queue, pzxid int64, seen time.Time) error {
 	was := r.known[q.Path]
-	now := make(map[string]struct{}, len(q.Participants))
+	now := make(map[seenNode]struct{}, len(q.Participants))
 	fresh := make([]*Participant, 0)
 	for i := range q.Participants {
 		p := &q.Participants[i]
-		now[p.Node] = struct{}{}
-		if _, ok := was[p.Node]; !ok {
+		if p.WatcherOnly {
+			continue // a waiter on a watch: no node of its own
+		}
+		k := seenNode{p.Node, p.Czxid}
+		now[k] = struct{}{}
+		if _, ok := was[k]; !ok {
 			fresh = append(fresh, p)
 		}
 	}
 	sortByCzxid(fresh)
 	at := fmtStamp(seen)
+	z := ""
+	if pzxid != 0 {
+		z = FormatZxid(pzxid)
+	}
+	again := make(map[string]bool, len(fresh)) // paths made again: their old node goes first
+	for _, p := range fresh {
+		again[p.Node] = true
+	}
+	gone := func(first bool) error {
+		for k := range was {
+			if _, ok := now[k]; !ok && again[k.node] == first {
+				if err := r.enc.Encode(recordLine{Op: "gone", Seen: at, Path: k.node, Zxid: z}); err != nil {
+					return fmt.Errorf("write recording: %w", err)
+				}
+			}
+		}
+		return nil
+	}
+	if err := gone(true); err != nil {
+		return err
+	}
 	for _, p := range fresh {
 		l := recordLine{Op: "create", Seen: at, Path: p.Node, Zxid: FormatZxid(p.Czxid), Ctime: fmtStamp(p.Ctime), Data: p.Data}
 		if p.Ephemeral {
@@ -86,16 +119,8 @@ func (r *Recorder) Observe(q *Queue, pzxid int64, seen time.Time) error {
 			return fmt.Errorf("write recording: %w", err)
 		}
 	}
-	z := ""
-	if pzxid != 0 {
-		z = FormatZxid(pzxid)
-	}
-	for node := range was {
-		if _, ok := now[node]; !ok {
-			if err := r.enc.Encode(recordLine{Op: "gone", Seen: at, Path: node, Zxid: z}); err != nil {
-				return fmt.Errorf("write recording: %w", err)
-			}
-		}
+	if err := gone(false); err != nil {
+		return err
 	}
 	if len(now) == 0 {
 		delete(r.known, q.Path)

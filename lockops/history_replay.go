@@ -42,6 +42,7 @@ type Replay struct {
 	named  map[string]int                // a directory's children named like lock nodes
 	sess   map[int64]*SessionInfo        // open sessions
 	locks  map[string]*lockLog
+	buf    []Child // the children of the directory decoded last (Queue keeps no *Child)
 	first  Moment
 	last   Moment
 	events int
@@ -59,8 +60,9 @@ type lockLog struct {
 	path    string
 	kind    Kind
 	tenures []Tenure
-	open    map[string]int // present nodes: their tenure's index
-	queue   Queue          // the last decoded queue
+	open    map[string]int   // present nodes: their tenure's index
+	present map[string]int64 // update's scratch: the nodes decoded, their czxid
+	queue   Queue            // the last decoded queue
 }
 
 // NewReplay starts an empty replay of the locks at or below root.
@@ -143,8 +145,11 @@ func (r *Replay) Apply(ev HistoryEvent) {
 	case EventSetData:
 		if n := r.nodes[ev.Path]; n != nil {
 			n.Data = slices.Clone(ev.Data)
-			r.touch(path.Dir(ev.Path))
-			r.touch(ev.Path) // a kazoo semaphore's lease count
+			n.Version++
+			// A node's data orders no queue: only a lock's own node
+			// matters (a kazoo semaphore's lease count). A participant's
+			// data is kept from its arrival; [Replay.Queues] reads it anew.
+			r.touch(ev.Path)
 		}
 	case EventSessionCreate:
 		s := r.session(ev.Session)
@@ -194,6 +199,7 @@ func (r *Replay) create(ev HistoryEvent) {
 		r.owned[ev.Owner][ev.Path] = struct{}{}
 	}
 	r.touch(dir)
+	r.touchRoot(ev.Path)
 }
 
 // endOf is how a node removed by ev leaves its queue.
@@ -216,6 +222,7 @@ func (r *Replay) remove(p string, end Tenure) {
 	r.drop(n)
 	r.ends[p] = end
 	r.touch(path.Dir(p))
+	r.touchRoot(p)
 }
 
 // drop forgets node n.
@@ -281,6 +288,9 @@ func (r *Replay) lockOf(dir string) string {
 	if sem, ok := strings.CutSuffix(dir, "-__lock__"); ok && r.nodes[sem] != nil {
 		return sem
 	}
+	if e := r.electionOf(dir); e != "" {
+		return e
+	}
 	return dir
 }
 
@@ -316,11 +326,12 @@ func (r *Replay) flush() {
 		if !ok && l == nil {
 			continue
 		}
-		q := Decode(d, DecodeOptions{MaxLeases: r.o.MaxLeases})
+		q := Decode(d, r.decodeOptions(p))
 		if l == nil {
 			l = &lockLog{path: p, open: map[string]int{}}
 			r.locks[p] = l
 		}
+		r.adopt(l)
 		l.update(q, r.at, r.ends)
 		if r.o.OnChange != nil {
 			r.o.OnChange(r.at, &l.queue)
@@ -328,6 +339,26 @@ func (r *Replay) flush() {
 	}
 	clear(r.dirty)
 	clear(r.ends)
+}
+
+// adopt moves into l the history of the directories that became part of
+// it: a semaphore's internal lock, seen as a lock of its own until the
+// semaphore's other directory was created (Curator makes locks/ before
+// leases/).
+func (r *Replay) adopt(l *lockLog) {
+	for _, sub := range []string{zkview.Join(l.path, "locks"), zkview.Join(l.path, "leases"), l.path + "-__lock__"} {
+		s := r.locks[sub]
+		if s == nil || r.lockOf(sub) != l.path {
+			continue
+		}
+		for i, t := range s.tenures {
+			l.tenures = append(l.tenures, t)
+			if j, ok := s.open[t.Node]; ok && j == i {
+				l.open[t.Node] = len(l.tenures) - 1
+			}
+		}
+		delete(r.locks, sub)
+	}
 }
 
 // dirOf is the lock at p as [Decode] wants it, from the nodes the replay
@@ -343,17 +374,33 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 		sem.Aux = &queue
 		return sem, len(sem.Children)+len(queue.Children) > 0
 	}
+	if d, ok := r.singleNodeDir(p); ok {
+		return d, true
+	}
 	if r.named[p] == 0 {
 		return Dir{Path: p}, false // no lock node (IsLockDir), without listing
 	}
-	return r.plainDir(p), true
+	d := r.plainDirInto(p, r.buf[:0]) // decoded before the next one: its children's slice is reused
+	r.buf = d.Children
+	if leader := solrLeaderOf(p); leader != "" && r.below(leader) {
+		d.Context = []Child{} // read: the leader node, or none
+		if n := r.nodes[leader]; n != nil {
+			d.Context = append(d.Context, *n)
+		}
+	}
+	return d, true
 }
 
 // plainDir is directory p with its children, in no particular order (as
 // the servers list them: the decoders sort them as their libraries do,
 // ties broken by name).
 func (r *Replay) plainDir(p string) Dir {
-	d := Dir{Path: p, Children: make([]Child, 0, len(r.kids[p]))}
+	return r.plainDirInto(p, make([]Child, 0, len(r.kids[p])))
+}
+
+// plainDirInto is [Replay.plainDir] with its children appended to buf.
+func (r *Replay) plainDirInto(p string, buf []Child) Dir {
+	d := Dir{Path: p, Children: buf}
 	if n := r.nodes[p]; n != nil {
 		d.Data = n.Data
 	}
@@ -369,13 +416,19 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 	if len(q.Participants) > 0 || l.kind == "" {
 		l.kind = q.Kind // an emptied directory keeps its recipe
 	}
-	present := make(map[string]bool, len(q.Participants))
+	if l.present == nil {
+		l.present = make(map[string]int64, len(q.Participants))
+	}
+	present := l.present // node -> its czxid
+	clear(present)
 	for i := range q.Participants {
-		present[q.Participants[i].Node] = true
+		if p := &q.Participants[i]; !p.WatcherOnly {
+			present[p.Node] = p.Czxid
+		}
 	}
 	for node, i := range l.open {
-		if present[node] {
-			continue
+		if czxid, ok := present[node]; ok && (czxid == l.tenures[i].Arrived.Zxid || czxid == 0) {
+			continue // (a node deleted and created again in one transaction is a new tenure)
 		}
 		t := &l.tenures[i]
 		end, ok := ends[node]
@@ -387,15 +440,23 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 	}
 	for i := range q.Participants {
 		p := &q.Participants[i]
+		if p.WatcherOnly {
+			continue
+		}
 		ti, ok := l.open[p.Node]
 		if !ok {
-			l.tenures = append(l.tenures, Tenure{Node: p.Node, Session: p.Session, Mode: p.Mode, Data: p.Data,
+			l.tenures = append(l.tenures, Tenure{Node: p.Node, Session: p.Session, Mode: p.Mode, Data: p.Data, Payload: p.Payload.String(),
 				Arrived: Moment{Zxid: p.Czxid, Time: p.Ctime}, End: EndPresent})
 			ti = len(l.tenures) - 1
 			l.open[p.Node] = ti
 		}
-		if t := &l.tenures[ti]; p.State == StateHolding && t.Held.IsZero() {
+		t := &l.tenures[ti]
+		t.Mode = p.Mode // (a node adopted from a semaphore's internal lock)
+		if p.State == StateHolding && t.Held.IsZero() {
 			t.Held = at
+			if q.Kind.SingleNode() && p.Mode != ModeLease {
+				t.Held = t.Arrived // its node is the lock: held from its creation
+			}
 		}
 	}
 	l.queue = q
@@ -412,7 +473,7 @@ func (r *Replay) Queues() []Queue {
 	sort.Strings(paths)
 	for _, p := range paths {
 		if d, ok := r.dirOf(p); ok {
-			out = append(out, Decode(d, DecodeOptions{MaxLeases: r.o.MaxLeases}))
+			out = append(out, Decode(d, r.decodeOptions(p)))
 		}
 	}
 	return out

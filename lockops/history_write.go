@@ -50,12 +50,12 @@ func writeLockHistory(tw io.Writer, h *LockHistory, end time.Time, name func(str
 		t := &h.Tenures[i]
 		row[i] = "#" + strconv.Itoa(k+1)
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, fmtClock(t.Arrived.Time), fmtClock(t.Held.Time),
-			fmtDur(t.Waited(end)), fmtDur(t.HeldFor(end)), name(baseName(t.Node)), FormatSession(t.Session), DescribeData(t.Data, 24), endedCell(t))
+			fmtDur(t.Waited(end)), fmtDur(t.HeldFor(end)), name(baseName(t.Node)), FormatSession(t.Session), tenureCell(t), endedCell(t))
 	}
 	for _, i := range never {
 		t := &h.Tenures[i]
 		fmt.Fprintf(tw, "  -\t%s\t-\t%s\t-\t%s\t%s\t%s\t%s\n", fmtClock(t.Arrived.Time), fmtDur(t.Waited(end)),
-			name(baseName(t.Node)), FormatSession(t.Session), DescribeData(t.Data, 24), endedCell(t))
+			name(baseName(t.Node)), FormatSession(t.Session), tenureCell(t), endedCell(t))
 	}
 	for _, i := range held {
 		if len(h.Behind[i]) == 0 {
@@ -91,6 +91,18 @@ func holdOrder(ts []Tenure) (held, never []int) {
 	}
 	sort.SliceStable(held, func(a, b int) bool { return ts[held[a]].Held.Zxid < ts[held[b]].Held.Zxid })
 	return held, never
+}
+
+// tenureCell is a tenure's data for the table: its system's fields
+// (a Kafka controller's broker id) or the data itself, shortened.
+func tenureCell(t *Tenure) string {
+	if t.Payload != "" {
+		if utf8.RuneCountInString(t.Payload) > 80 {
+			return string([]rune(t.Payload)[:79]) + "…"
+		}
+		return t.Payload
+	}
+	return DescribeData(t.Data, 24)
 }
 
 // endedCell says how a tenure ended, with who and the session's facts.
@@ -184,6 +196,7 @@ type tenureDoc struct {
 	Session          string     `json:"session"`
 	Mode             string     `json:"mode"`
 	Data             string     `json:"data"`
+	Payload          string     `json:"payload,omitempty"`
 	Arrived          *momentDoc `json:"arrived"`
 	Held             *momentDoc `json:"held"`
 	Left             *momentDoc `json:"left"`
@@ -211,7 +224,7 @@ func momentOf(m Moment) *momentDoc {
 
 func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 	t := &h.Tenures[i]
-	d := tenureDoc{Node: t.Node, Session: FormatSession(t.Session), Mode: string(t.Mode), Data: tenureData(t.Data), Arrived: momentOf(t.Arrived),
+	d := tenureDoc{Node: t.Node, Session: FormatSession(t.Session), Mode: string(t.Mode), Data: tenureData(t.Data), Payload: t.Payload, Arrived: momentOf(t.Arrived),
 		Held: momentOf(t.Held), Left: momentOf(t.Left), End: string(t.End), WaitedMs: t.Waited(end).Milliseconds()}
 	if !t.Held.IsZero() {
 		ms := t.HeldFor(end).Milliseconds()

@@ -33,9 +33,12 @@ type timeline struct {
 	// loadID names the last read.
 	txnlog  string
 	fromLog bool
-	loading bool
-	loadID  uint64
-	loadErr error
+	// logStates is how many of the oldest states came from the log; the
+	// live reads since follow them.
+	logStates int
+	loading   bool
+	loadID    uint64
+	loadErr   error
 	// on: the timeline is shown in place of the live queue; step is the
 	// state shown (an index in states), -1 the newest.
 	on   bool
@@ -56,24 +59,23 @@ type timelineLoadedMsg struct {
 func (p *Model) SetTxnlog(dir string) { p.hist.txnlog = dir }
 
 // remember keeps q, read at at, in the ring when it differs from the last
-// state kept (another set of nodes, or a node changed state).
+// state kept (another set of nodes, or a node changed state); after the
+// states replayed from a transaction log, the live ones follow them.
 func (p *Model) remember(q *lockops.Queue, at time.Time) {
 	h := &p.hist
-	if h.fromLog {
-		if q.Path == h.path {
-			return // the log's states are shown; the live ring waits
-		}
-		h.fromLog = false
-	}
 	if q.Path != h.path {
 		h.path, h.states, h.kept, h.step = q.Path, h.states[:0], 0, -1
+		h.fromLog, h.logStates = false, 0
 	}
-	if n := len(h.states); n > 0 && sameQueue(&h.states[n-1].Queue, q) {
-		return
+	if n := len(h.states); n > 0 && sameQueue(&h.states[n-1].Queue, q, n <= h.logStates) {
+		return // (the log's last state: the live read adds only the watchers the log cannot hold)
 	}
 	for len(h.states) > 0 && (len(h.states) >= ringStates || h.kept+len(q.Participants) > ringParticipants) {
 		h.kept -= len(h.states[0].Queue.Participants)
 		h.states = h.states[1:]
+		if h.logStates > 0 {
+			h.logStates--
+		}
 		if h.step > 0 {
 			h.step--
 		}
@@ -84,18 +86,44 @@ func (p *Model) remember(q *lockops.Queue, at time.Time) {
 }
 
 // sameQueue reports whether a and b have the same nodes in the same
-// states and order.
-func sameQueue(a, b *lockops.Queue) bool {
-	if len(a.Participants) != len(b.Participants) {
+// states and order (without the waiters that own no node, when
+// ownedOnly: a transaction log never shows those).
+func sameQueue(a, b *lockops.Queue, ownedOnly bool) bool {
+	xs, ys := a.Participants, b.Participants
+	if ownedOnly {
+		xs, ys = ownedNodes(xs), ownedNodes(ys)
+	}
+	if len(xs) != len(ys) {
 		return false
 	}
-	for i := range a.Participants {
-		x, y := &a.Participants[i], &b.Participants[i]
+	for i := range xs {
+		x, y := &xs[i], &ys[i]
 		if x.Node != y.Node || x.State != y.State || x.Watches != y.Watches {
 			return false
 		}
 	}
 	return true
+}
+
+// ownedNodes is ps without the waiters that own no node (ps itself when
+// there is none).
+func ownedNodes(ps []lockops.Participant) []lockops.Participant {
+	n := 0
+	for i := range ps {
+		if !ps[i].WatcherOnly {
+			n++
+		}
+	}
+	if n == len(ps) {
+		return ps
+	}
+	out := make([]lockops.Participant, 0, n)
+	for _, x := range ps {
+		if !x.WatcherOnly {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // showingTimeline reports whether the pane draws its past instead of the
@@ -173,7 +201,7 @@ func (p *Model) onTimelineLoaded(msg timelineLoadedMsg) tea.Cmd {
 		h.loadErr = msg.err
 		return nil
 	}
-	h.path, h.states, h.fromLog, h.step = msg.path, msg.states, true, -1
+	h.path, h.states, h.fromLog, h.step, h.logStates = msg.path, msg.states, true, -1, len(msg.states)
 	h.kept = 0
 	for i := range h.states {
 		h.kept += len(h.states[i].Queue.Participants)

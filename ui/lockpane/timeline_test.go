@@ -80,7 +80,8 @@ func TestLockPaneTimeline(t *testing.T) {
 
 // TestLockPaneTimelineFromTxnlog: given the shared server's transaction
 // log, the timeline replays the lock's real past: a holder, a waiter that
-// takes over when the holder's node is deleted.
+// takes over when the holder's node is deleted; live reads then follow
+// the log's states.
 func TestLockPaneTimelineFromTxnlog(t *testing.T) {
 	srv := zktest.Shared(t)
 	base := zktest.Path(t)
@@ -120,4 +121,40 @@ func TestLockPaneTimelineFromTxnlog(t *testing.T) {
 	if !strings.Contains(out, "3 states from the transaction log") || !strings.Contains(out, "A first") || !strings.Contains(out, "B second") || !strings.Contains(out, "zxid 0x") {
 		t.Fatalf("timeline from the log:\n%s", out)
 	}
+
+	// Live reads go on after the log's states: the same queue adds
+	// nothing, a new waiter adds a state.
+	p.visible, p.client = true, &zkview.Client{} // commands are built, never run
+	readAt(p, liveQueue(t, c, base), time.Now())
+	if n := len(p.hist.states); n != 3 {
+		t.Fatalf("the live read of the log's last state added a state: %d", n)
+	}
+	if _, err := c.Create(base+"/0123456789abcdef0123456789abcdef__lock__", []byte("third"), zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
+		t.Fatal(err)
+	}
+	readAt(p, liveQueue(t, c, base), time.Now())
+	out = paneScreen(p)
+	if n := len(p.hist.states); n != 4 || !strings.Contains(out, "3 states from the transaction log, 1 seen live since") ||
+		!strings.Contains(out, "state 4/4") || !strings.Contains(out, "(the newest)") {
+		t.Fatalf("%d states; the live read after the log:\n%s", n, out)
+	}
+}
+
+// liveQueue reads the lock at dir from the server and decodes it, as the
+// pane's own reads do.
+func liveQueue(t *testing.T, c *zk.Conn, dir string) lockops.Queue {
+	t.Helper()
+	kids, _, err := c.Children(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := lockops.Dir{Path: dir}
+	for _, k := range kids {
+		data, st, err := c.Get(dir + "/" + k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Children = append(d.Children, lockops.ChildOf(k, dir+"/"+k, st, data))
+	}
+	return lockops.Decode(d, lockops.DecodeOptions{})
 }

@@ -51,10 +51,17 @@ func (p *Model) timelineView() string {
 	return strings.Join(lines, "\n")
 }
 
+// live reports whether the newest state was read live (not replayed
+// from the log).
+func (h *timeline) live() bool { return !h.fromLog || len(h.states) > h.logStates }
+
 // timelineSource says where the states come from.
 func (p *Model) timelineSource() string {
 	h := &p.hist
-	if h.fromLog {
+	switch {
+	case h.fromLog && len(h.states) > h.logStates:
+		return fmt.Sprintf("%d states from the transaction log, %d seen live since", h.logStates, len(h.states)-h.logStates)
+	case h.fromLog:
 		return fmt.Sprintf("%d states from the transaction log", len(h.states))
 	}
 	return fmt.Sprintf("%d states seen live (up to %d kept)", len(h.states), ringStates)
@@ -85,7 +92,7 @@ func (p *Model) strip(marks map[string]byte, shown int) []string {
 	states := p.hist.states
 	w := max(p.w-2, 10)
 	from, to := states[0].At.Time, states[len(states)-1].At.Time
-	if !p.hist.fromLog && p.now.After(to) {
+	if p.hist.live() && p.now.After(to) {
 		to = p.now
 	}
 	span := max(to.Sub(from), time.Millisecond)
@@ -196,7 +203,7 @@ func (p *Model) stateLines(s lockops.LockState, i int, marks map[string]byte) []
 	if s.At.Zxid != 0 {
 		head += " · zxid " + lockops.FormatZxid(s.At.Zxid)
 	}
-	if p.hist.step < 0 && !p.hist.fromLog {
+	if p.hist.step < 0 && p.hist.live() {
 		head += " (the newest)"
 	}
 	out := []string{st.Subtle.Render(head + " · " + strconv.Itoa(len(q.Holders())) + " holding, " + strconv.Itoa(len(q.Waiters())) + " waiting")}

@@ -104,12 +104,10 @@ report (schema 1).`,
 				return err
 			}
 			defer c.Close()
-			queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{})
+			ss, e, _, err := lockops.ScanSessions(ctx, c, p)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				return scanError(p, err)
 			}
-			e := c.Introspect(ctx)
-			ss := lockops.JoinSessions(e, queues, c.SessionID())
 			if withLocks {
 				ss = lockops.SessionsOwningLocks(ss)
 			}

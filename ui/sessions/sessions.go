@@ -88,6 +88,9 @@ func (m *Model) SetSessions(ss []lockops.Session, root string, at time.Time) {
 	m.rebuild(keep)
 }
 
+// All is every session of the last result, filtered out or not.
+func (m *Model) All() []lockops.Session { return m.all }
+
 // SetError shows why the last read failed (the rows stay).
 func (m *Model) SetError(err error) { m.err, m.loaded = err, true }
 
@@ -293,11 +296,15 @@ func (m Model) lines() []string {
 			}
 		} else {
 			verb, st := "waits on", m.st.Waiter
+			how := lockops.WaitedFor(*r.lock, m.at)
 			if r.hold {
-				verb, st = "holds   ", m.st.Holder
+				verb, st, how = "holds   ", m.st.Holder, "for "+lockops.FormatAge(m.at.Sub(r.lock.Since))
 			}
-			line = fmt.Sprintf("     %s %s  %s %s  %s  for %s", verb, r.lock.Lock, r.lock.Kind, r.lock.Mode,
-				baseName(r.lock.Node), lockops.FormatAge(m.at.Sub(r.lock.Since)))
+			if r.lock.WatchOnly {
+				line = fmt.Sprintf("     %s %s  %s %s  %s", verb, r.lock.Lock, r.lock.Kind, r.lock.Mode, how)
+			} else {
+				line = fmt.Sprintf("     %s %s  %s %s  %s  %s", verb, r.lock.Lock, r.lock.Kind, r.lock.Mode, baseName(r.lock.Node), how)
+			}
 			style = st
 		}
 		if i == m.cursor {

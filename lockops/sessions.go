@@ -227,24 +227,37 @@ func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []Session,
 	return enc.Encode(doc)
 }
 
-// WriteSessionsTable writes one row per session, then its locks.
+// WriteSessionsTable writes one row per session, then its locks. The rows
+// are aligned together (a tabwriter block ends at a line without a tab,
+// so they are aligned first, then interleaved with the lock lines).
 func WriteSessionsTable(w io.Writer, ss []Session, now time.Time) error {
 	if len(ss) == 0 {
 		_, err := fmt.Fprintln(w, "no sessions found")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var rows strings.Builder
+	tw := tabwriter.NewWriter(&rows, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tCLIENT\tMEMBER\tTIMEOUT\tAGE\tLAST OP\tRECV/SENT\tEPHEMERALS\tHOLDS\tWAITS")
 	for _, s := range ss {
 		fmt.Fprintln(tw, strings.Join(SessionRow(s, now), "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(rows.String(), "\n")
+	var b strings.Builder
+	b.WriteString(lines[0])
+	for i, s := range ss {
+		b.WriteString(lines[i+1])
 		for _, l := range s.Holds {
-			fmt.Fprintf(tw, "  holds %s (%s) for %s\n", l.Lock, l.Mode, FormatAge(now.Sub(l.Since)))
+			fmt.Fprintf(&b, "  holds %s (%s) for %s\n", l.Lock, l.Mode, FormatAge(now.Sub(l.Since)))
 		}
 		for _, l := range s.WaitsOn {
-			fmt.Fprintf(tw, "  waits on %s (%s) %s\n", l.Lock, l.Mode, WaitedFor(l, now))
+			fmt.Fprintf(&b, "  waits on %s (%s) %s\n", l.Lock, l.Mode, WaitedFor(l, now))
 		}
 	}
-	return tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // WaitedFor says how long a session has waited on l: "for 3m", or for a

@@ -104,12 +104,10 @@ report (schema 1).`,
 				return err
 			}
 			defer c.Close()
-			queues, err := lockops.Scan(ctx, c, p, lockops.ScanOptions{})
+			ss, e, _, err := lockops.ScanSessions(ctx, c, p)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				return scanError(p, err)
 			}
-			e := c.Introspect(ctx)
-			ss := lockops.JoinSessions(e, queues, c.SessionID())
 			if withLocks {
 				ss = lockops.SessionsOwningLocks(ss)
 			}
@@ -117,10 +115,13 @@ report (schema 1).`,
 			if asJSON {
 				return lockops.WriteSessionsJSON(cmd.OutOrStdout(), c.Servers(), p, ss, now)
 			}
-			if werr := lockops.WriteSessionsTable(cmd.OutOrStdout(), ss, now); werr != nil {
+			v := lockops.Verified(e, c.Config().AdminPort)
+			if len(ss) == 0 && v.Note != "" {
+				fmt.Fprintln(cmd.OutOrStdout(), "no sessions listed: the members did not say (see the note below)")
+			} else if werr := lockops.WriteSessionsTable(cmd.OutOrStdout(), ss, now); werr != nil {
 				return werr
 			}
-			if v := lockops.Verified(e, c.Config().AdminPort); v.Note != "" {
+			if v.Note != "" {
 				cmd.PrintErrln("note:", v.Note)
 			}
 			return err

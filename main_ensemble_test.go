@@ -63,31 +63,7 @@ func TestSessionsCommand(t *testing.T) {
 	cu := zktest.StartCurator(t, srv.ConnectString())
 	cu.Acquire(t, "waiter", "mutex", lock)
 
-	var doc struct {
-		Schema   int
-		Sessions []struct {
-			Session string
-			Client  *string
-			Member  *string
-			Holds   []struct{ Lock, Recipe, Node string }
-			WaitsOn []struct{ Lock, Recipe, Node string } `json:"waits_on"`
-		}
-	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		out, err := run(t, "-s", srv.ConnectString(), "sessions", base, "--locks", "--json")
-		if err != nil {
-			t.Fatal(err, out)
-		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatal(err, out)
-		}
-		if len(doc.Sessions) == 2 || time.Now().After(deadline) {
-			t.Logf("%s", out)
-			break
-		}
-		time.Sleep(200 * time.Millisecond) // polling the server's view, with a deadline
-	}
+	doc := sessionsUntil(t, srv.ConnectString(), func(d sessionsDoc) bool { return len(d.Sessions) == 2 }, base, "--locks")
 	if doc.Schema != 1 || len(doc.Sessions) != 2 {
 		t.Fatalf("sessions: %+v", doc)
 	}

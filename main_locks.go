@@ -68,6 +68,13 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 //
 // prog, when not nil, shows how far the scan got.
 func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, lockops.Verification, []lockops.Problem, error) {
+	r, err := scanLocksEnsemble(ctx, c, p, f, prog)
+	return r.queues, r.v, r.unreadable, err
+}
+
+// scanLocksEnsemble is [scanLocks] with what the servers said (r.ens; nil
+// with --no-verify).
+func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) (r scanReport, err error) {
 	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
 	var first *zkview.Ensemble
 	if f.hungAfter > 0 {
@@ -82,12 +89,12 @@ func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags,
 	queues, err := lockops.Scan(ctx, c, p, o)
 	prog.done()
 	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
-		return nil, lockops.Verification{}, nil, scanError(p, err)
+		return r, scanError(p, err)
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
 	var e *zkview.Ensemble
 	if first != nil && !waitUntil(ctx, first.At.Add(f.hungAfter)) {
-		return nil, lockops.Verification{}, nil, ctx.Err()
+		return r, ctx.Err()
 	}
 	if !f.noVerify {
 		e = c.Introspect(ctx)
@@ -96,7 +103,7 @@ func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags,
 	// list sessions watching.
 	queues, ferr := lockops.FindEphemeralLocks(ctx, c, p, e, queues)
 	if ferr != nil {
-		return nil, lockops.Verification{}, nil, scanError(p, ferr)
+		return r, scanError(p, ferr)
 	}
 	lockops.ApplyEnsemble(e, queues)
 	o2 := lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: e}
@@ -108,7 +115,7 @@ func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags,
 	if len(queues) == 0 {
 		v = lockops.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
-	return queues, v, unreadable, err
+	return scanReport{queues: queues, v: v, unreadable: unreadable, ens: e}, err
 }
 
 // waitUntil waits until t or ctx's end, reporting whether t came.
@@ -219,7 +226,7 @@ queues change until Ctrl-C.`,
 				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 					return err
 				}
-				if rerr := render(out, scanReport{queues, v, unreadable}); rerr != nil {
+				if rerr := render(out, scanReport{queues: queues, v: v, unreadable: unreadable}); rerr != nil {
 					return rerr
 				}
 				return err
@@ -248,6 +255,7 @@ type scanReport struct {
 	queues     []lockops.Queue
 	v          lockops.Verification
 	unreadable []lockops.Problem
+	ens        *zkview.Ensemble // what the servers said (nil: not asked)
 }
 
 // watchOutput is where and how `locks --watch` draws its frames: on a
@@ -327,7 +335,10 @@ func watchDirs(q lockops.Queue) []string {
 }
 
 func newDoctorCmd() *cobra.Command {
-	var f lockScanFlags
+	var (
+		f      lockScanFlags
+		asJSON bool
+	)
 	cmd := &cobra.Command{
 		Use:   "doctor [PATH]",
 		Short: "Report lock problems at or below PATH; exit 1 when any is found",
@@ -340,6 +351,10 @@ across lock directories (session-deadlock),
 orphaned semaphore leases, read→write upgrade deadlocks, herds, sequence ties
 and overflow, stray children that block a queue, mixed libraries.
 
+A session that owns ephemeral nodes but is connected to no member is reported
+once (owner-disconnected), by its session id, with all its nodes. --json
+prints the same problems as one document (schema 1).
+
 A subtree the session may not read (NoAuth), or that vanished during the
 scan, is reported as an unreadable problem and the scan goes on.
 
@@ -348,10 +363,15 @@ nothing could be checked (unreachable server, PATH missing or unreadable):
 fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 		Example: `  zkscope doctor /app
   zkscope doctor /app/locks --held-longer-than 15m || page-oncall
+  zkscope doctor /app --json | jq '.problems[] | select(.kind=="owner-disconnected") | .session'
   zkscope doctor /app --hung-after 2m    # also holders whose client only pings`,
 		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), lockPathArgs),
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, redis, _ := redisServer(os.Getenv); redis && asJSON {
+				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: --json reports ZooKeeper locks; for Redis locks use zkscope locks --json")
+				return exitError{2}
+			}
 			if handled, err := runRedisDoctor(cmd, args); handled {
 				return err
 			}
@@ -371,44 +391,48 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 				return exitError{2}
 			}
 			defer c.Close()
-			prog := newProgressLine(cmd.ErrOrStderr(), true, true)
-			queues, v, unreadable, err := scanLocks(ctx, c, p, f, prog)
+			prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
+			r, err := scanLocksEnsemble(ctx, c, p, f, prog)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
 				return exitError{2}
 			}
-			if note := footnote(queues, v); note != "" {
+			if note := footnote(r.queues, r.v); note != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: note:", note)
 			}
-			out := cmd.OutOrStdout()
-			n := lockops.CountProblems(queues) + len(unreadable)
-			for _, u := range unreadable {
-				fmt.Fprintf(out, "%s\t%s\t%s\n", u.Kind, u.Node, u.Detail)
-			}
-			for _, q := range queues {
-				for _, pr := range q.Problems {
-					if pr.Severity() == lockops.SeverityInfo {
-						continue
-					}
-					where := q.Path
-					if pr.Node != "" {
-						where = pr.Node
-					}
-					fmt.Fprintf(out, "%s\t%s\t%s\n", pr.Kind, where, pr.Detail)
-				}
-			}
-			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: warning:", err)
-			}
-			if n > 0 {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%d problem(s) in %d lock(s) at or below %s\n", n, len(queues), p)
-				return exitError{1}
-			}
-			fmt.Fprintf(out, "no problems found in %d lock(s) at or below %s\n", len(queues), p)
-			return nil
+			return reportDoctor(cmd, c, p, r, err, asJSON)
 		},
 	}
 	f.register(cmd, time.Hour)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the problems as one JSON document (schema 1); the exit status is the same")
 	cmd.Flags().DurationVar(&f.hungAfter, "hung-after", 0, "flag holders whose client answered only pings for this long (sampled twice, this far apart; 0: off)")
 	return cmd
+}
+
+// reportDoctor prints what a doctor scan found (lines, or --json) and
+// turns it into doctor's exit status: owner-disconnected once per session
+// ([lockops.OwnersDisconnected]), every other problem once per node.
+func reportDoctor(cmd *cobra.Command, c *zkview.Client, p string, r scanReport, scanErr error, asJSON bool) error {
+	fs := lockops.DoctorFindings(r.queues, r.unreadable, lockops.OwnersDisconnected(r.queues, r.ens, p))
+	out := cmd.OutOrStdout()
+	var err error
+	if asJSON {
+		err = lockops.WriteDoctorJSON(out, c.Servers(), p, len(r.queues), fs)
+	} else {
+		err = lockops.WriteDoctorLines(out, fs)
+	}
+	if err != nil {
+		return err
+	}
+	if scanErr != nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: warning:", scanErr)
+	}
+	if len(fs) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%d problem(s) in %d lock(s) at or below %s\n", len(fs), len(r.queues), p)
+		return exitError{1}
+	}
+	if !asJSON {
+		fmt.Fprintf(out, "no problems found in %d lock(s) at or below %s\n", len(r.queues), p)
+	}
+	return nil
 }

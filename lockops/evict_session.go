@@ -35,7 +35,7 @@ type SessionEvictNode struct {
 }
 
 // PlanEvictSession scans the locks below under and lists session's lock
-// nodes. It refuses (a [*Refusal], audited, nothing deleted) in read-only
+// nodes (a session waiting by a watch alone owns none to delete). It refuses (a [*Refusal], audited, nothing deleted) in read-only
 // mode and when session is the caller's own; a scan that stopped early
 // is an error (a partial list would leave nodes behind).
 func PlanEvictSession(ctx context.Context, c *zkview.Client, session int64, under string) (*SessionEviction, error) {
@@ -52,6 +52,11 @@ func PlanEvictSession(ctx context.Context, c *zkview.Client, session int64, unde
 	if err != nil { // ErrScanTruncated too: a partial list would leave nodes behind
 		return nil, fmt.Errorf("scan the locks below %s: %w", under, err)
 	}
+	// Single-node locks (a plain ephemeral lock, a leader node) are found
+	// through the sessions the servers list watching them.
+	if queues, err = FindEphemeralLocks(ctx, c, under, c.Introspect(ctx), queues); err != nil {
+		return nil, fmt.Errorf("look for single-node locks below %s: %w", under, err)
+	}
 	return planEviction(queues, session, under), nil
 }
 
@@ -60,7 +65,7 @@ func planEviction(queues []Queue, session int64, under string) *SessionEviction 
 	e := &SessionEviction{Session: session, Under: under}
 	for _, q := range queues {
 		for _, p := range q.Participants {
-			if p.Session != session || !p.Ephemeral || p.Mode == ModeStray {
+			if p.Session != session || !p.Ephemeral || p.Mode == ModeStray || p.WatcherOnly {
 				continue
 			}
 			e.Nodes = append(e.Nodes, SessionEvictNode{Lock: q.Path, Kind: q.Kind, Node: p.Node, Mode: p.Mode,

@@ -157,3 +157,58 @@ func TestSessionDeadlockLive(t *testing.T) {
 		}
 	}
 }
+
+// TestEvictSessionEphemeralLock: a real kazoo client holds a plain
+// ephemeral lock (create, or watch with exists) another kazoo client waits
+// on; `zkscope evict --session` of the holder's session finds that node
+// through its watcher, deletes it, and the waiter takes the lock. The
+// waiter's session owns no node: evicting it has nothing to do.
+func TestEvictSessionEphemeralLock(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	op := newClient(t, cl.Addrs())
+	root := zktest.Path(t)
+	lock := root + "/leader"
+	kz := zktest.StartKazoo(t, cl.ConnectString())
+	kz.Acquire(t, "a", "ephemeral", lock)
+	kz.Await(t, "a", "acquired")
+	kz.Acquire(t, "b", "ephemeral", lock)
+	kz.Await(t, "b", "waiting")
+	_, st, err := op.Conn().Get(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder := st.EphemeralOwner
+
+	ctx := context.Background()
+	var plan *SessionEviction
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if plan, err = PlanEvictSession(ctx, op, holder, root); err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Nodes) == 1 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // until the servers list b's watch, with a deadline
+	}
+	if len(plan.Nodes) != 1 || plan.Nodes[0].Node != lock || !plan.Nodes[0].Holding || plan.Nodes[0].Kind != KindEphemeralLock {
+		t.Fatalf("plan %+v", plan.Nodes)
+	}
+	for _, w := range op.Introspect(ctx).Watchers(lock) {
+		if p, err := PlanEvictSession(ctx, op, w, root); err != nil || len(p.Nodes) != 0 {
+			t.Errorf("the waiter %s's plan: %v %+v", FormatSession(w), err, p)
+		}
+	}
+	var out bytes.Buffer
+	cmd := zkscopeCmd(t, os.Getenv("XDG_STATE_HOME"), cl.ConnectString(), "evict", "--session", FormatSession(holder), "--under", root, "--yes")
+	cmd.Stdout = &out
+	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 0 || !strings.Contains(out.String(), "deleted "+lock) {
+		t.Fatalf("evict --session: exit %d: %s\n%s", code, stderr, out.String())
+	}
+	kz.Await(t, "b", "acquired")
+	_, st, err = op.Conn().Get(lock)
+	if err != nil || st.EphemeralOwner == holder {
+		t.Fatalf("after the eviction: %v, owner %x", err, st.EphemeralOwner)
+	}
+}

@@ -328,6 +328,81 @@ func disconnectedOwners(e *zkview.Ensemble) []SessionProblem {
 	return out
 }
 
+// OwnersDisconnected is owner-disconnected once per session, for doctor:
+// every session that owns a node of queues reported owner-disconnected
+// (which [Diagnose] keeps per node, as `locks --json` reports it) or that
+// e's members list owning an ephemeral node at or below root while none
+// lists a connection of it ([DiagnoseSessions]). Nodes are its lock
+// nodes, then its other ephemeral nodes as e lists them (anywhere). A
+// session whose every node at or below root is already a sharper
+// leader-client-gone is left to that problem. Sorted by session.
+func OwnersDisconnected(queues []Queue, e *zkview.Ensemble, root string) []SessionProblem {
+	nodes := map[int64][]string{} // lock nodes per session
+	sharper := map[string]bool{}  // nodes already leader-client-gone
+	for qi := range queues {
+		q := &queues[qi]
+		for _, pr := range q.Problems {
+			switch pr.Kind {
+			case ProblemOwnerDisconnected:
+				if at := participantIndex(*q, pr.Node); at >= 0 {
+					s := q.Participants[at].Session
+					nodes[s] = append(nodes[s], pr.Node)
+				}
+			case ProblemLeaderClientGone:
+				sharper[pr.Node] = true
+			}
+		}
+	}
+	for _, sp := range disconnectedOwners(e) {
+		if id := sp.Sessions[0]; nodes[id] == nil && slices.ContainsFunc(sp.Nodes, func(n string) bool { return under(n, root) && !sharper[n] }) {
+			nodes[id] = []string{}
+		}
+	}
+	var out []SessionProblem
+	for _, id := range sortedKeys(nodes) {
+		locks := slices.Compact(slices.Sorted(slices.Values(nodes[id])))
+		eph, _ := e.Ephemerals(id)
+		others := slices.DeleteFunc(slices.Sorted(slices.Values(eph)), func(n string) bool { return slices.Contains(locks, n) })
+		all := slices.Concat(locks, others)
+		if len(all) == 0 {
+			continue
+		}
+		next := ""
+		if len(locks) > 0 {
+			next = " (zkscope evict --session " + FormatSession(id) + " removes its lock nodes now)"
+		}
+		out = append(out, SessionProblem{Kind: ProblemOwnerDisconnected, Sessions: []int64{id}, Nodes: all,
+			Detail: fmt.Sprintf("session %s is alive but connected to no member: its client is gone or partitioned; its %s go when the session expires%s: %s",
+				FormatSession(id), countNodes(len(locks), len(others)), next, listNodes(all, 10))})
+	}
+	return out
+}
+
+// countNodes says "2 lock nodes and 1 other ephemeral node".
+func countNodes(locks, others int) string {
+	plural := func(n int, what string) string {
+		if n == 1 {
+			return "1 " + what
+		}
+		return fmt.Sprintf("%d %ss", n, what)
+	}
+	switch {
+	case others == 0:
+		return plural(locks, "lock node")
+	case locks == 0:
+		return plural(others, "ephemeral node")
+	}
+	return plural(locks, "lock node") + " and " + plural(others, "other ephemeral node")
+}
+
+// listNodes joins the first max of nodes, then says how many more.
+func listNodes(nodes []string, max int) string {
+	if len(nodes) <= max {
+		return strings.Join(nodes, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(nodes[:max], ", "), len(nodes)-max)
+}
+
 // applySessionProblems adds each cross-directory deadlock and hung holder
 // to the queue of its first node, once (owner-disconnected is already
 // reported per node).

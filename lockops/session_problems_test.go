@@ -1,6 +1,7 @@
 package lockops
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +135,38 @@ func TestDisconnectedOwnerPerSession(t *testing.T) {
 	ps := DiagnoseSessions(nil, SessionCheckOptions{Ensemble: e})
 	if len(ps) != 1 || ps[0].Kind != ProblemOwnerDisconnected || ps[0].Sessions[0] != 0x11 || len(ps[0].Nodes) != 2 {
 		t.Errorf("problems %+v", ps)
+	}
+}
+
+// TestOwnersDisconnected: doctor's owner-disconnected comes once per
+// session, from the per-node problems and the members' ephemeral lists
+// alike, with the session's lock nodes first; a session whose only node
+// is an election's leader node already reported leader-client-gone, and
+// one whose ephemerals are all outside the path, are left out.
+func TestOwnersDisconnected(t *testing.T) {
+	e := &zkview.Ensemble{Members: []zkview.Member{{Addr: "m:2181", ConnsKnown: true, Via: map[string]string{"dump": "4lw"},
+		Ephemerals: map[int64][]string{0x11: {"/x/svc", "/x/l/n-0000000000", "/x/m/n-0000000003"}, 0x12: {"/x/solo"},
+			0x13: {"/x/leader"}, 0x14: {"/elsewhere/a"}, 0x15: {"/x/ok"}},
+		Conns: []zkview.Conn{{SessionID: 0x15, HasSession: true}}}}}
+	od := func(n string) Problem { return Problem{Kind: ProblemOwnerDisconnected, Node: n} }
+	qs := []Queue{
+		{Path: "/x/l", Participants: []Participant{holding("/x/l/n-0000000000", 0x11)}, Problems: []Problem{od("/x/l/n-0000000000")}},
+		{Path: "/x/m", Participants: []Participant{holding("/x/m/n-0000000003", 0x11)}, Problems: []Problem{od("/x/m/n-0000000003")}},
+		{Path: "/x/leader", Participants: []Participant{holding("/x/leader", 0x13)}, Problems: []Problem{{Kind: ProblemLeaderClientGone, Node: "/x/leader"}}},
+	}
+	ps := OwnersDisconnected(qs, e, "/x")
+	if len(ps) != 2 {
+		t.Fatalf("%d problems, want 0x11 and 0x12: %+v", len(ps), ps)
+	}
+	if p := ps[0]; p.Sessions[0] != 0x11 || !slices.Equal(p.Nodes, []string{"/x/l/n-0000000000", "/x/m/n-0000000003", "/x/svc"}) ||
+		!strings.Contains(p.Detail, "2 lock nodes and 1 other ephemeral node") || !strings.Contains(p.Detail, "evict --session 0x11") {
+		t.Errorf("0x11: %+v", p)
+	}
+	if p := ps[1]; p.Sessions[0] != 0x12 || !slices.Equal(p.Nodes, []string{"/x/solo"}) || strings.Contains(p.Detail, "evict") {
+		t.Errorf("0x12: %+v", p)
+	}
+	fs := DoctorFindings(qs, nil, ps)
+	if len(fs) != 3 || fs[0].Kind != ProblemLeaderClientGone || fs[1].Where() != "0x11" || fs[1].Node != "/x/l/n-0000000000" {
+		t.Errorf("findings %+v", fs)
 	}
 }

@@ -2,7 +2,9 @@ package lockops
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -39,11 +41,38 @@ type Session struct {
 
 // SessionLock is a lock a session holds or waits on.
 type SessionLock struct {
-	Lock  string    // the lock's path (as reported by locks)
-	Kind  Kind      // its recipe
-	Node  string    // the session's node in it
-	Mode  Mode      // exclusive, read, write, lease
-	Since time.Time // the node's creation
+	Lock string // the lock's path (as reported by locks)
+	Kind Kind   // its recipe
+	Node string // the session's node in it (WatchOnly: the node it watches)
+	Mode Mode   // exclusive, read, write, lease, leader
+	// Since is the node's creation; zero for a WatchOnly wait (no node of
+	// its own, so no time the servers keep).
+	Since time.Time
+	// WatchOnly: the session owns no node of the lock and waits by
+	// watching the holder's (a plain ephemeral lock's or a Kafka/HDFS
+	// leader node's candidates: see [Participant.WatcherOnly]).
+	WatchOnly bool
+}
+
+// ScanSessions scans the locks at or below root (the single-node ones
+// too: their waiters show only in the servers' watch lists), asks the
+// members, and joins both ([JoinSessions]). When the scan fails the
+// sessions come without their locks, with the scan's error (a scan cut
+// short, [ErrScanTruncated], with what it found).
+func ScanSessions(ctx context.Context, c *zkview.Client, root string) ([]Session, *zkview.Ensemble, []Queue, error) {
+	queues, err := Scan(ctx, c, root, ScanOptions{})
+	if err != nil && !errors.Is(err, ErrScanTruncated) {
+		queues = nil
+	}
+	e := c.Introspect(ctx)
+	if err == nil || errors.Is(err, ErrScanTruncated) {
+		var ferr error
+		if queues, ferr = FindEphemeralLocks(ctx, c, root, e, queues); ferr != nil {
+			err = ferr
+		}
+	}
+	ApplyEnsemble(e, queues)
+	return JoinSessions(e, queues, c.SessionID()), e, queues, err
 }
 
 // JoinSessions lists every session e reports, joined with the lock nodes
@@ -91,7 +120,10 @@ func JoinSessions(e *zkview.Ensemble, queues []Queue, own int64) []Session {
 				continue
 			}
 			s := get(p.Session)
-			l := SessionLock{Lock: q.Path, Kind: q.Kind, Node: p.Node, Mode: p.Mode, Since: p.Ctime}
+			l := SessionLock{Lock: q.Path, Kind: q.Kind, Node: p.Node, Mode: p.Mode, Since: p.Ctime, WatchOnly: p.WatcherOnly}
+			if p.WatcherOnly {
+				l.Since = time.Time{}
+			}
 			if p.State == StateHolding {
 				s.Holds = append(s.Holds, l)
 			} else {
@@ -122,12 +154,13 @@ const SessionsSchema = 1
 // "Session view"): fields may be added, never renamed or dropped.
 func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []Session, now time.Time) error {
 	type lockJSON struct {
-		Lock    string `json:"lock"`
-		Recipe  string `json:"recipe"`
-		Node    string `json:"node"`
-		Mode    string `json:"mode"`
-		Ctime   string `json:"ctime"`
-		Seconds int64  `json:"seconds"`
+		Lock    string  `json:"lock"`
+		Recipe  string  `json:"recipe"`
+		Node    string  `json:"node"`
+		Mode    string  `json:"mode"`
+		Ctime   *string `json:"ctime"`
+		Seconds *int64  `json:"seconds"`
+		OwnNode *bool   `json:"own_node,omitempty"`
 	}
 	type sessJSON struct {
 		Session         string     `json:"session"`
@@ -148,8 +181,14 @@ func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []Session,
 	locks := func(ls []SessionLock) []lockJSON {
 		out := []lockJSON{}
 		for _, l := range ls {
-			out = append(out, lockJSON{Lock: l.Lock, Recipe: string(l.Kind), Node: l.Node, Mode: string(l.Mode),
-				Ctime: l.Since.UTC().Format(time.RFC3339Nano), Seconds: int64(now.Sub(l.Since) / time.Second)})
+			j := lockJSON{Lock: l.Lock, Recipe: string(l.Kind), Node: l.Node, Mode: string(l.Mode)}
+			if !l.Since.IsZero() {
+				j.Ctime, j.Seconds = ptr(l.Since.UTC().Format(time.RFC3339Nano)), ptr(int64(now.Sub(l.Since)/time.Second))
+			}
+			if l.WatchOnly {
+				j.OwnNode = ptr(false)
+			}
+			out = append(out, j)
 		}
 		return out
 	}
@@ -188,24 +227,47 @@ func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []Session,
 	return enc.Encode(doc)
 }
 
-// WriteSessionsTable writes one row per session, then its locks.
+// WriteSessionsTable writes one row per session, then its locks. The rows
+// are aligned together (a tabwriter block ends at a line without a tab,
+// so they are aligned first, then interleaved with the lock lines).
 func WriteSessionsTable(w io.Writer, ss []Session, now time.Time) error {
 	if len(ss) == 0 {
 		_, err := fmt.Fprintln(w, "no sessions found")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var rows strings.Builder
+	tw := tabwriter.NewWriter(&rows, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SESSION\tCLIENT\tMEMBER\tTIMEOUT\tAGE\tLAST OP\tRECV/SENT\tEPHEMERALS\tHOLDS\tWAITS")
 	for _, s := range ss {
 		fmt.Fprintln(tw, strings.Join(SessionRow(s, now), "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(rows.String(), "\n")
+	var b strings.Builder
+	b.WriteString(lines[0])
+	for i, s := range ss {
+		b.WriteString(lines[i+1])
 		for _, l := range s.Holds {
-			fmt.Fprintf(tw, "  holds %s (%s) for %s\n", l.Lock, l.Mode, FormatAge(now.Sub(l.Since)))
+			fmt.Fprintf(&b, "  holds %s (%s) for %s\n", l.Lock, l.Mode, FormatAge(now.Sub(l.Since)))
 		}
 		for _, l := range s.WaitsOn {
-			fmt.Fprintf(tw, "  waits on %s (%s) for %s\n", l.Lock, l.Mode, FormatAge(now.Sub(l.Since)))
+			fmt.Fprintf(&b, "  waits on %s (%s) %s\n", l.Lock, l.Mode, WaitedFor(l, now))
 		}
 	}
-	return tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WaitedFor says how long a session has waited on l: "for 3m", or for a
+// wait by watch alone, which node it watches (the servers keep no time
+// for a watch).
+func WaitedFor(l SessionLock, now time.Time) string {
+	if l.WatchOnly {
+		return "watching " + l.Node + " (owns no node: since unknown)"
+	}
+	return "for " + FormatAge(now.Sub(l.Since))
 }
 
 // SessionRow is a session's cells in the table's order (shared with the

@@ -284,12 +284,10 @@ func askSessionsView(c *zkview.Client, root string, id uint64, later bool) tea.C
 	ask := func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		queues, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{})
+		ss, e, queues, err := lockops.ScanSessions(ctx, c, root)
 		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 			err = fmt.Errorf("scan the locks below %s: %w", root, err)
 		}
-		e := c.Introspect(ctx)
-		ss := lockops.JoinSessions(e, queues, c.SessionID())
 		return sessionsViewMsg{id: id, root: root, ss: ss, ens: e, queues: queues, at: e.At, err: err}
 	}
 	if !later {

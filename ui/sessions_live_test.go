@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -34,13 +35,8 @@ func TestLiveSessionsJumpToLock(t *testing.T) {
 	}
 	holder := q.Participants[0]
 
-	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), 160, 40)
+	d := openLiveSessions(t, c, base, "locks", 160)
 	defer d.Close()
-	d.until(t, 30*time.Second, "the tree at the start path", func(d *liveDriver) bool {
-		return strings.Contains(d.screen(), "locks")
-	})
-	typeLive(d, ":sessions "+base)
-	d.apply(keyMsg("enter"))
 	d.until(t, 60*time.Second, "the kazoo session holding the lock, with its client", func(d *liveDriver) bool {
 		s := d.screen()
 		return d.m.screen == screenSessions && strings.Contains(s, lockops.FormatSession(holder.Session)) &&
@@ -77,9 +73,55 @@ func TestLiveSessionsJumpToLock(t *testing.T) {
 	})
 }
 
+// openLiveSessions starts the TUI at base, waits for the tree to show
+// child, and types :sessions base.
+func openLiveSessions(t *testing.T, c *zkview.Client, base, child string, width int) *liveDriver {
+	t.Helper()
+	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), width, 40)
+	d.until(t, 30*time.Second, "the tree at the start path", func(d *liveDriver) bool {
+		return strings.Contains(d.screen(), child)
+	})
+	typeLive(d, ":sessions "+base)
+	d.apply(keyMsg("enter"))
+	return d
+}
+
 // typeLive types s into the live model, one key press per character.
 func typeLive(d *liveDriver, s string) {
 	for _, r := range s {
 		d.apply(keyMsg(string(r)))
+	}
+}
+
+// TestLiveSessionsEphemeralWait: a real kazoo client waiting on a plain
+// ephemeral lock owns no node (it watches the holder's with exists); the
+// session view still lists its wait, by the node it watches.
+func TestLiveSessionsEphemeralWait(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	lockPath := base + "/leader"
+	kz := zktest.StartKazoo(t, zktest.Shared(t).ConnectString())
+	kz.Acquire(t, "a", "ephemeral", lockPath)
+	kz.Await(t, "a", "acquired")
+	kz.Acquire(t, "b", "ephemeral", lockPath)
+	kz.Await(t, "b", "waiting")
+
+	d := openLiveSessions(t, c, base, "leader", 200)
+	defer d.Close()
+	d.until(t, 60*time.Second, "the waiter's wait by watch next to the holder's hold", func(d *liveDriver) bool {
+		s := d.screen()
+		return d.m.screen == screenSessions && strings.Contains(s, "holds    "+lockPath) &&
+			strings.Contains(s, "waits on "+lockPath) && strings.Contains(s, "watching "+lockPath)
+	})
+	waiters := 0
+	for _, s := range d.m.sessView.All() {
+		for _, l := range s.WaitsOn {
+			if l.WatchOnly && l.Node == lockPath {
+				waiters++
+			}
+		}
+	}
+	if waiters != 1 {
+		t.Errorf("%d sessions wait by watch on %s, want 1:\n%s", waiters, lockPath, d.screen())
 	}
 }

@@ -61,7 +61,10 @@ type Model struct {
 	sort   SortKey
 	filter string
 	// Notes are extra words per session (e.g. "hung?"), set by the root.
-	notes  map[int64]string
+	notes map[int64]string
+	// seen is when each wait by watch alone (no node, so no time the
+	// servers keep) was first seen, by session and node, for the root.
+	seen   map[string]time.Time
 	shown  []lockops.Session
 	rows   []row
 	cursor int
@@ -84,9 +87,37 @@ func (m *Model) Root() string { return m.root }
 // the cursor stays on the same session or lock when it is still there.
 func (m *Model) SetSessions(ss []lockops.Session, root string, at time.Time) {
 	keep := m.selectedKey()
+	m.noteWatchWaits(ss, root, at)
 	m.all, m.root, m.at, m.err, m.loaded = ss, root, at, nil, true
 	m.rebuild(keep)
 }
+
+// noteWatchWaits remembers when each wait by watch alone of ss was first
+// seen (forgetting those gone, and all of them for another root).
+func (m *Model) noteWatchWaits(ss []lockops.Session, root string, at time.Time) {
+	if root != m.root {
+		m.seen = nil
+	}
+	next := map[string]time.Time{}
+	for _, s := range ss {
+		for _, l := range s.WaitsOn {
+			if l.WatchOnly {
+				k := watchKey(s.ID, l.Node)
+				if t, ok := m.seen[k]; ok {
+					next[k] = t
+				} else {
+					next[k] = at
+				}
+			}
+		}
+	}
+	m.seen = next
+}
+
+func watchKey(id int64, node string) string { return fmt.Sprintf("%x %s", id, node) }
+
+// All is every session of the last result, filtered out or not.
+func (m *Model) All() []lockops.Session { return m.all }
 
 // SetError shows why the last read failed (the rows stay).
 func (m *Model) SetError(err error) { m.err, m.loaded = err, true }
@@ -293,11 +324,19 @@ func (m Model) lines() []string {
 			}
 		} else {
 			verb, st := "waits on", m.st.Waiter
+			how := lockops.WaitedFor(*r.lock, m.at)
 			if r.hold {
-				verb, st = "holds   ", m.st.Holder
+				verb, st, how = "holds   ", m.st.Holder, "for "+lockops.FormatAge(m.at.Sub(r.lock.Since))
 			}
-			line = fmt.Sprintf("     %s %s  %s %s  %s  for %s", verb, r.lock.Lock, r.lock.Kind, r.lock.Mode,
-				baseName(r.lock.Node), lockops.FormatAge(m.at.Sub(r.lock.Since)))
+			if r.lock.WatchOnly {
+				how = "watching " + r.lock.Node + " (owns no node)"
+				if t, ok := m.seen[watchKey(m.shown[r.s].ID, r.lock.Node)]; ok && m.at.Sub(t) >= time.Second {
+					how += ", seen waiting for " + lockops.FormatAge(m.at.Sub(t))
+				}
+				line = fmt.Sprintf("     %s %s  %s %s  %s", verb, r.lock.Lock, r.lock.Kind, r.lock.Mode, how)
+			} else {
+				line = fmt.Sprintf("     %s %s  %s %s  %s  %s", verb, r.lock.Lock, r.lock.Kind, r.lock.Mode, baseName(r.lock.Node), how)
+			}
 			style = st
 		}
 		if i == m.cursor {

@@ -121,3 +121,25 @@ func TestSortFilterSelect(t *testing.T) {
 		t.Error("empty filter result not said")
 	}
 }
+
+// TestWatchOnlyWait: a wait by watch alone (no node, no time the servers
+// keep) names the node it watches and, from the next refresh on, how long
+// the view has seen it waiting; another root starts over.
+func TestWatchOnlyWait(t *testing.T) {
+	m := New(styles(t))
+	m.SetSize(130, 12)
+	w := lockops.Session{ID: 0x7, Client: "127.0.0.1:6000", Member: "127.0.0.1:2181", ConnectedToSome: true, ConnectionsKnown: true,
+		WaitsOn: []lockops.SessionLock{{Lock: "/app/leader", Kind: lockops.KindEphemeralLock, Node: "/app/leader", Mode: lockops.ModeExclusive, WatchOnly: true}}}
+	m.SetSessions([]lockops.Session{w}, "/app", at)
+	if out := view(t, m); !strings.Contains(out, "waits on /app/leader  zookeeper.ephemeral-lock exclusive  watching /app/leader (owns no node)") || strings.Contains(out, "seen waiting") {
+		t.Errorf("first refresh:\n%s", out)
+	}
+	m.SetSessions([]lockops.Session{w}, "/app", at.Add(30*time.Second))
+	if out := view(t, m); !strings.Contains(out, "(owns no node), seen waiting for 30s") {
+		t.Errorf("second refresh:\n%s", out)
+	}
+	m.SetSessions([]lockops.Session{w}, "/", at.Add(40*time.Second))
+	if out := view(t, m); strings.Contains(out, "seen waiting") {
+		t.Errorf("another root kept the times:\n%s", out)
+	}
+}

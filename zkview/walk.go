@@ -129,6 +129,7 @@ type walkExpand struct {
 	names []string
 	next  int
 	key   string // with PreOrder: the path of names[next]
+	kids  []int32 // with PreOrder and Read: how many children each name has
 }
 
 func (w *walker) run(ctx context.Context) error {
@@ -273,12 +274,16 @@ func (w *walker) deliver(d *WalkDir) {
 		return
 	}
 	names := d.Names
+	var kids []int32
 	if nodes != nil && len(nodes) == len(names) {
 		// Only children with children of their own are listed.
 		var dirs []string
 		for i := range nodes {
 			if nodes[i].Err == nil && nodes[i].Stat.NumChildren > 0 {
 				dirs = append(dirs, names[i])
+				if w.o.PreOrder {
+					kids = append(kids, nodes[i].Stat.NumChildren)
+				}
 			}
 		}
 		names = dirs
@@ -286,7 +291,7 @@ func (w *walker) deliver(d *WalkDir) {
 	if len(names) == 0 {
 		return
 	}
-	e := &walkExpand{dir: d.Path, depth: d.Depth + 1, names: names}
+	e := &walkExpand{dir: d.Path, depth: d.Depth + 1, names: names, kids: kids}
 	if w.o.PreOrder {
 		e.key = Join(e.dir, names[0])
 		heap.Push((*preOrderQueue)(&w.expand), e)

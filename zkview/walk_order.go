@@ -5,13 +5,24 @@ import "container/heap"
 // The pre-order of [WalkOptions.PreOrder]: the listings waiting to be
 // sent are taken earliest first in the depth-first order of the sorted
 // tree, so the walk runs a window of requests along the order a tree is
-// printed in.
+// printed in. When the children's stats are read, a batch of listings
+// brings at most a batch's worth of children (maxOps; a bigger directory
+// goes alone), so what the walk has read ahead of the printer is bounded
+// by the batches in flight, not by the tree's width.
 
 // takePreOrder adds the earliest waiting listings to ops, as many as fit.
 func (w *walker) takePreOrder(ops []walkOp, fits func(readOp) bool) []walkOp {
 	q := (*preOrderQueue)(&w.expand)
+	ahead := 0 // children the listings taken bring
 	for len(w.expand) > 0 && len(ops) < w.m.lim.maxOps {
 		e := w.expand[0]
+		if e.kids != nil {
+			k := int(e.kids[e.next])
+			if len(ops) > 0 && ahead+k > w.m.lim.maxOps {
+				break
+			}
+			ahead += k
+		}
 		p := e.key
 		op := readOp{opGetChildren, w.c.Abs(p)}
 		if !fits(op) {

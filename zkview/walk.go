@@ -128,7 +128,7 @@ type walkExpand struct {
 	depth int
 	names []string
 	next  int
-	key   string // with PreOrder: the path of names[next]
+	key   string  // with PreOrder: the path of names[next]
 	kids  []int32 // with PreOrder and Read: how many children each name has
 }
 

@@ -15,7 +15,7 @@ import (
 // the depth-first listing in name order that one read per node gives, on
 // a tree big enough for several bulk requests, with names whose plain
 // string order differs from the tree's order ("a-b" < "a/x" as strings),
-// a subtree the session may not read, and --depth.
+// subtrees the session may not read, and --depth.
 func TestTreePrintsAsWalked(t *testing.T) {
 	srv := zktest.Shared(t)
 	base := zktest.Path(t)
@@ -28,10 +28,13 @@ func TestTreePrintsAsWalked(t *testing.T) {
 			t.Fatalf("create %s: %v", p, err)
 		}
 	}
-	for _, p := range []string{"/a", "/a/x", "/a/x/y", "/a-b", "/a-b/z", "/a.c", "/b"} {
+	for _, p := range []string{"/a", "/a/x", "/a/x/y", "/a-b", "/a-b/z", "/a.c", "/b",
+		// The server lists these in neither name nor creation order.
+		"/app", "/app/config", "/app/config/c1", "/app/locks", "/app/locks/orders", "/app/locks/orders/n1"} {
 		mk(base+p, open)
 	}
 	mk(base+"/secret", zk.DigestACL(zk.PermAll, "bob", "pw"))
+	mk(base+"/app/secret", zk.DigestACL(zk.PermAll, "bob", "pw"))
 	for i := 0; i < 60; i++ {
 		d := fmt.Sprintf("%s/b/d%02d", base, 59-i)
 		zktest.FillChildren(t, c, d, 30, func(j int) string { return fmt.Sprintf("n%02d", j) }, func(int) []byte { return nil }, 0)

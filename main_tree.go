@@ -104,17 +104,12 @@ func readTree(ctx context.Context, c *zkview.Client, top zkview.Node, depth int,
 		return t, nil
 	}
 	defer prog.done()
-	all := func(string, []string) bool { return true }
-	walked := 1
-	err := c.Walk(ctx, top.Path, zkview.WalkOptions{Read: all, PreOrder: true}, func(d *zkview.WalkDir) bool {
-		walked += len(d.Names)
-		prog.update(walked, 0)
-		if d.Err != nil {
-			t.errs[d.Path] = d.Err
-			return false
+	err := walkTree(ctx, c, top, depth, prog, func(p string, l treeListing) {
+		if l.err != nil {
+			t.errs[p] = l.err
+		} else {
+			t.kids[p] = l.nodes
 		}
-		t.kids[d.Path] = treeNodes(d)
-		return depth == 0 || d.Depth+2 <= depth
 	})
 	return t, err
 }

@@ -60,31 +60,42 @@ type treePrinter struct {
 // printTree prints top (named name) and the tree below it, as tree's
 // plain output.
 func printTree(ctx context.Context, c *zkview.Client, out io.Writer, top zkview.Node, name string, f treeFormat, prog *progressLine) error {
-	p := &treePrinter{w: bufio.NewWriterSize(out, 64<<10), f: f, got: map[string]treeListing{}, flushed: time.Now()}
-	fmt.Fprintln(p.w, f.safe(treeLine(top, name, 0, f.stats)))
+	printer := &treePrinter{w: bufio.NewWriterSize(out, 64<<10), f: f, got: map[string]treeListing{}, flushed: time.Now()}
+	fmt.Fprintln(printer.w, f.safe(treeLine(top, name, 0, f.stats)))
 	if top.Stat.NumChildren == 0 {
-		return p.w.Flush()
+		return printer.w.Flush()
 	}
 	defer prog.done()
-	p.want, p.wantLevel = top.Path, 1
-	all := func(string, []string) bool { return true }
-	walked := 1
-	err := c.Walk(ctx, top.Path, zkview.WalkOptions{Read: all, PreOrder: true}, func(d *zkview.WalkDir) bool {
-		walked += len(d.Names)
-		prog.update(walked, 0)
-		if d.Err != nil {
-			p.got[d.Path] = treeListing{err: d.Err}
-		} else {
-			p.got[d.Path] = treeListing{nodes: treeNodes(d)}
-		}
-		p.print()
-		return f.depth == 0 || d.Depth+2 <= f.depth
+	printer.want, printer.wantLevel = top.Path, 1
+	err := walkTree(ctx, c, top, f.depth, prog, func(p string, l treeListing) {
+		printer.got[p] = l
+		printer.print()
 	})
 	prog.done() // before the last lines, so they are not mixed with it
-	if ferr := p.w.Flush(); err == nil {
+	if ferr := printer.w.Flush(); err == nil {
 		err = ferr
 	}
 	return err
+}
+
+// walkTree walks the tree below top, depth levels deep (0: all), in
+// pre-order batches, reading every node's stat, and gives each listed
+// directory to got as it arrives.
+//
+// prog, when not nil, shows how far it got.
+func walkTree(ctx context.Context, c *zkview.Client, top zkview.Node, depth int, prog *progressLine, got func(string, treeListing)) error {
+	all := func(string, []string) bool { return true }
+	walked := 1
+	return c.Walk(ctx, top.Path, zkview.WalkOptions{Read: all, PreOrder: true}, func(d *zkview.WalkDir) bool {
+		walked += len(d.Names)
+		prog.update(walked, 0)
+		if d.Err != nil {
+			got(d.Path, treeListing{err: d.Err})
+			return false
+		}
+		got(d.Path, treeListing{nodes: treeNodes(d)})
+		return depth == 0 || d.Depth+2 <= depth
+	})
 }
 
 // treeNodes is d's children as tree prints them: sorted (the walk sorts

@@ -26,9 +26,11 @@ func newTreeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tree [PATH]",
 		Short: "Print the znode tree below PATH",
-		Long: `Print the znodes below PATH (default /), one per line, indented. The tree is read
-breadth-first, listings and stats packed into bulk requests, so big trees and
-big child lists are cheap. A node the session may not read (or that vanished
+		Long: `Print the znodes below PATH (default /), one per line, indented. Listings and
+stats are packed into bulk requests, read ahead in the order the tree is
+printed, and printed as they come, so big trees and big child lists are
+cheap and memory does not grow with the tree (-o json and -o yaml build the
+whole document first). A node the session may not read (or that vanished
 meanwhile) is marked "! reason" and the rest is printed.
 
 Markers: [E 0x…] ephemeral with its owner session, (N) child count. (The

@@ -5,11 +5,8 @@ package main
 import (
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,9 +26,11 @@ func newTreeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tree [PATH]",
 		Short: "Print the znode tree below PATH",
-		Long: `Print the znodes below PATH (default /), one per line, indented. The tree is read
-breadth-first, listings and stats packed into bulk requests, so big trees and
-big child lists are cheap. A node the session may not read (or that vanished
+		Long: `Print the znodes below PATH (default /), one per line, indented. Listings and
+stats are packed into bulk requests, read ahead in the order the tree is
+printed, and printed as they come, so big trees and big child lists are
+cheap and memory does not grow with the tree (-o json and -o yaml build the
+whole document first). A node the session may not read (or that vanished
 meanwhile) is marked "! reason" and the rest is printed.
 
 Markers: [E 0x…] ephemeral with its owner session, (N) child count. (The
@@ -64,12 +63,14 @@ documents (path, children; with --stat each node's stat).`,
 			if err != nil {
 				return err // "read PATH: ..."
 			}
-			t, err := readTree(cmd.Context(), c, top, depth, newProgressLine(cmd.ErrOrStderr(), output == "", false))
-			if err != nil {
-				return err
-			}
 			w := cmd.OutOrStdout()
+			// On a terminal the lines themselves show the walk going.
+			prog := newProgressLine(cmd.ErrOrStderr(), output == "" && !writerIsTerminal(w), false)
 			if output != "" {
+				t, err := readTree(cmd.Context(), c, top, depth, prog)
+				if err != nil {
+					return err
+				}
 				doc := nodeDocOf(top, false, stats)
 				treeDoc(t, doc, top, stats)
 				return writeDoc(w, output, doc)
@@ -78,9 +79,7 @@ documents (path, children; with --stat each node's stat).`,
 			if writerIsTerminal(w) {
 				safe = terminalSafe
 			}
-			fmt.Fprintln(w, safe(treeLine(top, root, 0, stats)))
-			printTree(t, w, top, 1, depth, stats, safe)
-			return nil
+			return printTree(cmd.Context(), c, w, top, root, treeFormat{depth: depth, stats: stats, safe: safe}, prog)
 		},
 	}
 	cmd.Flags().IntVarP(&depth, "depth", "d", 0, "levels to print below PATH (0: all)")
@@ -107,22 +106,12 @@ func readTree(ctx context.Context, c *zkview.Client, top zkview.Node, depth int,
 		return t, nil
 	}
 	defer prog.done()
-	all := func(string, []string) bool { return true }
-	walked := 1
-	err := c.Walk(ctx, top.Path, zkview.WalkOptions{Read: all}, func(d *zkview.WalkDir) bool {
-		walked += len(d.Names)
-		prog.update(walked, 0)
-		if d.Err != nil {
-			t.errs[d.Path] = d.Err
-			return false
+	err := walkTree(ctx, c, top, depth, prog, func(p string, l treeListing) {
+		if l.err != nil {
+			t.errs[p] = l.err
+		} else {
+			t.kids[p] = l.nodes
 		}
-		nodes := slices.DeleteFunc(d.Nodes, func(n zkview.Node) bool { return errors.Is(n.Err, zk.ErrNoNode) })
-		for i := range nodes {
-			nodes[i].Data = nil
-		}
-		sort.Slice(nodes, func(i, j int) bool { return nodes[i].Path < nodes[j].Path })
-		t.kids[d.Path] = nodes
-		return depth == 0 || d.Depth+2 <= depth
 	})
 	return t, err
 }
@@ -139,21 +128,6 @@ func treeDoc(t treeRead, doc *nodeDoc, n zkview.Node, stats bool) {
 		if k.Err == nil {
 			treeDoc(t, kd, k, stats)
 		}
-	}
-}
-
-func printTree(t treeRead, w io.Writer, n zkview.Node, level, depth int, stats bool, safe func(string) string) {
-	if err := t.errs[n.Path]; err != nil {
-		fmt.Fprintf(w, "%s! %v\n", strings.Repeat("  ", level), err)
-		return
-	}
-	for _, k := range t.kids[n.Path] {
-		if k.Err != nil {
-			fmt.Fprintf(w, "%s%s ! %v\n", strings.Repeat("  ", level), safe(k.Name()), k.Err)
-			continue
-		}
-		fmt.Fprintln(w, safe(treeLine(k, k.Name(), level, stats && !(depth > 0 && level == depth+1))))
-		printTree(t, w, k, level+1, depth, stats, safe)
 	}
 }
 

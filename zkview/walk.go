@@ -1,9 +1,11 @@
 package zkview
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 
 	"github.com/go-zookeeper/zk"
@@ -48,6 +50,11 @@ type WalkOptions struct {
 	// DirStat: a directory whose children are read has its own stat read
 	// with them ([WalkDir.Stat]), in the same requests.
 	DirStat bool
+	// PreOrder: each directory's Names (and Nodes) come sorted, and the
+	// listings are sent earliest first in the depth-first order of the
+	// sorted tree, so a caller printing the tree depth-first holds only
+	// what the requests in flight brought ahead of it, not the tree.
+	PreOrder bool
 }
 
 // WalkVisitor receives each directory. It returns whether the walk goes
@@ -68,7 +75,7 @@ func (c *Client) Walk(ctx context.Context, root string, o WalkOptions, visit Wal
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &walker{c: c, o: o, visit: visit, m: c.multiRead(), sem: make(chan struct{}, pipelineWidth)}
-	w.expand = append(w.expand, &walkExpand{root: true, dir: root, names: []string{""}})
+	w.expand = append(w.expand, &walkExpand{root: true, dir: root, names: []string{""}, key: root})
 	w.queued = 1
 	return w.run(ctx)
 }
@@ -121,6 +128,8 @@ type walkExpand struct {
 	depth int
 	names []string
 	next  int
+	key   string  // with PreOrder: the path of names[next]
+	kids  []int32 // with PreOrder and Read: how many children each name has
 }
 
 func (w *walker) run(ctx context.Context) error {
@@ -186,6 +195,9 @@ func (w *walker) take() []walkOp {
 	}
 	clear(w.reads[:n])
 	w.reads = w.reads[n:]
+	if w.o.PreOrder {
+		return w.takePreOrder(ops, fits)
+	}
 	for len(w.expand) > 0 && len(ops) < w.m.lim.maxOps {
 		e := w.expand[0]
 		for ; e.next < len(e.names); e.next++ {
@@ -231,6 +243,9 @@ func (w *walker) handle(op *walkOp, r *readResult) error {
 		return nil
 	}
 	w.rootDone = true
+	if w.o.PreOrder {
+		sort.Strings(r.names)
+	}
 	d := WalkDir{Path: op.path, Depth: op.depth, Names: r.names}
 	if w.o.Read == nil || !w.o.Read(d.Path, d.Names) {
 		w.deliver(&d)
@@ -259,12 +274,16 @@ func (w *walker) deliver(d *WalkDir) {
 		return
 	}
 	names := d.Names
+	var kids []int32
 	if nodes != nil && len(nodes) == len(names) {
 		// Only children with children of their own are listed.
 		var dirs []string
 		for i := range nodes {
 			if nodes[i].Err == nil && nodes[i].Stat.NumChildren > 0 {
 				dirs = append(dirs, names[i])
+				if w.o.PreOrder {
+					kids = append(kids, nodes[i].Stat.NumChildren)
+				}
 			}
 		}
 		names = dirs
@@ -272,7 +291,13 @@ func (w *walker) deliver(d *WalkDir) {
 	if len(names) == 0 {
 		return
 	}
-	w.expand = append(w.expand, &walkExpand{dir: d.Path, depth: d.Depth + 1, names: names})
+	e := &walkExpand{dir: d.Path, depth: d.Depth + 1, names: names, kids: kids}
+	if w.o.PreOrder {
+		e.key = Join(e.dir, names[0])
+		heap.Push((*preOrderQueue)(&w.expand), e)
+	} else {
+		w.expand = append(w.expand, e)
+	}
 	w.queued += len(names)
 }
 

@@ -58,7 +58,7 @@ func TestWalk(t *testing.T) {
 	root := zktest.Path(t)
 	owner := dial(t, Config{Servers: cl.Addrs(), Auth: []Auth{{Scheme: "digest", Secret: []byte("bob:pw")}}})
 	want := walkTree(t, owner, root)
-	for _, mode := range []string{"multiread", "pipelined", "split"} {
+	for _, mode := range []string{"multiread", "pipelined", "split", "preorder"} {
 		t.Run(mode, func(t *testing.T) {
 			c := dial(t, Config{Servers: cl.Addrs()})
 			switch mode {
@@ -72,7 +72,10 @@ func TestWalk(t *testing.T) {
 			seen := map[string]bool{}
 			var failed []string
 			read := func(dir string, names []string) bool { return strings.HasSuffix(dir, "/a") || len(names) == 2 }
-			err := c.Walk(ctx, root, WalkOptions{Read: read, DirStat: true}, func(d *WalkDir) bool {
+			err := c.Walk(ctx, root, WalkOptions{Read: read, DirStat: true, PreOrder: mode == "preorder"}, func(d *WalkDir) bool {
+				if mode == "preorder" && !sort.StringsAreSorted(d.Names) {
+					t.Errorf("%s: names not sorted", d.Path)
+				}
 				if d.Err != nil {
 					if !errors.Is(d.Err, zk.ErrNoAuth) {
 						t.Errorf("%s: %v", d.Path, d.Err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"testing"
 	"time"
 
@@ -57,6 +58,12 @@ func TestRunRedisLocks(t *testing.T) {
 	if len(doc.Locks) != 2 || doc.Locks[0].Path != "lock:a" || doc.Locks[0].Recipe != "redis.setnx" ||
 		doc.Locks[0].Participants[0].Data != "tok-a" || doc.Locks[1].Participants[0].TTL != nil || doc.Servers[0] != s.Addr {
 		t.Errorf("report:\n%s", out.Bytes())
+	}
+
+	out.Reset()
+	if _, err := runRedisLocks(cmd, []string{"lock:a"}, false); err != nil || // no session: a dash
+		!regexp.MustCompile(`holding +exclusive +lock:a +- +- +ttl \d+s +- +tok-a`).Match(out.Bytes()) {
+		t.Errorf("table: %v\n%s", err, out.Bytes())
 	}
 
 	out.Reset()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,6 +72,17 @@ func TestRunRedisLocks(t *testing.T) {
 	var ee exitError
 	if !handled || !errors.As(err, &ee) || ee.code != 1 || !bytes.Contains(out.Bytes(), []byte("redis-no-expiry lock:forever")) {
 		t.Errorf("doctor: %v %v\n%s", handled, err, out.Bytes())
+	}
+
+	watch := &cobra.Command{Use: "locks"}
+	watch.SetContext(ctx)
+	watch.Flags().Bool("watch", false, "")
+	watch.Flags().Set("watch", "true")
+	if handled, err := runRedisLocks(watch, nil, false); !handled || err == nil || !strings.Contains(err.Error(), "--watch works on ZooKeeper only") {
+		t.Errorf("--watch on Redis: %v %v", handled, err)
+	}
+	if _, err := connect(ctx); err == nil || !strings.Contains(err.Error(), "this command reads ZooKeeper") {
+		t.Errorf("a ZooKeeper command against Redis: %v", err)
 	}
 
 	conn.Server = "127.0.0.1:2181"

@@ -56,8 +56,9 @@ func TestRedisCdCompletesKeyNames(t *testing.T) {
 	}
 }
 
-// TestRedisFindKeyNames: f below a group finds the key names containing
-// the text in any case (SCAN MATCH), and enter on a hit opens that key.
+// TestRedisFindKeyNames: f on a key finds the names in its group that
+// contain the text in any case (SCAN MATCH), not those of other groups,
+// and enter on a hit opens that key.
 func TestRedisFindKeyNames(t *testing.T) {
 	d := redisDriverWith(t, "lock:Orders:1", "lock:orders:2", "lock:billing", "cache:orders")
 	if strings.Contains(d.m.status.Text, "ZooKeeper") {
@@ -66,9 +67,7 @@ func TestRedisFindKeyNames(t *testing.T) {
 	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
 	d.typeLine("cd lock:billing")
 	d.until(t, 15*time.Second, "lock:billing", func(d *liveDriver) bool { return d.m.tree.CursorPath() == "/lock/billing" })
-	d.apply(tea.KeyPressMsg{Code: 'h', Text: "h"}) // to the group lock
-	d.until(t, 5*time.Second, "the cursor on lock", func(d *liveDriver) bool { return d.m.tree.CursorPath() == "/lock" })
-	d.apply(tea.KeyPressMsg{Code: 'f', Text: "f"})
+	d.apply(tea.KeyPressMsg{Code: 'f', Text: "f"}) // on a key with nothing below: its group, lock
 	d.typeLine("ORDER")
 	d.until(t, 15*time.Second, "the hits", func(d *liveDriver) bool { return d.m.mode == modeResults && !d.m.search.running })
 	var hits []string

@@ -9,6 +9,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"path"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -16,9 +17,13 @@ import (
 	"github.com/zkscope/zkscope/ui/common"
 )
 
-// redisFind starts a find for q below the cursor's group.
+// redisFind starts a find for q below the cursor's group (a key with
+// nothing below it: its own group).
 func (m *Model) redisFind(q string) tea.Cmd {
 	root := m.tree.CursorPath()
+	if n, ok := m.redis.tree.Node(root); ok && root != "/" && n.Stat.NumChildren == 0 {
+		root = path.Dir(root)
+	}
 	m.lastFind = q
 	m.setStatus(common.LevelInfo, fmt.Sprintf("Searching the key names in %s for %q… (esc stops)", redisGroupName(root), q))
 	return m.beginSearch(root, q, false)

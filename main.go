@@ -126,6 +126,9 @@ func connect(ctx context.Context) (*zkview.Client, error) {
 
 // connectWith is connect with the resolved configuration adjusted first.
 func connectWith(ctx context.Context, adjust func(*zkview.Config)) (*zkview.Client, error) {
+	if err := redisForZooKeeper(); err != nil { // main_redis.go
+		return nil, err
+	}
 	cfg, err := zkview.ResolveConfig(conn, os.Getenv)
 	if err != nil {
 		return nil, err

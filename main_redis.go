@@ -143,6 +143,9 @@ func runRedisLocks(cmd *cobra.Command, args []string, asJSON bool) (handled bool
 	if !ok || err != nil {
 		return ok, err
 	}
+	if err := zooKeeperFlags(cmd); err != nil {
+		return true, err
+	}
 	if redisOneShot {
 		tuneForBigRead(cmd.OutOrStdout()) // one-shot: see tuneForBigRead
 	}
@@ -163,6 +166,9 @@ func runRedisDoctor(cmd *cobra.Command, args []string) (handled bool, err error)
 	cfg, ok, err := redisServer(os.Getenv)
 	if !ok || err != nil {
 		return ok, err
+	}
+	if err := zooKeeperFlags(cmd); err != nil {
+		return true, err
 	}
 	if redisOneShot {
 		tuneForBigRead(cmd.OutOrStdout())
@@ -187,6 +193,35 @@ func runRedisDoctor(cmd *cobra.Command, args []string) (handled bool, err error)
 		return true, nil
 	}
 	return true, exitError{code: 1}
+}
+
+// redisIgnores are the flags of locks and doctor that mean something on
+// ZooKeeper only: given against Redis servers they are refused, not
+// silently ignored.
+var redisIgnores = []string{"watch", "interval", "record", "max-leases", "depth", "held-longer-than", "no-verify", "hung-after"}
+
+// zooKeeperFlags refuses the first of redisIgnores cmd was given.
+func zooKeeperFlags(cmd *cobra.Command) error {
+	for _, name := range redisIgnores {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			next := "leave it out"
+			if name == "watch" || name == "interval" || name == "record" {
+				next = "to follow Redis locks, open the terminal UI (zkscope -s redis://…), which reads a lock again every second"
+			}
+			return fmt.Errorf("--%s works on ZooKeeper only, not on Redis servers: %s", name, next)
+		}
+	}
+	return nil
+}
+
+// redisForZooKeeper is the error of a ZooKeeper command given Redis
+// servers (nil when the servers are ZooKeeper's), instead of a parse error
+// of the URL as a ZooKeeper server list.
+func redisForZooKeeper() error {
+	if _, isRedis, _ := redisServer(os.Getenv); !isRedis {
+		return nil
+	}
+	return errors.New("this command reads ZooKeeper; against Redis servers (redis://…) zkscope runs locks, doctor, lock, evict, revoke and the terminal UI")
 }
 
 func redisPattern(args []string) string {

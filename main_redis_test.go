@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,10 +62,27 @@ func TestRunRedisLocks(t *testing.T) {
 	}
 
 	out.Reset()
+	if _, err := runRedisLocks(cmd, []string{"lock:a"}, false); err != nil || // no session: a dash
+		!regexp.MustCompile(`holding +exclusive +lock:a +- +- +ttl \d+s +- +tok-a`).Match(out.Bytes()) {
+		t.Errorf("table: %v\n%s", err, out.Bytes())
+	}
+
+	out.Reset()
 	handled, err = runRedisDoctor(cmd, []string{"lock:*"})
 	var ee exitError
 	if !handled || !errors.As(err, &ee) || ee.code != 1 || !bytes.Contains(out.Bytes(), []byte("redis-no-expiry lock:forever")) {
 		t.Errorf("doctor: %v %v\n%s", handled, err, out.Bytes())
+	}
+
+	watch := &cobra.Command{Use: "locks"}
+	watch.SetContext(ctx)
+	watch.Flags().Bool("watch", false, "")
+	watch.Flags().Set("watch", "true")
+	if handled, err := runRedisLocks(watch, nil, false); !handled || err == nil || !strings.Contains(err.Error(), "--watch works on ZooKeeper only") {
+		t.Errorf("--watch on Redis: %v %v", handled, err)
+	}
+	if _, err := connect(ctx); err == nil || !strings.Contains(err.Error(), "this command reads ZooKeeper") {
+		t.Errorf("a ZooKeeper command against Redis: %v", err)
 	}
 
 	conn.Server = "127.0.0.1:2181"

@@ -3,6 +3,7 @@ package lockops
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -82,6 +83,9 @@ var (
 		"session": jString, "ephemeral": jBool, "client": jNullStr, "data": jString, "ctime": jString,
 		"watches": jNullStr, "watch_kind": jNullStr, "watch_observed": jNullBol,
 	}
+	// A Redis lock's participant has no session and no creation time:
+	// both null, the other fields as the contract's.
+	redisNulls = map[string]string{"session": "null", "ctime": "null"}
 	// Every problem names a node: a problem of the whole lock (mixed
 	// libraries, sequence overflow) names the lock's path.
 	contractProblem = map[string]string{"kind": jString, "node": jString, "detail": jString}
@@ -186,17 +190,25 @@ func checkLock(l jsonObj) []string {
 }
 
 func checkParticipant(where string, p jsonObj, redis bool) []string {
-	bad := checkFields(where, p, contractParticipant)
+	want := contractParticipant
+	if redis {
+		want = maps.Clone(contractParticipant)
+		maps.Copy(want, redisNulls)
+	}
+	bad := checkFields(where, p, want)
 	if !redis && !strings.HasPrefix(p.str("node"), "/") {
 		bad = append(bad, fmt.Sprintf("%s: node %q is not absolute", where, p.str("node")))
 	}
 	if s := p.str("state"); s != "holding" && s != "waiting" {
 		bad = append(bad, fmt.Sprintf("%s: state %q", where, s))
 	}
-	if !sessionText.MatchString(p.str("session")) || (p.str("session") == "0x0") == p.flag("ephemeral") {
+	switch {
+	case redis && p.flag("ephemeral"):
+		bad = append(bad, fmt.Sprintf("%s: a Redis key is not ephemeral", where))
+	case !redis && (!sessionText.MatchString(p.str("session")) || (p.str("session") == "0x0") == p.flag("ephemeral")):
 		bad = append(bad, fmt.Sprintf("%s: session %q with ephemeral %v", where, p.str("session"), p["ephemeral"]))
 	}
-	if !ctimeText.MatchString(p.str("ctime")) {
+	if !redis && !ctimeText.MatchString(p.str("ctime")) {
 		bad = append(bad, fmt.Sprintf("%s: ctime %q", where, p.str("ctime")))
 	}
 	kind := p.str("watch_kind")

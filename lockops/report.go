@@ -72,9 +72,16 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 		fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
 	}
 	for _, p := range q.Participants {
+		session, since := FormatSession(p.Session), forCell(p, now)
+		if q.Kind.IsRedis() { // no sessions; no creation time to count from
+			session = "-"
+			if !p.HasTTL {
+				since = "-"
+			}
+		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			p.Position, p.State, p.Mode, name(p.Name), FormatSession(p.Session), orDash(p.Client),
-			forCell(p, now), watchCell(p, name), dataCell(p))
+			p.Position, p.State, p.Mode, name(p.Name), session, orDash(p.Client),
+			since, watchCell(p, name), dataCell(p))
 	}
 	for _, pr := range q.Problems {
 		node := ""

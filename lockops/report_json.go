@@ -41,8 +41,9 @@ import (
 // redisson.fairlock) follow the same schema: a participant's "node" is
 // its key (key@host:port on one master of a Redlock; a fair-lock waiter's
 // is the queue's key), "data" its token (a Redisson <uuid>:<threadId>),
-// "session" "0x0", "ephemeral" false and "ctime" Go's zero time
-// 0001-01-01T00:00:00.000Z (Redis keeps no creation time). They add
+// "ephemeral" false, and "session" and "ctime" null: Redis has no
+// sessions and keeps no creation time, and "0x0" or a zero time would
+// read as a ZooKeeper persistent node's and a real date. They add
 // "ttl_ms" (the key's remaining time, null when it never expires; a
 // waiter's time to its deadline, negative once passed), "holds" (a
 // Redisson holder's re-entry count), and on the lock "validity_ms" (what
@@ -136,7 +137,7 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		buf = appendParticipantJSON(buf[:0], &q.Participants[i], &times)
+		buf = appendParticipantJSON(buf[:0], &q.Participants[i], &times, q.Kind.IsRedis())
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
@@ -171,7 +172,8 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 // appendParticipantJSON appends p's object, newline included, without
 // reflection or a copy: a 10,000-contender report is mostly participants.
 // Strings are quoted as encoding/json quotes them with HTML escaping off.
-func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
+// A Redis lock's participant (redis) has a null session and ctime.
+func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool) []byte {
 	b = append(b, `{"node":`...)
 	b = appendJSONString(b, p.Node)
 	b = append(b, `,"seq":`...)
@@ -186,9 +188,13 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 	b = appendJSONString(b, string(p.State))
 	b = append(b, `,"position":`...)
 	b = strconv.AppendInt(b, int64(p.Position), 10)
-	b = append(b, `,"session":"0x`...)
-	b = strconv.AppendUint(b, uint64(p.Session), 16)
-	b = append(b, `","ephemeral":`...)
+	if redis {
+		b = append(b, `,"session":null,"ephemeral":`...)
+	} else {
+		b = append(b, `,"session":"0x`...)
+		b = strconv.AppendUint(b, uint64(p.Session), 16)
+		b = append(b, `","ephemeral":`...)
+	}
 	b = strconv.AppendBool(b, p.Ephemeral)
 	b = append(b, `,"client":`...)
 	b = appendJSONStringOrNull(b, p.Client)
@@ -200,9 +206,13 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes) []byte {
 		b = base64.StdEncoding.AppendEncode(b, p.Data)
 		b = append(b, `","data_encoding":"base64"`...)
 	}
-	b = append(b, `,"ctime":"`...)
-	b = times.append(b, p.Ctime)
-	b = append(b, `","watches":`...)
+	if redis {
+		b = append(b, `,"ctime":null,"watches":`...)
+	} else {
+		b = append(b, `,"ctime":"`...)
+		b = times.append(b, p.Ctime)
+		b = append(b, `","watches":`...)
+	}
 	b = appendJSONStringOrNull(b, p.Watches)
 	b = append(b, `,"watch_kind":`...)
 	if p.Watches != "" {

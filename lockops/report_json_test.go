@@ -244,7 +244,7 @@ func FuzzParticipantJSON(f *testing.F) {
 		p := Participant{Node: node, Seq: seq, HasSeq: seq >= 0, Mode: ModeWrite, State: StateWaiting,
 			Session: session, Ephemeral: session != 0, Client: client, Data: data,
 			Ctime: time.UnixMilli(seq % (1 << 40)), Watches: strings.ToUpper(node), WatchKind: WatchExists}
-		b := appendParticipantJSON(nil, &p, &ctimes{})
+		b := appendParticipantJSON(nil, &p, &ctimes{}, false)
 		var got jsonObj
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%v: %s", err, b)

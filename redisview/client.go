@@ -46,7 +46,7 @@ func Open(cfg Config) (*Client, error) {
 		o := &redis.Options{
 			Addr: e.Addr, DB: e.DB, Username: e.Username, Password: e.Password,
 			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
-			MaxRetries: 1, PoolSize: 2, DisableIdentity: true,
+			MaxRetries: 1, PoolSize: 3, DisableIdentity: true,
 			ContextTimeoutEnabled: true, // a lock's requests are bounded by their context
 			DialerRetries:         1,    // a server that refuses fails now, not after 5 dials
 		}

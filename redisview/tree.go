@@ -122,7 +122,7 @@ func (c *Client) ListLevel(ctx context.Context, prefix string, o ListOptions) (L
 		o.Limit = DefaultListLimit
 	}
 	if o.Count <= 0 {
-		o.Count = batch
+		o.Count = scanCount
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = 100 * time.Millisecond

@@ -94,6 +94,9 @@ func cleanPath(p string) string {
 }
 
 func (m *Model) startSearch(q string) tea.Cmd {
+	if q != "" && m.redis != nil {
+		return m.redisFind(q)
+	}
 	if q == "" || m.client == nil {
 		return nil
 	}

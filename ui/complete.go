@@ -50,6 +50,9 @@ func (m *Model) commandSuggestions(line string) []string {
 	var names []string
 	switch verb {
 	case "cd":
+		if m.redis != nil && !strings.HasPrefix(arg, "/") {
+			return m.redisKeySuggestions(line) // a key: lock:orders:42
+		}
 		return m.pathSuggestions(verb+" ", arg)
 	case "ctx", "context":
 		names = m.opts.Contexts
@@ -121,6 +124,9 @@ func cdDir(line string) string {
 // tree has not loaded it: one listing per directory, with a request id
 // and a short timeout; the answer completes the line as it is then.
 func (m *Model) askCompletion(line string) tea.Cmd {
+	if m.redis != nil && !strings.HasPrefix(strings.TrimPrefix(line, "cd "), "/") {
+		return m.askRedisCompletion(line)
+	}
 	dir := cdDir(line)
 	if dir == "" || m.client == nil || m.compl.asking == dir {
 		return nil
@@ -175,6 +181,8 @@ func (m *Model) complete() tea.Cmd {
 			_, arg, _ := strings.Cut(s, " ")
 			if cdDir(s) != "" {
 				arg = arg[strings.LastIndexByte(arg, '/')+1:]
+			} else if _, _, key := redisCdGroup(s); key && m.redis != nil {
+				arg = redisCandidate(arg)
 			}
 			if arg == "" {
 				arg = strings.TrimSpace(s)

@@ -6,7 +6,8 @@ package ui
 // key through its loader seam (ui/lockpane/redis.go). The hooks into the
 // ZooKeeper code paths are one line each, at the top of the function they
 // replace (m.redis != nil). What makes no sense on Redis (editing nodes,
-// find, sessions, the ensemble, contexts) says so in the status line.
+// sessions, the ensemble, contexts) says so in the status line; find
+// searches key names (redis_find.go).
 
 import (
 	"context"
@@ -255,8 +256,6 @@ func (m *Model) redisKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
 		m.setStatus(common.LevelWarn, "Redis keys are not edited here: zkscope changes Redis only through its lock actions (t, u, X).")
-	case key.Matches(msg, k.Search):
-		m.setStatus(common.LevelInfo, "find reads ZooKeeper nodes; on Redis, / filters the names of a group and :cd KEY opens a key.")
 	case key.Matches(msg, k.Lock.Session):
 		m.setStatus(common.LevelInfo, "Redis locks have no sessions: a holder is its token.")
 	case key.Matches(msg, k.Yank):
@@ -281,7 +280,7 @@ func (m *Model) redisCommand(name, arg string) (tea.Cmd, bool) {
 			return nil, false
 		}
 		return m.cd(common.RedisPathOf(strings.TrimSuffix(arg, redisview.Separator))), true // a key: lock:orders:42
-	case "ctx", "context", "locks", "ensemble", "members", "sessions", "find", "search":
+	case "ctx", "context", "locks", "ensemble", "members", "sessions":
 		m.setStatus(common.LevelInfo, ":"+name+" is for ZooKeeper; on Redis, zkscope locks 'PATTERN' lists the locks and / filters a group.")
 		return nil, true
 	}
@@ -302,7 +301,8 @@ func (m *Model) redisHelpLines(wrap func(string) []string) []string {
 	for _, l := range wrap("The tree groups keys by ':' (lock:orders:42 under lock › orders › 42); a group is listed with SCAN when opened and again on r; a closed group's count is the keys below it. " +
 		"The detail pane shows a key's type, TTL (counting down) and value (v: a string's viewer). " +
 		"Lock keys (redis.setnx, redlock, redisson.lock, redisson.fairlock) open the lock pane: t takes (SET NX PX, extended while held), u releases, X deletes a key while it holds the token shown. " +
-		":cd KEY opens a key; R, S, the node edits, find, :sessions and :ensemble are ZooKeeper's.") {
+		"f finds the key names below the cursor's group that contain a text (any case; SCAN MATCH, values are not searched). " +
+		":cd KEY opens a key (tab completes its names); R, S, the node edits, :sessions and :ensemble are ZooKeeper's.") {
 		lines = append(lines, "  "+l)
 	}
 	return lines

@@ -71,9 +71,11 @@ func (m *Model) beginSearch(root, query string, locks bool) tea.Cmd {
 	}
 	m.search = searchState{root: root, query: q, running: true,
 		run: &searchRun{cancel: cancel, ch: ch, spin: spin}}
-	c := m.client
+	c, rc := m.client, m.redisFindClient()
 	start := func() tea.Msg {
-		if locks {
+		if rc != nil {
+			go redisFindWalk(ctx, cancel, rc, id, root, query, ch)
+		} else if locks {
 			go scanLocksWalk(ctx, cancel, c, id, root, ch)
 		} else {
 			go searchWalk(ctx, cancel, c, id, root, query, ch)
@@ -136,7 +138,7 @@ func (m *Model) searchProgressLines(w int) []string {
 		head = r.spin.View() + " " + st.Warning.Render("stopping…")
 	}
 	lines := []string{head, ""}
-	if m.search.query == "locks" {
+	if m.search.query == "locks" || m.redis != nil { // (Redis: names only)
 		lines = append(lines,
 			st.Key.Render("nodes    ")+st.Value.Render(fmt.Sprint(r.listed)),
 			st.Key.Render("found    ")+st.Value.Render(fmt.Sprint(r.found)))

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -140,6 +141,9 @@ locks", for what Redis locks cannot promise).`,
 				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 				Messages: os.Stderr, Signals: signals,
 			})
+			if errors.Is(err, zkview.ErrReadOnly) {
+				return err // refused: one line, exit 2
+			}
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "zkscope:", err)
 			}
@@ -244,6 +248,9 @@ while it still holds that token (--token T --yes for scripts).`,
 				return err
 			}
 			defer c.Close()
+			if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, args[0]); err != nil {
+				return err // before the preview: nothing to confirm
+			}
 			opts := lockops.EvictOptions{AnyNode: anyNode, ForceLeader: forceLeader}
 			p, err := lockops.PreviewEvict(ctx, c, args[0], opts)
 			if err != nil {
@@ -297,6 +304,9 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes bool) error 
 		return err
 	}
 	defer c.Close()
+	if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, under); err != nil {
+		return err
+	}
 	plan, err := lockops.PlanEvictSession(ctx, c, id, under)
 	if err != nil {
 		return err

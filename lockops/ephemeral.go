@@ -50,7 +50,10 @@ func EphemeralDir(p string, st zk.Stat, data []byte) Dir {
 // FindEphemeralLocks adds to queues the plain ephemeral locks at or below
 // root: root itself when it is an ephemeral node, and every ephemeral
 // node the servers (e) list sessions watching that is no node of a lock
-// already found and whose directory holds no known lock. The candidates
+// already found and whose directory holds no known lock. A watched
+// ActiveStandbyElectorLock that does not exist, in a directory not found
+// yet, is HDFS HA between two active NameNodes (its breadcrumb deleted by
+// a graceful exit): its election is added, with no leader. The candidates
 // are read in one bulk read and each directory listed once; nodes gone
 // meanwhile are left out. With e nil only root is looked at. The result
 // is sorted by path, as [Scan]'s.
@@ -59,16 +62,16 @@ func EphemeralDir(p string, st zk.Stat, data []byte) Dir {
 // that clients watch for its data (a service registry's instance) looks
 // the same as a lock and is reported as one.
 func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *zkview.Ensemble, queues []Queue) ([]Queue, error) {
-	known := map[string]bool{"/": true}
+	known, locks := map[string]bool{"/": true}, map[string]bool{}
 	for _, q := range queues {
-		known[q.Path] = true
+		known[q.Path], locks[q.Path] = true, true
 		for _, p := range q.Participants {
 			known[p.Node] = true
 		}
 	}
 	var candidates []string
 	add := func(p string) {
-		if !known[p] && !underKnownElection(p, queues) {
+		if !known[p] && !locks[path.Dir(p)] && !underKnownElection(p, queues) {
 			known[p] = true
 			candidates = append(candidates, p)
 		}
@@ -98,9 +101,13 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 		return nil, nil
 	}
 	dirs := make([]Dir, len(candidates)) // by index: the reads may answer concurrently
+	electors := make([]bool, len(candidates))
 	err := c.GetManyFunc(ctx, candidates, func(i int, data []byte, st *zk.Stat, err error) {
-		if err == nil && st.EphemeralOwner != 0 {
+		switch {
+		case err == nil && st.EphemeralOwner != 0:
 			dirs[i] = EphemeralDir(candidates[i], *st, slices.Clone(data))
+		case errors.Is(err, zk.ErrNoNode) && path.Base(candidates[i]) == hadoopLock:
+			electors[i] = true
 		}
 	})
 	if err != nil {
@@ -108,6 +115,11 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 	}
 	lockDir := map[string]bool{}
 	var out []Queue
+	for i, elector := range electors {
+		if elector { // HDFS HA with neither lock nor breadcrumb: its candidates wait for the lock
+			out = append(out, Decode(Dir{Path: path.Dir(candidates[i])}, DecodeOptions{Kind: KindHadoopHA}))
+		}
+	}
 	for _, d := range dirs {
 		if d.Path == "" {
 			continue // gone, unreadable or persistent

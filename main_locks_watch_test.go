@@ -49,8 +49,8 @@ func TestLocksWatchEphemeralLock(t *testing.T) {
 					Path, Recipe string
 					Participants []struct {
 						State, Data, Watches string
-						WatchKind             string `json:"watch_kind"`
-						OwnNode               *bool  `json:"own_node"`
+						WatchKind            string `json:"watch_kind"`
+						OwnNode              *bool  `json:"own_node"`
 					}
 				}
 			}

@@ -358,3 +358,19 @@ func electionQueues() []Queue {
 	Diagnose(qs, DiagnoseOptions{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
 	return qs
 }
+
+// TestFamilyBetweenElections: a system's directory is recognised while
+// its leader node is missing (Kafka by its epoch next to its brokers,
+// HBase by its backup masters).
+func TestFamilyBetweenElections(t *testing.T) {
+	for names, want := range map[string]Kind{
+		"controller_epoch,brokers,config": KindKafkaController,
+		"backup-masters,rs,table":         KindHBaseMaster,
+		"controller_epoch":                "",
+		"brokers,config":                  "",
+	} {
+		if got := familyOf(strings.Split(names, ",")); got != want {
+			t.Errorf("familyOf(%s) = %q, want %q", names, got, want)
+		}
+	}
+}

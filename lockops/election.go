@@ -436,6 +436,41 @@ func leaderRefusal(l nodeLock, o EvictOptions) error {
 		leaderWord(l.queue.Kind), l.queue.Kind, NextElection(l.queue.Kind))
 }
 
+// System is the name of the system whose leader election k is ("Kafka",
+// "HDFS", "HBase", "Solr"), "" for other kinds.
+func (k Kind) System() string {
+	switch k {
+	case KindKafkaController:
+		return "Kafka"
+	case KindHadoopHA:
+		return "HDFS"
+	case KindHBaseMaster:
+		return "HBase"
+	case KindSolrOverseer:
+		return "Solr"
+	}
+	return ""
+}
+
+// ForcesElection reports whether p's node is the leader node of a
+// system's election (Kafka, HDFS, HBase, Solr): deleting it starts a new
+// election in that system, and [Evict] needs [EvictOptions.ForceLeader].
+func (p *EvictPreview) ForcesElection() bool {
+	return p != nil && p.Holding && Kind(p.Recipe).SystemElection()
+}
+
+// LeaderConfirmation is what an operator types to confirm force-deleting
+// a system's leader node where no flag can be passed (the TUI's
+// equivalent of --force-leader): the system and the node, "kafka
+// controller", "hdfs ActiveStandbyElectorLock", "solr 0000000003"; ""
+// when p's node is no system's leader ([EvictPreview.ForcesElection]).
+func (p *EvictPreview) LeaderConfirmation() string {
+	if !p.ForcesElection() {
+		return ""
+	}
+	return strings.ToLower(Kind(p.Recipe).System()) + " " + p.SequenceSuffix()
+}
+
 // capitalize upper-cases s's first letter (ASCII).
 func capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {

@@ -15,7 +15,7 @@ import (
 // stubView is the lock pane's side of the dialog, for tests.
 type stubView struct{}
 
-func (stubView) Now() time.Time                  { return time.Unix(1_700_000_000, 0) }
+func (stubView) Now() time.Time                   { return time.Unix(1_700_000_000, 0) }
 func (stubView) NodeRefs(nodes []string) []string { return nodes }
 func (stubView) WaiterEvictNext(string) string    { return "the next waiter re-checks" }
 

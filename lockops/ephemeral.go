@@ -10,6 +10,7 @@ package lockops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -60,7 +61,8 @@ func EphemeralDir(p string, st zk.Stat, data []byte) Dir {
 //
 // The servers list getData and exists watches alike: an ephemeral node
 // that clients watch for its data (a service registry's instance) looks
-// the same as a lock and is reported as one.
+// the same as a lock. Two kinds are told apart ([withoutRegistries]);
+// any other is reported as a lock.
 func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *zkview.Ensemble, queues []Queue) ([]Queue, error) {
 	known, locks := map[string]bool{"/": true}, map[string]bool{}
 	for _, q := range queues {
@@ -88,9 +90,66 @@ func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *z
 	if err != nil || len(found) == 0 {
 		return queues, err
 	}
+	found = withoutRegistries(found, e, root)
 	queues = append(queues, found...)
 	slices.SortFunc(queues, func(a, b Queue) int { return strings.Compare(a.Path, b.Path) })
 	return queues, nil
+}
+
+// registrySiblings is how many watched ephemeral siblings, each watched
+// by exactly the same sessions, make a registry watched by caches.
+const registrySiblings = 3
+
+// withoutRegistries drops from found, plain ephemeral locks found through
+// the servers' watch lists, the nodes that are a registry's entries
+// watched by caches rather than locks (root itself, asked for by name,
+// stays): a Curator ServiceDiscovery instance ([isServiceInstance]),
+// and registrySiblings or more
+// siblings that the very same sessions all watch. A waiter of a
+// hand-written lock watches the one node it wants; a cache of a
+// directory watches every entry in it.
+func withoutRegistries(found []Queue, e *zkview.Ensemble, root string) []Queue {
+	watchers := func(p string) string {
+		ws := slices.Clone(e.Watchers(p))
+		slices.Sort(ws)
+		return fmt.Sprint(ws)
+	}
+	type group struct {
+		watchers string
+		n        int
+		same     bool
+	}
+	groups := map[string]*group{}
+	for _, q := range found {
+		w, g := watchers(q.Path), groups[path.Dir(q.Path)]
+		if g == nil {
+			groups[path.Dir(q.Path)] = &group{watchers: w, n: 1, same: true}
+			continue
+		}
+		g.n++
+		g.same = g.same && g.watchers == w
+	}
+	return slices.DeleteFunc(found, func(q Queue) bool {
+		if q.Path == root || q.Kind != KindEphemeralLock || len(q.Participants) == 0 {
+			return false
+		}
+		g := groups[path.Dir(q.Path)]
+		return g.same && g.n >= registrySiblings || isServiceInstance(q.Participants[0].Data)
+	})
+}
+
+// isServiceInstance reports whether data is a Curator ServiceDiscovery
+// instance (curator-x-discovery's JsonInstanceSerializer writes name, id,
+// address, port, sslPort, payload, registrationTimeUTC, serviceType,
+// uriSpec; other clients of the format, such as dubbo-go's, leave some
+// out): name, id and address with serviceType or registrationTimeUTC.
+func isServiceInstance(data []byte) bool {
+	var v map[string]json.RawMessage
+	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	has := func(k string) bool { _, ok := v[k]; return ok }
+	return has("name") && has("id") && has("address") && (has("serviceType") || has("registrationTimeUTC"))
 }
 
 // readEphemeralLocks reads the candidates in one bulk read and decodes

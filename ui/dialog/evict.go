@@ -121,6 +121,8 @@ func (d *ForceDelete) View(w int) string {
 		body = append(body, d.field("next", strings.Join(d.view.NodeRefs(pv.NextHolders), ", ")+" gets the lock"))
 	case pv.Holding && pv.Racers > 0:
 		body = append(body, d.field("next", fmt.Sprintf("a new election: %d session(s) watching it race to create it", pv.Racers)))
+	case pv.ForcesElection():
+		body = append(body, d.field("next", "a new election once a candidate tries (none watches it now)"))
 	case pv.Holding:
 		body = append(body, d.field("next", "nobody is waiting: the lock becomes free"))
 	default:

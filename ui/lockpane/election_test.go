@@ -149,3 +149,30 @@ func pump(t *testing.T, p *Model, cmd tea.Cmd, what string, cond func() bool) {
 		}
 	}
 }
+
+// TestLockPaneElectionWithoutLeader: between two elections the pane shows
+// the candidates watching the missing leader node (nobody holds) and the
+// no-leader problem, and X on a candidate deletes nothing.
+func TestLockPaneElectionWithoutLeader(t *testing.T) {
+	node := "/kafka/controller"
+	q := lockops.Queue{Path: "/kafka", Kind: lockops.KindKafkaController,
+		Problems: []lockops.Problem{{Kind: lockops.ProblemNoLeader, Node: node, Detail: "no Kafka controller now"}}}
+	for i, s := range []int64{0x1000000a1b2c0002, 0x1000000a1b2c0003} {
+		q.Participants = append(q.Participants, lockops.Participant{Node: node, Name: "controller", Mode: lockops.ModeLeader,
+			State: lockops.StateWaiting, Position: i, Session: s, Ephemeral: true, WatcherOnly: true,
+			Watches: node, WatchKind: lockops.WatchExists, WatchObserved: boolPtr(true), Client: "10.0.0.9:4000"})
+	}
+	p := testPane(themes.Dark, 140, 30)
+	paneWatchers(&q)
+	p.SetQueueAt(q, lockT0)
+	out := paneScreen(p)
+	checkPaneShape(t, p, out)
+	for _, want := range []string{"0 holding · 2 waiting", "no-leader", "watcher 0x1000000a1b2c0002", "watcher 0x1000000a1b2c0003"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, out)
+		}
+	}
+	if _, ok := p.ActionKey(lockKey("X"), "/kafka", true); !ok || p.Modal() || !strings.Contains(p.note.Text, "owns no node") {
+		t.Errorf("X on a candidate that owns no node: modal %v, note %q", p.Modal(), p.note.Text)
+	}
+}

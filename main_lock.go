@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path"
 	"strconv"
 	"strings"
 	"syscall"
@@ -355,11 +356,15 @@ func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *lockops.EvictPreview)
 		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --expect-session %s to delete it without asking", lockops.FormatSession(p.Session)))
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "\nType the node's sequence number (%s) to delete it: ", p.SequenceSuffix())
+	what := "sequence number" // a single-node lock's node has none: its name
+	if p.SequenceSuffix() == path.Base(p.Node) {
+		what = "name"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "\nType the node's %s (%s) to delete it: ", what, p.SequenceSuffix())
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.SequenceSuffix() {
-		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the sequence number typed was not "+p.SequenceSuffix()+"): nothing deleted")
+		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the "+what+" typed was not "+p.SequenceSuffix()+"): nothing deleted")
 	}
 	return nil
 }

@@ -229,7 +229,8 @@ func underKnownElection(p string, queues []Queue) bool {
 }
 
 // watchedPaths are the paths (the caller's view, inside the chroot) any
-// member lists a data or exists watch on, sorted.
+// member lists a data or exists watch on by another session than the
+// caller's own, sorted.
 func watchedPaths(e *zkview.Ensemble) []string {
 	var out []string
 	for _, m := range e.Members {
@@ -248,7 +249,7 @@ func watchedPaths(e *zkview.Ensemble) []string {
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.DeleteFunc(slices.Compact(out), func(p string) bool { return len(e.Watchers(p)) == 0 }) // only our own watch
 }
 
 // joinEphemeral takes a plain ephemeral lock as hand-written code does:

@@ -5,9 +5,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"path"
 	"strconv"
 	"strings"
 	"syscall"
@@ -140,6 +142,9 @@ locks", for what Redis locks cannot promise).`,
 				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 				Messages: os.Stderr, Signals: signals,
 			})
+			if errors.Is(err, zkview.ErrReadOnly) {
+				return err // refused: one line, exit 2
+			}
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "zkscope:", err)
 			}
@@ -244,6 +249,9 @@ while it still holds that token (--token T --yes for scripts).`,
 				return err
 			}
 			defer c.Close()
+			if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, args[0]); err != nil {
+				return err // before the preview: nothing to confirm
+			}
 			opts := lockops.EvictOptions{AnyNode: anyNode, ForceLeader: forceLeader}
 			p, err := lockops.PreviewEvict(ctx, c, args[0], opts)
 			if err != nil {
@@ -297,6 +305,9 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes bool) error 
 		return err
 	}
 	defer c.Close()
+	if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, under); err != nil {
+		return err
+	}
 	plan, err := lockops.PlanEvictSession(ctx, c, id, under)
 	if err != nil {
 		return err
@@ -345,11 +356,15 @@ func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *lockops.EvictPreview)
 		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --expect-session %s to delete it without asking", lockops.FormatSession(p.Session)))
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "\nType the node's sequence number (%s) to delete it: ", p.SequenceSuffix())
+	what := "sequence number" // a single-node lock's node has none: its name
+	if p.SequenceSuffix() == path.Base(p.Node) {
+		what = "name"
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "\nType the node's %s (%s) to delete it: ", what, p.SequenceSuffix())
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.SequenceSuffix() {
-		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the sequence number typed was not "+p.SequenceSuffix()+"): nothing deleted")
+		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the "+what+" typed was not "+p.SequenceSuffix()+"): nothing deleted")
 	}
 	return nil
 }

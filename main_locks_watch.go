@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"sort"
 	"sync"
 	"time"
@@ -46,7 +47,7 @@ type lockWatch struct {
 
 	raw        map[string]lockops.Queue // by path, as decoded
 	caches     map[string]*lockops.DirCache
-	owner      map[string]string // watched directory -> its lock's path
+	owner      map[string][]string // watched directory -> the paths of its locks
 	unreadable []lockops.Problem
 	ens        *zkview.Ensemble
 	verifiedAt time.Time
@@ -106,15 +107,22 @@ func (w *lockWatch) scan(ctx context.Context) error {
 		return scanError(w.path, err)
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
+	// Plain ephemeral locks: the path itself, and the ephemeral nodes the
+	// servers list sessions watching (their children watch, set below,
+	// fires when the node is deleted).
+	w.verifyIfDue(ctx)
+	if queues, err = lockops.FindEphemeralLocks(ctx, w.c, w.path, w.ens, queues); err != nil {
+		return scanError(w.path, err)
+	}
 	w.unreadable = unreadable
 	w.recordScan(queues)
 	w.raw = make(map[string]lockops.Queue, len(queues))
-	w.owner = map[string]string{}
+	w.owner = map[string][]string{}
 	for i, q := range queues {
 		w.raw[q.Path] = q
 		if i < maxWatched {
-			for _, dir := range watchDirs(q) {
-				w.owner[dir] = q.Path
+			for _, dir := range watchedDirs(q) {
+				w.owner[dir] = append(w.owner[dir], q.Path)
 				w.arm(ctx, dir)
 			}
 		}
@@ -132,29 +140,48 @@ func (w *lockWatch) scan(ctx context.Context) error {
 
 // reread reads the locks whose directories changed: a plain lock only
 // its new children (its watch re-armed by the same listing), a semaphore
-// through a scan of its path.
+// through a scan of its path, a plain ephemeral lock its node.
 func (w *lockWatch) reread(ctx context.Context, dirs map[string]bool) {
 	done := map[string]bool{}
 	for dir := range dirs {
-		lock, ok := w.owner[dir]
-		if !ok || done[lock] {
-			continue
-		}
-		done[lock] = true
-		q := w.raw[lock]
-		if q.Kind == lockops.KindCuratorSemaphoreV2 || q.Kind == lockops.KindKazooSemaphore {
-			qs, err := lockops.Scan(ctx, w.c, lock, lockops.ScanOptions{MaxLeases: w.f.maxLeases})
-			if err == nil && len(qs) == 1 {
-				w.raw[lock] = qs[0]
-				w.record(&qs[0], 0)
+		for _, lock := range w.owner[dir] {
+			if !done[lock] {
+				done[lock] = true
+				w.rereadOne(ctx, lock)
 			}
-			for _, d := range watchDirs(q) {
-				w.arm(ctx, d)
-			}
-			continue
 		}
+	}
+}
+
+// rereadOne reads lock again, as its kind needs.
+func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
+	q := w.raw[lock]
+	switch q.Kind {
+	case lockops.KindEphemeralLock:
+		w.rereadEphemeral(ctx, lock)
+	case lockops.KindCuratorSemaphoreV2, lockops.KindKazooSemaphore:
+		qs, err := lockops.Scan(ctx, w.c, lock, lockops.ScanOptions{MaxLeases: w.f.maxLeases})
+		if err == nil && len(qs) == 1 {
+			w.raw[lock] = qs[0]
+			w.record(&qs[0], 0)
+		}
+		for _, d := range watchDirs(q) {
+			w.arm(ctx, d)
+		}
+	default:
 		w.rereadLock(ctx, lock)
 	}
+}
+
+// watchedDirs are the directories whose children watch tells a change of
+// q: a plain ephemeral lock's parent (its node created or deleted; the
+// servers do not list children watches, so zkscope is never counted as
+// one of its waiters), else [watchDirs].
+func watchedDirs(q lockops.Queue) []string {
+	if q.Kind == lockops.KindEphemeralLock {
+		return []string{path.Dir(q.Path)}
+	}
+	return watchDirs(q)
 }
 
 // rereadLock lists lock with a new watch and reads its new children.
@@ -183,6 +210,25 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 	q := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.f.maxLeases})
 	w.raw[lock] = q
 	w.record(&q, st.Pzxid)
+}
+
+// rereadEphemeral reads a plain ephemeral lock's node again (its
+// parent's children changed: the node may be deleted or created) and
+// watches the parent again. Gone, the lock is drawn free, with the
+// sessions the servers list waiting for it.
+func (w *lockWatch) rereadEphemeral(ctx context.Context, lock string) {
+	w.arm(ctx, path.Dir(lock)) // before the read: a change after it fires
+	d := lockops.EphemeralDir(lock, zk.Stat{}, nil)
+	n, err := w.c.Get(lock)
+	switch {
+	case err == nil && n.Stat.EphemeralOwner != 0:
+		d = lockops.EphemeralDir(lock, n.Stat, n.Data)
+	case err != nil && !errors.Is(err, zk.ErrNoNode):
+		return // drawn as it was; the next change or scan reads it again
+	}
+	q := lockops.Decode(d, lockops.DecodeOptions{Kind: lockops.KindEphemeralLock})
+	w.raw[lock] = q
+	w.record(&q, 0)
 }
 
 // arm sets a children watch on dir unless one is set.
@@ -228,10 +274,8 @@ func (w *lockWatch) draw(ctx context.Context) error {
 		queues = append(queues, q.Clone())
 	}
 	sort.Slice(queues, func(i, j int) bool { return queues[i].Path < queues[j].Path })
-	if !w.f.noVerify && len(queues) > 0 && time.Since(w.verifiedAt) >= watchVerifyEvery {
-		vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		w.ens, w.verifiedAt = w.c.Introspect(vctx), time.Now()
-		cancel()
+	if len(queues) > 0 {
+		w.verifyIfDue(ctx)
 	}
 	lockops.ApplyEnsemble(w.ens, queues)
 	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
@@ -244,6 +288,17 @@ func (w *lockWatch) draw(ctx context.Context) error {
 		return fmt.Errorf("draw: %w", err)
 	}
 	return nil
+}
+
+// verifyIfDue asks the servers who is connected and watching what, at
+// most every watchVerifyEvery (never with --no-verify).
+func (w *lockWatch) verifyIfDue(ctx context.Context) {
+	if w.f.noVerify || time.Since(w.verifiedAt) < watchVerifyEvery {
+		return
+	}
+	vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	w.ens, w.verifiedAt = w.c.Introspect(vctx), time.Now()
+	cancel()
 }
 
 // startRecording opens FILE for --record (a new file: a recording is

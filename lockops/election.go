@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,8 +102,8 @@ func (k Kind) watcherWaiters() bool {
 }
 
 // familyOf is the system election a directory's children make, "" when
-// none: HDFS's lock or breadcrumb, Kafka's controller with its epoch,
-// HBase's master with its backup masters.
+// none: HDFS's lock or breadcrumb, Kafka's controller epoch with the
+// controller or the brokers, HBase's backup masters (with its master).
 func familyOf(names []string) Kind {
 	return familyOfEach(len(names), func(i int) string { return names[i] })
 }
@@ -113,9 +114,11 @@ func familyOfChildren(children []Child) Kind {
 }
 
 // familyOfEach is [familyOf] over n names, in one pass without a copy
-// (every directory of a scan is asked).
+// (every directory of a scan is asked). Between two elections the leader
+// node is missing: a Kafka root still has its controller_epoch next to
+// its brokers, HBase's root its backup-masters.
 func familyOfEach(n int, name func(i int) string) Kind {
-	var controller, epoch, master, backups bool
+	var controller, epoch, brokers, backups bool
 	for i := 0; i < n; i++ {
 		switch name(i) {
 		case hadoopLock, hadoopBreadcrumb:
@@ -124,16 +127,16 @@ func familyOfEach(n int, name func(i int) string) Kind {
 			controller = true
 		case kafkaEpoch:
 			epoch = true
-		case hbaseMaster:
-			master = true
+		case "brokers":
+			brokers = true
 		case hbaseBackups:
 			backups = true
 		}
 	}
 	switch {
-	case controller && epoch:
+	case epoch && (controller || brokers):
 		return KindKafkaController
-	case master && backups:
+	case backups:
 		return KindHBaseMaster
 	}
 	return ""
@@ -167,31 +170,60 @@ func noLeader(lockPath, what, next string) Problem {
 // (Kafka, HDFS, a plain ephemeral lock) one waiter for each session the
 // servers list watching the leader node, the leader's own session aside,
 // in session order, each named by its client and (Kafka) its broker.
-// Waiters added by an earlier call are replaced.
+// With no leader now (between two elections) the waiters are those
+// watching the missing node with exists, as the candidates do while they
+// race to create it. Waiters added by an earlier call are replaced.
 func applyWatchers(e *zkview.Ensemble, q *Queue) {
 	if !q.Kind.watcherWaiters() {
 		return
 	}
 	q.Participants = slices.DeleteFunc(q.Participants, func(p Participant) bool { return p.WatcherOnly })
-	if len(q.Participants) == 0 || q.Participants[0].State != StateHolding {
+	node, holder := watchedLeaderNode(*q)
+	if node == "" {
 		return
 	}
-	leader := q.Participants[0]
-	sessions := slices.Clone(e.Watchers(leader.Node))
+	sessions := slices.Clone(e.Watchers(node))
 	slices.Sort(sessions)
 	observed := true
 	for _, s := range slices.Compact(sessions) {
-		if s == leader.Session {
+		if s == holder {
 			continue
 		}
-		w := Participant{Node: leader.Node, Name: leader.Name, Mode: leader.Mode, State: StateWaiting,
+		w := Participant{Node: node, Name: path.Base(node), Mode: watcherMode(q.Kind), State: StateWaiting,
 			Position: len(q.Participants), Session: s, Ephemeral: true, WatcherOnly: true,
-			Watches: leader.Node, WatchKind: WatchExists, WatchObserved: &observed, Payload: q.labels[s]}
+			Watches: node, WatchKind: WatchExists, WatchObserved: &observed, Payload: q.labels[s]}
 		if addr, ok := e.ClientOf(s); ok {
 			w.Client = addr
 		}
 		q.Participants = append(q.Participants, w)
 	}
+}
+
+// watchedLeaderNode is the node the candidates of a single-node lock q
+// watch, with its holder's session: the holder's node, or with no holder
+// now the path the winner will create (Kafka's controller, HDFS's lock,
+// the plain ephemeral lock's own path; holder 0). "" when q has none.
+func watchedLeaderNode(q Queue) (node string, holder int64) {
+	if len(q.Participants) > 0 && q.Participants[0].State == StateHolding && !q.Participants[0].WatcherOnly {
+		return q.Participants[0].Node, q.Participants[0].Session
+	}
+	switch q.Kind {
+	case KindKafkaController:
+		return zkJoin(q.Path, kafkaController), 0
+	case KindHadoopHA:
+		return zkJoin(q.Path, hadoopLock), 0
+	case KindEphemeralLock:
+		return q.Path, 0
+	}
+	return "", 0
+}
+
+// watcherMode is the mode of a kind's waiters that own no node.
+func watcherMode(k Kind) Mode {
+	if k == KindEphemeralLock {
+		return ModeExclusive
+	}
+	return ModeLeader
 }
 
 // checkElection adjusts the servers' problems of an election or a
@@ -212,6 +244,9 @@ func checkElection(ix *queueIndex) {
 	})
 	for i := range ix.out {
 		pr := &ix.out[i]
+		if pr.Kind == ProblemNoLeader {
+			pr.Detail = withRacers(pr.Detail, q)
+		}
 		if pr.Kind != ProblemOwnerDisconnected {
 			continue
 		}
@@ -223,6 +258,29 @@ func checkElection(ix *queueIndex) {
 		pr.Detail = fmt.Sprintf("the %s's session %s is alive but its client is connected to no server: no new election until the session expires; stop that process for good, or evict the node once it is gone",
 			leaderWord(q.Kind), FormatSession(q.Participants[at].Session))
 	}
+}
+
+// racersNote ends a no-leader problem's detail that names the sessions
+// waiting to race for the missing node.
+const racersNote = ", racing to create it: "
+
+// withRacers is the detail of q's no-leader problem naming the sessions
+// the servers list waiting for the missing leader node, once (the
+// checks may run again on the same problems).
+func withRacers(detail string, q *Queue) string {
+	if strings.Contains(detail, racersNote) {
+		return detail
+	}
+	var ids []string
+	for _, p := range q.Participants {
+		if p.WatcherOnly {
+			ids = append(ids, FormatSession(p.Session))
+		}
+	}
+	if len(ids) == 0 {
+		return detail
+	}
+	return fmt.Sprintf("%s; %s waiting with an exists watch on %s%s%s", detail, plural(len(ids), "session"), q.Participants[0].Watches, racersNote, strings.Join(ids, ", "))
 }
 
 // leaderWord is what a kind's holder is called.
@@ -376,6 +434,41 @@ func leaderRefusal(l nodeLock, o EvictOptions) error {
 	}
 	return refuse(OpForceDelete, l.node, "it is the %s's node (%s): deleting it starts a new election: %s; pass --force-leader to delete it anyway",
 		leaderWord(l.queue.Kind), l.queue.Kind, NextElection(l.queue.Kind))
+}
+
+// System is the name of the system whose leader election k is ("Kafka",
+// "HDFS", "HBase", "Solr"), "" for other kinds.
+func (k Kind) System() string {
+	switch k {
+	case KindKafkaController:
+		return "Kafka"
+	case KindHadoopHA:
+		return "HDFS"
+	case KindHBaseMaster:
+		return "HBase"
+	case KindSolrOverseer:
+		return "Solr"
+	}
+	return ""
+}
+
+// ForcesElection reports whether p's node is the leader node of a
+// system's election (Kafka, HDFS, HBase, Solr): deleting it starts a new
+// election in that system, and [Evict] needs [EvictOptions.ForceLeader].
+func (p *EvictPreview) ForcesElection() bool {
+	return p != nil && p.Holding && Kind(p.Recipe).SystemElection()
+}
+
+// LeaderConfirmation is what an operator types to confirm force-deleting
+// a system's leader node where no flag can be passed (the TUI's
+// equivalent of --force-leader): the system and the node, "kafka
+// controller", "hdfs ActiveStandbyElectorLock", "solr 0000000003"; ""
+// when p's node is no system's leader ([EvictPreview.ForcesElection]).
+func (p *EvictPreview) LeaderConfirmation() string {
+	if !p.ForcesElection() {
+		return ""
+	}
+	return strings.ToLower(Kind(p.Recipe).System()) + " " + p.SequenceSuffix()
 }
 
 // capitalize upper-cases s's first letter (ASCII).

@@ -414,3 +414,70 @@ func TestLeaderClientGoneInterop(t *testing.T) {
 		t.Errorf("doctor (exit %d) did not report the controller's client gone:\n%s", code, out)
 	}
 }
+
+// TestElectionsNoLeaderInterop: between two elections the leader node is
+// missing and the candidates wait with an exists watch on it (Kafka's
+// brokers on /controller, HDFS's failover controllers on the lock, with
+// and without a breadcrumb): locks names them as the waiters of the empty
+// election, doctor's no-leader names them.
+func TestElectionsNoLeaderInterop(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	base := zktest.Path(t)
+	a := newClient(t, cl.Addrs()).Conn()
+	zktest.MakePath(t, a, base)
+	for _, p := range []string{base + "/kafka", base + "/kafka/brokers", base + "/kafka/brokers/ids",
+		base + "/hadoop-ha", base + "/hadoop-ha/ns1", base + "/hadoop-ha/ns2"} {
+		mustCreate(t, a, p, nil, zk.FlagPersistent)
+	}
+	mustCreate(t, a, base+"/kafka/controller_epoch", []byte("8"), zk.FlagPersistent)
+	mustCreate(t, a, base+"/hadoop-ha/ns2/"+hadoopBreadcrumb, activeNodeInfo("ns2", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	waiting := map[string][]string{} // lock path -> the sessions watching its missing leader node
+	watchMissing := func(lockPath, node string, conn *zk.Conn) {
+		if ok, _, _, err := conn.ExistsW(node); err != nil || ok {
+			t.Fatalf("exists watch on the missing %s: %v %v", node, ok, err)
+		}
+		waiting[lockPath] = append(waiting[lockPath], FormatSession(conn.SessionID()))
+	}
+	for i := 1; i <= 3; i++ {
+		b := newClient(t, cl.Addrs()).Conn()
+		mustCreate(t, b, fmt.Sprintf("%s/kafka/brokers/ids/%d", base, i), kafkaBrokerData(fmt.Sprintf("kafka%d", i), 9092), zk.FlagEphemeral)
+		watchMissing(base+"/kafka", base+"/kafka/controller", b)
+	}
+	for _, ns := range []string{"ns1", "ns2"} {
+		for i := 0; i < 2; i++ {
+			watchMissing(base+"/hadoop-ha/"+ns, base+"/hadoop-ha/"+ns+"/"+hadoopLock, newClient(t, cl.Addrs()).Conn())
+		}
+	}
+
+	r := locksJSON(t, cs, base)
+	locks := r.objs("locks")
+	if len(locks) != 3 {
+		t.Fatalf("want Kafka and two HDFS elections: %v", r)
+	}
+	for _, l := range locks {
+		want := waiting[l.str("path")]
+		ps := l.objs("participants")
+		if len(ps) != len(want) {
+			t.Errorf("%s: participants %v, want the %d sessions watching", l.str("path"), ps, len(want))
+			continue
+		}
+		for i, p := range ps {
+			if p.str("state") != "waiting" || p.str("session") != want[i] || p.str("watch_kind") != "exists" || p["own_node"] != false || !p.flag("watch_observed") {
+				t.Errorf("%s waiter %d: %v", l.str("path"), i, p)
+			}
+		}
+		probs := l.objs("problems")
+		if len(probs) != 1 || probs[0].str("kind") != "no-leader" || !strings.Contains(probs[0].str("detail"), strings.Join(want, ", ")) {
+			t.Errorf("%s: problems %v", l.str("path"), probs)
+		}
+	}
+	kafka := locks[len(locks)-1] // sorted by path: hadoop-ha, kafka
+	if pl, _ := kafka.objs("participants")[1]["payload"].(map[string]any); kafka.str("recipe") != "kafka.controller" || pl["broker"] != "2" {
+		t.Errorf("kafka's waiters are not named by their broker registration: %v", kafka)
+	}
+	out, code := doctor(t, cs, base)
+	if code != 1 || strings.Count(out, "no-leader\t") != 3 || !strings.Contains(out, "racing to create it") {
+		t.Errorf("doctor (exit %d):\n%s", code, out)
+	}
+}

@@ -358,3 +358,44 @@ func electionQueues() []Queue {
 	Diagnose(qs, DiagnoseOptions{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
 	return qs
 }
+
+// TestFamilyBetweenElections: a system's directory is recognised while
+// its leader node is missing (Kafka by its epoch next to its brokers,
+// HBase by its backup masters).
+func TestFamilyBetweenElections(t *testing.T) {
+	for names, want := range map[string]Kind{
+		"controller_epoch,brokers,config": KindKafkaController,
+		"backup-masters,rs,table":         KindHBaseMaster,
+		"controller_epoch":                "",
+		"brokers,config":                  "",
+	} {
+		if got := familyOf(strings.Split(names, ",")); got != want {
+			t.Errorf("familyOf(%s) = %q, want %q", names, got, want)
+		}
+	}
+}
+
+// TestEphemeralLockWaitersLeaveOutSelf: the asking client's own watch
+// (the TUI's reads watch the node they show) makes it no waiter, and no
+// herd: two sessions and zkscope watch the node.
+func TestEphemeralLockWaitersLeaveOutSelf(t *testing.T) {
+	st := zk.Stat{Czxid: 5, Ctime: 1_700_000_000_000, EphemeralOwner: 0x401}
+	qs := []Queue{Decode(EphemeralDir("/locks/job", st, []byte("worker-1")), DecodeOptions{Kind: KindEphemeralLock})}
+	e := &zkview.Ensemble{Self: 0x409, Members: []zkview.Member{{
+		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
+		Clients:  map[int64]string{0x401: "10.0.0.1:4000", 0x402: "10.0.0.2:4000", 0x403: "10.0.0.3:4000", 0x409: "10.0.0.9:4000"},
+		Watches:  map[string][]int64{"/locks/job": {0x409, 0x402, 0x403}, "/svc/only-us": {0x409}},
+		Sessions: []int64{0x401, 0x402, 0x403, 0x409},
+	}}}
+	ApplyEnsemble(e, qs)
+	Diagnose(qs, DiagnoseOptions{Ensemble: e})
+	if ps := qs[0].Participants; len(ps) != 3 || ps[1].Session != 0x402 || ps[2].Session != 0x403 {
+		t.Errorf("waiters %+v", ps)
+	}
+	if len(qs[0].Problems) != 0 {
+		t.Errorf("problems %+v", qs[0].Problems)
+	}
+	if got := watchedPaths(e); len(got) != 1 || got[0] != "/locks/job" {
+		t.Errorf("watched paths %v: a node only zkscope watches is no candidate", got)
+	}
+}

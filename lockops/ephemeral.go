@@ -10,6 +10,7 @@ package lockops
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -50,25 +51,29 @@ func EphemeralDir(p string, st zk.Stat, data []byte) Dir {
 // FindEphemeralLocks adds to queues the plain ephemeral locks at or below
 // root: root itself when it is an ephemeral node, and every ephemeral
 // node the servers (e) list sessions watching that is no node of a lock
-// already found and whose directory holds no known lock. The candidates
+// already found and whose directory holds no known lock. A watched
+// ActiveStandbyElectorLock that does not exist, in a directory not found
+// yet, is HDFS HA between two active NameNodes (its breadcrumb deleted by
+// a graceful exit): its election is added, with no leader. The candidates
 // are read in one bulk read and each directory listed once; nodes gone
 // meanwhile are left out. With e nil only root is looked at. The result
 // is sorted by path, as [Scan]'s.
 //
 // The servers list getData and exists watches alike: an ephemeral node
 // that clients watch for its data (a service registry's instance) looks
-// the same as a lock and is reported as one.
+// the same as a lock. Two kinds are told apart ([withoutRegistries]);
+// any other is reported as a lock.
 func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *zkview.Ensemble, queues []Queue) ([]Queue, error) {
-	known := map[string]bool{"/": true}
+	known, locks := map[string]bool{"/": true}, map[string]bool{}
 	for _, q := range queues {
-		known[q.Path] = true
+		known[q.Path], locks[q.Path] = true, true
 		for _, p := range q.Participants {
 			known[p.Node] = true
 		}
 	}
 	var candidates []string
 	add := func(p string) {
-		if !known[p] && !underKnownElection(p, queues) {
+		if !known[p] && !locks[path.Dir(p)] && !underKnownElection(p, queues) {
 			known[p] = true
 			candidates = append(candidates, p)
 		}
@@ -85,9 +90,66 @@ func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *z
 	if err != nil || len(found) == 0 {
 		return queues, err
 	}
+	found = withoutRegistries(found, e, root)
 	queues = append(queues, found...)
 	slices.SortFunc(queues, func(a, b Queue) int { return strings.Compare(a.Path, b.Path) })
 	return queues, nil
+}
+
+// registrySiblings is how many watched ephemeral siblings, each watched
+// by exactly the same sessions, make a registry watched by caches.
+const registrySiblings = 3
+
+// withoutRegistries drops from found, plain ephemeral locks found through
+// the servers' watch lists, the nodes that are a registry's entries
+// watched by caches rather than locks (root itself, asked for by name,
+// stays): a Curator ServiceDiscovery instance ([isServiceInstance]),
+// and registrySiblings or more
+// siblings that the very same sessions all watch. A waiter of a
+// hand-written lock watches the one node it wants; a cache of a
+// directory watches every entry in it.
+func withoutRegistries(found []Queue, e *zkview.Ensemble, root string) []Queue {
+	watchers := func(p string) string {
+		ws := slices.Clone(e.Watchers(p))
+		slices.Sort(ws)
+		return fmt.Sprint(ws)
+	}
+	type group struct {
+		watchers string
+		n        int
+		same     bool
+	}
+	groups := map[string]*group{}
+	for _, q := range found {
+		w, g := watchers(q.Path), groups[path.Dir(q.Path)]
+		if g == nil {
+			groups[path.Dir(q.Path)] = &group{watchers: w, n: 1, same: true}
+			continue
+		}
+		g.n++
+		g.same = g.same && g.watchers == w
+	}
+	return slices.DeleteFunc(found, func(q Queue) bool {
+		if q.Path == root || q.Kind != KindEphemeralLock || len(q.Participants) == 0 {
+			return false
+		}
+		g := groups[path.Dir(q.Path)]
+		return g.same && g.n >= registrySiblings || isServiceInstance(q.Participants[0].Data)
+	})
+}
+
+// isServiceInstance reports whether data is a Curator ServiceDiscovery
+// instance (curator-x-discovery's JsonInstanceSerializer writes name, id,
+// address, port, sslPort, payload, registrationTimeUTC, serviceType,
+// uriSpec; other clients of the format, such as dubbo-go's, leave some
+// out): name, id and address with serviceType or registrationTimeUTC.
+func isServiceInstance(data []byte) bool {
+	var v map[string]json.RawMessage
+	if len(data) == 0 || data[0] != '{' || json.Unmarshal(data, &v) != nil {
+		return false
+	}
+	has := func(k string) bool { _, ok := v[k]; return ok }
+	return has("name") && has("id") && has("address") && (has("serviceType") || has("registrationTimeUTC"))
 }
 
 // readEphemeralLocks reads the candidates in one bulk read and decodes
@@ -98,9 +160,13 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 		return nil, nil
 	}
 	dirs := make([]Dir, len(candidates)) // by index: the reads may answer concurrently
+	electors := make([]bool, len(candidates))
 	err := c.GetManyFunc(ctx, candidates, func(i int, data []byte, st *zk.Stat, err error) {
-		if err == nil && st.EphemeralOwner != 0 {
+		switch {
+		case err == nil && st.EphemeralOwner != 0:
 			dirs[i] = EphemeralDir(candidates[i], *st, slices.Clone(data))
+		case errors.Is(err, zk.ErrNoNode) && path.Base(candidates[i]) == hadoopLock:
+			electors[i] = true
 		}
 	})
 	if err != nil {
@@ -108,6 +174,11 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 	}
 	lockDir := map[string]bool{}
 	var out []Queue
+	for i, elector := range electors {
+		if elector { // HDFS HA with neither lock nor breadcrumb: its candidates wait for the lock
+			out = append(out, Decode(Dir{Path: path.Dir(candidates[i])}, DecodeOptions{Kind: KindHadoopHA}))
+		}
+	}
 	for _, d := range dirs {
 		if d.Path == "" {
 			continue // gone, unreadable or persistent
@@ -158,7 +229,8 @@ func underKnownElection(p string, queues []Queue) bool {
 }
 
 // watchedPaths are the paths (the caller's view, inside the chroot) any
-// member lists a data or exists watch on, sorted.
+// member lists a data or exists watch on by another session than the
+// caller's own, sorted.
 func watchedPaths(e *zkview.Ensemble) []string {
 	var out []string
 	for _, m := range e.Members {
@@ -177,7 +249,7 @@ func watchedPaths(e *zkview.Ensemble) []string {
 		}
 	}
 	slices.Sort(out)
-	return slices.Compact(out)
+	return slices.DeleteFunc(slices.Compact(out), func(p string) bool { return len(e.Watchers(p)) == 0 }) // only our own watch
 }
 
 // joinEphemeral takes a plain ephemeral lock as hand-written code does:

@@ -49,3 +49,16 @@ func Refuse(c *zkview.Client, op, node string, session int64, reason string) err
 	record(c, op, node, nil, session, err)
 	return err
 }
+
+// RefuseReadOnly is, when c is read-only, the refusal of op on node
+// before anything is read or asked: one line naming --read-only (it wraps
+// [zkview.ErrReadOnly], exit [ExitRefused]), recorded in the audit log.
+// It is nil when c may write.
+func RefuseReadOnly(c *zkview.Client, op, node string) error {
+	if !c.Config().ReadOnly {
+		return nil
+	}
+	err := fmt.Errorf("%s %s: %w", op, node, zkview.ErrReadOnly)
+	record(c, op, node, nil, 0, err)
+	return err
+}

@@ -113,7 +113,18 @@ func (m *Model) onEnsemble(msg ensembleMsg) tea.Cmd {
 	if m.client == nil {
 		return nil
 	}
-	return introspect(m.client, m.nextID("ensemble"), true)
+	return tea.Batch(introspect(m.client, m.nextID("ensemble"), true), m.ephemeralLockNow())
+}
+
+// ephemeralLockNow reads the node shown as a plain ephemeral lock when
+// the servers' new answer lists sessions watching it (it was shown before
+// they answered): an ephemeral node without children, not a lock yet.
+func (m *Model) ephemeralLockNow() tea.Cmd {
+	n, p := m.detail.Node(), m.detail.Path()
+	if m.detail.IsLock() || p == "" || n.Path != p || !n.HasStat || n.Stat.NumChildren != 0 || n.Stat.EphemeralOwner == 0 || len(m.ens.Watchers(p)) == 0 {
+		return nil
+	}
+	return lockCmd(m.client, m.nextID("lock"), p)
 }
 
 // onEnsembleView shows a detailed snapshot and, while the view is open,

@@ -35,6 +35,10 @@ type Ensemble struct {
 	// [IntrospectOptions.Detail]) or the /zookeeper/config node
 	// ([Client.DynamicConfig]); nil when no member said.
 	Config []ConfServer
+	// Self is the asking client's session ([Client.Introspect]; 0 when
+	// asked without one): [Ensemble.Watchers] leaves its watches out (the
+	// TUI's reads watch the nodes they show).
+	Self int64
 }
 
 // Member is one server's answers.
@@ -112,7 +116,9 @@ func (c *Client) Introspect(ctx context.Context) *Ensemble {
 
 // IntrospectWith is [Client.Introspect] with options.
 func (c *Client) IntrospectWith(ctx context.Context, opts IntrospectOptions) *Ensemble {
-	return IntrospectConfig(ctx, c.Config(), opts)
+	e := IntrospectConfig(ctx, c.Config(), opts)
+	e.Self = c.SessionID()
+	return e
 }
 
 // IntrospectConfig asks the members of cfg (its servers, chroot, admin port
@@ -458,7 +464,8 @@ func (e *Ensemble) WatchObserved(sessionID int64, path string) (observed, known 
 }
 
 // Watchers lists the sessions any member lists as watching the data of path
-// (caller's view), without duplicates.
+// (caller's view), without duplicates, the asking client's own (Self)
+// aside.
 func (e *Ensemble) Watchers(path string) []int64 {
 	if e == nil {
 		return nil
@@ -467,7 +474,7 @@ func (e *Ensemble) Watchers(path string) []int64 {
 	var out []int64
 	for _, m := range e.Members {
 		for _, id := range m.Watches[sp] {
-			if !slices.Contains(out, id) {
+			if id != e.Self && !slices.Contains(out, id) {
 				out = append(out, id)
 			}
 		}

@@ -69,6 +69,10 @@ type (
 	Evict struct {
 		Preview *lockops.EvictPreview
 		Label   string
+		// ForceLeader: the operator typed the leader confirmation of a
+		// system's leader node (Kafka, HDFS, HBase, Solr): deleting it
+		// starts a new election ([lockops.EvictOptions.ForceLeader]).
+		ForceLeader bool
 	}
 	// EvictUnreadable: the node to force-delete could not be read.
 	EvictUnreadable struct {

@@ -15,6 +15,10 @@ import (
 
 // ForceDelete shows what force-deleting a node of the queue would do (the
 // preview, read in a command) and asks for its sequence number, typed.
+// A system's leader node (Kafka's controller, HDFS's active lock, HBase's
+// master, Solr's overseer) says that a new election follows and asks for
+// the system's name and the node's ("kafka controller"): the dialog's
+// --force-leader.
 type ForceDelete struct {
 	lockBase
 	target  lockops.Participant
@@ -54,6 +58,10 @@ func (d *ForceDelete) Update(msg tea.Msg) (Action, tea.Cmd) {
 			return d.close(EvictUnreadable{Node: msg.Node, Err: msg.Err}), nil
 		}
 		d.preview = msg.Preview
+		if d.preview.ForcesElection() {
+			d.seq.Placeholder = "system node"
+			d.seq.SetWidth(max(14, len(d.want())+2))
+		}
 		return nil, nil
 	case tea.KeyPressMsg:
 		switch {
@@ -63,12 +71,15 @@ func (d *ForceDelete) Update(msg tea.Msg) (Action, tea.Cmd) {
 			if d.preview == nil {
 				return nil, nil
 			}
-			want := d.preview.SequenceSuffix()
+			want, leader := d.want(), d.preview.ForcesElection()
 			if strings.TrimSpace(d.seq.Value()) != want {
 				d.err = "Type the sequence number " + want + " exactly to confirm."
+				if leader {
+					d.err = "Type \"" + want + "\" exactly to force a new " + d.system() + " election."
+				}
 				return nil, nil
 			}
-			return d.close(Evict{Preview: d.preview, Label: d.label}), nil
+			return d.close(Evict{Preview: d.preview, Label: d.label, ForceLeader: leader}), nil
 		}
 		var cmd tea.Cmd
 		d.seq, cmd = d.seq.Update(msg)
@@ -92,7 +103,10 @@ func (d *ForceDelete) View(w int) string {
 		owner = "session " + lockops.FormatSession(pv.Session) + clientSuffix(pv.Client)
 	}
 	role := "waiting"
-	if pv.Holding {
+	switch {
+	case pv.ForcesElection():
+		role = st.Error.Render("LEADER of " + d.system() + "'s election")
+	case pv.Holding:
 		role = st.Warning.Render("HOLDING the lock")
 	}
 	body := []string{
@@ -105,6 +119,10 @@ func (d *ForceDelete) View(w int) string {
 	switch {
 	case len(pv.NextHolders) > 0:
 		body = append(body, d.field("next", strings.Join(d.view.NodeRefs(pv.NextHolders), ", ")+" gets the lock"))
+	case pv.Holding && pv.Racers > 0:
+		body = append(body, d.field("next", fmt.Sprintf("a new election: %d session(s) watching it race to create it", pv.Racers)))
+	case pv.ForcesElection():
+		body = append(body, d.field("next", "a new election once a candidate tries (none watches it now)"))
 	case pv.Holding:
 		body = append(body, d.field("next", "nobody is waiting: the lock becomes free"))
 	default:
@@ -114,8 +132,25 @@ func (d *ForceDelete) View(w int) string {
 	for _, w := range pv.Warnings {
 		body = append(body, wrapped(st.Warning, "⚠ "+w, inner)...)
 	}
+	if pv.ForcesElection() {
+		body = append(body, "", st.Prompt.Render("Type \""+d.want()+"\" to force a new "+d.system()+" election: ")+d.seq.View(),
+			"", d.hint("⏎", "delete and start a new election (only if unchanged)")+"   "+d.hint("esc", "cancel"))
+		return d.lockFrame(w, title, body)
+	}
 	body = append(body, "",
 		st.Prompt.Render("Type "+pv.SequenceSuffix()+" to confirm: ")+d.seq.View(),
 		"", d.hint("⏎", "delete (only if unchanged)")+"   "+d.hint("esc", "cancel"))
 	return d.lockFrame(w, title, body)
 }
+
+// want is what confirms the delete: the sequence number, or for a
+// system's leader node the system and the node ([lockops.EvictPreview.LeaderConfirmation]).
+func (d *ForceDelete) want() string {
+	if c := d.preview.LeaderConfirmation(); c != "" {
+		return c
+	}
+	return d.preview.SequenceSuffix()
+}
+
+// system is the name of the system whose leader the node is.
+func (d *ForceDelete) system() string { return lockops.Kind(d.preview.Recipe).System() }

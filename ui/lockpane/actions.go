@@ -306,7 +306,7 @@ func (p *Model) HandleAction(act dialog.Action) (cmd tea.Cmd, ok bool) {
 		cmd = revokeCmd(p.client, a.Node, a.Label)
 	case dialog.Evict:
 		p.act.busy = "Force-deleting " + a.Label + "…"
-		cmd = evictCmd(p.client, a.Preview, a.Label, p.NodeRefs(a.Preview.NextHolders))
+		cmd = evictCmd(p.client, a.Preview, a.Label, p.NodeRefs(a.Preview.NextHolders), a.ForceLeader)
 	case dialog.EvictUnreadable:
 		p.setNote(common.LevelErr, "Could not read "+common.LastElem(a.Node)+": "+a.Err.Error())
 		cmd = p.Reload()

@@ -110,19 +110,22 @@ func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		pv, err := lockops.PreviewEvict(ctx, c, node, lockops.EvictOptions{})
+		// The preview of a system's leader node is not refused: the
+		// dialog asks for its leader confirmation in place of --force-leader.
+		pv, err := lockops.PreviewEvict(ctx, c, node, lockops.EvictOptions{ForceLeader: true})
 		return dialog.EvictPreviewMsg{ID: id, Node: node, Preview: pv, Err: err}
 	}
 }
 
 // evictCmd deletes pv's node if it is still the one shown; next names the
-// nodes that get the lock then (for the message).
-func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string, next []string) tea.Cmd {
+// nodes that get the lock then (for the message). forceLeader: the
+// operator typed the leader confirmation of a system's leader node.
+func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string, next []string, forceLeader bool) tea.Cmd {
 	node, want := pv.Node, pv.Expect
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		err := lockops.Evict(ctx, c, node, want, lockops.EvictOptions{})
+		err := lockops.Evict(ctx, c, node, want, lockops.EvictOptions{ForceLeader: forceLeader})
 		return evictDoneMsg{node: node, label: label, next: next, err: err}
 	}
 }

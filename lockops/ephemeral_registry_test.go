@@ -1,0 +1,91 @@
+package lockops
+
+import (
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// TestEphemeralRegistriesAreNoLocks: on a real server, watched ephemeral
+// nodes that are a registry's entries are not reported as plain ephemeral
+// locks: three siblings that two caches both watch with getData, and a
+// Curator ServiceDiscovery instance; three locks in one directory, each
+// with its own waiters, and a lone watched node are. An entry asked for
+// by its own path is read as a lock all the same.
+func TestEphemeralRegistriesAreNoLocks(t *testing.T) {
+	cl := zktest.Shared(t)
+	cs := cl.ConnectString()
+	base := zktest.Path(t)
+	a := newClient(t, cl.Addrs()).Conn()
+	for _, p := range []string{base, base + "/reg", base + "/disc", base + "/disc/web", base + "/locks", base + "/one"} {
+		mustCreate(t, a, p, nil, zk.FlagPersistent)
+	}
+	owner := func(p string, data []byte) {
+		mustCreate(t, newClient(t, cl.Addrs()).Conn(), p, data, zk.FlagEphemeral)
+	}
+	watch := func(conn *zk.Conn, ps ...string) {
+		for _, p := range ps {
+			if _, _, _, err := conn.GetW(p); err != nil {
+				t.Fatalf("getData watch on %s: %v", p, err)
+			}
+		}
+	}
+	reg := []string{base + "/reg/a", base + "/reg/b", base + "/reg/c"}
+	for _, p := range reg {
+		owner(p, []byte("10.0.0.1:8080"))
+	}
+	for range 2 { // two caches, each watching every entry
+		watch(newClient(t, cl.Addrs()).Conn(), reg...)
+	}
+	inst := base + "/disc/web/ca2fff8e-d756-480c-b59e-8297ff88624b"
+	owner(inst, []byte(`{"name":"web","id":"ca2fff8e-d756-480c-b59e-8297ff88624b","address":"10.20.30.40","port":1234,"sslPort":null,"payload":null,"registrationTimeUTC":1325129459728,"serviceType":"DYNAMIC","uriSpec":null}`))
+	watch(newClient(t, cl.Addrs()).Conn(), inst)
+	locks := []string{base + "/locks/x", base + "/locks/y", base + "/locks/z"}
+	for _, p := range locks {
+		owner(p, []byte("holder"))
+	}
+	s1, s2, s3 := newClient(t, cl.Addrs()).Conn(), newClient(t, cl.Addrs()).Conn(), newClient(t, cl.Addrs()).Conn()
+	existsWatch(t, s1, locks[0])
+	existsWatch(t, s2, locks[1])
+	existsWatch(t, s1, locks[2])
+	existsWatch(t, s3, locks[2])
+	owner(base+"/one/m", []byte("holder"))
+	existsWatch(t, s2, base+"/one/m")
+
+	got := map[string]bool{}
+	for _, l := range locksJSON(t, cs, base).objs("locks") {
+		got[l.str("path")] = true
+		if l.str("recipe") != "zookeeper.ephemeral-lock" {
+			t.Errorf("%s: recipe %s", l.str("path"), l.str("recipe"))
+		}
+	}
+	for _, p := range append(locks, base+"/one/m") {
+		if !got[p] {
+			t.Errorf("the lock %s is not reported (found %v)", p, got)
+		}
+	}
+	for _, p := range append(reg, inst) {
+		if got[p] {
+			t.Errorf("the registry entry %s is reported as a lock", p)
+		}
+	}
+	if ls := locksJSON(t, cs, inst).objs("locks"); len(ls) != 1 || ls[0].str("path") != inst {
+		t.Errorf("asked by its path, the instance is not read as a lock: %v", ls)
+	}
+}
+
+func TestIsServiceInstance(t *testing.T) {
+	for data, want := range map[string]bool{
+		`{"name":"web","id":"1","address":"h","port":1,"registrationTimeUTC":1,"serviceType":"DYNAMIC"}`: true,
+		`{"name":"web","id":"1","address":"h","port":1,"registrationTimeUTC":1}`:                         true, // dubbo-go
+		`{"name":"web","id":"1","port":1}`:                                                               false,
+		`{"brokerid":1}`:                                                                                 false,
+		`alice@ops1`:                                                                                     false,
+	} {
+		if got := isServiceInstance([]byte(data)); got != want {
+			t.Errorf("isServiceInstance(%s) = %v", data, got)
+		}
+	}
+}

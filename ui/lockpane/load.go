@@ -28,6 +28,9 @@ type lockLoadedMsg struct {
 	cache *lockops.DirCache
 	// children is how many children the directory had in this read.
 	children int
+	// zxid is the directory's pzxid in this read's listing: the last
+	// change of its children the queue includes.
+	zxid int64
 }
 
 // lockVerifiedMsg brings what the servers said (watch lists, client
@@ -142,8 +145,8 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
-	p.remember(&msg.queue, msg.at)        // timeline.go: copies what it keeps
-	p.setQueueAt(msg.queue, msg.at, true) // viewedQueue's copy, made for this message
+	p.remember(&msg.queue, lockops.Moment{Zxid: msg.zxid, Time: msg.at}) // timeline.go: copies what it keeps
+	p.setQueueAt(msg.queue, msg.at, true)                                // viewedQueue's copy, made for this message
 	p.children, p.counted = msg.children, true
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -228,7 +231,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 			msg.err, msg.at = err, clock()
 			return msg
 		}
-		msg.changed = w.ch
+		msg.changed, msg.zxid = w.ch, w.st.Pzxid
 		d, next, err := lockops.ReadDirAgain(ctx, c, path, w.names, w.st, cache)
 		msg.cache = next
 		if err != nil {

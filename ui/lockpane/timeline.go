@@ -7,8 +7,6 @@ package lockpane
 // chain as it was. Drawing is in timeline_view.go.
 
 import (
-	"time"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -58,10 +56,11 @@ type timelineLoadedMsg struct {
 // or a copy of one) to replay past states from instead of its live ring.
 func (p *Model) SetTxnlog(dir string) { p.hist.txnlog = dir }
 
-// remember keeps q, read at at, in the ring when it differs from the last
+// remember keeps q, read at at (the servers' zxid of the read's listing
+// and the time), in the ring when it differs from the last
 // state kept (another set of nodes, or a node changed state); after the
 // states replayed from a transaction log, the live ones follow them.
-func (p *Model) remember(q *lockops.Queue, at time.Time) {
+func (p *Model) remember(q *lockops.Queue, at lockops.Moment) {
 	h := &p.hist
 	if q.Path != h.path {
 		h.path, h.states, h.kept, h.step = q.Path, h.states[:0], 0, -1
@@ -81,7 +80,7 @@ func (p *Model) remember(q *lockops.Queue, at time.Time) {
 		}
 	}
 	c := lockops.Queue{Path: q.Path, Kind: q.Kind, MaxLeases: q.MaxLeases, Participants: append([]lockops.Participant(nil), q.Participants...)}
-	h.states = append(h.states, lockops.LockState{At: lockops.Moment{Time: at}, Queue: c})
+	h.states = append(h.states, lockops.LockState{At: at, Queue: c})
 	h.kept += len(c.Participants)
 }
 

@@ -158,3 +158,28 @@ func liveQueue(t *testing.T, c *zk.Conn, dir string) lockops.Queue {
 	}
 	return lockops.Decode(d, lockops.DecodeOptions{})
 }
+
+// TestLockPaneTimelineKeepsZxids: each state in the live ring carries the
+// servers' zxid of its read (the directory's pzxid) with the time, and a
+// past state says it.
+func TestLockPaneTimelineKeepsZxids(t *testing.T) {
+	p := testPane(themes.Dark, 100, 24)
+	p.resetDir(lockDir)
+	p.visible = true
+	p.client = &zkview.Client{} // commands are built, never run
+	for i := 0; i < 2; i++ {
+		at := lockT0.Add(time.Duration(i) * 10 * time.Second)
+		p.clock = func() time.Time { return at }
+		q := handOver(i)
+		p.loadID++
+		p.loading = true
+		p.onLoaded(lockLoadedMsg{id: p.loadID, path: q.Path, queue: q.Clone(), at: at, zxid: int64(0x2a + i)})
+	}
+	if n := len(p.hist.states); n != 2 || p.hist.states[0].At.Zxid != 0x2a || p.hist.states[1].At.Zxid != 0x2b {
+		t.Fatalf("states %+v, want zxids 0x2a and 0x2b", p.hist.states)
+	}
+	press(p, "[")
+	if out := paneScreen(p); !strings.Contains(out, "zxid 0x2a") {
+		t.Fatalf("a past state does not say its zxid:\n%s", out)
+	}
+}

@@ -200,15 +200,23 @@ func confirmRedisEvict(cmd *cobra.Command, c *redisview.Client, t redisTarget, p
 // runRedisRevoke refuses `zkscope revoke` on Redis servers: nothing
 // tells a Redis lock's holder to let go.
 func runRedisRevoke(args []string) (handled bool, err error) {
-	t, ok, err := resolveRedis(os.Getenv)
+	t, c, ok, err := openRedisTarget()
 	if !ok || err != nil {
 		return ok, err
-	}
-	c, err := redisview.Open(t.cfg)
-	if err != nil {
-		return true, err
 	}
 	defer c.Close()
 	return true, lockops.RefuseRedis(c, t.context, lockops.OpRevoke, args[0], "",
 		"Redis locks have no revocation protocol (nothing asks a holder to let go); `zkscope evict` deletes the key without telling its holder")
+}
+
+// openRedisTarget resolves the connection and opens its Redis servers;
+// ok is false (and nothing opened) when the servers are ZooKeeper's. On
+// a nil error the caller closes the client.
+func openRedisTarget() (t redisTarget, c *redisview.Client, ok bool, err error) {
+	t, ok, err = resolveRedis(os.Getenv)
+	if !ok || err != nil {
+		return t, nil, ok, err
+	}
+	c, err = redisview.Open(t.cfg)
+	return t, c, true, err
 }

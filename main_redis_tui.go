@@ -4,9 +4,6 @@ package main
 // subcommand. Wiring only: the reading is redisview's, the screens ui's.
 
 import (
-	"os"
-
-	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui"
 	"github.com/zkscope/zkscope/zkview"
@@ -15,13 +12,9 @@ import (
 // runRedisTUI opens the TUI on cfg's servers; handled is false when the
 // servers are ZooKeeper's.
 func runRedisTUI(theme string) (handled bool, err error) {
-	t, ok, err := resolveRedis(os.Getenv)
+	t, c, ok, err := openRedisTarget()
 	if !ok || err != nil {
 		return ok, err
-	}
-	c, err := redisview.Open(t.cfg)
-	if err != nil {
-		return true, err
 	}
 	defer c.Close()
 	settings := uiSettings()

@@ -296,11 +296,17 @@ func (r *Replay) lockOf(dir string) string {
 
 // isCuratorSemaphore says whether p is a Curator semaphore: its children
 // are leases and locks (and maybe its lease count, as a scan sees it), or,
-// when p's creation is older than the history, both hold nodes.
+// when p's creation is older than the history, both hold nodes. Once
+// known, it stays one while either directory is left: both are
+// containers, and the server deletes one the moment it is empty (the
+// leases then held are still held).
 func (r *Replay) isCuratorSemaphore(p string) bool {
 	if k := r.kids[p]; k != nil {
 		_, leases := k["leases"]
 		_, locks := k["locks"]
+		if l := r.locks[p]; l != nil && l.kind == KindCuratorSemaphoreV2 && len(k) <= 3 {
+			return leases || locks
+		}
 		return leases && locks && len(k) <= 3
 	}
 	_, leases := r.kids[zkview.Join(p, "leases")]

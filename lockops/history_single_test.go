@@ -168,6 +168,30 @@ func TestReplayCuratorSemaphoreOrder(t *testing.T) {
 	}
 }
 
+// TestReplayCuratorSemaphoreContainerReaped: the server deletes the
+// semaphore's emptied locks/ container (a deleteContainer of session 0)
+// while leases are held: the semaphore stays one and its leases stay held.
+func TestReplayCuratorSemaphoreContainerReaped(t *testing.T) {
+	sem := "/app/sem"
+	lock := sem + "/locks/_c_11111111-1111-2222-3333-444444444444-lock-0000000000"
+	lease := sem + "/leases/_c_22222222-1111-2222-3333-444444444444-lease-0000000000"
+	s := &script{}
+	s.add(HistoryEvent{Kind: EventCreate, Path: sem})
+	s.add(HistoryEvent{Kind: EventCreate, Path: sem + "/locks"})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: lock})
+	s.add(HistoryEvent{Kind: EventCreate, Path: sem + "/leases"})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: lease})
+	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: lock})
+	s.add(HistoryEvent{Kind: EventDelete, Path: sem + "/locks", SessionKnown: true})
+	rep := replayAt(t, s, "/app")
+	if len(rep.Locks) != 1 || rep.Locks[0].Path != sem || rep.Locks[0].Kind != KindCuratorSemaphoreV2 || len(rep.Locks[0].Tenures) != 2 {
+		t.Fatalf("locks: %+v", rep.Locks)
+	}
+	if tn := rep.Locks[0].Tenures[1]; tn.Node != lease || tn.End != EndPresent {
+		t.Fatalf("the lease after its semaphore's locks/ was reaped: %+v", tn)
+	}
+}
+
 // TestRecordingEphemeralHandover: a plain ephemeral lock that changed
 // hands between two reads is recorded as the old node gone and a new one
 // (same path, another czxid); its waiters on a watch are not recorded as

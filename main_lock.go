@@ -205,7 +205,8 @@ The leader node of a single-node lock or election (a plain ephemeral lock,
 Kafka's /controller, HDFS's ActiveStandbyElectorLock, HBase's master, Solr's
 first overseer candidate) is confirmed the same way, and zkscope says what
 the system does next (a new election). For Kafka, HDFS, HBase and Solr it
-also needs --force-leader: without it zkscope refuses (exit 2).
+also needs --force-leader: without it zkscope refuses (exit 2); with
+--session it refuses that node and deletes the session's others.
 
 On Redis servers NODE is a key: zkscope shows its token and deletes it only
 while it still holds that token (--token T --yes for scripts).`,
@@ -225,7 +226,7 @@ while it still holds that token (--token T --yes for scripts).`,
 				return err
 			}
 			if session != "" {
-				return evictSession(cmd, session, under, yes)
+				return evictSession(cmd, session, under, yes, forceLeader)
 			}
 			var wantSession, wantCzxid int64
 			var err error
@@ -291,7 +292,7 @@ while it still holds that token (--token T --yes for scripts).`,
 
 // evictSession is `zkscope evict --session ID [--under PATH]`: list the
 // session's lock nodes, confirm once, delete each.
-func evictSession(cmd *cobra.Command, sessionArg, under string, yes bool) error {
+func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader bool) error {
 	id, err := parseHexID(sessionArg)
 	if err != nil {
 		return fmt.Errorf("--session: %w", err)
@@ -312,6 +313,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes bool) error 
 	if err != nil {
 		return err
 	}
+	plan.ForceLeader = forceLeader
 	out := cmd.OutOrStdout()
 	if err := plan.Write(out, time.Now()); err != nil || len(plan.Nodes) == 0 {
 		return err

@@ -21,6 +21,10 @@ type SessionEviction struct {
 	Session int64
 	Under   string
 	Nodes   []SessionEvictNode
+	// ForceLeader lets [EvictSession] delete the leader node of a
+	// system's election (--force-leader); without it that node is refused
+	// and the session's other nodes are deleted.
+	ForceLeader bool
 }
 
 // SessionEvictNode is one lock node of the session.
@@ -115,7 +119,7 @@ func (e *SessionEviction) Write(w io.Writer, now time.Time) error {
 func EvictSession(ctx context.Context, c *zkview.Client, e *SessionEviction, done func(SessionEvictNode, error)) error {
 	var first error
 	for _, n := range e.Nodes {
-		err := Evict(ctx, c, n.Node, n.Expect, EvictOptions{})
+		err := Evict(ctx, c, n.Node, n.Expect, EvictOptions{ForceLeader: e.ForceLeader})
 		if done != nil {
 			done(n, err)
 		}

@@ -212,3 +212,36 @@ func TestEvictSessionEphemeralLock(t *testing.T) {
 		t.Fatalf("after the eviction: %v, owner %x", err, st.EphemeralOwner)
 	}
 }
+
+// TestEvictSessionForceLeader: evicting the session of Kafka's controller
+// refuses its leader node without ForceLeader (--force-leader), the node
+// staying, and deletes it with it.
+func TestEvictSessionForceLeader(t *testing.T) {
+	cl := zktest.Shared(t)
+	base := zktest.Path(t)
+	s := buildElections(t, cl.Addrs(), base)
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	op := newClient(t, cl.Addrs())
+	ctx := context.Background()
+	controller := base + "/kafka/controller"
+	plan, err := PlanEvictSession(ctx, op, s["broker1"].SessionID(), base+"/kafka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Nodes) != 1 || plan.Nodes[0].Node != controller {
+		t.Fatalf("plan = %+v, want the controller node alone", plan.Nodes)
+	}
+	if err := EvictSession(ctx, op, plan, nil); !IsRefusal(err) {
+		t.Fatalf("EvictSession without ForceLeader = %v, want a refusal", err)
+	}
+	if ok, _, err := op.Conn().Exists(op.Abs(controller)); err != nil || !ok {
+		t.Fatalf("after the refusal %s exists = %v (%v), want it kept", controller, ok, err)
+	}
+	plan.ForceLeader = true
+	if err := EvictSession(ctx, op, plan, nil); err != nil {
+		t.Fatalf("EvictSession with ForceLeader: %v", err)
+	}
+	if ok, _, err := op.Conn().Exists(op.Abs(controller)); err != nil || ok {
+		t.Fatalf("after the eviction %s exists = %v (%v), want it deleted", controller, ok, err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zkscope/zkscope/redisview"
@@ -46,8 +47,9 @@ func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*R
 	unread := make([]bool, len(servers))
 	count := map[string]int{}
 	best, unreadable := "", 0
+	read, errs := readKeyEverywhere(ctx, c, key)
 	for i := range servers {
-		k, err := c.ReadKey(ctx, i, key)
+		k, err := read[i], errs[i]
 		switch {
 		case err != nil:
 			unreadable++
@@ -87,6 +89,23 @@ func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*R
 		}
 	}
 	return p, nil
+}
+
+// readKeyEverywhere reads key on every server at once, so that a master
+// that does not answer costs one request timeout, not one per server.
+func readKeyEverywhere(ctx context.Context, c *redisview.Client, key string) ([]redisview.Key, []error) {
+	keys := make([]redisview.Key, c.Len())
+	errs := make([]error, c.Len())
+	var wg sync.WaitGroup
+	for i := range c.Len() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			keys[i], errs[i] = c.ReadKey(ctx, i, key)
+		}()
+	}
+	wg.Wait()
+	return keys, errs
 }
 
 // ConfirmSuffix is what the operator types to confirm: the token's last 8

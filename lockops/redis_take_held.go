@@ -254,11 +254,11 @@ func (h *RedisHeld) deleteDeclaredLost() {
 func (h *RedisHeld) Release(ctx context.Context) error {
 	h.releaseMu.Lock() // one release at a time: a second one finds it released
 	defer h.releaseMu.Unlock()
+	h.stopOnce.Do(func() { close(h.stop) })
+	<-h.done // the monitor has stopped: the state read below is the last it set
 	h.mu.Lock()
 	state, reason := h.state, h.reason
 	h.mu.Unlock()
-	h.stopOnce.Do(func() { close(h.stop) })
-	<-h.done
 	switch state {
 	case StateReleased:
 		return nil

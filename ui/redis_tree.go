@@ -324,6 +324,11 @@ func (t *redisTree) Refresh() {
 	slices.Sort(open) // parents first: a level gone from its parent is not listed
 	go func() {
 		for _, p := range open {
+			select {
+			case <-t.done:
+				return // the tree closed: the levels left are not listed
+			default:
+			}
 			t.mu.Lock()
 			_, still := t.levels[p]
 			t.mu.Unlock()

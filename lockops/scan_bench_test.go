@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -130,26 +129,11 @@ func fillScanTree(b *testing.B, conn *zk.Conn, root string, apps, locks, contend
 	total := 1
 	for _, paths := range levels {
 		total += len(paths)
-		var wg sync.WaitGroup
-		errs := make(chan error, len(paths)/1000+1)
-		sem := make(chan struct{}, 8)
-		for i := 0; i < len(paths); i += 1000 {
-			var ops []any
-			for _, p := range paths[i:min(i+1000, len(paths))] {
-				ops = append(ops, &zk.CreateRequest{Path: p, Data: []byte("10.0.0.1 worker"), Acl: acl})
-			}
-			sem <- struct{}{}
-			wg.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				if _, err := conn.Multi(ops...); err != nil {
-					errs <- err
-				}
-			}()
+		reqs := make([]*zk.CreateRequest, len(paths))
+		for i, p := range paths {
+			reqs[i] = &zk.CreateRequest{Path: p, Data: []byte("10.0.0.1 worker"), Acl: acl}
 		}
-		wg.Wait()
-		close(errs)
-		if err := <-errs; err != nil {
+		if err := zktest.CreateAll(conn, reqs); err != nil {
 			b.Fatalf("create the tree: %v", err)
 		}
 	}

@@ -28,14 +28,27 @@ func MakePath(tb testing.TB, conn *zk.Conn, p string) {
 func FillChildren(tb testing.TB, conn *zk.Conn, dir string, n int, name func(i int) string, data func(i int) []byte, flags int32) {
 	tb.Helper()
 	MakePath(tb, conn, dir)
+	reqs := make([]*zk.CreateRequest, n)
+	for i := range reqs {
+		reqs[i] = &zk.CreateRequest{Path: dir + "/" + name(i), Data: data(i), Acl: zk.WorldACL(zk.PermAll), Flags: flags}
+	}
+	if err := CreateAll(conn, reqs); err != nil {
+		tb.Fatalf("create %d children of %s: %v", n, dir, err)
+	}
+}
+
+// CreateAll makes reqs in multi-requests of 1,000, up to 8 in flight; the
+// parents of each batch must exist before it (a level of a tree at a
+// time). It returns the first failure.
+func CreateAll(conn *zk.Conn, reqs []*zk.CreateRequest) error {
 	const batch = 1000
 	var wg sync.WaitGroup
-	errs := make(chan error, n/batch+1)
+	errs := make(chan error, len(reqs)/batch+1)
 	sem := make(chan struct{}, 8)
-	for i := 0; i < n; i += batch {
+	for i := 0; i < len(reqs); i += batch {
 		ops := make([]any, 0, batch)
-		for j := i; j < i+batch && j < n; j++ {
-			ops = append(ops, &zk.CreateRequest{Path: dir + "/" + name(j), Data: data(j), Acl: zk.WorldACL(zk.PermAll), Flags: flags})
+		for _, r := range reqs[i:min(i+batch, len(reqs))] {
+			ops = append(ops, r)
 		}
 		sem <- struct{}{}
 		wg.Add(1)
@@ -48,7 +61,5 @@ func FillChildren(tb testing.TB, conn *zk.Conn, dir string, n int, name func(i i
 	}
 	wg.Wait()
 	close(errs)
-	if err := <-errs; err != nil {
-		tb.Fatalf("create %d children of %s: %v", n, dir, err)
-	}
+	return <-errs
 }

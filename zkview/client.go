@@ -119,6 +119,12 @@ type Client struct {
 	sid      int64                  // latest session id seen
 	live     bool                   // sid is believed alive (false after an expiry)
 	connGen  int                    // generation of the live go-zookeeper connection
+	// connOf is the generation conn belongs to: a connection's first
+	// session can be up before zk.Connect returns it (see sessionUp).
+	connOf int
+	// pendingSID: the live generation has a session whose id is read
+	// once open has its connection.
+	pendingSID bool
 	nodeSubs map[int]func(zk.Event) // watch-event handlers (see onNodeEvent)
 	closed   bool
 	quit     chan struct{}

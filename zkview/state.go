@@ -150,7 +150,6 @@ func (c *Client) onSessionEvent(gen int, e zk.Event) {
 	if gen != c.connGen || c.closed {
 		return
 	}
-	conn := c.Conn()
 	c.lastSeen = ev.Time
 	prev := c.last.State
 	switch e.State {
@@ -166,11 +165,14 @@ func (c *Client) onSessionEvent(gen int, e zk.Event) {
 		return
 	case zk.StateHasSession:
 		ev.State = StateConnected
-		ev.SessionID = conn.SessionID()
-		if c.sid != 0 && c.sid != ev.SessionID {
-			ev.NewSession, ev.PrevSessionID = true, c.sid
+		if conn := c.Conn(); conn != nil && c.connOf == gen {
+			c.sessionUp(&ev, conn.SessionID())
+		} else {
+			// The handshake beat zk.Connect's return: open reads the id
+			// (never the replaced connection's) and publishes it.
+			c.pendingSID = true
+			return
 		}
-		c.sid, c.live = ev.SessionID, true
 	case zk.StateExpired:
 		ev.State = StateExpired
 		ev.PrevSessionID = c.sid
@@ -322,6 +324,7 @@ func (c *Client) open() error {
 	c.connGen++
 	gen := c.connGen
 	c.lastSeen = time.Now()
+	c.pendingSID = false
 	c.mu.Unlock()
 	conn, _, err := zk.Connect(c.cfg.Servers, c.cfg.SessionTimeout,
 		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(c.trackedDial),
@@ -329,8 +332,27 @@ func (c *Client) open() error {
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.conn.Store(conn)
+	c.connOf = gen
+	if c.pendingSID && gen == c.connGen && !c.closed {
+		c.pendingSID = false
+		ev := ConnEvent{State: StateConnected, Server: conn.Server(), Time: time.Now()}
+		c.sessionUp(&ev, conn.SessionID())
+		c.publishLocked(ev)
+	}
 	return nil
+}
+
+// sessionUp records that session id is up, for ev (the "connected"
+// event about to be published). Caller holds c.mu.
+func (c *Client) sessionUp(ev *ConnEvent, id int64) {
+	ev.SessionID = id
+	if c.sid != 0 && c.sid != id {
+		ev.NewSession, ev.PrevSessionID = true, c.sid
+	}
+	c.sid, c.live = id, true
 }
 
 // explainTimeout turns a handshake that never completed into one sentence:

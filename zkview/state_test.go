@@ -273,3 +273,16 @@ func TestWatchdogReplacesStuckConnection(t *testing.T) {
 		t.Errorf("the replaced connection does not work: %v", err)
 	}
 }
+
+// TestStateSessionBeforeConnectReturns: a connection's session can be up
+// before zk.Connect returns the connection (go-zookeeper's loop runs the
+// handshake at once). The event then neither reads a connection the
+// client does not have yet (nor a replaced one's session id) nor publishes
+// a session id of 0: the id waits for open.
+func TestStateSessionBeforeConnectReturns(t *testing.T) {
+	c := &Client{connGen: 2, connOf: 1, subs: map[int]chan ConnEvent{}}
+	c.onSessionEvent(2, zk.Event{Type: zk.EventSession, State: zk.StateHasSession, Server: "127.0.0.1:2181"})
+	if !c.pendingSID || c.State().State == StateConnected || c.sid != 0 {
+		t.Fatalf("pending %v, state %+v, sid %#x: want the session's id left to open", c.pendingSID, c.State(), c.sid)
+	}
+}

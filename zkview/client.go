@@ -112,24 +112,24 @@ type Client struct {
 	conn atomic.Pointer[zk.Conn]
 	dial zk.Dialer
 
-	mu       sync.Mutex
-	subs     map[int]chan ConnEvent
-	nextID   int
-	last     ConnEvent
-	sid      int64                  // latest session id seen
-	live     bool                   // sid is believed alive (false after an expiry)
-	connGen  int                    // generation of the live go-zookeeper connection
+	mu      sync.Mutex
+	subs    map[int]chan ConnEvent
+	nextID  int
+	last    ConnEvent
+	sid     int64 // latest session id seen
+	live    bool  // sid is believed alive (false after an expiry)
+	connGen int   // generation of the live go-zookeeper connection
 	// connOf is the generation conn belongs to: a connection's first
 	// session can be up before zk.Connect returns it (see sessionUp).
 	connOf int
 	// pendingSID: the live generation has a session whose id is read
 	// once open has its connection.
 	pendingSID bool
-	nodeSubs map[int]func(zk.Event) // watch-event handlers (see onNodeEvent)
-	closed   bool
-	quit     chan struct{}
-	lastSeen time.Time // time of the last session event (watchdog)
-	problem  string    // see LastProblem
+	nodeSubs   map[int]func(zk.Event) // watch-event handlers (see onNodeEvent)
+	closed     bool
+	quit       chan struct{}
+	lastSeen   time.Time // time of the last session event (watchdog)
+	problem    string    // see LastProblem
 	// onProblem is told each problem while ConnectReporting waits.
 	onProblem func(string)
 	dialErrs  map[string]error        // last dial outcome per member (nil: it worked)

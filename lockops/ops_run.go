@@ -66,7 +66,7 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	userProgress := opts.Progress
 	opts.Progress = func(p Progress) {
 		if p.WaitingOn != "" && opts.Wait != WaitNone { // --no-wait: it fails, it does not wait
-			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position, p.QueueLen, p.WaitingOn)
+			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position+1, p.QueueLen, p.WaitingOn) // a person counts from 1
 		}
 		if userProgress != nil {
 			userProgress(p)

@@ -70,7 +70,7 @@ type Progress struct {
 	Path     string // lock directory
 	Node     string // our node (full path)
 	Recipe   string // locks-json recipe name, e.g. "curator.mutex"
-	Position int    // 0-based place in the library's order
+	Position int    // 0-based place in the library's order (messages add 1)
 	QueueLen int    // contenders in that order
 	// WaitingOn is the node we watch (full path); "" once we hold the lock.
 	WaitingOn string

@@ -306,10 +306,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 		return err
 	}
 	defer c.Close()
-	if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, under); err != nil {
-		return err
-	}
-	plan, err := lockops.PlanEvictSession(ctx, c, id, under)
+	plan, err := lockops.PlanEvictSession(ctx, c, id, under) // refuses --read-only first
 	if err != nil {
 		return err
 	}

@@ -201,7 +201,8 @@ func lockDirKind(c *zkview.Client, d string, names []string) (kind Kind, sem str
 	if d == "/" {
 		return "", ""
 	}
-	if s, ok := curatorSemaphoreOf(c, d); ok {
+	curatorOnly := !slices.ContainsFunc(names, func(n string) bool { return parseName(n).lib != Curator })
+	if s, ok := curatorSemaphoreOf(c, d); ok && curatorOnly { // (an app's own locks/ next to a leases/ is no semaphore)
 		return KindCuratorSemaphoreV2, s
 	}
 	siblingOf := func(name string) bool {

@@ -144,3 +144,41 @@ func TestTakeCodeCreatesNothingInLockDir(t *testing.T) {
 		t.Errorf("the take code changed %s: children %s cversion %d, were %s cversion %d", dir, k, v, kids, cversion)
 	}
 }
+
+// TestPlanTakeInsideSemaphore: a lease of a real Curator semaphore and of
+// a real kazoo semaphore is refused, naming the semaphore; an
+// application's own locks/ directory next to a leases/ one is no
+// semaphore, and a lock in it is planned as usual.
+func TestPlanTakeInsideSemaphore(t *testing.T) {
+	cl := zktest.Shared(t)
+	c := newClient(t, cl.Addrs())
+	base := zktest.Path(t)
+	ctx := context.Background()
+
+	cu := zktest.StartCurator(t, cl.ConnectString())
+	cu.Acquire(t, "s", "semaphore", base+"/cursem", "2")
+	cu.Await(t, "s", "acquired")
+	kz := zktest.StartKazoo(t, cl.ConnectString())
+	kz.Acquire(t, "s", "semaphore", base+"/kzsem", "2")
+	kz.Await(t, "s", "acquired")
+	for _, tc := range []struct{ dir, sem, kind string }{
+		{base + "/cursem/leases", base + "/cursem", "curator.semaphore-v2"},
+		{base + "/kzsem", base + "/kzsem", "kazoo.semaphore"},
+	} {
+		lease := zkview.Join(tc.dir, children(t, c, tc.dir)[0])
+		_, err := PlanTake(ctx, c, lease, TakeOptions{Library: Curator})
+		if !IsRefusal(err) || !strings.Contains(err.Error(), "inside the "+tc.kind+" "+tc.sem+",") {
+			t.Errorf("PlanTake of the lease %s: %v, want a refusal naming the %s %s", lease, err, tc.kind, tc.sem)
+		}
+	}
+
+	app := base + "/app"
+	if err := makeParents(c.Conn(), c.Abs(app+"/leases"), false); err != nil {
+		t.Fatal(err)
+	}
+	cu.Acquire(t, "other", "mutex", app+"/locks/other")
+	cu.Await(t, "other", "acquired")
+	if plan, err := PlanTake(ctx, c, app+"/locks/deploy", TakeOptions{Library: Curator}); err != nil || plan.Kind != KindCuratorMutex {
+		t.Errorf("PlanTake next to an application's leases/: %+v, %v", plan, err)
+	}
+}

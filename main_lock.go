@@ -162,7 +162,7 @@ locks", for what Redis locks cannot promise).`,
 	f.BoolVar(&noWait, "no-wait", false, "fail at once when someone else holds the lock")
 	f.StringVar(&note, "note", "", "text stored in the lock node with user@host, shown to other operators")
 	f.StringVar(&killSignal, "kill-signal", "TERM", "signal sent to CMD's process group when the lock is lost")
-	f.DurationVar(&killGrace, "kill-grace", 0, "time CMD gets after --kill-signal before SIGKILL (default 10s; shortened to what the session timeout allows)")
+	f.DurationVar(&killGrace, "kill-grace", 0, "time CMD gets after --kill-signal before SIGKILL (default: a fifth of the session timeout, at most 10s; at most half the session timeout)")
 	f.BoolVar(&revocable, "revocable", false, "honour Curator revocation requests (`zkscope revoke`): stop CMD and release")
 	redisLockFlags(f)
 	return cmd
@@ -306,10 +306,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 		return err
 	}
 	defer c.Close()
-	if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, under); err != nil {
-		return err
-	}
-	plan, err := lockops.PlanEvictSession(ctx, c, id, under)
+	plan, err := lockops.PlanEvictSession(ctx, c, id, under) // refuses --read-only first
 	if err != nil {
 		return err
 	}

@@ -191,6 +191,10 @@ queues change until Ctrl-C.`,
 			if record != "" && !watchIt {
 				return fmt.Errorf("--record records the changes --watch sees: add --watch")
 			}
+			if cmd.Flags().Changed("interval") && !watchIt {
+				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope: --interval is how often --watch rescans: add --watch, or leave --interval out (locks reads once)")
+				return exitError{lockops.ExitRefused}
+			}
 			if watchIt && interval <= 0 {
 				return fmt.Errorf("--interval %s: must be positive", interval)
 			}

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,7 +109,8 @@ func contextName(getenv func(string) string) string {
 // zkscope through the return values.
 func init() { redis.SetLogger(&logging.VoidLogger{}) }
 
-// readRedisLocks reads and decodes the locks matching pattern. A single
+// readRedisLocks reads and decodes the locks matching pattern (the keys
+// [lockops.IsRedisLock] counts as locks, as the terminal UI does). A single
 // server that fails is an error; of a Redlock's masters, only all failing
 // is (the others' reads are decoded, the failing ones named as problems).
 func readRedisLocks(ctx context.Context, cfg redisview.Config, pattern string) ([]lockops.Queue, []string, error) {
@@ -127,7 +129,7 @@ func readRedisLocks(ctx context.Context, cfg redisview.Config, pattern string) (
 	if len(errs) == len(reads) {
 		return nil, nil, errors.Join(errs...)
 	}
-	queues := lockops.DecodeRedis(reads, time.Now())
+	queues := slices.DeleteFunc(lockops.DecodeRedis(reads, time.Now()), func(q lockops.Queue) bool { return !lockops.IsRedisLock(q) })
 	lockops.DiagnoseRedis(queues, lockops.RedisDiagnoseOptions{})
 	return queues, c.Servers(), nil
 }

@@ -30,6 +30,7 @@ func redisLockFlags(f *pflag.FlagSet) {
 // redisEvictFlags adds evict's Redis-only flags.
 func redisEvictFlags(f *pflag.FlagSet) {
 	f.String("token", "", "Redis only: delete the key only while it holds this token (as `zkscope locks` shows it)")
+	f.Bool("any-key", false, "Redis only: delete a key that `zkscope locks` does not count as a lock")
 }
 
 // onlyRedisFlag refuses a Redis-only flag given for ZooKeeper servers.
@@ -122,7 +123,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) {
 	t, ok, err := resolveRedis(os.Getenv)
 	if !ok {
-		return false, onlyRedisFlag(cmd, "token")
+		return false, errors.Join(onlyRedisFlag(cmd, "token"), onlyRedisFlag(cmd, "any-key"))
 	}
 	if err != nil {
 		return true, err
@@ -140,6 +141,7 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 	f := cmd.Flags()
 	token, _ := f.GetString("token")
 	yes, _ := f.GetBool("yes")
+	anyKey, _ := f.GetBool("any-key")
 	c, err := redisview.Open(t.cfg)
 	if err != nil {
 		return true, err
@@ -158,6 +160,9 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 	p, err := lockops.PreviewRedisEvict(ctx, c, key)
 	if err != nil {
 		return true, err
+	}
+	if !p.Lock && !anyKey {
+		return true, lockops.NotRedisLock(c, t.context, p) // as ZooKeeper's evict without --any-node
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprint(out, lockops.FormatRedisEvictPreview(p))

@@ -167,11 +167,7 @@ Refused in read-only mode; recorded in the audit log.`,
 			want := expectVersion(version, n.Stat.Version)
 			st, err := lockops.Mutations{Client: c}.Set(cmd.Context(), p, b, want)
 			if errors.Is(err, zk.ErrBadVersion) {
-				now := int32(-1)
-				if ok, st, xerr := c.Exists(p); xerr == nil && ok {
-					now = st.Version
-				}
-				return &zkview.VersionError{Op: "set", Path: p, Expected: want, Current: now}
+				return lockops.VersionConflict(c, "set", p, want)
 			}
 			if err != nil {
 				return err

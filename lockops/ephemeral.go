@@ -190,7 +190,8 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 			if err != nil && ignoreGone(err) != nil && !errors.Is(err, zk.ErrNoAuth) {
 				return nil, fmt.Errorf("list %s: %w", parent, err)
 			}
-			isLock = IsLockDir(sibs)
+			k, _ := lockDirKind(c, parent, sibs)
+			isLock = IsLockDir(sibs) || k != ""
 			lockDir[parent] = isLock
 		}
 		if !isLock { // (a node of a recipe's queue otherwise)
@@ -269,6 +270,8 @@ func joinEphemeral(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeO
 			return newHeld(c, plan.Path, plan.Path, KindEphemeralLock, ModeExclusive, st), nil
 		case w.ctx.Err() != nil:
 			return nil, w.ctxErr(plan.Path)
+		case IsRefusal(err):
+			return nil, err
 		case !errors.Is(err, zk.ErrNodeExists):
 			return nil, fmt.Errorf("take %s: %w", plan.Path, err)
 		case o.Wait == WaitNone:
@@ -302,7 +305,12 @@ func (w *waiter) waitGone(sub <-chan zkview.ConnEvent) error {
 
 // createEphemeral creates the lock node (and its missing parents,
 // persistent) and reads its stat. ErrNodeExists: another session holds it.
+// A node inside a lock directory is refused ([guardCreate]), checked before
+// each create: the directory may have become one while we waited.
 func createEphemeral(c *zkview.Client, lockPath string, data []byte) (zk.Stat, error) {
+	if err := guardCreate(c, lockPath); err != nil {
+		return zk.Stat{}, err
+	}
 	conn, abs := c.Conn(), c.Abs(lockPath)
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
@@ -323,8 +331,8 @@ func createEphemeral(c *zkview.Client, lockPath string, data []byte) (zk.Stat, e
 			}
 			lastErr = gerr
 		case errors.Is(err, zk.ErrNoNode):
-			if perr := makeParents(conn, path.Dir(abs), false); perr != nil {
-				return zk.Stat{}, fmt.Errorf("create parents of %s: %w", lockPath, perr)
+			if perr := makeTakeParents(c, path.Dir(lockPath), false); perr != nil {
+				return zk.Stat{}, perr
 			}
 			lastErr = err
 		default:

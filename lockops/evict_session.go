@@ -44,7 +44,9 @@ type SessionEvictNode struct {
 // is an error (a partial list would leave nodes behind).
 func PlanEvictSession(ctx context.Context, c *zkview.Client, session int64, under string) (*SessionEviction, error) {
 	if c.Config().ReadOnly {
-		return nil, Refuse(c, OpForceDelete, under, session, "read-only mode: nothing is deleted")
+		err := fmt.Errorf("%s the lock nodes of session %s below %s: %w", OpForceDelete, FormatSession(session), under, zkview.ErrReadOnly)
+		record(c, OpForceDelete, under, nil, session, err)
+		return nil, err
 	}
 	if session == 0 {
 		return nil, Refuse(c, OpForceDelete, under, session, "session 0x0 owns no ephemeral node: give the session id shown by 'zkscope sessions' or 'zkscope locks'")

@@ -2,9 +2,13 @@ package lockops
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -157,4 +161,78 @@ func readSemaphore(ctx context.Context, c *zkview.Client, main, aux string) (Dir
 	a.Path = aux
 	d.Aux = &a
 	return d, true, nil
+}
+
+// EnclosingLock is the lock directory a node at p is (or, created, would
+// be) a participant of: p's parent, or when that does not exist its
+// nearest existing ancestor (where the first missing node would be
+// created), when that is a lock directory of a known recipe — nodes of
+// any library there, a Curator semaphore's leases/ or locks/, a kazoo
+// semaphore or its <sem>-__lock__ queue. Such a node is never a lock of
+// its own: only its lock's recipe makes nodes there. dir is "" when p's
+// parent is no lock directory (or cannot be listed); sem is the semaphore
+// a semaphore's place belongs to ("" for a lock).
+func EnclosingLock(ctx context.Context, c *zkview.Client, p string) (dir string, kind Kind, sem string, err error) {
+	for d := path.Dir(path.Clean(p)); ; d = path.Dir(d) {
+		names, err := zkview.Call(ctx, func() ([]string, error) {
+			names, _, err := c.Conn().Children(c.Abs(d))
+			return names, err
+		})
+		switch {
+		case errors.Is(err, zk.ErrNoNode) && d != "/":
+			continue // created by the take too: its parent decides
+		case errors.Is(err, zk.ErrNoNode), errors.Is(err, zk.ErrNoAuth):
+			return "", "", "", nil
+		case err != nil:
+			return "", "", "", fmt.Errorf("list %s: %w", d, zkview.Explain(err))
+		}
+		if kind, sem = lockDirKind(c, d, names); kind == "" {
+			return "", "", "", nil
+		}
+		return d, kind, sem, nil
+	}
+}
+
+// lockDirKind is the recipe of the lock directory d with children names,
+// "" when d is none; sem is the semaphore d is a place of ("" for a lock).
+// The semaphore layouts come first: a Curator semaphore's locks/ holds
+// mutex nodes, but is no mutex of its own.
+func lockDirKind(c *zkview.Client, d string, names []string) (kind Kind, sem string) {
+	if d == "/" {
+		return "", ""
+	}
+	curatorOnly := !slices.ContainsFunc(names, func(n string) bool { return parseName(n).lib != Curator })
+	if s, ok := curatorSemaphoreOf(c, d); ok && curatorOnly { // (an app's own locks/ next to a leases/ is no semaphore)
+		return KindCuratorSemaphoreV2, s
+	}
+	siblingOf := func(name string) bool {
+		sibs, _, err := c.Children(path.Dir(d))
+		return err == nil && slices.Contains(sibs, name)
+	}
+	if s, ok := strings.CutSuffix(d, "-__lock__"); ok && siblingOf(path.Base(s)) {
+		return KindKazooSemaphore, s
+	}
+	if !slices.ContainsFunc(names, func(n string) bool { return len(n) != 32 || !isHex(n) }) && siblingOf(path.Base(d)+"-__lock__") {
+		return KindKazooSemaphore, d // its leases: uuid4().hex, not sequential
+	}
+	cen := censusOfNames(names)
+	if l := cen.dominant(); l != nil {
+		return cen.kindOf(l), ""
+	}
+	return "", ""
+}
+
+// insideLock refuses op on p when p is (or would be created) inside a lock
+// directory ([EnclosingLock]), naming that directory; nil otherwise.
+func insideLock(ctx context.Context, c *zkview.Client, op, p string) error {
+	dir, kind, sem, err := EnclosingLock(ctx, c, p)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", op, p, err)
+	case dir == "":
+		return nil
+	case sem != "":
+		return refuse(op, p, "it is inside the %s %s, where every node is one of its participants, not a lock of its own: zkscope does not take semaphore leases", kind, sem)
+	}
+	return refuse(op, p, "it is inside the %s %s, where every node is a participant of that lock, not a lock of its own: did you mean %s?", kind, dir, dir)
 }

@@ -2,6 +2,7 @@ package lockops
 
 import (
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -104,5 +105,54 @@ func TestWatchdogDisarm(t *testing.T) {
 	case <-exited:
 		t.Fatal("a disarmed watchdog killed the process")
 	case <-time.After(time.Second):
+	}
+}
+
+// TestDefaultKillGraceRidesOutRestarts: without --kill-grace CMD gets its
+// kill signal 4/5 of the session timeout after the last answer (a fifth
+// of it, at most 10s, before the deadline): on a 10 s session a 3.5 s
+// server restart (or any outage under ~7 s) does not stop it. A grace
+// given is kept up to half the session timeout less the margin.
+func TestDefaultKillGraceRidesOutRestarts(t *testing.T) {
+	say := func(string, ...any) {}
+	for _, tc := range []struct{ timeout, given, want time.Duration }{
+		{10 * time.Second, 0, 2 * time.Second},
+		{4 * time.Second, 0, 800 * time.Millisecond},
+		{30 * time.Second, 0, 6 * time.Second},
+		{2 * time.Minute, 0, DefaultKillGrace},
+		{10 * time.Second, 3 * time.Second, 3 * time.Second},
+		{10 * time.Second, 30 * time.Second, 4500 * time.Millisecond},
+	} {
+		if got := fitKillGrace(tc.given, tc.timeout, "the session timeout", say); got != tc.want {
+			t.Errorf("session timeout %s, --kill-grace %s: grace %s, want %s", tc.timeout, tc.given, got, tc.want)
+		}
+	}
+	const T = 10 * time.Second
+	signalAfter := T - lossMargin(T) - fitKillGrace(0, T, "", say)
+	if signalAfter < 7*time.Second {
+		t.Errorf("on a %s session CMD is signalled %s after the last answer: a restart of a few seconds stops it", T, signalAfter)
+	}
+}
+
+// TestSuspendedLineSaysWhenAndWhy: the SUSPENDED line of `zkscope lock`
+// says when CMD gets each signal (counted down, and as a time of day) and
+// which flags move those moments.
+func TestSuspendedLineSaysWhenAndWhy(t *testing.T) {
+	now := time.Date(2026, 1, 1, 9, 14, 20, 0, time.Local)
+	h := &Held{timeout: 10 * time.Second}
+	ch := HoldChange{State: StateSuspended, Reason: "disconnected from ZooKeeper (was on 127.0.0.1:2181)", Deadline: now.Add(9 * time.Second)}
+	lc := LockCommand{Args: []string{"./deploy.sh"}, KillSignal: syscall.SIGTERM, KillGrace: 2 * time.Second}
+	line := suspendedLine(ch, lc, h, true, now)
+	for _, want := range []string{"SIGTERM in 7s (at 09:14:27.000)", "SIGKILL in 9s (at 09:14:29.000)", "--session-timeout", "--kill-grace 2s", "unless ZooKeeper answers first"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the line lacks %q:\n%s", want, line)
+		}
+	}
+	if line := suspendedLine(ch, lc, h, false, now); !strings.Contains(line, "lost in 9s (at 09:14:29.000)") || !strings.Contains(line, "--session-timeout") {
+		t.Errorf("without CMD: %s", line)
+	}
+	r := &RedisHeld{TTL: 30 * time.Second}
+	if line := suspendedLine(ch, lc, r, true, now); !strings.Contains(line, "--ttl") || !strings.Contains(line, "unless Redis answers first") {
+		t.Errorf("Redis: %s", line)
 	}
 }

@@ -2,6 +2,7 @@ package lockops
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/go-zookeeper/zk"
@@ -68,11 +69,25 @@ func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
 		return err
 	}
 	_, err := zkview.Call(ctx, func() (struct{}, error) { return struct{}{}, c.Conn().Delete(c.Abs(p), version) })
-	if err != nil {
+	switch {
+	case errors.Is(err, zk.ErrBadVersion):
+		err = VersionConflict(c, "delete", p, version)
+	case err != nil:
 		err = fmt.Errorf("delete %s: %w", p, err)
 	}
 	record(c, OpDelete, p, versionPtr(version), 0, err)
 	return err
+}
+
+// VersionConflict is the error of op on p refused because the node is no
+// longer at version want: "… changed meanwhile (version N, expected
+// want)", with the version read now (it matches zk.ErrBadVersion).
+func VersionConflict(c *zkview.Client, op, p string, want int32) error {
+	now := int32(-1)
+	if ok, st, err := c.Exists(p); err == nil && ok {
+		now = st.Version
+	}
+	return &zkview.VersionError{Op: op, Path: p, Expected: want, Current: now}
 }
 
 // CreateWith makes a node as [zkview.Client.Create] does (any mode, a

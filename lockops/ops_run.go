@@ -66,7 +66,7 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	userProgress := opts.Progress
 	opts.Progress = func(p Progress) {
 		if p.WaitingOn != "" && opts.Wait != WaitNone { // --no-wait: it fails, it does not wait
-			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position, p.QueueLen, p.WaitingOn)
+			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position+1, p.QueueLen, p.WaitingOn) // a person counts from 1
 		}
 		if userProgress != nil {
 			userProgress(p)
@@ -120,6 +120,7 @@ type heldLock interface {
 	fenceEnv() []string           // CMD's environment
 	releaseWithin() time.Duration // how long a release may take
 	serverName() string           // "ZooKeeper", "Redis"
+	deadlineRule() string         // what the deadline is, naming the flag that moves it
 }
 
 // prepare fills in lc's defaults and returns the writer of zkscope's lines.
@@ -180,17 +181,28 @@ func takeInterruptible(ctx context.Context, lc LockCommand, say func(string, ...
 	return h, 0, nil
 }
 
-// DefaultKillGrace is the grace CMD gets between the kill signal and
-// SIGKILL when none is given, if the session timeout allows it.
+// DefaultKillGrace is the longest grace CMD gets between the kill signal
+// and SIGKILL when none is given: a fifth of the session timeout (the
+// TTL on Redis), at most this.
 const DefaultKillGrace = 10 * time.Second
+
+// defaultKillGrace is the grace when none is given. The lock is at risk
+// only at its deadline, so CMD's kill signal comes late by default, 4/5
+// of the session timeout after the last answer: a server restart or a
+// failover that takes a few seconds does not stop a command whose session
+// it does not end. (It was half the session timeout: a 3.5 s restart of a
+// standalone server stopped a command on a 10 s session.)
+func defaultKillGrace(timeout time.Duration) time.Duration {
+	return min(DefaultKillGrace, timeout/5, maxKillGrace(timeout))
+}
 
 // fitKillGrace shortens grace to what the session timeout allows (see
 // maxKillGrace), saying so when a grace the user gave is shortened; 0 means
-// the default.
+// the default ([defaultKillGrace]).
 func fitKillGrace(grace, timeout time.Duration, what string, say func(string, ...any)) time.Duration {
 	limit := maxKillGrace(timeout)
 	if grace <= 0 {
-		return min(DefaultKillGrace, limit)
+		return defaultKillGrace(timeout)
 	}
 	if grace > limit {
 		say("--kill-grace %s is too long for %s %s: CMD gets %s between the kill signal and SIGKILL, so that it has stopped before the lock can expire", grace, what, timeout, limit)
@@ -243,7 +255,7 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 			}
 			switch ch.State {
 			case StateSuspended:
-				say("%s", suspendedLine(ch, lc, h.serverName(), false))
+				say("%s", suspendedLine(ch, lc, h, false, time.Now()))
 			case StateHeld:
 				say("reconnected: still holding %s", h.lockNode())
 			case StateLost:
@@ -273,17 +285,24 @@ func maxKillGrace(timeout time.Duration) time.Duration {
 	return max(timeout/2-lossMargin(timeout), 0)
 }
 
-// suspendedLine is what `zkscope lock` prints on SUSPENDED.
-func suspendedLine(ch HoldChange, lc LockCommand, server string, withCmd bool) string {
-	at := func(t time.Time) string { return t.Format("15:04:05.000") }
-	if !withCmd {
-		return fmt.Sprintf("SUSPENDED: %s; the lock is treated as lost at %s unless %s answers before", ch.Reason, at(ch.Deadline), server)
+// suspendedLine is what `zkscope lock` prints on SUSPENDED (at now): when
+// the lock is treated as lost, or CMD stopped, unless the servers answer
+// first, counted down and as a time of day, and what sets that moment,
+// naming the flags that move it.
+func suspendedLine(ch HoldChange, lc LockCommand, h heldLock, withCmd bool, now time.Time) string {
+	when := func(t time.Time) string {
+		return fmt.Sprintf("in %s (at %s)", max(t.Sub(now), 0).Round(100*time.Millisecond), t.Format("15:04:05.000"))
 	}
-	if lc.KillSignal == syscall.SIGKILL {
-		return fmt.Sprintf("SUSPENDED: %s; %s gets SIGKILL at %s unless %s answers before", ch.Reason, lc.Args[0], at(ch.Deadline), server)
+	head := fmt.Sprintf("SUSPENDED: %s; unless %s answers first,", ch.Reason, h.serverName())
+	switch {
+	case !withCmd:
+		return fmt.Sprintf("%s the lock is treated as lost %s, at the deadline: %s", head, when(ch.Deadline), h.deadlineRule())
+	case lc.KillSignal == syscall.SIGKILL:
+		return fmt.Sprintf("%s %s gets SIGKILL %s, at the deadline: %s", head, lc.Args[0], when(ch.Deadline), h.deadlineRule())
 	}
-	return fmt.Sprintf("SUSPENDED: %s; %s gets %s at %s and SIGKILL at %s unless %s answers before",
-		ch.Reason, lc.Args[0], signalName(lc.KillSignal), at(ch.Deadline.Add(-lc.KillGrace)), at(ch.Deadline), server)
+	sig := signalName(lc.KillSignal)
+	return fmt.Sprintf("%s %s gets %s %s and SIGKILL %s: SIGKILL at the deadline, %s, and %s --kill-grace %s before it",
+		head, lc.Args[0], sig, when(ch.Deadline.Add(-lc.KillGrace)), when(ch.Deadline), h.deadlineRule(), sig, lc.KillGrace)
 }
 
 // runUnderLock runs CMD while h is held: it starts CMD (startCommand),
@@ -362,7 +381,7 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 			}
 			switch ch.State {
 			case StateSuspended:
-				say("%s", suspendedLine(ch, lc, h.serverName(), true))
+				say("%s", suspendedLine(ch, lc, h, true, time.Now()))
 			case StateHeld:
 				say("reconnected: still holding %s", h.lockNode())
 			case StateLost:

@@ -392,3 +392,76 @@ func TestTakeLostPlaceSaysRejoin(t *testing.T) {
 		t.Fatalf("wait cut by the session's end: %v", err)
 	}
 }
+
+// TestCLIServerRestartKeepsCommand: a standalone server stopped and
+// restarted on its port and data within a few seconds keeps the sessions
+// it had; `zkscope lock -- CMD` on a 10 s session reconnects as soon as
+// the server serves again, and CMD goes on running past the moment the
+// session timeout after the stop, the lock held all along: the session
+// was never at risk. The SUSPENDED line says when CMD would be stopped and
+// which flags move that moment.
+func TestCLIServerRestartKeepsCommand(t *testing.T) {
+	cl := zktest.StartStandalone(t, zktest.Options{})
+	srv := cl.Servers[0]
+	const timeout = 10 * time.Second
+	lockPath := "/locks/restart"
+	beats := filepath.Join(t.TempDir(), "beats")
+	cmd := lockCLI(t, cl.ConnectString(), timeout, lockPath, heartbeatCmd(beats)...)
+	stderr, exited := startUnderLock(t, cmd)
+	sid := heldSession(t, stderr.String())
+
+	stopped := time.Now()
+	srv.Kill()
+	// The fault: the server is down for about 3.5 s, its own start
+	// included (this sleep is the scenario, not a wait for a condition).
+	time.Sleep(time.Until(stopped.Add(2 * time.Second)))
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.WaitServing(60 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the server served again %s after it was stopped", time.Since(stopped).Round(time.Millisecond))
+	var reconnected time.Time
+	waitFor(t, "CMD to outlive a session timeout after the stop", 60*time.Second, func() bool {
+		if reconnected.IsZero() && strings.Contains(stderr.String(), "reconnected") {
+			reconnected = time.Now()
+			t.Logf("zkscope reconnected %s after the stop", reconnected.Sub(stopped).Round(time.Millisecond))
+		}
+		select {
+		case <-exited:
+			t.Fatalf("zkscope exited after the restart; stderr:\n%s", stderr.String())
+		default:
+		}
+		b, _ := os.ReadFile(beats)
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return false
+		}
+		ns, _ := strconv.ParseInt(f[len(f)-1], 10, 64)
+		return time.Unix(0, ns).After(stopped.Add(timeout))
+	})
+	s := stderr.String()
+	t.Logf("zkscope said:\n%s", s)
+	if strings.Contains(s, "sent SIG") || strings.Contains(s, "LOST") {
+		t.Fatalf("CMD was signalled or the lock lost after a restart the session survived; stderr:\n%s", s)
+	}
+	if !strings.Contains(s, "reconnected: still holding") {
+		t.Fatalf("no reconnect reported; stderr:\n%s", s)
+	}
+	for _, want := range []string{"--session-timeout", "--kill-grace"} {
+		if strings.Contains(s, "SUSPENDED") && !strings.Contains(s, want) {
+			t.Errorf("the SUSPENDED line does not name %s:\n%s", want, s)
+		}
+	}
+	c := newClient(t, cl.Addrs())
+	kids := children(t, c, lockPath)
+	if len(kids) != 1 {
+		t.Fatalf("lock nodes %v, want ours alone", kids)
+	}
+	if _, st, err := c.Conn().Get(c.Abs(zkview.Join(lockPath, kids[0]))); err != nil || st.EphemeralOwner != sid {
+		t.Fatalf("our node: %v, owner 0x%x, want session 0x%x", err, uint64(st.EphemeralOwner), uint64(sid))
+	}
+	cmd.Process.Signal(syscall.SIGTERM) // forwarded to CMD; zkscope releases and exits
+	exitedWithin(t, cmd, exited, 30*time.Second, stderr)
+}

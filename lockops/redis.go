@@ -22,6 +22,7 @@ package lockops
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,6 +87,41 @@ func DecodeRedis(reads []redisview.Read, now time.Time) []Queue {
 	}
 	slices.SortFunc(out, func(a, b Queue) int { return cmp.Compare(a.Path, b.Path) })
 	return out
+}
+
+// redisTokenLike matches the tokens the lock libraries write: redis-py's
+// uuid1().hex, a UUID, redsync's 16 random bytes in base64.
+var redisTokenLike = regexp.MustCompile(`^([0-9a-f]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9+/]{22}==)$`)
+
+// redisLockish are words in a key's name that make a string key a lock.
+var redisLockish = []string{"lock", "mutex", "leader", "semaphore"}
+
+// IsRedisLock decides whether a key [DecodeRedis] decoded is a lock, for
+// every reader alike (`locks`, `doctor`, `evict`, the terminal UI): every
+// Redisson layout; a string key (which DecodeRedis decodes as a SET NX
+// lock whatever it holds) when its name says lock, or when it expires and
+// holds a token of a known library. Other strings (caches, counters) are
+// plain keys.
+func IsRedisLock(q Queue) bool {
+	switch q.Kind {
+	case KindRedissonLock, KindRedissonFairLock:
+		return true
+	case KindRedisSetNX, KindRedlock:
+	default:
+		return false
+	}
+	name := strings.ToLower(q.Path)
+	for _, w := range redisLockish {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	for _, p := range q.Participants {
+		if p.HasTTL && p.TTL != NoExpiry && redisTokenLike.Match(p.Data) {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeRedisKey decodes one key of one server (suffix "@host:port" for a

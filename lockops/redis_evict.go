@@ -8,6 +8,7 @@ package lockops
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type RedisEvictPreview struct {
 	Others []string
 	// Majority: Token is held on a majority (always so on one server).
 	Majority bool
+	// Lock: the key is a lock by [IsRedisLock], as `zkscope locks` and the
+	// terminal UI decide; the CLI refuses any other key without --any-key.
+	Lock bool
 }
 
 // RedisEvictOptions configure [EvictRedis].
@@ -74,6 +78,7 @@ func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*R
 	}
 	p.Token = best
 	p.Majority = count[best] >= RedisQuorum(len(servers))
+	p.Lock = redisKeyIsLock(key, servers, read, errs)
 	for i, k := range keys {
 		switch {
 		case k == nil && !unread[i]:
@@ -89,6 +94,26 @@ func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*R
 		}
 	}
 	return p, nil
+}
+
+// redisKeyIsLock is [IsRedisLock] of key as read on each server (keys,
+// errs): decoded by [DecodeRedis], as `zkscope locks` decodes it.
+func redisKeyIsLock(key string, servers []string, keys []redisview.Key, errs []error) bool {
+	reads := make([]redisview.Read, len(servers))
+	for i := range servers {
+		reads[i] = redisview.Read{Addr: servers[i], Err: errs[i]}
+		if errs[i] == nil && keys[i].Type != "none" {
+			reads[i].Keys = []redisview.Key{keys[i]}
+		}
+	}
+	return slices.ContainsFunc(DecodeRedis(reads, time.Now()), func(q Queue) bool { return q.Path == key && IsRedisLock(q) })
+}
+
+// NotRedisLock is the refusal of a force-delete of a key that is no lock
+// ([RedisEvictPreview.Lock] false), audited; --any-key goes ahead.
+func NotRedisLock(c *redisview.Client, contextName string, p *RedisEvictPreview) error {
+	return RefuseRedis(c, contextName, OpForceDelete, p.Key, p.Token, fmt.Sprintf(
+		"%s is no lock to zkscope locks (its name says no lock, mutex, leader or semaphore, and it holds no expiring token of a lock library): pass --any-key to delete it anyway", p.Key))
 }
 
 // readKeyEverywhere reads key on every server at once, so that a master

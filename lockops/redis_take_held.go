@@ -295,6 +295,12 @@ func (h *RedisHeld) lockNode() string             { return h.Key }
 func (h *RedisHeld) releaseWithin() time.Duration { return h.TTL }
 func (h *RedisHeld) serverName() string           { return "Redis" }
 
+// deadlineRule says what [RedisHeld.Deadline] is, naming the flag that
+// moves it.
+func (h *RedisHeld) deadlineRule() string {
+	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+lossMargin(h.TTL))
+}
+
 // fenceEnv is what CMD learns about the Redis lock it runs under. There is
 // no ZKSCOPE_LOCK_FENCE: Redis has no counter that a later holder is sure
 // to see larger, across a failover least of all.

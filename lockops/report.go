@@ -80,7 +80,7 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 			}
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			p.Position, p.State, p.Mode, name(p.Name), session, orDash(p.Client),
+			p.Position+1, p.State, p.Mode, name(p.Name), session, orDash(p.Client), // "#" counts from 1 (JSON's position from 0)
 			since, watchCell(p, name), dataCell(p))
 	}
 	for _, pr := range q.Problems {

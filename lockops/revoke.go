@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -105,6 +106,9 @@ func revocableHolder(ctx context.Context, c *zkview.Client, node string) (Partic
 		if err := mustExist(ctx, c, node); err != nil {
 			return Participant{}, fmt.Errorf("revoke %s: %w", node, err)
 		}
+		if why, isDir := revokeHolderInstead(ctx, c, node); isDir {
+			return Participant{}, refuse(OpRevoke, node, "%s", why)
+		}
 		return Participant{}, refuse(OpRevoke, node, "%s; only the holder of a Curator lock can be revoked", notLockNode(l))
 	}
 	if why := NotRevocable(l.queue.Kind, p); why != "" {
@@ -151,6 +155,43 @@ func noRevocation(k Kind) string {
 		return "go-zookeeper locks cannot be revoked (go-zookeeper has no revocation)"
 	}
 	return "only Curator's InterProcessMutex and InterProcessReadWriteLock holders react to __REVOKE__"
+}
+
+// revokeHolderInstead says, when node is itself a lock directory rather
+// than a node of one, which node holds it (the one to revoke, or to evict
+// when its recipe has no revocation); isDir is false otherwise.
+func revokeHolderInstead(ctx context.Context, c *zkview.Client, node string) (why string, isDir bool) {
+	d, ok, err := readLockDirOf(ctx, c, node)
+	if err != nil || !ok || d.Path != node {
+		return "", false
+	}
+	q := Decode(d, DecodeOptions{})
+	var holders []Participant
+	for _, p := range q.Participants {
+		if p.State == StateHolding && !p.WatcherOnly {
+			holders = append(holders, p)
+		}
+	}
+	what := fmt.Sprintf("it is the directory of the %s, not a lock node", q.Kind)
+	if len(holders) == 0 {
+		return what + ", and nothing holds it now", true
+	}
+	nodes := make([]string, len(holders))
+	for i, h := range holders {
+		nodes[i] = h.Node
+	}
+	holds := "its holder is " + nodes[0]
+	if len(nodes) > 1 {
+		holds = "its holders are " + strings.Join(nodes, ", ")
+	}
+	switch no := NotRevocable(q.Kind, holders[0]); {
+	case no == "":
+		return fmt.Sprintf("%s: %s; revoke that node (zkscope revoke %s)", what, holds, nodes[0]), true
+	case q.Kind != KindCuratorMutex && q.Kind != KindCuratorRW:
+		return fmt.Sprintf("%s: %s, but %s; zkscope evict %s force-deletes it", what, holds, noRevocation(q.Kind), nodes[0]), true
+	default:
+		return fmt.Sprintf("%s: %s, and as for that node, %s", what, holds, no), true
+	}
 }
 
 // notLockNode says why node is no participant of a recognised lock.

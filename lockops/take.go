@@ -70,7 +70,7 @@ type Progress struct {
 	Path     string // lock directory
 	Node     string // our node (full path)
 	Recipe   string // locks-json recipe name, e.g. "curator.mutex"
-	Position int    // 0-based place in the library's order
+	Position int    // 0-based place in the library's order (messages add 1)
 	QueueLen int    // contenders in that order
 	// WaitingOn is the node we watch (full path); "" once we hold the lock.
 	WaitingOn string
@@ -168,10 +168,12 @@ func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (
 	sub, unsub := c.Subscribe()
 	defer unsub()
 	node, st, err := createLockNode(w.ctx, c, plan, OwnerData(o.Note))
-	if err != nil {
-		if w.ctx.Err() != nil {
-			return nil, w.ctxErr("")
-		}
+	switch {
+	case err != nil && w.ctx.Err() != nil:
+		return nil, w.ctxErr("")
+	case IsRefusal(err):
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("take %s: %w", plan.Path, err)
 	}
 	w.node, w.st = node, st
@@ -365,8 +367,8 @@ func createProtected(c *zkview.Client, lockPath, prefix string, data []byte, con
 		switch {
 		case err == nil:
 		case errors.Is(err, zk.ErrNoNode):
-			if perr := makeParents(conn, absDir, containers); perr != nil {
-				return "", zk.Stat{}, fmt.Errorf("create parents of %s: %w", lockPath, perr)
+			if perr := makeTakeParents(c, lockPath, containers); perr != nil {
+				return "", zk.Stat{}, perr
 			}
 			lastErr = err
 			continue // a container parent may vanish again before we create in it
@@ -397,6 +399,18 @@ func createProtected(c *zkview.Client, lockPath, prefix string, data []byte, con
 	return "", zk.Stat{}, fmt.Errorf("create lock node in %s: %w", lockPath, lastErr)
 }
 
+// makeTakeParents creates every missing node of dir for a take, none of
+// them inside a lock directory ([guardCreate]).
+func makeTakeParents(c *zkview.Client, dir string, containers bool) error {
+	if err := guardCreate(c, dir); err != nil {
+		return err
+	}
+	if err := makeParents(c.Conn(), c.Abs(dir), containers); err != nil {
+		return fmt.Errorf("create parents of %s: %w", dir, err)
+	}
+	return nil
+}
+
 // makeParents creates every missing node of abs (an absolute server path),
 // as containers or persistent nodes; nodes created meanwhile by others are
 // fine.
@@ -416,6 +430,17 @@ func makeParents(conn *zk.Conn, abs string, containers bool) error {
 		}
 	}
 	return nil
+}
+
+// guardCreate refuses to create the node p, or the missing nodes above
+// it, inside a lock directory ([EnclosingLock]): only that lock's recipe
+// makes nodes there. The take's planner refuses such a path first; this
+// is the last check before any create other than our own lock node's, so
+// that no path, planned or not, forges a participant of someone's lock.
+func guardCreate(c *zkview.Client, p string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout(c))
+	defer cancel()
+	return insideLock(ctx, c, OpTake, p)
 }
 
 // deleteOwnNode deletes a node we created, provided it is still that node

@@ -289,3 +289,9 @@ func (h *Held) String() string {
 func (h *Held) lockNode() string             { return h.Node }
 func (h *Held) releaseWithin() time.Duration { return sessionTimeout(h.c) }
 func (h *Held) serverName() string           { return "ZooKeeper" }
+
+// deadlineRule says what [Held.Deadline] is, naming the flag that moves it.
+func (h *Held) deadlineRule() string {
+	t := h.Timeout()
+	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, lossMargin(t))
+}

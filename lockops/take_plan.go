@@ -40,11 +40,16 @@ const neighbourLimit = 256
 // but writing nothing. It never guesses: when the library is not given,
 // not shown by contenders or by the locks next to it, and the context has
 // no default_recipe, and when the request contradicts the contenders
-// already there, it returns a [*Refusal] naming the flag that decides.
+// already there, it returns a [*Refusal] naming the flag that decides. A
+// path inside another lock's directory ([EnclosingLock]) is refused too,
+// naming that lock.
 func PlanTake(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions) (TakePlan, error) {
 	lockPath = path.Clean(lockPath)
 	if lockPath == "/" || !strings.HasPrefix(lockPath, "/") {
 		return TakePlan{}, fmt.Errorf("take %s: a lock path must be an absolute path below /", lockPath)
+	}
+	if err := insideLock(ctx, c, OpTake, lockPath); err != nil {
+		return TakePlan{}, err // a participant's node: never a lock of its own
 	}
 	kids, err := listOrNone(ctx, c, lockPath)
 	if err != nil {

@@ -205,6 +205,13 @@ func lockCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
 		if !lockops.IsLockDir(names) && !(len(names) == 0 && st.EphemeralOwner != 0) {
 			return lockMsg{id: id, path: p} // (an ephemeral node is a plain ephemeral lock)
 		}
+		if len(names) == 0 {
+			// A node of another lock's queue (watched by its waiters) is
+			// that lock's participant, never a plain ephemeral lock.
+			if dir, _, _, err := lockops.EnclosingLock(ctx, c, p); err != nil || dir != "" {
+				return lockMsg{id: id, path: p, err: err}
+			}
+		}
 		d, err := lockops.ReadDir(ctx, c, p)
 		if err != nil {
 			return lockMsg{id: id, path: p, err: err}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -95,42 +94,9 @@ func redisAddrOf(oe *net.OpError) string {
 	return "the server"
 }
 
-// redisTokenLike matches the tokens the lock libraries write: redis-py's
-// uuid1().hex, a UUID, redsync's 16 random bytes in base64.
-var redisTokenLike = regexp.MustCompile(`^([0-9a-f]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9+/]{22}==)$`)
-
-// redisLockish are words in a key's name that make a string key a lock.
-var redisLockish = []string{"lock", "mutex", "leader", "semaphore"}
-
-// isRedisLock decides whether a decoded key is shown as a lock in the
-// tree: every Redisson layout; a string key (which lockops decodes as a
-// SET NX lock whatever it holds) when its name says lock, or when it
-// expires and holds a token of a known library. Other strings (caches,
-// counters) stay plain keys with their value shown.
-func isRedisLock(q lockops.Queue) bool {
-	switch q.Kind {
-	case lockops.KindRedissonLock, lockops.KindRedissonFairLock:
-		return true
-	case lockops.KindRedisSetNX, lockops.KindRedlock:
-	default:
-		return false
-	}
-	name := strings.ToLower(q.Path)
-	for _, w := range redisLockish {
-		if strings.Contains(name, w) {
-			return true
-		}
-	}
-	for _, p := range q.Participants {
-		if p.HasTTL && p.TTL != lockops.NoExpiry && redisTokenLike.Match(p.Data) {
-			return true
-		}
-	}
-	return false
-}
-
 // redisQueues reads keys from every server and decodes those that are
-// locks (isRedisLock), keyed by key name, as of the read and diagnosed.
+// locks ([lockops.IsRedisLock]), keyed by key name, as of the read and
+// diagnosed.
 func redisQueues(ctx context.Context, c *redisview.Client, keys []string) (map[string]lockops.Queue, error) {
 	reads := c.ReadKeys(ctx, keys)
 	if err := redisview.AllFailed(reads); err != nil {
@@ -141,7 +107,7 @@ func redisQueues(ctx context.Context, c *redisview.Client, keys []string) (map[s
 	out := map[string]lockops.Queue{}
 	for _, q := range queues {
 		name, _, _ := strings.Cut(q.Path, "@") // a master's own lock: key@host:port
-		if _, seen := out[name]; !seen && isRedisLock(q) {
+		if _, seen := out[name]; !seen && lockops.IsRedisLock(q) {
 			q.Participants = distinctNodes(q.Participants)
 			out[name] = q
 		}

@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"strings"
@@ -326,9 +325,19 @@ func (c *Client) open() error {
 	c.lastSeen = time.Now()
 	c.pendingSID = false
 	c.mu.Unlock()
+	hosts := &hostList{}
+	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		if d := hosts.pauseBeforeDial(); d > 0 { // between passes over the members (hostlist.go)
+			select {
+			case <-time.After(d):
+			case <-c.quit:
+			}
+		}
+		return c.trackedDial(network, addr, timeout)
+	}
 	conn, _, err := zk.Connect(c.cfg.Servers, c.cfg.SessionTimeout,
-		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(c.trackedDial),
-		zk.WithHostProvider(&hostList{}))
+		zk.WithEventCallback(c.onEvent(gen)), zk.WithLogger(problemLogger{c}), zk.WithDialer(dial),
+		zk.WithHostProvider(hosts))
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), err)
 	}
@@ -527,37 +536,6 @@ func (c *Client) tlsRefusedEverywhere() error {
 	}
 	return first
 }
-
-// hostList hands go-zookeeper the members as given (host names kept, so the
-// TLS dialer can check a certificate against the host name, and DNS is asked
-// at every dial), in a random order like go-zookeeper's own provider.
-type hostList struct {
-	servers    []string
-	curr, last int
-}
-
-func (h *hostList) Init(servers []string) error {
-	if len(servers) == 0 {
-		return errors.New("no servers")
-	}
-	h.servers = append([]string(nil), servers...)
-	rand.Shuffle(len(h.servers), func(i, j int) { h.servers[i], h.servers[j] = h.servers[j], h.servers[i] })
-	h.curr, h.last = -1, -1
-	return nil
-}
-
-func (h *hostList) Len() int { return len(h.servers) }
-
-func (h *hostList) Next() (string, bool) {
-	h.curr = (h.curr + 1) % len(h.servers)
-	retryStart := h.curr == h.last
-	if h.last == -1 {
-		h.last = 0
-	}
-	return h.servers[h.curr], retryStart
-}
-
-func (h *hostList) Connected() { h.last = h.curr }
 
 // tlsDialer builds a go-zookeeper dialer that speaks TLS.
 func tlsDialer(t *TLSConfig) (zk.Dialer, error) {

@@ -298,7 +298,11 @@ func (d *TakeLock) planLines(inner int) []string {
 	st := d.st
 	switch {
 	case d.planErr != "":
-		return wrapped(st.Error, "Refused: "+d.planErr+".", inner)
+		end := "." // a reason may end in a question ("did you mean …?")
+		if strings.HasSuffix(d.planErr, "?") {
+			end = ""
+		}
+		return wrapped(st.Error, "Refused: "+d.planErr+end, inner)
 	case d.plan != nil && d.plan.Why != "":
 		return wrapped(st.Base, fmt.Sprintf("Takes a %s: %s.", d.plan.Kind, d.plan.Why), inner)
 	case d.plan != nil:

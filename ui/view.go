@@ -209,6 +209,7 @@ func (m *Model) layout() {
 	m.sessView.SetSize(m.width, m.height-chromeRows)
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
 	m.detail.SetSize(m.width-m.treeWidth(), m.height-chromeRows)
+	m.dialogs.SetHeight(m.height - chromeRows) // a taller dialog scrolls
 }
 
 func (m *Model) resultsTitle() string {

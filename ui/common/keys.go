@@ -48,6 +48,14 @@ type KeyMap struct {
 	editing bool
 }
 
+// DialogScroll are the keys that scroll a dialog taller than the room it
+// has (ui/dialog's overlay takes them before the dialog; no dialog uses
+// them otherwise).
+var DialogScroll = struct{ Up, Down key.Binding }{
+	Up:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
+	Down: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+}
+
 // DefaultKeyMap returns zkscope's bindings: vim keys and arrows.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{

@@ -8,6 +8,7 @@ import (
 	"image/color"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
@@ -328,5 +329,36 @@ func TestContextCommandWithoutConfig(t *testing.T) {
 	m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), "ctx prod"), "enter")
 	if !strings.Contains(m.status.Text, "not available") {
 		t.Fatalf(":ctx without config: %q", m.status.Text)
+	}
+}
+
+// TestStatusLifetime: at the smallest size, an informational status goes
+// after a few seconds; an error stays, through ticks, until the next key
+// (esc, or any other), which may set its own.
+func TestStatusLifetime(t *testing.T) {
+	m := fixture(t, minWidth, minHeight, "dark")
+	status := func(m Model) string { return strings.Split(screen(m), "\n")[minHeight-2] }
+	tick := func(m Model, d time.Duration) Model {
+		m.now = func() time.Time { return fixedTime.Add(d) }
+		return step(t, m, common.TickMsg{At: fixedTime.Add(d)})
+	}
+	m.setStatus(common.LevelOK, "Deleted /app/jobs.")
+	if m = tick(m, 2*time.Second); !strings.Contains(status(m), "Deleted /app/jobs.") {
+		t.Fatalf("the status went at once: %q", status(m))
+	}
+	if m = tick(m, common.InfoFor+time.Second); strings.TrimSpace(status(m)) != "" {
+		t.Fatalf("an informational status stays: %q", status(m))
+	}
+	m.now = func() time.Time { return fixedTime }
+	m.setStatus(common.LevelErr, "Could not delete /app/jobs: not empty.")
+	if m = tick(m, 10*time.Minute); !strings.Contains(status(m), "Could not delete") {
+		t.Fatalf("an error went without a key: %q", status(m))
+	}
+	if m = pressKeys(t, m, "j"); strings.Contains(status(m), "Could not delete") {
+		t.Fatalf("an error stays after the next key: %q", status(m))
+	}
+	m.setStatus(common.LevelWarn, "Wait until the node is read, then try again.")
+	if m = pressKeys(t, m, "esc"); strings.TrimSpace(status(m)) != "" {
+		t.Fatalf("esc leaves the warning: %q", status(m))
 	}
 }

@@ -156,9 +156,23 @@ func (p *Model) Close() {
 	}
 }
 
-// setNote shows a one-line result in the pane's footer.
-func (p *Model) setNote(level common.Level, text string) {
-	p.note = common.Status{Text: text, Level: level, At: p.clock()}
+// setNote shows a one-line result in the pane's footer, about the lock
+// shown (see noteAbout).
+func (p *Model) setNote(level common.Level, text string) { p.noteAbout(level, text, p.path) }
+
+// noteAbout shows a one-line note about the lock at path: it goes when
+// the pane shows another lock, after a few seconds (common.InfoFor) when
+// informational, else with the next key ([Model.KeyPressed]).
+func (p *Model) noteAbout(level common.Level, text, path string) {
+	p.note = common.Status{Text: text, Level: level, At: p.clock(), About: path}
+}
+
+// KeyPressed drops a warning or error note: the operator has moved on.
+// The root calls it before handling a key (whose own note follows).
+func (p *Model) KeyPressed() {
+	if p.note.Sticky() {
+		p.note = common.Status{}
+	}
 }
 
 // ActionKey handles a lock action key pressed anywhere in the tree or the
@@ -290,7 +304,7 @@ func (p *Model) HandleAction(act dialog.Action) (cmd tea.Cmd, ok bool) {
 	case dialog.Take:
 		cmd = p.beginTake(a.Path, a.Opts)
 		if a.Why != "" && p.act.taking != nil {
-			p.setNote(common.LevelInfo, common.Sentence(a.Why)+".")
+			p.noteAbout(common.LevelInfo, common.Sentence(a.Why)+".", a.Path) // the cursor goes there
 		}
 	case dialog.Rejoin:
 		cmd = p.beginTake(a.Path, a.Opts)

@@ -355,3 +355,53 @@ func TestTakeDialogModes(t *testing.T) {
 		t.Fatalf("a new path offers %v", got)
 	}
 }
+
+// TestNoteLifetime: a note in the pane's footer is about the lock it was
+// set on. Informational ones go after a few seconds; a warning stays
+// until the next key; any note goes when the pane shows another lock, and
+// a result arriving for a lock no longer shown is not drawn under the
+// one shown.
+func TestNoteLifetime(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	h1 := mutexQueue().Participants[0].Node
+	tick := func(d time.Duration) { p.Update(common.TickMsg{At: lockT0.Add(d)}) }
+
+	p.Update(evictDoneMsg{node: h1, label: "H1"})
+	if !strings.Contains(paneScreen(p), "Deleted H1.") {
+		t.Fatalf("no result note:\n%s", paneScreen(p))
+	}
+	tick(2 * time.Second)
+	if !strings.Contains(paneScreen(p), "Deleted H1.") {
+		t.Fatal("the note went at once")
+	}
+	tick(common.InfoFor + time.Second)
+	if strings.Contains(paneScreen(p), "Deleted H1.") {
+		t.Fatalf("an informational note stays after %s:\n%s", common.InfoFor, paneScreen(p))
+	}
+
+	p.Update(evictDoneMsg{node: h1, label: "H1", err: &lockops.Refusal{Op: lockops.OpForceDelete, Path: h1, Reason: "it is gone"}})
+	tick(10 * time.Minute)
+	if !strings.Contains(paneScreen(p), "Nothing deleted: H1") {
+		t.Fatal("a warning went without a key")
+	}
+	p.KeyPressed()
+	if strings.Contains(paneScreen(p), "Nothing deleted") {
+		t.Fatal("a warning stays after the next key")
+	}
+
+	p.Update(evictDoneMsg{node: h1, label: "H1"})
+	other := mutexQueue()
+	other.Path = "/app/locks/other"
+	for i := range other.Participants {
+		other.Participants[i].Node = other.Path + "/" + lockops.ShortName(other.Participants[i].Name)
+	}
+	p.SetQueueAt(other, lockT0.Add(time.Second))
+	if strings.Contains(paneScreen(p), "Deleted H1") {
+		t.Fatalf("the note about %s shows under %s:\n%s", lockDir, other.Path, paneScreen(p))
+	}
+	p.Update(evictDoneMsg{node: h1, label: "H1"}) // the answer for the lock left
+	if strings.Contains(paneScreen(p), "Deleted H1") {
+		t.Fatalf("a result for %s shows under %s:\n%s", lockDir, other.Path, paneScreen(p))
+	}
+}

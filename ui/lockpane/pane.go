@@ -262,6 +262,9 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case common.TickMsg:
 		p.now = msg.At
+		if p.note.Expired(p.now) {
+			p.note = common.Status{}
+		}
 		if p.expire() {
 			p.rebuild()
 		}

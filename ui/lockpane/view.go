@@ -306,7 +306,7 @@ func (p *Model) footerLines() []string {
 		out = wrapStyled(st.Muted, common.Sentence(fn)+".", p.w, maxFootnoteLines)
 	}
 	switch {
-	case p.note.Text != "":
+	case p.noteShown():
 		return append(out, wrapStyled(p.note.Level.Style(st), p.note.Text, p.w, maxNoteLines)...)
 	case p.loadErr != nil:
 		return append(out, wrapStyled(st.Error, "Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)...)
@@ -322,12 +322,18 @@ func (p *Model) footerHeight() int {
 		n += wrappedLines(common.Sentence(fn)+".", p.w, maxFootnoteLines)
 	}
 	switch {
-	case p.note.Text != "":
+	case p.noteShown():
 		return n + wrappedLines(p.note.Text, p.w, maxNoteLines)
 	case p.loadErr != nil:
 		return n + wrappedLines("Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)
 	}
 	return n + 1
+}
+
+// noteShown reports whether the note is drawn: it is about the lock shown
+// (or about none).
+func (p *Model) noteShown() bool {
+	return p.note.Text != "" && (p.note.About == "" || p.note.About == p.path)
 }
 
 // footnote says why clients (-) or watches (?) are unknown and what to
@@ -371,7 +377,7 @@ func wrapStyled(s lipgloss.Style, text string, w, n int) []string {
 // the path of the selected node.
 func (p *Model) footerLine() string {
 	st := p.st
-	if p.note.Text != "" {
+	if p.noteShown() {
 		return p.note.Level.Style(st).Render(p.note.Text)
 	}
 	if p.loadErr != nil {

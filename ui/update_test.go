@@ -362,3 +362,25 @@ func TestStatusLifetime(t *testing.T) {
 		t.Fatalf("esc leaves the warning: %q", status(m))
 	}
 }
+
+// TestEmptiedLockLosesTag: a lock directory whose last node went (read
+// again with the visible rows) loses its lock tag: nothing says it is a
+// lock any more.
+func TestEmptiedLockLosesTag(t *testing.T) {
+	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
+	row := func(m Model) string {
+		for _, l := range strings.Split(screen(m), "\n") {
+			if strings.Contains(l, " locks ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if !strings.Contains(row(m), "curator.mutex") {
+		t.Fatalf("no tag before: %q", row(m))
+	}
+	m = step(t, m, statsMsg{paths: []string{"/app/locks"}, nodes: []common.Node{{Path: "/app/locks", HasStat: true, Stat: stat(6, 0, 0, 0)}}})
+	if r := row(m); strings.Contains(r, "curator.mutex") || strings.Contains(r, "lock·") {
+		t.Fatalf("the emptied lock directory keeps its tag: %q", r)
+	}
+}

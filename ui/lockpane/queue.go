@@ -91,7 +91,7 @@ func (p *Model) staleAt(at time.Time) bool {
 // resetDir starts over for another directory (or the same one after a
 // long while hidden).
 func (p *Model) resetDir(path string) {
-	if p.note.About != path {
+	if p.note.About != "" && p.note.About != path {
 		p.note = common.Status{} // it was about another lock
 	}
 	p.path = path

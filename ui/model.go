@@ -23,6 +23,7 @@ import (
 	"github.com/zkscope/zkscope/ui/sessions"
 	"github.com/zkscope/zkscope/ui/tree"
 	"os"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -232,6 +233,9 @@ func New(opts Options) Model {
 		m.lock.SetClient(m.client, m.readOnly)
 	}
 	m.detail = detail.New(m.st, m.made)
+	if m.client != nil {
+		m.detail.SetIdentity(identityOf(m.client.Config()))
+	}
 	m.startRedis()
 	m.tree = tree.New(m.st, m.made)
 	m.ensView = ensemble.New(m.st)
@@ -255,6 +259,19 @@ func (m *Model) attach(c *zkview.Client, context string) {
 	m.conn, m.unsub = c.Subscribe()
 	m.readOnly = m.opts.ReadOnly || c.Config().ReadOnly
 	m.state = c.State()
+	m.detail.SetIdentity(identityOf(c.Config()))
+}
+
+// identityOf is who a connection authenticates as, for a node it may not
+// read ("digest user alice"; "" without credentials). The password is
+// not shown.
+func identityOf(cfg zkview.Config) string {
+	var who []string
+	for _, a := range cfg.Auth {
+		user, _, _ := strings.Cut(string(a.Secret), ":")
+		who = append(who, a.Scheme+" user "+user)
+	}
+	return strings.Join(who, ", ")
 }
 
 // Close stops the tree cache and the state subscription. Run calls it.

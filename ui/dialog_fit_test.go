@@ -81,6 +81,11 @@ var fitDialogs = []struct {
 	{"redis-quit", func(m *Model) dialog.Dialog {
 		return dialog.NewRedisQuit(m.st, m.keys.Lock, "lock:orders:42")
 	}, "⏎ release and quit"},
+	{"problems", func(m *Model) dialog.Dialog {
+		return dialog.NewProblems(m.st, m.keys.Lock, "Problems of W3", fitNode, []dialog.ProblemText{
+			{Badge: "watch-missing", Detail: "waits on …0005, but no server lists session 0x1000000a1b2c0004 watching it: it may never wake up; the servers were asked 2s ago and every member answered"},
+			{Badge: "persistent-lock-node", Detail: "a waiting node that is not ephemeral: no session will ever release it (zkscope evict " + fitNode + ")"}})
+	}, "⏎ close"},
 	{"delete", func(m *Model) dialog.Dialog { return dialog.NewDelete(m.st, m.keys, "/app/config", 3) }, "y delete"},
 	{"delete-tree", func(m *Model) dialog.Dialog {
 		return dialog.NewDeleteTree(m.st, m.keys, "/app/services", 2, 40, m.dialogWidth()-16)

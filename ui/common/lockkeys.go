@@ -18,8 +18,9 @@ type LockKeyMap struct {
 	// typed confirmation.
 	Take, Release, Revoke, ForceDelete key.Binding
 	// Session opens the session view (`:sessions`) on the selected
-	// node's session.
-	Session key.Binding
+	// node's session; Problems shows the selected node's problems, and
+	// the lock's, in full (so does ⏎ in the pane).
+	Session, Problems key.Binding
 	// Timeline toggles the strip of holders over time; Older and Newer
 	// step through the lock's past states (ui/lockpane/timeline.go).
 	Timeline, Older, Newer key.Binding
@@ -50,6 +51,7 @@ func DefaultLockKeyMap() LockKeyMap {
 		Revoke:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke holder")),
 		ForceDelete: key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "force-delete node")),
 		Session:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "its session")),
+		Problems:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "problems in full")),
 		Timeline:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "timeline")),
 		Older:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "older state")),
 		Newer:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "newer state")),
@@ -69,12 +71,12 @@ func DefaultLockKeyMap() LockKeyMap {
 
 // ShortHelp implements [help.KeyMap]: the lock actions.
 func (k LockKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}
+	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session, k.Problems}
 }
 
 // FullHelp implements [help.KeyMap].
 func (k LockKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}, {k.Timeline, k.Older, k.Newer}}
+	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session, k.Problems}, {k.Timeline, k.Older, k.Newer}}
 }
 
 var _ help.KeyMap = LockKeyMap{}

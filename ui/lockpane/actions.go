@@ -180,6 +180,9 @@ func (p *Model) KeyPressed() {
 // whether it is the lock directory the pane shows. It reports whether the
 // key was a lock action.
 func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (tea.Cmd, bool) {
+	if key.Matches(msg, p.keys.Problems) && onLock && p.have && cursorPath == p.path {
+		return p.showProblems(), true
+	}
 	if p.loader != nil {
 		return p.redisActionKey(msg, cursorPath, onLock) // Redis locks (redis_actions.go)
 	}
@@ -230,6 +233,29 @@ func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (
 		return tea.Batch(d.Init(), previewEvictCmd(p.client, id, x.Node)), true
 	}
 	return nil, false
+}
+
+// showProblems opens the selected node's problems, and the lock's own, in
+// full (the footer shows the start of the first only).
+func (p *Model) showProblems() tea.Cmd {
+	x, selected := p.selected()
+	title, node := "Problems of this lock", ""
+	if selected {
+		title, node = "Problems of "+p.labels[x.Node], x.Node
+	}
+	var items []dialog.ProblemText
+	for _, pr := range p.queue.Problems {
+		mine := selected && (pr.Node == x.Node || p.loader != nil && pr.Node == x.Name)
+		if mine || pr.Node == "" || pr.Node == p.path {
+			badge := p.badge(pr.Kind)
+			if p.loader != nil {
+				badge = p.redisBadge(pr.Kind)
+			}
+			items = append(items, dialog.ProblemText{Badge: badge, Detail: pr.Detail})
+		}
+	}
+	p.open(dialog.NewProblems(p.st, p.keys, title, node, items))
+	return nil
 }
 
 // revokeRefusal says in one status line why R does nothing on x (labelled

@@ -405,3 +405,39 @@ func TestNoteLifetime(t *testing.T) {
 		t.Fatalf("a result for %s shows under %s:\n%s", lockDir, other.Path, paneScreen(p))
 	}
 }
+
+// TestLongProblemReadable: at the smallest size a long problem detail is
+// wrapped under its badge and, cut, says which key shows it whole; i (or
+// ⏎ in the pane) opens the node's problems in full.
+func TestLongProblemReadable(t *testing.T) {
+	p := testPane(themes.Dark, 28, 9) // the lock pane's inside at 60×15
+	q := mutexQueue()
+	long := "waits on …0005, but no server lists session 0x1000000a1b2c0004 watching it: it may never wake up; the servers were asked 2s ago and every member answered"
+	q.Problems = []lockops.Problem{{Kind: "watch-missing", Node: q.Participants[3].Node, Detail: long}}
+	p.SetQueueAt(q, lockT0)
+	for range 3 {
+		press(p, "down")
+	}
+	scr := paneScreen(p)
+	lines := strings.Split(scr, "\n")
+	if foot := strings.Join(strings.Fields(strings.Join(lines[len(lines)-2:], "\n")), " "); !strings.Contains(foot, "watch-missing waits on") || !strings.HasSuffix(foot, "… i: in full") {
+		t.Fatalf("the footer does not wrap the problem and say how to read it:\n%s", scr)
+	}
+	for _, k := range []string{"i", "enter"} {
+		press(p, k)
+		d, ok := front[*dialog.Problems](p)
+		if !ok {
+			t.Fatalf("%s did not open the problems:\n%s", k, paneScreen(p))
+		}
+		box := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ", "─", " ", "╮", " ", "╯", " ").Replace(ansi.Strip(d.View(50)))), " ")
+		for _, want := range []string{"Problems of W3", q.Participants[3].Node, "watch-missing", long} {
+			if !strings.Contains(strings.ReplaceAll(box, " ", ""), strings.ReplaceAll(want, " ", "")) { // (a path wraps at its hyphens)
+				t.Errorf("%s: the problems lack %q:\n%s", k, want, box)
+			}
+		}
+		press(p, "esc")
+		if p.Modal() {
+			t.Fatalf("esc did not close the problems")
+		}
+	}
+}

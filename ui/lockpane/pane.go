@@ -12,6 +12,7 @@ package lockpane
 import (
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
@@ -257,6 +258,9 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		}
 		if cmd, ok := p.ActionKey(msg, p.path, p.have); ok {
 			return cmd
+		}
+		if key.Matches(msg, p.keys.Confirm) && p.have {
+			return p.showProblems() // ⏎ on a node: its problems in full
 		}
 		p.navigate(msg)
 		return nil

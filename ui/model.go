@@ -223,7 +223,7 @@ func New(opts Options) Model {
 	} else if opts.Redis != nil {
 		m.attachRedis(*opts.Redis)
 	}
-	m.keys.SetContext(false, false, !m.readOnly)
+	m.keys.SetContext(false, false, !m.readOnly, !m.readOnly)
 	m.applyTheme()
 	m.input = textinput.New()
 	m.lock = lockpane.New(m.st, m.dialogs)

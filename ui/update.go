@@ -256,7 +256,7 @@ func (m *Model) onTick() tea.Cmd {
 // built for the current width.
 func (m *Model) afterChange() tea.Cmd {
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
-	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly && m.redis == nil)
+	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly && m.redis == nil, !m.readOnly)
 	var cmds []tea.Cmd
 	if m.cache != nil {
 		var want []string

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -382,5 +383,27 @@ func TestEmptiedLockLosesTag(t *testing.T) {
 	m = step(t, m, statsMsg{paths: []string{"/app/locks"}, nodes: []common.Node{{Path: "/app/locks", HasStat: true, Stat: stat(6, 0, 0, 0)}}})
 	if r := row(m); strings.Contains(r, "curator.mutex") || strings.Contains(r, "lock·") {
 		t.Fatalf("the emptied lock directory keeps its tag: %q", r)
+	}
+}
+
+// TestReadOnlyFooterOffersNoLockAction: in read-only mode the footer and
+// the ? screen on a lock offer no take, release, revoke or force-delete
+// (each is refused); a session and the problems are still offered.
+func TestReadOnlyFooterOffersNoLockAction(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		m := fixture(t, 160, 30, "dark")
+		m.readOnly = readOnly
+		m = step(t, cdLocal(t, m, "/app/locks"), nil) // the lock pane shows
+		footer := strings.Split(screen(m), "\n")[29]
+		hm := pressKeys(t, m, "?")
+		help := ansi.Strip(strings.Join(hm.helpLines(), "\n"))
+		for _, action := range []string{"take lock", "release/stop waiting", "revoke holder", "force-delete node"} {
+			if got := strings.Contains(footer, action) || strings.Contains(help, action); got == readOnly {
+				t.Errorf("read-only %v: %q offered %v; footer %q", readOnly, action, got, footer)
+			}
+		}
+		if !strings.Contains(footer, "its session") {
+			t.Errorf("read-only %v: the footer lacks S: %q", readOnly, footer)
+		}
 	}
 }

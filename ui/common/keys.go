@@ -106,11 +106,13 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// SetContext tells the key map what is on screen, which decides the short
-// help: whether the detail pane has the focus, whether it shows a lock
-// queue, and whether editing is allowed (not in read-only mode).
-func (k *KeyMap) SetContext(detailFocused, lock, editing bool) {
+// SetContext tells the key map what is on screen, which decides the help:
+// whether the detail pane has the focus, whether it shows a lock queue,
+// whether editing is allowed (not in read-only mode, not on Redis) and
+// whether the lock actions are (not in read-only mode).
+func (k *KeyMap) SetContext(detailFocused, lock, editing, acting bool) {
 	k.detail, k.lock, k.editing = detailFocused, lock, editing
+	k.Lock.readOnly = !acting
 }
 
 // ShortHelp implements [help.KeyMap]: the footer, which depends on focus.

@@ -33,6 +33,9 @@ type LockKeyMap struct {
 	Confirm, Yes, No, Cancel, Dismiss key.Binding
 	NextField, PrevField              key.Binding
 	ChoosePrev, ChooseNext, ForceQuit key.Binding
+
+	// readOnly hides the lock actions from the help (they are refused).
+	readOnly bool
 }
 
 // DefaultLockKeyMap returns the lock pane's bindings. They avoid the root
@@ -69,14 +72,23 @@ func DefaultLockKeyMap() LockKeyMap {
 	}
 }
 
-// ShortHelp implements [help.KeyMap]: the lock actions.
+// ShortHelp implements [help.KeyMap]: the lock actions (none in read-only
+// mode), the session and the problems.
 func (k LockKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session, k.Problems}
+	return append(k.actions(), k.Session, k.Problems)
 }
 
 // FullHelp implements [help.KeyMap].
 func (k LockKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session, k.Problems}, {k.Timeline, k.Older, k.Newer}}
+	return [][]key.Binding{append(k.actions(), k.Session, k.Problems), {k.Timeline, k.Older, k.Newer}}
+}
+
+// actions are the bindings that change a lock: none in read-only mode.
+func (k LockKeyMap) actions() []key.Binding {
+	if k.readOnly {
+		return nil
+	}
+	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete}
 }
 
 var _ help.KeyMap = LockKeyMap{}

@@ -200,7 +200,7 @@ func (m *Model) detailPane(w, h int) string {
 	if len(lines) > innerH {
 		lines = lines[:innerH]
 	}
-	return common.Box(m.st, "lock "+m.detail.Path(), common.PadLines(lines, 1), w, h, m.focus == focusDetail)
+	return common.Box(m.st, "lock "+m.shownName(m.detail.Path()), common.PadLines(lines, 1), w, h, m.focus == focusDetail)
 }
 
 // layout gives the panes their sizes (at start and on a resize).

@@ -215,6 +215,9 @@ func (d *Model) ScrollBy(step int) {
 func (d *Model) View(focused bool) string {
 	innerH := d.Height()
 	title := d.path
+	if d.redisMode && title != "" {
+		title = d.redisTitle() // redis.go
+	}
 	if title == "" {
 		title = "detail"
 	}

@@ -68,6 +68,9 @@ type Options struct {
 	// Txnlog is a transaction log (a server's data directory) the lock
 	// pane's timeline replays past states from ("": its live ring).
 	Txnlog string
+	// Notice is a sentence the status line shows at start, until a key
+	// is pressed (the demo says when zkscope stands in for a library).
+	Notice string
 }
 
 // treeSource is what the UI needs of the lazy tree cache; *zkview.Tree
@@ -241,6 +244,9 @@ func New(opts Options) Model {
 	m.ensView = ensemble.New(m.st)
 	m.sessView = sessions.New(m.st)
 	m.layout()
+	if opts.Notice != "" {
+		m.setStatus(common.LevelWarn, opts.Notice)
+	}
 	if m.cache != nil {
 		m.startCmd = m.cd(opts.Start)
 		m.startIntrospect = introspect(m.client, m.nextID("ensemble"), false)

@@ -407,3 +407,20 @@ func TestReadOnlyFooterOffersNoLockAction(t *testing.T) {
 		}
 	}
 }
+
+// TestNoticeUntilKey: Options.Notice (the demo saying zkscope stands in
+// for a library) is the first status line and stays, through ticks,
+// until a key is pressed.
+func TestNoticeUntilKey(t *testing.T) {
+	const notice = "Demo: kazoo not installed here, so zkscope processes write kazoo's format on kazoo-lock."
+	m := New(Options{Theme: "dark", Notice: notice})
+	m.now = func() time.Time { return fixedTime.Add(time.Hour) }
+	m = step(t, m, tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
+	m = step(t, m, common.TickMsg{At: fixedTime.Add(time.Hour)})
+	if got := strings.Split(screen(m), "\n")[minHeight-2]; !strings.Contains(got, "Demo: kazoo not installed") {
+		t.Fatalf("the notice is not shown: %q", got)
+	}
+	if m = pressKeys(t, m, "j"); m.status.Text == notice {
+		t.Fatal("the notice stays after a key")
+	}
+}

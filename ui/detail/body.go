@@ -192,7 +192,7 @@ func (d *Model) aclLines() []string {
 // and how to connect as one it does.
 func (d *Model) noAuthLines(width int) []string {
 	st := d.st
-	who := "without credentials (as world:anyone, from its address)"
+	who := "without credentials"
 	if d.identity != "" {
 		who = "as " + d.identity
 	}

@@ -51,12 +51,19 @@ type demoOptions struct {
 	Ready func(env demoEnv)
 	// PrintEvery is the pace of the --no-tui queue print (default 2s).
 	PrintEvery time.Duration
+	// PeerCommand makes the command running a library's own contenders
+	// (default demoPeerCommand; a test makes a library missing).
+	PeerCommand peerCommand
 }
 
 // demoEnv is what the demo started.
 type demoEnv struct {
 	Dir     string
 	Servers []string
+	// Peers are the processes of the libraries' own contenders; Notice
+	// is what the TUI's status line says first ("" nothing).
+	Peers  []*os.Process
+	Notice string
 }
 
 // demoRunE is the demo subcommand's RunE (main.go). Without a terminal
@@ -87,6 +94,7 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	var (
 		cleanOnce sync.Once
 		cluster   *zktest.Cluster
+		peers     *demoContenders // the libraries' own processes
 		clusterMu sync.Mutex
 		wg        sync.WaitGroup
 	)
@@ -95,6 +103,9 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 			cancel()
 			wg.Wait()
 			clusterMu.Lock()
+			if peers != nil {
+				peers.stop() // their sessions close while the server runs
+			}
 			if cluster != nil {
 				cluster.Stop()
 			}
@@ -151,11 +162,19 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	if err := fillDemoTree(c); err != nil {
 		return fmt.Errorf("demo: fill the tree: %w", err)
 	}
+	fmt.Fprintln(out, "Starting the lock contenders (Curator's and kazoo's own clients where installed)…")
+	if o.PeerCommand == nil {
+		o.PeerCommand = demoPeerCommand
+	}
+	cs := startDemoContenders(ctx, o.PeerCommand, dir, strings.Join(servers, ","), lockops.DemoLocks(demoLocksRoot))
+	clusterMu.Lock()
+	peers = cs
+	clusterMu.Unlock()
 	contenders := make(chan error, 1)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		contenders <- lockops.RunDemoContenders(ctx, servers, demoLocksRoot)
+		contenders <- lockops.RunDemoLocks(ctx, servers, cs.rest) // zkscope stands in for the others
 	}()
 	// Open on live queues: wait (briefly) for every demo lock's first
 	// contender.
@@ -163,17 +182,25 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 		waitForContender(ctx, c, l.Path, 15*time.Second)
 	}
 	if o.Ready != nil {
-		o.Ready(demoEnv{Dir: dir, Servers: servers})
+		env := demoEnv{Dir: dir, Servers: servers, Notice: cs.notice()}
+		for _, p := range cs.peers {
+			env.Peers = append(env.Peers, p.cmd.Process)
+		}
+		o.Ready(env)
 	}
 
 	addrs := strings.Join(servers, ",")
-	fmt.Fprintf(out, "ZooKeeper serves on %s; live contenders below %s.\nFrom another terminal: zkscope -s %s locks /app --watch\n", addrs, demoLocksRoot, addrs)
+	fmt.Fprintf(out, "ZooKeeper serves on %s; live contenders below %s:\n", addrs, demoLocksRoot)
+	for _, l := range cs.lines {
+		fmt.Fprintln(out, "  "+l)
+	}
+	fmt.Fprintf(out, "From another terminal: %s\n", demoWatchCommand(addrs))
 	if o.NoTUI {
 		fmt.Fprintln(out, "Ctrl-C stops the demo and cleans up.")
 		return printDemoQueues(ctx, c, out, o.PrintEvery, contenders)
 	}
 	stopIntr()
-	err = ui.Run(ui.Options{Client: c, Context: "demo", Theme: themeName, ReadOnly: conn.ReadOnly, Start: demoLocksRoot + "/curator-mutex"})
+	err = ui.Run(ui.Options{Client: c, Context: "demo", Theme: themeName, ReadOnly: conn.ReadOnly, Start: demoLocksRoot + "/curator-mutex", Notice: cs.notice()})
 	switch {
 	case errors.Is(err, context.Canceled):
 		err = nil

@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -37,57 +40,85 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestDemo runs `zkscope demo` in-process without a terminal: its own
-// server starts and answers, the tree is filled, the contenders queue on
-// the three demo locks (and the queues are printed), and stopping it stops
-// the server and removes its temporary directory.
-func TestDemo(t *testing.T) {
+// runTestDemo runs `zkscope demo` in-process without a terminal until it
+// is ready; stop ends it and checks it cleaned up: its server, its
+// directory and the libraries' processes are gone.
+func runTestDemo(t *testing.T, o demoOptions) (env demoEnv, out *syncBuffer, stop func()) {
+	t.Helper()
 	zktest.Require(t)
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out syncBuffer
+	out = &syncBuffer{}
 	ready := make(chan demoEnv, 1)
 	done := make(chan error, 1)
-	go func() {
-		done <- runDemo(ctx, demoOptions{NoTUI: true, Out: &out, PrintEvery: 300 * time.Millisecond,
-			Ready: func(env demoEnv) { ready <- env }})
-	}()
-	var env demoEnv
+	o.NoTUI, o.Out, o.PrintEvery, o.Ready = true, out, 300*time.Millisecond, func(env demoEnv) { ready <- env }
+	go func() { done <- runDemo(ctx, o) }()
 	select {
 	case env = <-ready:
 	case err := <-done:
+		cancel()
 		t.Fatalf("the demo ended before it was ready: %v\n%s", err, out.String())
-	case <-time.After(90 * time.Second):
-		t.Fatalf("the demo was not ready within 90s:\n%s", out.String())
+	case <-time.After(3 * time.Minute):
+		cancel()
+		t.Fatalf("the demo was not ready within 3m:\n%s", out.String())
 	}
-	if st, err := os.Stat(env.Dir); err != nil || !st.IsDir() {
-		t.Fatalf("the demo's directory %s: %v", env.Dir, err)
-	}
-	if got, err := zktest.FourLetterWord(env.Servers[0], "ruok", 2*time.Second); err != nil || got != "imok" {
-		t.Fatalf("the demo server does not answer ruok: %q, %v", got, err)
-	}
-	// The address and the second-terminal hint are printed before the queues.
-	for hintBy := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "Ctrl-C"); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(hintBy) {
-			t.Fatalf("the demo printed no start banner:\n%s", out.String())
+	stopped := false
+	stop = func() {
+		t.Helper()
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the demo ended with %v", err)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatal("the demo did not stop within 60s of its context ending")
+		}
+		if _, err := os.Stat(env.Dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the demo left %s behind (%v)", env.Dir, err)
+		}
+		if _, err := zktest.FourLetterWord(env.Servers[0], "ruok", time.Second); err == nil {
+			t.Errorf("the demo server still answers on %s", env.Servers[0])
+		}
+		for _, p := range env.Peers {
+			if err := p.Signal(syscall.Signal(0)); err == nil {
+				t.Errorf("a contender process (pid %d) outlived the demo", p.Pid)
+			}
 		}
 	}
-	if hint := "zkscope -s " + env.Servers[0] + " locks /app --watch"; !strings.Contains(out.String(), hint) {
-		t.Errorf("the demo does not say how to watch it from another terminal (%q):\n%s", hint, out.String())
-	}
-	c := dial(t, env.Servers[0])
-	for _, p := range []string{"/app/config", "/app/deploy-plan", "/services/billing/instances/web-1", "/app/locks/nightly-report"} {
-		if ok, _, err := c.Exists(p); err != nil || !ok {
-			t.Errorf("the demo tree lacks %s (%v)", p, err)
+	t.Cleanup(stop)
+	return env, out, stop
+}
+
+// requireDemoPeers makes sure Curator (java) and kazoo (python3) can run
+// the demo's contenders here.
+func requireDemoPeers(t *testing.T) {
+	for _, lib := range []*lockops.Library{lockops.Curator, lockops.Kazoo} {
+		if _, err := demoPeerCommand(lib, t.TempDir()); err != nil {
+			zktest.Unavailable(t, err.Error())
 		}
 	}
-	// Contenders: every demo lock gets a holder and waiters.
-	deadline := time.Now().Add(30 * time.Second)
+}
+
+// demoLockData is the data of the nodes in each demo lock once every one
+// has a holder and waiters.
+func demoLockData(t *testing.T, c *zk.Conn) map[string][]string {
+	t.Helper()
+	data := map[string][]string{}
+	deadline := time.Now().Add(60 * time.Second)
 	for _, l := range []string{"curator-mutex", "curator-rwlock", "kazoo-lock"} {
 		for {
 			kids, _, err := c.Children("/app/locks/" + l)
 			if err == nil && len(kids) >= 2 {
+				for _, k := range kids {
+					if d, _, err := c.Get("/app/locks/" + l + "/" + k); err == nil {
+						data[l] = append(data[l], string(d))
+					}
+				}
 				break
 			}
 			if time.Now().After(deadline) {
@@ -96,28 +127,144 @@ func TestDemo(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	for !strings.Contains(out.String(), "kazoo-lock") || !strings.Contains(out.String(), "holds: ") {
-		if time.Now().After(deadline) {
-			t.Fatalf("the queues were not printed:\n%s", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return data
+}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("the demo ended with %v", err)
+// TestDemo runs `zkscope demo` in-process without a terminal: its own
+// server starts and answers, the tree is filled, the contenders — real
+// Apache Curator (java) and kazoo (python3) clients — queue on the three
+// demo locks, decoded as Curator's and kazoo's recipes (and the queues are
+// printed), the command it prints for another terminal runs and watches
+// them, and stopping it stops the server, the contenders' processes and
+// removes its temporary directory.
+func TestDemo(t *testing.T) {
+	zktest.Require(t)
+	requireDemoPeers(t)
+	env, out, stop := runTestDemo(t, demoOptions{})
+	if st, err := os.Stat(env.Dir); err != nil || !st.IsDir() {
+		t.Fatalf("the demo's directory %s: %v", env.Dir, err)
+	}
+	if got, err := zktest.FourLetterWord(env.Servers[0], "ruok", 2*time.Second); err != nil || got != "imok" {
+		t.Fatalf("the demo server does not answer ruok: %q, %v", got, err)
+	}
+	// Who the contenders are and the second-terminal hint are printed
+	// before the queues.
+	for hintBy := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "Ctrl-C"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(hintBy) {
+			t.Fatalf("the demo printed no start banner:\n%s", out.String())
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the demo did not stop within 30s of its context ending")
 	}
-	if _, err := os.Stat(env.Dir); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the demo left %s behind (%v)", env.Dir, err)
+	hint := demoWatchCommand(env.Servers[0])
+	for _, want := range []string{"From another terminal: " + hint, "curator-mutex, curator-rwlock: Apache Curator's own clients (java, 8 sessions)", "kazoo-lock: kazoo's own clients (python3, 3 sessions)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the demo does not say %q:\n%s", want, out.String())
+		}
 	}
-	if _, err := zktest.FourLetterWord(env.Servers[0], "ruok", time.Second); err == nil {
-		t.Errorf("the demo server still answers on %s", env.Servers[0])
+	if len(env.Peers) != 2 || env.Notice != "" {
+		t.Errorf("%d library processes, notice %q: want Curator's and kazoo's, and no notice", len(env.Peers), env.Notice)
 	}
+	c := dial(t, env.Servers[0])
+	for _, p := range []string{"/app/config", "/app/deploy-plan", "/services/billing/instances/web-1", "/app/locks/nightly-report"} {
+		if ok, _, err := c.Exists(p); err != nil || !ok {
+			t.Errorf("the demo tree lacks %s (%v)", p, err)
+		}
+	}
+	// The nodes are the libraries' own (the data their clients write).
+	for l, data := range demoLockData(t, c) {
+		want := "Curator contender "
+		if l == "kazoo-lock" {
+			want = "kazoo contender "
+		}
+		for _, d := range data {
+			if !strings.HasPrefix(d, want) {
+				t.Errorf("a node of %s holds %q, not %s's", l, d, strings.Fields(want)[0])
+			}
+		}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for _, want := range []string{"curator-mutex            curator.mutex    holds: ", "curator-rwlock           curator.rwlock   holds: ", "kazoo-lock               kazoo.lock       holds: "} {
+		for !strings.Contains(out.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the queues were not printed as %q:\n%s", want, out.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	runDemoHint(t, hint)
+	stop()
+}
+
+// runDemoHint runs the command the demo prints for another terminal until
+// it shows the three demo locks decoded (under `go test` it is a `go run`,
+// which builds zkscope first), then stops it.
+func runDemoHint(t *testing.T, hint string) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", hint)
+	cmd.Dir = t.TempDir() // another terminal, elsewhere
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var got syncBuffer
+	cmd.Stdout, cmd.Stderr = &got, &got
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("run %q: %v", hint, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}
+	}()
+	deadline := time.After(5 * time.Minute)
+	for {
+		s := got.String()
+		if strings.Contains(s, "/app/locks/curator-mutex  curator.mutex") && strings.Contains(s, "/app/locks/curator-rwlock  curator.rwlock") && strings.Contains(s, "/app/locks/kazoo-lock  kazoo.lock") {
+			return
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("%q ended (%v) before it showed the demo's locks:\n%s", hint, err, s)
+		case <-deadline:
+			t.Fatalf("%q did not show the demo's locks within 5m:\n%s", hint, s)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// TestDemoStandIns: where a library is not installed, zkscope processes
+// write its format instead, and the demo says so in its start text, in
+// the TUI's first status line and in each node's data.
+func TestDemoStandIns(t *testing.T) {
+	missing := func(lib *lockops.Library, _ string) (*exec.Cmd, error) {
+		return nil, fmt.Errorf("%s is not installed here (a test)", lib.Title)
+	}
+	env, out, stop := runTestDemo(t, demoOptions{PeerCommand: missing})
+	for hintBy := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), "Ctrl-C"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(hintBy) {
+			t.Fatalf("the demo printed no start banner:\n%s", out.String())
+		}
+	}
+	for _, want := range []string{
+		"curator-mutex, curator-rwlock: zkscope processes writing Curator's format, not Curator itself: Curator is not installed here (a test)",
+		"kazoo-lock: zkscope processes writing kazoo's format, not kazoo itself: kazoo is not installed here (a test)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the demo does not say %q:\n%s", want, out.String())
+		}
+	}
+	if want := "Demo: Curator and kazoo not installed here, so zkscope processes write Curator's and kazoo's format on curator-mutex, curator-rwlock, kazoo-lock."; env.Notice != want {
+		t.Errorf("the TUI's first status line: %q, want %q", env.Notice, want)
+	}
+	for l, data := range demoLockData(t, dial(t, env.Servers[0])) {
+		for _, d := range data {
+			if !strings.Contains(d, "zkscope pid") || !strings.Contains(d, "stand-in for a ") {
+				t.Errorf("a node of %s holds %q: it does not say it is zkscope standing in", l, d)
+			}
+		}
+	}
+	stop()
 }
 
 // demoScreen drives one tmux session on a private tmux server.

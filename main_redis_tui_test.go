@@ -46,7 +46,7 @@ func TestRedisTUITmuxEndToEnd(t *testing.T) {
 	s.keys(":")
 	s.text("cd lock:jobs:nightly")
 	s.keys("Enter")
-	s.waitFor("the redis-py holder", has("lock /lock/jobs/nightly", "redis.setnx", "H1", token[:16], "expires in"))
+	s.waitFor("the redis-py holder", has("lock lock:jobs:nightly", "redis.setnx", "H1", token[:16], "expires in"))
 	s.keys("t")
 	s.waitFor("the take refused", has("Read-only"))
 	s.keys("q")

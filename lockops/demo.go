@@ -33,11 +33,20 @@ func DemoLocks(root string) []DemoLock {
 }
 
 // RunDemoContenders runs the contenders of [DemoLocks] against servers until
-// ctx ends: each on its own session, taking its lock with [Take], holding
-// it a few seconds, releasing, pausing and queueing again, so the TUI has
-// live holders and waiters to show. Their takes are not audited. It returns
-// nil when ctx ends, or an error when a contender cannot connect.
+// ctx ends (see [RunDemoLocks]).
 func RunDemoContenders(ctx context.Context, servers []string, root string) error {
+	return RunDemoLocks(ctx, servers, DemoLocks(root))
+}
+
+// RunDemoLocks runs zkscope contenders on locks against servers until ctx
+// ends: each on its own session, taking its lock with [Take] in the lock's
+// library's format, holding it a few seconds, releasing, pausing and
+// queueing again, so the TUI has live holders and waiters to show. Each
+// node's data says it is zkscope writing that library's format (the demo
+// runs the libraries themselves when they are installed). Their takes are
+// not audited. It returns nil when ctx ends, or an error when a contender
+// cannot connect.
+func RunDemoLocks(ctx context.Context, servers []string, locks []DemoLock) error {
 	type contender struct {
 		lock DemoLock
 		mode Mode
@@ -50,7 +59,7 @@ func RunDemoContenders(ctx context.Context, servers []string, root string) error
 			ct.c.Close()
 		}
 	}()
-	for _, l := range DemoLocks(root) {
+	for _, l := range locks {
 		for i, m := range l.Modes {
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			c, err := zkview.Connect(cctx, zkview.Config{Servers: servers, SessionTimeout: 10 * time.Second})
@@ -92,7 +101,7 @@ func runDemoContender(ctx context.Context, c *zkview.Client, l DemoLock, mode Mo
 	}
 	for ctx.Err() == nil {
 		h, err := Take(ctx, c, l.Path, TakeOptions{
-			Library: l.Library, Mode: mode, Note: fmt.Sprintf("demo contender %d (%s)", id, mode),
+			Library: l.Library, Mode: mode, Note: fmt.Sprintf("stand-in for a %s contender %d (%s)", l.Library.Title, id, mode),
 			unaudited: true,
 		})
 		if err != nil {

@@ -180,10 +180,13 @@ func selectCmd(t treeSource, c *zkview.Client, id uint64, p string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		n, err := t.Select(ctx, p)
+		if errors.Is(err, zkview.ErrStale) {
+			err = n.Err // a newer read of it answered (or will: its event follows)
+		}
 		msg := selectMsg{id: id, node: snapNode(n), err: err}
 		// A read overtaken by a newer one of the same node (a stat load
 		// of the visible rows) still has the node: read its ACL too.
-		if (err == nil || errors.Is(err, zkview.ErrStale)) && c != nil {
+		if err == nil && c != nil {
 			acl, _, aerr := c.Conn().GetACL(c.Abs(p))
 			if aerr == nil {
 				msg.acl = acl

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -41,5 +42,20 @@ func TestHelpScrollsWhenShort(t *testing.T) {
 	m = pressKeys(t, fixture(t, 140, 40, "dark"), "?", "j")
 	if m.mode != modeNormal {
 		t.Fatal("j on a help screen that fits did not go back")
+	}
+}
+
+// TestHelpKeepsCommandsWhole: at every width from the smallest, the `?`
+// screen keeps each command with its arguments on one line:
+// "high-contrast" is never broken at its hyphen.
+func TestHelpKeepsCommandsWhole(t *testing.T) {
+	for w := minWidth; w <= 160; w++ {
+		m := pressKeys(t, fixture(t, w, minHeight, "dark"), "?")
+		text := ansi.Strip(strings.Join(m.helpLines(), "\n"))
+		for _, want := range []string{":theme dark|light|high-contrast|none", ":sessions [path]", ":locks [path]"} {
+			if !strings.Contains(text, want) {
+				t.Fatalf("at %d columns the help breaks %q:\n%s", w, want, text)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -132,11 +133,13 @@ func (m *Model) handleDetailKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// openInput starts the one-line input at the bottom.
+// openInput starts the one-line input at the bottom: a new input each
+// time, so nothing of the last prompt (its text, the `:` line's matched
+// suggestions, which tab would accept) shows in the next.
 func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
 	m.mode = md
+	m.input = textinput.New()
 	m.input.Prompt = prompt
-	m.input.Placeholder = ""
 	switch md {
 	case modeCommand:
 		m.input.Placeholder = "cd /path · ctx name · locks · theme name · q"
@@ -151,7 +154,6 @@ func (m *Model) openInput(md mode, prompt, value string) tea.Cmd {
 	m.input.CursorEnd()
 	m.input.SetWidth(max(m.width-len(prompt)-2, 10))
 	m.input.ShowSuggestions = md == modeCommand // complete.go
-	m.input.SetSuggestions(nil)
 	return m.input.Focus()
 }
 

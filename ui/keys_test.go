@@ -80,3 +80,25 @@ func TestYankPath(t *testing.T) {
 		t.Fatalf("y: cmd %v, status %q", cmd != nil, m.status.Text)
 	}
 }
+
+// TestPromptOpensEmpty: the `/` filter and the `f` search open empty after
+// a `:` line was typed and left: nothing of the `:` line's completion
+// shows after what is typed, and tab does not paste it in.
+func TestPromptOpensEmpty(t *testing.T) {
+	m := fixture(t, minWidth, minHeight, "dark")
+	m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), "th"), "esc")
+	prompt := func(m Model) string { return strings.TrimRight(strings.Split(screen(m), "\n")[minHeight-2], " ") }
+	m = typeKeys(t, pressKeys(t, m, "/"), "x")
+	if got := prompt(m); got != "/x" {
+		t.Errorf("the / prompt after :th: %q, want %q", got, "/x")
+	}
+	if m = pressKeys(t, m, "tab"); m.input.Value() != "x" {
+		t.Errorf("tab in the / prompt gave %q", m.input.Value())
+	}
+	m = pressKeys(t, m, "esc")
+	m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), "th"), "esc")
+	m = pressKeys(t, m, "f")
+	if got := prompt(m); strings.Contains(got, "theme") {
+		t.Errorf("the find prompt after :th: %q", got)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/zkscope/zkscope/ui/sessions"
 	"github.com/zkscope/zkscope/ui/tree"
 	"os"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -67,6 +68,9 @@ type Options struct {
 	// Txnlog is a transaction log (a server's data directory) the lock
 	// pane's timeline replays past states from ("": its live ring).
 	Txnlog string
+	// Notice is a sentence the status line shows at start, until a key
+	// is pressed (the demo says when zkscope stands in for a library).
+	Notice string
 }
 
 // treeSource is what the UI needs of the lazy tree cache; *zkview.Tree
@@ -222,7 +226,7 @@ func New(opts Options) Model {
 	} else if opts.Redis != nil {
 		m.attachRedis(*opts.Redis)
 	}
-	m.keys.SetContext(false, false, !m.readOnly)
+	m.keys.SetContext(false, false, !m.readOnly, !m.readOnly)
 	m.applyTheme()
 	m.input = textinput.New()
 	m.lock = lockpane.New(m.st, m.dialogs)
@@ -232,11 +236,17 @@ func New(opts Options) Model {
 		m.lock.SetClient(m.client, m.readOnly)
 	}
 	m.detail = detail.New(m.st, m.made)
+	if m.client != nil {
+		m.detail.SetIdentity(identityOf(m.client.Config()))
+	}
 	m.startRedis()
 	m.tree = tree.New(m.st, m.made)
 	m.ensView = ensemble.New(m.st)
 	m.sessView = sessions.New(m.st)
 	m.layout()
+	if opts.Notice != "" {
+		m.setStatus(common.LevelWarn, opts.Notice)
+	}
 	if m.cache != nil {
 		m.startCmd = m.cd(opts.Start)
 		m.startIntrospect = introspect(m.client, m.nextID("ensemble"), false)
@@ -255,6 +265,19 @@ func (m *Model) attach(c *zkview.Client, context string) {
 	m.conn, m.unsub = c.Subscribe()
 	m.readOnly = m.opts.ReadOnly || c.Config().ReadOnly
 	m.state = c.State()
+	m.detail.SetIdentity(identityOf(c.Config()))
+}
+
+// identityOf is who a connection authenticates as, for a node it may not
+// read ("digest user alice"; "" without credentials). The password is
+// not shown.
+func identityOf(cfg zkview.Config) string {
+	var who []string
+	for _, a := range cfg.Auth {
+		user, _, _ := strings.Cut(string(a.Secret), ":")
+		who = append(who, a.Scheme+" user "+user)
+	}
+	return strings.Join(who, ", ")
 }
 
 // Close stops the tree cache and the state subscription. Run calls it.

@@ -307,3 +307,12 @@ func (m *Model) redisHelpLines(wrap func(string) []string) []string {
 	}
 	return lines
 }
+
+// shownName is how a pane's title names the tree path p: on Redis the key
+// it stands for (lock:orders:42, not /lock/orders/42).
+func (m *Model) shownName(p string) string {
+	if m.redis != nil {
+		return common.RedisKeyOf(p)
+	}
+	return p
+}

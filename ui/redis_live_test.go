@@ -122,7 +122,7 @@ func TestRedisLivePyLockHolder(t *testing.T) {
 	d.until(t, 15*time.Second, "the top level", screenHas("lock", "connected"))
 	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
 	d.typeLine("cd lock:jobs:nightly")
-	d.until(t, 15*time.Second, "the holder in the lock pane", screenHas("lock /lock/jobs/nightly", "redis.setnx", "H1", token[:16], "expires in"))
+	d.until(t, 15*time.Second, "the holder in the lock pane", screenHas("lock lock:jobs:nightly", "redis.setnx", "H1", token[:16], "expires in"))
 	q := d.m.lock.Queue()
 	if len(q.Holders()) != 1 || string(q.Holders()[0].Data) != token || q.Kind != lockops.KindRedisSetNX {
 		t.Fatalf("queue %+v", q)
@@ -219,7 +219,7 @@ func TestRedisTakeWaitReleaseEvict(t *testing.T) {
 	d.until(t, 15*time.Second, "the top level", screenHas("lock", "connected"))
 	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
 	d.typeLine("cd lock:deploy")
-	d.until(t, 15*time.Second, "the python holder", screenHas("lock /lock/deploy", pyToken[:16]))
+	d.until(t, 15*time.Second, "the python holder", screenHas("lock lock:deploy", pyToken[:16]))
 
 	d.apply(tea.KeyPressMsg{Code: 't', Text: "t"})
 	d.until(t, 5*time.Second, "the take dialog", screenHas("Take Redis lock", "lock:deploy", "30s"))
@@ -243,7 +243,7 @@ func TestRedisTakeWaitReleaseEvict(t *testing.T) {
 
 	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
 	d.typeLine("cd lock:report")
-	d.until(t, 15*time.Second, "the other holder", screenHas("lock /lock/report", otherToken[:16]))
+	d.until(t, 15*time.Second, "the other holder", screenHas("lock lock:report", otherToken[:16]))
 	d.apply(tea.KeyPressMsg{Code: 'X', Text: "X"})
 	d.until(t, 15*time.Second, "the evict dialog", screenHas("Force-delete Redis lock", "to confirm"))
 	d.apply(tea.KeyPressMsg{Code: tea.KeyEnter})

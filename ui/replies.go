@@ -133,10 +133,16 @@ const maxProbeChildren = 2000
 
 // probeLocks asks, for the visible rows with children, whether they are
 // lock directories (so the tree can tag them with recipe and length).
-// Each directory is probed again only when its children changed.
+// Each directory is probed again only when its children changed; one
+// that has none left loses its tag.
 func (m *Model) probeLocks(nodes []common.Node) tea.Cmd {
 	if m.redis != nil {
 		return m.redisProbeNodes(nodes)
+	}
+	for _, n := range nodes {
+		if n.HasStat && !n.Gone && n.Stat.NumChildren == 0 && !m.lock.Reads(n.Path) {
+			m.tree.DropLock(n.Path) // emptied: no child says it is a lock any more
+		}
 	}
 	if m.client == nil {
 		return nil

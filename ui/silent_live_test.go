@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
@@ -151,4 +152,56 @@ func connectTo(t *testing.T, cl *zktest.Cluster) *zkview.Client {
 	}
 	t.Cleanup(c.Close)
 	return c
+}
+
+// TestLiveNoAuthNode: at the smallest size, a node this identity may not
+// read says so and what to do next, on the first visit (the cursor moved
+// onto it while the visible rows are read) and after each r; a read
+// overtaken by another never shows as the error.
+func TestLiveNoAuthNode(t *testing.T) {
+	c := liveClient(t)
+	base := zktest.Path(t)
+	zktest.MakePath(t, c.Conn(), base)
+	for _, n := range []string{"/a", "/b", "/secret", "/z"} {
+		liveCreate(t, c.Conn(), base+n, []byte("x"), 0)
+	}
+	lockOnlyFor(t, c.Conn(), base+"/secret", 0)
+
+	d := newLiveDriver(New(Options{Client: c, Start: base, Theme: "dark"}), minWidth, minHeight)
+	defer d.Close()
+	d.until(t, 15*time.Second, "the start directory", func(d *liveDriver) bool { return d.m.tree.CursorPath() == base })
+	d.apply(tea.KeyPressMsg{Code: tea.KeyRight})
+	d.until(t, 15*time.Second, "its children", func(d *liveDriver) bool {
+		dir, open := d.m.tree.Dir(base)
+		return open && dir.Loaded
+	})
+	for i := 0; i < 6 && d.m.tree.CursorPath() != base+"/secret"; i++ { // onto it at once, while the rows' stats are read
+		d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	}
+	if d.m.tree.CursorPath() != base+"/secret" {
+		t.Fatalf("the cursor is on %s", d.m.tree.CursorPath())
+	}
+	pane := func(d *liveDriver) string { // the detail pane's words
+		return strings.Join(strings.Fields(strings.ReplaceAll(ansi.Strip(d.m.detail.View(false)), "│", " ")), " ")
+	}
+	said := func(d *liveDriver) bool {
+		s := pane(d)
+		if strings.Contains(s, "superseded") {
+			t.Fatalf("an overtaken read shows as the error:\n%s", d.screen())
+		}
+		return strings.Contains(s, "Not readable with this identity.") && strings.Contains(s, "without credentials")
+	}
+	d.until(t, 15*time.Second, "the first visit's explanation", said)
+	for range 3 {
+		d.apply(tea.KeyPressMsg{Code: 'r', Text: "r"})
+		d.until(t, 15*time.Second, "the explanation after r", said)
+	}
+	// What to do next is further down the pane.
+	d.apply(tea.KeyPressMsg{Code: tea.KeyTab})
+	for range 8 {
+		d.apply(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	}
+	if s := pane(d); !strings.Contains(s, "--auth-file") {
+		t.Fatalf("the pane does not say how to read it:\n%s", d.screen())
+	}
 }

@@ -34,6 +34,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.applyTheme()
 		m.detail.Invalidate()
 	case tea.KeyPressMsg:
+		m.keyPressed()
 		cmds = append(cmds, m.handleKey(msg))
 	case tea.MouseClickMsg:
 		cmds = append(cmds, m.handleClick(msg.Mouse()))
@@ -101,6 +102,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	}
 	cmds = append(cmds, m.afterChange(), m.busyCmd())
 	return tea.Batch(cmds...)
+}
+
+// keyPressed drops the warning or error the status line and the lock
+// pane's footer show: the operator has moved on (esc, or any other key).
+// The key's own message, if any, follows.
+func (m *Model) keyPressed() {
+	if m.status.Sticky() {
+		m.status = common.Status{}
+	}
+	m.lock.KeyPressed()
 }
 
 // onEnsemble keeps what the members said and asks again later.
@@ -218,8 +229,8 @@ func (m *Model) openEnsemble() tea.Cmd {
 // lock pane re-reads its directory itself while shown.
 func (m *Model) onTick() tea.Cmd {
 	m.ticks++
-	if m.status.Text != "" && m.status.Level <= common.LevelOK && m.now().Sub(m.status.At) > statusFor {
-		m.status = common.Status{} // errors and warnings stay until replaced
+	if m.status.Expired(m.now()) {
+		m.status = common.Status{} // errors and warnings stay until the next key
 	}
 	if m.redis != nil {
 		return m.onRedisTick()
@@ -245,7 +256,7 @@ func (m *Model) onTick() tea.Cmd {
 // built for the current width.
 func (m *Model) afterChange() tea.Cmd {
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
-	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly && m.redis == nil)
+	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly && m.redis == nil, !m.readOnly)
 	var cmds []tea.Cmd
 	if m.cache != nil {
 		var want []string
@@ -341,9 +352,6 @@ func (m *Model) cd(p string) tea.Cmd {
 	m.cdCancel = cancel
 	return cdCmd(ctx, cancel, m.cache, m.nextID("cd"), p)
 }
-
-// statusFor is how long an informational status line stays.
-const statusFor = 8 * time.Second
 
 // statsRefreshTicks is how many ticks pass between re-reads of the
 // visible rows' stats.

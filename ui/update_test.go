@@ -8,8 +8,10 @@ import (
 	"image/color"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/go-zookeeper/zk"
 )
 
@@ -328,5 +330,97 @@ func TestContextCommandWithoutConfig(t *testing.T) {
 	m = pressKeys(t, typeKeys(t, pressKeys(t, m, ":"), "ctx prod"), "enter")
 	if !strings.Contains(m.status.Text, "not available") {
 		t.Fatalf(":ctx without config: %q", m.status.Text)
+	}
+}
+
+// TestStatusLifetime: at the smallest size, an informational status goes
+// after a few seconds; an error stays, through ticks, until the next key
+// (esc, or any other), which may set its own.
+func TestStatusLifetime(t *testing.T) {
+	m := fixture(t, minWidth, minHeight, "dark")
+	status := func(m Model) string { return strings.Split(screen(m), "\n")[minHeight-2] }
+	tick := func(m Model, d time.Duration) Model {
+		m.now = func() time.Time { return fixedTime.Add(d) }
+		return step(t, m, common.TickMsg{At: fixedTime.Add(d)})
+	}
+	m.setStatus(common.LevelOK, "Deleted /app/jobs.")
+	if m = tick(m, 2*time.Second); !strings.Contains(status(m), "Deleted /app/jobs.") {
+		t.Fatalf("the status went at once: %q", status(m))
+	}
+	if m = tick(m, common.InfoFor+time.Second); strings.TrimSpace(status(m)) != "" {
+		t.Fatalf("an informational status stays: %q", status(m))
+	}
+	m.now = func() time.Time { return fixedTime }
+	m.setStatus(common.LevelErr, "Could not delete /app/jobs: not empty.")
+	if m = tick(m, 10*time.Minute); !strings.Contains(status(m), "Could not delete") {
+		t.Fatalf("an error went without a key: %q", status(m))
+	}
+	if m = pressKeys(t, m, "j"); strings.Contains(status(m), "Could not delete") {
+		t.Fatalf("an error stays after the next key: %q", status(m))
+	}
+	m.setStatus(common.LevelWarn, "Wait until the node is read, then try again.")
+	if m = pressKeys(t, m, "esc"); strings.TrimSpace(status(m)) != "" {
+		t.Fatalf("esc leaves the warning: %q", status(m))
+	}
+}
+
+// TestEmptiedLockLosesTag: a lock directory whose last node went (read
+// again with the visible rows) loses its lock tag: nothing says it is a
+// lock any more.
+func TestEmptiedLockLosesTag(t *testing.T) {
+	m := cdLocal(t, fixture(t, 100, 30, "dark"), "/app/config")
+	row := func(m Model) string {
+		for _, l := range strings.Split(screen(m), "\n") {
+			if strings.Contains(l, " locks ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if !strings.Contains(row(m), "curator.mutex") {
+		t.Fatalf("no tag before: %q", row(m))
+	}
+	m = step(t, m, statsMsg{paths: []string{"/app/locks"}, nodes: []common.Node{{Path: "/app/locks", HasStat: true, Stat: stat(6, 0, 0, 0)}}})
+	if r := row(m); strings.Contains(r, "curator.mutex") || strings.Contains(r, "lock·") {
+		t.Fatalf("the emptied lock directory keeps its tag: %q", r)
+	}
+}
+
+// TestReadOnlyFooterOffersNoLockAction: in read-only mode the footer and
+// the ? screen on a lock offer no take, release, revoke or force-delete
+// (each is refused); a session and the problems are still offered.
+func TestReadOnlyFooterOffersNoLockAction(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		m := fixture(t, 160, 30, "dark")
+		m.readOnly = readOnly
+		m = step(t, cdLocal(t, m, "/app/locks"), nil) // the lock pane shows
+		footer := strings.Split(screen(m), "\n")[29]
+		hm := pressKeys(t, m, "?")
+		help := ansi.Strip(strings.Join(hm.helpLines(), "\n"))
+		for _, action := range []string{"take lock", "release/stop waiting", "revoke holder", "force-delete node"} {
+			if got := strings.Contains(footer, action) || strings.Contains(help, action); got == readOnly {
+				t.Errorf("read-only %v: %q offered %v; footer %q", readOnly, action, got, footer)
+			}
+		}
+		if !strings.Contains(footer, "its session") {
+			t.Errorf("read-only %v: the footer lacks S: %q", readOnly, footer)
+		}
+	}
+}
+
+// TestNoticeUntilKey: Options.Notice (the demo saying zkscope stands in
+// for a library) is the first status line and stays, through ticks,
+// until a key is pressed.
+func TestNoticeUntilKey(t *testing.T) {
+	const notice = "Demo: kazoo not installed here, so zkscope processes write kazoo's format on kazoo-lock."
+	m := New(Options{Theme: "dark", Notice: notice})
+	m.now = func() time.Time { return fixedTime.Add(time.Hour) }
+	m = step(t, m, tea.WindowSizeMsg{Width: minWidth, Height: minHeight})
+	m = step(t, m, common.TickMsg{At: fixedTime.Add(time.Hour)})
+	if got := strings.Split(screen(m), "\n")[minHeight-2]; !strings.Contains(got, "Demo: kazoo not installed") {
+		t.Fatalf("the notice is not shown: %q", got)
+	}
+	if m = pressKeys(t, m, "j"); m.status.Text == notice {
+		t.Fatal("the notice stays after a key")
 	}
 }

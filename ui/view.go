@@ -200,7 +200,7 @@ func (m *Model) detailPane(w, h int) string {
 	if len(lines) > innerH {
 		lines = lines[:innerH]
 	}
-	return common.Box(m.st, "lock "+m.detail.Path(), common.PadLines(lines, 1), w, h, m.focus == focusDetail)
+	return common.Box(m.st, "lock "+m.shownName(m.detail.Path()), common.PadLines(lines, 1), w, h, m.focus == focusDetail)
 }
 
 // layout gives the panes their sizes (at start and on a resize).
@@ -209,6 +209,7 @@ func (m *Model) layout() {
 	m.sessView.SetSize(m.width, m.height-chromeRows)
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
 	m.detail.SetSize(m.width-m.treeWidth(), m.height-chromeRows)
+	m.dialogs.SetHeight(m.height - chromeRows) // a taller dialog scrolls
 }
 
 func (m *Model) resultsTitle() string {

@@ -48,6 +48,14 @@ type KeyMap struct {
 	editing bool
 }
 
+// DialogScroll are the keys that scroll a dialog taller than the room it
+// has (ui/dialog's overlay takes them before the dialog; no dialog uses
+// them otherwise).
+var DialogScroll = struct{ Up, Down key.Binding }{
+	Up:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
+	Down: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+}
+
 // DefaultKeyMap returns zkscope's bindings: vim keys and arrows.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
@@ -98,11 +106,13 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// SetContext tells the key map what is on screen, which decides the short
-// help: whether the detail pane has the focus, whether it shows a lock
-// queue, and whether editing is allowed (not in read-only mode).
-func (k *KeyMap) SetContext(detailFocused, lock, editing bool) {
+// SetContext tells the key map what is on screen, which decides the help:
+// whether the detail pane has the focus, whether it shows a lock queue,
+// whether editing is allowed (not in read-only mode, not on Redis) and
+// whether the lock actions are (not in read-only mode).
+func (k *KeyMap) SetContext(detailFocused, lock, editing, acting bool) {
 	k.detail, k.lock, k.editing = detailFocused, lock, editing
+	k.Lock.readOnly = !acting
 }
 
 // ShortHelp implements [help.KeyMap]: the footer, which depends on focus.

@@ -18,8 +18,9 @@ type LockKeyMap struct {
 	// typed confirmation.
 	Take, Release, Revoke, ForceDelete key.Binding
 	// Session opens the session view (`:sessions`) on the selected
-	// node's session.
-	Session key.Binding
+	// node's session; Problems shows the selected node's problems, and
+	// the lock's, in full (so does ⏎ in the pane).
+	Session, Problems key.Binding
 	// Timeline toggles the strip of holders over time; Older and Newer
 	// step through the lock's past states (ui/lockpane/timeline.go).
 	Timeline, Older, Newer key.Binding
@@ -32,6 +33,9 @@ type LockKeyMap struct {
 	Confirm, Yes, No, Cancel, Dismiss key.Binding
 	NextField, PrevField              key.Binding
 	ChoosePrev, ChooseNext, ForceQuit key.Binding
+
+	// readOnly hides the lock actions from the help (they are refused).
+	readOnly bool
 }
 
 // DefaultLockKeyMap returns the lock pane's bindings. They avoid the root
@@ -50,6 +54,7 @@ func DefaultLockKeyMap() LockKeyMap {
 		Revoke:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "revoke holder")),
 		ForceDelete: key.NewBinding(key.WithKeys("X"), key.WithHelp("X", "force-delete node")),
 		Session:     key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "its session")),
+		Problems:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "problems in full")),
 		Timeline:    key.NewBinding(key.WithKeys("T"), key.WithHelp("T", "timeline")),
 		Older:       key.NewBinding(key.WithKeys("["), key.WithHelp("[", "older state")),
 		Newer:       key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "newer state")),
@@ -67,14 +72,23 @@ func DefaultLockKeyMap() LockKeyMap {
 	}
 }
 
-// ShortHelp implements [help.KeyMap]: the lock actions.
+// ShortHelp implements [help.KeyMap]: the lock actions (none in read-only
+// mode), the session and the problems.
 func (k LockKeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}
+	return append(k.actions(), k.Session, k.Problems)
 }
 
 // FullHelp implements [help.KeyMap].
 func (k LockKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{{k.Take, k.Release, k.Revoke, k.ForceDelete, k.Session}, {k.Timeline, k.Older, k.Newer}}
+	return [][]key.Binding{append(k.actions(), k.Session, k.Problems), {k.Timeline, k.Older, k.Newer}}
+}
+
+// actions are the bindings that change a lock: none in read-only mode.
+func (k LockKeyMap) actions() []key.Binding {
+	if k.readOnly {
+		return nil
+	}
+	return []key.Binding{k.Take, k.Release, k.Revoke, k.ForceDelete}
 }
 
 var _ help.KeyMap = LockKeyMap{}

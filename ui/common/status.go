@@ -37,6 +37,23 @@ type Status struct {
 	Text  string
 	Level Level
 	At    time.Time
+	// About is the lock or node the message is about ("" the whole
+	// program): it goes when the view moves to another.
+	About string
+}
+
+// InfoFor is how long an informational message (info, ok) stays.
+const InfoFor = 8 * time.Second
+
+// Sticky reports whether s stays until the next key (a warning or an
+// error: the operator has to have seen it); informational messages go
+// after InfoFor.
+func (s Status) Sticky() bool { return s.Level >= LevelWarn }
+
+// Expired reports whether s is an informational message shown InfoFor by
+// now.
+func (s Status) Expired(now time.Time) bool {
+	return s.Text != "" && !s.Sticky() && now.Sub(s.At) >= InfoFor
 }
 
 // TickMsg is the root model's one-second tick: it ages the status line,

@@ -1,6 +1,7 @@
 package detail
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -67,6 +68,9 @@ func (d *Model) build(width int) {
 		return
 	}
 	switch {
+	case d.err != nil && !d.loaded && errors.Is(d.err, zk.ErrNoAuth):
+		d.lines = d.noAuthLines(width) // r would not help
+		return
 	case d.err != nil && !d.loaded:
 		lines := []string{st.Error.Render("Could not read this node."), ""}
 		lines = append(lines, wrapText(d.err.Error(), width)...)
@@ -181,6 +185,25 @@ func (d *Model) aclLines() []string {
 	for _, a := range d.acl {
 		lines = append(lines, st.Value.Render(aclText(a)))
 	}
+	return lines
+}
+
+// noAuthLines say that the node's ACL does not let this identity read it,
+// and how to connect as one it does.
+func (d *Model) noAuthLines(width int) []string {
+	st := d.st
+	who := "without credentials"
+	if d.identity != "" {
+		who = "as " + d.identity
+	}
+	var lines []string
+	for _, l := range wrapText("Not readable with this identity.", width) {
+		lines = append(lines, st.Error.Render(l))
+	}
+	lines = append(lines, "")
+	lines = append(lines, wrapText("The node's ACL does not let zkscope read it: zkscope connected "+who+".", width)...)
+	lines = append(lines, "")
+	lines = append(lines, wrapText("To read it, start zkscope with credentials the ACL allows: --auth-file FILE (user:password, mode 0600), ZKSCOPE_AUTH=user:password, or auth_file in the context (:ctx NAME switches to another context).", width)...)
 	return lines
 }
 

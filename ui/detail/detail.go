@@ -43,6 +43,9 @@ type Model struct {
 	now     time.Time // the last tick (a Redis key's TTL counts down)
 	// redisMode: every node is a Redis key (kept across selections).
 	redisMode bool
+	// identity is who the connection authenticated as ("digest user
+	// alice"; "" none), kept across selections.
+	identity string
 }
 
 // New builds an empty pane drawing with st (a pointer the root model
@@ -75,7 +78,7 @@ func (d *Model) Sync() {
 // false: nothing) and isLock whether p is a known lock directory. The
 // viewer chosen is kept.
 func (d *Model) Select(p string, known common.Node, ok, isLock bool) {
-	*d = Model{st: d.st, made: d.made, ens: d.ens, w: d.w, h: d.h, path: p, viewer: d.viewer, isLock: isLock, redisMode: d.redisMode}
+	*d = Model{st: d.st, made: d.made, ens: d.ens, w: d.w, h: d.h, path: p, viewer: d.viewer, isLock: isLock, redisMode: d.redisMode, identity: d.identity}
 	if ok && known.HasStat {
 		d.node, d.loaded = known, true
 	}
@@ -111,12 +114,23 @@ func (d *Model) Waiting() bool {
 	return d.path != "" && !d.loaded && d.err == nil && !d.node.Gone
 }
 
-// OnWatch applies a change of the node seen through its watch.
+// SetIdentity says who the connection authenticated as ("digest user
+// alice"; "" without credentials), for a node it may not read.
+func (d *Model) SetIdentity(who string) {
+	d.identity = who
+	d.Invalidate()
+}
+
+// OnWatch applies a change of the node seen through its watch, or a read
+// of it that failed (n.Err).
 func (d *Model) OnWatch(n common.Node) {
 	if n.Path != d.path {
 		return
 	}
 	d.node, d.loaded = n, n.HasStat || n.Gone
+	if d.loaded || n.Err != nil {
+		d.err = n.Err
+	}
 	d.Invalidate()
 }
 
@@ -133,8 +147,8 @@ func (d *Model) OnStat(n common.Node) {
 func (d *Model) OnSelect(n common.Node, acl []zk.ACL, err error) bool {
 	d.Invalidate()
 	d.acl = acl
-	if err != nil && !n.HasStat && !n.Gone {
-		d.err = err
+	if !n.HasStat && !n.Gone {
+		d.err = err // nil: a newer read of it answers (OnWatch)
 		return false
 	}
 	d.err = nil
@@ -201,6 +215,9 @@ func (d *Model) ScrollBy(step int) {
 func (d *Model) View(focused bool) string {
 	innerH := d.Height()
 	title := d.path
+	if d.redisMode && title != "" {
+		title = d.redisTitle() // redis.go
+	}
 	if title == "" {
 		title = "detail"
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/ui/common"
 )
 
 // RedisKey is what the pane shows of a Redis key or group of keys.
@@ -161,3 +162,17 @@ func cut(s string, w int) string {
 // SetRedisMode says the pane shows Redis keys: until a key's read
 // answers it says so rather than drawing a znode's stat.
 func (d *Model) SetRedisMode(on bool) { d.redisMode = on }
+
+// redisTitle names the key shown in the pane's title (lock:orders:42, not
+// its tree path); a group of keys ends with the separator and "…", the
+// top level is "keys".
+func (d *Model) redisTitle() string {
+	key := common.RedisKeyOf(d.path)
+	switch {
+	case key == "":
+		return "keys"
+	case d.redis != nil && d.redis.Group:
+		return key + redisview.Separator + "…"
+	}
+	return key
+}

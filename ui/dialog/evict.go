@@ -96,7 +96,7 @@ func (d *ForceDelete) View(w int) string {
 	pv := d.preview
 	if pv == nil {
 		body := []string{st.Muted.Render("Reading " + common.LastElem(d.target.Node) + "…"), "", d.hint("esc", "cancel")}
-		return d.lockFrame(w, title, body)
+		return d.lockFrame(w, title, body, 2)
 	}
 	owner := st.Error.Render("PERSISTENT (no session)")
 	if pv.Ephemeral {
@@ -135,12 +135,12 @@ func (d *ForceDelete) View(w int) string {
 	if pv.ForcesElection() {
 		body = append(body, "", st.Prompt.Render("Type \""+d.want()+"\" to force a new "+d.system()+" election: ")+d.seq.View(),
 			"", d.hint("⏎", "delete and start a new election (only if unchanged)")+"   "+d.hint("esc", "cancel"))
-		return d.lockFrame(w, title, body)
+		return d.lockFrame(w, title, body, 4)
 	}
 	body = append(body, "",
 		st.Prompt.Render("Type "+pv.SequenceSuffix()+" to confirm: ")+d.seq.View(),
 		"", d.hint("⏎", "delete (only if unchanged)")+"   "+d.hint("esc", "cancel"))
-	return d.lockFrame(w, title, body)
+	return d.lockFrame(w, title, body, 4)
 }
 
 // want is what confirms the delete: the sequence number, or for a

@@ -174,7 +174,8 @@ func (d *DeleteNode) View(w int) string {
 		"",
 		st.HelpKey.Render("y") + st.HelpDesc.Render(" delete   ") + st.HelpKey.Render("n/esc") + st.HelpDesc.Render(" cancel"),
 	}
-	return frame(st, w, "Delete node", d.errLine(body))
+	lines := d.errLine(body)
+	return d.frame(st, w, "Delete node", lines, len(lines)-2)
 }
 
 // DeleteTreeForm asks before deleting a node and everything below it: the
@@ -223,7 +224,8 @@ func (d *DeleteTreeForm) View(w int) string {
 		st.Warning.Render(fmt.Sprintf("(%d children, and their children).", d.children)),
 		"",
 	}
-	return frame(st, w, "Delete tree", d.tail(append(body, d.fieldLines()...)))
+	lines := d.tail(append(body, d.fieldLines()...))
+	return d.frame(st, w, "Delete tree", lines, len(lines)-len(body))
 }
 
 // EditForm edits a node's data (one line of text) in place.
@@ -261,7 +263,8 @@ func (d *EditForm) Update(msg tea.Msg) (Action, tea.Cmd) {
 func (d *EditForm) View(w int) string {
 	st := d.st
 	body := []string{st.Muted.Render(fmt.Sprintf("Saved only if still at version %d.", d.version)), ""}
-	return frame(st, w, "Edit data of "+d.path, d.tail(append(body, d.fieldLines()...)))
+	lines := d.tail(append(body, d.fieldLines()...))
+	return d.frame(st, w, "Edit data of "+d.path, lines, len(lines)-len(body))
 }
 
 // createType is one choice of node type in the create form.
@@ -356,7 +359,8 @@ func (d *CreateForm) submit() Action {
 func (d *CreateForm) View(w int) string {
 	body := d.fieldLines()
 	body = append(body, d.label("type", d.focus == len(d.inputs))+" ‹ "+d.st.Bold.Render(createTypes[d.typ].name)+" ›")
-	return frame(d.st, w, "New node below "+d.path, d.tail(body))
+	lines := d.tail(body)
+	return d.frame(d.st, w, "New node below "+d.path, lines, len(lines))
 }
 
 // maxTTL is the longest TTL ZooKeeper accepts (it keeps it in 40 bits of

@@ -51,7 +51,7 @@ func (d *QuitHolding) View(w int) string {
 	body := wrapped(st.Base, fmt.Sprintf("We hold %s (%s) for %s.", h.Path, h.Mode, common.FormatAge(d.view.Now().Sub(h.Acquired))), inner)
 	body = append(body, wrapped(st.Muted, "Quitting releases it (our node is deleted) and the next waiter gets the lock.", inner)...)
 	body = append(body, "", d.hint("y/⏎", "release and quit")+"   "+d.hint("n/esc", "stay"))
-	return d.lockFrame(w, "Quit while holding a lock?", body)
+	return d.lockFrame(w, "Quit while holding a lock?", body, 2)
 }
 
 // Lost tells that a lock we held is lost; any of ⏎, esc, space or q
@@ -89,7 +89,7 @@ func (d *Lost) View(w int) string {
 		body = append(body, wrapped(st.Muted, "If our session comes back, zkscope deletes our node at once: what was declared lost stays lost.", inner)...)
 	}
 	body = append(body, "", d.hint("⏎", "understood"))
-	return d.lockFrame(w, "Lock LOST", body)
+	return d.lockFrame(w, "Lock LOST", body, 2)
 }
 
 // RejoinOffer offers to queue again for a lock whose place in the queue
@@ -130,7 +130,7 @@ func (d *RejoinOffer) View(w int) string {
 	body = append(body, wrapped(st.Base, d.reason, inner)...)
 	body = append(body, wrapped(st.Muted, "Rejoining takes the lock again with the same options, at the end of the queue.", inner)...)
 	body = append(body, "", d.hint("y/⏎", "rejoin")+"   "+d.hint("n/esc", "not now"))
-	return d.lockFrame(w, "Place in the queue lost", body)
+	return d.lockFrame(w, "Place in the queue lost", body, 2)
 }
 
 // RevokeHolder asks before writing a revocation request to a holder's
@@ -175,5 +175,5 @@ func (d *RevokeHolder) View(w int) string {
 	body = append(body, wrapped(st.Base, "Write __REVOKE__ to the holder's node (Curator's revocation request) and wait "+RevokeWait.String()+" for it to let go.", inner)...)
 	body = append(body, wrapped(st.Muted, "Only holders that made their lock revocable (Curator makeRevocable, zkscope lock --revocable) react; others keep the lock.", inner)...)
 	body = append(body, "", d.hint("y/⏎", "revoke")+"   "+d.hint("n/esc", "cancel"))
-	return d.lockFrame(w, "Revoke "+d.label, body)
+	return d.lockFrame(w, "Revoke "+d.label, body, 2)
 }

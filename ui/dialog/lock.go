@@ -54,12 +54,14 @@ func (d *lockBase) field(label, value string) string {
 	return d.st.Key.Render(fmt.Sprintf("%-8s", label)) + " " + value
 }
 
-// lockFrame ends the body with the refusal, if any, and draws the box.
-func (d *lockBase) lockFrame(w int, title string, body []string) string {
+// lockFrame ends the body with the refusal, if any, and draws the box;
+// the last keep lines of body, and the refusal, stay in view (frame).
+func (d *lockBase) lockFrame(w int, title string, body []string, keep int) string {
 	if d.err != "" {
 		body = append(body, d.st.Error.Render(d.err))
+		keep++
 	}
-	return frame(d.st, w, title, body)
+	return d.frame(d.st, w, title, body, keep)
 }
 
 func newLockInput(placeholder string) textinput.Model {

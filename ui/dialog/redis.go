@@ -96,10 +96,11 @@ func (d *RedisTakeForm) View(w int) string {
 	if d.recipe == lockops.KindRedlock {
 		how = "a Redlock: SET NX PX on every master, held on a majority"
 	}
+	d.fields[0].SetWidth(max(inner-6, 10)) // "key: " and the cursor take 6
 	body := []string{st.Prompt.Render("key: ") + d.fields[0].View(), d.field("recipe", string(d.recipe)+": "+how), ""}
 	body = append(body, wrapped(st.Muted, "While it is held zkscope extends it at a third of the TTL; if an extension fails until the deadline the lock is LOST and stays lost. While another client holds it, zkscope waits and tries again (u stops).", inner)...)
 	body = append(body, "", st.Prompt.Render("TTL: ")+d.fields[1].View(), "", d.hint("⏎", "take")+"   "+d.hint("tab", "next field")+"   "+d.hint("esc", "cancel"))
-	return d.lockFrame(w, "Take Redis lock", body)
+	return d.lockFrame(w, "Take Redis lock", body, 4)
 }
 
 // RedisEvictForm shows who holds a Redis lock key and asks for the end of
@@ -113,7 +114,7 @@ type RedisEvictForm struct {
 // NewRedisEvict asks about force-deleting pv's key.
 func NewRedisEvict(st *themes.Styles, keys common.LockKeyMap, pv *lockops.RedisEvictPreview) *RedisEvictForm {
 	in := newLockInput("end of the token")
-	in.SetWidth(12)
+	in.SetWidth(16)
 	return &RedisEvictForm{lockBase: lockBase{st: st, keys: keys}, pv: pv, in: in}
 }
 
@@ -170,7 +171,7 @@ func (d *RedisEvictForm) View(w int) string {
 	body = append(body, "",
 		st.Prompt.Render("Type "+pv.ConfirmSuffix()+" to confirm: ")+d.in.View(),
 		"", d.hint("⏎", "delete (only while it holds this token)")+"   "+d.hint("esc", "cancel"))
-	return d.lockFrame(w, "Force-delete Redis lock", body)
+	return d.lockFrame(w, "Force-delete Redis lock", body, 4)
 }
 
 // RedisQuitForm asks, on quit, whether to release the Redis lock we hold.
@@ -206,5 +207,5 @@ func (d *RedisQuitForm) Update(msg tea.Msg) (Action, tea.Cmd) {
 func (d *RedisQuitForm) View(w int) string {
 	body := wrapped(d.st.Warning, "We hold the Redis lock "+d.key+". Quitting releases it (compare-and-delete of our token).", w-4)
 	body = append(body, "", d.hint("⏎", "release and quit")+"   "+d.hint("esc", "stay"))
-	return d.lockFrame(w, "Quit while holding a lock?", body)
+	return d.lockFrame(w, "Quit while holding a lock?", body, 2)
 }

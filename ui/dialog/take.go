@@ -281,7 +281,11 @@ func (d *TakeLock) View(w int) string {
 		return st.Key.Render(fmt.Sprintf("%-8s", name))
 	}
 	modes := d.modeChoices()
-	body = append(body, "",
+	d.path.SetWidth(max(inner-10, 10)) // the label and the cursor take 10
+	d.note.SetWidth(max(inner-10, 10))
+	body = append(body, "")
+	fields := len(body) // from here on stays in view (frame)
+	body = append(body,
 		label(TakeFieldPath, "path")+" "+d.path.View(),
 		label(TakeFieldMode, "mode")+" "+choices(st, takeModeNames(modes), max(slices.Index(modes, d.mode), 0)),
 		label(TakeFieldRecipe, "recipe")+" "+choices(st, takeRecipeNames(), d.recipe),
@@ -289,8 +293,8 @@ func (d *TakeLock) View(w int) string {
 		"")
 	body = append(body, d.planLines(inner)...)
 	body = append(body, st.Muted.Render("Waits until the lock is ours; u stops waiting."), "",
-		d.hint("⏎", "take")+"   "+d.hint("tab", "next field")+"   "+d.hint("←/→", "choose")+"   "+d.hint("esc", "cancel"))
-	return d.lockFrame(w, "Take a lock", body)
+		d.hint("⏎", "take")+"  "+d.hint("tab", "next field")+"  "+d.hint("←/→", "choose")+"  "+d.hint("esc", "cancel"))
+	return d.lockFrame(w, "Take a lock", body, len(body)-fields)
 }
 
 // planLines say what the choices would take, or why not.

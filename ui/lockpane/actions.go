@@ -156,9 +156,23 @@ func (p *Model) Close() {
 	}
 }
 
-// setNote shows a one-line result in the pane's footer.
-func (p *Model) setNote(level common.Level, text string) {
-	p.note = common.Status{Text: text, Level: level, At: p.clock()}
+// setNote shows a one-line result in the pane's footer, about the lock
+// shown (see noteAbout).
+func (p *Model) setNote(level common.Level, text string) { p.noteAbout(level, text, p.path) }
+
+// noteAbout shows a one-line note about the lock at path: it goes when
+// the pane shows another lock, after a few seconds (common.InfoFor) when
+// informational, else with the next key ([Model.KeyPressed]).
+func (p *Model) noteAbout(level common.Level, text, path string) {
+	p.note = common.Status{Text: text, Level: level, At: p.clock(), About: path}
+}
+
+// KeyPressed drops a warning or error note: the operator has moved on.
+// The root calls it before handling a key (whose own note follows).
+func (p *Model) KeyPressed() {
+	if p.note.Sticky() {
+		p.note = common.Status{}
+	}
 }
 
 // ActionKey handles a lock action key pressed anywhere in the tree or the
@@ -166,6 +180,9 @@ func (p *Model) setNote(level common.Level, text string) {
 // whether it is the lock directory the pane shows. It reports whether the
 // key was a lock action.
 func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (tea.Cmd, bool) {
+	if key.Matches(msg, p.keys.Problems) && onLock && p.have && cursorPath == p.path {
+		return p.showProblems(), true
+	}
 	if p.loader != nil {
 		return p.redisActionKey(msg, cursorPath, onLock) // Redis locks (redis_actions.go)
 	}
@@ -216,6 +233,29 @@ func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (
 		return tea.Batch(d.Init(), previewEvictCmd(p.client, id, x.Node)), true
 	}
 	return nil, false
+}
+
+// showProblems opens the selected node's problems, and the lock's own, in
+// full (the footer shows the start of the first only).
+func (p *Model) showProblems() tea.Cmd {
+	x, selected := p.selected()
+	title, node := "Problems of this lock", ""
+	if selected {
+		title, node = "Problems of "+p.labels[x.Node], x.Node
+	}
+	var items []dialog.ProblemText
+	for _, pr := range p.queue.Problems {
+		mine := selected && (pr.Node == x.Node || p.loader != nil && pr.Node == x.Name)
+		if mine || pr.Node == "" || pr.Node == p.path {
+			badge := p.badge(pr.Kind)
+			if p.loader != nil {
+				badge = p.redisBadge(pr.Kind)
+			}
+			items = append(items, dialog.ProblemText{Badge: badge, Detail: pr.Detail})
+		}
+	}
+	p.open(dialog.NewProblems(p.st, p.keys, title, node, items))
+	return nil
 }
 
 // revokeRefusal says in one status line why R does nothing on x (labelled
@@ -290,7 +330,7 @@ func (p *Model) HandleAction(act dialog.Action) (cmd tea.Cmd, ok bool) {
 	case dialog.Take:
 		cmd = p.beginTake(a.Path, a.Opts)
 		if a.Why != "" && p.act.taking != nil {
-			p.setNote(common.LevelInfo, common.Sentence(a.Why)+".")
+			p.noteAbout(common.LevelInfo, common.Sentence(a.Why)+".", a.Path) // the cursor goes there
 		}
 	case dialog.Rejoin:
 		cmd = p.beginTake(a.Path, a.Opts)

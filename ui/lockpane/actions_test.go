@@ -355,3 +355,89 @@ func TestTakeDialogModes(t *testing.T) {
 		t.Fatalf("a new path offers %v", got)
 	}
 }
+
+// TestNoteLifetime: a note in the pane's footer is about the lock it was
+// set on. Informational ones go after a few seconds; a warning stays
+// until the next key; any note goes when the pane shows another lock, and
+// a result arriving for a lock no longer shown is not drawn under the
+// one shown.
+func TestNoteLifetime(t *testing.T) {
+	p := testPane(themes.Dark, 80, 24)
+	p.SetQueueAt(mutexQueue(), lockT0)
+	h1 := mutexQueue().Participants[0].Node
+	tick := func(d time.Duration) { p.Update(common.TickMsg{At: lockT0.Add(d)}) }
+
+	p.Update(evictDoneMsg{node: h1, label: "H1"})
+	if !strings.Contains(paneScreen(p), "Deleted H1.") {
+		t.Fatalf("no result note:\n%s", paneScreen(p))
+	}
+	tick(2 * time.Second)
+	if !strings.Contains(paneScreen(p), "Deleted H1.") {
+		t.Fatal("the note went at once")
+	}
+	tick(common.InfoFor + time.Second)
+	if strings.Contains(paneScreen(p), "Deleted H1.") {
+		t.Fatalf("an informational note stays after %s:\n%s", common.InfoFor, paneScreen(p))
+	}
+
+	p.Update(evictDoneMsg{node: h1, label: "H1", err: &lockops.Refusal{Op: lockops.OpForceDelete, Path: h1, Reason: "it is gone"}})
+	tick(10 * time.Minute)
+	if !strings.Contains(paneScreen(p), "Nothing deleted: H1") {
+		t.Fatal("a warning went without a key")
+	}
+	p.KeyPressed()
+	if strings.Contains(paneScreen(p), "Nothing deleted") {
+		t.Fatal("a warning stays after the next key")
+	}
+
+	p.Update(evictDoneMsg{node: h1, label: "H1"})
+	other := mutexQueue()
+	other.Path = "/app/locks/other"
+	for i := range other.Participants {
+		other.Participants[i].Node = other.Path + "/" + lockops.ShortName(other.Participants[i].Name)
+	}
+	p.SetQueueAt(other, lockT0.Add(time.Second))
+	if strings.Contains(paneScreen(p), "Deleted H1") {
+		t.Fatalf("the note about %s shows under %s:\n%s", lockDir, other.Path, paneScreen(p))
+	}
+	p.Update(evictDoneMsg{node: h1, label: "H1"}) // the answer for the lock left
+	if strings.Contains(paneScreen(p), "Deleted H1") {
+		t.Fatalf("a result for %s shows under %s:\n%s", lockDir, other.Path, paneScreen(p))
+	}
+}
+
+// TestLongProblemReadable: at the smallest size a long problem detail is
+// wrapped under its badge and, cut, says which key shows it whole; i (or
+// ⏎ in the pane) opens the node's problems in full.
+func TestLongProblemReadable(t *testing.T) {
+	p := testPane(themes.Dark, 28, 9) // the lock pane's inside at 60×15
+	q := mutexQueue()
+	long := "waits on …0005, but no server lists session 0x1000000a1b2c0004 watching it: it may never wake up; the servers were asked 2s ago and every member answered"
+	q.Problems = []lockops.Problem{{Kind: "watch-missing", Node: q.Participants[3].Node, Detail: long}}
+	p.SetQueueAt(q, lockT0)
+	for range 3 {
+		press(p, "down")
+	}
+	scr := paneScreen(p)
+	lines := strings.Split(scr, "\n")
+	if foot := strings.Join(strings.Fields(strings.Join(lines[len(lines)-2:], "\n")), " "); !strings.Contains(foot, "watch-missing waits on") || !strings.HasSuffix(foot, "… i: in full") {
+		t.Fatalf("the footer does not wrap the problem and say how to read it:\n%s", scr)
+	}
+	for _, k := range []string{"i", "enter"} {
+		press(p, k)
+		d, ok := front[*dialog.Problems](p)
+		if !ok {
+			t.Fatalf("%s did not open the problems:\n%s", k, paneScreen(p))
+		}
+		box := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ", "─", " ", "╮", " ", "╯", " ").Replace(ansi.Strip(d.View(50)))), " ")
+		for _, want := range []string{"Problems of W3", q.Participants[3].Node, "watch-missing", long} {
+			if !strings.Contains(strings.ReplaceAll(box, " ", ""), strings.ReplaceAll(want, " ", "")) { // (a path wraps at its hyphens)
+				t.Errorf("%s: the problems lack %q:\n%s", k, want, box)
+			}
+		}
+		press(p, "esc")
+		if p.Modal() {
+			t.Fatalf("esc did not close the problems")
+		}
+	}
+}

@@ -12,6 +12,7 @@ package lockpane
 import (
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
@@ -258,10 +259,16 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		if cmd, ok := p.ActionKey(msg, p.path, p.have); ok {
 			return cmd
 		}
+		if key.Matches(msg, p.keys.Confirm) && p.have {
+			return p.showProblems() // ⏎ on a node: its problems in full
+		}
 		p.navigate(msg)
 		return nil
 	case common.TickMsg:
 		p.now = msg.At
+		if p.note.Expired(p.now) {
+			p.note = common.Status{}
+		}
 		if p.expire() {
 			p.rebuild()
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/ui/common"
 )
 
 // SetQueueAt shows q as read at time at: nodes not seen before are
@@ -90,6 +91,9 @@ func (p *Model) staleAt(at time.Time) bool {
 // resetDir starts over for another directory (or the same one after a
 // long while hidden).
 func (p *Model) resetDir(path string) {
+	if p.note.About != "" && p.note.About != path {
+		p.note = common.Status{} // it was about another lock
+	}
 	p.path = path
 	p.hiddenAt = time.Time{}
 	p.queue, p.have = lockops.Queue{Path: path}, false

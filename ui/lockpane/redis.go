@@ -180,22 +180,13 @@ func (p *Model) redisProblemOf(x lockops.Participant) (lockops.Problem, bool) {
 	return lockops.Problem{}, false
 }
 
-// redisFooterLine is the pane's last line on Redis: the selected
-// participant's problem, else the lock's, else its key and token.
+// redisFooterLine is the pane's last line on Redis when no problem is
+// (footerProblem): the selected participant's key and token.
 func (p *Model) redisFooterLine() string {
 	st := p.st
 	x, ok := p.selected()
 	if !ok {
 		return ""
-	}
-	pr, found := p.redisProblemOf(x)
-	for i := 0; !found && i < len(p.queue.Problems); i++ {
-		if p.queue.Problems[i].Node == "" {
-			pr, found = p.queue.Problems[i], true
-		}
-	}
-	if found {
-		return p.redisBadge(pr.Kind) + " " + st.Muted.Render(pr.Detail)
 	}
 	return st.Subtle.Render(x.Name + " · " + common.DataSummary(x.Data))
 }

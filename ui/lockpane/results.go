@@ -184,7 +184,16 @@ func (p *Model) onRevokeDone(msg revokeDoneMsg) tea.Cmd {
 	default:
 		p.setNote(common.LevelWarn, fmt.Sprintf("%s still holds the lock after %s: its client did not make the lock revocable. Force-delete (X) only if its process is stopped.", msg.label, dialog.RevokeWait))
 	}
+	p.aboutNodesLock(msg.node)
 	return p.Reload()
+}
+
+// aboutNodesLock ties the note to the lock directory of node (a label
+// like H1 names a node of that queue), which the pane may no longer show.
+func (p *Model) aboutNodesLock(node string) {
+	if node != "" {
+		p.note.About, _ = common.SplitPath(node)
+	}
 }
 
 // onEvictDone reports a force-delete's outcome.
@@ -207,5 +216,6 @@ func (p *Model) onEvictDone(msg evictDoneMsg) tea.Cmd {
 	default:
 		p.setNote(common.LevelOK, "Deleted "+msg.label+".")
 	}
+	p.aboutNodesLock(msg.node)
 	return p.Reload()
 }

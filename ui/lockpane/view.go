@@ -290,10 +290,12 @@ func (p *Model) observed(v *bool) string {
 	return p.draw(&p.st.ObservedMissing, "✗")
 }
 
-// Footer sizes: a long note or footnote wraps to at most this many lines.
+// Footer sizes: a long note, footnote or problem wraps to at most this
+// many lines (a problem's then ends with the key that shows it all).
 const (
 	maxNoteLines     = 3
 	maxFootnoteLines = 4
+	maxProblemLines  = 2
 )
 
 // footerLines are the pane's last lines: the footnote on unknown clients
@@ -306,10 +308,13 @@ func (p *Model) footerLines() []string {
 		out = wrapStyled(st.Muted, common.Sentence(fn)+".", p.w, maxFootnoteLines)
 	}
 	switch {
-	case p.note.Text != "":
+	case p.noteShown():
 		return append(out, wrapStyled(p.note.Level.Style(st), p.note.Text, p.w, maxNoteLines)...)
 	case p.loadErr != nil:
 		return append(out, wrapStyled(st.Error, "Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)...)
+	}
+	if pr, ok := p.footerProblem(); ok {
+		return append(out, p.problemLines(pr)...)
 	}
 	return append(out, p.footerLine())
 }
@@ -322,12 +327,85 @@ func (p *Model) footerHeight() int {
 		n += wrappedLines(common.Sentence(fn)+".", p.w, maxFootnoteLines)
 	}
 	switch {
-	case p.note.Text != "":
+	case p.noteShown():
 		return n + wrappedLines(p.note.Text, p.w, maxNoteLines)
 	case p.loadErr != nil:
 		return n + wrappedLines("Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)
 	}
+	if pr, ok := p.footerProblem(); ok {
+		return n + len(p.problemWrap(pr))
+	}
 	return n + 1
+}
+
+// footerProblem is the problem the footer shows: the selected node's
+// first, else the lock's own (ok false: none, or no node selected).
+func (p *Model) footerProblem() (lockops.Problem, bool) {
+	x, ok := p.selected()
+	if !ok {
+		return lockops.Problem{}, false
+	}
+	if p.loader != nil {
+		if pr, ok := p.redisProblemOf(x); ok {
+			return pr, true // redis.go
+		}
+	}
+	own := -1
+	for i, pr := range p.queue.Problems {
+		switch {
+		case pr.Node == x.Node && p.loader == nil:
+			return pr, true
+		case pr.Node == "" && own < 0:
+			own = i
+		}
+	}
+	if own < 0 {
+		return lockops.Problem{}, false
+	}
+	return p.queue.Problems[own], true
+}
+
+// problemHint ends a problem cut in the footer.
+const problemHint = "… i: in full"
+
+// problemWrap is pr's detail wrapped after its badge in at most
+// maxProblemLines lines, the last cut with problemHint when there is
+// more (the badge's place on the first line left blank).
+func (p *Model) problemWrap(pr lockops.Problem) []string {
+	w := max(p.w, 20)
+	lead := ansi.StringWidth(p.badge(pr.Kind)) + 1
+	lines := strings.Split(ansi.Wrap(strings.Repeat("x", lead-1)+" "+pr.Detail, w, ""), "\n")
+	lines[0] = strings.Repeat(" ", lead) + strings.TrimLeft(strings.TrimLeft(lines[0], "x"), " ")
+	if len(lines) > maxProblemLines {
+		lines = lines[:maxProblemLines]
+		last := &lines[maxProblemLines-1]
+		*last = ansi.Truncate(*last, w-ansi.StringWidth(problemHint), "") + problemHint
+	}
+	return lines
+}
+
+// problemLines draw the footer's problem: its badge, its detail wrapped
+// (problemWrap).
+func (p *Model) problemLines(pr lockops.Problem) []string {
+	lines := p.problemWrap(pr)
+	badge := p.badge(pr.Kind)
+	if p.loader != nil {
+		badge = p.redisBadge(pr.Kind) // redis.go
+	}
+	for i, l := range lines {
+		if i == 0 {
+			lines[i] = badge + " " + p.draw(&p.st.Muted, strings.TrimLeft(l, " "))
+			continue
+		}
+		lines[i] = p.draw(&p.st.Muted, l)
+	}
+	return lines
+}
+
+// noteShown reports whether the note is drawn: it is about the lock shown
+// (or about none).
+func (p *Model) noteShown() bool {
+	return p.note.Text != "" && (p.note.About == "" || p.note.About == p.path)
 }
 
 // footnote says why clients (-) or watches (?) are unknown and what to
@@ -367,11 +445,11 @@ func wrapStyled(s lipgloss.Style, text string, w, n int) []string {
 	return lines
 }
 
-// footerLine is the action note, else the selected node's problem, else
-// the path of the selected node.
+// footerLine is the action note, else the path of the selected node (a
+// problem is drawn by problemLines).
 func (p *Model) footerLine() string {
 	st := p.st
-	if p.note.Text != "" {
+	if p.noteShown() {
 		return p.note.Level.Style(st).Render(p.note.Text)
 	}
 	if p.loadErr != nil {
@@ -381,12 +459,6 @@ func (p *Model) footerLine() string {
 		return p.redisFooterLine() // redis.go
 	}
 	if x, ok := p.selected(); ok {
-		if pr, ok := p.nodeProblem(x.Node); ok {
-			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, pr.Detail)
-		}
-		if pr, ok := p.nodeProblem(""); ok {
-			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, pr.Detail)
-		}
 		return p.draw(&st.Subtle, x.Node)
 	}
 	return ""

@@ -307,14 +307,15 @@ func (m Model) lines() []string {
 			widths[j] = max(widths[j], lipgloss.Width(c))
 		}
 	}
-	out = append(out, m.st.Bold.Render(" "+pad(header, widths)), "")
+	cols := fitColumns(widths, m.w-3) // the box's edges and the leading space take 3
+	out = append(out, m.st.Bold.Render(" "+pad(pick(header, cols), pick(widths, cols))), "")
 	end := min(m.offset+m.listHeight(), len(m.rows))
 	for i := m.offset; i < end; i++ {
 		r := m.rows[i]
 		var line string
 		style := m.st.Row
 		if r.lock == nil {
-			line = " " + pad(cells[r.s], widths)
+			line = " " + pad(pick(cells[r.s], cols), pick(widths, cols))
 			if n := m.notes[m.shown[r.s].ID]; n != "" {
 				line += "  ◀ " + n
 				style = m.st.Warning
@@ -347,6 +348,43 @@ func (m Model) lines() []string {
 	return out
 }
 
+// dropFirst are the columns a table too wide for the box leaves out,
+// first to last: packets, member, ephemerals, last op, timeout (the
+// session, its client, age and locks always show).
+var dropFirst = []int{6, 2, 7, 5, 3}
+
+// fitColumns are the indices of the columns shown in room cells, each
+// widths wide, two spaces apart.
+func fitColumns(widths []int, room int) []int {
+	cols := make([]int, len(widths))
+	for i := range cols {
+		cols[i] = i
+	}
+	total := func() int {
+		n := 2 * (len(cols) - 1)
+		for _, c := range cols {
+			n += widths[c]
+		}
+		return n
+	}
+	for _, d := range dropFirst {
+		if total() <= room {
+			break
+		}
+		cols = slices.DeleteFunc(cols, func(c int) bool { return c == d })
+	}
+	return cols
+}
+
+// pick is the cells at cols.
+func pick[T any](cells []T, cols []int) []T {
+	out := make([]T, len(cols))
+	for i, c := range cols {
+		out[i] = cells[c]
+	}
+	return out
+}
+
 func pad(cells []string, widths []int) string {
 	out := make([]string, len(cells))
 	for j, c := range cells {
@@ -355,4 +393,6 @@ func pad(cells []string, widths []int) string {
 	return strings.TrimRight(strings.Join(out, "  "), " ")
 }
 
-func baseName(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+// baseName is a lock node's name, its random part shortened as the lock
+// pane shortens it (so the wait's age after it fits).
+func baseName(p string) string { return lockops.ShortName(p[strings.LastIndexByte(p, '/')+1:]) }

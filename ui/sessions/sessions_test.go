@@ -143,3 +143,42 @@ func TestWatchOnlyWait(t *testing.T) {
 		t.Errorf("another root kept the times:\n%s", out)
 	}
 }
+
+// TestSessionsFitWidth: at 120 columns, with the widths a real demo
+// server shows (our session marked, a member's address, thousands of
+// packets, Curator's long node names), the header is whole, no row is
+// cut, and a lock's line ends with how long.
+func TestSessionsFitWidth(t *testing.T) {
+	var ss []lockops.Session
+	for i, name := range []string{"_c_ea2cbf23-fba3-4430-99a3-eb317e02c5a4-lock-0000000104", "_c_13b92084-49a0-486e-abbb-b24bf7d24bdf-__READ__0000000042"} {
+		s := lockops.Session{ID: 0x100000483930001 + int64(i), Client: "127.0.0.1:58436", Member: "127.0.0.1:44339", Timeout: 10 * time.Second,
+			Established: at.Add(-6 * time.Minute), LastOp: "EXIS", Received: 18260, Sent: 20120, EphemeralsKnown: true,
+			ConnectedToSome: true, ConnectionsKnown: true}
+		l := lockops.SessionLock{Lock: "/app/locks/curator-mutex", Kind: lockops.KindCuratorMutex, Node: "/app/locks/curator-mutex/" + name, Mode: lockops.ModeExclusive, Since: at.Add(-75 * time.Second)}
+		if i == 0 {
+			s.Ours = true
+			s.Holds = []lockops.SessionLock{l}
+		} else {
+			s.WaitsOn = []lockops.SessionLock{l}
+		}
+		s.Ephemerals = []string{l.Node}
+		ss = append(ss, s)
+	}
+	m := New(styles(t))
+	m.SetSize(120, 10)
+	m.SetSessions(ss, "/", at)
+	out := view(t, m)
+	lines := strings.Split(out, "\n")
+	if !strings.HasSuffix(strings.TrimRight(strings.Trim(lines[1], "│"), " "), "WAITS") {
+		t.Errorf("the header is cut: %q", lines[1])
+	}
+	for _, l := range lines[1:] {
+		if strings.Contains(l, "…") && !strings.Contains(l, "_c_") {
+			t.Errorf("a row is cut: %q", l)
+		}
+		if strings.Contains(l, "/app/locks/curator-mutex") && !strings.Contains(l, "for 1m15s") && !strings.Contains(l, "1m15s") {
+			t.Errorf("a lock's line does not say how long: %q", l)
+		}
+	}
+	golden.RequireEqual(t, out)
+}

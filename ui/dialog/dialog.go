@@ -13,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -130,14 +131,14 @@ func (o *Overlay) View(body string, w, h, boxW int) string {
 	return body
 }
 
-// frame draws a dialog box: the title, a blank line, the body lines (each
-// cut to the box), w cells wide.
+// frame draws a dialog box: the title (plain text, escaped here), a blank
+// line, the body lines (each cut to the box), w cells wide.
 func frame(st *themes.Styles, w int, title string, body []string) string {
 	inner := w - 4
 	for i, l := range body {
 		body[i] = common.Truncate(l, inner)
 	}
-	return st.Dialog.Width(w).Render(st.DialogTitle.Render(common.Truncate(title, inner)) + "\n\n" + strings.Join(body, "\n"))
+	return st.Dialog.Width(w).Render(st.DialogTitle.Render(common.Truncate(printable.String(title), inner)) + "\n\n" + strings.Join(body, "\n"))
 }
 
 // keyHint is a key and what it does, as the dialogs' last lines show it.

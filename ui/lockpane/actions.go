@@ -2,6 +2,7 @@ package lockpane
 
 import (
 	"context"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"time"
@@ -156,9 +157,10 @@ func (p *Model) Close() {
 	}
 }
 
-// setNote shows a one-line result in the pane's footer.
+// setNote shows a one-line result in the pane's footer (escaped: it
+// quotes names and the servers' errors).
 func (p *Model) setNote(level common.Level, text string) {
-	p.note = common.Status{Text: text, Level: level, At: p.clock()}
+	p.note = common.Status{Text: printable.String(text), Level: level, At: p.clock()}
 }
 
 // ActionKey handles a lock action key pressed anywhere in the tree or the

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -195,9 +196,9 @@ func (p *Model) redisFooterLine() string {
 		}
 	}
 	if found {
-		return p.redisBadge(pr.Kind) + " " + st.Muted.Render(pr.Detail)
+		return p.redisBadge(pr.Kind) + " " + st.Muted.Render(printable.String(pr.Detail))
 	}
-	return st.Subtle.Render(x.Name + " · " + common.DataSummary(x.Data))
+	return st.Subtle.Render(printable.String(x.Name) + " · " + common.DataSummary(x.Data))
 }
 
 // nameShared reports whether more than one participant has key name (a

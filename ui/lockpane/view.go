@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -151,7 +152,7 @@ func (p *Model) sessionLines() []string {
 		if !slices.ContainsFunc(f.mine, func(n string) bool { _, ok := p.byNode[n]; return ok }) {
 			continue
 		}
-		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, f.words()))
+		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, printable.String(f.words())))
 	}
 	return out
 }
@@ -265,7 +266,7 @@ func (p *Model) ownerLine(x lockops.Participant) string {
 		b.WriteString(p.draw(&st.Error, "PERSISTENT (no session)"))
 	}
 	if x.Client != "" {
-		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, x.Client))
+		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, printable.String(x.Client)))
 	}
 	if len(x.Data) > 0 {
 		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, common.DataSummary(x.Data)))
@@ -309,7 +310,7 @@ func (p *Model) footerLines() []string {
 	case p.note.Text != "":
 		return append(out, wrapStyled(p.note.Level.Style(st), p.note.Text, p.w, maxNoteLines)...)
 	case p.loadErr != nil:
-		return append(out, wrapStyled(st.Error, "Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)...)
+		return append(out, wrapStyled(st.Error, "Could not read the lock: "+printable.String(p.loadErr.Error()), p.w, maxNoteLines)...)
 	}
 	return append(out, p.footerLine())
 }
@@ -325,7 +326,7 @@ func (p *Model) footerHeight() int {
 	case p.note.Text != "":
 		return n + wrappedLines(p.note.Text, p.w, maxNoteLines)
 	case p.loadErr != nil:
-		return n + wrappedLines("Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)
+		return n + wrappedLines("Could not read the lock: "+printable.String(p.loadErr.Error()), p.w, maxNoteLines)
 	}
 	return n + 1
 }
@@ -342,7 +343,7 @@ func (p *Model) footnote() string {
 		if p.client != nil {
 			adminPort = p.client.Config().AdminPort
 		}
-		p.noted.ens, p.noted.text = p.ens, lockops.Verified(p.ens, adminPort).Note
+		p.noted.ens, p.noted.text = p.ens, printable.String(lockops.Verified(p.ens, adminPort).Note)
 	}
 	return p.noted.text
 }
@@ -375,19 +376,19 @@ func (p *Model) footerLine() string {
 		return p.note.Level.Style(st).Render(p.note.Text)
 	}
 	if p.loadErr != nil {
-		return st.Error.Render("Could not read the lock: " + p.loadErr.Error())
+		return st.Error.Render("Could not read the lock: " + printable.String(p.loadErr.Error()))
 	}
 	if p.loader != nil {
 		return p.redisFooterLine() // redis.go
 	}
 	if x, ok := p.selected(); ok {
 		if pr, ok := p.nodeProblem(x.Node); ok {
-			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, pr.Detail)
+			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, printable.String(pr.Detail))
 		}
 		if pr, ok := p.nodeProblem(""); ok {
-			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, pr.Detail)
+			return p.badge(pr.Kind) + " " + p.draw(&st.Muted, printable.String(pr.Detail))
 		}
-		return p.draw(&st.Subtle, x.Node)
+		return p.draw(&st.Subtle, printable.String(x.Node))
 	}
 	return ""
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -75,12 +73,7 @@ func TestServerTextEscapedEndToEnd(t *testing.T) {
 	}
 
 	// The TUI on a real terminal.
-	bin := zktest.Zkscope(t)
-	s := &tmuxScreen{t: t, socket: fmt.Sprintf("zkscope-esc-%d", os.Getpid()), session: "zkscope"}
-	s.tmux("new-session", "-d", "-s", s.session, "-x", "120", "-y", "35",
-		"-e", "XDG_CONFIG_HOME="+t.TempDir(),
-		bin+" -s "+srv.ConnectString()+"; sleep 60")
-	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := startTmux(t, "esc", 120, 35, "-s "+srv.ConnectString())
 	s.waitFor("the first frame", has("zkscope", "connected"))
 	title := strings.TrimSpace(s.tmux("display-message", "-p", "-t", s.session, "#{pane_title}")) // zkscope's own
 

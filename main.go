@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -41,7 +42,7 @@ func main() {
 		if errors.As(err, &ee) {
 			os.Exit(ee.code)
 		}
-		fmt.Fprintln(os.Stderr, "zkscope:", err)
+		fmt.Fprintln(os.Stderr, "zkscope:", printable.String(err.Error()))
 		if lockops.IsRefusal(err) || errors.Is(err, zkview.ErrReadOnly) || cmd.Name() == "doctor" {
 			os.Exit(lockops.ExitRefused) // doctor: 2 is "could not check" (1 is "problems found")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -84,8 +85,8 @@ func TestGetRawAndTerminalSafe(t *testing.T) {
 	if out, err := run(t, "-s", srv.ConnectString(), "get", p, "--raw"); err != nil || out != data {
 		t.Errorf("--raw: %q, %v", out, err)
 	}
-	if got := terminalSafe(data); got != `a\x1b]0;pwned\x07b\x9b2J`+"\n" {
-		t.Errorf("terminalSafe = %q", got)
+	if got := printable.Text(data); got != `a\x1b]0;pwned\x07b\u009b2J`+"\n" {
+		t.Errorf("printable.Text = %q", got)
 	}
 }
 

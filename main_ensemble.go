@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -62,7 +63,7 @@ changed in between (a member going down or coming back, a new leader).
 			}
 			r := lockops.NewEnsembleReport(e, prev)
 			if asJSON {
-				return lockops.WriteEnsembleJSON(cmd.OutOrStdout(), r)
+				return lockops.WriteEnsembleJSON(printable.JSON(cmd.OutOrStdout()), r)
 			}
 			return lockops.WriteEnsembleTable(cmd.OutOrStdout(), r)
 		},
@@ -113,7 +114,7 @@ report (schema 1).`,
 			}
 			now := time.Now()
 			if asJSON {
-				return lockops.WriteSessionsJSON(cmd.OutOrStdout(), c.Servers(), p, ss, now)
+				return lockops.WriteSessionsJSON(printable.JSON(cmd.OutOrStdout()), c.Servers(), p, ss, now)
 			}
 			v := lockops.Verified(e, c.Config().AdminPort)
 			if len(ss) == 0 && v.Note != "" {
@@ -122,7 +123,7 @@ report (schema 1).`,
 				return werr
 			}
 			if v.Note != "" {
-				cmd.PrintErrln("note:", v.Note)
+				cmd.PrintErrln("note:", printable.String(v.Note))
 			}
 			return err
 		},

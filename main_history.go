@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 )
 
 // historyFlags are the history command's flags.
@@ -135,7 +136,7 @@ func runHistory(out, errOut io.Writer, p string, f historyFlags, now time.Time) 
 	}
 	rep := r.Report(lockops.HistoryOptions{Since: since, Until: until.Time, WaitedLongerThan: f.waitedLimit})
 	if f.asJSON {
-		return lockops.WriteHistoryJSON(out, rep)
+		return lockops.WriteHistoryJSON(printable.JSON(out), rep)
 	}
 	name := lockops.ShortName
 	if !writerIsTerminal(out) {
@@ -154,7 +155,7 @@ func writeHistoryAt(out io.Writer, r *lockops.Replay, at lockops.Point, servers 
 	queues := r.Queues()
 	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Now: when})
 	if f.asJSON {
-		return lockops.WriteJSON(out, servers, queues)
+		return lockops.WriteJSON(printable.JSON(out), servers, queues)
 	}
 	return lockops.WriteTableWith(out, queues, when, lockops.TableOptions{FullNames: !writerIsTerminal(out)})
 }
@@ -181,7 +182,7 @@ func openHistory(f historyFlags) (lockops.EventSource, []string, func(io.Writer)
 	}
 	done := func(errOut io.Writer) {
 		if r.Note != "" {
-			fmt.Fprintf(errOut, "zkscope: note: %s\n", r.Note)
+			fmt.Fprintf(errOut, "zkscope: note: %s\n", printable.String(r.Note))
 		}
 		if file, off, ok := r.Truncated(); ok {
 			fmt.Fprintf(errOut, "zkscope: note: %s ends with a partly written entry at offset %d (a server stopped mid-write): the history stops there\n", file, off)

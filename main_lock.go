@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -146,7 +147,7 @@ locks", for what Redis locks cannot promise).`,
 				return err // refused: one line, exit 2
 			}
 			if err != nil {
-				fmt.Fprintln(os.Stderr, "zkscope:", err)
+				fmt.Fprintln(os.Stderr, "zkscope:", printable.String(err.Error()))
 			}
 			if code != 0 {
 				return exitError{code}
@@ -274,7 +275,7 @@ while it still holds that token (--token T --yes for scripts).`,
 			if err := lockops.Evict(ctx, c, p.Node, p.Expect, opts); err != nil {
 				return err
 			}
-			fmt.Fprintf(out, "deleted %s\n", p.Node)
+			fmt.Fprintf(out, "deleted %s\n", printable.String(p.Node))
 			return nil
 		},
 	}
@@ -322,10 +323,10 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 	}
 	return lockops.EvictSession(ctx, c, plan, func(n lockops.SessionEvictNode, err error) {
 		if err != nil {
-			fmt.Fprintf(out, "not deleted %s: %v\n", n.Node, err)
+			fmt.Fprintf(out, "not deleted %s: %s\n", printable.String(n.Node), printable.String(err.Error()))
 			return
 		}
-		fmt.Fprintf(out, "deleted %s\n", n.Node)
+		fmt.Fprintf(out, "deleted %s\n", printable.String(n.Node))
 	})
 }
 
@@ -359,7 +360,7 @@ func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *lockops.EvictPreview)
 	if p.SequenceSuffix() == path.Base(p.Node) {
 		what = "name"
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "\nType the node's %s (%s) to delete it: ", what, p.SequenceSuffix())
+	fmt.Fprintf(cmd.OutOrStdout(), "\nType the node's %s (%s) to delete it: ", what, printable.String(p.SequenceSuffix()))
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.SequenceSuffix() {
@@ -409,7 +410,7 @@ latch) is refused with exit status 2 and left unchanged.`,
 			if !res.Released {
 				return fmt.Errorf("asked session %s to release %s, but it still holds it after %s (is the lock revocable?)", lockops.FormatSession(res.Session), res.Node, wait)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "session %s released %s\n", lockops.FormatSession(res.Session), res.Node)
+			fmt.Fprintf(cmd.OutOrStdout(), "session %s released %s\n", lockops.FormatSession(res.Session), printable.String(res.Node))
 			return nil
 		},
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -216,11 +217,11 @@ queues change until Ctrl-C.`,
 			tty := writerIsTerminal(out)
 			render := func(out io.Writer, r scanReport) error {
 				if asJSON {
-					return lockops.WriteJSONReport(out, c.Servers(), r.queues, &r.v, r.unreadable)
+					return lockops.WriteJSONReport(printable.JSON(out), c.Servers(), r.queues, &r.v, r.unreadable)
 				}
 				err := lockops.WriteTableWith(out, r.queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v)})
 				for _, u := range r.unreadable {
-					fmt.Fprintf(out, "unreadable %s: %s\n", u.Node, u.Detail)
+					fmt.Fprintf(out, "unreadable %s: %s\n", printable.String(u.Node), printable.String(u.Detail))
 				}
 				return err
 			}
@@ -300,10 +301,10 @@ func (w watchOutput) frame(draw func(io.Writer) error) error {
 // on stderr (a pipe of frames must stay parseable).
 func (w watchOutput) problem(err error) {
 	if w.tty && !w.json {
-		fmt.Fprintf(w.out, "\x1b[H\x1b[2J%s  (retrying)\n", zkview.Explain(err))
+		fmt.Fprintf(w.out, "\x1b[H\x1b[2J%s  (retrying)\n", printable.String(zkview.Explain(err).Error()))
 		return
 	}
-	fmt.Fprintf(w.errOut, "zkscope: %s (retrying)\n", zkview.Explain(err))
+	fmt.Fprintf(w.errOut, "zkscope: %s (retrying)\n", printable.String(zkview.Explain(err).Error()))
 }
 
 // oneLine drops the newlines of a JSON document written through it: JSON
@@ -391,18 +392,18 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 			tuneForBigRead(cmd.OutOrStdout())
 			c, err := connectWith(ctx, func(cfg *zkview.Config) { cfg.BulkSoon = true })
 			if err != nil {
-				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", printable.String(err.Error()))
 				return exitError{2}
 			}
 			defer c.Close()
 			prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
 			r, err := scanLocksEnsemble(ctx, c, p, f, prog)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
-				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", err)
+				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", printable.String(err.Error()))
 				return exitError{2}
 			}
 			if note := footnote(r.queues, r.v); note != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: note:", note)
+				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: note:", printable.String(note))
 			}
 			return reportDoctor(cmd, c, p, r, err, asJSON)
 		},
@@ -421,7 +422,7 @@ func reportDoctor(cmd *cobra.Command, c *zkview.Client, p string, r scanReport, 
 	out := cmd.OutOrStdout()
 	var err error
 	if asJSON {
-		err = lockops.WriteDoctorJSON(out, c.Servers(), p, len(r.queues), fs)
+		err = lockops.WriteDoctorJSON(printable.JSON(out), c.Servers(), p, len(r.queues), fs)
 	} else {
 		err = lockops.WriteDoctorLines(out, fs)
 	}
@@ -429,7 +430,7 @@ func reportDoctor(cmd *cobra.Command, c *zkview.Client, p string, r scanReport, 
 		return err
 	}
 	if scanErr != nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: warning:", scanErr)
+		fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor: warning:", printable.String(scanErr.Error()))
 	}
 	if len(fs) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%d problem(s) in %d lock(s) at or below %s\n", len(fs), len(r.queues), p)

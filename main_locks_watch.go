@@ -20,6 +20,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -346,7 +347,7 @@ func (w *lockWatch) record(q *lockops.Queue, pzxid int64) {
 		return
 	}
 	if err := w.out.rec.Observe(q, pzxid, time.Now()); err != nil {
-		fmt.Fprintf(w.out.errOut, "zkscope: %v: recording stopped\n", err)
+		fmt.Fprintf(w.out.errOut, "zkscope: %s: recording stopped\n", printable.String(err.Error()))
 		w.out.rec = nil
 	}
 }

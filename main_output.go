@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -17,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -47,7 +47,7 @@ func writeDoc(w io.Writer, format string, v any) error {
 		}
 		return enc.Close()
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(printable.JSON(w))
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
@@ -116,39 +116,6 @@ func nodeDocOf(n zkview.Node, withData, withStat bool) *nodeDoc {
 		d.Stat = newStatDoc(n.Stat)
 	}
 	return d
-}
-
-// terminalSafe makes text safe to print on a terminal: control characters
-// (escape sequences could move the cursor, retitle the window or worse)
-// are shown escaped, \x1b for ESC; newlines and tabs stay.
-func terminalSafe(s string) string {
-	if strings.IndexFunc(s, isUnsafeRune) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case !isUnsafeRune(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
-func isUnsafeRune(r rune) bool {
-	switch {
-	case r == '\n' || r == '\t':
-		return false
-	case r < 0x20 || r == 0x7f:
-		return true
-	case r >= 0x80 && r < 0xa0: // C1 controls (CSI, OSC …)
-		return true
-	}
-	return false
 }
 
 // znodeArgs checks that the first n arguments are valid znode paths, with

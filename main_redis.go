@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -157,7 +158,7 @@ func runRedisLocks(cmd *cobra.Command, args []string, asJSON bool) (handled bool
 	}
 	out := cmd.OutOrStdout()
 	if asJSON {
-		return true, lockops.WriteJSON(out, servers, queues)
+		return true, lockops.WriteJSON(printable.JSON(out), servers, queues)
 	}
 	return true, lockops.WriteTableWith(out, queues, time.Now(), lockops.TableOptions{FullNames: true})
 }
@@ -187,7 +188,7 @@ func runRedisDoctor(cmd *cobra.Command, args []string) (handled bool, err error)
 				continue
 			}
 			n++
-			fmt.Fprintf(out, "%s %s %s: %s\n", pr.Severity(), pr.Kind, cmp.Or(pr.Node, q.Path), pr.Detail)
+			fmt.Fprintf(out, "%s %s %s: %s\n", pr.Severity(), pr.Kind, printable.String(cmp.Or(pr.Node, q.Path)), printable.String(pr.Detail))
 		}
 	}
 	if n == 0 {

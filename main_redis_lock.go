@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -109,7 +110,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 		return true, err // refused: exit 2
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "zkscope:", err)
+		fmt.Fprintln(os.Stderr, "zkscope:", printable.String(err.Error()))
 	}
 	if code != 0 {
 		return true, exitError{code}
@@ -193,7 +194,7 @@ func confirmRedisEvict(cmd *cobra.Command, c *redisview.Client, t redisTarget, p
 		return lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, p.Key, p.Token, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --token %q to delete it without asking", p.Token))
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "\nType the token's last characters (%s) to delete it: ", p.ConfirmSuffix())
+	fmt.Fprintf(cmd.OutOrStdout(), "\nType the token's last characters (%s) to delete it: ", printable.String(p.ConfirmSuffix()))
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.ConfirmSuffix() {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/zkscope/zkscope/redisview/redistest"
-	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 // TestRedisTUITmuxEndToEnd runs the real binary in tmux on a real
@@ -31,12 +28,7 @@ func TestRedisTUITmuxEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	bin := zktest.Zkscope(t)
-	s := &tmuxScreen{t: t, socket: fmt.Sprintf("zkscope-redis-e2e-%d", os.Getpid()), session: "zkscope"}
-	s.tmux("new-session", "-d", "-s", s.session, "-x", "120", "-y", "30",
-		"-e", "XDG_CONFIG_HOME="+t.TempDir(),
-		bin+" -s "+srv.URL()+" --read-only; sleep 60")
-	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := startTmux(t, "redis-e2e", 120, 30, "-s "+srv.URL()+" --read-only")
 
 	s.waitFor("the keyspace", has("zkscope", "connected", "read-only", "cache", "lock"))
 	s.keys(":")

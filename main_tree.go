@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/spf13/cobra"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -77,7 +78,7 @@ documents (path, children; with --stat each node's stat).`,
 			}
 			safe := func(s string) string { return s }
 			if writerIsTerminal(w) {
-				safe = terminalSafe
+				safe = printable.String
 			}
 			return printTree(cmd.Context(), c, w, top, root, treeFormat{depth: depth, stats: stats, safe: safe}, prog)
 		},
@@ -197,7 +198,7 @@ escaped (\x1b); --raw writes the data's exact bytes and nothing else.
 			case len(n.Data) > 0:
 				text := string(n.Data)
 				if writerIsTerminal(w) {
-					text = terminalSafe(text)
+					text = printable.Text(text)
 				}
 				fmt.Fprint(w, text)
 				if n.Data[len(n.Data)-1] != '\n' {

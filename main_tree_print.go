@@ -122,7 +122,7 @@ func (p *treePrinter) print() {
 			}
 			delete(p.got, p.want)
 			if l.err != nil {
-				fmt.Fprintf(p.w, "%s! %v\n", strings.Repeat("  ", p.wantLevel), l.err)
+				fmt.Fprintf(p.w, "%s! %s\n", strings.Repeat("  ", p.wantLevel), p.f.safe(l.err.Error()))
 			} else if len(l.nodes) > 0 {
 				p.stack = append(p.stack, treeFrame{nodes: l.nodes, level: p.wantLevel})
 			}
@@ -154,7 +154,7 @@ func (p *treePrinter) print() {
 // line prints one child at level.
 func (p *treePrinter) line(k *zkview.Node, level int) {
 	if k.Err != nil {
-		fmt.Fprintf(p.w, "%s%s ! %v\n", strings.Repeat("  ", level), p.f.safe(k.Name()), k.Err)
+		fmt.Fprintf(p.w, "%s%s ! %s\n", strings.Repeat("  ", level), p.f.safe(k.Name()), p.f.safe(k.Err.Error()))
 		return
 	}
 	fmt.Fprintln(p.w, p.f.safe(treeLine(*k, k.Name(), level, p.f.stats && !(p.f.depth > 0 && level == p.f.depth+1))))

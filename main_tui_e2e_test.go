@@ -22,6 +22,19 @@ type tmuxScreen struct {
 	session string
 }
 
+// startTmux runs the zkscope binary with args in a new w×h tmux session
+// of its own (a private server named after name and the process), with
+// an empty configuration directory; the server is killed at the end.
+func startTmux(t *testing.T, name string, w, h int, args string) *tmuxScreen {
+	t.Helper()
+	bin := zktest.Zkscope(t)
+	s := &tmuxScreen{t: t, socket: fmt.Sprintf("zkscope-%s-%d", name, os.Getpid()), session: "zkscope"}
+	s.tmux("new-session", "-d", "-s", s.session, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h),
+		"-e", "XDG_CONFIG_HOME="+t.TempDir(), bin+" "+args+"; sleep 60")
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
+}
+
 func (s *tmuxScreen) tmux(args ...string) string {
 	s.t.Helper()
 	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
@@ -118,13 +131,7 @@ func TestTUITmuxEndToEnd(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	bin := zktest.Zkscope(t)
-	s := &tmuxScreen{t: t, socket: fmt.Sprintf("zkscope-e2e-%d", os.Getpid()), session: "zkscope"}
-	cfgHome := t.TempDir()
-	s.tmux("new-session", "-d", "-s", s.session, "-x", "120", "-y", "35",
-		"-e", "XDG_CONFIG_HOME="+cfgHome,
-		bin+" -s "+srv.ConnectString()+"; sleep 60")
-	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := startTmux(t, "e2e", 120, 35, "-s "+srv.ConnectString())
 
 	s.waitFor("the first frame", has("zkscope", "connected", "zookeeper"))
 

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -106,7 +107,7 @@ lock with 'zkscope lock', or create them in the TUI).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), created)
+			fmt.Fprintln(cmd.OutOrStdout(), printable.String(created))
 			return nil
 		},
 	}
@@ -307,7 +308,7 @@ version. -o json or -o yaml for scripts.`,
 				return writeDoc(w, output, doc)
 			}
 			for _, a := range acl {
-				fmt.Fprintln(w, zkview.FormatACL(a))
+				fmt.Fprintln(w, printable.String(zkview.FormatACL(a)))
 			}
 			if isTerminal(os.Stdout) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "(ACL version %d)\n", st.Aversion)

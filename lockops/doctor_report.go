@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // The `zkscope doctor` report: one finding per problem, as lines
@@ -70,7 +72,7 @@ func DoctorFindings(queues []Queue, unreadable []Problem, perSession []SessionPr
 // WriteDoctorLines writes one kind<TAB>where<TAB>detail line per finding.
 func WriteDoctorLines(w io.Writer, fs []DoctorFinding) error {
 	for _, f := range fs {
-		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", f.Kind, f.Where(), f.Detail); err != nil {
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", f.Kind, printable.String(f.Where()), printable.String(f.Detail)); err != nil {
 			return err
 		}
 	}

@@ -4,19 +4,21 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // FormatEvictPreview renders a preview as the plain text the CLI prints
 // before asking for confirmation.
 func FormatEvictPreview(p *EvictPreview) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "node      %s\n", p.Node)
-	fmt.Fprintf(&b, "lock      %s (%s)\n", p.LockPath, p.Recipe)
+	fmt.Fprintf(&b, "node      %s\n", printable.String(p.Node))
+	fmt.Fprintf(&b, "lock      %s (%s)\n", printable.String(p.LockPath), p.Recipe)
 	owner := "PERSISTENT (no session)"
 	if p.Ephemeral {
 		owner = "session " + FormatSession(p.Session)
 		if p.Client != "" {
-			owner += " from " + p.Client
+			owner += " from " + printable.String(p.Client)
 		}
 	}
 	fmt.Fprintf(&b, "owner     %s\n", owner)
@@ -29,14 +31,14 @@ func FormatEvictPreview(p *EvictPreview) string {
 	fmt.Fprintf(&b, "czxid     0x%x, data version %d\n", p.Czxid, p.Version)
 	switch {
 	case len(p.NextHolders) > 0:
-		fmt.Fprintf(&b, "next      %s gets the lock\n", strings.Join(p.NextHolders, ", "))
+		fmt.Fprintf(&b, "next      %s gets the lock\n", printable.String(strings.Join(p.NextHolders, ", ")))
 	case p.Holding && p.Racers > 0:
 		fmt.Fprintf(&b, "next      a new election among the %s watching it\n", plural(p.Racers, "session"))
 	case p.Holding:
 		fmt.Fprintf(&b, "next      nobody is waiting\n")
 	}
 	for _, w := range p.Warnings {
-		fmt.Fprintf(&b, "WARNING   %s\n", w)
+		fmt.Fprintf(&b, "WARNING   %s\n", printable.String(w))
 	}
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -94,10 +95,10 @@ func planEviction(queues []Queue, session int64, under string) *SessionEviction 
 // Write lists the nodes for the operator's confirmation.
 func (e *SessionEviction) Write(w io.Writer, now time.Time) error {
 	if len(e.Nodes) == 0 {
-		_, err := fmt.Fprintf(w, "session %s owns no lock node below %s: nothing to do\n", FormatSession(e.Session), e.Under)
+		_, err := fmt.Fprintf(w, "session %s owns no lock node below %s: nothing to do\n", FormatSession(e.Session), printable.String(e.Under))
 		return err
 	}
-	fmt.Fprintf(w, "session %s owns %d lock node(s) below %s:\n", FormatSession(e.Session), len(e.Nodes), e.Under)
+	fmt.Fprintf(w, "session %s owns %d lock node(s) below %s:\n", FormatSession(e.Session), len(e.Nodes), printable.String(e.Under))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NODE\tLOCK\tSTATE\tSINCE")
 	for _, n := range e.Nodes {
@@ -105,7 +106,7 @@ func (e *SessionEviction) Write(w io.Writer, now time.Time) error {
 		if n.Holding {
 			state = "holding"
 		}
-		fmt.Fprintf(tw, "  %s\t%s (%s %s)\t%s\t%s\n", n.Node, n.Lock, n.Kind, n.Mode, state, FormatAge(now.Sub(n.Since)))
+		fmt.Fprintf(tw, "  %s\t%s (%s %s)\t%s\t%s\n", printable.String(n.Node), printable.String(n.Lock), n.Kind, n.Mode, state, FormatAge(now.Sub(n.Since)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // HistorySchema is the version of the `zkscope history --json` document.
@@ -23,7 +25,9 @@ func WriteHistoryTable(w io.Writer, rep HistoryReport, name func(string) string)
 	if name == nil {
 		name = ShortName
 	}
-	fmt.Fprintf(w, "history of %s from %s to %s (zxid %s to %s, %d changes)\n", rep.Root,
+	shorten := name
+	name = func(s string) string { return printable.String(shorten(s)) }
+	fmt.Fprintf(w, "history of %s from %s to %s (zxid %s to %s, %d changes)\n", printable.String(rep.Root),
 		fmtStamp(rep.First.Time), fmtStamp(rep.Last.Time), FormatZxid(rep.First.Zxid), FormatZxid(rep.Last.Zxid), rep.Events)
 	if len(rep.Locks) == 0 {
 		_, err := fmt.Fprintln(w, "no lock changed in that time")
@@ -39,7 +43,7 @@ func WriteHistoryTable(w io.Writer, rep HistoryReport, name func(string) string)
 
 func writeLockHistory(tw io.Writer, h *LockHistory, end time.Time, name func(string) string) {
 	held, never := holdOrder(h.Tenures)
-	title := fmt.Sprintf("%s  %s  %d nodes, %d held", h.Path, h.Kind, len(h.Tenures), len(held))
+	title := fmt.Sprintf("%s  %s  %d nodes, %d held", printable.String(h.Path), h.Kind, len(h.Tenures), len(held))
 	if h.UsualHold > 0 {
 		title += ", usual hold " + fmtDur(h.UsualHold)
 	}
@@ -75,7 +79,7 @@ func writeLockHistory(tw io.Writer, h *LockHistory, end time.Time, name func(str
 		fmt.Fprintln(tw, line)
 	}
 	for _, pr := range h.Problems {
-		fmt.Fprintf(tw, "  ! %s %s: %s\n", pr.Kind, name(baseName(pr.Node)), pr.Detail)
+		fmt.Fprintf(tw, "  ! %s %s: %s\n", pr.Kind, name(baseName(pr.Node)), printable.String(pr.Detail))
 	}
 }
 
@@ -97,10 +101,11 @@ func holdOrder(ts []Tenure) (held, never []int) {
 // (a Kafka controller's broker id) or the data itself, shortened.
 func tenureCell(t *Tenure) string {
 	if t.Payload != "" {
-		if utf8.RuneCountInString(t.Payload) > 80 {
-			return string([]rune(t.Payload)[:79]) + "…"
+		s := printable.String(t.Payload)
+		if utf8.RuneCountInString(s) > 80 {
+			return string([]rune(s)[:79]) + "…"
 		}
-		return t.Payload
+		return s
 	}
 	return DescribeData(t.Data, 24)
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -132,7 +133,9 @@ func (lc LockCommand) prepare() (LockCommand, func(string, ...any)) {
 		lc.KillSignal = syscall.SIGTERM
 	}
 	w := lc.Messages
-	return lc, func(format string, args ...any) { fmt.Fprintf(w, "zkscope: "+format+"\n", args...) }
+	return lc, func(format string, args ...any) {
+		fmt.Fprintln(w, "zkscope: "+printable.String(fmt.Sprintf(format, args...)))
+	}
 }
 
 // takeInterruptible runs take, cancelled by the first of lc.Signals; it

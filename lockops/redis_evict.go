@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -142,7 +143,7 @@ func (p *RedisEvictPreview) ConfirmSuffix() string {
 // FormatRedisEvictPreview is what `zkscope evict KEY` shows before asking.
 func FormatRedisEvictPreview(p *RedisEvictPreview) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s)\n", p.Key, p.Recipe)
+	fmt.Fprintf(&b, "%s (%s)\n", printable.String(p.Key), p.Recipe)
 	fmt.Fprintf(&b, "  token    %q\n", p.Token)
 	if p.TTL == NoExpiry {
 		b.WriteString("  expires  never (only its holder or an eviction frees it)\n")
@@ -150,9 +151,9 @@ func FormatRedisEvictPreview(p *RedisEvictPreview) string {
 		fmt.Fprintf(&b, "  expires  in %s\n", FormatAge(p.TTL))
 	}
 	if len(p.Holding) > 1 || len(p.Others) > 0 {
-		fmt.Fprintf(&b, "  on       %s\n", strings.Join(p.Holding, ", "))
+		fmt.Fprintf(&b, "  on       %s\n", printable.String(strings.Join(p.Holding, ", ")))
 		for _, o := range p.Others {
-			fmt.Fprintf(&b, "  not on   %s\n", o)
+			fmt.Fprintf(&b, "  not on   %s\n", printable.String(o))
 		}
 		if !p.Majority {
 			b.WriteString("  (held on a minority: no client holds this Redlock)\n")

@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // WriteTable writes the queues for people: per lock a title line, then one
@@ -34,9 +36,9 @@ func WriteTableWith(w io.Writer, queues []Queue, now time.Time, o TableOptions) 
 		_, err := fmt.Fprintln(w, "no locks found")
 		return err
 	}
-	name := ShortName
+	name := func(s string) string { return printable.String(ShortName(s)) }
 	if o.FullNames {
-		name = func(s string) string { return s }
+		name = printable.String
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, q := range queues {
@@ -50,14 +52,14 @@ func WriteTableWith(w io.Writer, queues []Queue, now time.Time, o TableOptions) 
 		}
 	}
 	if o.Footnote != "" {
-		fmt.Fprintf(tw, "\nnote: %s\n", o.Footnote)
+		fmt.Fprintf(tw, "\nnote: %s\n", printable.String(o.Footnote))
 	}
 	return tw.Flush()
 }
 
 func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) string, prefix string) {
 	holders, waiters := len(q.Holders()), len(q.Waiters())
-	title := fmt.Sprintf("%s%s  %s  %d holding, %d waiting", prefix, q.Path, q.Kind, holders, waiters)
+	title := fmt.Sprintf("%s%s  %s  %d holding, %d waiting", prefix, printable.String(q.Path), q.Kind, holders, waiters)
 	if q.MaxLeases > 0 {
 		title += fmt.Sprintf(" (max %d leases)", q.MaxLeases)
 	}
@@ -66,7 +68,7 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 	}
 	fmt.Fprintln(tw, title)
 	if len(q.Context) > 0 {
-		fmt.Fprintf(tw, "  %s\n", (&Payload{Fields: q.Context}).String())
+		fmt.Fprintf(tw, "  %s\n", printable.String((&Payload{Fields: q.Context}).String()))
 	}
 	if len(q.Participants) > 0 {
 		fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
@@ -80,7 +82,7 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 			}
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			p.Position+1, p.State, p.Mode, name(p.Name), session, orDash(p.Client), // "#" counts from 1 (JSON's position from 0)
+			p.Position+1, p.State, p.Mode, name(p.Name), session, printable.String(orDash(p.Client)), // "#" counts from 1 (JSON's position from 0)
 			since, watchCell(p, name), dataCell(p))
 	}
 	for _, pr := range q.Problems {
@@ -88,7 +90,7 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 		if pr.Node != "" {
 			node = " " + name(pr.Node[strings.LastIndexByte(pr.Node, '/')+1:]) + ":"
 		}
-		fmt.Fprintf(tw, "  ! %s%s %s\n", pr.Kind, node, pr.Detail)
+		fmt.Fprintf(tw, "  ! %s%s %s\n", pr.Kind, node, printable.String(pr.Detail))
 	}
 }
 
@@ -117,9 +119,9 @@ func dataCell(p Participant) string {
 	case p.Payload == nil:
 		return DescribeData(p.Data, 32)
 	case p.Payload.Err != "":
-		return DescribeData(p.Data, 32) + " (" + p.Payload.Err + ")"
+		return DescribeData(p.Data, 32) + " (" + printable.String(p.Payload.Err) + ")"
 	}
-	return p.Payload.String()
+	return printable.String(p.Payload.String())
 }
 
 func watchCell(p Participant, name func(string) string) string {
@@ -127,7 +129,7 @@ func watchCell(p Participant, name func(string) string) string {
 	case p.Watches == "":
 		return "-"
 	case p.WatchKind == WatchChildren:
-		return "children of " + p.Watches + " " + ObservedMark(p.WatchObserved)
+		return "children of " + printable.String(p.Watches) + " " + ObservedMark(p.WatchObserved)
 	}
 	return name(p.Watches[strings.LastIndexByte(p.Watches, '/')+1:]) + " (" + string(p.WatchKind) + ") " + ObservedMark(p.WatchObserved)
 }
@@ -186,9 +188,9 @@ func FormatAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
-// DescribeData shows node data in at most max runes: text as is (control
-// characters escaped), Curator's revocation marker named, anything else as
-// "<N bytes binary>".
+// DescribeData shows node data in at most max runes: text as is (escaped
+// as [printable.String] escapes it), Curator's revocation marker named,
+// anything else as "<N bytes binary>".
 func DescribeData(b []byte, max int) string {
 	switch {
 	case len(b) == 0:
@@ -198,12 +200,7 @@ func DescribeData(b []byte, max int) string {
 	case !utf8.Valid(b):
 		return fmt.Sprintf("<%d bytes binary>", len(b))
 	}
-	s := strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return '·'
-		}
-		return r
-	}, string(b))
+	s := printable.Bytes(b)
 	if utf8.RuneCountInString(s) > max {
 		s = string([]rune(s)[:max-1]) + "…"
 	}

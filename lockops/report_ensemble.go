@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -191,23 +192,23 @@ func WriteEnsembleTable(w io.Writer, r EnsembleReport) error {
 	}
 	for _, m := range r.Members {
 		if m.Error != nil {
-			fmt.Fprintf(tw, "! %s: %s\n", m.Addr, *m.Error)
+			fmt.Fprintf(tw, "! %s: %s\n", printable.String(m.Addr), printable.String(*m.Error))
 		}
 	}
 	for _, c := range r.Changes {
-		fmt.Fprintf(tw, "* %s\n", c)
+		fmt.Fprintf(tw, "* %s\n", printable.String(c))
 	}
 	if r.Since != nil && len(r.Changes) == 0 {
 		fmt.Fprintf(tw, "* no change since %s (no member went down or came back, same leader)\n", r.Since.Local().Format("15:04:05"))
 	}
 	if fix != "" {
-		fmt.Fprintf(tw, "note: some members refused four-letter words; add %s to zoo.cfg on every member and restart them\n", fix)
+		fmt.Fprintf(tw, "note: some members refused four-letter words; add %s to zoo.cfg on every member and restart them\n", printable.String(fix))
 	}
 	return tw.Flush()
 }
 
 // EnsembleRow is a member's cells, in the order of the table's header
-// (shared with the TUI's ensemble view).
+// (shared with the TUI's ensemble view), escaped ([printable.String]).
 func EnsembleRow(m MemberReport) []string {
 	dash := func(p *int64) string {
 		if p == nil {
@@ -234,8 +235,8 @@ func EnsembleRow(m MemberReport) []string {
 	if m.DataSize != nil {
 		data = FormatBytes(*m.DataSize)
 	}
-	return []string{m.Addr, id, m.Role, ver, zxid, dash(m.Epoch), lat, dash(m.Outstanding),
-		dash(m.Connections), dash(m.Watches), dash(m.Znodes), data, askedCell(m)}
+	return printableCells([]string{m.Addr, id, m.Role, ver, zxid, dash(m.Epoch), lat, dash(m.Outstanding),
+		dash(m.Connections), dash(m.Watches), dash(m.Znodes), data, askedCell(m)})
 }
 
 // askedCell says how the member answered: "4lw", "admin", "4lw+admin",

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -250,10 +251,10 @@ func WriteSessionsTable(w io.Writer, ss []Session, now time.Time) error {
 	for i, s := range ss {
 		b.WriteString(lines[i+1])
 		for _, l := range s.Holds {
-			fmt.Fprintf(&b, "  holds %s (%s) for %s\n", l.Lock, l.Mode, FormatAge(now.Sub(l.Since)))
+			fmt.Fprintf(&b, "  holds %s (%s) for %s\n", printable.String(l.Lock), l.Mode, FormatAge(now.Sub(l.Since)))
 		}
 		for _, l := range s.WaitsOn {
-			fmt.Fprintf(&b, "  waits on %s (%s) %s\n", l.Lock, l.Mode, WaitedFor(l, now))
+			fmt.Fprintf(&b, "  waits on %s (%s) %s\n", printable.String(l.Lock), l.Mode, WaitedFor(l, now))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -265,13 +266,13 @@ func WriteSessionsTable(w io.Writer, ss []Session, now time.Time) error {
 // for a watch).
 func WaitedFor(l SessionLock, now time.Time) string {
 	if l.WatchOnly {
-		return "watching " + l.Node + " (owns no node: since unknown)"
+		return "watching " + printable.String(l.Node) + " (owns no node: since unknown)"
 	}
 	return "for " + FormatAge(now.Sub(l.Since))
 }
 
 // SessionRow is a session's cells in the table's order (shared with the
-// TUI's session view).
+// TUI's session view), escaped ([printable.String]).
 func SessionRow(s Session, now time.Time) []string {
 	id := FormatSession(s.ID)
 	if s.Ours {
@@ -295,5 +296,13 @@ func SessionRow(s Session, now time.Time) []string {
 	if !s.ConnectedToSome && s.ConnectionsKnown {
 		member = "none"
 	}
-	return []string{id, orDash(s.Client), member, timeout, age, lop, pk, eph, fmt.Sprint(len(s.Holds)), fmt.Sprint(len(s.WaitsOn))}
+	return printableCells([]string{id, orDash(s.Client), member, timeout, age, lop, pk, eph, fmt.Sprint(len(s.Holds)), fmt.Sprint(len(s.WaitsOn))})
+}
+
+// printableCells escapes every cell of a row ([printable.String]).
+func printableCells(cells []string) []string {
+	for i, c := range cells {
+		cells[i] = printable.String(c)
+	}
+	return cells
 }

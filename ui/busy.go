@@ -6,6 +6,9 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // busyState is the header's spinner: it turns, and ticks, only while a
@@ -69,16 +72,16 @@ func (m *Model) onBusySpin(msg spinner.TickMsg) tea.Cmd {
 
 // busyView is the header's busy mark ("" when idle).
 func (m *Model) busyView() string {
-	what := m.busyWhat()
+	what := printable.String(m.busyWhat())
 	if what == "" {
 		return ""
 	}
 	// Keep the verb and the end of the path (the part that differs).
 	const most = 36
-	if verb, rest, ok := strings.Cut(what, " "); ok && len(what) > most {
+	if verb, rest, ok := strings.Cut(what, " "); ok && ansi.StringWidth(what) > most {
 		keep := max(most-len(verb)-2, 8)
-		if len(rest) > keep {
-			rest = "…" + rest[len(rest)-keep:]
+		if rw := ansi.StringWidth(rest); rw > keep {
+			rest = "…" + ansi.TruncateLeft(rest, rw-keep, "")
 		}
 		what = verb + " " + rest
 	}

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -130,13 +131,13 @@ func (m *Model) dialView() string {
 		}
 	}
 	if m.dial.err != nil {
-		wrap(st.Error, "Could not connect to "+servers+": "+m.dial.err.Error())
+		wrap(st.Error, "Could not connect to "+servers+": "+printable.String(m.dial.err.Error()))
 		lines = append(lines, "", st.Muted.Render("r tries again · q quits"))
 	} else {
 		wrap(st.Info, "Connecting to "+servers+"…")
 		if m.dial.problem != "" {
 			lines = append(lines, "")
-			wrap(st.Warning, "Last attempt: "+m.dial.problem)
+			wrap(st.Warning, "Last attempt: "+printable.String(m.dial.problem))
 		}
 		lines = append(lines, "", st.Muted.Render("q quits"))
 	}

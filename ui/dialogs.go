@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
 )
@@ -43,8 +44,8 @@ func (m *Model) startEdit(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return prepareEditCmd(p, node.Data, st.Version)
 	case key.Matches(msg, k.EditInline):
-		if !common.Printable(node.Data) || strings.Contains(string(node.Data), "\n") {
-			m.setStatus(common.LevelWarn, "This data is binary or several lines: press e to edit it in $EDITOR.")
+		if !printable.Clean(string(node.Data)) { // binary, several lines, escapes shown
+			m.setStatus(common.LevelWarn, "This data is binary, several lines or has characters shown escaped: press e to edit it in $EDITOR.")
 			return nil
 		}
 		form = dialog.NewEdit(m.st, k, p, st.Version, string(node.Data), inputW)

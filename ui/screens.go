@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/ensemble"
 	"github.com/zkscope/zkscope/ui/sessions"
@@ -156,7 +157,7 @@ func (m *Model) goToSession() tea.Cmd {
 func (m *Model) screenTitle() string {
 	switch m.screen {
 	case screenSessions:
-		return common.Truncate(m.st.Breadcrumb.Render(" sessions the members report, with their locks below "+m.sessRoot+" (every 5 s; s sorts, / filters, ⏎ on a lock goes to it)"), m.width)
+		return common.Truncate(m.st.Breadcrumb.Render(" sessions the members report, with their locks below "+printable.String(m.sessRoot)+" (every 5 s; s sorts, / filters, ⏎ on a lock goes to it)"), m.width)
 	case screenEnsemble:
 		servers := m.opts.Servers
 		if m.client != nil {

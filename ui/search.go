@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"sort"
 	"strings"
@@ -149,7 +150,7 @@ func (m *Model) searchProgressLines(w int) []string {
 			st.Key.Render("matches  ")+st.Value.Render(fmt.Sprint(r.found)))
 	}
 	if r.dir != "" {
-		lines = append(lines, st.Key.Render("in       ")+st.Value.Render(common.Truncate(r.dir, max(w-9, 8))))
+		lines = append(lines, st.Key.Render("in       ")+st.Value.Render(common.Truncate(printable.String(r.dir), max(w-9, 8))))
 	}
 	return append(lines, "", st.Muted.Render("esc stops and shows what was found"))
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 
@@ -124,9 +125,9 @@ func (m *Model) headerView() string {
 			parts = append(parts, label("ctx")+st.HeaderValue.Render(m.opts.Context))
 		}
 		if server != "" {
-			s := label("server") + st.HeaderValue.Render(server)
+			s := label("server") + st.HeaderValue.Render(printable.String(server))
 			if role := m.role(); role != "" {
-				s += st.HeaderKey.Render(" (" + role + ")")
+				s += st.HeaderKey.Render(" (" + printable.String(role) + ")")
 			}
 			parts = append(parts, s)
 		}
@@ -165,7 +166,7 @@ func (m *Model) breadcrumbView() string {
 	crumbs := []string{st.Breadcrumb.Render("/")}
 	if p != "/" {
 		for _, part := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-			crumbs = append(crumbs, st.Breadcrumb.Render(part))
+			crumbs = append(crumbs, st.Breadcrumb.Render(printable.String(part)))
 		}
 	}
 	line := " " + crumbs[0] + strings.Join(crumbs[1:], st.BreadcrumbSep.Render(" › "))
@@ -194,7 +195,7 @@ func (m *Model) detailPane(w, h int) string {
 	}
 	body := m.lock.View()
 	if err := m.detail.LockErr(); err != nil {
-		body = m.st.Error.Render("Could not read the lock: "+err.Error()) + "\n" + body
+		body = m.st.Error.Render("Could not read the lock: "+printable.String(err.Error())) + "\n" + body
 	}
 	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
 	if len(lines) > innerH {
@@ -248,7 +249,8 @@ func (m *Model) resultsLines(w, h int) []string {
 		if hit.InData {
 			note = "in data"
 		}
-		line := hit.Path
+		line := printable.String(hit.Path)
+		note = printable.String(note)
 		if note != "" {
 			line = common.Truncate(line, max(w-len(note)-2, 8))
 			line += strings.Repeat(" ", max(w-lipgloss.Width(line)-lipgloss.Width(note), 1)) + note
@@ -271,7 +273,7 @@ func (m *Model) statusView() string {
 	if m.status.Text == "" {
 		return ""
 	}
-	return m.status.Level.Style(st).Render(common.Truncate(" "+m.status.Text, m.width))
+	return m.status.Level.Style(st).Render(common.Truncate(" "+printable.String(m.status.Text), m.width))
 }
 
 func (m *Model) footerView() string {
@@ -353,9 +355,9 @@ func (m *Model) completionLine() string {
 	st := m.st
 	switch {
 	case m.compl.err != "":
-		return st.Error.Render(common.Truncate(" "+m.compl.err, m.width))
+		return st.Error.Render(common.Truncate(" "+printable.String(m.compl.err), m.width))
 	case len(m.compl.candidates) > 0:
-		return st.Muted.Render(common.Truncate(" "+strings.Join(m.compl.candidates, "  "), m.width))
+		return st.Muted.Render(common.Truncate(" "+printable.String(strings.Join(m.compl.candidates, "  ")), m.width))
 	}
 	return ""
 }

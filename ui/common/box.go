@@ -6,11 +6,13 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 )
 
-// Box draws lines inside a rounded border of outer size w×h with title in
-// the top edge; lines are cut or padded to fit.
+// Box draws lines inside a rounded border of outer size w×h with title
+// (plain text, a path often: escaped here) in the top edge; lines are cut
+// or padded to fit.
 func Box(st *themes.Styles, title string, lines []string, w, h int, focused bool) string {
 	bs, ts, edge := st.Pane, st.PaneTitle, st.PaneEdge
 	if focused {
@@ -18,7 +20,7 @@ func Box(st *themes.Styles, title string, lines []string, w, h int, focused bool
 	}
 	b := bs.GetBorderStyle()
 	innerW := w - 2
-	title = Truncate(title, max(innerW-4, 1))
+	title = Truncate(printable.String(title), max(innerW-4, 1))
 	top := edge.Render(b.TopLeft+b.Top) + ts.Render(" "+title+" ")
 	top += edge.Render(strings.Repeat(b.Top, max(innerW-lipgloss.Width(title)-3, 0)) + b.TopRight)
 	out := make([]string, 0, h)

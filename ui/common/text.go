@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // Printable reports whether b is UTF-8 text without control characters
@@ -47,21 +49,20 @@ func FormatAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", s/86400, s%86400/3600)
 }
 
-// ShortName fits a node name in w cells, cut in the middle, keeping its
-// start and its sequence number. Queue listings shorten the name first
+// ShortName fits a node name in w cells, escaped ([printable.String]) and
+// cut in the middle, keeping its start and its sequence number. Queue listings shorten the name first
 // with [lockops.ShortName], as the CLI does ("_c_9f1e0a2b…-lock-0000000003");
 // the force-delete dialog shows it whole when it fits, as the CLI's
 // confirmation does.
 func ShortName(name string, w int) string {
-	if ansi.StringWidth(name) <= w || w < 8 {
+	name = printable.String(name)
+	nw := ansi.StringWidth(name)
+	if nw <= w || w < 8 {
 		return name
 	}
-	tail := 16
-	if tail > w-4 {
-		tail = w - 4
-	}
+	tail := min(16, w-4)
 	head := w - tail - 1
-	return name[:head] + "…" + name[len(name)-tail:]
+	return ansi.Truncate(name, head, "") + "…" + ansi.TruncateLeft(name, nw-tail, "")
 }
 
 // DataSummary is owner data on one line: text quoted, binary as a size.

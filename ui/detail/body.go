@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -31,7 +32,7 @@ func aclText(a zk.ACL) string {
 			perms += p.name
 		}
 	}
-	return fmt.Sprintf("%s:%s  %s", a.Scheme, a.ID, perms)
+	return printable.String(a.Scheme+":"+a.ID) + "  " + perms
 }
 
 // nodeTypeText names a node's type for the detail pane.
@@ -73,7 +74,7 @@ func (d *Model) build(width int) {
 		return
 	case d.err != nil && !d.loaded:
 		lines := []string{st.Error.Render("Could not read this node."), ""}
-		lines = append(lines, wrapText(d.err.Error(), width)...)
+		lines = append(lines, wrapText(printable.String(d.err.Error()), width)...)
 		d.lines = append(lines, "", st.Muted.Render("Press r to try again."))
 		return
 	case d.node.Gone:
@@ -126,7 +127,7 @@ func (d *Model) statLines(width int) []string {
 	owner := common.HexID(s.EphemeralOwner)
 	if k := common.KindOf(name, s); k.Ephemeral {
 		if addr, ok := d.clientOf(s.EphemeralOwner); ok {
-			owner += "  client " + addr
+			owner += "  client " + printable.String(addr)
 		}
 	}
 	kv("ephemeralOwner", owner)
@@ -169,8 +170,9 @@ func (d *Model) dataLines(width int) []string {
 	if len(n.Data) == 0 {
 		return append(lines, st.Muted.Render("(no data)"))
 	}
+	paint := common.NewPainter(st) // thousands of lines for a big node
 	for _, l := range body {
-		lines = append(lines, st.Data.Render(l))
+		lines = append(lines, paint.Render(&st.Data, l))
 	}
 	return lines
 }

@@ -9,11 +9,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -116,36 +115,35 @@ func formatData(d decodedData, v Viewer, width int) (lines []string, used Viewer
 		}
 		lines = append(lines, s)
 	default:
-		if d.binary {
-			lines = textLines(bytes.Map(func(r rune) rune {
-				if r == '\n' || r == '\t' || !unicode.IsControl(r) && r != utf8.RuneError {
-					return r
-				}
-				return '·'
-			}, data))
-		} else {
-			lines = textLines(data)
-		}
+		lines = textLines(data)
 	}
 	if cut {
 		lines = append(lines, fmt.Sprintf("… (first %s of %s shown)", sizeText(maxShownData), sizeText(len(d.data))))
 	}
-	out := lines[:0]
+	out := make([]string, 0, len(lines)) // not lines[:0]: a wrapped line would overwrite the next ones
 	for _, l := range lines {
 		out = append(out, wrapLine(l, width)...)
 	}
 	return out, used
 }
 
+// textLines splits text into lines, tabs as four spaces, every line
+// escaped ([printable.String]: control bytes, C1 codes and bytes that are
+// not UTF-8 shown as \x1b, \u009b, \xff).
 func textLines(b []byte) []string {
 	s := strings.ReplaceAll(string(b), "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\t", "    ")
-	return strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = printable.String(l)
+	}
+	return lines
 }
 
-// wrapLine hard-wraps l at width cells.
+// wrapLine hard-wraps l at width cells (a line of no more bytes than
+// width fits: no rune is wider than its UTF-8).
 func wrapLine(l string, width int) []string {
-	if width < 1 || ansi.StringWidth(l) <= width {
+	if width < 1 || len(l) <= width || ansi.StringWidth(l) <= width {
 		return []string{l}
 	}
 	return strings.Split(ansi.Hardwrap(l, width, true), "\n")

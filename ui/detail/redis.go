@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -55,7 +58,7 @@ func (d *Model) redisLines(width int) []string {
 		return st.Key.Render(fmt.Sprintf("%-8s", name)) + st.Value.Render(v)
 	}
 	if k.Group {
-		name := k.Key + redisview.Separator + "…"
+		name := printable.String(k.Key) + redisview.Separator + "…"
 		if k.Key == "" {
 			name = "every key"
 		}
@@ -66,12 +69,12 @@ func (d *Model) redisLines(width int) []string {
 	if v.Type == "none" {
 		return []string{st.Warning.Render("This key no longer exists (it expired or was deleted)."), "", st.Muted.Render("Press r to list its group again.")}
 	}
-	lines := []string{st.Section.Render("key"), kv("name", k.Key), kv("type", v.Type+" · "+redisSizeText(v)), kv("ttl", d.ttlText(v))}
+	lines := []string{st.Section.Render("key"), kv("name", printable.String(k.Key)), kv("type", printable.String(v.Type)+" · "+redisSizeText(v)), kv("ttl", d.ttlText(v))}
 	if v.Server != "" {
-		lines = append(lines, kv("server", v.Server))
+		lines = append(lines, kv("server", printable.String(v.Server)))
 	}
 	if k.Below > 0 {
-		lines = append(lines, kv("below", fmt.Sprintf("%d keys start with %s%s", k.Below, k.Key, redisview.Separator)))
+		lines = append(lines, kv("below", fmt.Sprintf("%d keys start with %s%s", k.Below, printable.String(k.Key), redisview.Separator)))
 	}
 	if v.Type == "string" {
 		lines = append(lines, d.dataLines(width)...)
@@ -122,9 +125,9 @@ func (d *Model) elementLines(v redisview.Value, width int) []string {
 	for _, e := range v.Elements {
 		switch v.Type {
 		case "hash", "stream":
-			left = max(left, min(len(e.First), width/3))
+			left = max(left, min(ansi.StringWidth(printable.String(e.First)), width/3))
 		case "zset":
-			left = max(left, min(len(e.Second), width/3))
+			left = max(left, min(ansi.StringWidth(printable.String(e.Second)), width/3))
 		}
 	}
 	out := make([]string, 0, len(v.Elements))
@@ -142,7 +145,9 @@ func (d *Model) elementLines(v redisview.Value, width int) []string {
 			out = append(out, st.Data.Render(cut(e.First, width)))
 			continue
 		}
-		out = append(out, st.Key.Render(fmt.Sprintf("%-*s", left, cut(a, left)))+"  "+st.Data.Render(cut(b, max(width-left-2, 8))))
+		a = cut(a, left)
+		a += strings.Repeat(" ", max(left-ansi.StringWidth(a), 0))
+		out = append(out, st.Key.Render(a)+"  "+st.Data.Render(cut(b, max(width-left-2, 8))))
 	}
 	if len(out) == 0 {
 		out = append(out, st.Muted.Render("(empty)"))
@@ -150,13 +155,11 @@ func (d *Model) elementLines(v redisview.Value, width int) []string {
 	return out
 }
 
-// cut keeps s on one line of at most w cells.
+// cut keeps s on one line of at most w cells, escaped
+// ([printable.String]).
 func cut(s string, w int) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", "⏎"), "\t", " ")
-	if r := []rune(s); len(r) > w {
-		return string(r[:max(w-1, 0)]) + "…"
-	}
-	return s
+	return ansi.Truncate(printable.String(s), max(w, 1), "…")
 }
 
 // SetRedisMode says the pane shows Redis keys: until a key's read

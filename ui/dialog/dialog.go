@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -201,7 +202,7 @@ func (o *Overlay) View(body string, w, h, boxW int) string {
 func (b *base) frame(st *themes.Styles, w int, title string, body []string, keep int) string {
 	inner := w - 4
 	body, keep = wrapBody(body, keep, inner)
-	lines := append([]string{st.DialogTitle.Render(common.Truncate(title, inner)), ""}, body...)
+	lines := append([]string{st.DialogTitle.Render(common.Truncate(printable.String(title), inner)), ""}, body...)
 	if avail := b.maxH - 2; b.maxH > 0 && len(lines) > avail { // the border takes 2
 		lines = b.fit(st, lines[0], body, min(keep, len(body)), avail)
 	} else {

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -95,7 +96,7 @@ func (d *ForceDelete) View(w int) string {
 	title := "Force-delete " + d.label
 	pv := d.preview
 	if pv == nil {
-		body := []string{st.Muted.Render("Reading " + common.LastElem(d.target.Node) + "…"), "", d.hint("esc", "cancel")}
+		body := []string{st.Muted.Render("Reading " + printable.String(common.LastElem(d.target.Node)) + "…"), "", d.hint("esc", "cancel")}
 		return d.lockFrame(w, title, body, 2)
 	}
 	owner := st.Error.Render("PERSISTENT (no session)")
@@ -133,12 +134,12 @@ func (d *ForceDelete) View(w int) string {
 		body = append(body, wrapped(st.Warning, "⚠ "+w, inner)...)
 	}
 	if pv.ForcesElection() {
-		body = append(body, "", st.Prompt.Render("Type \""+d.want()+"\" to force a new "+d.system()+" election: ")+d.seq.View(),
+		body = append(body, "", st.Prompt.Render("Type \""+printable.String(d.want())+"\" to force a new "+d.system()+" election: ")+d.seq.View(),
 			"", d.hint("⏎", "delete and start a new election (only if unchanged)")+"   "+d.hint("esc", "cancel"))
 		return d.lockFrame(w, title, body, 4)
 	}
 	body = append(body, "",
-		st.Prompt.Render("Type "+pv.SequenceSuffix()+" to confirm: ")+d.seq.View(),
+		st.Prompt.Render("Type "+printable.String(pv.SequenceSuffix())+" to confirm: ")+d.seq.View(),
 		"", d.hint("⏎", "delete (only if unchanged)")+"   "+d.hint("esc", "cancel"))
 	return d.lockFrame(w, title, body, 4)
 }

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
@@ -169,7 +170,7 @@ func (d *DeleteNode) Update(msg tea.Msg) (Action, tea.Cmd) {
 func (d *DeleteNode) View(w int) string {
 	st := d.st
 	body := []string{
-		"Delete " + st.Bold.Render(d.path) + "?",
+		"Delete " + st.Bold.Render(printable.String(d.path)) + "?",
 		st.Muted.Render(fmt.Sprintf("Only if it is still at version %d.", d.version)),
 		"",
 		st.HelpKey.Render("y") + st.HelpDesc.Render(" delete   ") + st.HelpKey.Render("n/esc") + st.HelpDesc.Render(" cancel"),
@@ -190,7 +191,7 @@ type DeleteTreeForm struct {
 func NewDeleteTree(st *themes.Styles, keys common.KeyMap, p string, version, children int32, inputW int) *DeleteTreeForm {
 	d := &DeleteTreeForm{form: form{st: st, keys: keys, path: p}, version: version, children: children}
 	_, name := common.SplitPath(p)
-	d.addInput("confirm", "type "+name+" to confirm", "", inputW)
+	d.addInput("confirm", "type "+printable.String(name)+" to confirm", "", inputW)
 	return d
 }
 
@@ -220,7 +221,7 @@ func (d *DeleteTreeForm) Update(msg tea.Msg) (Action, tea.Cmd) {
 func (d *DeleteTreeForm) View(w int) string {
 	st := d.st
 	body := []string{
-		"Delete " + st.Bold.Render(d.path) + " and everything below it",
+		"Delete " + st.Bold.Render(printable.String(d.path)) + " and everything below it",
 		st.Warning.Render(fmt.Sprintf("(%d children, and their children).", d.children)),
 		"",
 	}
@@ -292,7 +293,7 @@ type CreateForm struct {
 // NewCreate makes a child of p.
 func NewCreate(st *themes.Styles, keys common.KeyMap, p string, inputW int) *CreateForm {
 	d := &CreateForm{form: form{st: st, keys: keys, path: p}}
-	d.addInput("name", "child name (a path below "+p+" also works)", "", inputW)
+	d.addInput("name", "child name (a path below "+printable.String(p)+" also works)", "", inputW)
 	d.addInput("data", "optional text", "", inputW)
 	d.addInput("ttl", "TTL types only: e.g. 90s, 10m, 24h", "", inputW)
 	return d

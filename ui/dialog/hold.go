@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -167,7 +168,7 @@ func (d *RevokeHolder) Update(msg tea.Msg) (Action, tea.Cmd) {
 // View implements [Dialog].
 func (d *RevokeHolder) View(w int) string {
 	st, x, inner := d.st, d.target, w-4
-	body := []string{d.field("node", x.Node), d.field("owner", lockops.FormatSession(x.Session)+clientSuffix(x.Client))}
+	body := []string{d.field("node", printable.String(x.Node)), d.field("owner", lockops.FormatSession(x.Session)+clientSuffix(x.Client))}
 	if len(x.Data) > 0 {
 		body = append(body, d.field("data", common.DataSummary(x.Data)))
 	}

@@ -9,6 +9,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -39,10 +40,11 @@ type lockBase struct {
 // Err is the dialog's last refusal ("" when none).
 func (d *lockBase) Err() string { return d.err }
 
-// wrapped wraps text to inner cells, each line in style s.
+// wrapped wraps text (plain, escaped here: it quotes names and the
+// servers' errors) to inner cells, each line in style s.
 func wrapped(s lipgloss.Style, text string, inner int) []string {
 	var out []string
-	for _, l := range strings.Split(ansi.Wordwrap(text, inner, ""), "\n") {
+	for _, l := range strings.Split(ansi.Wordwrap(printable.String(text), inner, ""), "\n") {
 		out = append(out, s.Render(l))
 	}
 	return out
@@ -72,9 +74,24 @@ func newLockInput(placeholder string) textinput.Model {
 	return in
 }
 
+// prefill is a field's first value when it is a server's name (a lock's
+// path, a Redis key): the field shows it escaped ([printable.String]) and,
+// while that is left as it is, stands for the name itself.
+type prefill struct{ raw, shown string }
+
+func newPrefill(raw string) prefill { return prefill{raw: raw, shown: printable.String(raw)} }
+
+// value is what a field holding typed asks for.
+func (p prefill) value(typed string) string {
+	if typed == p.shown {
+		return p.raw
+	}
+	return typed
+}
+
 func clientSuffix(addr string) string {
 	if addr == "" {
 		return ""
 	}
-	return " from " + addr
+	return " from " + printable.String(addr)
 }

@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -45,7 +46,7 @@ func (d *Problems) View(w int) string {
 	st, inner := d.st, w-4
 	var body []string
 	if d.node != "" {
-		body = append(body, d.field("node", d.node), "")
+		body = append(body, d.field("node", printable.String(d.node)), "")
 	}
 	if len(d.items) == 0 {
 		body = append(body, st.Muted.Render("No problem found."))

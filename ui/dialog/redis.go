@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -35,6 +36,7 @@ type (
 type RedisTakeForm struct {
 	lockBase
 	recipe lockops.Kind
+	key    prefill            // the key the dialog opened on
 	fields [2]textinput.Model // the key, the TTL
 	focus  int
 }
@@ -42,12 +44,13 @@ type RedisTakeForm struct {
 // NewRedisTake asks about taking key (editable: another key, or a new
 // one) as recipe (redis.setnx, or redlock over several masters).
 func NewRedisTake(st *themes.Styles, keys common.LockKeyMap, key string, recipe lockops.Kind) *RedisTakeForm {
+	pre := newPrefill(key)
 	k := newLockInput("key")
-	k.SetValue(key)
+	k.SetValue(pre.shown)
 	ttl := newLockInput("TTL")
 	ttl.SetValue(lockops.DefaultRedisTTL.String())
 	ttl.SetWidth(12)
-	return &RedisTakeForm{lockBase: lockBase{st: st, keys: keys}, recipe: recipe, fields: [2]textinput.Model{k, ttl}, focus: 1}
+	return &RedisTakeForm{lockBase: lockBase{st: st, keys: keys}, recipe: recipe, key: pre, fields: [2]textinput.Model{k, ttl}, focus: 1}
 }
 
 // ID implements [Dialog].
@@ -71,7 +74,7 @@ func (d *RedisTakeForm) Update(msg tea.Msg) (Action, tea.Cmd) {
 		d.focus = 1 - d.focus
 		return nil, d.fields[d.focus].Focus()
 	case key.Matches(k, d.keys.Confirm):
-		name := strings.TrimSpace(d.fields[0].Value())
+		name := strings.TrimSpace(d.key.value(d.fields[0].Value()))
 		ttl, err := time.ParseDuration(strings.TrimSpace(d.fields[1].Value()))
 		switch {
 		case name == "":
@@ -155,13 +158,13 @@ func (d *RedisEvictForm) View(w int) string {
 		ttl = common.FormatAge(pv.TTL) + " left when read"
 	}
 	body := []string{
-		d.field("key", pv.Key),
+		d.field("key", printable.String(pv.Key)),
 		d.field("token", common.DataSummary([]byte(pv.Token))),
 		d.field("ttl", ttl),
-		d.field("holding", strings.Join(pv.Holding, ", ")),
+		d.field("holding", printable.String(strings.Join(pv.Holding, ", "))),
 	}
 	for _, o := range pv.Others {
-		body = append(body, d.field("", o))
+		body = append(body, d.field("", printable.String(o)))
 	}
 	if !pv.Majority {
 		body = append(body, "", st.Warning.Render(fmt.Sprintf("⚠ This token is on %d of %d servers: no majority holds it.", len(pv.Holding), len(pv.Holding)+len(pv.Others))))
@@ -169,7 +172,7 @@ func (d *RedisEvictForm) View(w int) string {
 	body = append(body, "")
 	body = append(body, wrapped(st.Warning, "⚠ Its holder is not told: if it still runs, it goes on as if it held the lock while another client takes it.", inner)...)
 	body = append(body, "",
-		st.Prompt.Render("Type "+pv.ConfirmSuffix()+" to confirm: ")+d.in.View(),
+		st.Prompt.Render("Type "+printable.String(pv.ConfirmSuffix())+" to confirm: ")+d.in.View(),
 		"", d.hint("⏎", "delete (only while it holds this token)")+"   "+d.hint("esc", "cancel"))
 	return d.lockFrame(w, "Force-delete Redis lock", body, 4)
 }

@@ -42,6 +42,7 @@ type Planner func(path string, o lockops.TakeOptions) (uint64, tea.Cmd)
 type TakeLock struct {
 	lockBase
 	path, note   textinput.Model
+	target       prefill // the path the dialog opened on
 	mode, recipe int
 	field        int
 	// The lock under the cursor, when it is one.
@@ -63,7 +64,8 @@ type TakeLock struct {
 func NewTake(st *themes.Styles, keys common.LockKeyMap, target string, existing lockops.Kind, ok bool, planner Planner) *TakeLock {
 	d := &TakeLock{lockBase: lockBase{st: st, keys: keys}, path: newLockInput("/path/of/lock"),
 		note: newLockInput("why (written into the node's data)"), planner: planner}
-	d.path.SetValue(target)
+	d.target = newPrefill(target)
+	d.path.SetValue(d.target.shown)
 	d.path.CursorEnd()
 	if ok {
 		d.existingQueue, d.existingKind = true, existing
@@ -97,7 +99,7 @@ func (d *TakeLock) ModeNames() []string { return takeModeNames(d.modeChoices()) 
 // choices are the dialog's path, options and their key (what a plan was
 // made for).
 func (d *TakeLock) choices() (string, lockops.TakeOptions, string) {
-	lp := path.Clean(strings.TrimSpace(d.path.Value()))
+	lp := path.Clean(strings.TrimSpace(d.target.value(d.path.Value())))
 	o := lockops.TakeOptions{Library: TakeRecipes[d.recipe], Mode: TakeModes[d.mode], Note: strings.TrimSpace(d.note.Value())}
 	return lp, o, fmt.Sprintf("%s|%s|%d", lp, o.Mode, d.recipe)
 }
@@ -208,7 +210,7 @@ func (d *TakeLock) choose(msg tea.KeyPressMsg) {
 // is known; a refusal keeps the dialog open with the reason and, when no
 // library could be chosen, the recipe field to pick one.
 func (d *TakeLock) confirm() (Action, tea.Cmd) {
-	lp := strings.TrimSpace(d.path.Value())
+	lp := strings.TrimSpace(d.target.value(d.path.Value()))
 	switch {
 	case !strings.HasPrefix(lp, "/") || path.Clean(lp) == "/":
 		d.err = "Give the lock's path: an absolute path below /."

@@ -17,6 +17,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
@@ -138,20 +139,20 @@ func (m Model) lines() []string {
 	out = append(out, "")
 	for _, mem := range m.report.Members {
 		if mem.Error != nil {
-			out = append(out, m.st.Error.Render(" ! "+mem.Addr+": "+*mem.Error))
+			out = append(out, m.st.Error.Render(" ! "+printable.String(mem.Addr+": "+*mem.Error)))
 		}
 	}
 	for _, mem := range m.report.Members {
 		if mem.Fix != nil {
-			out = append(out, m.st.Warning.Render(fmt.Sprintf(" %s refused %s: add %s to zoo.cfg on every member and restart them",
-				mem.Addr, strings.Join(mem.Refused, ","), *mem.Fix)))
+			out = append(out, m.st.Warning.Render(printable.String(fmt.Sprintf(" %s refused %s: add %s to zoo.cfg on every member and restart them",
+				mem.Addr, strings.Join(mem.Refused, ","), *mem.Fix))))
 			break
 		}
 	}
 	if len(m.events) > 0 {
 		out = append(out, "", m.st.Section.Render(" changes"))
 		for _, ev := range m.events {
-			out = append(out, m.st.Warning.Render(" * "+ev))
+			out = append(out, m.st.Warning.Render(" * "+printable.String(ev)))
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package lockpane
 
 import (
 	"context"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"time"
@@ -164,7 +165,7 @@ func (p *Model) setNote(level common.Level, text string) { p.noteAbout(level, te
 // the pane shows another lock, after a few seconds (common.InfoFor) when
 // informational, else with the next key ([Model.KeyPressed]).
 func (p *Model) noteAbout(level common.Level, text, path string) {
-	p.note = common.Status{Text: text, Level: level, At: p.clock(), About: path}
+	p.note = common.Status{Text: printable.String(text), Level: level, At: p.clock(), About: path}
 }
 
 // KeyPressed drops a warning or error note: the operator has moved on.

@@ -2,6 +2,7 @@ package lockpane
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ func (p *Model) bannerLines() []string {
 		wait := common.FormatAge(p.now.Sub(t.started))
 		switch {
 		case pr.Node == "":
-			out = append(out, p.spinner.View()+" "+st.Info.Render(fmt.Sprintf("Joining the queue of %s (%s)… %s", t.path, t.mode, wait)))
+			out = append(out, p.spinner.View()+" "+st.Info.Render(fmt.Sprintf("Joining the queue of %s (%s)… %s", printable.String(t.path), t.mode, wait)))
 		case pr.WaitingOn != "":
 			// Take reports when our own wait moves; the shown queue (when
 			// it is ours) is fresher about everyone ahead of us.
@@ -34,25 +35,25 @@ func (p *Model) bannerLines() []string {
 					waitingOn = w
 				}
 			}
-			on := common.LastElem(waitingOn)
+			on := printable.String(common.LastElem(waitingOn))
 			if l, ok := p.labels[waitingOn]; ok && pr.Path == p.path {
 				on = l + " " + common.ShortName(lockops.ShortName(on), 24)
 			}
 			out = append(out, p.spinner.View()+st.Info.Render(fmt.Sprintf("We wait at position %d of %d on %s · %s", pos, n, on, wait)))
 			if pr.Path != p.path {
-				out = append(out, st.Muted.Render("  in "+pr.Path+" · u stops waiting"))
+				out = append(out, st.Muted.Render("  in "+printable.String(pr.Path)+" · u stops waiting"))
 			} else {
 				out = append(out, st.Muted.Render("  u stops waiting (our node is deleted)"))
 			}
 		default:
-			out = append(out, p.spinner.View()+" "+st.Info.Render("Taking "+t.path+"…"))
+			out = append(out, p.spinner.View()+" "+st.Info.Render("Taking "+printable.String(t.path)+"…"))
 		}
 	}
 	if h := a.held; h != nil && a.holdState != lockops.StateReleased {
 		since := common.FormatAge(p.now.Sub(h.Acquired))
 		where := ""
 		if h.Path != p.path {
-			where = " " + h.Path
+			where = " " + printable.String(h.Path)
 		}
 		switch a.holdState {
 		case lockops.StateHeld:
@@ -68,14 +69,14 @@ func (p *Model) bannerLines() []string {
 				left := max(a.holdDeadline.Sub(p.now), 0)
 				out = append(out, "  "+st.Warning.Render(fmt.Sprintf("Treated as LOST in %.1fs", left.Seconds()))+st.Muted.Render(" unless ZooKeeper answers (fence "+fmt.Sprint(h.Czxid)+")"))
 			}
-			out = append(out, st.Muted.Render("  "+a.holdReason))
+			out = append(out, st.Muted.Render("  "+printable.String(a.holdReason)))
 		case lockops.StateLost:
 			out = append(out, st.BadgeErr.Render("LOST")+" "+st.Error.Render("We no longer hold"+where+"."))
-			out = append(out, st.Muted.Render("  "+a.holdReason))
+			out = append(out, st.Muted.Render("  "+printable.String(a.holdReason)))
 		}
 	}
 	if a.busy != "" {
-		out = append(out, st.Info.Render(a.busy))
+		out = append(out, st.Info.Render(printable.String(a.busy)))
 	}
 	return out
 }
@@ -88,18 +89,18 @@ func (p *Model) HeaderBadge() string {
 	a := &p.act
 	switch {
 	case a.taking != nil:
-		return st.StateWarn.Render("waiting for " + a.taking.path)
+		return st.StateWarn.Render("waiting for " + printable.String(a.taking.path))
 	case a.held == nil:
 		return ""
 	case a.holdState == lockops.StateHeld:
-		return st.StateOK.Render("holding " + a.held.Path)
+		return st.StateOK.Render("holding " + printable.String(a.held.Path))
 	case a.holdState == lockops.StateSuspended && !a.holdDeadline.IsZero():
 		left := max(a.holdDeadline.Sub(p.now), 0)
-		return st.StateWarn.Render(fmt.Sprintf("lock SUSPENDED %s (lost in %.1fs)", a.held.Path, left.Seconds()))
+		return st.StateWarn.Render(fmt.Sprintf("lock SUSPENDED %s (lost in %.1fs)", printable.String(a.held.Path), left.Seconds()))
 	case a.holdState == lockops.StateSuspended:
-		return st.StateWarn.Render("lock SUSPENDED " + a.held.Path)
+		return st.StateWarn.Render("lock SUSPENDED " + printable.String(a.held.Path))
 	case a.holdState == lockops.StateLost:
-		return st.StateErr.Render("lock LOST " + a.held.Path)
+		return st.StateErr.Render("lock LOST " + printable.String(a.held.Path))
 	}
 	return ""
 }
@@ -142,6 +143,7 @@ func (p *Model) NodeRefs(ns []string) []string {
 		if len(seq) > 10 {
 			seq = seq[len(seq)-10:]
 		}
+		seq = printable.String(seq)
 		out[i] = l + " (" + seq + ")"
 	}
 	return out

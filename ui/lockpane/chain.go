@@ -3,6 +3,7 @@ package lockpane
 import (
 	"fmt"
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 )
@@ -72,7 +73,7 @@ func (p *Model) chain(x lockops.Participant) string {
 	var b strings.Builder
 	b.WriteString(p.draw(&st.Waiter, p.labels[x.Node]) + " ")
 	if x.WatchKind == lockops.WatchChildren {
-		b.WriteString(p.draw(&st.Chain, "──watches children of ") + p.observed(x.WatchObserved) + p.draw(&st.Chain, "──▶ ") + p.draw(&st.Value, common.LastElem(x.Watches)))
+		b.WriteString(p.draw(&st.Chain, "──watches children of ") + p.observed(x.WatchObserved) + p.draw(&st.Chain, "──▶ ") + p.draw(&st.Value, printable.String(common.LastElem(x.Watches))))
 		return b.String()
 	}
 	ce := p.chainOf(x.Node)

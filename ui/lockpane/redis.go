@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -188,7 +189,7 @@ func (p *Model) redisFooterLine() string {
 	if !ok {
 		return ""
 	}
-	return st.Subtle.Render(x.Name + " · " + common.DataSummary(x.Data))
+	return st.Subtle.Render(printable.String(x.Name) + " · " + common.DataSummary(x.Data))
 }
 
 // nameShared reports whether more than one participant has key name (a

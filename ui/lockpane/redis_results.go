@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -111,7 +112,7 @@ func (p *Model) confirmQuitRedis() tea.Cmd {
 func (p *Model) redisBannerLines() []string {
 	st, a := p.st, &p.redis
 	if t := a.taking; t != nil {
-		line := "⧗ waiting " + common.FormatAge(p.now.Sub(t.started)) + " for " + t.key
+		line := "⧗ waiting " + common.FormatAge(p.now.Sub(t.started)) + " for " + printable.String(t.key)
 		if h := t.progress.Holder; h != "" {
 			line += " · held by " + common.DataSummary([]byte(h))
 			if t.progress.TTL > 0 {
@@ -126,11 +127,11 @@ func (p *Model) redisBannerLines() []string {
 	}
 	switch a.state {
 	case lockops.StateLost:
-		return []string{st.Error.Render("✕ LOST " + h.Key + ": " + a.reason)}
+		return []string{st.Error.Render("✕ LOST " + printable.String(h.Key+": "+a.reason))}
 	case lockops.StateSuspended:
-		return []string{st.Warning.Render(fmt.Sprintf("⚠ SUSPENDED %s: lost in %s unless a server answers", h.Key, common.FormatAge(h.Deadline().Sub(p.now))))}
+		return []string{st.Warning.Render(fmt.Sprintf("⚠ SUSPENDED %s: lost in %s unless a server answers", printable.String(h.Key), common.FormatAge(h.Deadline().Sub(p.now))))}
 	}
-	return []string{st.Holder.Render(fmt.Sprintf("● we hold %s · safe for %s · u releases", h.Key, common.FormatAge(h.Deadline().Sub(p.now))))}
+	return []string{st.Holder.Render(fmt.Sprintf("● we hold %s · safe for %s · u releases", printable.String(h.Key), common.FormatAge(h.Deadline().Sub(p.now))))}
 }
 
 // redisTakeCmd runs lockops.TakeRedis (blocking until the lock is ours,

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -22,13 +23,13 @@ const holderMarks = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 func (p *Model) timelineView() string {
 	st := p.st
 	h := &p.hist
-	lines := []string{st.Bold.Render(common.LastElem(p.path)) + st.Muted.Render(" — "+p.timelineSource())}
+	lines := []string{st.Bold.Render(printable.String(common.LastElem(p.path))) + st.Muted.Render(" — "+p.timelineSource())}
 	state, i, ok := p.shownState()
 	switch {
 	case h.loading:
 		lines = append(lines, st.Muted.Render("Replaying the transaction log…"))
 	case h.loadErr != nil:
-		lines = append(lines, st.Error.Render("Could not replay the transaction log: "+h.loadErr.Error()))
+		lines = append(lines, st.Error.Render("Could not replay the transaction log: "+printable.String(h.loadErr.Error())))
 	case !ok:
 		lines = append(lines, st.Muted.Render("No past state of this lock yet: its changes are kept from now on."))
 	}
@@ -235,7 +236,7 @@ func waitChain(q *lockops.Queue, x lockops.Participant, labels map[string]string
 	for hop := 0; cur.Watches != "" && hop < 6; hop++ {
 		j, ok := byNode[cur.Watches]
 		if !ok {
-			parts = append(parts, common.LastElem(cur.Watches)+" (not in the queue)")
+			parts = append(parts, printable.String(common.LastElem(cur.Watches))+" (not in the queue)")
 			break
 		}
 		cur = q.Participants[j]

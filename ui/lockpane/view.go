@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -151,7 +152,7 @@ func (p *Model) sessionLines() []string {
 		if !slices.ContainsFunc(f.mine, func(n string) bool { _, ok := p.byNode[n]; return ok }) {
 			continue
 		}
-		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, f.words()))
+		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, printable.String(f.words())))
 	}
 	return out
 }
@@ -265,7 +266,7 @@ func (p *Model) ownerLine(x lockops.Participant) string {
 		b.WriteString(p.draw(&st.Error, "PERSISTENT (no session)"))
 	}
 	if x.Client != "" {
-		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, x.Client))
+		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, printable.String(x.Client)))
 	}
 	if len(x.Data) > 0 {
 		b.WriteString(p.draw(&st.Subtle, " · ") + p.draw(&st.Value, common.DataSummary(x.Data)))
@@ -311,7 +312,7 @@ func (p *Model) footerLines() []string {
 	case p.noteShown():
 		return append(out, wrapStyled(p.note.Level.Style(st), p.note.Text, p.w, maxNoteLines)...)
 	case p.loadErr != nil:
-		return append(out, wrapStyled(st.Error, "Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)...)
+		return append(out, wrapStyled(st.Error, "Could not read the lock: "+printable.String(p.loadErr.Error()), p.w, maxNoteLines)...)
 	}
 	if pr, ok := p.footerProblem(); ok {
 		return append(out, p.problemLines(pr)...)
@@ -330,7 +331,7 @@ func (p *Model) footerHeight() int {
 	case p.noteShown():
 		return n + wrappedLines(p.note.Text, p.w, maxNoteLines)
 	case p.loadErr != nil:
-		return n + wrappedLines("Could not read the lock: "+p.loadErr.Error(), p.w, maxNoteLines)
+		return n + wrappedLines("Could not read the lock: "+printable.String(p.loadErr.Error()), p.w, maxNoteLines)
 	}
 	if pr, ok := p.footerProblem(); ok {
 		return n + len(p.problemWrap(pr))
@@ -374,7 +375,7 @@ const problemHint = "… i: in full"
 func (p *Model) problemWrap(pr lockops.Problem) []string {
 	w := max(p.w, 20)
 	lead := ansi.StringWidth(p.badge(pr.Kind)) + 1
-	lines := strings.Split(ansi.Wrap(strings.Repeat("x", lead-1)+" "+pr.Detail, w, ""), "\n")
+	lines := strings.Split(ansi.Wrap(strings.Repeat("x", lead-1)+" "+printable.String(pr.Detail), w, ""), "\n")
 	lines[0] = strings.Repeat(" ", lead) + strings.TrimLeft(strings.TrimLeft(lines[0], "x"), " ")
 	if len(lines) > maxProblemLines {
 		lines = lines[:maxProblemLines]
@@ -420,7 +421,7 @@ func (p *Model) footnote() string {
 		if p.client != nil {
 			adminPort = p.client.Config().AdminPort
 		}
-		p.noted.ens, p.noted.text = p.ens, lockops.Verified(p.ens, adminPort).Note
+		p.noted.ens, p.noted.text = p.ens, printable.String(lockops.Verified(p.ens, adminPort).Note)
 	}
 	return p.noted.text
 }
@@ -453,13 +454,13 @@ func (p *Model) footerLine() string {
 		return p.note.Level.Style(st).Render(p.note.Text)
 	}
 	if p.loadErr != nil {
-		return st.Error.Render("Could not read the lock: " + p.loadErr.Error())
+		return st.Error.Render("Could not read the lock: " + printable.String(p.loadErr.Error()))
 	}
 	if p.loader != nil {
 		return p.redisFooterLine() // redis.go
 	}
 	if x, ok := p.selected(); ok {
-		return p.draw(&st.Subtle, x.Node)
+		return p.draw(&st.Subtle, printable.String(x.Node))
 	}
 	return ""
 }

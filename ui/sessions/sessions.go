@@ -20,6 +20,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -287,7 +288,7 @@ func (m Model) lines() []string {
 	}
 	var out []string
 	if m.err != nil {
-		out = append(out, m.st.Error.Render(" ! "+common.Sentence(m.err.Error())))
+		out = append(out, m.st.Error.Render(" ! "+printable.String(common.Sentence(m.err.Error()))))
 	}
 	if len(m.shown) == 0 {
 		msg := " the members report no session"
@@ -343,7 +344,7 @@ func (m Model) lines() []string {
 		if i == m.cursor {
 			style = m.st.RowSelected
 		}
-		out = append(out, style.Render(common.Truncate(line, m.w-2)))
+		out = append(out, style.Render(common.Truncate(printable.String(line), m.w-2)))
 	}
 	return out
 }

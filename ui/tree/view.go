@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -132,7 +133,7 @@ func (t *Model) rowView(r row, selected, focused bool, width int) string {
 	indent := strings.Repeat("  ", r.depth)
 	count := t.count(p, d, info, known)
 	leftW := width - rightW - 1
-	name := r.name
+	name := printable.String(r.name)
 	if p == "/" {
 		name = "/"
 	}

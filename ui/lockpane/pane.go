@@ -94,6 +94,9 @@ type Model struct {
 	verifying  bool
 	ens        *zkview.Ensemble
 	ensAt      time.Time
+	// samples are the servers' last answers, oldest first: a wait two of
+	// them miss is missing (judgeWatches).
+	samples []*zkview.Ensemble
 	// findings are the problems that answer found (checks.go), carried
 	// to the reads until the next; pings follows the sessions answering
 	// only pings across answers.
@@ -134,7 +137,6 @@ type Model struct {
 const (
 	freshFor    = 4 * time.Second // newly arrived or newly holding
 	releasedFor = 4 * time.Second // gone nodes stay as a struck-through row
-	watchGrace  = 2 * time.Second // a just-changed wait is not yet "missing"
 	// reverifyEvery re-reads the shown lock with the servers' view even
 	// when its children did not change.
 	reverifyEvery = 3 * time.Second
@@ -142,11 +144,16 @@ const (
 
 // nodeMemo is what the pane remembers of one node of the shown directory.
 type nodeMemo struct {
-	firstSeen    time.Time // when it appeared (zero: present at first read)
-	holdingSince time.Time // when it was first seen holding
+	firstSeen time.Time // when it appeared (zero: present at first read)
+	// holdingSince is when a read first showed it holding: it turned
+	// holding, or appeared holding after the first read; zero when
+	// unknown (holding at the first read: its node's age is not how long
+	// it has held).
+	holdingSince time.Time
+	holding      bool
 	freshUntil   time.Time
 	watches      string
-	watchSince   time.Time
+	watchSince   time.Time // the read that first showed it waiting on watches
 }
 
 // ghost is a node that left the queue, drawn struck-through for a while.

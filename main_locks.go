@@ -93,7 +93,7 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
 	var e *zkview.Ensemble
-	if first != nil && !waitUntil(ctx, first.At.Add(f.hungAfter)) {
+	if first != nil && !waitUntil(ctx, first.End.Add(f.hungAfter)) {
 		return r, ctx.Err()
 	}
 	if !f.noVerify {

@@ -78,7 +78,7 @@ type DiagnoseOptions struct {
 	PingOnlySince map[int64]time.Time
 	HungAfter     time.Duration
 	// SilentSince maps sessions that sent nothing at all, not even a
-	// ping, for two thirds of their timeout to since when ([SilentSince]).
+	// ping, between samples to since when ([SilentSince]).
 	SilentSince map[int64]time.Time
 }
 

@@ -34,9 +34,10 @@ type SessionCheckOptions struct {
 	// checked either).
 	PingOnlySince map[int64]time.Time
 	HungAfter     time.Duration
-	// SilentSince maps sessions that sent nothing at all for two thirds
-	// of their timeout to since when ([SilentSince], [PingWatch.Silent]): a holder
-	// among them is reported at once, as not answering.
+	// SilentSince maps sessions that sent nothing at all between
+	// samples to since when ([SilentSince], [PingWatch.Silent]): a
+	// holder silent for two thirds of its timeout is reported at once,
+	// as not answering ([SilenceProves]); for HungAfter, as silent.
 	SilentSince map[int64]time.Time
 }
 
@@ -297,12 +298,9 @@ func sameConn(b memberConn, member string, c zkview.Conn) bool {
 
 // SilentSince maps the sessions that sent nothing at all, not even a
 // ping, between two samples of the members' connections (the same
-// connection, its received count unchanged) spanning two thirds of their
-// session timeout or more, to the end of the earlier sample. A live
-// client pings after a third of its timeout without traffic, and gives
-// its connection up after two thirds without an answer (go-zookeeper,
-// the Java client and kazoo alike): such a client is not answering (its
-// process stopped, or its connection cut).
+// connection, its received count unchanged) to the end of the earlier
+// sample. For less than two thirds of its timeout that may be an idle
+// client between pings; longer, it is not answering ([SilenceProves]).
 func SilentSince(before, after *zkview.Ensemble) map[int64]time.Time {
 	out := map[int64]time.Time{}
 	if before == nil || after == nil {
@@ -311,8 +309,7 @@ func SilentSince(before, after *zkview.Ensemble) map[int64]time.Time {
 	was := connsBySession(before)
 	for _, m := range after.Members {
 		for _, c := range m.Conns {
-			b, ok := was[c.SessionID]
-			if ok && c.HasSession && sameConn(b, m.Addr, c) && c.Recved == b.conn.Recved && silentLongEnough(c, after.At.Sub(sampleEnd(before))) {
+			if b, ok := was[c.SessionID]; ok && c.HasSession && sameConn(b, m.Addr, c) && c.Recved == b.conn.Recved {
 				out[c.SessionID] = sampleEnd(before)
 			}
 		}
@@ -320,10 +317,14 @@ func SilentSince(before, after *zkview.Ensemble) map[int64]time.Time {
 	return out
 }
 
-// silentLongEnough reports whether no packet for d proves c's client is
-// not answering: d is two thirds of its session timeout or more.
-func silentLongEnough(c zkview.Conn, d time.Duration) bool {
-	return c.Timeout > 0 && d >= c.Timeout*2/3
+// SilenceProves reports whether a session of the given timeout that has
+// sent nothing at all for d is not answering: d is two thirds of its
+// timeout or more. A live client pings after a third of its timeout
+// without traffic, and gives its connection up after two thirds without
+// an answer (go-zookeeper, the Java client and kazoo alike): its process
+// is stopped, or its connection cut.
+func SilenceProves(timeout, d time.Duration) bool {
+	return timeout > 0 && d >= timeout*2/3
 }
 
 // sampleEnd is when e's last answer came (its start when not recorded):
@@ -342,6 +343,8 @@ type PingWatch struct {
 	last   *zkview.Ensemble
 	since  map[int64]time.Time // only pings, or nothing, since
 	pinged map[int64]bool      // … and some pings in that time
+	// quiet is each session's received count and since when it has not
+	// changed.
 	quiet  map[int64]quietMark
 }
 
@@ -400,9 +403,7 @@ func (w *PingWatch) Since() map[int64]time.Time {
 }
 
 // Silent maps the sessions that have sent nothing at all, not even a
-// ping, for two thirds of their session timeout or more (see
-// [SilentSince]) to since when: shown by the first two samples that span
-// that long.
+// ping, since an earlier sample (see [SilentSince]) to since when.
 func (w *PingWatch) Silent() map[int64]time.Time {
 	out := map[int64]time.Time{}
 	if w.last == nil {
@@ -410,7 +411,24 @@ func (w *PingWatch) Silent() map[int64]time.Time {
 	}
 	for _, m := range w.last.Members {
 		for _, c := range m.Conns {
-			if q, ok := w.quiet[c.SessionID]; ok && c.HasSession && silentLongEnough(c, w.last.At.Sub(q.since)) {
+			if q, ok := w.quiet[c.SessionID]; ok && c.HasSession && w.last.At.After(q.since) {
+				out[c.SessionID] = q.since
+			}
+		}
+	}
+	return out
+}
+
+// NotAnswering is [PingWatch.Silent] for the sessions whose silence proves
+// it ([SilenceProves]: two thirds of their timeout or more).
+func (w *PingWatch) NotAnswering() map[int64]time.Time {
+	out := map[int64]time.Time{}
+	if w.last == nil {
+		return out
+	}
+	for _, m := range w.last.Members {
+		for _, c := range m.Conns {
+			if q, ok := w.quiet[c.SessionID]; ok && c.HasSession && SilenceProves(c.Timeout, w.last.At.Sub(q.since)) {
 				out[c.SessionID] = q.since
 			}
 		}
@@ -420,8 +438,8 @@ func (w *PingWatch) Silent() map[int64]time.Time {
 
 // hungHolders: a session holding a lock that sent nothing at all for two
 // thirds of its session timeout (not answering: as soon as samples show
-// it), or
-// answered only pings for o.HungAfter or longer.
+// it), or for o.HungAfter (idle, or not answering: not yet known), or
+// that answered only pings for o.HungAfter.
 func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
 	if o.HungAfter <= 0 || o.Ensemble == nil {
 		return nil
@@ -435,12 +453,20 @@ func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
 		}
 	}
 	var out []SessionProblem
+	hung := func(id int64, detail string) {
+		out = append(out, SessionProblem{Kind: ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id], Detail: detail})
+	}
 	for _, id := range sortedKeys(held) {
 		if since, ok := o.SilentSince[id]; ok {
-			to := timeoutOf(o.Ensemble, id)
-			out = append(out, SessionProblem{Kind: ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id],
-				Detail: fmt.Sprintf("session %s holds %d lock(s) and has sent nothing, not even a ping, for %s or more (a live client pings every third of its %s session timeout): its client is not answering (a stopped or frozen process, or a cut connection); the servers expire the session %s after its last packet, and its lock nodes go with it",
-					FormatSession(id), len(held[id]), FormatAge(o.Ensemble.At.Sub(since)), FormatAge(to), FormatAge(to))})
+			d, to := o.Ensemble.At.Sub(since), timeoutOf(o.Ensemble, id)
+			switch {
+			case SilenceProves(to, d):
+				hung(id, fmt.Sprintf("session %s holds %d lock(s) and has sent nothing, not even a ping, for %s or more (a live client pings every third of its %s session timeout): its client is not answering (a stopped or frozen process, or a cut connection); the servers expire the session %s after its last packet, and its lock nodes go with it",
+					FormatSession(id), len(held[id]), FormatAge(d), FormatAge(to), FormatAge(to)))
+			case d >= o.HungAfter:
+				hung(id, fmt.Sprintf("session %s holds %d lock(s) and has sent nothing at all for %s or more, not even a ping (a live client pings every third of its %s session timeout: it may be idle, or not answering)",
+					FormatSession(id), len(held[id]), FormatAge(d), FormatAge(to)))
+			}
 			continue
 		}
 		since, ok := o.PingOnlySince[id]
@@ -448,9 +474,8 @@ func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
 			continue
 		}
 		if d := o.Ensemble.At.Sub(since); d >= o.HungAfter {
-			out = append(out, SessionProblem{Kind: ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id],
-				Detail: fmt.Sprintf("session %s holds %d lock(s) and has answered only pings for %s or more: its client may be hung while its heartbeat thread lives (or it works without ZooKeeper)",
-					FormatSession(id), len(held[id]), FormatAge(d))})
+			hung(id, fmt.Sprintf("session %s holds %d lock(s) and has answered only pings for %s or more: its client may be hung while its heartbeat thread lives (or it works without ZooKeeper)",
+				FormatSession(id), len(held[id]), FormatAge(d)))
 		}
 	}
 	return out

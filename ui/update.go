@@ -173,13 +173,13 @@ const sessionHungAfter = time.Minute
 // nothing at all (at once) or answered only pings (after a while).
 func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, w *lockops.PingWatch, now time.Time) map[int64]string {
 	notes := map[int64]string{}
-	pings, silent := w.Since(), w.Silent()
-	for _, p := range lockops.DiagnoseSessions(queues, lockops.SessionCheckOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter, SilentSince: silent}) {
+	pings := w.Since()
+	for _, p := range lockops.DiagnoseSessions(queues, lockops.SessionCheckOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter, SilentSince: w.Silent()}) {
 		for _, s := range p.Sessions {
 			notes[s] = string(p.Kind)
 		}
 	}
-	for s, since := range silent {
+	for s, since := range w.NotAnswering() {
 		if notes[s] == "" {
 			notes[s] = "not answering: nothing sent for " + lockops.FormatAge(now.Sub(since))
 		}

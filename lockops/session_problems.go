@@ -345,7 +345,7 @@ type PingWatch struct {
 	pinged map[int64]bool      // … and some pings in that time
 	// quiet is each session's received count and since when it has not
 	// changed.
-	quiet  map[int64]quietMark
+	quiet map[int64]quietMark
 }
 
 // quietMark is a session's received count and since when it has not

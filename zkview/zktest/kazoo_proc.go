@@ -53,7 +53,7 @@ elif what == "hold":
     zk.start()
     lock = zk.Lock(path, cid)
     lock.acquire()
-    say("acquired " + lock.node)
+    say("acquired " + path + "/" + lock.node)
     while True:
         time.sleep(3600)
 elif what == "nowatch":

@@ -28,7 +28,7 @@ import (
 //
 // Times, on every participant: "age_ms" is the node's age, in ms from
 // its "ctime" (the server's clock) to when zkscope read the lock (its
-// own clock; 0 when the clocks disagree the other way), null when the
+// own clock; 0 rather than negative when that is behind), null when the
 // creation time is unknown (a Redis key, a waiter that owns no node) —
 // an age, not how long a holder has held: a node holds from when those
 // before it left. "held_since" is when a holder began to hold, as

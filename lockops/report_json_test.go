@@ -316,3 +316,30 @@ func readAt(qs []Queue, at time.Time) []Queue {
 	}
 	return qs
 }
+
+// TestTableAgeAndHeld: the table's AGE is the node's age; HELD (with
+// --watch, or where a holder's start is known) says how long a holder
+// has held and how that is known, "unknown" where it is not.
+func TestTableAgeAndHeld(t *testing.T) {
+	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	q := Decode(dir("/l", kid(cur(uuidA, "lock-", "0000000001"), 0x11), kid(cur(uuidB, "lock-", "0000000002"), 0x22)), DecodeOptions{})
+	q.Participants[0].Ctime, q.Participants[1].Ctime = now.Add(-83*time.Second), now.Add(-20*time.Second)
+	var b bytes.Buffer
+	if err := WriteTableWith(&b, []Queue{q}, now, TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, " AGE ") || strings.Contains(s, "HELD") || strings.Contains(s, " FOR ") || !strings.Contains(s, "1m23s") {
+		t.Errorf("one read: %s", s)
+	}
+	b.Reset()
+	WriteTableWith(&b, []Queue{q}, now, TableOptions{Held: true})
+	if s := b.String(); !strings.Contains(s, " HELD ") || !strings.Contains(s, "unknown") {
+		t.Errorf("--watch, the holder there at the first read: %s", s)
+	}
+	q.Participants[0].HeldSince, q.Participants[0].HeldSource = now.Add(-14*time.Second), HeldSeen
+	b.Reset()
+	WriteTableWith(&b, []Queue{q}, now, TableOptions{})
+	if s := b.String(); !strings.Contains(s, "1m23s") || !strings.Contains(s, "14s (seen)") {
+		t.Errorf("a holder seen beginning: %s", s)
+	}
+}

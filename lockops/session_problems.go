@@ -405,30 +405,25 @@ func (w *PingWatch) Since() map[int64]time.Time {
 // Silent maps the sessions that have sent nothing at all, not even a
 // ping, since an earlier sample (see [SilentSince]) to since when.
 func (w *PingWatch) Silent() map[int64]time.Time {
-	out := map[int64]time.Time{}
-	if w.last == nil {
-		return out
-	}
-	for _, m := range w.last.Members {
-		for _, c := range m.Conns {
-			if q, ok := w.quiet[c.SessionID]; ok && c.HasSession && w.last.At.After(q.since) {
-				out[c.SessionID] = q.since
-			}
-		}
-	}
-	return out
+	return w.quietFor(func(zkview.Conn, time.Duration) bool { return true })
 }
 
 // NotAnswering is [PingWatch.Silent] for the sessions whose silence proves
 // it ([SilenceProves]: two thirds of their timeout or more).
 func (w *PingWatch) NotAnswering() map[int64]time.Time {
+	return w.quietFor(func(c zkview.Conn, d time.Duration) bool { return SilenceProves(c.Timeout, d) })
+}
+
+// quietFor maps the sessions quiet since an earlier sample, for a time d
+// that keep(their connection, d) accepts, to since when.
+func (w *PingWatch) quietFor(keep func(zkview.Conn, time.Duration) bool) map[int64]time.Time {
 	out := map[int64]time.Time{}
 	if w.last == nil {
 		return out
 	}
 	for _, m := range w.last.Members {
 		for _, c := range m.Conns {
-			if q, ok := w.quiet[c.SessionID]; ok && c.HasSession && SilenceProves(c.Timeout, w.last.At.Sub(q.since)) {
+			if q, ok := w.quiet[c.SessionID]; ok && c.HasSession && w.last.At.After(q.since) && keep(c, w.last.At.Sub(q.since)) {
 				out[c.SessionID] = q.since
 			}
 		}

@@ -134,7 +134,8 @@ func IntrospectConfig(ctx context.Context, cfg Config, opts IntrospectOptions) *
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)
 		if err != nil {
-			e := &Ensemble{Chroot: cfg.Chroot, At: time.Now()}
+			now := time.Now()
+			e := &Ensemble{Chroot: cfg.Chroot, At: now, End: now}
 			for _, s := range cfg.Servers {
 				e.Members = append(e.Members, Member{Addr: s, Err: fmt.Errorf("TLS for four-letter words: %w", err)})
 			}

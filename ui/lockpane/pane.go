@@ -24,7 +24,8 @@ import (
 
 // Model shows the decoded queue of the lock directory under the cursor:
 // holders then waiters in order, each with its mode, owner (session,
-// client, data) and how long it has held or waited, the node each waiter
+// client, data) and how long it has waited, or held where the pane saw
+// it begin (else its node's age), the node each waiter
 // watches drawn as a chain down to a holder, the servers' confirmation of
 // those watches (✓ seen, ✗ missing, ? unknown) and the lock's problems as
 // badges. Nodes that just arrived or just left stay highlighted for a few

@@ -64,7 +64,8 @@ func checkContract(t *testing.T, doc []byte) map[string]any {
 		}
 		for _, pa := range parts {
 			p := pa.(map[string]any)
-			for _, k := range []string{"node", "seq", "mode", "state", "position", "session", "ephemeral", "client", "data", "ctime", "watches", "watch_kind", "watch_observed"} {
+			for _, k := range []string{"node", "seq", "mode", "state", "position", "session", "ephemeral", "client", "data", "ctime", "watches", "watch_kind", "watch_observed",
+				"age_ms", "held_since", "held_since_source"} {
 				if _, ok := p[k]; !ok {
 					fail("%s: participant lacks %q: %v", path, k, p)
 				}
@@ -88,6 +89,20 @@ func checkContract(t *testing.T, doc []byte) map[string]any {
 			}
 			if _, ok := p["position"].(json.Number); !ok {
 				fail("%s: position %v", path, p["position"])
+			}
+			// The node's age in ms (null when its creation time is
+			// unknown), and when a holder began to hold with how that is
+			// known (both null when unknown; never on a waiter).
+			if a, ok := p["age_ms"].(json.Number); p["age_ms"] != nil && (!ok || strings.HasPrefix(string(a), "-")) {
+				fail("%s: age_ms %v", path, p["age_ms"])
+			}
+			switch since, src := p["held_since"], p["held_since_source"]; {
+			case (since == nil) != (src == nil):
+				fail("%s: held_since %v with held_since_source %v", path, since, src)
+			case since != nil && (!contractCtime.MatchString(fmt.Sprint(since)) || p["state"] != "holding"):
+				fail("%s: held_since %v (state %v)", path, since, p["state"])
+			case src != nil && src != "seen" && src != "txnlog" && src != "recording":
+				fail("%s: held_since_source %v", path, src)
 			}
 			if c := p["client"]; c != nil {
 				if _, ok := c.(string); !ok {

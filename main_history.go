@@ -153,6 +153,9 @@ func writeHistoryAt(out io.Writer, r *lockops.Replay, at lockops.Point, servers 
 		when = last.Time
 	}
 	queues := r.Queues()
+	for i := range queues {
+		queues[i].ReadAt = when // ages are counted to that moment
+	}
 	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Now: when})
 	if f.asJSON {
 		return lockops.WriteJSON(printable.JSON(out), servers, queues)

@@ -56,7 +56,7 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 	fl := cmd.Flags()
 	fl.IntVar(&f.maxLeases, "max-leases", 0, "a semaphore's lease count (Curator does not store it; default: inferred)")
 	fl.IntVar(&f.depth, "depth", 0, "levels below PATH to search for locks (0: all)")
-	fl.DurationVar(&f.heldLimit, "held-longer-than", heldDefault, "flag holders older than this (0: never)")
+	fl.DurationVar(&f.heldLimit, "held-longer-than", heldDefault, "flag holders whose node is older than this, or (locks --watch) seen holding longer (0: never)")
 	fl.BoolVar(&f.noVerify, "no-verify", false, "do not ask the servers who is connected and watching (faster; client and watch_observed unknown)")
 }
 
@@ -94,7 +94,7 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
 	var e *zkview.Ensemble
-	if first != nil && !waitUntil(ctx, first.At.Add(f.hungAfter)) {
+	if first != nil && !waitUntil(ctx, first.End.Add(f.hungAfter)) {
 		return r, ctx.Err()
 	}
 	if !f.noVerify {
@@ -106,17 +106,28 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 	if ferr != nil {
 		return r, scanError(p, ferr)
 	}
-	lockops.ApplyEnsemble(e, queues)
-	o2 := lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: e}
+	// A watch the servers do not list is missing only when a second
+	// sample, taken a moment later, misses it too (ConfirmWatches asks
+	// only when the first misses one it may judge).
+	var prev, cur *zkview.Ensemble
+	if e != nil {
+		var cerr error
+		if prev, cur, cerr = lockops.ConfirmWatches(ctx, c, e, queues, f.maxLeases); cerr != nil {
+			return r, cerr
+		}
+	}
+	lockops.ApplySamples(queues, prev, cur)
+	o2 := lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: cur}
 	if first != nil {
 		o2.PingOnlySince, o2.HungAfter = lockops.PingOnlySince(first, e), f.hungAfter
+		o2.SilentSince = lockops.SilentSince(first, e)
 	}
 	lockops.Diagnose(queues, o2)
-	v := lockops.Verified(e, c.Config().AdminPort)
+	v := lockops.Verified(cur, c.Config().AdminPort)
 	if len(queues) == 0 {
 		v = lockops.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
-	return scanReport{queues: queues, v: v, unreadable: unreadable, ens: e}, err
+	return scanReport{queues: queues, v: v, unreadable: unreadable, ens: cur}, err
 }
 
 // waitUntil waits until t or ctx's end, reporting whether t came.
@@ -166,8 +177,12 @@ func newLocksCmd() *cobra.Command {
 		Long: `Decode the lock at PATH, or every lock below PATH (default /), exactly as its
 client library sees it (Curator, kazoo, go-zookeeper, ZooKeeper's recipes):
 who holds it, who waits in what order, which node each waiter watches, and
-whether the servers confirm that watch (✓ yes, ✗ no, ? unknown: the servers'
-four-letter words cons/wchp are needed, see 4lw.commands.whitelist).
+whether the servers confirm that watch (✓ yes; ✗ no: missing from two samples
+a second apart, both begun after the wait was read; ? unknown: not yet judged,
+or the servers' four-letter words srvr/cons/wchp are not whitelisted, see
+4lw.commands.whitelist). AGE is the node's age, not how long a holder has
+held (one read cannot know that); --watch adds HELD, from when it saw each
+holder begin.
 
 --json prints the machine-readable report (schema 1), --watch redraws as the
 queues change until Ctrl-C.`,
@@ -219,7 +234,7 @@ queues change until Ctrl-C.`,
 				if asJSON {
 					return lockops.WriteJSONReport(printable.JSON(out), c.Servers(), r.queues, &r.v, r.unreadable)
 				}
-				err := lockops.WriteTableWith(out, r.queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v)})
+				err := lockops.WriteTableWith(out, r.queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v), Held: watchIt})
 				for _, u := range r.unreadable {
 					fmt.Fprintf(out, "unreadable %s: %s\n", printable.String(u.Node), printable.String(u.Detail))
 				}
@@ -348,10 +363,12 @@ func newDoctorCmd() *cobra.Command {
 		Use:   "doctor [PATH]",
 		Short: "Report lock problems at or below PATH; exit 1 when any is found",
 		Long: `Check every lock at or below PATH (default /) and print one line per problem:
-persistent lock nodes, waiters whose watch no server reports (stuck), holders
-older than --held-longer-than, holders whose client answered only pings for
---hung-after (two samples of the members' connections that far apart: doctor
-takes that long), several nodes of one session (orphans), wait-for cycles
+persistent lock nodes, waiters whose watch no server reports (stuck: missing
+from two samples a second apart), holders older than --held-longer-than (by
+node age: when a holder began to hold is not known from one read; the line
+says so), holders whose client answered only pings, or sent nothing at all,
+for --hung-after (two samples of the members' connections that far apart:
+doctor takes that long), several nodes of one session (orphans), wait-for cycles
 across lock directories (session-deadlock),
 orphaned semaphore leases, read→write upgrade deadlocks, herds, sequence ties
 and overflow, stray children that block a queue, mixed libraries.

@@ -50,8 +50,17 @@ type lockWatch struct {
 	caches     map[string]*lockops.DirCache
 	owner      map[string][]string // watched directory -> the paths of its locks
 	unreadable []lockops.Problem
+	// ens is the servers' last answer; samples are their last answers,
+	// oldest first, for lockops.ApplySamples (a watch two of them miss
+	// is missing).
 	ens        *zkview.Ensemble
+	samples    []*zkview.Ensemble
 	verifiedAt time.Time
+	// seen is what the reads showed of each node: when its wait began
+	// and when it began to hold (scanned: the first scan is done; holders
+	// it found began before zkscope looked).
+	seen    map[string]*nodeSeen
+	scanned bool
 
 	changed chan string
 	mu      sync.Mutex
@@ -119,6 +128,10 @@ func (w *lockWatch) scan(ctx context.Context) error {
 	w.recordScan(queues)
 	w.raw = make(map[string]lockops.Queue, len(queues))
 	w.owner = map[string][]string{}
+	for i := range queues {
+		w.note(&queues[i])
+	}
+	w.scanned = true
 	for i, q := range queues {
 		w.raw[q.Path] = q
 		if i < maxWatched {
@@ -163,6 +176,7 @@ func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
 	case lockops.KindCuratorSemaphoreV2, lockops.KindKazooSemaphore:
 		qs, err := lockops.Scan(ctx, w.c, lock, lockops.ScanOptions{MaxLeases: w.f.maxLeases})
 		if err == nil && len(qs) == 1 {
+			w.note(&qs[0])
 			w.raw[lock] = qs[0]
 			w.record(&qs[0], 0)
 		}
@@ -209,6 +223,8 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 	}
 	w.caches[lock] = cache
 	q := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.f.maxLeases})
+	q.ReadAt = time.Now()
+	w.note(&q)
 	w.raw[lock] = q
 	w.record(&q, st.Pzxid)
 }
@@ -228,6 +244,8 @@ func (w *lockWatch) rereadEphemeral(ctx context.Context, lock string) {
 		return // drawn as it was; the next change or scan reads it again
 	}
 	q := lockops.Decode(d, lockops.DecodeOptions{Kind: lockops.KindEphemeralLock})
+	q.ReadAt = time.Now()
+	w.note(&q)
 	w.raw[lock] = q
 	w.record(&q, 0)
 }
@@ -278,7 +296,8 @@ func (w *lockWatch) draw(ctx context.Context) error {
 	if len(queues) > 0 {
 		w.verifyIfDue(ctx)
 	}
-	lockops.ApplyEnsemble(w.ens, queues)
+	w.forgetGone(queues)
+	lockops.ApplySamples(queues, w.samples...)
 	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
 	v := lockops.Verified(w.ens, w.c.Config().AdminPort)
 	if len(queues) == 0 {
@@ -300,6 +319,71 @@ func (w *lockWatch) verifyIfDue(ctx context.Context) {
 	vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	w.ens, w.verifiedAt = w.c.Introspect(vctx), time.Now()
 	cancel()
+	w.samples = append(w.samples[max(len(w.samples)-2, 0):], w.ens)
+}
+
+// nodeSeen is what `locks --watch` saw of one lock node.
+type nodeSeen struct {
+	czxid     int64
+	watches   string    // the node it waited on when last read
+	waitSeen  time.Time // since when it has waited on watches
+	holding   bool
+	heldSince time.Time // when it was first read holding (zero: at the first scan)
+}
+
+// note takes q, just read (ReadAt set), into what was seen of its nodes
+// and fills its participants' WaitSeen and HeldSince from it: a wait on
+// the same node as before keeps when it was first read; a holder's start
+// is the read that first showed it holding, unknown for a holder already
+// there at the first scan.
+func (w *lockWatch) note(q *lockops.Queue) {
+	if w.seen == nil {
+		w.seen = map[string]*nodeSeen{}
+	}
+	for i := range q.Participants {
+		p := &q.Participants[i]
+		if p.WatcherOnly {
+			continue
+		}
+		m := w.seen[p.Node]
+		if m == nil || m.czxid != p.Czxid {
+			m = &nodeSeen{czxid: p.Czxid}
+			w.seen[p.Node] = m
+			if p.State == lockops.StateHolding && w.scanned {
+				m.heldSince = q.ReadAt // appeared holding after the first scan
+			}
+		}
+		if p.State == lockops.StateWaiting && (m.watches != p.Watches || m.waitSeen.IsZero()) {
+			m.watches, m.waitSeen = p.Watches, q.ReadAt
+		}
+		if p.State == lockops.StateHolding && !m.holding {
+			m.holding = true
+			if m.heldSince.IsZero() && !m.waitSeen.IsZero() {
+				m.heldSince = q.ReadAt // seen waiting, now holding
+			}
+		}
+		if p.State == lockops.StateWaiting {
+			p.WaitSeen = m.waitSeen
+		}
+		if p.State == lockops.StateHolding && !m.heldSince.IsZero() {
+			p.HeldSince, p.HeldSource = m.heldSince, lockops.HeldSeen
+		}
+	}
+}
+
+// forgetGone drops what was seen of nodes no longer in queues.
+func (w *lockWatch) forgetGone(queues []lockops.Queue) {
+	present := make(map[string]bool, len(w.seen))
+	for _, q := range queues {
+		for _, p := range q.Participants {
+			present[p.Node] = true
+		}
+	}
+	for n := range w.seen {
+		if !present[n] {
+			delete(w.seen, n)
+		}
+	}
 }
 
 // startRecording opens FILE for --record (a new file: a recording is

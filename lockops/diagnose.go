@@ -20,8 +20,11 @@ func Verify(ctx context.Context, c *zkview.Client, queues []Queue) *zkview.Ensem
 }
 
 // ApplyEnsemble fills Client, WatchObserved and ObservedWatches from what
-// the servers said. Children watches never appear in the servers' watch
-// lists: their WatchObserved stays nil (unknown).
+// the servers said. A data or exists wait the servers list is observed
+// (true); one they do not list stays unknown (nil): one sample cannot
+// tell a missing watch from one set a moment after the sample, or from
+// a wait that moved meanwhile ([ApplySamples] can). Children watches
+// never appear in the servers' watch lists: their WatchObserved stays nil.
 func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
 	if e == nil {
 		return
@@ -48,7 +51,8 @@ func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
 			}
 			p.ObservedWatches = watching[p.Session]
 			if p.Watches != "" && (p.WatchKind == WatchData || p.WatchKind == WatchExists) {
-				if observed, known := e.WatchObserved(p.Session, p.Watches); known || observed {
+				p.WatchObserved = nil
+				if observed, _ := e.WatchObserved(p.Session, p.Watches); observed {
 					p.WatchObserved = &observed
 				}
 			}
@@ -73,6 +77,9 @@ type DiagnoseOptions struct {
 	// them for HungAfter or longer is session-hung (0: off).
 	PingOnlySince map[int64]time.Time
 	HungAfter     time.Duration
+	// SilentSince maps sessions that sent nothing at all, not even a
+	// ping, between samples to since when ([SilentSince]).
+	SilentSince map[int64]time.Time
 }
 
 // Diagnose adds to each queue the problems that need more than the names:
@@ -93,7 +100,7 @@ func Diagnose(queues []Queue, o DiagnoseOptions) {
 		diagnose(&queues[qi], o, queueChecks|serverChecks)
 	}
 	applySessionProblems(queues, append(waitForCycles(queues), hungHolders(queues, SessionCheckOptions{
-		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter})...))
+		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter, SilentSince: o.SilentSince})...))
 }
 
 // DiagnoseQueue adds to each queue the problems its own nodes show, with

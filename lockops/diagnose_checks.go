@@ -3,6 +3,8 @@ package lockops
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 )
 
 // The checks of one queue [diagnose] runs, in the order the report lists
@@ -12,43 +14,57 @@ func checkPersistentLockNode(ix *queueIndex, p *Participant) {
 	if p.Ephemeral {
 		return
 	}
-	// The sentences of the usual states are made once: a queue of
-	// persistent nodes (a test harness, a hand-made lock) is checked on
-	// every read of the lock pane.
-	switch p.State {
-	case StateHolding:
-		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentHolding)
-	case StateWaiting:
-		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentWaiting)
-	default:
-		ix.addDetail(ProblemPersistentLockNode, p.Node, persistentSentence(p.State))
-	}
+	ix.addDetail(ProblemPersistentLockNode, p.Node, persistentSentence(p.State, p.Node))
 }
 
-var (
-	persistentHolding = persistentSentence(StateHolding)
-	persistentWaiting = persistentSentence(StateWaiting)
-)
-
-func persistentSentence(s State) string {
-	return "a " + string(s) + " node that is not ephemeral: no session will ever release it; delete it by hand once its owner is gone"
+// persistentSentence says what a persistent lock node in state s means
+// and the command that removes it.
+func persistentSentence(s State, node string) string {
+	return "a " + string(s) + " node that is not ephemeral: no session will ever release it; once its owner is gone, zkscope evict " + node + " removes it"
 }
 
+// checkWatchMissing: a wait [ApplySamples] found missing in two samples.
 func checkWatchMissing(ix *queueIndex, p *Participant) {
 	if p.WatchObserved != nil && !*p.WatchObserved {
-		ix.addDetail(ProblemWatchMissing, p.Node, "waits on "+p.Watches+", but no server lists session "+FormatSession(p.Session)+" watching it: it may never wake up")
+		ix.addDetail(ProblemWatchMissing, p.Node, watchMissingDetail(p))
 	}
 }
 
+// checkHeldTooLong judges what is known: how long the holder has held
+// when zkscope saw it begin or a history says ([Participant.HeldSince]),
+// else its node's age, which only bounds it from above (a node holds from
+// when those before it left), said as such.
 func checkHeldTooLong(ix *queueIndex, p *Participant) {
 	o := ix.o
-	if p.State == StateHolding && o.HeldLongerThan > 0 && o.Now.Sub(p.Ctime) > o.HeldLongerThan {
-		ix.add(ProblemHeldTooLong, p.Node, "held for %s (longer than %s) by session %s", FormatAge(o.Now.Sub(p.Ctime)), o.HeldLongerThan, FormatSession(p.Session))
+	if p.State != StateHolding || o.HeldLongerThan <= 0 || p.Ctime.IsZero() && p.HeldSince.IsZero() {
+		return
+	}
+	if !p.HeldSince.IsZero() {
+		if held := o.Now.Sub(p.HeldSince); held > o.HeldLongerThan {
+			ix.add(ProblemHeldTooLong, p.Node, "held for %s (%s) exceeds %s, by session %s", FormatAge(held), p.HeldSource, FormatLimit(o.HeldLongerThan), FormatSession(p.Session))
+		}
+		return
+	}
+	if age := o.Now.Sub(p.Ctime); age > o.HeldLongerThan && ix.q.Kind.SingleNode() {
+		ix.add(ProblemHeldTooLong, p.Node, "held for %s (its node is the lock: held since its creation) exceeds %s, by session %s", FormatAge(age), FormatLimit(o.HeldLongerThan), FormatSession(p.Session))
+	} else if age > o.HeldLongerThan {
+		ix.add(ProblemHeldTooLong, p.Node, "node age %s exceeds %s; when it began to hold is not known (session %s)", FormatAge(age), FormatLimit(o.HeldLongerThan), FormatSession(p.Session))
 	}
 }
 
-// checkUpgradeDeadlock: holding a read lock while waiting for the write
-// lock of the same lock never succeeds.
+// FormatLimit prints a threshold as given on the command line, without
+// the zero units time.Duration adds ("1m", not "1m0s").
+func FormatLimit(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func checkUpgradeDeadlock(ix *queueIndex, s *sessionNodes) {
 	ps := ix.q.Participants
 	for _, r := range s.reads {

@@ -30,12 +30,20 @@ func TestDiagnoseSplit(t *testing.T) {
 		Sessions: []int64{0x11, 0x22, 0x33, 0x66, 0x77},
 		Via:      map[string]string{"cons": "4lw", "wchp": "4lw", "dump": "4lw"},
 	}}}
+	// The third waiter's watch is missing as two samples found it
+	// (ApplySamples; one answer leaves it unknown).
+	missing := func(qs []Queue) {
+		no := false
+		qs[0].Participants[2].WatchObserved = &no
+	}
 	whole := []Queue{copyForTest(raw)}
 	ApplyEnsemble(e, whole)
+	missing(whole)
 	Diagnose(whole, DiagnoseOptions{Ensemble: e})
 
 	split := []Queue{copyForTest(raw)}
 	ApplyEnsemble(e, split)
+	missing(split)
 	DiagnoseQueue(split, DiagnoseOptions{Ensemble: e})
 	queueOnly := len(split[0].Problems)
 	for _, p := range split[0].Problems {

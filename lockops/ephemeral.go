@@ -16,6 +16,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -91,6 +92,10 @@ func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *z
 		return queues, err
 	}
 	found = withoutRegistries(found, e, root)
+	now := time.Now()
+	for i := range found {
+		found[i].ReadAt = now
+	}
 	queues = append(queues, found...)
 	slices.SortFunc(queues, func(a, b Queue) int { return strings.Compare(a.Path, b.Path) })
 	return queues, nil

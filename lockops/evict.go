@@ -59,8 +59,8 @@ type EvictPreview struct {
 	Czxid   int64
 	Version int32
 	Created time.Time
-	// HeldFor is how long the node has existed (the time it has held or
-	// waited).
+	// HeldFor is how long the node has existed: its age (a waiter has
+	// waited that long; a holder may have held for less).
 	HeldFor time.Duration
 	// Recipe is the decoded recipe ([Kind]) of the lock Node takes part
 	// in, "unknown" when it is no participant of a recognised lock.

@@ -53,6 +53,11 @@ type Replay struct {
 	at    Moment
 	dirty map[string]bool
 	ends  map[string]Tenure
+
+	// source says where the events come from ([HeldTxnlog] or
+	// [HeldRecording], set by [ReplayAll]; "": holders' starts are not
+	// given to the queues).
+	source HeldSource
 }
 
 // lockLog is one lock's history so far.
@@ -80,6 +85,10 @@ func NewReplay(root string, o ReplayOptions) *Replay {
 // and finishes the replay.
 func ReplayAll(src EventSource, root string, until Point, o ReplayOptions) (*Replay, error) {
 	r := NewReplay(root, o)
+	r.source = HeldTxnlog
+	if _, ok := src.(*recordingSource); ok {
+		r.source = HeldRecording
+	}
 	if s, ok := src.(Seeder); ok {
 		if err := s.Seed(r); err != nil {
 			return r, err
@@ -339,6 +348,7 @@ func (r *Replay) flush() {
 		}
 		r.adopt(l)
 		l.update(q, r.at, r.ends)
+		r.heldSince(l, &l.queue)
 		if r.o.OnChange != nil {
 			r.o.OnChange(r.at, &l.queue)
 		}
@@ -479,8 +489,30 @@ func (r *Replay) Queues() []Queue {
 	sort.Strings(paths)
 	for _, p := range paths {
 		if d, ok := r.dirOf(p); ok {
-			out = append(out, Decode(d, r.decodeOptions(p)))
+			q := Decode(d, r.decodeOptions(p))
+			r.heldSince(r.locks[p], &q)
+			out = append(out, q)
 		}
 	}
 	return out
+}
+
+// heldSince gives the holders of q (l's lock as decoded now) the moment
+// the replay saw each begin to hold, where it knows it: after the
+// history's first moment (what was there at its start, a snapshot's
+// nodes or a recording's first read, held since before it).
+func (r *Replay) heldSince(l *lockLog, q *Queue) {
+	if r.source == "" || l == nil {
+		return
+	}
+	for i := range q.Participants {
+		p := &q.Participants[i]
+		ti, ok := l.open[p.Node]
+		if p.State != StateHolding || p.WatcherOnly || !ok {
+			continue
+		}
+		if t := &l.tenures[ti]; !t.Held.IsZero() && t.Held.Time.After(r.first.Time) {
+			p.HeldSince, p.HeldSource = t.Held.Time, r.source
+		}
+	}
 }

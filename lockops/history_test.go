@@ -325,3 +325,65 @@ func FuzzRecording(f *testing.F) {
 		WriteHistoryJSON(&out, rep)
 	})
 }
+
+// TestReplayHeldSince: the queues a history replays give a holder the
+// moment it began to hold, from the source ("txnlog", "recording"), when
+// it began after the history's start; one holding at the start (created
+// by its first transaction, or in a recording's first read) is unknown.
+func TestReplayHeldSince(t *testing.T) {
+	dir := "/app/locks/deploy"
+	s := &script{}
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: kazooNode(dir, 0), Owner: 1}) // zxid 1: the start
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Path: kazooNode(dir, 1), Owner: 2}) // 2: waits
+	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: kazooNode(dir, 0)})           // 3: the second holds
+	for _, c := range []struct {
+		until Point
+		since time.Time
+	}{{Point{Zxid: 2}, time.Time{}}, {Point{}, histT0.Add(3 * time.Second)}} {
+		l := eventList(s.evs)
+		r, err := ReplayAll(&l, "/app", c.until, ReplayOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := r.Queues()[0].Participants[0]
+		if !h.HeldSince.Equal(c.since) || !h.HeldSince.IsZero() && h.HeldSource != HeldTxnlog {
+			t.Errorf("until %+v: holder %s held since %v (%q), want %v", c.until, h.Name, h.HeldSince, h.HeldSource, c.since)
+		}
+	}
+
+	// A recording: the holder of its first read is unknown, the next one
+	// is known from the read that saw it holding.
+	q := func(from int) Queue {
+		d := Dir{Path: dir}
+		for i := from; i < 2; i++ {
+			d.Children = append(d.Children, Child{Name: kazooNode(dir, i)[len(dir)+1:], Owner: int64(i + 1), Czxid: int64(10 + i),
+				Ctime: histT0.Add(time.Duration(i) * time.Second).UnixMilli()})
+		}
+		return Decode(d, DecodeOptions{})
+	}
+	var b bytes.Buffer
+	rec, err := NewRecorder(&b, "/app", nil, histT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range []Queue{q(0), q(1)} {
+		if err := rec.Observe(&st, int64(20+i), histT0.Add(time.Duration(10+i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, src, err := OpenRecording(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var states []LockState
+	r, err := ReplayAll(src, "/app", Point{}, ReplayOptions{OnChange: func(at Moment, q *Queue) { states = append(states, LockState{At: at, Queue: q.Clone()}) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := states[0].Queue.Participants[0]; !h.HeldSince.IsZero() {
+		t.Errorf("the first read's holder held since %v", h.HeldSince)
+	}
+	if h := r.Queues()[0].Participants[0]; !h.HeldSince.Equal(histT0.Add(11*time.Second)) || h.HeldSource != HeldRecording {
+		t.Errorf("the second holder held since %v (%q), want the read that saw it", h.HeldSince, h.HeldSource)
+	}
+}

@@ -82,6 +82,9 @@ var (
 		"node": jString, "seq": jNullNum, "mode": jString, "state": jString, "position": jNumber,
 		"session": jString, "ephemeral": jBool, "client": jNullStr, "data": jString, "ctime": jString,
 		"watches": jNullStr, "watch_kind": jNullStr, "watch_observed": jNullBol,
+		// Added to the contract: the node's age and, where known, when a
+		// holder began to hold and how that is known.
+		"age_ms": jNullNum, "held_since": jNullStr, "held_since_source": jNullStr,
 	}
 	// A Redis lock's participant has no session and no creation time:
 	// both null, the other fields as the contract's.
@@ -219,6 +222,17 @@ func checkParticipant(where string, p jsonObj, redis bool) []string {
 		bad = append(bad, fmt.Sprintf("%s: watches %q is not absolute", where, p.str("watches")))
 	case !p.isNull("watch_kind") && kind != "data" && kind != "exists" && kind != "children":
 		bad = append(bad, fmt.Sprintf("%s: watch_kind %q", where, kind))
+	}
+	switch src := p.str("held_since_source"); {
+	case p.isNull("held_since") != p.isNull("held_since_source"):
+		bad = append(bad, fmt.Sprintf("%s: held_since %v but held_since_source %v", where, p["held_since"], p["held_since_source"]))
+	case !p.isNull("held_since") && (!ctimeText.MatchString(p.str("held_since")) || p.str("state") != "holding"):
+		bad = append(bad, fmt.Sprintf("%s: held_since %q (state %s)", where, p.str("held_since"), p.str("state")))
+	case !p.isNull("held_since_source") && src != "seen" && src != "txnlog" && src != "recording":
+		bad = append(bad, fmt.Sprintf("%s: held_since_source %q", where, src))
+	}
+	if age, ok := p["age_ms"].(float64); ok && (age < 0 || redis) {
+		bad = append(bad, fmt.Sprintf("%s: age_ms %v", where, age))
 	}
 	if e, ok := p["data_encoding"]; ok && e != "base64" {
 		bad = append(bad, fmt.Sprintf("%s: data_encoding %v", where, e))

@@ -127,7 +127,21 @@ type Participant struct {
 	Session     int64
 	Czxid       int64
 	Data        []byte
-	Ctime       time.Time
+	Ctime       time.Time // the node's creation (the server's clock): its age, not how long it has held
+
+	// HeldSince is when this holder began to hold, where that is known:
+	// zkscope saw it turn holding or appear holding after its first read
+	// (the lock pane, `locks --watch`), or a history says so (transaction
+	// log, recording); zero when unknown, HeldSource then "". One read
+	// of a lock cannot know it: a node holds from when those before it
+	// left, not from its creation.
+	HeldSince  time.Time
+	HeldSource HeldSource
+	// WaitSeen is when zkscope first read this waiter waiting on Watches
+	// (zkscope's clock; zero: when its queue was read, [Queue.ReadAt]):
+	// a wait a sample of the servers' watches began after cannot be
+	// judged by it ([ApplySamples]).
+	WaitSeen time.Time
 
 	// Watches is the node (or, for a children watch, the parent) this
 	// waiter waits on; "" for holders.
@@ -156,6 +170,16 @@ type Participant struct {
 	// recipes whose data is free text.
 	Payload *Payload
 }
+
+// HeldSource says how a holder's [Participant.HeldSince] is known.
+type HeldSource string
+
+// Where a holder's start is known from.
+const (
+	HeldSeen      HeldSource = "seen"      // zkscope's reads saw it turn (or appear) holding
+	HeldTxnlog    HeldSource = "txnlog"    // the transaction log's replay
+	HeldRecording HeldSource = "recording" // a recording's replay
+)
 
 // Mode is a participant's (or a requested lock's) kind of hold.
 type Mode string
@@ -196,8 +220,13 @@ type Problem struct {
 
 // Queue is a decoded lock: holders first, then waiters in order.
 type Queue struct {
-	Path         string
-	Kind         Kind
+	Path string
+	Kind Kind
+	// ReadAt is when the read this queue was decoded from finished
+	// (zkscope's clock; zero when unknown): node ages are counted to it,
+	// and a sample of the servers' watches taken after it may judge its
+	// waits ([ApplySamples]).
+	ReadAt       time.Time
 	MaxLeases    int // semaphores: given or inferred; 0 otherwise
 	Participants []Participant
 	Problems     []Problem

@@ -12,9 +12,11 @@ import (
 )
 
 // WriteTable writes the queues for people: per lock a title line, then one
-// row per participant in order with how long it has held or waited (since
-// its node was created), the node it watches and whether the servers
-// confirm the watch, then the problems.
+// row per participant in order with its node's age (AGE: since its
+// creation, not how long it has held: one read cannot know that), the
+// node it watches and whether the servers confirm the watch, then the
+// problems. A holder's HELD (how long it has held) is shown where it is
+// known ([Participant.HeldSince]; see [TableOptions.Held]).
 func WriteTable(w io.Writer, queues []Queue, now time.Time) error {
 	return WriteTableWith(w, queues, now, TableOptions{})
 }
@@ -27,6 +29,11 @@ type TableOptions struct {
 	// Footnote, when set, is printed once after the table (why clients or
 	// watches are unknown: [Verification.Note]).
 	Footnote string
+	// Held adds the HELD column to every lock (`locks --watch`, which
+	// sees holders begin): how long each holder has held where known,
+	// "unknown" where not. Without it the column is shown only for locks
+	// with a holder whose start is known.
+	Held bool
 }
 
 // WriteTableWith is [WriteTable] with options. A mixed-library lock is
@@ -45,10 +52,10 @@ func WriteTableWith(w io.Writer, queues []Queue, now time.Time, o TableOptions) 
 		if i > 0 {
 			fmt.Fprintln(tw)
 		}
-		writeTableLock(tw, q, now, name, "")
+		writeTableLock(tw, q, now, name, "", o.Held)
 		for _, other := range q.Others {
 			fmt.Fprintln(tw)
-			writeTableLock(tw, other, now, name, "as "+string(other.Kind)+" sees it: ")
+			writeTableLock(tw, other, now, name, "as "+string(other.Kind)+" sees it: ", o.Held)
 		}
 	}
 	if o.Footnote != "" {
@@ -57,7 +64,7 @@ func WriteTableWith(w io.Writer, queues []Queue, now time.Time, o TableOptions) 
 	return tw.Flush()
 }
 
-func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) string, prefix string) {
+func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) string, prefix string, held bool) {
 	holders, waiters := len(q.Holders()), len(q.Waiters())
 	title := fmt.Sprintf("%s%s  %s  %d holding, %d waiting", prefix, printable.String(q.Path), q.Kind, holders, waiters)
 	if q.MaxLeases > 0 {
@@ -70,16 +77,27 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 	if len(q.Context) > 0 {
 		fmt.Fprintf(tw, "  %s\n", printable.String((&Payload{Fields: q.Context}).String()))
 	}
+	held = held || heldKnown(q)
 	if len(q.Participants) > 0 {
-		fmt.Fprintln(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\tFOR\tWAITS ON\tDATA")
+		age, heldCol := "AGE", ""
+		if q.Kind.IsRedis() {
+			age = "TTL" // no creation time; the key's time to live
+		}
+		if held {
+			heldCol = "HELD\t"
+		}
+		fmt.Fprintf(tw, "  #\tSTATE\tMODE\tNODE\tSESSION\tCLIENT\t%s\t%sWAITS ON\tDATA\n", age, heldCol)
 	}
 	for _, p := range q.Participants {
-		session, since := FormatSession(p.Session), forCell(p, now)
+		session, since := FormatSession(p.Session), ageCell(p, now)
 		if q.Kind.IsRedis() { // no sessions; no creation time to count from
 			session = "-"
 			if !p.HasTTL {
 				since = "-"
 			}
+		}
+		if held {
+			since += "\t" + heldCell(p, now)
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			p.Position+1, p.State, p.Mode, name(p.Name), session, printable.String(orDash(p.Client)), // "#" counts from 1 (JSON's position from 0)
@@ -94,10 +112,10 @@ func writeTableLock(tw io.Writer, q Queue, now time.Time, name func(string) stri
 	}
 }
 
-// forCell is how long a participant has held or waited; for a Redis one,
-// which keeps no creation time, how long its key has left ("ttl 4.2s",
-// "no expiry").
-func forCell(p Participant, now time.Time) string {
+// ageCell is a participant's node age (since its creation: for a holder
+// not how long it has held); for a Redis one, which keeps no creation
+// time, how long its key has left ("ttl 4.2s", "no expiry").
+func ageCell(p Participant, now time.Time) string {
 	switch {
 	case p.WatcherOnly:
 		return "-" // no node of its own: since when is unknown
@@ -109,6 +127,28 @@ func forCell(p Participant, now time.Time) string {
 		return "deadline -" + FormatAge(-p.TTL)
 	}
 	return "ttl " + FormatAge(p.TTL)
+}
+
+// heldCell is how long a holder has held, with how that is known ("14s
+// (seen)"), "unknown" when it is not; "-" for a waiter.
+func heldCell(p Participant, now time.Time) string {
+	switch {
+	case p.State != StateHolding:
+		return "-"
+	case p.HeldSince.IsZero():
+		return "unknown"
+	}
+	return FormatAge(now.Sub(p.HeldSince)) + " (" + string(p.HeldSource) + ")"
+}
+
+// heldKnown reports whether a holder of q has a known start.
+func heldKnown(q Queue) bool {
+	for i := range q.Participants {
+		if !q.Participants[i].HeldSince.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // dataCell is a participant's data: decoded in its system's format when

@@ -26,6 +26,18 @@ import (
 // "severity" ([ProblemKind.Severity]: "error", "warning" or "info";
 // `zkscope doctor` does not count info).
 //
+// Times, on every participant: "age_ms" is the node's age, in ms from
+// its "ctime" (the server's clock) to when zkscope read the lock (its
+// own clock; 0 rather than negative when that is behind), null when the
+// creation time is unknown (a Redis key, a waiter that owns no node) —
+// an age, not how long a holder has held: a node holds from when those
+// before it left. "held_since" is when a holder began to hold, as
+// "ctime" is written, where that is known, else null (always null for a
+// waiter); "held_since_source" says how it is known: "seen" (zkscope's
+// reads saw it turn holding, or appear holding after its first read:
+// `locks --watch`), "txnlog" or "recording" (`history --at` replayed
+// it), null when "held_since" is.
+//
 // Single-node locks and elections (recipes kafka.controller, hadoop.ha,
 // hbase.master, solr.overseer, zookeeper.ephemeral-lock) add "payload"
 // to a participant (its data decoded in its system's format, an object of
@@ -137,7 +149,7 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		buf = appendParticipantJSON(buf[:0], &q.Participants[i], &times, q.Kind.IsRedis())
+		buf = appendParticipantJSON(buf[:0], &q.Participants[i], &times, q.Kind.IsRedis(), q.ReadAt)
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
@@ -172,8 +184,9 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 // appendParticipantJSON appends p's object, newline included, without
 // reflection or a copy: a 10,000-contender report is mostly participants.
 // Strings are quoted as encoding/json quotes them with HTML escaping off.
-// A Redis lock's participant (redis) has a null session and ctime.
-func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool) []byte {
+// A Redis lock's participant (redis) has a null session and ctime; age_ms
+// counts from ctime to readAt (its queue's [Queue.ReadAt]).
+func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool, readAt time.Time) []byte {
 	b = append(b, `{"node":`...)
 	b = appendJSONString(b, p.Node)
 	b = append(b, `,"seq":`...)
@@ -225,6 +238,21 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool) 
 		b = strconv.AppendBool(b, *p.WatchObserved)
 	} else {
 		b = append(b, "null"...)
+	}
+	b = append(b, `,"age_ms":`...)
+	if redis || p.WatcherOnly || p.Ctime.IsZero() || readAt.IsZero() {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, max(readAt.Sub(p.Ctime).Milliseconds(), 0), 10)
+	}
+	b = append(b, `,"held_since":`...)
+	if p.HeldSince.IsZero() {
+		b = append(b, `null,"held_since_source":null`...)
+	} else {
+		b = append(b, '"')
+		b = times.append(b, p.HeldSince)
+		b = append(b, `","held_since_source":`...)
+		b = appendJSONString(b, string(p.HeldSource))
 	}
 	if len(p.ObservedWatches) > 0 {
 		b = append(b, `,"observed_watches":[`...)

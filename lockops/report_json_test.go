@@ -43,6 +43,9 @@ func jsonCases() map[string]struct {
 	rwq.Participants[1].WatchObserved = &yes
 	rwq.Participants[1].ObservedWatches = []string{rwq.Participants[0].Node}
 	rwq.Participants[2].WatchObserved = &no
+	// The holder seen beginning to hold 1h10m before the report (its node
+	// is 2h old): held-too-long by what was seen, not by its age.
+	rwq.Participants[0].HeldSince, rwq.Participants[0].HeldSource = time.UnixMilli(1_700_000_000_000+2*3600_000-70*60_000), HeldSeen
 	persist := at(dir("/app/locks/stale", kid(hexA+"__lock__0000000001", 0), kid(hexB+"__lock__0000000002", 7)), 1_600_000_000_000)
 
 	// A Curator semaphore (children waits, max_leases), a kazoo
@@ -63,8 +66,12 @@ func jsonCases() map[string]struct {
 	// problem of the whole lock.
 	mixed := at(dir("/mixed", kid(cur(uuidA, "lock-", "0000000000"), 21), kid(hexB+"__lock__0000000001", 22)), 1_700_000_500_000)
 
+	now := time.UnixMilli(1_700_000_000_000 + 2*3600_000)
 	diagnosed := func(qs ...Queue) []Queue {
-		Diagnose(qs, DiagnoseOptions{HeldLongerThan: time.Hour, Now: time.UnixMilli(1_700_000_000_000 + 2*3600_000)})
+		for i := range qs {
+			qs[i].ReadAt = now // node ages (age_ms) are counted to the read
+		}
+		Diagnose(qs, DiagnoseOptions{HeldLongerThan: time.Hour, Now: now})
 		return qs
 	}
 	return map[string]struct {
@@ -76,7 +83,7 @@ func jsonCases() map[string]struct {
 			Decode(ksem, DecodeOptions{}), Decode(zkl, DecodeOptions{}), Decode(gozk, DecodeOptions{Kind: KindGoZK}))},
 		"mixed-libraries": {[]string{"127.0.0.1:2181"}, diagnosed(Decode(mixed, DecodeOptions{}))},
 		"empty":           {nil, nil},
-		"elections":       {[]string{"zk1:2181"}, electionQueues()},
+		"elections":       {[]string{"zk1:2181"}, readAt(electionQueues(), now)},
 	}
 }
 
@@ -244,7 +251,7 @@ func FuzzParticipantJSON(f *testing.F) {
 		p := Participant{Node: node, Seq: seq, HasSeq: seq >= 0, Mode: ModeWrite, State: StateWaiting,
 			Session: session, Ephemeral: session != 0, Client: client, Data: data,
 			Ctime: time.UnixMilli(seq % (1 << 40)), Watches: strings.ToUpper(node), WatchKind: WatchExists}
-		b := appendParticipantJSON(nil, &p, &ctimes{}, false)
+		b := appendParticipantJSON(nil, &p, &ctimes{}, false, time.UnixMilli(1<<41))
 		var got jsonObj
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%v: %s", err, b)
@@ -300,4 +307,39 @@ func FuzzPlainPrefix(f *testing.F) {
 			t.Fatalf("plainPrefix(%q) = %d, want %d", s, got, want)
 		}
 	})
+}
+
+// readAt sets when qs were read (their nodes' age_ms count to it).
+func readAt(qs []Queue, at time.Time) []Queue {
+	for i := range qs {
+		qs[i].ReadAt = at
+	}
+	return qs
+}
+
+// TestTableAgeAndHeld: the table's AGE is the node's age; HELD (with
+// --watch, or where a holder's start is known) says how long a holder
+// has held and how that is known, "unknown" where it is not.
+func TestTableAgeAndHeld(t *testing.T) {
+	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	q := Decode(dir("/l", kid(cur(uuidA, "lock-", "0000000001"), 0x11), kid(cur(uuidB, "lock-", "0000000002"), 0x22)), DecodeOptions{})
+	q.Participants[0].Ctime, q.Participants[1].Ctime = now.Add(-83*time.Second), now.Add(-20*time.Second)
+	var b bytes.Buffer
+	if err := WriteTableWith(&b, []Queue{q}, now, TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, " AGE ") || strings.Contains(s, "HELD") || strings.Contains(s, " FOR ") || !strings.Contains(s, "1m23s") {
+		t.Errorf("one read: %s", s)
+	}
+	b.Reset()
+	WriteTableWith(&b, []Queue{q}, now, TableOptions{Held: true})
+	if s := b.String(); !strings.Contains(s, " HELD ") || !strings.Contains(s, "unknown") {
+		t.Errorf("--watch, the holder there at the first read: %s", s)
+	}
+	q.Participants[0].HeldSince, q.Participants[0].HeldSource = now.Add(-14*time.Second), HeldSeen
+	b.Reset()
+	WriteTableWith(&b, []Queue{q}, now, TableOptions{})
+	if s := b.String(); !strings.Contains(s, "1m23s") || !strings.Contains(s, "14s (seen)") {
+		t.Errorf("a holder seen beginning: %s", s)
+	}
 }

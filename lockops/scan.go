@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -101,7 +102,9 @@ type scanner struct {
 	elections []Dir
 }
 
+// add keeps q, just read and decoded (its ReadAt is now).
 func (s *scanner) add(q Queue) {
+	q.ReadAt = time.Now()
 	s.mu.Lock()
 	s.queues = append(s.queues, q)
 	s.mu.Unlock()

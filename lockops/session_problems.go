@@ -29,16 +29,22 @@ type SessionCheckOptions struct {
 	// need it: hung holders, disconnected owners).
 	Ensemble *zkview.Ensemble
 	// PingOnlySince maps sessions that have answered only pings to since
-	// when ([PingOnlySince], [PingWatch]); HungAfter is how long makes a
-	// holder suspect (0: off).
+	// when ([PingOnlySince], [PingWatch.Since]); HungAfter is how long
+	// makes a holder suspect (0: off, and the silent ones are not
+	// checked either).
 	PingOnlySince map[int64]time.Time
 	HungAfter     time.Duration
+	// SilentSince maps sessions that sent nothing at all between
+	// samples to since when ([SilentSince], [PingWatch.Silent]): a
+	// holder silent for two thirds of its timeout is reported at once,
+	// as not answering ([SilenceProves]); for HungAfter, as silent.
+	SilentSince map[int64]time.Time
 }
 
 // DiagnoseSessions finds the session-level problems of queues: wait-for
 // cycles between sessions across lock directories (session-deadlock),
-// holders that answered only pings for longer than o.HungAfter
-// (session-hung), and sessions owning ephemerals that no member lists a
+// holders that sent nothing at all, or answered only pings for longer
+// than o.HungAfter (session-hung), and sessions owning ephemerals that no member lists a
 // connection of (owner-disconnected, once per session).
 func DiagnoseSessions(queues []Queue, o SessionCheckOptions) []SessionProblem {
 	out := waitForCycles(queues)
@@ -235,21 +241,118 @@ func PingOnly(before, after *zkview.Ensemble) map[int64]bool {
 	return out
 }
 
-// PingOnlySince is [PingOnly] between two samples, each session mapped to
+// PingOnlySince is [PingOnly] between two samples, each session that
+// sent pings in between (not nothing at all: see [SilentSince]) mapped to
 // the earlier sample's time.
 func PingOnlySince(before, after *zkview.Ensemble) map[int64]time.Time {
 	out := map[int64]time.Time{}
+	grew := recvedGrew(before, after)
 	for id := range PingOnly(before, after) {
-		out[id] = before.At
+		if grew[id] {
+			out[id] = before.At
+		}
 	}
 	return out
 }
 
+// recvedGrew says, per session with the same connection in both samples,
+// whether its member received packets from it in between.
+func recvedGrew(before, after *zkview.Ensemble) map[int64]bool {
+	out := map[int64]bool{}
+	if before == nil || after == nil {
+		return out
+	}
+	was := connsBySession(before)
+	for _, m := range after.Members {
+		for _, c := range m.Conns {
+			if b, ok := was[c.SessionID]; ok && c.HasSession && sameConn(b, m.Addr, c) {
+				out[c.SessionID] = c.Recved > b.conn.Recved
+			}
+		}
+	}
+	return out
+}
+
+// memberConn is a connection and the member it is on.
+type memberConn struct {
+	conn   zkview.Conn
+	member string
+}
+
+func connsBySession(e *zkview.Ensemble) map[int64]memberConn {
+	out := map[int64]memberConn{}
+	for _, m := range e.Members {
+		for _, c := range m.Conns {
+			if c.HasSession {
+				out[c.SessionID] = memberConn{c, m.Addr}
+			}
+		}
+	}
+	return out
+}
+
+// sameConn reports whether c on member is the connection b was.
+func sameConn(b memberConn, member string, c zkview.Conn) bool {
+	return b.member == member && b.conn.Addr == c.Addr && b.conn.Established.Equal(c.Established)
+}
+
+// SilentSince maps the sessions that sent nothing at all, not even a
+// ping, between two samples of the members' connections (the same
+// connection, its received count unchanged) to the end of the earlier
+// sample. For less than two thirds of its timeout that may be an idle
+// client between pings; longer, it is not answering ([SilenceProves]).
+func SilentSince(before, after *zkview.Ensemble) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	if before == nil || after == nil {
+		return out
+	}
+	was := connsBySession(before)
+	for _, m := range after.Members {
+		for _, c := range m.Conns {
+			if b, ok := was[c.SessionID]; ok && c.HasSession && sameConn(b, m.Addr, c) && c.Recved == b.conn.Recved {
+				out[c.SessionID] = sampleEnd(before)
+			}
+		}
+	}
+	return out
+}
+
+// SilenceProves reports whether a session of the given timeout that has
+// sent nothing at all for d is not answering: d is two thirds of its
+// timeout or more. A live client pings after a third of its timeout
+// without traffic, and gives its connection up after two thirds without
+// an answer (go-zookeeper, the Java client and kazoo alike): its process
+// is stopped, or its connection cut.
+func SilenceProves(timeout, d time.Duration) bool {
+	return timeout > 0 && d >= timeout*2/3
+}
+
+// sampleEnd is when e's last answer came (its start when not recorded):
+// a count read in e was read by then.
+func sampleEnd(e *zkview.Ensemble) time.Time {
+	if e.End.IsZero() {
+		return e.At
+	}
+	return e.End
+}
+
 // PingWatch follows samples of the members' connections and remembers
-// since when each session has answered only pings (the TUI's refreshes).
+// since when each session has answered only pings, and since when each
+// has sent nothing at all (the TUI's refreshes).
 type PingWatch struct {
-	last  *zkview.Ensemble
-	since map[int64]time.Time
+	last   *zkview.Ensemble
+	since  map[int64]time.Time // only pings, or nothing, since
+	pinged map[int64]bool      // … and some pings in that time
+	// quiet is each session's received count and since when it has not
+	// changed.
+	quiet map[int64]quietMark
+}
+
+// quietMark is a session's received count and since when it has not
+// changed (the end of the first sample that read it).
+type quietMark struct {
+	recved int64
+	since  time.Time
 }
 
 // Add takes the next sample.
@@ -257,22 +360,81 @@ func (w *PingWatch) Add(e *zkview.Ensemble) {
 	if e == nil {
 		return
 	}
-	next := map[int64]time.Time{}
+	next, pinged := map[int64]time.Time{}, map[int64]bool{}
+	grew := recvedGrew(w.last, e)
 	for id := range PingOnly(w.last, e) {
 		s, ok := w.since[id]
 		if !ok {
 			s = w.last.At
 		}
-		next[id] = s
+		next[id], pinged[id] = s, ok && w.pinged[id] || grew[id]
 	}
-	w.last, w.since = e, next
+	quiet := map[int64]quietMark{}
+	var was map[int64]memberConn
+	if w.last != nil {
+		was = connsBySession(w.last)
+	}
+	for _, m := range e.Members {
+		for _, c := range m.Conns {
+			if !c.HasSession {
+				continue
+			}
+			q, ok := w.quiet[c.SessionID]
+			b, same := was[c.SessionID]
+			if !ok || !same || !sameConn(b, m.Addr, c) || q.recved != c.Recved {
+				q = quietMark{recved: c.Recved, since: sampleEnd(e)}
+			}
+			quiet[c.SessionID] = q
+		}
+	}
+	w.last, w.since, w.pinged, w.quiet = e, next, pinged, quiet
 }
 
-// Since maps sessions that have answered only pings to since when.
-func (w *PingWatch) Since() map[int64]time.Time { return w.since }
+// Since maps the sessions that have answered only pings (some pings, and
+// nothing else) to since when.
+func (w *PingWatch) Since() map[int64]time.Time {
+	out := make(map[int64]time.Time, len(w.since))
+	for id, s := range w.since {
+		if w.pinged[id] {
+			out[id] = s
+		}
+	}
+	return out
+}
 
-// hungHolders: a session holding a lock that answered only pings for
-// o.HungAfter or longer.
+// Silent maps the sessions that have sent nothing at all, not even a
+// ping, since an earlier sample (see [SilentSince]) to since when.
+func (w *PingWatch) Silent() map[int64]time.Time {
+	return w.quietFor(func(zkview.Conn, time.Duration) bool { return true })
+}
+
+// NotAnswering is [PingWatch.Silent] for the sessions whose silence proves
+// it ([SilenceProves]: two thirds of their timeout or more).
+func (w *PingWatch) NotAnswering() map[int64]time.Time {
+	return w.quietFor(func(c zkview.Conn, d time.Duration) bool { return SilenceProves(c.Timeout, d) })
+}
+
+// quietFor maps the sessions quiet since an earlier sample, for a time d
+// that keep(their connection, d) accepts, to since when.
+func (w *PingWatch) quietFor(keep func(zkview.Conn, time.Duration) bool) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	if w.last == nil {
+		return out
+	}
+	for _, m := range w.last.Members {
+		for _, c := range m.Conns {
+			if q, ok := w.quiet[c.SessionID]; ok && c.HasSession && w.last.At.After(q.since) && keep(c, w.last.At.Sub(q.since)) {
+				out[c.SessionID] = q.since
+			}
+		}
+	}
+	return out
+}
+
+// hungHolders: a session holding a lock that sent nothing at all for two
+// thirds of its session timeout (not answering: as soon as samples show
+// it), or for o.HungAfter (idle, or not answering: not yet known), or
+// that answered only pings for o.HungAfter.
 func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
 	if o.HungAfter <= 0 || o.Ensemble == nil {
 		return nil
@@ -286,18 +448,45 @@ func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
 		}
 	}
 	var out []SessionProblem
+	hung := func(id int64, detail string) {
+		out = append(out, SessionProblem{Kind: ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id], Detail: detail})
+	}
 	for _, id := range sortedKeys(held) {
+		if since, ok := o.SilentSince[id]; ok {
+			d, to := o.Ensemble.At.Sub(since), timeoutOf(o.Ensemble, id)
+			switch {
+			case SilenceProves(to, d):
+				hung(id, fmt.Sprintf("session %s holds %d lock(s) and has sent nothing, not even a ping, for %s or more (a live client pings every third of its %s session timeout): its client is not answering (a stopped or frozen process, or a cut connection); the servers expire the session %s after its last packet, and its lock nodes go with it",
+					FormatSession(id), len(held[id]), FormatAge(d), FormatAge(to), FormatAge(to)))
+			case d >= o.HungAfter:
+				hung(id, fmt.Sprintf("session %s holds %d lock(s) and has sent nothing at all for %s or more, not even a ping (a live client pings every third of its %s session timeout: it may be idle, or not answering)",
+					FormatSession(id), len(held[id]), FormatAge(d), FormatAge(to)))
+			}
+			continue
+		}
 		since, ok := o.PingOnlySince[id]
 		if !ok {
 			continue
 		}
 		if d := o.Ensemble.At.Sub(since); d >= o.HungAfter {
-			out = append(out, SessionProblem{Kind: ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id],
-				Detail: fmt.Sprintf("session %s holds %d lock(s) and has answered only pings for %s or more: its client may be hung while its heartbeat thread lives (or it works without ZooKeeper)",
-					FormatSession(id), len(held[id]), FormatAge(d))})
+			hung(id, fmt.Sprintf("session %s holds %d lock(s) and has answered only pings for %s or more: its client may be hung while its heartbeat thread lives (or it works without ZooKeeper)",
+				FormatSession(id), len(held[id]), FormatAge(d)))
 		}
 	}
 	return out
+}
+
+// timeoutOf is a session's timeout as a member's connection list
+// says (0 when none lists it).
+func timeoutOf(e *zkview.Ensemble, id int64) time.Duration {
+	for _, m := range e.Members {
+		for _, c := range m.Conns {
+			if c.HasSession && c.SessionID == id {
+				return c.Timeout
+			}
+		}
+	}
+	return 0
 }
 
 // disconnectedOwners: sessions owning ephemerals that every member was

@@ -1,6 +1,7 @@
 package lockops
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -168,5 +169,90 @@ func TestOwnersDisconnected(t *testing.T) {
 	fs := DoctorFindings(qs, nil, ps)
 	if len(fs) != 3 || fs[0].Kind != ProblemLeaderClientGone || fs[1].Where() != "0x11" || fs[1].Node != "/x/l/n-0000000000" {
 		t.Errorf("findings %+v", fs)
+	}
+}
+
+// TestStoppedHolderNotAnswering: a holder whose member received nothing
+// from it between two cons samples — not even a ping — is described by
+// what is known: not answering once the silence spans two thirds of its
+// timeout (a live client pings every third; reported whatever HungAfter),
+// silent but maybe idle when shorter (only after HungAfter); never as
+// having "answered only pings". One that pinged in between answered only
+// pings. The TUI's record of samples (PingWatch) says the same.
+func TestStoppedHolderNotAnswering(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	const est = "est=1795420601472,to=30000"
+	conn := func(port string, recved int, lop string) zkview.Conn {
+		return consOf(fmt.Sprintf(" /127.0.0.1:%s[1](queued=0,recved=%d,sent=%d,sid=0x100000000000000%s,lop=%s,%s,lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", port, recved, recved, port[3:], lop, est), t)
+	}
+	sample := func(at time.Duration, stoppedRecved, pingerRecved int) *zkview.Ensemble {
+		e := consSample(t0.Add(at), conn("5001", stoppedRecved, "PING"), conn("5002", pingerRecved, "PING"))
+		e.End = e.At.Add(50 * time.Millisecond)
+		return e
+	}
+	stopped, pinger := int64(0x1000000000000001), int64(0x1000000000000002)
+	qs := []Queue{{Path: "/x", Participants: []Participant{holding("/x/n-0000000000", stopped)}},
+		{Path: "/y", Participants: []Participant{holding("/y/n-0000000000", pinger)}}}
+	detail := func(ps []SessionProblem, id int64) string {
+		for _, p := range ps {
+			if p.Sessions[0] == id {
+				return p.Detail
+			}
+		}
+		return ""
+	}
+	for _, c := range []struct {
+		name        string
+		span, after time.Duration
+		stopped     string // words the stopped holder's detail has ("": not reported)
+	}{
+		{"21s of a 30s timeout", 21 * time.Second, time.Hour, "not answering"},
+		{"5s, hung-after 4s", 5 * time.Second, 4 * time.Second, "may be idle"},
+		{"5s, hung-after 1m", 5 * time.Second, time.Minute, ""},
+	} {
+		before, after := sample(0, 40, 40), sample(c.span, 40, 41)
+		ps := DiagnoseSessions(qs, SessionCheckOptions{Ensemble: after, HungAfter: c.after,
+			PingOnlySince: PingOnlySince(before, after), SilentSince: SilentSince(before, after)})
+		got := detail(ps, stopped)
+		if c.stopped == "" && got != "" || !strings.Contains(got, c.stopped) || strings.Contains(got, "only pings") {
+			t.Errorf("%s: stopped holder %q, want %q", c.name, got, c.stopped)
+		}
+		if p := detail(ps, pinger); c.span >= c.after && !strings.Contains(p, "answered only pings") {
+			t.Errorf("%s: pinging holder %q", c.name, p)
+		}
+	}
+
+	var w PingWatch
+	for _, at := range []time.Duration{0, 3 * time.Second, 6 * time.Second} {
+		w.Add(sample(at, 40, 40+int(at/(3*time.Second))))
+	}
+	if _, ok := w.NotAnswering()[stopped]; ok {
+		t.Error("6s of silence proves nothing on a 30s session")
+	}
+	if _, ok := w.Silent()[stopped]; !ok {
+		t.Error("the stopped session is not silent")
+	}
+	if _, ok := w.Since()[stopped]; ok {
+		t.Error("the stopped session is said to answer only pings")
+	}
+	w.Add(sample(21*time.Second, 40, 43))
+	if _, ok := w.NotAnswering()[stopped]; !ok {
+		t.Error("21s of silence on a 30s session is not proof")
+	}
+	ps := DiagnoseSessions(qs, SessionCheckOptions{Ensemble: sample(21*time.Second, 40, 43), HungAfter: time.Minute,
+		PingOnlySince: w.Since(), SilentSince: w.Silent()})
+	if d := detail(ps, stopped); !strings.Contains(d, "not answering") {
+		t.Errorf("flagged after 21s of silence with a minute's HungAfter: %q", d)
+	}
+}
+
+// TestPersistentLockNodeNamesEvict: the problem names the command that
+// removes the node.
+func TestPersistentLockNodeNamesEvict(t *testing.T) {
+	node := cur(uuidA, "lock-", "0000000001")
+	qs := []Queue{Decode(dir("/l", kid(node, 0)), DecodeOptions{})}
+	Diagnose(qs, DiagnoseOptions{})
+	if len(qs[0].Problems) == 0 || !strings.Contains(qs[0].Problems[0].Detail, "zkscope evict /l/"+node) {
+		t.Errorf("problems %+v", qs[0].Problems)
 	}
 }

@@ -46,8 +46,9 @@ type SessionLock struct {
 	Kind Kind   // its recipe
 	Node string // the session's node in it (WatchOnly: the node it watches)
 	Mode Mode   // exclusive, read, write, lease, leader
-	// Since is the node's creation; zero for a WatchOnly wait (no node of
-	// its own, so no time the servers keep).
+	// Since is the node's creation (for a holder: not when it began to
+	// hold); zero for a WatchOnly wait (no node of its own, so no time
+	// the servers keep).
 	Since time.Time
 	// WatchOnly: the session owns no node of the lock and waits by
 	// watching the holder's (a plain ephemeral lock's or a Kafka/HDFS
@@ -251,7 +252,7 @@ func WriteSessionsTable(w io.Writer, ss []Session, now time.Time) error {
 	for i, s := range ss {
 		b.WriteString(lines[i+1])
 		for _, l := range s.Holds {
-			fmt.Fprintf(&b, "  holds %s (%s) for %s\n", printable.String(l.Lock), l.Mode, FormatAge(now.Sub(l.Since)))
+			fmt.Fprintf(&b, "  holds %s (%s), %s\n", printable.String(l.Lock), l.Mode, HeldAge(l, now))
 		}
 		for _, l := range s.WaitsOn {
 			fmt.Fprintf(&b, "  waits on %s (%s) %s\n", printable.String(l.Lock), l.Mode, WaitedFor(l, now))
@@ -259,6 +260,16 @@ func WriteSessionsTable(w io.Writer, ss []Session, now time.Time) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// HeldAge says what is known of how long a session has held l: its
+// node's age ("node age 3m"), which bounds the hold from above (a node
+// holds from when those before it left; one read cannot know when).
+func HeldAge(l SessionLock, now time.Time) string {
+	if l.Since.IsZero() {
+		return "node age unknown"
+	}
+	return "node age " + FormatAge(now.Sub(l.Since))
 }
 
 // WaitedFor says how long a session has waited on l: "for 3m", or for a

@@ -36,7 +36,7 @@ func TestSessionsTableAligned(t *testing.T) {
 			t.Errorf("row %d: client at %d, header at %d:\n%s", i, got, col, b.String())
 		}
 	}
-	if !strings.Contains(lines[2], "holds /app/l (exclusive) for 1m") || !strings.Contains(lines[4], "waits on /app/leader (exclusive) watching /app/leader (owns no node") {
+	if !strings.Contains(lines[2], "holds /app/l (exclusive), node age 1m") || !strings.Contains(lines[4], "waits on /app/leader (exclusive) watching /app/leader (owns no node") {
 		t.Errorf("lock lines:\n%s", b.String())
 	}
 

@@ -165,7 +165,7 @@ func (m *Model) onSessionsView(msg sessionsViewMsg) tea.Cmd {
 		}
 		m.sessFocus = 0
 	}
-	m.sessView.SetNotes(sessionNotes(msg.queues, msg.ens, m.sessPings.Since(), msg.at))
+	m.sessView.SetNotes(sessionNotes(msg.queues, msg.ens, &m.sessPings, msg.at))
 	if msg.err != nil {
 		m.sessView.SetError(msg.err)
 	}
@@ -180,13 +180,19 @@ func (m *Model) onSessionsView(msg sessionsViewMsg) tea.Cmd {
 const sessionHungAfter = time.Minute
 
 // sessionNotes are the words after each session with a session-level
-// problem (lockops.DiagnoseSessions), and how long others have answered
-// only pings.
-func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, pings map[int64]time.Time, now time.Time) map[int64]string {
+// problem (lockops.DiagnoseSessions), and how long others have sent
+// nothing at all (at once) or answered only pings (after a while).
+func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, w *lockops.PingWatch, now time.Time) map[int64]string {
 	notes := map[int64]string{}
-	for _, p := range lockops.DiagnoseSessions(queues, lockops.SessionCheckOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter}) {
+	pings := w.Since()
+	for _, p := range lockops.DiagnoseSessions(queues, lockops.SessionCheckOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter, SilentSince: w.Silent()}) {
 		for _, s := range p.Sessions {
 			notes[s] = string(p.Kind)
+		}
+	}
+	for s, since := range w.NotAnswering() {
+		if notes[s] == "" {
+			notes[s] = "not answering: nothing sent for " + lockops.FormatAge(now.Sub(since))
 		}
 	}
 	for s, since := range pings {

@@ -29,8 +29,9 @@ type Ensemble struct {
 	// server (absolute) paths; the methods below take and return the
 	// caller's view of paths.
 	Chroot string
-	// At is when the members were asked.
-	At time.Time
+	// At is when the members were asked (zkscope's clock), End when the
+	// last answer came.
+	At, End time.Time
 	// Config is the ensemble's membership from the members' `conf` (with
 	// [IntrospectOptions.Detail]) or the /zookeeper/config node
 	// ([Client.DynamicConfig]); nil when no member said.
@@ -47,6 +48,11 @@ type Member struct {
 	Mode    string // "leader", "follower", "standalone", "observer", "" when unknown
 	Version string // e.g. "3.8.0-…, built on …", "" when unknown
 	Zxid    int64
+	// WatchZxid is the zxid this member had applied (srvr) before it was
+	// asked for its watches: every change up to it had fired its watches
+	// there before the list was made. 0 when unknown (srvr not answered,
+	// or the watches not asked).
+	WatchZxid int64
 	// Srvr is the whole `srvr` reply (latency, node count, connections);
 	// zero when srvr was not answered.
 	Srvr Srvr
@@ -128,7 +134,8 @@ func IntrospectConfig(ctx context.Context, cfg Config, opts IntrospectOptions) *
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)
 		if err != nil {
-			e := &Ensemble{Chroot: cfg.Chroot, At: time.Now()}
+			now := time.Now()
+			e := &Ensemble{Chroot: cfg.Chroot, At: now, End: now}
 			for _, s := range cfg.Servers {
 				e.Members = append(e.Members, Member{Addr: s, Err: fmt.Errorf("TLS for four-letter words: %w", err)})
 			}
@@ -182,6 +189,7 @@ func introspect(ctx context.Context, servers []string, chroot string, adminPort 
 	if opts.Detail {
 		e.addConfigMembers(ctx, dial, timeout, words)
 	}
+	e.End = time.Now()
 	return e
 }
 
@@ -192,18 +200,32 @@ var (
 )
 
 // askMember asks one member its four words at once, falling back to the
-// AdminServer for each refused word.
+// AdminServer for each refused word. The watch list (wchp) is asked once
+// srvr has answered, so that [Member.WatchZxid] is known to precede it.
 func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminServer, timeout time.Duration, words []string) Member {
 	m := Member{Addr: addr, Clients: map[int64]string{}, Watches: map[string][]int64{},
 		Ephemerals: map[int64][]string{}, Via: map[string]string{}, Errs: map[string]error{}}
 	replies := make([]string, len(words))
 	errs := make([]error, len(words))
+	srvrDone := make(chan struct{})
+	if !slices.Contains(words, "srvr") {
+		close(srvrDone)
+	}
 	var wg sync.WaitGroup
 	for i, w := range words {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if w == "wchp" {
+				select {
+				case <-srvrDone:
+				case <-ctx.Done():
+				}
+			}
 			replies[i], errs[i] = FourLetterWord(ctx, dial, addr, w, timeout)
+			if w == "srvr" {
+				close(srvrDone)
+			}
 		}()
 	}
 	wg.Wait()
@@ -231,6 +253,9 @@ func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminSe
 				m.Via[w] = "4lw"
 			}
 		}
+	}
+	if m.Via["srvr"] != "" && slices.Contains(words, "wchp") {
+		m.WatchZxid = m.Zxid // (an AdminServer's watch list, asked later still, comes after it too)
 	}
 	for i, w := range words {
 		if errs[i] == nil {
@@ -461,6 +486,53 @@ func (e *Ensemble) WatchObserved(sessionID int64, path string) (observed, known 
 	// member answered, a missing watch is known missing even if another
 	// member (down, say, during an incident) could not be asked.
 	return false, known || home != ""
+}
+
+// ReadZxid is a zxid no smaller than that of anything the asking client
+// read before e was asked: what its own member (the one listing Self
+// among its clients) had applied when asked, or, when that member is
+// not known, the most any member had, if every member said. ok is false
+// when it cannot be known.
+func (e *Ensemble) ReadZxid() (zxid int64, ok bool) {
+	if e == nil || len(e.Members) == 0 {
+		return 0, false
+	}
+	for _, m := range e.Members {
+		if _, mine := m.Clients[e.Self]; mine && e.Self != 0 {
+			return m.WatchZxid, m.WatchZxid != 0
+		}
+	}
+	for _, m := range e.Members {
+		if m.WatchZxid == 0 {
+			return 0, false
+		}
+		zxid = max(zxid, m.WatchZxid)
+	}
+	return zxid, true
+}
+
+// WatchMissing reports whether the servers show sessionID not watching
+// the data of path (the caller's view) for certain: no member lists it,
+// and the member the session is connected to (where its watches live)
+// listed its watches after applying zxid, so a watch set by then would
+// be in its list. False when unknown (the session connected nowhere, that
+// member's watches or zxid not known, or it had not applied zxid).
+func (e *Ensemble) WatchMissing(sessionID int64, path string, zxid int64) bool {
+	if e == nil {
+		return false
+	}
+	sp := e.abs(path)
+	var home *Member
+	for i := range e.Members {
+		m := &e.Members[i]
+		if slices.Contains(m.Watches[sp], sessionID) {
+			return false
+		}
+		if _, ok := m.Clients[sessionID]; ok {
+			home = m
+		}
+	}
+	return home != nil && home.WatchesKnown && home.WatchZxid != 0 && home.WatchZxid >= zxid
 }
 
 // Watchers lists the sessions any member lists as watching the data of path

@@ -114,7 +114,7 @@ func (d *ForceDelete) View(w int) string {
 		d.field("node", common.ShortName(common.LastElem(pv.Node), inner-9)),
 		d.field("owner", owner),
 		d.field("data", common.DataSummary(pv.Data)),
-		d.field("role", role+fmt.Sprintf(", for %s", common.FormatAge(pv.HeldFor))),
+		d.field("role", role+fmt.Sprintf(", node age %s", common.FormatAge(pv.HeldFor))),
 		d.field("version", fmt.Sprintf("%d (czxid 0x%x)", pv.Version, pv.Czxid)),
 	}
 	switch {

@@ -90,7 +90,8 @@ func rawOf(q lockops.Queue, decoded int) lockops.Queue {
 	return q
 }
 
-// forgetView clears what lockops.ApplyEnsemble and the pane's grace set.
+// forgetView clears what lockops.ApplyEnsemble and the pane's judgement
+// of the waits set.
 func forgetView(q *lockops.Queue) {
 	for i := range q.Participants {
 		x := &q.Participants[i]
@@ -170,7 +171,7 @@ func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *
 	pings.Add(ens)
 	if ens != nil {
 		all := append(qs, relatedQueues(ctx, c, qs[0], ens)...)
-		for _, sp := range lockops.DiagnoseSessions(all, lockops.SessionCheckOptions{Ensemble: ens, PingOnlySince: pings.Since(), HungAfter: sessionHungAfter}) {
+		for _, sp := range lockops.DiagnoseSessions(all, lockops.SessionCheckOptions{Ensemble: ens, PingOnlySince: pings.Since(), HungAfter: sessionHungAfter, SilentSince: pings.Silent()}) {
 			if sp.Kind == lockops.ProblemOwnerDisconnected {
 				continue // already per node (DiagnoseServers)
 			}

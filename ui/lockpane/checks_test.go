@@ -12,7 +12,9 @@ import (
 
 // TestServerFindingsCarried: an answer of the servers finds the holder's
 // session answering only pings for two minutes (two samples of its
-// connection) and a waiter's wait unconfirmed; the pane draws the
+// connection) and a waiter's session alive but connected nowhere (one
+// answer leaves its unlisted watch unknown: no watch-missing); the pane
+// draws the
 // session-hung line and badges, and later reads carry both problems for
 // the nodes still there unchanged, and drop them once the nodes move.
 func TestServerFindingsCarried(t *testing.T) {
@@ -22,7 +24,8 @@ func TestServerFindingsCarried(t *testing.T) {
 		c := zkview.Conn{Addr: "10.0.0.1:5000", SessionID: holder.Session, HasSession: true, Recved: recv, Sent: recv,
 			Timeout: 30 * time.Second, LastOp: "PING", Established: lockT0.Add(-time.Hour)}
 		return &zkview.Ensemble{At: at, Members: []zkview.Member{{Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true,
-			Conns: []zkview.Conn{c}, Clients: map[int64]string{holder.Session: c.Addr}, Watches: map[string][]int64{}}}}
+			Conns: []zkview.Conn{c}, Clients: map[int64]string{holder.Session: c.Addr}, Watches: map[string][]int64{},
+			Sessions: []int64{holder.Session, q.Participants[1].Session}}}}
 	}
 	var pings lockops.PingWatch
 	pings.Add(ens(lockT0.Add(-2*time.Minute), 100))
@@ -42,9 +45,9 @@ func TestServerFindingsCarried(t *testing.T) {
 	if got := kinds(v.queue, holder.Node); len(got) != 1 || got[0] != lockops.ProblemSessionHung {
 		t.Errorf("holder's problems %v, want session-hung", got)
 	}
-	waiter := q.Participants[1] // its watch is not in the servers' lists
-	if got := kinds(v.queue, waiter.Node); len(got) != 1 || got[0] != lockops.ProblemWatchMissing {
-		t.Errorf("waiter's problems %v, want watch-missing", got)
+	waiter := q.Participants[1] // alive, no connection; its watch not in the lists
+	if got := kinds(v.queue, waiter.Node); len(got) != 1 || got[0] != lockops.ProblemOwnerDisconnected {
+		t.Errorf("waiter's problems %v, want owner-disconnected alone", got)
 	}
 
 	p := testPane("dark", 120, 30)

@@ -172,6 +172,7 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 	if msg.ens != nil {
 		p.ens, p.ensAt = msg.ens, msg.asked
 		p.findings, p.pings = msg.findings, msg.pings
+		p.samples = append(p.samples[max(len(p.samples)-2, 0):], msg.ens)
 	}
 	if !p.visible {
 		return nil
@@ -203,8 +204,9 @@ func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 }
 
 // loadLockCmd reads and decodes the lock at path, leaving a children watch
-// on it, applies the servers' last known view ens (nil: none yet; the
-// pane discounts what it cannot know, see graceWatches) and diagnoses:
+// on it, applies the servers' last known view ens (nil: none yet; a wait
+// it does not list stays unknown until two answers judge it, see
+// judgeWatches) and diagnoses:
 // the queue's own checks, and the problems the servers' last answer found
 // (f, see checks.go).
 // Lock nodes do not change once written: only children that the last
@@ -243,6 +245,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 		q.Path = path
 		msg.decoded = len(q.Problems)
 		msg.at = clock()
+		q.ReadAt = msg.at
 		msg.queue = viewedQueue(q, ens, f, msg.at)
 		return msg
 	}

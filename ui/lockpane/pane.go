@@ -25,7 +25,8 @@ import (
 
 // Model shows the decoded queue of the lock directory under the cursor:
 // holders then waiters in order, each with its mode, owner (session,
-// client, data) and how long it has held or waited, the node each waiter
+// client, data) and how long it has waited, or held where the pane saw
+// it begin (else its node's age), the node each waiter
 // watches drawn as a chain down to a holder, the servers' confirmation of
 // those watches (✓ seen, ✗ missing, ? unknown) and the lock's problems as
 // badges. Nodes that just arrived or just left stay highlighted for a few
@@ -95,6 +96,9 @@ type Model struct {
 	verifying  bool
 	ens        *zkview.Ensemble
 	ensAt      time.Time
+	// samples are the servers' last answers, oldest first: a wait two of
+	// them miss is missing (judgeWatches).
+	samples []*zkview.Ensemble
 	// findings are the problems that answer found (checks.go), carried
 	// to the reads until the next; pings follows the sessions answering
 	// only pings across answers.
@@ -135,7 +139,6 @@ type Model struct {
 const (
 	freshFor    = 4 * time.Second // newly arrived or newly holding
 	releasedFor = 4 * time.Second // gone nodes stay as a struck-through row
-	watchGrace  = 2 * time.Second // a just-changed wait is not yet "missing"
 	// reverifyEvery re-reads the shown lock with the servers' view even
 	// when its children did not change.
 	reverifyEvery = 3 * time.Second
@@ -143,11 +146,16 @@ const (
 
 // nodeMemo is what the pane remembers of one node of the shown directory.
 type nodeMemo struct {
-	firstSeen    time.Time // when it appeared (zero: present at first read)
-	holdingSince time.Time // when it was first seen holding
+	firstSeen time.Time // when it appeared (zero: present at first read)
+	// holdingSince is when a read first showed it holding: it turned
+	// holding, or appeared holding after the first read; zero when
+	// unknown (holding at the first read: its node's age is not how long
+	// it has held).
+	holdingSince time.Time
+	holding      bool
 	freshUntil   time.Time
 	watches      string
-	watchSince   time.Time
+	watchSince   time.Time // the read that first showed it waiting on watches
 }
 
 // ghost is a node that left the queue, drawn struck-through for a while.

@@ -229,32 +229,113 @@ func TestLockPaneHighlights(t *testing.T) {
 	}
 }
 
-// TestLockPaneWatchGrace: a waiter whose wait just moved is "?" rather
-// than "✗" (the servers list its watch a moment later); later a missing
-// watch is reported.
-func TestLockPaneWatchGrace(t *testing.T) {
-	p := testPane(themes.Dark, 100, 30)
-	p.SetQueueAt(mutexQueue(), lockT0)
-	q := mutexQueue()
-	q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), boolPtr(false), 0, 0x9, "new"))
-	q.Problems = append(q.Problems, lockops.Problem{Kind: "watch-missing", Node: q.Participants[5].Node})
-	p.SetQueueAt(q, lockT0.Add(time.Second))
-	if got := p.queue.Participants[5].WatchObserved; got != nil {
-		t.Fatalf("a just-arrived waiter's watch = %v, want unknown", *got)
+// watchSample is one answer of the servers (one member, zkscope's own
+// session 0x99 on it) begun at at: its watch list, taken after the member
+// had applied zxid, lists no watch of the sessions given, every session
+// connected to it.
+func watchSample(at time.Time, zxid int64, sessions ...int64) *zkview.Ensemble {
+	m := zkview.Member{Addr: "zk1:2181", WatchesKnown: true, ConnsKnown: true, WatchZxid: zxid, Zxid: zxid,
+		Clients: map[int64]string{0x99: "127.0.0.1:1"}, Watches: map[string][]int64{}}
+	for _, s := range sessions {
+		m.Clients[s] = "10.0.0.1:1"
 	}
-	for _, pr := range p.queue.Problems {
-		if pr.Node == q.Participants[5].Node {
-			t.Fatal("a just-arrived waiter is reported watch-missing")
+	return &zkview.Ensemble{Members: []zkview.Member{m}, Self: 0x99, At: at, End: at.Add(100 * time.Millisecond)}
+}
+
+// TestLockPaneJudgesWatches: a wait the servers do not list is "?" until
+// two answers a second or more apart, both begun after the read that
+// first showed the wait, miss it, and a read after the second shows it
+// still: then ✗ and watch-missing. A waiter that arrived, or moved to
+// another node, after the first answer began stays "?"; so does one
+// whose member had not applied what zkscope read (zxid), and one judged
+// by answers less than a second apart.
+func TestLockPaneJudgesWatches(t *testing.T) {
+	unknown := func(q lockops.Queue) lockops.Queue {
+		for i := range q.Participants {
+			if q.Participants[i].State == lockops.StateWaiting {
+				q.Participants[i].WatchObserved = nil
+			}
+		}
+		q.Problems = nil
+		return q
+	}
+	stuck := int64(0x1000000a1b2c0004) // W3: waits on W2's node
+	read := func(p *Model, q lockops.Queue, at time.Time) {
+		q.ReadAt = at
+		p.SetQueueAt(q, at)
+	}
+	state := func(p *Model, i int) string {
+		x := p.queue.Participants[i]
+		missing := false
+		for _, pr := range p.queue.Problems {
+			missing = missing || pr.Kind == lockops.ProblemWatchMissing && pr.Node == x.Node
+		}
+		if x.WatchObserved == nil {
+			return fmt.Sprintf("? %v", missing)
+		}
+		return fmt.Sprintf("%v %v", *x.WatchObserved, missing)
+	}
+
+	p := testPane(themes.Dark, 100, 30)
+	read(p, unknown(mutexQueue()), lockT0)
+	p.samples = []*zkview.Ensemble{watchSample(lockT0.Add(time.Second), 100, stuck, 0x9)}
+	read(p, unknown(mutexQueue()), lockT0.Add(2*time.Second))
+	if got := state(p, 3); got != "? false" {
+		t.Fatalf("one answer: W3 is %s, want unknown", got)
+	}
+	p.samples = append(p.samples, watchSample(lockT0.Add(2500*time.Millisecond), 100, stuck, 0x9))
+	q := unknown(mutexQueue())
+	q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), nil, 0, 0x9, "new"))
+	read(p, q, lockT0.Add(3*time.Second))
+	if got := state(p, 3); got != "false true" {
+		t.Errorf("two answers after the wait began: W3 is %s, want missing with its problem", got)
+	}
+	if got := state(p, 5); got != "? false" {
+		t.Errorf("a waiter that arrived after the first answer began is %s, want unknown", got)
+	}
+	// The same answers, the read before the second ended: not judged.
+	p2 := testPane(themes.Dark, 100, 30)
+	read(p2, unknown(mutexQueue()), lockT0)
+	p2.samples = p.samples
+	read(p2, unknown(mutexQueue()), lockT0.Add(2550*time.Millisecond))
+	if got := state(p2, 3); got != "? false" {
+		t.Errorf("read before the second answer ended: W3 is %s, want unknown", got)
+	}
+
+	for name, samples := range map[string][]*zkview.Ensemble{
+		"answers less than a second apart": {watchSample(lockT0.Add(time.Second), 100, stuck), watchSample(lockT0.Add(1500*time.Millisecond), 100, stuck)},
+		"its member behind zkscope's read": {watchSample(lockT0.Add(time.Second), 100, stuck), lagging(watchSample(lockT0.Add(2500*time.Millisecond), 100, stuck))},
+	} {
+		p := testPane(themes.Dark, 100, 30)
+		read(p, unknown(mutexQueue()), lockT0)
+		p.samples = samples
+		read(p, unknown(mutexQueue()), lockT0.Add(3*time.Second))
+		if got := state(p, 3); got != "? false" {
+			t.Errorf("%s: W3 is %s, want unknown", name, got)
 		}
 	}
-	// The waiter present from the first read keeps its ✗.
-	if got := p.queue.Participants[3].WatchObserved; got == nil || *got {
-		t.Fatal("an old missing watch was hidden")
+
+	// A wait that moved between the answers is a new wait: unknown.
+	p = testPane(themes.Dark, 100, 30)
+	read(p, unknown(mutexQueue()), lockT0)
+	p.samples = []*zkview.Ensemble{watchSample(lockT0.Add(time.Second), 100, stuck)}
+	moved := unknown(mutexQueue())
+	moved.Participants[3].Watches = moved.Participants[1].Node
+	read(p, moved, lockT0.Add(2*time.Second))
+	p.samples = append(p.samples, watchSample(lockT0.Add(2500*time.Millisecond), 100, stuck))
+	read(p, moved, lockT0.Add(3*time.Second))
+	if got := state(p, 3); got != "? false" {
+		t.Errorf("a wait that moved after the first answer began: W3 is %s, want unknown", got)
 	}
-	p.SetQueueAt(q, lockT0.Add(5*time.Second))
-	if got := p.queue.Participants[5].WatchObserved; got == nil || *got {
-		t.Fatal("a watch still missing after the grace time is not reported")
-	}
+}
+
+// lagging puts zkscope's own session on a second member that had applied
+// more than the first, the stuck waiter's, when asked.
+func lagging(e *zkview.Ensemble) *zkview.Ensemble {
+	delete(e.Members[0].Clients, 0x99)
+	e.Members = append(e.Members, zkview.Member{Addr: "zk2:2181", WatchesKnown: true, ConnsKnown: true, WatchZxid: 200,
+		Clients: map[int64]string{0x99: "127.0.0.1:1"}, Watches: map[string][]int64{}})
+	return e
 }
 
 // TestLockPaneLongQueue: 10,000 waiters draw only the visible rows; the
@@ -380,27 +461,6 @@ func TestLockPaneVerifyThrottle(t *testing.T) {
 	now = lockT0.Add(reverifyEvery)
 	if !p.verifyDue() {
 		t.Fatal("the servers are not asked again after reverifyEvery")
-	}
-}
-
-// TestLockPaneViewPredatesWait: a "missing" watch of a wait that began
-// after the servers were last asked is shown as unknown, not missing.
-func TestLockPaneViewPredatesWait(t *testing.T) {
-	p := testPane(themes.Dark, 100, 30)
-	p.SetQueueAt(mutexQueue(), lockT0)
-	p.ensAt = lockT0.Add(time.Second)
-	q := mutexQueue()
-	q.Participants = append(q.Participants, part(9, lockops.StateWaiting, 5, curatorNode(8), boolPtr(false), 0, 0x9, "new"))
-	p.SetQueueAt(q, lockT0.Add(2*time.Second))
-	late := lockT0.Add(2*time.Second + watchGrace + time.Second)
-	p.SetQueueAt(q, late) // past the grace: only the view's age says "unknown"
-	if got := p.queue.Participants[5].WatchObserved; got != nil {
-		t.Fatalf("a wait newer than the servers' view is reported as %v", *got)
-	}
-	p.ensAt = late
-	p.SetQueueAt(q, late.Add(time.Second))
-	if got := p.queue.Participants[5].WatchObserved; got == nil || *got {
-		t.Fatal("a fresh view's missing watch is not reported")
 	}
 }
 

@@ -48,19 +48,15 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 				m.freshUntil = at.Add(freshFor)
 			}
 		}
-		if x.State == lockops.StateHolding && m.holdingSince.IsZero() {
-			if first {
-				m.holdingSince = x.Ctime
-			} else {
+		if x.State == lockops.StateHolding && !m.holding {
+			m.holding = true
+			if !first { // began to hold between the last read and this one
 				m.holdingSince = at
 				m.freshUntil = at.Add(freshFor)
 			}
 		}
-		if x.Watches != m.watches {
+		if x.State == lockops.StateWaiting && (x.Watches != m.watches || m.watchSince.IsZero()) {
 			m.watches, m.watchSince = x.Watches, at
-			if first {
-				m.watchSince = time.Time{}
-			}
 		}
 		p.memoAt = append(p.memoAt, m)
 	}
@@ -74,7 +70,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 			delete(p.memo, x.Node)
 		}
 	}
-	p.graceWatches(&p.queue, owned)
+	p.judgeWatches(&p.queue, owned)
 	p.spareLabels = oldLabels
 	clear(p.chains) // found again on first use (chainOf)
 	p.rebuild()
@@ -105,53 +101,38 @@ func (p *Model) resetDir(path string) {
 	p.loadErr = nil
 	p.dirCache = nil
 	p.holding = false
-	p.verifiedAt, p.verifying, p.ens, p.ensAt = time.Time{}, false, nil, time.Time{}
+	p.verifiedAt, p.verifying, p.ens, p.ensAt, p.samples = time.Time{}, false, nil, time.Time{}, nil
 	p.findings, p.pings = nil, lockops.PingWatch{}
 	p.entries, p.heights = nil, nil
 }
 
-// graceWatches turns a "missing" watch of a waiter whose wait just began or
-// moved into "unknown": the servers list a watch only once the client set
-// it, a moment after the change. Unless owned, q's participants are copied
-// before the first change.
-func (p *Model) graceWatches(q *lockops.Queue, owned bool) {
-	dropped := false
-	for i := range q.Participants {
-		x := &q.Participants[i]
-		if x.WatchObserved == nil || *x.WatchObserved {
-			continue
-		}
-		m := p.memoOf(i, x.Node)
-		// The servers' view predates this wait (it began or moved after
-		// they were asked), or the wait is too new to be listed yet.
-		if m != nil && !m.watchSince.IsZero() && (p.now.Sub(m.watchSince) < watchGrace || p.predatesView(m.watchSince)) ||
-			m != nil && !m.firstSeen.IsZero() && (p.now.Sub(m.firstSeen) < watchGrace || p.predatesView(m.firstSeen)) {
-			if !dropped && !owned {
-				// The caller's slice is not ours to change.
-				q.Participants = append([]lockops.Participant(nil), q.Participants...)
-				x = &q.Participants[i]
-			}
-			dropped = true
-			x.WatchObserved = nil
-		}
-	}
-	if !dropped {
+// judgeWatches marks missing (✗, with its watch-missing problem) each
+// wait that two of the servers' answers both miss and may judge
+// (lockops.JudgingPair, lockops.WatchMissingIn): answers begun after the
+// read that first showed the wait (the memo's watchSince), the later one
+// ended before q was read. Anything less stays unknown (?). Unless owned,
+// q's participants and problems are copied before the first change.
+func (p *Model) judgeWatches(q *lockops.Queue, owned bool) {
+	prev, cur := lockops.JudgingPair(p.samples, q.ReadAt)
+	if cur == nil {
 		return
 	}
-	// Their watch-missing problems go too: the node's watch is unknown now
-	// (by node: q's participants are indexed in byNode). In place when the
-	// problems are ours (a read's own queue).
-	gone := func(pr lockops.Problem) bool {
-		if pr.Kind != lockops.ProblemWatchMissing {
-			return false
+	copied := owned
+	for i := range q.Participants {
+		x := &q.Participants[i]
+		m := p.memoOf(i, x.Node)
+		if m == nil || x.WatchObserved != nil || !lockops.WatchMissingIn(prev, cur, x, m.watchSince) {
+			continue
 		}
-		i, ok := p.byNode[pr.Node]
-		return ok && q.Participants[i].WatchObserved == nil
+		if !copied { // the caller's slices are not ours to change
+			q.Participants = slices.Clone(q.Participants)
+			q.Problems = slices.Clone(q.Problems)
+			x, copied = &q.Participants[i], true
+		}
+		missing := false
+		x.WatchObserved = &missing
+		q.Problems = append(q.Problems, lockops.WatchMissingProblem(x))
 	}
-	if !owned {
-		q.Problems = slices.Clone(q.Problems)
-	}
-	q.Problems = slices.DeleteFunc(q.Problems, gone)
 }
 
 // memoOf is the memo of the queue's participant i, node (from the index
@@ -161,12 +142,6 @@ func (p *Model) memoOf(i int, node string) *nodeMemo {
 		return p.memoAt[i]
 	}
 	return p.memo[node]
-}
-
-// predatesView reports whether the servers' view in use was taken before
-// t (so it cannot know of a wait that began or moved at t).
-func (p *Model) predatesView(t time.Time) bool {
-	return !p.ensAt.IsZero() && t.After(p.ensAt)
 }
 
 // labelParticipants names holders H1, H2… and waiters W1, W2… in order,

@@ -7,6 +7,8 @@ package lockpane
 // chain as it was. Drawing is in timeline_view.go.
 
 import (
+	"time"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -82,6 +84,21 @@ func (p *Model) remember(q *lockops.Queue, at lockops.Moment) {
 	c := lockops.Queue{Path: q.Path, Kind: q.Kind, MaxLeases: q.MaxLeases, Participants: append([]lockops.Participant(nil), q.Participants...)}
 	h.states = append(h.states, lockops.LockState{At: at, Queue: c})
 	h.kept += len(c.Participants)
+}
+
+// heldSince is when the transaction log's replay saw holder x (the same
+// node: path and czxid) begin to hold, when the states come from the log
+// and it knows (lockops.Participant.HeldSince of the log's last state).
+func (h *timeline) heldSince(x lockops.Participant) (time.Time, bool) {
+	if !h.fromLog || h.logStates == 0 || h.logStates > len(h.states) {
+		return time.Time{}, false
+	}
+	for _, y := range h.states[h.logStates-1].Queue.Participants {
+		if y.Node == x.Node && y.Czxid == x.Czxid && y.State == lockops.StateHolding && !y.HeldSince.IsZero() {
+			return y.HeldSince, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // sameQueue reports whether a and b have the same nodes in the same

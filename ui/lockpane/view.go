@@ -204,11 +204,7 @@ func (p *Model) entryLines(i int) []string {
 	}
 	var age string
 	if x.State == lockops.StateHolding {
-		since := x.Ctime
-		if m != nil && !m.holdingSince.IsZero() {
-			since = m.holdingSince
-		}
-		age = "held " + common.FormatAge(p.now.Sub(since))
+		age = p.heldText(x, m)
 	} else if x.WatcherOnly {
 		age = "waiting (exists)" // no node of its own: since when is unknown
 	} else {
@@ -232,6 +228,26 @@ func (p *Model) entryLines(i int) []string {
 		out = append(out, "    "+p.chain(x))
 	}
 	return out
+}
+
+// heldText says what is known of how long holder x (memo m) has held:
+// since the pane saw it begin ("held 14s"), or since the transaction log
+// says it began ("held 14s (log)"), else only its node's age ("node age
+// 2m11s": it may have waited for much of it).
+func (p *Model) heldText(x lockops.Participant, m *nodeMemo) string {
+	switch {
+	case m != nil && !m.holdingSince.IsZero():
+		return "held " + common.FormatAge(p.now.Sub(m.holdingSince))
+	case !x.HeldSince.IsZero():
+		return "held " + common.FormatAge(p.now.Sub(x.HeldSince)) + " (" + string(x.HeldSource) + ")"
+	}
+	if since, ok := p.hist.heldSince(x); ok {
+		return "held " + common.FormatAge(p.now.Sub(since)) + " (txnlog)"
+	}
+	if x.Ctime.IsZero() {
+		return "holding"
+	}
+	return "node age " + common.FormatAge(p.now.Sub(x.Ctime))
 }
 
 // ghostLine draws a node that has left: no label of its own (the labels

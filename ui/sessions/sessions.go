@@ -328,7 +328,7 @@ func (m Model) lines() []string {
 			verb, st := "waits on", m.st.Waiter
 			how := lockops.WaitedFor(*r.lock, m.at)
 			if r.hold {
-				verb, st, how = "holds   ", m.st.Holder, "for "+lockops.FormatAge(m.at.Sub(r.lock.Since))
+				verb, st, how = "holds   ", m.st.Holder, lockops.HeldAge(*r.lock, m.at)
 			}
 			if r.lock.WatchOnly {
 				how = "watching " + r.lock.Node + " (owns no node)"

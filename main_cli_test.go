@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/redisview/redistest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -253,6 +257,47 @@ func TestCLIUsageErrors(t *testing.T) {
 		}
 		if srv.connected() {
 			t.Errorf("zkscope %q connected to the server before refusing its input", args)
+		}
+	}
+}
+
+// TestCLINamesWhatAnswers: a Redis port, an HTTP port or a closed port
+// given as ZooKeeper, and a ZooKeeper or HTTP port given as Redis, fail at
+// once (exit 1) naming what is there; a member list with one dead member
+// still works.
+func TestCLINamesWhatAnswers(t *testing.T) {
+	redis := redistest.Start(t).Addr
+	h := httptest.NewServer(http.NotFoundHandler())
+	defer h.Close()
+	web := strings.TrimPrefix(h.URL, "http://")
+	port, err := zktest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "127.0.0.1:" + strconv.Itoa(port)
+	zkAddr := zktest.Shared(t).Addrs()[0]
+	env := []string{"XDG_STATE_HOME=" + t.TempDir(), "ZKSCOPE_SERVER=", "ZKSCOPE_CONTEXT="}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-s", redis, "get", "/"}, 1, redis + " answered like Redis, not ZooKeeper (for Redis locks give -s redis://" + redis + ")"},
+		{[]string{"-s", web, "locks", "/"}, 1, web + " answered like an HTTP server, not ZooKeeper"},
+		{[]string{"-s", closed, "get", "/"}, 1, closed + ": connection refused"},
+		{[]string{"-s", closed, "doctor", "/"}, 2, closed + ": connection refused"}, // doctor: nothing could be checked
+		{[]string{"-s", "redis://" + zkAddr, "locks"}, 1, zkAddr + " answered like ZooKeeper, not Redis"},
+		{[]string{"-s", "redis://" + web, "doctor"}, 2, web + " answered like an HTTP server, not Redis"},
+		{[]string{"-s", closed + "," + zkAddr, "get", "/"}, 0, ""},
+	} {
+		// A connect timeout far above the runs' limit (runBinary's): a
+		// command that waits for it instead of naming the peer fails.
+		args := append([]string{"--connect-timeout", "10m"}, tc.args...)
+		code, _, stderr := runBinary(t, env, args...)
+		line := strings.TrimSuffix(stderr, "\n")
+		if code != tc.code || tc.want == "" && stderr != "" || tc.want != "" && (strings.Contains(line, "\n") || !strings.Contains(line, tc.want)) {
+			t.Errorf("zkscope %q: exit %d, stderr %q; want exit %d and one line with %q", args, code, stderr, tc.code, tc.want)
 		}
 	}
 }

@@ -225,6 +225,7 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"", []string{"doctor", "/", "--hung-after", "1m", "--no-verify"}, "does not go with --no-verify"},
 		{"", []string{"lock", "/x", "--no-wait", "--timeout", "1s"}, "--no-wait and --timeout exclude each other"},
 		{"", []string{"lock", "/x", "--force-recipe"}, "--force-recipe needs --recipe"},
+		{"", []string{"lock", "/x", "--recipe", "kazoo", "--revocable"}, "--revocable honours Curator's revocation requests: it does not go with --recipe kazoo"},
 		{"", []string{"history", "/", "--txnlog", dir, "--at", "now", "--since", "1h"}, "--at prints one moment"},
 		// A bad connect string.
 		{"host:notaport", []string{"get", "/"}, `port "notaport" is not a number`},

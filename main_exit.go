@@ -37,7 +37,7 @@ var exitStatuses = []struct {
 	{"2", "usage error or refusal, nothing done: a bad path, argument or flag value, flags that exclude each other, an unknown command, flag or --recipe; --read-only, an unclear or unsafe lock operation, a confirmation not given; doctor: nothing could be checked"},
 	{"75", "lock: the lock was lost while held (CMD was stopped first)"},
 	{"128+N", "lock (while waiting), demo: interrupted by signal N (130: Ctrl-C)"},
-	{"CMD's", "lock PATH -- CMD: CMD's own exit status"},
+	{"CMD's", "lock PATH -- CMD: CMD's own exit status (128+N when signal N killed it; as a shell, 126 when it could not be run, 127 when it was not found)"},
 }
 
 // exitStatusHelp is the table as the end of every command's --help.

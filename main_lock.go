@@ -118,6 +118,9 @@ locks", for what Redis locks cannot promise).`,
 			if forceRecipe && lib == nil {
 				return usagef("--force-recipe needs --recipe (the library to take the lock in)")
 			}
+			if revocable && lib != nil && lib != lockops.Curator {
+				return usagef("--revocable honours Curator's revocation requests: it does not go with --recipe %s", lib.Name)
+			}
 			opts := lockops.TakeOptions{Library: lib, Mode: m, ForceRecipe: forceRecipe, Note: note}
 			switch {
 			case noWait && cmd.Flags().Changed("timeout"):

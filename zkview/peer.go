@@ -21,11 +21,13 @@ import (
 // HTTP server answers ZooKeeper's connect request (binary, with no line
 // end): so every connection zkview opens — the session's, the multi-read
 // sidecar's, a four-letter word's — is a [peerConn]. When the peer has not
-// answered its first request within probeAfter, or closes the connection
-// without a word, zkview asks the address once on a connection of its own
-// ([peer.Probe]); when that names Redis or an HTTP server, the waiting
-// connection fails at once with a [*peer.Mismatch]. A real ZooKeeper
-// answers well within probeAfter, so it is not asked at all.
+// answered its first request within probeAfter, zkview asks the address
+// once on a connection of its own ([peer.Probe]); when that names Redis or
+// an HTTP server, the waiting connection fails at once with a
+// [*peer.Mismatch]. A real ZooKeeper answers well within probeAfter, so it
+// is not asked at all. A peer that closes the connection without a word is
+// not asked: ZooKeeper itself does that (a member that is not serving, an
+// empty four-letter word answer), and neither Redis nor an HTTP server does.
 
 // probeAfter is how long a peer may stay silent after the first request
 // before it is asked what it is.
@@ -45,8 +47,6 @@ type peerConn struct {
 	found func(error)      // told a mismatch; may be nil
 
 	answered atomic.Bool // the peer sent something: no probe from now on
-	once     sync.Once
-	done     chan struct{} // closed when the probe is over (or never runs)
 
 	mu       sync.Mutex
 	timer    *time.Timer
@@ -64,14 +64,14 @@ func watchPeer(conn net.Conn, addr string, dial WordDialer, found func(error)) n
 			return dial("tcp", addr, timeout)
 		}, addr, peer.AskNotZooKeeper, peer.ProbeTimeout)
 	}
-	return &peerConn{Conn: conn, addr: addr, probe: probe, found: found, done: make(chan struct{})}
+	return &peerConn{Conn: conn, addr: addr, probe: probe, found: found}
 }
 
 func (c *peerConn) Write(p []byte) (int, error) {
 	if !c.answered.Load() {
 		c.mu.Lock()
 		if c.timer == nil {
-			c.timer = time.AfterFunc(probeAfter, c.start)
+			c.timer = time.AfterFunc(probeAfter, c.check)
 		}
 		c.mu.Unlock()
 	}
@@ -88,17 +88,9 @@ func (c *peerConn) Read(p []byte) (int, error) {
 		c.stopTimer()
 		return n, err
 	}
-	if err == nil {
-		return n, err
-	}
-	if m := c.mismatchErr(); m != nil {
-		return 0, m // the probe closed the connection
-	}
-	if peer.ClosedByPeer(err) {
-		c.start() // closed without a word: what is there?
-		<-c.done
+	if err != nil {
 		if m := c.mismatchErr(); m != nil {
-			return 0, m
+			return 0, m // the probe closed the connection
 		}
 	}
 	return n, err
@@ -123,21 +115,12 @@ func (c *peerConn) mismatchErr() error {
 	return c.mismatch
 }
 
-// start asks what answers at the address, once, unless the peer has
-// answered meanwhile.
-func (c *peerConn) start() {
-	c.once.Do(func() {
-		if c.answered.Load() {
-			close(c.done)
-			return
-		}
-		go c.check()
-	})
-}
-
-// check runs the probe; a peer that is not ZooKeeper fails the connection.
+// check asks what answers at the address, unless the peer has answered
+// meanwhile; a peer that is not ZooKeeper fails the connection.
 func (c *peerConn) check() {
-	defer close(c.done)
+	if c.answered.Load() {
+		return
+	}
 	k := c.probe()
 	if k != peer.Redis && k != peer.HTTP {
 		return

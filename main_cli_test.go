@@ -126,15 +126,15 @@ func (s silentServer) Addr() string { return s.l.Addr().String() }
 // connected reports whether anything connected since the last call: a
 // connection made by a process that has exited waits in the listen queue.
 func (s silentServer) connected() bool {
-	any := false
+	got := false
 	for {
 		s.l.SetDeadline(time.Now().Add(100 * time.Millisecond))
 		c, err := s.l.Accept()
 		if err != nil {
-			return any
+			return got
 		}
 		c.Close()
-		any = true
+		got = true
 	}
 }
 

@@ -24,11 +24,6 @@ import (
 // overrides the module version from the build info.
 var version = ""
 
-// exitError carries a process exit status through cobra.
-type exitError struct{ code int }
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
 var conn zkview.Flags
 
 // connectTimeout is --connect-timeout (0: the session timeout).
@@ -37,17 +32,14 @@ var connectTimeout time.Duration
 func main() {
 	lockops.WatchdogMain() // `zkscope lock -- CMD` re-executes zkscope as its watchdog
 	root := newRoot()
-	if cmd, err := root.ExecuteC(); err != nil {
+	cmd, err := root.ExecuteC()
+	if err != nil {
 		var ee exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
+		if !errors.As(err, &ee) { // an exitError's message was printed already
+			fmt.Fprintln(os.Stderr, "zkscope:", printable.String(err.Error()))
 		}
-		fmt.Fprintln(os.Stderr, "zkscope:", printable.String(err.Error()))
-		if lockops.IsRefusal(err) || errors.Is(err, zkview.ErrReadOnly) || cmd.Name() == "doctor" {
-			os.Exit(lockops.ExitRefused) // doctor: 2 is "could not check" (1 is "problems found")
-		}
-		os.Exit(1)
 	}
+	os.Exit(exitStatus(cmd, err)) // main_exit.go
 }
 
 func newRoot() *cobra.Command {
@@ -116,6 +108,7 @@ With no subcommand it opens the terminal UI.`,
 		newManCmd(),    // main_man.go
 	)
 	registerCompletions(root) // main_complete.go
+	markUsageErrors(root)     // main_exit.go
 	return root
 }
 
@@ -128,11 +121,11 @@ func connect(ctx context.Context) (*zkview.Client, error) {
 // connectWith is connect with the resolved configuration adjusted first.
 func connectWith(ctx context.Context, adjust func(*zkview.Config)) (*zkview.Client, error) {
 	if err := redisForZooKeeper(); err != nil { // main_redis.go
-		return nil, err
+		return nil, usage(err)
 	}
 	cfg, err := zkview.ResolveConfig(conn, os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, usage(err) // the connect string, context, credentials file: input
 	}
 	adjust(&cfg)
 	return connectConfig(ctx, cfg)
@@ -149,7 +142,7 @@ func connectConfig(ctx context.Context, cfg zkview.Config) (*zkview.Client, erro
 // attempt instead of writing to the terminal (the TUI shows them).
 func dialConfig(ctx context.Context, cfg zkview.Config, report func(string)) (*zkview.Client, error) {
 	if err := zkview.CheckConfig(cfg); err != nil {
-		return nil, err
+		return nil, usage(err)
 	}
 	timeout := connectTimeout
 	if timeout == 0 {
@@ -203,17 +196,17 @@ func sayWhenSlow(w *os.File, after time.Duration, line string) (stop func()) {
 func checkGlobalFlags(cmd *cobra.Command, _ []string) error {
 	fl := cmd.Flags()
 	if fl.Changed("server") && strings.TrimSpace(conn.Server) == "" {
-		return errors.New("--server is empty: give host:port[,host:port...][/chroot], or leave it out for 127.0.0.1:2181")
+		return usagef("--server is empty: give host:port[,host:port...][/chroot], or leave it out for 127.0.0.1:2181")
 	}
 	if fl.Changed("session-timeout") && conn.SessionTimeout <= 0 {
-		return fmt.Errorf("--session-timeout %s: must be positive (e.g. 10s)", conn.SessionTimeout)
+		return usagef("--session-timeout %s: must be positive (e.g. 10s)", conn.SessionTimeout)
 	}
 	if connectTimeout < 0 {
-		return fmt.Errorf("--connect-timeout %s: must be positive (e.g. 5s)", connectTimeout)
+		return usagef("--connect-timeout %s: must be positive (e.g. 5s)", connectTimeout)
 	}
 	if themeName != "" {
 		if err := themes.Valid(themeName); err != nil {
-			return fmt.Errorf("--theme: %w", err)
+			return usagef("--theme: %w", err)
 		}
 	}
 	return nil

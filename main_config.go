@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -59,7 +60,7 @@ func newGetContextsCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output != "" && output != "name" {
-				return fmt.Errorf("--output %q: want name", output)
+				return usagef("--output %q: want name", output)
 			}
 			fc, path, err := loadConfig()
 			if err != nil {
@@ -110,6 +111,9 @@ func newUseContextCmd() *cobra.Command {
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("no config file %s: write one with a [contexts.%s] table first (see the README)", path, args[0])
 			}
+			if err := knownContext(path, args[0]); err != nil {
+				return err
+			}
 			if err := zkview.SetCurrentContext(path, args[0]); err != nil {
 				return err
 			}
@@ -137,4 +141,21 @@ func newCurrentContextCmd() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// knownContext refuses, as a usage error, a context name the config file
+// at path does not define.
+func knownContext(path, name string) error {
+	fc, err := zkview.LoadConfigFile(path, true)
+	if err != nil {
+		return err
+	}
+	if _, ok := fc.Contexts[name]; ok {
+		return nil
+	}
+	known := "none"
+	if names := fc.ContextNames(); len(names) > 0 {
+		known = strings.Join(names, ", ")
+	}
+	return usagef("no context %q in %s (known: %s)", name, path, known)
 }

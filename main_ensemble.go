@@ -42,13 +42,13 @@ changed in between (a member going down or coming back, a new leader).
 			defer stop()
 			cfg, err := zkview.ResolveConfig(conn, os.Getenv)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			if err := zkview.CheckConfig(cfg); err != nil {
-				return err
+				return usage(err)
 			}
 			if interval < 0 {
-				return fmt.Errorf("--interval %s: must be positive (e.g. 10s; leave it out to ask once)", interval)
+				return usagef("--interval %s: must be positive (e.g. 10s; leave it out to ask once)", interval)
 			}
 			e := zkview.IntrospectConfig(ctx, cfg, zkview.IntrospectOptions{Detail: true})
 			var prev *zkview.Ensemble

@@ -71,7 +71,7 @@ that transaction).`,
   zkscope history /kafka --txnlog ./zk-copy                # every Kafka controller in turn
   zkscope locks /app/locks --watch --record locks.jsonl     # later:
   zkscope history /app/locks --recording locks.jsonl --waited-longer-than 30s`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), znodeArgs(1)),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p := "/"
@@ -97,13 +97,13 @@ that transaction).`,
 // runHistory replays the history f names at or below p and writes it.
 func runHistory(out, errOut io.Writer, p string, f historyFlags, now time.Time) error {
 	if (f.txnlogDir == "") == (f.recording == "") {
-		return errors.New("history needs exactly one of --txnlog DIR (a server's data directory) or --recording FILE (from locks --watch --record)")
+		return usagef("history needs exactly one of --txnlog DIR (a server's data directory) or --recording FILE (from locks --watch --record)")
 	}
 	if f.at != "" && (f.since != "" || f.until != "") {
-		return errors.New("--at prints one moment: it does not go with --since or --until")
+		return usagef("--at prints one moment: it does not go with --since or --until")
 	}
 	if f.waitedLimit < 0 || f.heldLimit < 0 || f.maxLeases < 0 {
-		return errors.New("--waited-longer-than, --held-longer-than and --max-leases must not be negative")
+		return usagef("--waited-longer-than, --held-longer-than and --max-leases must not be negative")
 	}
 	var since, until, at lockops.Point
 	for _, x := range []struct {
@@ -112,7 +112,7 @@ func runHistory(out, errOut io.Writer, p string, f historyFlags, now time.Time) 
 	}{{"--since", f.since, &since}, {"--until", f.until, &until}, {"--at", f.at, &at}} {
 		var err error
 		if *x.p, err = parsePoint(x.s, now); err != nil {
-			return fmt.Errorf("%s %q: %w", x.flag, x.s, err)
+			return usagef("%s %q: %w", x.flag, x.s, err)
 		}
 	}
 	src, servers, done, err := openHistory(f)

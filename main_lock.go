@@ -87,15 +87,15 @@ locks", for what Redis locks cannot promise).`,
 			defer reportAuditErrors()
 			lockPath, command := args[0], args[1:]
 			if timeout < 0 {
-				return fmt.Errorf("--timeout %s: must be positive (0: wait forever)", timeout)
+				return usagef("--timeout %s: must be positive (0: wait forever)", timeout)
 			}
 			if killGrace < 0 {
-				return fmt.Errorf("--kill-grace %s: must be positive", killGrace)
+				return usagef("--kill-grace %s: must be positive", killGrace)
 			}
 			if dash := cmd.ArgsLenAtDash(); dash >= 0 && dash != 1 {
-				return fmt.Errorf("usage: zkscope lock PATH [-- CMD ARGS...] (one PATH before --)")
+				return usagef("usage: zkscope lock PATH [-- CMD ARGS...] (one PATH before --)")
 			} else if dash < 0 && len(args) > 1 {
-				return fmt.Errorf("put the command after --: zkscope lock %s -- %s", lockPath, args[1])
+				return usagef("put the command after --: zkscope lock %s -- %s", lockPath, args[1])
 			}
 			if handled, err := runRedisLock(cmd, lockPath, command); handled || err != nil { // main_redis_lock.go
 				return err
@@ -104,25 +104,28 @@ locks", for what Redis locks cannot promise).`,
 			if recipe != "" && recipe != "auto" {
 				l, err := lockops.ParseLibrary(recipe)
 				if err != nil {
-					return err
+					return usage(err)
 				}
 				lib = l
 			}
 			m, err := lockops.ParseMode(mode)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			sig, err := lockops.ParseSignal(killSignal)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			if forceRecipe && lib == nil {
-				return fmt.Errorf("--force-recipe needs --recipe (the library to take the lock in)")
+				return usagef("--force-recipe needs --recipe (the library to take the lock in)")
+			}
+			if revocable && lib != nil && lib != lockops.Curator {
+				return usagef("--revocable honours Curator's revocation requests: it does not go with --recipe %s", lib.Name)
 			}
 			opts := lockops.TakeOptions{Library: lib, Mode: m, ForceRecipe: forceRecipe, Note: note}
 			switch {
 			case noWait && cmd.Flags().Changed("timeout"):
-				return fmt.Errorf("--no-wait and --timeout exclude each other")
+				return usagef("--no-wait and --timeout exclude each other")
 			case noWait:
 				opts.Wait = lockops.WaitNone
 			case timeout > 0:
@@ -233,12 +236,12 @@ while it still holds that token (--token T --yes for scripts).`,
 			var err error
 			if expectSession != "" {
 				if wantSession, err = parseHexID(expectSession); err != nil {
-					return fmt.Errorf("--expect-session: %w", err)
+					return usagef("--expect-session: %w", err)
 				}
 			}
 			if expectCzxid != "" {
 				if wantCzxid, err = parseHexID(expectCzxid); err != nil {
-					return fmt.Errorf("--expect-czxid: %w", err)
+					return usagef("--expect-czxid: %w", err)
 				}
 			}
 			if yes && expectSession == "" {
@@ -296,10 +299,10 @@ while it still holds that token (--token T --yes for scripts).`,
 func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader bool) error {
 	id, err := parseHexID(sessionArg)
 	if err != nil {
-		return fmt.Errorf("--session: %w", err)
+		return usagef("--session: %w", err)
 	}
 	if !strings.HasPrefix(under, "/") {
-		return fmt.Errorf("--under %q: give an absolute path", under)
+		return usagef("--under %q: give an absolute path", under)
 	}
 	ctx := context.Background()
 	c, err := connect(ctx)
@@ -395,7 +398,7 @@ latch) is refused with exit status 2 and left unchanged.`,
 				return err
 			}
 			if wait < 0 {
-				return fmt.Errorf("--wait %s: must be positive", wait)
+				return usagef("--wait %s: must be positive", wait)
 			}
 			ctx := context.Background()
 			c, err := connect(ctx)

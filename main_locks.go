@@ -202,17 +202,20 @@ queues change until Ctrl-C.`,
 				p = args[0]
 			}
 			if err := f.check(); err != nil {
-				return err
+				return usage(err)
 			}
 			if record != "" && !watchIt {
-				return fmt.Errorf("--record records the changes --watch sees: add --watch")
+				return usagef("--record records the changes --watch sees: add --watch")
 			}
 			if cmd.Flags().Changed("interval") && !watchIt {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope: --interval is how often --watch rescans: add --watch, or leave --interval out (locks reads once)")
 				return exitError{lockops.ExitRefused}
 			}
 			if watchIt && interval <= 0 {
-				return fmt.Errorf("--interval %s: must be positive", interval)
+				return usagef("--interval %s: must be positive", interval)
+			}
+			if err := newRecordFile(record); err != nil {
+				return err // main_locks_watch.go
 			}
 			if watchIt && interval < minWatchInterval {
 				fmt.Fprintf(cmd.ErrOrStderr(), "zkscope: --interval %s raised to %s (every interval is a full scan; changes are drawn as they happen)\n", interval, minWatchInterval)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -384,6 +385,22 @@ func (w *lockWatch) forgetGone(queues []lockops.Queue) {
 			delete(w.seen, n)
 		}
 	}
+}
+
+// newRecordFile refuses, before anything connects, a --record FILE that
+// exists (a recording is never overwritten) or whose directory does not;
+// "" is no recording. startRecording checks again as it creates the file.
+func newRecordFile(file string) error {
+	if file == "" {
+		return nil
+	}
+	if _, err := os.Lstat(file); err == nil {
+		return usagef("--record %s: the file exists; record to a new file (zkscope never overwrites one)", file)
+	}
+	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
+		return usagef("--record %s: no directory %s to create it in", file, filepath.Dir(file))
+	}
+	return nil
 }
 
 // startRecording opens FILE for --record (a new file: a recording is

@@ -34,7 +34,7 @@ func checkOutput(output string) error {
 	case "", "json", "yaml":
 		return nil
 	}
-	return fmt.Errorf("--output %q: want json or yaml", output)
+	return usagef("--output %q: want json or yaml", output)
 }
 
 // writeDoc prints v as JSON (indented) or YAML.

@@ -55,14 +55,14 @@ func resolveRedis(getenv func(string) string) (t redisTarget, ok bool, err error
 		return t, false, nil
 	}
 	if err != nil {
-		return t, true, err
+		return t, true, usage(err)
 	}
 	eps, err := redisview.ParseServers(server)
 	if err != nil {
-		return t, true, err
+		return t, true, usage(err)
 	}
 	if conn.Server != "" && redisview.HasCredentials(eps) {
-		return t, true, errors.New("--server holds credentials, which other users can read in the process list: put user:password in --auth-file (or ZKSCOPE_AUTH, or the context)")
+		return t, true, usagef("--server holds credentials, which other users can read in the process list: put user:password in --auth-file (or ZKSCOPE_AUTH, or the context)")
 	}
 	cfg := redisview.Config{Servers: eps, DialTimeout: cmp.Or(connectTimeout, 5*time.Second)}
 	if auth != "" {
@@ -72,7 +72,7 @@ func resolveRedis(getenv func(string) string) (t redisTarget, ok bool, err error
 		}
 	}
 	if cfg.TLS, err = redisTLS(eps, ctx, getenv); err != nil {
-		return t, true, err
+		return t, true, usage(err)
 	}
 	return redisTarget{cfg: cfg, context: contextName(getenv), readOnly: conn.ReadOnly || ctx.ReadOnly}, true, nil
 }
@@ -211,7 +211,7 @@ func zooKeeperFlags(cmd *cobra.Command) error {
 			if name == "watch" || name == "interval" || name == "record" {
 				next = "to follow Redis locks, open the terminal UI (zkscope -s redis://…), which reads a lock again every second"
 			}
-			return fmt.Errorf("--%s works on ZooKeeper only, not on Redis servers: %s", name, next)
+			return usagef("--%s works on ZooKeeper only, not on Redis servers: %s", name, next)
 		}
 	}
 	return nil

@@ -37,7 +37,7 @@ func redisEvictFlags(f *pflag.FlagSet) {
 // onlyRedisFlag refuses a Redis-only flag given for ZooKeeper servers.
 func onlyRedisFlag(cmd *cobra.Command, name string) error {
 	if cmd.Flags().Changed(name) {
-		return fmt.Errorf("--%s applies to Redis locks only (--server redis://…)", name)
+		return usagef("--%s applies to Redis locks only (--server redis://…)", name)
 	}
 	return nil
 }
@@ -80,11 +80,11 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	killGrace, _ := f.GetDuration("kill-grace")
 	killSignal, _ := f.GetString("kill-signal")
 	if o.TTL < 100*time.Millisecond {
-		return true, fmt.Errorf("--ttl %s: give at least 100ms (e.g. 30s)", o.TTL)
+		return true, usagef("--ttl %s: give at least 100ms (e.g. 30s)", o.TTL)
 	}
 	switch {
 	case noWait && f.Changed("timeout"):
-		return true, errors.New("--no-wait and --timeout exclude each other")
+		return true, usagef("--no-wait and --timeout exclude each other")
 	case noWait:
 		o.Wait = lockops.WaitNone
 	case timeout > 0:
@@ -92,7 +92,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	}
 	sig, err := lockops.ParseSignal(killSignal)
 	if err != nil {
-		return true, err
+		return true, usage(err)
 	}
 	c, err := redisview.Open(t.cfg)
 	if err != nil {
@@ -137,7 +137,7 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 		return true, err
 	}
 	if len(args) != 1 {
-		return true, errors.New("usage: zkscope evict KEY [--token TOKEN] [--yes]")
+		return true, usagef("usage: zkscope evict KEY [--token TOKEN] [--yes]")
 	}
 	f := cmd.Flags()
 	token, _ := f.GetString("token")

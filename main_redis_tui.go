@@ -22,7 +22,7 @@ func runRedisTUI(theme string) (handled bool, err error) {
 		theme = settings.Theme
 	}
 	if err := themes.Valid(theme); err != nil {
-		return true, err
+		return true, usagef("--theme: %w", err)
 	}
 	return true, ui.Run(ui.Options{
 		Redis:    &ui.RedisOptions{Client: c, Context: t.context},

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,22 +90,6 @@ func TestTreeAndGet(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "node does not exist") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("get of a missing node: want a one-line 'does not exist' error, got %v", err)
 	}
-}
-
-func TestUnreachableServerFailsFast(t *testing.T) {
-	port, err := zktest.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	_, err = run(t, "-s", fmt.Sprintf("127.0.0.1:%d", port), "--session-timeout", "2s", "get", "/")
-	if err == nil {
-		t.Fatal("get against a closed port succeeded")
-	}
-	if strings.Contains(err.Error(), "\n") {
-		t.Errorf("error is not one line: %q", err)
-	}
-	t.Logf("failed after %s: %v", time.Since(start).Round(time.Millisecond), err)
 }
 
 // TestREADMEConfigExample: the config file shown in the README loads.

@@ -50,7 +50,7 @@ documents (path, children; with --stat each node's stat).`,
 				root = args[0]
 			}
 			if depth < 0 {
-				return fmt.Errorf("--depth %d: must be 0 (all levels) or more", depth)
+				return usagef("--depth %d: must be 0 (all levels) or more", depth)
 			}
 			if err := checkOutput(output); err != nil {
 				return err
@@ -175,7 +175,7 @@ escaped (\x1b); --raw writes the data's exact bytes and nothing else.
 				return err
 			}
 			if raw && (output != "" || asHex || showStat) {
-				return fmt.Errorf("--raw writes the data alone: it goes with neither --output, --hex nor --stat")
+				return usagef("--raw writes the data alone: it goes with neither --output, --hex nor --stat")
 			}
 			c, err := connect(cmd.Context())
 			if err != nil {

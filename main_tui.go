@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/zkscope/zkscope/themes"
@@ -30,13 +29,13 @@ func runTUI(ctx context.Context) error {
 		theme = settings.Theme
 	}
 	if err := themes.Valid(theme); err != nil {
-		return fmt.Errorf("--theme: %w", err)
+		return usagef("--theme: %w", err)
 	}
 	if cfgErr != nil {
-		return cfgErr
+		return usage(cfgErr)
 	}
 	if err := zkview.CheckConfig(cfg); err != nil {
-		return err
+		return usage(err)
 	}
 	// The UI shows at once and connects in the background.
 	return ui.Run(ui.Options{

@@ -65,7 +65,7 @@ func newVersionCmd() *cobra.Command {
 				return enc.Encode(v)
 			case "", "text":
 			default:
-				return fmt.Errorf("--output %q: want text or json", output)
+				return usagef("--output %q: want text or json", output)
 			}
 			fmt.Fprintf(w, "zkscope %s\n", v.Version)
 			if v.Commit != "" {

@@ -46,7 +46,7 @@ func (d *dataFlag) register(cmd *cobra.Command) {
 func (d *dataFlag) read(cmd *cobra.Command, args []string, i int) ([]byte, error) {
 	switch {
 	case len(args) > i && d.file != "":
-		return nil, fmt.Errorf("give the data either as DATA or with --data-file, not both")
+		return nil, usagef("give the data either as DATA or with --data-file, not both")
 	case len(args) > i:
 		return []byte(args[i]), nil
 	case d.file == "-":
@@ -54,7 +54,7 @@ func (d *dataFlag) read(cmd *cobra.Command, args []string, i int) ([]byte, error
 	case d.file != "":
 		b, err := os.ReadFile(d.file)
 		if err != nil {
-			return nil, fmt.Errorf("--data-file: %w", err)
+			return nil, usagef("--data-file: %w", err)
 		}
 		return b, nil
 	}
@@ -88,10 +88,11 @@ lock with 'zkscope lock', or create them in the TUI).`,
 			defer reportAuditErrors()
 			m, ok := createModes[mode]
 			if !ok {
-				return fmt.Errorf("--mode %q: want one of %s", mode, strings.Join(createModeNames, ", "))
+				return usagef("--mode %q: want one of %s", mode, strings.Join(createModeNames, ", "))
 			}
-			if ttl < 0 {
-				return fmt.Errorf("--ttl %s: must be positive", ttl)
+			opts := zkview.CreateOptions{Mode: m, TTL: ttl, MakeParents: parents}
+			if err := zkview.CheckCreate(args[0], opts); err != nil {
+				return usage(err)
 			}
 			b, err := data.read(cmd, args, 1)
 			if err != nil {
@@ -102,8 +103,7 @@ lock with 'zkscope lock', or create them in the TUI).`,
 				return err
 			}
 			defer c.Close()
-			created, err := lockops.Mutations{Client: c}.CreateWith(cmd.Context(), args[0], b,
-				zkview.CreateOptions{Mode: m, TTL: ttl, MakeParents: parents})
+			created, err := lockops.Mutations{Client: c}.CreateWith(cmd.Context(), args[0], b, opts)
 			if err != nil {
 				return err
 			}
@@ -122,6 +122,15 @@ lock with 'zkscope lock', or create them in the TUI).`,
 // must have; by default the one read just before the change.
 func versionFlag(cmd *cobra.Command, v *int32, what string) {
 	cmd.Flags().Int32Var(v, "version", -1, "change only if the node's "+what+" is this (default: the one read just before; the change is refused if it moved meanwhile)")
+}
+
+// checkVersion refuses a --version no node can have (-1, the default,
+// means the one read just before the change).
+func checkVersion(v int32) error {
+	if v < -1 {
+		return usagef("--version %d: must be 0 or more", v)
+	}
+	return nil
 }
 
 // expectVersion is v, or (v < 0) the version read from st.
@@ -151,6 +160,9 @@ Refused in read-only mode; recorded in the audit log.`,
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if err := checkVersion(version); err != nil {
+				return err
+			}
 			b, err := data.read(cmd, args, 1)
 			if err != nil {
 				return err
@@ -205,6 +217,9 @@ read-only mode; recorded in the audit log.`,
 		ValidArgsFunction: completePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer reportAuditErrors()
+			if err := checkVersion(version); err != nil {
+				return err
+			}
 			c, err := connect(cmd.Context())
 			if err != nil {
 				return err
@@ -353,6 +368,9 @@ out of changing it again.`,
 			defer reportAuditErrors()
 			acl, err := zkview.ParseACL(args[1])
 			if err != nil {
+				return usage(err)
+			}
+			if err := checkVersion(version); err != nil {
 				return err
 			}
 			c, err := connect(cmd.Context())

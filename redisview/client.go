@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +63,16 @@ func Open(cfg Config) (*Client, error) {
 				t.ServerName = e.Addr[:strings.LastIndexByte(e.Addr, ':')]
 			}
 			o.TLSConfig = t
+		}
+		base := redis.NewDialer(o)
+		o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := base(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return watchPeer(conn, addr, func(ctx context.Context, addr string) (net.Conn, error) {
+				return base(ctx, network, addr)
+			}), nil // not Redis: named (peer.go)
 		}
 		c.clients = append(c.clients, redis.NewClient(o))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -59,15 +60,31 @@ func TestDialScreen(t *testing.T) {
 	}
 }
 
-// TestLiveDialUnreachableThenReachable: against a port nobody listens on,
-// the screen shows the failed attempts and then why it gave up; against
-// the real server, the tree opens once connected.
+// TestLiveDialUnreachableThenReachable: against a server that drops every
+// connection, the screen shows the failed attempts and then why it gave
+// up; against a port nobody listens on, it gives up at once saying so;
+// against the real server, the tree opens once connected.
 func TestLiveDialUnreachableThenReachable(t *testing.T) {
 	port, err := zktest.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	nobody := fmt.Sprintf("127.0.0.1:%d", port)
+	closed := fmt.Sprintf("127.0.0.1:%d", port)
+	dropper, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dropper.Close()
+	go func() {
+		for {
+			c, err := dropper.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	nobody := dropper.Addr().String()
 	dial := func(servers []string, timeout time.Duration) func(context.Context, func(string)) (*zkview.Client, error) {
 		return func(ctx context.Context, report func(string)) (*zkview.Client, error) {
 			ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -89,6 +106,13 @@ func TestLiveDialUnreachableThenReachable(t *testing.T) {
 	}
 	if s := d.screen(); !strings.Contains(s, "Could not connect to "+nobody) || !strings.Contains(s, "q quits") {
 		t.Fatalf("the failure is not shown:\n%s", s)
+	}
+	d.Close()
+
+	d = newLiveDriver(New(Options{Dial: dial([]string{closed}, 10*time.Minute), Servers: []string{closed}, Theme: "dark"}), 120, 30)
+	d.until(t, 15*time.Second, "the connect to give up on a closed port", func(d *liveDriver) bool { return d.m.dial.err != nil })
+	if s := d.screen(); !strings.Contains(s, "Could not connect to "+closed) || !strings.Contains(s, "connection refused") {
+		t.Fatalf("the refusal is not shown:\n%s", s)
 	}
 	d.Close()
 

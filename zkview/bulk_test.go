@@ -419,8 +419,12 @@ func TestMultiReadTLS(t *testing.T) {
 	m := c.multiRead()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.sess.conn.(*tls.Conn); !ok {
-		t.Errorf("sidecar connection is %T, want *tls.Conn", m.sess.conn)
+	conn := m.sess.conn
+	if pc, ok := conn.(*peerConn); ok {
+		conn = pc.Conn // a Redis or HTTP port would be named (peer.go)
+	}
+	if _, ok := conn.(*tls.Conn); !ok {
+		t.Errorf("sidecar connection is %T, want *tls.Conn", conn)
 	}
 }
 

@@ -132,9 +132,12 @@ type Client struct {
 	problem    string    // see LastProblem
 	// onProblem is told each problem while ConnectReporting waits.
 	onProblem func(string)
-	dialErrs  map[string]error        // last dial outcome per member (nil: it worked)
-	sessions  map[int64]*sessionFacts // what the wire told about each session (see Contact)
-	bulk      *multiReader            // the multi-read sidecar session and its state (multiread.go)
+	dialErrs  map[string]error // last dial outcome per member (nil: it worked)
+	// mismatches are members that answered like something other than
+	// ZooKeeper (peer.go).
+	mismatches map[string]mismatchSeen
+	sessions   map[int64]*sessionFacts // what the wire told about each session (see Contact)
+	bulk       *multiReader            // the multi-read sidecar session and its state (multiread.go)
 }
 
 // Conn exposes the underlying go-zookeeper connection for operations zkview
@@ -277,8 +280,12 @@ func Join(parent, child string) string {
 	return parent + "/" + child
 }
 
-// waitSession blocks until the client has a session or ctx ends.
-func (c *Client) waitSession(ctx context.Context) error {
+// waitSession blocks until the client has a session or ctx ends. first
+// (the first connect, whose caller gives up when it fails) also ends it as
+// soon as no member can give one ([Client.nothingAnswers]); a recovery
+// keeps trying until ctx ends, for its credentials must follow the
+// session whenever it comes.
+func (c *Client) waitSession(ctx context.Context, first bool) error {
 	ch, cancel := c.Subscribe()
 	defer cancel()
 	for {
@@ -291,6 +298,9 @@ func (c *Client) waitSession(ctx context.Context) error {
 		case <-time.After(50 * time.Millisecond):
 			if err := c.tlsRefusedEverywhere(); err != nil {
 				return c.explainTLS(fmt.Errorf("connect to %s: %w", strings.Join(c.cfg.Servers, ","), err))
+			}
+			if err := c.nothingAnswers(); first && err != nil {
+				return err
 			}
 		case ev := <-ch:
 			switch ev.State {

@@ -142,20 +142,31 @@ func (c *Client) refuseReadOnly(op, p string) error {
 	return nil
 }
 
+// CheckCreate refuses options no server would accept for creating p: an
+// unknown mode, a TTL mode without a TTL the servers take (1ms to 40 bits
+// of milliseconds), a TTL for another mode. [Client.Create] checks the
+// same; a caller calls it before connecting.
+func CheckCreate(p string, opts CreateOptions) error {
+	if opts.Mode < ModePersistent || opts.Mode > ModePersistentSequentialTTL {
+		return fmt.Errorf("create %s: unknown create mode %d", p, int(opts.Mode))
+	}
+	switch {
+	case opts.Mode.isTTL() && (opts.TTL < time.Millisecond || opts.TTL > maxTTL):
+		return fmt.Errorf("create %s: a %s node needs a TTL between 1ms and %s (got %s)", p, opts.Mode, maxTTL, opts.TTL)
+	case !opts.Mode.isTTL() && opts.TTL != 0:
+		return fmt.Errorf("create %s: a TTL is only for ttl modes, not %s", p, opts.Mode)
+	}
+	return nil
+}
+
 // Create makes a node at p (caller's view) and returns the path created
 // (with its sequence number for sequential modes), in the caller's view.
 func (c *Client) Create(p string, data []byte, opts CreateOptions) (string, error) {
 	if err := c.refuseReadOnly("create", p); err != nil {
 		return "", err
 	}
-	if opts.Mode < ModePersistent || opts.Mode > ModePersistentSequentialTTL {
-		return "", fmt.Errorf("create %s: unknown create mode %d", p, int(opts.Mode))
-	}
-	switch {
-	case opts.Mode.isTTL() && (opts.TTL < time.Millisecond || opts.TTL > maxTTL):
-		return "", fmt.Errorf("create %s: a %s node needs a TTL between 1ms and %s (got %s)", p, opts.Mode, maxTTL, opts.TTL)
-	case !opts.Mode.isTTL() && opts.TTL != 0:
-		return "", fmt.Errorf("create %s: a TTL is only for ttl modes, not %s", p, opts.Mode)
+	if err := CheckCreate(p, opts); err != nil {
+		return "", err
 	}
 	acl := opts.ACL
 	if acl == nil {

@@ -77,6 +77,7 @@ func FourLetterWord(ctx context.Context, dial WordDialer, addr, word string, tim
 	if err != nil {
 		return "", fmt.Errorf("%s on %s: %w", word, addr, err)
 	}
+	conn = watchPeer(conn, addr, dial, nil) // a Redis or HTTP port says so (peer.go)
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() }) // wakes a blocked read
 	defer stop()

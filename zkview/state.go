@@ -286,9 +286,16 @@ func ConnectReporting(ctx context.Context, cfg Config, report func(problem strin
 		base = d
 	}
 	c.dial = func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		if err := c.knownMismatch(addr); err != nil {
+			c.noteDial(addr, err)
+			return nil, err // not ZooKeeper a moment ago: next member
+		}
 		conn, err := base(network, addr, timeout)
 		c.noteDial(addr, err)
-		return conn, err
+		if err != nil {
+			return nil, err
+		}
+		return watchPeer(conn, addr, WordDialer(base), func(m error) { c.noteMismatch(addr, m) }), nil
 	}
 	c.publish(ConnEvent{State: StateConnecting, Server: cfg.Servers[0], Time: time.Now()})
 	if err := c.open(); err != nil {
@@ -299,7 +306,7 @@ func ConnectReporting(ctx context.Context, cfg Config, report func(problem strin
 		// member than the main one, so it opens alongside.
 		c.PrepareBulk()
 	}
-	if err := c.waitSession(ctx); err != nil {
+	if err := c.waitSession(ctx, true); err != nil {
 		c.Close()
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, c.explainTimeout(err)
@@ -490,7 +497,7 @@ func (c *Client) recover() {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.SessionTimeout+5*time.Second)
 		defer cancel()
-		if err := c.waitSession(ctx); err != nil {
+		if err := c.waitSession(ctx, false); err != nil {
 			return
 		}
 		for _, a := range c.cfg.Auth {

@@ -226,6 +226,8 @@ func TestCLIUsageErrors(t *testing.T) {
 		{"", []string{"lock", "/x", "--no-wait", "--timeout", "1s"}, "--no-wait and --timeout exclude each other"},
 		{"", []string{"lock", "/x", "--force-recipe"}, "--force-recipe needs --recipe"},
 		{"", []string{"lock", "/x", "--recipe", "kazoo", "--revocable"}, "--revocable honours Curator's revocation requests: it does not go with --recipe kazoo"},
+		{"", []string{"lock", "/x", "--recipe", "go-zk", "--mode", "read"}, "go-zookeeper locks are exclusive only (asked for --mode read)"},
+		{"", []string{"lock", "/x", "--recipe", "ephemeral", "--mode", "write"}, "locks are exclusive only (asked for --mode write)"},
 		{"", []string{"history", "/", "--txnlog", dir, "--at", "now", "--since", "1h"}, "--at prints one moment"},
 		// A bad connect string.
 		{"host:notaport", []string{"get", "/"}, `port "notaport" is not a number`},

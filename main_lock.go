@@ -116,6 +116,9 @@ locks", for what Redis locks cannot promise).`,
 			if err != nil {
 				return usage(err)
 			}
+			if lib.Takes() && !lib.TakesMode(m) {
+				return usagef("%s locks are exclusive only (asked for --mode %s): pass --mode exclusive", lib, m)
+			}
 			if forceRecipe && lib == nil {
 				return usagef("--force-recipe needs --recipe (the library to take the lock in)")
 			}

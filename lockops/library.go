@@ -55,6 +55,16 @@ func (l *Library) String() string {
 // Takes reports whether zkscope can take locks in this library's format.
 func (l *Library) Takes() bool { return l != nil && l.take != nil }
 
+// TakesMode reports whether zkscope takes locks of mode in this library's
+// format (go-zookeeper's and plain ephemeral locks are exclusive only).
+func (l *Library) TakesMode(m Mode) bool {
+	if !l.Takes() {
+		return false
+	}
+	_, ok := l.take.kinds[m]
+	return ok
+}
+
 // TakeLibraries are the libraries zkscope takes locks in, for choosers.
 func TakeLibraries() []*Library { return []*Library{Curator, Kazoo, GoZK} }
 

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -32,7 +31,6 @@ func TestFrameCache(t *testing.T) {
 	if again := f.afterUpdate(someEvent{}, nil); again != nil {
 		t.Error("a second frameMsg scheduled while one is pending")
 	}
-	start := time.Now()
 	msgs := cmd()
 	var got tea.Msg
 	if b, ok := msgs.(tea.BatchMsg); ok {
@@ -44,8 +42,8 @@ func TestFrameCache(t *testing.T) {
 	} else {
 		got = msgs
 	}
-	if _, ok := got.(frameMsg); !ok || time.Since(start) > 2*frameInterval {
-		t.Fatalf("the scheduled message %T after %s", got, time.Since(start))
+	if _, ok := got.(frameMsg); !ok { // when it comes is the timer's: a loaded machine delays it
+		t.Fatalf("the scheduled message is a %T", got)
 	}
 	f.afterUpdate(frameMsg{}, nil)
 	f.cachedView(draw)

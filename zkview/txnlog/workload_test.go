@@ -76,7 +76,10 @@ func produceLogs(t testing.TB, tmp string) (string, error) {
 type step func() error
 
 func workload(t testing.TB, addr string) error {
-	conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogInfo(false))
+	// The session owns /w/e and /w/es- to the end, which the snapshot tests
+	// read: the server's longest timeout, so that a machine too busy to
+	// ping for a while does not expire it.
+	conn, _, err := zk.Connect([]string{addr}, 30*time.Second, zk.WithLogInfo(false))
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
-// readmeRunCommand is the README's first command (the "Run it" one).
+// readmeRunCommand is the README's first command (the "Run the demo" one).
 func readmeRunCommand(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile("README.md")

@@ -92,15 +92,16 @@ func TestTreeAndGet(t *testing.T) {
 	}
 }
 
-// TestREADMEConfigExample: the config file shown in the README loads.
+// TestREADMEConfigExample: the config file shown in the docs
+// (docs/configuration.md) loads.
 func TestREADMEConfigExample(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	doc, err := os.ReadFile("docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(readme), "```toml\n")
+	_, rest, ok := strings.Cut(string(doc), "```toml\n")
 	if !ok {
-		t.Fatal("README has no toml example")
+		t.Fatal("docs/configuration.md has no toml example")
 	}
 	example, _, _ := strings.Cut(rest, "```")
 	p := filepath.Join(t.TempDir(), "config.toml")
@@ -109,7 +110,7 @@ func TestREADMEConfigExample(t *testing.T) {
 	}
 	fc, err := zkview.LoadConfigFile(p, true)
 	if err != nil {
-		t.Fatalf("the README's config example: %v", err)
+		t.Fatalf("the config example of docs/configuration.md: %v", err)
 	}
 	prod := fc.Contexts["prod"]
 	if fc.CurrentContext != "local" || !prod.ReadOnly || prod.SessionTimeout != 10*time.Second || prod.TLS == nil || prod.TLS.ServerName != "zk.prod.internal" || prod.AdminPort != 8080 {

@@ -496,7 +496,10 @@ func (s *Server) WaitServing(timeout time.Duration) error {
 		out, err := FourLetterWord(s.ClientAddr, "srvr", time.Second)
 		if err == nil {
 			if m := Mode(out); m == "standalone" || m == "leader" || m == "follower" {
-				return nil
+				if s.SecureAddr == "" || s.listening(s.SecureAddr) {
+					return nil // the secure port opens after the plain one
+				}
+				out = "the secure client port " + s.SecureAddr + " does not accept connections yet"
 			}
 			last = out
 		} else {
@@ -505,6 +508,16 @@ func (s *Server) WaitServing(timeout time.Duration) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("server %s did not serve within %s (last: %q); log tail:\n%s", s.ClientAddr, timeout, last, s.LogTail(30))
+}
+
+// listening reports whether addr accepts a TCP connection.
+func (s *Server) listening(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // Mode returns the "Mode:" value of a srvr/stat reply ("" when absent).

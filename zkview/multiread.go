@@ -382,7 +382,7 @@ func (m *multiReader) send(ctx context.Context, build func(dst []byte, xid int32
 			m.support.Store(1)
 			return err
 		case errors.Is(err, errMultiReadUnsupported):
-			m.support.Store(-1)
+			m.unsupported(s)
 			return err
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -391,11 +391,24 @@ func (m *multiReader) send(ctx context.Context, build func(dst []byte, xid int32
 		if m.support.Load() == 0 && m.failures.Add(1) >= 3 {
 			// A server that drops the connection at op code 22 without a
 			// reply: treat as unsupported too.
-			m.support.Store(-1)
+			m.unsupported(s)
 			return fmt.Errorf("%w: %v", errMultiReadUnsupported, err)
 		}
 	}
 	return lastErr
+}
+
+// unsupported remembers that the server does not serve multi-read and
+// closes the sidecar s, which no request will use again (not leaving it to
+// the server to drop the connection).
+func (m *multiReader) unsupported(s *sideSession) {
+	m.support.Store(-1)
+	m.mu.Lock()
+	if m.sess == s {
+		m.sess = nil
+	}
+	m.mu.Unlock()
+	s.close()
 }
 
 // sideSession is one sidecar connection with its session: requests are

@@ -416,3 +416,28 @@ func TestEvictRefusesNonParticipant(t *testing.T) {
 		t.Fatal("--any-node did not delete the node")
 	}
 }
+
+// TestEvictNextToApplicationLeases: an application's own locks/ directory
+// next to a leases/ one is no Curator semaphore (it holds other nodes than
+// Curator's): a real kazoo lock in it is previewed as the kazoo lock it
+// is, as `lock` plans one there (TestPlanTakeInsideSemaphore), not read as
+// the semaphore's internal lock.
+func TestEvictNextToApplicationLeases(t *testing.T) {
+	auditToTemp(t)
+	cl := zktest.Shared(t)
+	ctx := context.Background()
+	op := newClient(t, cl.Addrs())
+	app := zktest.Path(t) + "/app"
+	mkNode(t, op, app+"/leases", nil, 0)
+	kz := zktest.StartKazoo(t, cl.ConnectString())
+	kz.Acquire(t, "k", "lock", app+"/locks")
+	kz.Await(t, "k", "acquired")
+	node := app + "/locks/" + children(t, op, app+"/locks")[0]
+	p, err := PreviewEvict(ctx, op, node, EvictOptions{})
+	if err != nil {
+		t.Fatalf("preview of the kazoo holder %s next to an application's leases/: %v", node, err)
+	}
+	if !p.Participant || p.Recipe != string(KindKazooLock) || !p.Holding || p.LockPath != app+"/locks" {
+		t.Fatalf("preview of the kazoo holder: participant %v recipe %s holding %v lock %s, want the holder of the kazoo.lock %s", p.Participant, p.Recipe, p.Holding, p.LockPath, app+"/locks")
+	}
+}

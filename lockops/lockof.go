@@ -103,7 +103,9 @@ func dropChild(children []Child, node string) []Child {
 // dir holds no known lock.
 func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool, error) {
 	if sem, ok := curatorSemaphoreOf(c, dir); ok {
-		return readSemaphore(ctx, c, zkview.Join(sem, "leases"), zkview.Join(sem, "locks"))
+		if names, _, err := c.Children(dir); err == nil && curatorOnly(names) {
+			return readSemaphore(ctx, c, zkview.Join(sem, "leases"), zkview.Join(sem, "locks"))
+		}
 	}
 	if sem, ok := strings.CutSuffix(dir, "-__lock__"); ok && dir != "/" {
 		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(sem)) {
@@ -132,8 +134,17 @@ func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool
 	return Dir{}, false, nil
 }
 
+// curatorOnly reports whether names, the children of a leases/ or locks/
+// directory next to the other, are all Curator's nodes: an application's
+// own locks/ directory next to a leases/ one holds other nodes, and is no
+// Curator semaphore.
+func curatorOnly(names []string) bool {
+	return !slices.ContainsFunc(names, func(n string) bool { return parseName(n).lib != Curator })
+}
+
 // curatorSemaphoreOf says whether dir is the leases/ or locks/ directory of
-// a Curator SemaphoreV2, and at which path the semaphore is.
+// a Curator SemaphoreV2, and at which path the semaphore is ([curatorOnly]
+// tells it from an application's own).
 func curatorSemaphoreOf(c *zkview.Client, dir string) (string, bool) {
 	if b := path.Base(dir); b != "leases" && b != "locks" || dir == "/"+b {
 		return "", false
@@ -201,8 +212,7 @@ func lockDirKind(c *zkview.Client, d string, names []string) (kind Kind, sem str
 	if d == "/" {
 		return "", ""
 	}
-	curatorOnly := !slices.ContainsFunc(names, func(n string) bool { return parseName(n).lib != Curator })
-	if s, ok := curatorSemaphoreOf(c, d); ok && curatorOnly { // (an app's own locks/ next to a leases/ is no semaphore)
+	if s, ok := curatorSemaphoreOf(c, d); ok && curatorOnly(names) {
 		return KindCuratorSemaphoreV2, s
 	}
 	siblingOf := func(name string) bool {

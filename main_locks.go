@@ -346,17 +346,6 @@ func writerIsTerminal(w io.Writer) bool {
 	return ok && isTerminal(f)
 }
 
-// watchDirs are the directories whose children make up q.
-func watchDirs(q lockops.Queue) []string {
-	switch q.Kind {
-	case lockops.KindCuratorSemaphoreV2:
-		return []string{zkview.Join(q.Path, "leases"), zkview.Join(q.Path, "locks")}
-	case lockops.KindKazooSemaphore:
-		return []string{q.Path, q.Path + "-__lock__"}
-	}
-	return []string{q.Path}
-}
-
 func newDoctorCmd() *cobra.Command {
 	var (
 		f      lockScanFlags

@@ -181,7 +181,7 @@ func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
 			w.raw[lock] = qs[0]
 			w.record(&qs[0], 0)
 		}
-		for _, d := range watchDirs(q) {
+		for _, d := range q.Dirs() {
 			w.arm(ctx, d)
 		}
 	default:
@@ -192,12 +192,12 @@ func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
 // watchedDirs are the directories whose children watch tells a change of
 // q: a plain ephemeral lock's parent (its node created or deleted; the
 // servers do not list children watches, so zkscope is never counted as
-// one of its waiters), else [watchDirs].
+// one of its waiters), else [lockops.Queue.Dirs].
 func watchedDirs(q lockops.Queue) []string {
 	if q.Kind == lockops.KindEphemeralLock {
 		return []string{path.Dir(q.Path)}
 	}
-	return watchDirs(q)
+	return q.Dirs()
 }
 
 // rereadLock lists lock with a new watch and reads its new children.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
@@ -19,18 +18,6 @@ const (
 	AuditOK      = "ok"      // the change was made
 	AuditFailed  = "failed"  // the server refused it or it could not be made
 	AuditRefused = "refused" // zkscope refused it (read-only mode, or a [*Refusal])
-)
-
-// Audited operations.
-const (
-	OpTake        = "take"
-	OpRelease     = "release"
-	OpRevoke      = "revoke"
-	OpForceDelete = "force-delete"
-	OpCreate      = "create"
-	OpSet         = "set"
-	OpDelete      = "delete"
-	OpSetACL      = "set-acl"
 )
 
 // AuditEntry is one line of the audit log. Time, User, Host, Context and
@@ -162,10 +149,6 @@ var auditErrors = make(chan error, 16)
 // AuditErrors delivers failures to write the audit log (disk full, no home
 // directory, ...) so they can be shown; the operations themselves go on.
 func AuditErrors() <-chan error { return auditErrors }
-
-// FormatSession prints a session id the way ZooKeeper's tools do: "0x" and
-// lowercase hex.
-func FormatSession(id int64) string { return "0x" + strconv.FormatUint(uint64(id), 16) }
 
 func versionPtr(v int32) *int32 { return &v }
 

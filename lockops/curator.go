@@ -8,9 +8,8 @@ import (
 	"crypto/rand"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // Curator lock names inside protected node names.
@@ -21,6 +20,20 @@ const (
 	curatorLatch = "latch-"
 	curatorLease = "lease-"
 )
+
+// A Curator SemaphoreV2 keeps two directories below its path: its leases
+// and the queue of its internal lock.
+const (
+	CuratorLeases = "leases"
+	CuratorLocks  = "locks"
+)
+
+// IsCuratorSemaphore reports whether names, the children of a path, are a
+// Curator SemaphoreV2's directory: leases and locks, and maybe its lease
+// count node.
+func IsCuratorSemaphore(names []string) bool {
+	return slices.Contains(names, CuratorLeases) && slices.Contains(names, CuratorLocks) && len(names) <= 3
+}
 
 // Curator is Apache Curator's format: InterProcessMutex, LeaderSelector,
 // InterProcessReadWriteLock, InterProcessSemaphoreV2 and LeaderLatch.
@@ -185,13 +198,13 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 	semPath := d.Path
 	leasesPath := d.Path
-	if path.Base(d.Path) == "leases" {
+	if path.Base(d.Path) == CuratorLeases {
 		semPath = path.Dir(d.Path)
 	}
 	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
 	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children))
 	var locks []Participant
-	locksPath := zkview.Join(semPath, "locks")
+	locksPath := JoinPath(semPath, CuratorLocks)
 	if d.Aux != nil {
 		locksPath = d.Aux.Path
 		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1)
@@ -242,3 +255,6 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 	q.Participants = number(append(holding, waiting...))
 	return q
 }
+
+// revokeMessage is Curator's revocation request (Revoker.REVOKE_MESSAGE).
+var revokeMessage = []byte("__REVOKE__")

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // DecodeOptions tune [Decode].
@@ -308,7 +306,7 @@ func checkGoZKStray(d Dir, q *Queue) []Problem {
 	var out []Problem
 	for _, c := range d.Children {
 		if _, ok := goZKSeq(c.Name); !ok {
-			out = append(out, Problem{Kind: ProblemStrayChild, Node: zkview.Join(d.Path, c.Name),
+			out = append(out, Problem{Kind: ProblemStrayChild, Node: JoinPath(d.Path, c.Name),
 				Detail: "go-zookeeper's Lock cannot parse this name and fails for every contender (leaving its own node behind)"})
 		}
 	}
@@ -359,3 +357,7 @@ func checkSequenceOverflow(d Dir, q *Queue) []Problem {
 	}
 	return nil
 }
+
+// Recognised reports whether k is a lock recipe zkscope decodes by its
+// library's rules (not [KindUnknown]).
+func Recognised(k Kind) bool { return k != "" && k != KindUnknown }

@@ -211,3 +211,8 @@ func eachWatchesItsPredecessor(q *Queue) bool {
 	}
 	return true
 }
+
+func watchMissingDetail(p *Participant) string {
+	return "waits on " + p.Watches + ", but no server lists session " + FormatSession(p.Session) +
+		" watching it in two samples a second or more apart, both begun after zkscope read this wait: it may never wake up"
+}

@@ -209,9 +209,9 @@ func watchedLeaderNode(q Queue) (node string, holder int64) {
 	}
 	switch q.Kind {
 	case KindKafkaController:
-		return zkJoin(q.Path, kafkaController), 0
+		return JoinPath(q.Path, kafkaController), 0
 	case KindHadoopHA:
-		return zkJoin(q.Path, hadoopLock), 0
+		return JoinPath(q.Path, hadoopLock), 0
 	case KindEphemeralLock:
 		return q.Path, 0
 	}
@@ -402,7 +402,7 @@ func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, err
 	case KindKafkaController:
 		at = kafkaBrokersOf(d.Path)
 	case KindHBaseMaster:
-		at = zkJoin(d.Path, hbaseBackups)
+		at = JoinPath(d.Path, hbaseBackups)
 	default:
 		leader := solrLeaderOf(d.Path)
 		if leader == "" {
@@ -469,14 +469,6 @@ func (p *EvictPreview) LeaderConfirmation() string {
 		return ""
 	}
 	return strings.ToLower(Kind(p.Recipe).System()) + " " + p.SequenceSuffix()
-}
-
-// capitalize upper-cases s's first letter (ASCII).
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // racers counts the sessions the servers (e) list watching the node of a

@@ -206,11 +206,6 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 	return out, nil
 }
 
-// under reports whether p is root or below it.
-func under(p, root string) bool {
-	return root == "/" || p == root || strings.HasPrefix(p, root+"/")
-}
-
 // underKnownElection reports whether p is a node a system's election
 // reads as context (Kafka's broker registrations, HBase's backup masters):
 // those are watched by design and are no locks of their own.
@@ -222,7 +217,7 @@ func underKnownElection(p string, queues []Queue) bool {
 				return true
 			}
 		case KindHBaseMaster:
-			if path.Dir(p) == zkJoin(q.Path, hbaseBackups) {
+			if path.Dir(p) == JoinPath(q.Path, hbaseBackups) {
 				return true
 			}
 		case KindSolrOverseer:

@@ -32,7 +32,7 @@ var HBase = &Library{Name: "hbase", Title: "HBase"}
 // on it with exists, oldest first.
 func decodeHBase(d Dir) Queue {
 	var q Queue
-	master := zkJoin(d.Path, hbaseMaster)
+	master := JoinPath(d.Path, hbaseMaster)
 	if c := childNamed(d.Children, hbaseMaster); c != nil {
 		q.Participants = append(q.Participants, leaderParticipant(d.Path, c, decodeHBaseMaster))
 	} else {
@@ -45,7 +45,7 @@ func decodeHBase(d Dir) Queue {
 	})
 	for i := range backups {
 		c := &backups[i]
-		p := participant(zkJoin(d.Path, hbaseBackups), c, ModeLeader, "")
+		p := participant(JoinPath(d.Path, hbaseBackups), c, ModeLeader, "")
 		p.State, p.Watches, p.WatchKind = StateWaiting, master, WatchExists
 		p.Payload = decodeHBaseMaster(c.Data)
 		q.Participants = append(q.Participants, p)

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // ReplayOptions tune a [Replay].
@@ -122,7 +120,7 @@ func (r *Replay) below(p string) bool {
 	if r.root == "/" {
 		return true
 	}
-	for _, top := range []string{r.root, r.root + "-__lock__"} {
+	for _, top := range []string{r.root, r.root + KazooSemaphoreLock} {
 		if p == top || strings.HasPrefix(p, top) && len(p) > len(top) && p[len(top)] == '/' {
 			return true
 		}
@@ -291,10 +289,10 @@ func (r *Replay) touch(dir string) {
 // path for the two directories of a semaphore, else the directory.
 func (r *Replay) lockOf(dir string) string {
 	parent, base := path.Dir(dir), path.Base(dir)
-	if (base == "leases" || base == "locks") && r.isCuratorSemaphore(parent) {
+	if (base == CuratorLeases || base == CuratorLocks) && r.isCuratorSemaphore(parent) {
 		return parent
 	}
-	if sem, ok := strings.CutSuffix(dir, "-__lock__"); ok && r.nodes[sem] != nil {
+	if sem, ok := strings.CutSuffix(dir, KazooSemaphoreLock); ok && r.nodes[sem] != nil {
 		return sem
 	}
 	if e := r.electionOf(dir); e != "" {
@@ -311,15 +309,15 @@ func (r *Replay) lockOf(dir string) string {
 // leases then held are still held).
 func (r *Replay) isCuratorSemaphore(p string) bool {
 	if k := r.kids[p]; k != nil {
-		_, leases := k["leases"]
-		_, locks := k["locks"]
+		_, leases := k[CuratorLeases]
+		_, locks := k[CuratorLocks]
 		if l := r.locks[p]; l != nil && l.kind == KindCuratorSemaphoreV2 && len(k) <= 3 {
 			return leases || locks
 		}
 		return leases && locks && len(k) <= 3
 	}
-	_, leases := r.kids[zkview.Join(p, "leases")]
-	_, locks := r.kids[zkview.Join(p, "locks")]
+	_, leases := r.kids[JoinPath(p, CuratorLeases)]
+	_, locks := r.kids[JoinPath(p, CuratorLocks)]
 	return leases && locks
 }
 
@@ -362,7 +360,7 @@ func (r *Replay) flush() {
 // semaphore's other directory was created (Curator makes locks/ before
 // leases/).
 func (r *Replay) adopt(l *lockLog) {
-	for _, sub := range []string{zkview.Join(l.path, "locks"), zkview.Join(l.path, "leases"), l.path + "-__lock__"} {
+	for _, sub := range []string{JoinPath(l.path, CuratorLocks), JoinPath(l.path, CuratorLeases), l.path + KazooSemaphoreLock} {
 		s := r.locks[sub]
 		if s == nil || r.lockOf(sub) != l.path {
 			continue
@@ -382,11 +380,11 @@ func (r *Replay) adopt(l *lockLog) {
 func (r *Replay) dirOf(p string) (Dir, bool) {
 	switch {
 	case r.isCuratorSemaphore(p):
-		leases, locks := r.plainDir(zkview.Join(p, "leases")), r.plainDir(zkview.Join(p, "locks"))
+		leases, locks := r.plainDir(JoinPath(p, CuratorLeases)), r.plainDir(JoinPath(p, CuratorLocks))
 		leases.Aux = &locks
 		return leases, len(leases.Children)+len(locks.Children) > 0
-	case r.nodes[p+"-__lock__"] != nil || r.kids[p+"-__lock__"] != nil:
-		sem, queue := r.plainDir(p), r.plainDir(p+"-__lock__")
+	case r.nodes[p+KazooSemaphoreLock] != nil || r.kids[p+KazooSemaphoreLock] != nil:
+		sem, queue := r.plainDir(p), r.plainDir(p+KazooSemaphoreLock)
 		sem.Aux = &queue
 		return sem, len(sem.Children)+len(queue.Children) > 0
 	}

@@ -14,8 +14,6 @@ import (
 	"path"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // familyAt is the system election directory p is, from the names of the
@@ -52,7 +50,7 @@ func (r *Replay) electionOf(dir string) string {
 			return parent
 		}
 	case "overseer_elect":
-		if e := zkview.Join(dir, solrElection); r.kids[e] != nil || r.locks[e] != nil {
+		if e := JoinPath(dir, solrElection); r.kids[e] != nil || r.locks[e] != nil {
 			return e
 		}
 	}
@@ -74,7 +72,7 @@ func (r *Replay) singleNodeDir(p string) (Dir, bool) {
 		return d, true
 	case KindHBaseMaster:
 		d := r.plainDir(p)
-		d.Context = r.plainDir(zkJoin(p, hbaseBackups)).Children
+		d.Context = r.plainDir(JoinPath(p, hbaseBackups)).Children
 		return d, true
 	case KindHadoopHA:
 		return r.plainDir(p), true

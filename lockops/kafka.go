@@ -47,7 +47,7 @@ func decodeKafka(d Dir) Queue {
 	}
 	c := childNamed(d.Children, kafkaController)
 	if c == nil {
-		q.Problems = append(q.Problems, noLeader(zkJoin(d.Path, kafkaController), "Kafka controller",
+		q.Problems = append(q.Problems, noLeader(JoinPath(d.Path, kafkaController), "Kafka controller",
 			"the brokers elect one as soon as one creates "+kafkaController+"; if none does, no broker is up or none can reach ZooKeeper"))
 		return q
 	}
@@ -120,18 +120,9 @@ func isDecimal(s string) bool {
 }
 
 // kafkaBrokersOf is where a Kafka root's broker registrations are.
-func kafkaBrokersOf(root string) string { return zkJoin(root, kafkaBrokerIDs) }
-
-// zkJoin joins znode paths ("/" + "a" is "/a").
-func zkJoin(dir, rel string) string {
-	if dir == "/" {
-		return "/" + rel
-	}
-	return dir + "/" + rel
-}
+func kafkaBrokersOf(root string) string { return JoinPath(root, kafkaBrokerIDs) }
 
 // formatMillis is ms since the epoch in the report's time format.
 func formatMillis(ms int64) string {
-	var t ctimes
-	return string(t.append(nil, time.UnixMilli(ms).UTC()))
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }

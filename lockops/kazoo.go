@@ -18,6 +18,10 @@ const (
 	kazooRLock = "__rlock__"
 )
 
+// KazooSemaphoreLock ends the path of a kazoo Semaphore's internal lock,
+// next to the semaphore: <sem>-__lock__.
+const KazooSemaphoreLock = "-__lock__"
+
 // Kazoo is python-zk/kazoo's format: Lock, WriteLock, ReadLock, Semaphore.
 var Kazoo = &Library{
 	Name: "kazoo", Title: "kazoo",

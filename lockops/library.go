@@ -116,7 +116,7 @@ func parseName(name string) nodeName {
 // recipe of the library with the most nodes there.
 func Detect(d Dir) Kind {
 	if d.Aux != nil {
-		if path.Base(d.Path) == "leases" {
+		if path.Base(d.Path) == CuratorLeases {
 			return KindCuratorSemaphoreV2
 		}
 		return KindKazooSemaphore

@@ -39,10 +39,6 @@ func (l *nodeLock) participant() (Participant, bool) {
 	return l.queue.Participants[l.at], true
 }
 
-// Recognised reports whether k is a lock recipe zkscope decodes by its
-// library's rules (not [KindUnknown]).
-func Recognised(k Kind) bool { return k != "" && k != KindUnknown }
-
 // readNodeLock reads and decodes the lock directory node is in: its parent,
 // or for a semaphore both of its places. A directory holding no lock
 // node of any known recipe is listed but not read further.
@@ -72,11 +68,6 @@ func readNodeLock(ctx context.Context, c *zkview.Client, node string) (nodeLock,
 	return l, nil
 }
 
-// participantIndex is node's index in q.Participants, -1 when absent.
-func participantIndex(q Queue, node string) int {
-	return slices.IndexFunc(q.Participants, func(p Participant) bool { return p.Node == node })
-}
-
 // without decodes the lock again as if node were gone, in the same view
 // (same recipe, same lease count): who holds then.
 func (l *nodeLock) without() Queue {
@@ -104,10 +95,10 @@ func dropChild(children []Child, node string) []Child {
 func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool, error) {
 	if sem, ok := curatorSemaphoreOf(c, dir); ok {
 		if names, _, err := c.Children(dir); err == nil && curatorOnly(names) {
-			return readSemaphore(ctx, c, zkview.Join(sem, "leases"), zkview.Join(sem, "locks"))
+			return readSemaphore(ctx, c, JoinPath(sem, CuratorLeases), JoinPath(sem, CuratorLocks))
 		}
 	}
-	if sem, ok := strings.CutSuffix(dir, "-__lock__"); ok && dir != "/" {
+	if sem, ok := strings.CutSuffix(dir, KazooSemaphoreLock); ok && dir != "/" {
 		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(sem)) {
 			return readSemaphore(ctx, c, sem, dir)
 		}
@@ -127,8 +118,8 @@ func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool
 		return readLockDirOf(ctx, c, path.Dir(dir)) // a backup master's node: HBase's election
 	}
 	if dir != "/" {
-		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(dir)+"-__lock__") {
-			return readSemaphore(ctx, c, dir, dir+"-__lock__")
+		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(dir)+KazooSemaphoreLock) {
+			return readSemaphore(ctx, c, dir, dir+KazooSemaphoreLock)
 		}
 	}
 	return Dir{}, false, nil
@@ -146,12 +137,12 @@ func curatorOnly(names []string) bool {
 // a Curator SemaphoreV2, and at which path the semaphore is ([curatorOnly]
 // tells it from an application's own).
 func curatorSemaphoreOf(c *zkview.Client, dir string) (string, bool) {
-	if b := path.Base(dir); b != "leases" && b != "locks" || dir == "/"+b {
+	if b := path.Base(dir); b != CuratorLeases && b != CuratorLocks || dir == "/"+b {
 		return "", false
 	}
 	sem := path.Dir(dir)
 	names, _, err := c.Children(sem)
-	if err != nil || !slices.Contains(names, "leases") || !slices.Contains(names, "locks") || len(names) > 3 {
+	if err != nil || !IsCuratorSemaphore(names) {
 		return "", false
 	}
 	return sem, true
@@ -219,10 +210,10 @@ func lockDirKind(c *zkview.Client, d string, names []string) (kind Kind, sem str
 		sibs, _, err := c.Children(path.Dir(d))
 		return err == nil && slices.Contains(sibs, name)
 	}
-	if s, ok := strings.CutSuffix(d, "-__lock__"); ok && siblingOf(path.Base(s)) {
+	if s, ok := strings.CutSuffix(d, KazooSemaphoreLock); ok && siblingOf(path.Base(s)) {
 		return KindKazooSemaphore, s
 	}
-	if !slices.ContainsFunc(names, func(n string) bool { return len(n) != 32 || !isHex(n) }) && siblingOf(path.Base(d)+"-__lock__") {
+	if !slices.ContainsFunc(names, func(n string) bool { return len(n) != 32 || !isHex(n) }) && siblingOf(path.Base(d)+KazooSemaphoreLock) {
 		return KindKazooSemaphore, d // its leases: uuid4().hex, not sequential
 	}
 	cen := censusOfNames(names)

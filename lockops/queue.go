@@ -2,12 +2,11 @@ package lockops
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // Kind names a lock recipe as decoded, in the words of the
@@ -85,7 +84,7 @@ func (c *Child) path(dir string) string {
 	if c.Path != "" {
 		return c.Path
 	}
-	return zkview.Join(dir, c.Name)
+	return JoinPath(dir, c.Name)
 }
 
 // Dir is everything a decoder reads about one lock: the directory's own
@@ -276,4 +275,22 @@ func (q Queue) Clone() Queue {
 		q.Others = others
 	}
 	return q
+}
+
+// participantIndex is node's index in q.Participants, -1 when absent.
+func participantIndex(q Queue, node string) int {
+	return slices.IndexFunc(q.Participants, func(p Participant) bool { return p.Node == node })
+}
+
+// Dirs are the directories whose children make up q: a semaphore's two
+// places (Curator's leases/ and locks/, kazoo's <sem> and <sem>-__lock__),
+// else its path.
+func (q *Queue) Dirs() []string {
+	switch q.Kind {
+	case KindCuratorSemaphoreV2:
+		return []string{JoinPath(q.Path, CuratorLeases), JoinPath(q.Path, CuratorLocks)}
+	case KindKazooSemaphore:
+		return []string{q.Path, q.Path + KazooSemaphoreLock}
+	}
+	return []string{q.Path}
 }

@@ -31,24 +31,6 @@ import (
 	"github.com/zkscope/zkscope/redisview"
 )
 
-// The Redis recipes. Their string values are part of the JSON contract.
-const (
-	KindRedisSetNX       Kind = "redis.setnx"
-	KindRedlock          Kind = "redlock"
-	KindRedissonLock     Kind = "redisson.lock"
-	KindRedissonFairLock Kind = "redisson.fairlock"
-)
-
-// RedisKinds are the Redis recipes, for the writers and the contract.
-var RedisKinds = []Kind{KindRedisSetNX, KindRedlock, KindRedissonLock, KindRedissonFairLock}
-
-// IsRedis reports whether k is a Redis recipe: its participants' nodes are
-// keys (key@host:port on a Redlock master), not znode paths.
-func (k Kind) IsRedis() bool { return slices.Contains(RedisKinds, k) }
-
-// NoExpiry is a Redis participant's TTL when its key never expires.
-const NoExpiry = redisview.NoExpiry
-
 // DecodeRedis decodes every lock in reads, one read per configured server
 // in the order given, as of now (the fair-lock deadlines are times). With
 // one server each key is its own lock; with several, a string key is a

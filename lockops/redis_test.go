@@ -275,3 +275,11 @@ func FuzzDecodeRedis(f *testing.F) {
 		checkContract(t, doc)
 	})
 }
+
+// TestNoExpiryIsTheReads: a participant's TTL of a key that never expires
+// is the TTL the reads give it.
+func TestNoExpiryIsTheReads(t *testing.T) {
+	if NoExpiry != redisview.NoExpiry {
+		t.Fatalf("NoExpiry %v, the reads' %v", NoExpiry, redisview.NoExpiry)
+	}
+}

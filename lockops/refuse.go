@@ -62,3 +62,16 @@ func RefuseReadOnly(c *zkview.Client, op, node string) error {
 	record(c, op, node, nil, 0, err)
 	return err
 }
+
+// The operations zkscope performs on locks and nodes, as a [Refusal] and
+// the audit log name them.
+const (
+	OpTake        = "take"
+	OpRelease     = "release"
+	OpRevoke      = "revoke"
+	OpForceDelete = "force-delete"
+	OpCreate      = "create"
+	OpSet         = "set"
+	OpDelete      = "delete"
+	OpSetACL      = "set-acl"
+)

@@ -61,7 +61,7 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Que
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &scanner{c: c, o: o, listed: 1, root: p, cancel: cancel}
-	read := func(dir string, names []string) bool { return IsLockDir(names) && !isCuratorSemaphore(names) }
+	read := func(dir string, names []string) bool { return IsLockDir(names) && !IsCuratorSemaphore(names) }
 	err := c.Walk(ctx, p, zkview.WalkOptions{Read: read, DirStat: true}, func(d *zkview.WalkDir) bool {
 		return s.visit(ctx, d)
 	})
@@ -118,12 +118,6 @@ func (s *scanner) sorted() []Queue {
 	return out
 }
 
-// isCuratorSemaphore says whether names are a Curator semaphore's
-// directory (leases and locks, and maybe its lease count node).
-func isCuratorSemaphore(names []string) bool {
-	return slices.Contains(names, "leases") && slices.Contains(names, "locks") && len(names) <= 3
-}
-
 // visit takes one directory of the walk: a lock directory (its children
 // read) is decoded, a semaphore noted for later, any other directory's
 // children walked in turn. It returns whether the walk goes below d.
@@ -143,7 +137,7 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 		if !below {
 			return false
 		}
-	case isCuratorSemaphore(d.Names):
+	case IsCuratorSemaphore(d.Names):
 		s.curatorSems = append(s.curatorSems, d.Path)
 		return false
 	case d.Depth == 0 && s.isKazooSemaphore(d):
@@ -154,7 +148,7 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 		return false
 	}
 	kids := d.Names
-	if slices.ContainsFunc(d.Names, func(n string) bool { return strings.HasSuffix(n, "-__lock__") }) {
+	if slices.ContainsFunc(d.Names, func(n string) bool { return strings.HasSuffix(n, KazooSemaphoreLock) }) {
 		kids = s.kazooPairs(d)
 	}
 	s.mu.Lock()
@@ -180,11 +174,11 @@ func (s *scanner) kazooPairs(d *zkview.WalkDir) []string {
 	}
 	kids := d.Names[:0:0]
 	for _, n := range d.Names {
-		if base, ok := strings.CutSuffix(n, "-__lock__"); ok && has[base] {
+		if base, ok := strings.CutSuffix(n, KazooSemaphoreLock); ok && has[base] {
 			s.kazooSems = append(s.kazooSems, zkview.Join(d.Path, base))
 			continue
 		}
-		if has[n+"-__lock__"] {
+		if has[n+KazooSemaphoreLock] {
 			continue // the semaphore, read with its queue
 		}
 		kids = append(kids, n)
@@ -199,7 +193,7 @@ func (s *scanner) isKazooSemaphore(d *zkview.WalkDir) bool {
 		return false
 	}
 	sibs, _, err := s.c.Children(path.Dir(d.Path))
-	return err == nil && slices.Contains(sibs, path.Base(d.Path)+"-__lock__")
+	return err == nil && slices.Contains(sibs, path.Base(d.Path)+KazooSemaphoreLock)
 }
 
 // dirOf is the lock directory d, read by the walk, for [Decode]: children
@@ -233,11 +227,11 @@ func (s *scanner) semaphores(ctx context.Context) error {
 }
 
 func (s *scanner) curatorSemaphore(ctx context.Context, p string) (Queue, error) {
-	leases, err := readDir(ctx, s.c, zkview.Join(p, "leases"))
+	leases, err := readDir(ctx, s.c, JoinPath(p, CuratorLeases))
 	if err != nil {
 		return Queue{}, err
 	}
-	locks, err := readDir(ctx, s.c, zkview.Join(p, "locks"))
+	locks, err := readDir(ctx, s.c, JoinPath(p, CuratorLocks))
 	if err != nil {
 		return Queue{}, err
 	}
@@ -251,11 +245,11 @@ func (s *scanner) kazooSemaphore(ctx context.Context, p string) (Queue, error) {
 		return Queue{}, err
 	}
 	sem.Path = p
-	queue, err := readDir(ctx, s.c, p+"-__lock__")
+	queue, err := readDir(ctx, s.c, p+KazooSemaphoreLock)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return Queue{}, err
 	}
-	queue.Path = p + "-__lock__"
+	queue.Path = p + KazooSemaphoreLock
 	sem.Aux = &queue
 	return Decode(sem, DecodeOptions{Kind: KindKazooSemaphore, MaxLeases: s.o.MaxLeases}), nil
 }

@@ -83,7 +83,7 @@ func decodeSolr(d Dir) Queue {
 	if l := childNamed(d.Context, solrLeader); l != nil {
 		q.Context, q.Problems = solrLeaderContext(d.Path, l, q.Participants)
 	} else if len(q.Participants) > 0 && d.Context != nil {
-		q.Problems = append(q.Problems, Problem{Kind: ProblemFailoverUnfinished, Node: zkJoin(path.Dir(d.Path), solrLeader),
+		q.Problems = append(q.Problems, Problem{Kind: ProblemFailoverUnfinished, Node: JoinPath(path.Dir(d.Path), solrLeader),
 			Detail: "no leader node: " + q.Participants[0].Name + " is first in line but has not (yet) taken over"})
 	}
 	return q
@@ -108,7 +108,7 @@ func solrLeaderContext(dir string, l *Child, ps []Participant) ([]Field, []Probl
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(l.Data, &v); err != nil || v.ID == "" {
-		return []Field{text("leader", DescribeData(l.Data, 60))}, nil
+		return []Field{text("leader", DescribeDataWith(l.Data, 60, nil))}, nil
 	}
 	ctx := []Field{text("leader", v.ID)}
 	if len(ps) > 0 && ps[0].Name != v.ID {
@@ -124,5 +124,5 @@ func solrLeaderOf(dir string) string {
 	if path.Base(dir) != solrElection || path.Base(path.Dir(dir)) != "overseer_elect" {
 		return ""
 	}
-	return zkJoin(path.Dir(dir), solrLeader)
+	return JoinPath(path.Dir(dir), solrLeader)
 }

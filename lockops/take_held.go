@@ -74,9 +74,6 @@ type HoldChange struct {
 	Time              time.Time
 }
 
-// revokeMessage is Curator's revocation request (Revoker.REVOKE_MESSAGE).
-var revokeMessage = []byte("__REVOKE__")
-
 // Held is a lock zkscope holds. It watches the connection and its own node
 // until released. All methods are safe for concurrent use.
 //

@@ -90,7 +90,7 @@ func readNeighbours(ctx context.Context, c *zkview.Client, lockPath string) (nei
 	if err != nil {
 		return n, fmt.Errorf("list %s: %w", parent, err)
 	}
-	if slices.Contains(sibs, base+"-__lock__") {
+	if slices.Contains(sibs, base+KazooSemaphoreLock) {
 		n.semaphore = string(KindKazooSemaphore)
 	}
 	sibs = slices.DeleteFunc(sibs, func(s string) bool { return s == base })
@@ -137,7 +137,7 @@ func planTake(lockPath string, o TakeOptions, kids []string, look func() (neighb
 	if o.Library != nil && !o.Library.Takes() {
 		return no("zkscope does not take locks in %s's format", o.Library)
 	}
-	if slices.Contains(kids, "leases") && slices.Contains(kids, "locks") {
+	if slices.Contains(kids, CuratorLeases) && slices.Contains(kids, CuratorLocks) {
 		return no("it is a Curator semaphore (locks/ and leases/): zkscope does not take semaphore leases")
 	}
 	cen := censusOfNames(kids)
@@ -276,21 +276,6 @@ func describeContenders(cen census) string {
 		parts[i] = fmt.Sprintf("%d %s", cen.count[l], l)
 	}
 	return strings.Join(parts, " and ") + " nodes"
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// singularS is the "s" of a verb whose subject is n things ("1 lock uses").
-func singularS(n int) string {
-	if n == 1 {
-		return "s"
-	}
-	return ""
 }
 
 // takeKind is the recipe the queue is decoded as while we wait in it: what

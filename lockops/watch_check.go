@@ -130,11 +130,6 @@ func WatchMissingProblem(p *Participant) Problem {
 	return Problem{Kind: ProblemWatchMissing, Node: p.Node, Detail: watchMissingDetail(p)}
 }
 
-func watchMissingDetail(p *Participant) string {
-	return "waits on " + p.Watches + ", but no server lists session " + FormatSession(p.Session) +
-		" watching it in two samples a second or more apart, both begun after zkscope read this wait: it may never wake up"
-}
-
 // ConfirmWatches gives a one-shot read (`locks`, `doctor`) the second
 // sample [ApplySamples] needs, only when first (the servers' answer after
 // queues were read) misses a waiter's watch it may judge: once

@@ -156,7 +156,7 @@ func writeHistoryAt(out io.Writer, r *lockops.Replay, at lockops.Point, servers 
 	for i := range queues {
 		queues[i].ReadAt = when // ages are counted to that moment
 	}
-	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Now: when})
+	lockops.Diagnose(queues, lockops.ServerDiagnoseOptions{HeldLongerThan: f.heldLimit, Now: when})
 	if f.asJSON {
 		return lockops.WriteJSON(printable.JSON(out), servers, queues)
 	}

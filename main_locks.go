@@ -117,7 +117,7 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 		}
 	}
 	lockops.ApplySamples(queues, prev, cur)
-	o2 := lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: cur}
+	o2 := lockops.ServerDiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: cur}
 	if first != nil {
 		o2.PingOnlySince, o2.HungAfter = lockops.PingOnlySince(first, e), f.hungAfter
 		o2.SilentSince = lockops.SilentSince(first, e)

@@ -299,7 +299,7 @@ func (w *lockWatch) draw(ctx context.Context) error {
 	}
 	w.forgetGone(queues)
 	lockops.ApplySamples(queues, w.samples...)
-	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
+	lockops.Diagnose(queues, lockops.ServerDiagnoseOptions{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
 	v := lockops.Verified(w.ens, w.c.Config().AdminPort)
 	if len(queues) == 0 {
 		v = lockops.Verification{Asked: !w.f.noVerify, ClientsKnown: true, WatchesKnown: true}

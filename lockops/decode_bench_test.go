@@ -62,7 +62,7 @@ func BenchmarkWriteJSON10k(b *testing.B) {
 			Data: []byte(fmt.Sprintf("worker-%d", i)), Ctime: 1_700_000_000_000 + int64(i)/4})
 	}
 	qs := []Queue{Decode(d, DecodeOptions{})}
-	Diagnose(qs, DiagnoseOptions{})
+	Diagnose(qs, ServerDiagnoseOptions{})
 	for b.Loop() {
 		if err := WriteJSON(io.Discard, []string{"127.0.0.1:2181"}, qs); err != nil {
 			b.Fatal(err)

@@ -115,7 +115,7 @@ func checkOwnerDisconnected(ix *queueIndex, p *Participant) {
 	if !p.Ephemeral {
 		return
 	}
-	if alive, _ := ix.sessionAlive(p.Session); alive && p.Client == "" && ix.connsKnown {
+	if alive, _ := ix.sessionAlive(p.Session); alive && p.Client == "" && ix.view.ConnsKnown {
 		ix.add(ProblemOwnerDisconnected, p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
 	}
 }
@@ -138,20 +138,20 @@ func checkDeadlock(ix *queueIndex, p *Participant) {
 // checkHerd: o.Herd or more waiters on one node, as the recipe predicts
 // (queue checks) or as the servers list (server checks: only where they
 // list more than predicted); read/write locks aside: their readers share.
-func checkHerd(ix *queueIndex, parts checkParts) {
+func checkHerd(ix *queueIndex, parts Checks) {
 	if ix.rw {
 		return
 	}
 	q, o := ix.q, ix.o
 	predicted := predictedHerds(q, o.Herd)
 	herds := predicted
-	if parts&queueChecks == 0 {
+	if parts&QueueChecks == 0 {
 		herds = map[string]int{}
 	}
-	if o.Ensemble != nil && parts&serverChecks != 0 {
+	if ix.view != nil {
 		for i := range q.Participants {
 			node := q.Participants[i].Node
-			if n := len(o.Ensemble.Watchers(node)); n > predicted[node] && n >= o.Herd {
+			if n := len(ix.view.Watchers(node)); n > predicted[node] && n >= o.Herd {
 				herds[node] = n
 			}
 		}

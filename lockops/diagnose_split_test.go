@@ -39,12 +39,12 @@ func TestDiagnoseSplit(t *testing.T) {
 	whole := []Queue{copyForTest(raw)}
 	ApplyEnsemble(e, whole)
 	missing(whole)
-	Diagnose(whole, DiagnoseOptions{Ensemble: e})
+	Diagnose(whole, ServerDiagnoseOptions{Ensemble: e})
 
 	split := []Queue{copyForTest(raw)}
 	ApplyEnsemble(e, split)
 	missing(split)
-	DiagnoseQueue(split, DiagnoseOptions{Ensemble: e})
+	DiagnoseQueue(split, DiagnoseOptions{})
 	queueOnly := len(split[0].Problems)
 	for _, p := range split[0].Problems {
 		switch p.Kind {
@@ -52,7 +52,7 @@ func TestDiagnoseSplit(t *testing.T) {
 			t.Errorf("DiagnoseQueue reported %s on %s: that needs the servers", p.Kind, p.Node)
 		}
 	}
-	DiagnoseServers(split, DiagnoseOptions{Ensemble: e})
+	DiagnoseServers(split, ServerDiagnoseOptions{Ensemble: e})
 	if queueOnly == 0 || queueOnly == len(split[0].Problems) {
 		t.Errorf("queue checks found %d of %d problems; want some of each part", queueOnly, len(split[0].Problems))
 	}

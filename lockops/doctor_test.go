@@ -155,7 +155,7 @@ func TestDiagnoseWithServersView(t *testing.T) {
 	}}}
 	qs := []Queue{q}
 	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e})
+	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
 	if got := problemKinds(qs[0]); got != "owner-disconnected,herd" {
 		t.Errorf("problems %q, want owner-disconnected (0x11 has no connection) and herd (3 watchers)", got)
 	}
@@ -167,7 +167,7 @@ func TestDiagnoseWithServersView(t *testing.T) {
 	e.Members[0].Sessions = []int64{0x22}
 	qs = []Queue{Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), DecodeOptions{})}
 	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e})
+	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
 	if got := problemKinds(qs[0]); !strings.HasPrefix(got, "dead-owner") {
 		t.Errorf("problems %q, want dead-owner first", got)
 	}

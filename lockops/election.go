@@ -166,14 +166,15 @@ func noLeader(lockPath, what, next string) Problem {
 	return Problem{Kind: ProblemNoLeader, Node: lockPath, Detail: "no " + what + " now: " + next}
 }
 
-// applyWatchers adds to a single-node lock whose candidates own no node
+// ApplyWatchers adds to a single-node lock whose candidates own no node
 // (Kafka, HDFS, a plain ephemeral lock) one waiter for each session the
-// servers list watching the leader node, the leader's own session aside,
-// in session order, each named by its client and (Kafka) its broker.
-// With no leader now (between two elections) the waiters are those
-// watching the missing node with exists, as the candidates do while they
-// race to create it. Waiters added by an earlier call are replaced.
-func applyWatchers(e *zkview.Ensemble, q *Queue) {
+// servers list watching the leader node (watchers), the leader's own
+// session aside, in session order, each named by its client (clientOf)
+// and (Kafka) its broker. With no leader now (between two elections) the
+// waiters are those watching the missing node with exists, as the
+// candidates do while they race to create it. Waiters added by an earlier
+// call are replaced.
+func ApplyWatchers(q *Queue, watchers func(node string) []int64, clientOf func(session int64) (addr string, ok bool)) {
 	if !q.Kind.watcherWaiters() {
 		return
 	}
@@ -182,7 +183,7 @@ func applyWatchers(e *zkview.Ensemble, q *Queue) {
 	if node == "" {
 		return
 	}
-	sessions := slices.Clone(e.Watchers(node))
+	sessions := slices.Clone(watchers(node))
 	slices.Sort(sessions)
 	observed := true
 	for _, s := range slices.Compact(sessions) {
@@ -192,7 +193,7 @@ func applyWatchers(e *zkview.Ensemble, q *Queue) {
 		w := Participant{Node: node, Name: path.Base(node), Mode: watcherMode(q.Kind), State: StateWaiting,
 			Position: len(q.Participants), Session: s, Ephemeral: true, WatcherOnly: true,
 			Watches: node, WatchKind: WatchExists, WatchObserved: &observed, Payload: q.labels[s]}
-		if addr, ok := e.ClientOf(s); ok {
+		if addr, ok := clientOf(s); ok {
 			w.Client = addr
 		}
 		q.Participants = append(q.Participants, w)
@@ -478,6 +479,6 @@ func racers(e *zkview.Ensemble, q Queue) int {
 		return 0
 	}
 	qs := []Queue{q.Clone()}
-	applyWatchers(e, &qs[0])
+	ApplyWatchers(&qs[0], e.Watchers, e.ClientOf)
 	return len(qs[0].Waiters())
 }

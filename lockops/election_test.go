@@ -246,7 +246,7 @@ func TestEphemeralLockWaitersFromServers(t *testing.T) {
 	qs := []Queue{q}
 	ApplyEnsemble(e, qs)
 	ApplyEnsemble(e, qs) // again: the same waiters, not twice as many
-	Diagnose(qs, DiagnoseOptions{Ensemble: e})
+	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
 	q = qs[0]
 	if len(q.Participants) != 4 {
 		t.Fatalf("participants %+v", q.Participants)
@@ -268,7 +268,7 @@ func TestEphemeralLockWaitersFromServers(t *testing.T) {
 	delete(e.Members[0].Clients, 0x401)
 	qs = []Queue{Decode(EphemeralDir("/locks/job", st, nil), DecodeOptions{Kind: KindEphemeralLock})}
 	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e, Herd: 10})
+	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e, Herd: 10})
 	if len(qs[0].Problems) != 1 || qs[0].Problems[0].Kind != ProblemLeaderClientGone {
 		t.Errorf("client gone: %+v", qs[0].Problems)
 	}
@@ -355,7 +355,7 @@ func electionQueues() []Queue {
 		Sessions: []int64{0x101, 0x102, 0x103, 0x201, 0x202, 0x301, 0x302, 0x100000000000001, 0x100000000000002, 0x501, 0x502, 0x503, 0x504},
 	}}}
 	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
+	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
 	return qs
 }
 
@@ -388,7 +388,7 @@ func TestEphemeralLockWaitersLeaveOutSelf(t *testing.T) {
 		Sessions: []int64{0x401, 0x402, 0x403, 0x409},
 	}}}
 	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e})
+	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
 	if ps := qs[0].Participants; len(ps) != 3 || ps[1].Session != 0x402 || ps[2].Session != 0x403 {
 		t.Errorf("waiters %+v", ps)
 	}

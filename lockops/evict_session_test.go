@@ -139,7 +139,7 @@ func TestSessionDeadlockLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Diagnose(queues, DiagnoseOptions{Ensemble: Verify(ctx, op, queues)})
+	Diagnose(queues, ServerDiagnoseOptions{Ensemble: Verify(ctx, op, queues)})
 	var found []Problem
 	for _, q := range queues {
 		for _, p := range q.Problems {

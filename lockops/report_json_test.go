@@ -71,7 +71,7 @@ func jsonCases() map[string]struct {
 		for i := range qs {
 			qs[i].ReadAt = now // node ages (age_ms) are counted to the read
 		}
-		Diagnose(qs, DiagnoseOptions{HeldLongerThan: time.Hour, Now: now})
+		Diagnose(qs, ServerDiagnoseOptions{HeldLongerThan: time.Hour, Now: now})
 		return qs
 	}
 	return map[string]struct {

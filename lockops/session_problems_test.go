@@ -43,7 +43,7 @@ func TestSessionDeadlockAcrossDirectories(t *testing.T) {
 	if strings.Contains(p.Detail, "0x103") {
 		t.Errorf("a plain waiter is named: %s", p.Detail)
 	}
-	Diagnose(qs, DiagnoseOptions{})
+	Diagnose(qs, ServerDiagnoseOptions{})
 	n := 0
 	for _, q := range qs {
 		for _, pr := range q.Problems {
@@ -251,7 +251,7 @@ func TestStoppedHolderNotAnswering(t *testing.T) {
 func TestPersistentLockNodeNamesEvict(t *testing.T) {
 	node := cur(uuidA, "lock-", "0000000001")
 	qs := []Queue{Decode(dir("/l", kid(node, 0)), DecodeOptions{})}
-	Diagnose(qs, DiagnoseOptions{})
+	Diagnose(qs, ServerDiagnoseOptions{})
 	if len(qs[0].Problems) == 0 || !strings.Contains(qs[0].Problems[0].Detail, "zkscope evict /l/"+node) {
 		t.Errorf("problems %+v", qs[0].Problems)
 	}

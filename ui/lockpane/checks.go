@@ -152,7 +152,7 @@ func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *
 	lockops.ApplyEnsemble(ens, qs)
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	own := len(qs[0].Problems)
-	lockops.DiagnoseServers(qs, lockops.DiagnoseOptions{Now: now, Ensemble: ens})
+	lockops.DiagnoseServers(qs, lockops.ServerDiagnoseOptions{Now: now, Ensemble: ens})
 	f := &serverFindings{byNode: map[nodeKey][]carried{}}
 	at := map[string]int{}
 	for i, x := range qs[0].Participants {

@@ -117,11 +117,11 @@ var (
 // and how to name it, fence CMD and release it.
 type heldLock interface {
 	HeldLock
-	lockNode() string             // our node or key, for messages
-	fenceEnv() []string           // CMD's environment
-	releaseWithin() time.Duration // how long a release may take
-	serverName() string           // "ZooKeeper", "Redis"
-	deadlineRule() string         // what the deadline is, naming the flag that moves it
+	LockNode() string             // our node or key, for messages
+	FenceEnv() []string           // CMD's environment
+	ReleaseWithin() time.Duration // how long a release may take
+	ServerName() string           // "ZooKeeper", "Redis"
+	DeadlineRule() string         // what the deadline is, naming the flag that moves it
 }
 
 // prepare fills in lc's defaults and returns the writer of zkscope's lines.
@@ -217,12 +217,12 @@ func fitKillGrace(grace, timeout time.Duration, what string, say func(string, ..
 // release lets go and reports failures as one line; it never waits longer
 // than the lock allows (the session timeout, the TTL).
 func releaseAndReport(h heldLock, say func(string, ...any)) error {
-	ctx, cancel := context.WithTimeout(context.Background(), h.releaseWithin())
+	ctx, cancel := context.WithTimeout(context.Background(), h.ReleaseWithin())
 	defer cancel()
 	if err := h.Release(ctx); err != nil {
 		return err
 	}
-	say("released %s", h.lockNode())
+	say("released %s", h.LockNode())
 	return nil
 }
 
@@ -246,7 +246,7 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 			}
 			return 0, nil
 		case <-revoke:
-			say("revocation requested for %s: releasing", h.lockNode())
+			say("revocation requested for %s: releasing", h.LockNode())
 			if err := releaseAndReport(h, say); err != nil {
 				return ExitLost, err
 			}
@@ -260,7 +260,7 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 			case StateSuspended:
 				say("%s", suspendedLine(ch, lc, h, false, time.Now()))
 			case StateHeld:
-				say("reconnected: still holding %s", h.lockNode())
+				say("reconnected: still holding %s", h.LockNode())
 			case StateLost:
 				return ExitLost, fmt.Errorf("LOST the lock %s: %s", lc.Path, ch.Reason)
 			}
@@ -268,10 +268,10 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 	}
 }
 
-// fenceEnv is what CMD learns about the lock it runs under: enough to fence
+// FenceEnv is what CMD learns about the lock it runs under: enough to fence
 // its writes (storage that remembers the highest ZKSCOPE_LOCK_FENCE it saw
 // can refuse a write carrying a lower one: an older holder's).
-func (h *Held) fenceEnv() []string {
+func (h *Held) FenceEnv() []string {
 	return []string{
 		"ZKSCOPE_LOCK_PATH=" + h.Path,
 		"ZKSCOPE_LOCK_NODE=" + h.Node,
@@ -296,16 +296,16 @@ func suspendedLine(ch HoldChange, lc LockCommand, h heldLock, withCmd bool, now 
 	when := func(t time.Time) string {
 		return fmt.Sprintf("in %s (at %s)", max(t.Sub(now), 0).Round(100*time.Millisecond), t.Format("15:04:05.000"))
 	}
-	head := fmt.Sprintf("SUSPENDED: %s; unless %s answers first,", ch.Reason, h.serverName())
+	head := fmt.Sprintf("SUSPENDED: %s; unless %s answers first,", ch.Reason, h.ServerName())
 	switch {
 	case !withCmd:
-		return fmt.Sprintf("%s the lock is treated as lost %s, at the deadline: %s", head, when(ch.Deadline), h.deadlineRule())
+		return fmt.Sprintf("%s the lock is treated as lost %s, at the deadline: %s", head, when(ch.Deadline), h.DeadlineRule())
 	case lc.KillSignal == syscall.SIGKILL:
-		return fmt.Sprintf("%s %s gets SIGKILL %s, at the deadline: %s", head, lc.Args[0], when(ch.Deadline), h.deadlineRule())
+		return fmt.Sprintf("%s %s gets SIGKILL %s, at the deadline: %s", head, lc.Args[0], when(ch.Deadline), h.DeadlineRule())
 	}
 	sig := signalName(lc.KillSignal)
 	return fmt.Sprintf("%s %s gets %s %s and SIGKILL %s: SIGKILL at the deadline, %s, and %s --kill-grace %s before it",
-		head, lc.Args[0], sig, when(ch.Deadline.Add(-lc.KillGrace)), when(ch.Deadline), h.deadlineRule(), sig, lc.KillGrace)
+		head, lc.Args[0], sig, when(ch.Deadline.Add(-lc.KillGrace)), when(ch.Deadline), h.DeadlineRule(), sig, lc.KillGrace)
 }
 
 // runUnderLock runs CMD while h is held: it starts CMD (startCommand),
@@ -386,7 +386,7 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 			case StateSuspended:
 				say("%s", suspendedLine(ch, lc, h, true, time.Now()))
 			case StateHeld:
-				say("reconnected: still holding %s", h.lockNode())
+				say("reconnected: still holding %s", h.LockNode())
 			case StateLost:
 				code := r.stop(fmt.Sprintf("LOST the lock %s: %s", lc.Path, ch.Reason))
 				return code, fmt.Errorf("lock %s lost while %s ran (%s); it was stopped", lc.Path, lc.Args[0], ch.Reason)
@@ -415,9 +415,9 @@ func stoppedAtDeadline(h heldLock, lc LockCommand, code int, say func(string, ..
 		return ExitLost, fmt.Errorf("LOST the lock %s: %s; %s was stopped before (exit %d)", lc.Path, h.Reason(), lc.Args[0], code)
 	}
 	if err := releaseAndReport(h, say); err != nil {
-		return ExitLost, fmt.Errorf("%s was stopped while %s did not answer (exit %d): %w", lc.Args[0], h.serverName(), code, err)
+		return ExitLost, fmt.Errorf("%s was stopped while %s did not answer (exit %d): %w", lc.Args[0], h.ServerName(), code, err)
 	}
-	return ExitLost, fmt.Errorf("%s was stopped while %s did not answer (exit %d); %s answered again and the lock was released", lc.Args[0], h.serverName(), code, h.serverName())
+	return ExitLost, fmt.Errorf("%s was stopped while %s did not answer (exit %d); %s answered again and the lock was released", lc.Args[0], h.ServerName(), code, h.ServerName())
 }
 
 // deadlinesOr returns ch when it holds a value, or a channel holding def

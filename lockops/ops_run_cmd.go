@@ -31,7 +31,7 @@ type runningCmd struct {
 func startCommand(h heldLock, lc LockCommand, fg int, say func(string, ...any)) (*runningCmd, error) {
 	cmd := exec.Command(lc.Args[0], lc.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = lc.Stdin, lc.Stdout, lc.Stderr
-	cmd.Env = append(os.Environ(), h.fenceEnv()...)
+	cmd.Env = append(os.Environ(), h.FenceEnv()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if fg >= 0 {
 		// The command owns the terminal (it may read it, Ctrl-C reaches it);

@@ -289,22 +289,22 @@ func (h *RedisHeld) Release(ctx context.Context) error {
 	return err
 }
 
-// lockNode, fenceEnv, releaseWithin and serverName make a [*RedisHeld] a
+// LockNode, FenceEnv, ReleaseWithin and ServerName make a [*RedisHeld] a
 // heldLock for `zkscope lock`.
-func (h *RedisHeld) lockNode() string             { return h.Key }
-func (h *RedisHeld) releaseWithin() time.Duration { return h.TTL }
-func (h *RedisHeld) serverName() string           { return "Redis" }
+func (h *RedisHeld) LockNode() string             { return h.Key }
+func (h *RedisHeld) ReleaseWithin() time.Duration { return h.TTL }
+func (h *RedisHeld) ServerName() string           { return "Redis" }
 
-// deadlineRule says what [RedisHeld.Deadline] is, naming the flag that
+// DeadlineRule says what [RedisHeld.Deadline] is, naming the flag that
 // moves it.
-func (h *RedisHeld) deadlineRule() string {
+func (h *RedisHeld) DeadlineRule() string {
 	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+lossMargin(h.TTL))
 }
 
-// fenceEnv is what CMD learns about the Redis lock it runs under. There is
+// FenceEnv is what CMD learns about the Redis lock it runs under. There is
 // no ZKSCOPE_LOCK_FENCE: Redis has no counter that a later holder is sure
 // to see larger, across a failover least of all.
-func (h *RedisHeld) fenceEnv() []string {
+func (h *RedisHeld) FenceEnv() []string {
 	return []string{
 		"ZKSCOPE_LOCK_PATH=" + h.Key,
 		"ZKSCOPE_LOCK_NODE=" + h.Key,
@@ -326,13 +326,7 @@ func (a redisAudit) record(op, key, token string, err error) {
 	if e.Servers == nil {
 		e.Servers = []string{}
 	}
-	auditResult(&e, err)
-	if aerr := Audit(nil, e); aerr != nil {
-		select {
-		case auditErrors <- aerr:
-		default:
-		}
-	}
+	recordEntry(nil, e, err)
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -281,14 +281,14 @@ func (h *Held) String() string {
 	return fmt.Sprintf("%s %s (session %s)", h.Recipe, h.Node, FormatSession(h.Session))
 }
 
-// lockNode, releaseWithin and serverName make a [*Held] a heldLock for
+// LockNode, ReleaseWithin and ServerName make a [*Held] a heldLock for
 // `zkscope lock`.
-func (h *Held) lockNode() string             { return h.Node }
-func (h *Held) releaseWithin() time.Duration { return sessionTimeout(h.c) }
-func (h *Held) serverName() string           { return "ZooKeeper" }
+func (h *Held) LockNode() string             { return h.Node }
+func (h *Held) ReleaseWithin() time.Duration { return sessionTimeout(h.c) }
+func (h *Held) ServerName() string           { return "ZooKeeper" }
 
-// deadlineRule says what [Held.Deadline] is, naming the flag that moves it.
-func (h *Held) deadlineRule() string {
+// DeadlineRule says what [Held.Deadline] is, naming the flag that moves it.
+func (h *Held) DeadlineRule() string {
 	t := h.Timeout()
 	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, lossMargin(t))
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -22,10 +23,10 @@ func TestDemoContenders(t *testing.T) {
 		cancel()
 		<-done
 	}()
-	obs := newClient(t, cl.Addrs())
+	obs := locktest.NewClient(t, cl.Addrs())
 	for _, l := range DemoLocks(root) {
-		waitFor(t, "a queue in "+l.Path, 60*time.Second, func() bool {
-			return len(children(t, obs, l.Path)) >= 2
+		locktest.WaitFor(t, "a queue in "+l.Path, 60*time.Second, func() bool {
+			return len(locktest.Children(t, obs, l.Path)) >= 2
 		})
 	}
 	cancel()
@@ -39,8 +40,8 @@ func TestDemoContenders(t *testing.T) {
 	}
 	done <- nil // for the deferred receive
 	for _, l := range DemoLocks(root) {
-		waitFor(t, "the demo nodes in "+l.Path+" to go", 30*time.Second, func() bool {
-			return len(children(t, obs, l.Path)) == 0
+		locktest.WaitFor(t, "the demo nodes in "+l.Path+" to go", 30*time.Second, func() bool {
+			return len(locktest.Children(t, obs, l.Path)) == 0
 		})
 	}
 	if e := readAudit(t, audit); len(e) != 0 {

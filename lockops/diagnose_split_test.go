@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -14,11 +15,11 @@ import (
 func TestDiagnoseSplit(t *testing.T) {
 	const d = "0000000000"
 	names := []string{
-		cur(uuidA, "lock-", d[:9]+"1"), // holder, session 0x11 (no connection)
-		cur(uuidB, "lock-", d[:9]+"2"), // waits on the holder, confirmed
-		cur(uuidC, "lock-", d[:9]+"3"), // waits on the second, unconfirmed
-		cur(uuidA, "lock-", d[:9]+"4"), // persistent, waits on the third
-		cur(uuidB, "lock-", d[:9]+"5"), // session 0x55: no server knows it
+		locktest.CuratorName(locktest.UUIDA, "lock-", d[:9]+"1"), // holder, session 0x11 (no connection)
+		locktest.CuratorName(locktest.UUIDB, "lock-", d[:9]+"2"), // waits on the holder, confirmed
+		locktest.CuratorName(locktest.UUIDC, "lock-", d[:9]+"3"), // waits on the second, unconfirmed
+		locktest.CuratorName(locktest.UUIDA, "lock-", d[:9]+"4"), // persistent, waits on the third
+		locktest.CuratorName(locktest.UUIDB, "lock-", d[:9]+"5"), // session 0x55: no server knows it
 	}
 	raw := Decode(dir("/l", kid(names[0], 0x11), kid(names[1], 0x22), kid(names[2], 0x33), kid(names[3], 0), kid(names[4], 0x55)), DecodeOptions{})
 	e := &zkview.Ensemble{Members: []zkview.Member{{

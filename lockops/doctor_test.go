@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -41,39 +42,39 @@ func TestDoctorFindsProblems(t *testing.T) {
 	eph, seqE := int32(zk.FlagEphemeral), int32(zk.FlagEphemeral|zk.FlagSequence)
 
 	// A persistent Curator lock node: nobody will ever delete it.
-	mk(0, base+"/persistent/_c_"+uuidA+"-lock-", zk.FlagSequence)
+	mk(0, base+"/persistent/_c_"+locktest.UUIDA+"-lock-", zk.FlagSequence)
 	// One session, two nodes of one mutex: an orphan of a retried create.
-	mk(1, base+"/orphan/_c_"+uuidA+"-lock-", seqE)
-	mk(1, base+"/orphan/_c_"+uuidB+"-lock-", seqE)
+	mk(1, base+"/orphan/_c_"+locktest.UUIDA+"-lock-", seqE)
+	mk(1, base+"/orphan/_c_"+locktest.UUIDB+"-lock-", seqE)
 	// One session holds the read lock and queues for the write lock.
-	mk(2, base+"/upgrade/_c_"+uuidA+"-__READ__", seqE)
-	mk(2, base+"/upgrade/_c_"+uuidB+"-__WRIT__", seqE)
+	mk(2, base+"/upgrade/_c_"+locktest.UUIDA+"-__READ__", seqE)
+	mk(2, base+"/upgrade/_c_"+locktest.UUIDB+"-__WRIT__", seqE)
 	// Two leases of one session in a semaphore.
 	mk(0, base+"/sem/locks/keep", 0)
 	if err := sessions[0].Delete(base+"/sem/locks/keep", -1); err != nil {
 		t.Fatal(err)
 	}
-	mk(1, base+"/sem/leases/_c_"+uuidA+"-lease-", seqE)
-	mk(1, base+"/sem/leases/_c_"+uuidB+"-lease-", seqE)
+	mk(1, base+"/sem/leases/_c_"+locktest.UUIDA+"-lease-", seqE)
+	mk(1, base+"/sem/leases/_c_"+locktest.UUIDB+"-lease-", seqE)
 	// A stray child sorting before the contenders.
 	mk(0, base+"/stray/000", 0)
-	mk(1, base+"/stray/_c_"+uuidC+"-lock-", seqE)
+	mk(1, base+"/stray/_c_"+locktest.UUIDC+"-lock-", seqE)
 	// A sequence tie (non-sequential names).
-	mk(1, base+"/tie/_c_"+uuidA+"-lock-0000000005", eph)
-	mk(2, base+"/tie/_c_"+uuidB+"-lock-0000000005", eph)
+	mk(1, base+"/tie/_c_"+locktest.UUIDA+"-lock-0000000005", eph)
+	mk(2, base+"/tie/_c_"+locktest.UUIDB+"-lock-0000000005", eph)
 	// kazoo and Curator in one directory.
-	mk(1, base+"/mixed/_c_"+uuidA+"-lock-", seqE)
-	mk(2, base+"/mixed/"+hexA+"__lock__", seqE)
+	mk(1, base+"/mixed/_c_"+locktest.UUIDA+"-lock-", seqE)
+	mk(2, base+"/mixed/"+locktest.HexA+"__lock__", seqE)
 	// A kazoo reader waiting with a writer behind it (kazoo < 2.9 deadlock).
-	mk(0, base+"/kazoo-rw/"+hexA+"__lock__", seqE)
-	mk(1, base+"/kazoo-rw/"+hexB+"__rlock__", seqE)
-	mk(2, base+"/kazoo-rw/"+hexC+"__lock__", seqE)
+	mk(0, base+"/kazoo-rw/"+locktest.HexA+"__lock__", seqE)
+	mk(1, base+"/kazoo-rw/"+locktest.HexB+"__rlock__", seqE)
+	mk(2, base+"/kazoo-rw/"+locktest.HexC+"__lock__", seqE)
 
 	// A waiter nobody is waiting for: its session never set the watch.
-	mk(1, base+"/stuck/_c_"+uuidA+"-lock-", seqE)
-	mk(2, base+"/stuck/_c_"+uuidB+"-lock-", seqE)
+	mk(1, base+"/stuck/_c_"+locktest.UUIDA+"-lock-", seqE)
+	mk(2, base+"/stuck/_c_"+locktest.UUIDB+"-lock-", seqE)
 	// Every session watching the one holder: a herd.
-	mk(0, base+"/herd/_c_"+uuidC+"-lock-", seqE)
+	mk(0, base+"/herd/_c_"+locktest.UUIDC+"-lock-", seqE)
 	kids, _, err := sessions[0].Children(base + "/herd")
 	if err != nil {
 		t.Fatal(err)
@@ -84,10 +85,10 @@ func TestDoctorFindsProblems(t *testing.T) {
 		}
 	}
 
-	cmd := zkscopeCmd(t, t.TempDir(), cs, "doctor", base, "--held-longer-than", "1h")
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", base, "--held-longer-than", "1h")
 	var out strings.Builder
 	cmd.Stdout = &out
-	code, stderr := runWithin(t, cmd, 60*time.Second)
+	code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
 	if code != 1 {
 		t.Fatalf("doctor exit %d, want 1; stderr: %s\n%s", code, stderr, out.String())
 	}
@@ -117,26 +118,26 @@ func TestDoctorFindsProblems(t *testing.T) {
 	}
 
 	// Held too long: every holder above is older than a millisecond.
-	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/orphan", "--held-longer-than", "1ms")
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/orphan", "--held-longer-than", "1ms")
 	out.Reset()
 	cmd.Stdout = &out
-	if code, _ := runWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "held-too-long\t"+base+"/orphan/") {
+	if code, _ := locktest.RunWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "held-too-long\t"+base+"/orphan/") {
 		t.Errorf("held-too-long not reported (exit %d):\n%s", code, out.String())
 	}
 
 	// A healthy lock: exit 0.
 	healthy := base + "-healthy"
-	mk(1, healthy+"/_c_"+uuidA+"-lock-", seqE)
-	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", healthy)
+	mk(1, healthy+"/_c_"+locktest.UUIDA+"-lock-", seqE)
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", healthy)
 	out.Reset()
 	cmd.Stdout = &out
-	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out.String(), "no problems found in 1 lock") {
+	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out.String(), "no problems found in 1 lock") {
 		t.Errorf("healthy lock: exit %d, stdout %q, stderr %q", code, out.String(), stderr)
 	}
 
 	// A missing path: exit 2 and one line.
-	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/missing")
-	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "does not exist") {
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/missing")
+	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "does not exist") {
 		t.Errorf("missing path: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -144,7 +145,7 @@ func TestDoctorFindsProblems(t *testing.T) {
 // TestDiagnoseWithServersView: the checks that need the servers' answers,
 // on a hand-built view.
 func TestDiagnoseWithServersView(t *testing.T) {
-	holder, waiter := cur(uuidA, "lock-", "0000000001"), cur(uuidB, "lock-", "0000000002")
+	holder, waiter := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001"), locktest.CuratorName(locktest.UUIDB, "lock-", "0000000002")
 	q := Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), DecodeOptions{})
 	e := &zkview.Ensemble{Members: []zkview.Member{{
 		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,

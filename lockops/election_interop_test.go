@@ -18,75 +18,57 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
-
-// mustCreate creates p with data and flags on conn.
-func mustCreate(t *testing.T, conn *zk.Conn, p string, data []byte, flags int32) string {
-	t.Helper()
-	got, err := conn.Create(p, data, flags, zk.WorldACL(zk.PermAll))
-	if err != nil {
-		t.Fatalf("create %s: %v", p, err)
-	}
-	return got
-}
-
-// existsWatch sets an exists watch on p from conn, as the candidates of
-// Kafka, HDFS and HBase do.
-func existsWatch(t *testing.T, conn *zk.Conn, p string) {
-	t.Helper()
-	if ok, _, _, err := conn.ExistsW(p); err != nil || !ok {
-		t.Fatalf("exists watch on %s: %v %v", p, ok, err)
-	}
-}
 
 // buildElections lays out, below base, a Kafka cluster (controller broker
 // 1, brokers 2 and 3 watching), HDFS HA whose breadcrumb still names the
 // old active, HBase with a backup master, and Solr's overseer election of
 // three. It returns the sessions by name.
 func buildElections(t *testing.T, addrs []string, base string) map[string]*zkview.Client {
-	admin := newClient(t, addrs)
+	admin := locktest.NewClient(t, addrs)
 	s := map[string]*zkview.Client{}
 	for _, n := range []string{"broker1", "broker2", "broker3", "zkfc1", "zkfc2", "hm1", "hm2", "solr1", "solr2", "solr3"} {
-		s[n] = newClient(t, addrs)
+		s[n] = locktest.NewClient(t, addrs)
 	}
 	a := admin.Conn()
 	zktest.MakePath(t, a, base)
 	for _, p := range []string{base + "/kafka", base + "/kafka/brokers", base + "/kafka/brokers/ids",
 		base + "/hadoop-ha", base + "/hadoop-ha/ns1", base + "/hbase", base + "/hbase/backup-masters", base + "/hbase/rs",
 		base + "/solr", base + "/solr/overseer_elect", base + "/solr/overseer_elect/election"} {
-		mustCreate(t, a, p, nil, zk.FlagPersistent)
+		locktest.MustCreate(t, a, p, nil, zk.FlagPersistent)
 	}
 	// Kafka: brokers register, broker 1 wins /controller and bumps the
 	// epoch; every broker watches /controller with exists.
 	k := base + "/kafka"
 	for i, n := range []string{"broker1", "broker2", "broker3"} {
-		mustCreate(t, s[n].Conn(), fmt.Sprintf("%s/brokers/ids/%d", k, i+1), kafkaBrokerData(fmt.Sprintf("kafka%d", i+1), 9092), zk.FlagEphemeral)
+		locktest.MustCreate(t, s[n].Conn(), fmt.Sprintf("%s/brokers/ids/%d", k, i+1), locktest.KafkaBrokerData(fmt.Sprintf("kafka%d", i+1), 9092), zk.FlagEphemeral)
 	}
-	mustCreate(t, s["broker1"].Conn(), k+"/controller", kafkaControllerData(2, 1, time.Now().UnixMilli()), zk.FlagEphemeral)
-	mustCreate(t, a, k+"/controller_epoch", []byte("7"), zk.FlagPersistent)
+	locktest.MustCreate(t, s["broker1"].Conn(), k+"/controller", locktest.KafkaControllerData(2, 1, time.Now().UnixMilli()), zk.FlagEphemeral)
+	locktest.MustCreate(t, a, k+"/controller_epoch", []byte("7"), zk.FlagPersistent)
 	for _, n := range []string{"broker1", "broker2", "broker3"} {
-		existsWatch(t, s[n].Conn(), k+"/controller")
+		locktest.ExistsWatch(t, s[n].Conn(), k+"/controller")
 	}
 	// HDFS: nn1 was active (its breadcrumb), zkfc1 now holds the lock for
 	// nn2 and has not fenced nn1 yet; zkfc2 watches the lock.
 	h := base + "/hadoop-ha/ns1"
-	mustCreate(t, a, h+"/"+hadoopBreadcrumb, activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
-	mustCreate(t, s["zkfc1"].Conn(), h+"/"+hadoopLock, activeNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019), zk.FlagEphemeral)
-	existsWatch(t, s["zkfc2"].Conn(), h+"/"+hadoopLock)
+	locktest.MustCreate(t, a, h+"/"+hadoopBreadcrumb, locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	locktest.MustCreate(t, s["zkfc1"].Conn(), h+"/"+hadoopLock, locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019), zk.FlagEphemeral)
+	locktest.ExistsWatch(t, s["zkfc2"].Conn(), h+"/"+hadoopLock)
 	// HBase: hm1 active, hm2 a backup watching master.
 	hb := base + "/hbase"
-	mustCreate(t, s["hm1"].Conn(), hb+"/master", hbaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010), zk.FlagEphemeral)
-	mustCreate(t, s["hm2"].Conn(), hb+"/backup-masters/hm2,16000,1700000000001", hbaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010), zk.FlagEphemeral)
-	existsWatch(t, s["hm2"].Conn(), hb+"/master")
+	locktest.MustCreate(t, s["hm1"].Conn(), hb+"/master", locktest.HBaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010), zk.FlagEphemeral)
+	locktest.MustCreate(t, s["hm2"].Conn(), hb+"/backup-masters/hm2,16000,1700000000001", locktest.HBaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010), zk.FlagEphemeral)
+	locktest.ExistsWatch(t, s["hm2"].Conn(), hb+"/master")
 	// Solr: three nodes join the overseer election in turn; the first
 	// writes the leader node, each other one getData-watches the one before.
 	e := base + "/solr/overseer_elect/election"
 	var names []string
 	for i, n := range []string{"solr1", "solr2", "solr3"} {
 		conn := s[n].Conn()
-		got := mustCreate(t, conn, fmt.Sprintf("%s/%d-10.0.0.%d:8983_solr-n_", e, conn.SessionID(), i+1), nil, zk.FlagEphemeral|zk.FlagSequence)
+		got := locktest.MustCreate(t, conn, fmt.Sprintf("%s/%d-10.0.0.%d:8983_solr-n_", e, conn.SessionID(), i+1), nil, zk.FlagEphemeral|zk.FlagSequence)
 		names = append(names, got[strings.LastIndexByte(got, '/')+1:])
 		if i > 0 {
 			if _, _, _, err := conn.GetW(e + "/" + names[i-1]); err != nil {
@@ -94,7 +76,7 @@ func buildElections(t *testing.T, addrs []string, base string) map[string]*zkvie
 			}
 		}
 	}
-	mustCreate(t, s["solr1"].Conn(), base+"/solr/overseer_elect/leader", []byte(`{"id":"`+names[0]+`"}`), zk.FlagEphemeral)
+	locktest.MustCreate(t, s["solr1"].Conn(), base+"/solr/overseer_elect/leader", []byte(`{"id":"`+names[0]+`"}`), zk.FlagEphemeral)
 	return s
 }
 
@@ -158,9 +140,9 @@ func TestElectionsInterop(t *testing.T) {
 	}
 
 	// evict on Kafka's controller: refused without --force-leader.
-	cmd := zkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller")
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller")
 	cmd.Stdin = strings.NewReader("controller\n")
-	code, stderr := runWithin(t, cmd, 60*time.Second)
+	code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
 	if code != 2 || !strings.Contains(stderr, "--force-leader") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("evict of the controller: exit %d, stderr %q", code, stderr)
 	}
@@ -168,11 +150,11 @@ func TestElectionsInterop(t *testing.T) {
 		t.Error("the controller node was deleted")
 	}
 	// With --force-leader (and the owner expected, not asked): deleted.
-	cmd = zkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller", "--force-leader", "--yes",
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller", "--force-leader", "--yes",
 		"--expect-session", FormatSession(s["broker1"].Conn().SessionID()))
 	var out2 strings.Builder
 	cmd.Stdout = &out2
-	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out2.String(), "a new election among the 2 sessions watching it") {
+	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out2.String(), "a new election among the 2 sessions watching it") {
 		t.Errorf("evict --force-leader: exit %d, stdout:\n%s\nstderr: %s", code, out2.String(), stderr)
 	}
 	if ok, _, _ := s["broker2"].Conn().Exists(base + "/kafka/controller"); ok {
@@ -183,10 +165,10 @@ func TestElectionsInterop(t *testing.T) {
 // doctor runs the real `zkscope doctor PATH`.
 func doctor(t *testing.T, servers, p string) (string, int) {
 	t.Helper()
-	cmd := zkscopeCmd(t, t.TempDir(), servers, "doctor", p)
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), servers, "doctor", p)
 	var out strings.Builder
 	cmd.Stdout = &out
-	code, stderr := runWithin(t, cmd, 60*time.Second)
+	code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
 	return out.String() + stderr, code
 }
 
@@ -232,7 +214,7 @@ func TestEphemeralLockKazooCuratorInterop(t *testing.T) {
 		t.Errorf("doctor (exit %d) did not report the herd:\n%s", code, out)
 	}
 	kz.Release(t, "k1")
-	waitFor(t, "a waiter to take the lock", 90*time.Second, func() bool {
+	locktest.WaitFor(t, "a waiter to take the lock", 90*time.Second, func() bool {
 		return kz.Has("k2", "acquired") || kz.Has("k3", "acquired") || cur.Has("c4", "acquired")
 	})
 	settled(t, cs, lock, 3)
@@ -246,16 +228,16 @@ func TestLockEphemeralExcludesKazoo(t *testing.T) {
 	cl := zktest.Shared(t)
 	cs := cl.ConnectString()
 	lock := zktest.Path(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	kz := zktest.StartKazoo(t, cs)
 	kz.Acquire(t, "k1", "ephemeral", lock)
 	kz.Await(t, "k1", "acquired")
 
 	// zkscope waits for kazoo.
-	cmd := zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "echo ran")
-	var out lockedBuffer
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "echo ran")
+	var out locktest.LockedBuffer
 	cmd.Stdout = &out
-	stderr, exited := startCLI(t, cmd, "watching "+lock)
+	stderr, exited := locktest.StartCLI(t, cmd, "watching "+lock)
 	if out.String() != "" {
 		t.Fatalf("the command ran while kazoo held the lock: %q", out.String())
 	}
@@ -269,19 +251,19 @@ func TestLockEphemeralExcludesKazoo(t *testing.T) {
 	}
 
 	// kazoo waits for zkscope: zkscope holds until its command's stdin ends.
-	cmd = zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "cat >/dev/null")
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "ephemeral", "--", "sh", "-c", "cat >/dev/null")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, exited = startCLI(t, cmd, "holding "+lock)
+	stderr, exited = locktest.StartCLI(t, cmd, "holding "+lock)
 	kz.Acquire(t, "k2", "ephemeral", lock)
 	kz.Await(t, "k2", "waiting")
 	if kz.Has("k2", "acquired") {
 		t.Fatal("kazoo took the lock zkscope holds")
 	}
 	// A lock --recipe kazoo on the ephemeral node is refused: mixing.
-	code, refusal := runWithin(t, zkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "kazoo", "--no-wait"), 60*time.Second)
+	code, refusal := locktest.RunWithin(t, locktest.ZkscopeCmd(t, t.TempDir(), cs, "lock", lock, "--recipe", "kazoo", "--no-wait"), 60*time.Second)
 	if code != 2 || !strings.Contains(refusal, "--recipe ephemeral") {
 		t.Errorf("lock --recipe kazoo on an ephemeral lock: exit %d, %q", code, refusal)
 	}
@@ -297,10 +279,10 @@ func TestLockEphemeralExcludesKazoo(t *testing.T) {
 // missing or ephemeral PATH, exclusively. Refusals write nothing.
 func TestPlanTakeEphemeral(t *testing.T) {
 	cl := zktest.Shared(t)
-	c, owner := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	c, owner := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 	zktest.MakePath(t, c.Conn(), base+"/persistent/child")
-	mustCreate(t, owner.Conn(), base+"/held", []byte("someone"), zk.FlagEphemeral)
+	locktest.MustCreate(t, owner.Conn(), base+"/held", []byte("someone"), zk.FlagEphemeral)
 	ctx := context.Background()
 	cases := []struct {
 		path   string
@@ -339,7 +321,7 @@ func TestTakeEphemeralInProcess(t *testing.T) {
 	auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a, b := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, b := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	lock := zktest.Path(t) + "/job"
 	h1, err := Take(ctx, a, lock, TakeOptions{Library: Ephemeral})
 	if err != nil {
@@ -392,19 +374,19 @@ func TestTakeEphemeralInProcess(t *testing.T) {
 // session expires.
 func TestLeaderClientGoneInterop(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 	zktest.MakePath(t, c.Conn(), base+"/kafka/brokers/ids")
-	mustCreate(t, c.Conn(), base+"/kafka/controller_epoch", []byte("3"), zk.FlagPersistent)
+	locktest.MustCreate(t, c.Conn(), base+"/kafka/controller_epoch", []byte("3"), zk.FlagPersistent)
 	raw, err := zktest.DialSession(cl.Addrs()[0], 0, nil, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := raw.Create(base+"/kafka/controller", kafkaControllerData(1, 5, time.Now().UnixMilli()), int32(zk.FlagEphemeral)); err != nil {
+	if err := raw.Create(base+"/kafka/controller", locktest.KafkaControllerData(1, 5, time.Now().UnixMilli()), int32(zk.FlagEphemeral)); err != nil {
 		t.Fatal(err)
 	}
 	raw.Abandon()
-	waitFor(t, "the dropped connection to leave the servers' lists", 30*time.Second, func() bool {
+	locktest.WaitFor(t, "the dropped connection to leave the servers' lists", 30*time.Second, func() bool {
 		e := c.Introspect(context.Background())
 		_, ok := e.ClientOf(raw.ID)
 		return e.Err() == nil && !ok // every member answered, and none lists it
@@ -424,14 +406,14 @@ func TestElectionsNoLeaderInterop(t *testing.T) {
 	cl := zktest.Shared(t)
 	cs := cl.ConnectString()
 	base := zktest.Path(t)
-	a := newClient(t, cl.Addrs()).Conn()
+	a := locktest.NewClient(t, cl.Addrs()).Conn()
 	zktest.MakePath(t, a, base)
 	for _, p := range []string{base + "/kafka", base + "/kafka/brokers", base + "/kafka/brokers/ids",
 		base + "/hadoop-ha", base + "/hadoop-ha/ns1", base + "/hadoop-ha/ns2"} {
-		mustCreate(t, a, p, nil, zk.FlagPersistent)
+		locktest.MustCreate(t, a, p, nil, zk.FlagPersistent)
 	}
-	mustCreate(t, a, base+"/kafka/controller_epoch", []byte("8"), zk.FlagPersistent)
-	mustCreate(t, a, base+"/hadoop-ha/ns2/"+hadoopBreadcrumb, activeNodeInfo("ns2", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	locktest.MustCreate(t, a, base+"/kafka/controller_epoch", []byte("8"), zk.FlagPersistent)
+	locktest.MustCreate(t, a, base+"/hadoop-ha/ns2/"+hadoopBreadcrumb, locktest.ActiveNodeInfo("ns2", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
 	waiting := map[string][]string{} // lock path -> the sessions watching its missing leader node
 	watchMissing := func(lockPath, node string, conn *zk.Conn) {
 		if ok, _, _, err := conn.ExistsW(node); err != nil || ok {
@@ -440,13 +422,13 @@ func TestElectionsNoLeaderInterop(t *testing.T) {
 		waiting[lockPath] = append(waiting[lockPath], FormatSession(conn.SessionID()))
 	}
 	for i := 1; i <= 3; i++ {
-		b := newClient(t, cl.Addrs()).Conn()
-		mustCreate(t, b, fmt.Sprintf("%s/kafka/brokers/ids/%d", base, i), kafkaBrokerData(fmt.Sprintf("kafka%d", i), 9092), zk.FlagEphemeral)
+		b := locktest.NewClient(t, cl.Addrs()).Conn()
+		locktest.MustCreate(t, b, fmt.Sprintf("%s/kafka/brokers/ids/%d", base, i), locktest.KafkaBrokerData(fmt.Sprintf("kafka%d", i), 9092), zk.FlagEphemeral)
 		watchMissing(base+"/kafka", base+"/kafka/controller", b)
 	}
 	for _, ns := range []string{"ns1", "ns2"} {
 		for i := 0; i < 2; i++ {
-			watchMissing(base+"/hadoop-ha/"+ns, base+"/hadoop-ha/"+ns+"/"+hadoopLock, newClient(t, cl.Addrs()).Conn())
+			watchMissing(base+"/hadoop-ha/"+ns, base+"/hadoop-ha/"+ns+"/"+hadoopLock, locktest.NewClient(t, cl.Addrs()).Conn())
 		}
 	}
 

@@ -1,7 +1,6 @@
 package lockops
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,69 +8,9 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 )
-
-// The systems' payloads, written as each system writes them (from their
-// sources: kafka.zk.ZkData, HAZKInfo.proto with ActiveStandbyElector,
-// HBase's MasterAddressTracker with ZKMetadata and ProtobufMagic, Solr's
-// LeaderElector and OverseerElectionContext). Shared with the interop
-// tests, which build the same layouts on a real server.
-
-// kafkaControllerData is ControllerZNode.encode: version 1 (Kafka < 3.4)
-// or 2 (with kraftControllerEpoch, -1 in ZooKeeper mode).
-func kafkaControllerData(version, broker int, tsMillis int64) []byte {
-	if version == 1 {
-		return []byte(fmt.Sprintf(`{"version":1,"brokerid":%d,"timestamp":"%d"}`, broker, tsMillis))
-	}
-	return []byte(fmt.Sprintf(`{"version":2,"brokerid":%d,"timestamp":"%d","kraftControllerEpoch":-1}`, broker, tsMillis))
-}
-
-// kafkaBrokerData is BrokerIdZNode.encode, version 5.
-func kafkaBrokerData(host string, port int) []byte {
-	return []byte(fmt.Sprintf(`{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://%s:%d"],"jmx_port":-1,"port":%d,"host":"%s","version":5,"timestamp":"1700000000000"}`, host, port, port, host))
-}
-
-// pbLen and pbVarint append one protobuf field.
-func pbLen(b []byte, field int, v []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(field)<<3|2)
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
-}
-
-func pbVarint(b []byte, field int, v uint64) []byte {
-	b = binary.AppendUvarint(b, uint64(field)<<3)
-	return binary.AppendUvarint(b, v)
-}
-
-// activeNodeInfo is HAZKInfo.proto's ActiveNodeInfo as protobuf writes it.
-func activeNodeInfo(ns, nn, host string, port, zkfcPort int) []byte {
-	var b []byte
-	b = pbLen(b, 1, []byte(ns))
-	b = pbLen(b, 2, []byte(nn))
-	b = pbLen(b, 3, []byte(host))
-	b = pbVarint(b, 4, uint64(port))
-	return pbVarint(b, 5, uint64(zkfcPort))
-}
-
-// hbaseMasterData is MasterAddressTracker.toByteArray behind
-// RecoverableZooKeeper's metadata (process id and 8 salt bytes).
-func hbaseMasterData(process, host string, port int, startCode int64, infoPort int) []byte {
-	var sn []byte
-	sn = pbLen(sn, 1, []byte(host))
-	sn = pbVarint(sn, 2, uint64(port))
-	sn = pbVarint(sn, 3, uint64(startCode))
-	var m []byte
-	m = pbLen(m, 1, sn)
-	m = pbVarint(m, 2, 0)
-	m = pbVarint(m, 3, uint64(infoPort))
-	data := append([]byte("PBUF"), m...)
-	id := append([]byte(process), 1, 2, 3, 4, 5, 6, 7, 8)
-	meta := []byte{0xFF}
-	meta = binary.BigEndian.AppendUint32(meta, uint32(len(id)))
-	meta = append(meta, id...)
-	return append(meta, data...)
-}
 
 // solrName is LeaderElector's election node name.
 func solrName(session int64, node string, seq int) string {
@@ -90,12 +29,12 @@ func payloadOf(t *testing.T, p Participant) string {
 
 func TestDecodeKafkaController(t *testing.T) {
 	root := dir("/kafka",
-		withData(kid("controller", 0x101), kafkaControllerData(2, 1, 1_700_000_000_123)),
+		withData(kid("controller", 0x101), locktest.KafkaControllerData(2, 1, 1_700_000_000_123)),
 		withData(kid("controller_epoch", 0), []byte("7")),
 		kid("brokers", 0), kid("admin", 0))
 	root.Context = []Child{
-		withData(kid("1", 0x101), kafkaBrokerData("kafka1", 9092)),
-		withData(kid("2", 0x102), kafkaBrokerData("kafka2", 9092)),
+		withData(kid("1", 0x101), locktest.KafkaBrokerData("kafka1", 9092)),
+		withData(kid("2", 0x102), locktest.KafkaBrokerData("kafka2", 9092)),
 	}
 	q := Decode(root, DecodeOptions{})
 	if q.Kind != KindKafkaController || len(q.Participants) != 1 || len(q.Problems) != 0 {
@@ -112,7 +51,7 @@ func TestDecodeKafkaController(t *testing.T) {
 		t.Errorf("context %q", got)
 	}
 	// Version 1, and a controller that does not parse: raw data kept.
-	if got := decodeKafkaController(kafkaControllerData(1, 3, 5)).String(); got != "brokerid=3 version=1 timestamp=1970-01-01T00:00:00.005Z" {
+	if got := decodeKafkaController(locktest.KafkaControllerData(1, 3, 5)).String(); got != "brokerid=3 version=1 timestamp=1970-01-01T00:00:00.005Z" {
 		t.Errorf("v1 payload %q", got)
 	}
 	if p := decodeKafkaController([]byte("garbage")); p.Err == "" {
@@ -126,7 +65,7 @@ func TestDecodeKafkaController(t *testing.T) {
 }
 
 func TestDecodeHadoopHA(t *testing.T) {
-	nn1, nn2 := activeNodeInfo("ns1", "nn1", "host1", 8020, 8019), activeNodeInfo("ns1", "nn2", "host2", 8020, 8019)
+	nn1, nn2 := locktest.ActiveNodeInfo("ns1", "nn1", "host1", 8020, 8019), locktest.ActiveNodeInfo("ns1", "nn2", "host2", 8020, 8019)
 	cases := []struct {
 		name     string
 		kids     []Child
@@ -167,10 +106,10 @@ func TestDecodeHadoopHA(t *testing.T) {
 
 func TestDecodeHBaseMaster(t *testing.T) {
 	d := dir("/hbase",
-		withData(kid("master", 0x301), hbaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
+		withData(kid("master", 0x301), locktest.HBaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
 		kid("backup-masters", 0), kid("rs", 0), kid("meta-region-server", 0))
-	second := withData(kid("hm3,16000,1700000000002", 0x303), hbaseMasterData("99@hm3", "hm3", 16000, 1_700_000_000_002, 16010))
-	first := withData(kid("hm2,16000,1700000000001", 0x302), hbaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))
+	second := withData(kid("hm3,16000,1700000000002", 0x303), locktest.HBaseMasterData("99@hm3", "hm3", 16000, 1_700_000_000_002, 16010))
+	first := withData(kid("hm2,16000,1700000000001", 0x302), locktest.HBaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))
 	second.Czxid, first.Czxid = 20, 10
 	d.Context = []Child{second, first}
 	q := Decode(d, DecodeOptions{})
@@ -188,7 +127,7 @@ func TestDecodeHBaseMaster(t *testing.T) {
 	}
 	// Data written without RecoverableZooKeeper's metadata, and data
 	// that is no protobuf.
-	plain := hbaseMasterData("x", "hm9", 1, 2, 3)[5+1+8:]
+	plain := locktest.HBaseMasterData("x", "hm9", 1, 2, 3)[5+1+8:]
 	if got := decodeHBaseMaster(plain).Get("host"); got != "hm9" {
 		t.Errorf("without metadata: host %q", got)
 	}
@@ -290,9 +229,9 @@ func TestFamilyNamesDoNotMatchOtherDirectories(t *testing.T) {
 // FuzzElectionPayloads: the payload decoders never panic, whatever the
 // bytes.
 func FuzzElectionPayloads(f *testing.F) {
-	f.Add(kafkaControllerData(2, 1, 5))
-	f.Add(activeNodeInfo("ns", "nn", "h", 1, 2))
-	f.Add(hbaseMasterData("p", "h", 1, 2, 3))
+	f.Add(locktest.KafkaControllerData(2, 1, 5))
+	f.Add(locktest.ActiveNodeInfo("ns", "nn", "h", 1, 2))
+	f.Add(locktest.HBaseMasterData("p", "h", 1, 2, 3))
 	f.Add([]byte{0xFF, 0, 0, 0, 9})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		decodeKafkaController(b)
@@ -320,20 +259,20 @@ func electionQueues() []Queue {
 		return d
 	}
 	kafka := dir("/kafka",
-		withData(kid("controller", 0x101), kafkaControllerData(2, 1, 1_700_000_000_123)),
+		withData(kid("controller", 0x101), locktest.KafkaControllerData(2, 1, 1_700_000_000_123)),
 		withData(kid("controller_epoch", 0), []byte("7")), kid("brokers", 0))
 	kafka.Context = []Child{
-		withData(kid("1", 0x101), kafkaBrokerData("kafka1", 9092)),
-		withData(kid("2", 0x102), kafkaBrokerData("kafka2", 9092)),
-		withData(kid("3", 0x103), kafkaBrokerData("kafka3", 9092)),
+		withData(kid("1", 0x101), locktest.KafkaBrokerData("kafka1", 9092)),
+		withData(kid("2", 0x102), locktest.KafkaBrokerData("kafka2", 9092)),
+		withData(kid("3", 0x103), locktest.KafkaBrokerData("kafka3", 9092)),
 	}
 	hdfs := dir("/hadoop-ha/ns1",
-		withData(kid(hadoopLock, 0x201), activeNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)),
-		withData(kid(hadoopBreadcrumb, 0), activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)))
+		withData(kid(hadoopLock, 0x201), locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)),
+		withData(kid(hadoopBreadcrumb, 0), locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)))
 	hbase := dir("/hbase",
-		withData(kid("master", 0x301), hbaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
+		withData(kid("master", 0x301), locktest.HBaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
 		kid("backup-masters", 0))
-	hbase.Context = []Child{withData(kid("hm2,16000,1700000000001", 0x302), hbaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))}
+	hbase.Context = []Child{withData(kid("hm2,16000,1700000000001", 0x302), locktest.HBaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))}
 	n1, n2 := solrName(72057594037927937, "10.0.0.1:8983_solr", 1), solrName(72057594037927938, "10.0.0.2:8983_solr", 2)
 	solr := dir("/overseer_elect/election", kid(n1, 0x100000000000001), kid(n2, 0x100000000000002))
 	solr.Context = []Child{{Name: "leader", Path: "/overseer_elect/leader", Data: []byte(`{"id":"` + n1 + `"}`), Owner: 0x100000000000001}}

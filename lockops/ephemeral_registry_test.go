@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -18,12 +19,12 @@ func TestEphemeralRegistriesAreNoLocks(t *testing.T) {
 	cl := zktest.Shared(t)
 	cs := cl.ConnectString()
 	base := zktest.Path(t)
-	a := newClient(t, cl.Addrs()).Conn()
+	a := locktest.NewClient(t, cl.Addrs()).Conn()
 	for _, p := range []string{base, base + "/reg", base + "/disc", base + "/disc/web", base + "/locks", base + "/one"} {
-		mustCreate(t, a, p, nil, zk.FlagPersistent)
+		locktest.MustCreate(t, a, p, nil, zk.FlagPersistent)
 	}
 	owner := func(p string, data []byte) {
-		mustCreate(t, newClient(t, cl.Addrs()).Conn(), p, data, zk.FlagEphemeral)
+		locktest.MustCreate(t, locktest.NewClient(t, cl.Addrs()).Conn(), p, data, zk.FlagEphemeral)
 	}
 	watch := func(conn *zk.Conn, ps ...string) {
 		for _, p := range ps {
@@ -37,22 +38,22 @@ func TestEphemeralRegistriesAreNoLocks(t *testing.T) {
 		owner(p, []byte("10.0.0.1:8080"))
 	}
 	for range 2 { // two caches, each watching every entry
-		watch(newClient(t, cl.Addrs()).Conn(), reg...)
+		watch(locktest.NewClient(t, cl.Addrs()).Conn(), reg...)
 	}
 	inst := base + "/disc/web/ca2fff8e-d756-480c-b59e-8297ff88624b"
 	owner(inst, []byte(`{"name":"web","id":"ca2fff8e-d756-480c-b59e-8297ff88624b","address":"10.20.30.40","port":1234,"sslPort":null,"payload":null,"registrationTimeUTC":1325129459728,"serviceType":"DYNAMIC","uriSpec":null}`))
-	watch(newClient(t, cl.Addrs()).Conn(), inst)
+	watch(locktest.NewClient(t, cl.Addrs()).Conn(), inst)
 	locks := []string{base + "/locks/x", base + "/locks/y", base + "/locks/z"}
 	for _, p := range locks {
 		owner(p, []byte("holder"))
 	}
-	s1, s2, s3 := newClient(t, cl.Addrs()).Conn(), newClient(t, cl.Addrs()).Conn(), newClient(t, cl.Addrs()).Conn()
-	existsWatch(t, s1, locks[0])
-	existsWatch(t, s2, locks[1])
-	existsWatch(t, s1, locks[2])
-	existsWatch(t, s3, locks[2])
+	s1, s2, s3 := locktest.NewClient(t, cl.Addrs()).Conn(), locktest.NewClient(t, cl.Addrs()).Conn(), locktest.NewClient(t, cl.Addrs()).Conn()
+	locktest.ExistsWatch(t, s1, locks[0])
+	locktest.ExistsWatch(t, s2, locks[1])
+	locktest.ExistsWatch(t, s1, locks[2])
+	locktest.ExistsWatch(t, s3, locks[2])
 	owner(base+"/one/m", []byte("holder"))
-	existsWatch(t, s2, base+"/one/m")
+	locktest.ExistsWatch(t, s2, base+"/one/m")
 
 	got := map[string]bool{}
 	for _, l := range locksJSON(t, cs, base).objs("locks") {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -17,7 +18,7 @@ func waitChildren(t testing.TB, c *zkview.Client, p string, n int) []string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		kids := children(t, c, p)
+		kids := locktest.Children(t, c, p)
 		if len(kids) == n {
 			return kids
 		}
@@ -38,7 +39,7 @@ func TestEvictSession(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	victim, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	victim, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	root := zktest.Path(t)
 	x, y := root+"/x", root+"/y"
 	kz := zktest.StartKazoo(t, cl.ConnectString())
@@ -71,25 +72,25 @@ func TestEvictSession(t *testing.T) {
 	}
 
 	sid := FormatSession(victim.SessionID())
-	cmd := zkscopeCmd(t, t.TempDir(), cl.ConnectString(), "evict", "--session", sid, "--under", root)
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), cl.ConnectString(), "evict", "--session", sid, "--under", root)
 	cmd.Stdin = strings.NewReader(sid + "\n")
-	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 2 {
+	if code, stderr := locktest.RunWithin(t, cmd, 30*time.Second); code != 2 {
 		t.Fatalf("piped confirmation: exit %d, want 2 (refused): %s", code, stderr)
 	}
-	if n := len(children(t, op, x)) + len(children(t, op, y)); n != 4 {
+	if n := len(locktest.Children(t, op, x)) + len(locktest.Children(t, op, y)); n != 4 {
 		t.Fatalf("a refused evict deleted something: %d nodes left", n)
 	}
 	var out bytes.Buffer
-	cmd = zkscopeCmd(t, os.Getenv("XDG_STATE_HOME"), cl.ConnectString(), "evict", "--session", sid, "--under", root, "--yes")
+	cmd = locktest.ZkscopeCmd(t, os.Getenv("XDG_STATE_HOME"), cl.ConnectString(), "evict", "--session", sid, "--under", root, "--yes")
 	cmd.Stdout = &out
-	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 0 {
+	if code, stderr := locktest.RunWithin(t, cmd, 30*time.Second); code != 0 {
 		t.Fatalf("evict --session --yes: exit %d: %s\n%s", code, stderr, out.String())
 	}
 	if strings.Count(out.String(), "deleted ") != 2 {
 		t.Errorf("output:\n%s", out.String())
 	}
 	kz.Await(t, "kx", "acquired")
-	if kids := children(t, op, y); len(kids) != 1 || !kz.Has("ky", "acquired") || kz.Has("ky", "released") {
+	if kids := locktest.Children(t, op, y); len(kids) != 1 || !kz.Has("ky", "acquired") || kz.Has("ky", "released") {
 		t.Errorf("/y after the eviction: %v", kids)
 	}
 	select {
@@ -98,10 +99,10 @@ func TestEvictSession(t *testing.T) {
 		t.Fatal("the evicted holder did not notice")
 	}
 
-	cmd = zkscopeCmd(t, t.TempDir(), cl.ConnectString(), "evict", "--session", sid, "--under", root, "--yes")
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cl.ConnectString(), "evict", "--session", sid, "--under", root, "--yes")
 	out.Reset()
 	cmd.Stdout = &out
-	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 0 || !strings.Contains(out.String(), "nothing to do") {
+	if code, stderr := locktest.RunWithin(t, cmd, 30*time.Second); code != 0 || !strings.Contains(out.String(), "nothing to do") {
 		t.Errorf("second evict: exit %d %s\n%s", code, stderr, out.String())
 	}
 	n := 0
@@ -122,7 +123,7 @@ func TestSessionDeadlockLive(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	a, b, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, b, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	root := zktest.Path(t)
 	x, y := root+"/x", root+"/y"
 	if _, err := Take(ctx, a, x, TakeOptions{Library: Curator}); err != nil {
@@ -166,7 +167,7 @@ func TestSessionDeadlockLive(t *testing.T) {
 func TestEvictSessionEphemeralLock(t *testing.T) {
 	auditToTemp(t)
 	cl := zktest.Shared(t)
-	op := newClient(t, cl.Addrs())
+	op := locktest.NewClient(t, cl.Addrs())
 	root := zktest.Path(t)
 	lock := root + "/leader"
 	kz := zktest.StartKazoo(t, cl.ConnectString())
@@ -201,9 +202,9 @@ func TestEvictSessionEphemeralLock(t *testing.T) {
 		}
 	}
 	var out bytes.Buffer
-	cmd := zkscopeCmd(t, os.Getenv("XDG_STATE_HOME"), cl.ConnectString(), "evict", "--session", FormatSession(holder), "--under", root, "--yes")
+	cmd := locktest.ZkscopeCmd(t, os.Getenv("XDG_STATE_HOME"), cl.ConnectString(), "evict", "--session", FormatSession(holder), "--under", root, "--yes")
 	cmd.Stdout = &out
-	if code, stderr := runWithin(t, cmd, 30*time.Second); code != 0 || !strings.Contains(out.String(), "deleted "+lock) {
+	if code, stderr := locktest.RunWithin(t, cmd, 30*time.Second); code != 0 || !strings.Contains(out.String(), "deleted "+lock) {
 		t.Fatalf("evict --session: exit %d: %s\n%s", code, stderr, out.String())
 	}
 	kz.Await(t, "b", "acquired")
@@ -221,7 +222,7 @@ func TestEvictSessionForceLeader(t *testing.T) {
 	base := zktest.Path(t)
 	s := buildElections(t, cl.Addrs(), base)
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	op := newClient(t, cl.Addrs())
+	op := locktest.NewClient(t, cl.Addrs())
 	ctx := context.Background()
 	controller := base + "/kafka/controller"
 	plan, err := PlanEvictSession(ctx, op, s["broker1"].SessionID(), base+"/kafka")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -23,7 +23,7 @@ func TestEvictHolderHandsOver(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a, b, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, b, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator, Note: "stuck job"})
 	if err != nil {
@@ -32,7 +32,7 @@ func TestEvictHolderHandsOver(t *testing.T) {
 	w := takeAsync(ctx, b, lockPath, TakeOptions{})
 	w.waitingOn(t, h.Node)
 	var waiterNode string
-	for _, k := range children(t, op, lockPath) {
+	for _, k := range locktest.Children(t, op, lockPath) {
 		if zkview.Join(lockPath, k) != h.Node {
 			waiterNode = zkview.Join(lockPath, k)
 		}
@@ -80,7 +80,7 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 	anyNode := EvictOptions{AnyNode: true}
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	dir := zktest.Path(t)
 	if err := makeParents(a.Conn(), dir, false); err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 		t.Fatalf("got %v, want a session ChangedError", err)
 	}
 	// Read-only.
-	ro := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
+	ro := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
 	p, err = PreviewEvict(ctx, ro, node, anyNode)
 	if err != nil {
 		t.Fatalf("preview must work read-only: %v", err)
@@ -156,7 +156,7 @@ func TestRevoke(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestRevoke(t *testing.T) {
 	if err != nil || !res.Released {
 		t.Fatalf("revoke of a revocable holder: %+v %v", res, err)
 	}
-	waitFor(t, "the holder to be released", 30*time.Second, func() bool { return h2.State() == StateReleased })
+	locktest.WaitFor(t, "the holder to be released", 30*time.Second, func() bool { return h2.State() == StateReleased })
 	if !hasAudit(readAudit(t, audit), OpRevoke, AuditOK, h.Node) {
 		t.Fatal("audit log lacks the revoke")
 	}
@@ -201,8 +201,8 @@ func TestMutationsAudited(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	m := Mutations{Client: newClient(t, cl.Addrs())}
-	ro := Mutations{Client: newClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })}
+	m := Mutations{Client: locktest.NewClient(t, cl.Addrs())}
+	ro := Mutations{Client: locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })}
 	dir := zktest.Path(t)
 	if err := makeParents(m.Client.Conn(), dir, false); err != nil {
 		t.Fatal(err)
@@ -243,37 +243,6 @@ func TestMutationsAudited(t *testing.T) {
 	}
 }
 
-// mkNode creates node with data and flags, and any missing parent as a
-// persistent node; it returns the node's path (sequential: with its suffix).
-func mkNode(t testing.TB, c *zkview.Client, node string, data []byte, flags int32) string {
-	t.Helper()
-	parts := strings.Split(strings.Trim(path.Dir(node), "/"), "/")
-	cur := ""
-	for _, p := range parts {
-		cur += "/" + p
-		if _, err := c.Conn().Create(cur, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			t.Fatalf("create %s: %v", cur, err)
-		}
-	}
-	got, err := c.Conn().Create(node, data, flags, zk.WorldACL(zk.PermAll))
-	if err != nil {
-		t.Fatalf("create %s: %v", node, err)
-	}
-	return got
-}
-
-// unchanged fails t unless node still has data at data version version.
-func unchanged(t testing.TB, c *zkview.Client, node string, data []byte, version int32) {
-	t.Helper()
-	got, st, err := c.Conn().Get(node)
-	if err != nil {
-		t.Fatalf("read %s: %v", node, err)
-	}
-	if string(got) != string(data) || st.Version != version {
-		t.Fatalf("%s changed: data %q version %d, was %q version %d", node, got, st.Version, data, version)
-	}
-}
-
 // refusalOf returns err's [*Refusal], failing t when it is none.
 func refusalOf(t testing.TB, err error, what string) *Refusal {
 	t.Helper()
@@ -292,23 +261,23 @@ func TestRevokeRefuses(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a, b, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, b, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	dir := zktest.Path(t)
 
-	config := mkNode(t, op, dir+"/app/config", []byte("x=1"), 0)
-	mkNode(t, op, dir+"/app/flags", []byte("on"), 0)
+	config := locktest.MkNode(t, op, dir+"/app/config", []byte("x=1"), 0)
+	locktest.MkNode(t, op, dir+"/app/flags", []byte("on"), 0)
 	_, err := Revoke(ctx, op, config, time.Second)
 	r := refusalOf(t, err, "revoke of a config node")
 	if r.Op != OpRevoke || r.Path != config || !strings.Contains(r.Reason, "not a lock node") {
 		t.Fatalf("refusal %+v", r)
 	}
-	unchanged(t, op, config, []byte("x=1"), 0)
+	locktest.Unchanged(t, op, config, []byte("x=1"), 0)
 
 	kz := zktest.StartKazoo(t, cl.ConnectString())
 	kazooLock := dir + "/kazoo"
 	kz.Acquire(t, "k1", "lock", kazooLock)
 	kz.Await(t, "k1", "acquired")
-	kids := children(t, op, kazooLock)
+	kids := locktest.Children(t, op, kazooLock)
 	if len(kids) != 1 {
 		t.Fatalf("kazoo lock children %v, want the holder's", kids)
 	}
@@ -322,7 +291,7 @@ func TestRevokeRefuses(t *testing.T) {
 	if want := "refused to revoke " + kazooHolder + ": it is a kazoo.lock holder: kazoo locks cannot be revoked"; !strings.HasPrefix(err.Error(), want) || !strings.Contains(r.Reason, "zkscope evict") {
 		t.Fatalf("refusal reads %q, want it to start %q and point to evict", err, want)
 	}
-	unchanged(t, op, kazooHolder, data, st.Version)
+	locktest.Unchanged(t, op, kazooHolder, data, st.Version)
 	kz.Release(t, "k1")
 
 	mutex := dir + "/mutex"
@@ -341,25 +310,25 @@ func TestRevokeRefuses(t *testing.T) {
 	if r = refusalOf(t, err, "revoke of a Curator waiter"); !strings.Contains(r.Reason, "curator.mutex waiter, not the holder") {
 		t.Fatalf("refusal %q", r.Reason)
 	}
-	unchanged(t, op, pr.Node, data, st.Version)
+	locktest.Unchanged(t, op, pr.Node, data, st.Version)
 
-	persistent := mkNode(t, op, dir+"/stuck/_c_0b7e54c2-7d33-4f6a-9a0e-5f8e2c1d3a01-lock-0000000000", []byte("10.0.0.7"), 0)
+	persistent := locktest.MkNode(t, op, dir+"/stuck/_c_0b7e54c2-7d33-4f6a-9a0e-5f8e2c1d3a01-lock-0000000000", []byte("10.0.0.7"), 0)
 	_, err = Revoke(ctx, op, persistent, time.Second)
 	if r = refusalOf(t, err, "revoke of a persistent node"); !strings.Contains(r.Reason, "PERSISTENT") {
 		t.Fatalf("refusal %q", r.Reason)
 	}
-	unchanged(t, op, persistent, []byte("10.0.0.7"), 0)
+	locktest.Unchanged(t, op, persistent, []byte("10.0.0.7"), 0)
 
 	// The head of a Curator semaphore's locks/ reads as a mutex holder on
 	// its own; the semaphore layout says otherwise.
 	const uuid = "_c_0b7e54c2-7d33-4f6a-9a0e-5f8e2c1d3a02-"
-	mkNode(t, a, dir+"/sem/leases/"+uuid+"lease-", nil, zk.FlagEphemeral|zk.FlagSequence)
-	semHead := mkNode(t, a, dir+"/sem/locks/"+uuid+"lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
+	locktest.MkNode(t, a, dir+"/sem/leases/"+uuid+"lease-", nil, zk.FlagEphemeral|zk.FlagSequence)
+	semHead := locktest.MkNode(t, a, dir+"/sem/locks/"+uuid+"lock-", nil, zk.FlagEphemeral|zk.FlagSequence)
 	_, err = Revoke(ctx, op, semHead, time.Second)
 	if r = refusalOf(t, err, "revoke of a semaphore's mutex head"); !strings.Contains(r.Reason, "Curator semaphores cannot be revoked") {
 		t.Fatalf("refusal %q", r.Reason)
 	}
-	unchanged(t, op, semHead, nil, 0)
+	locktest.Unchanged(t, op, semHead, nil, 0)
 
 	entries := readAudit(t, audit)
 	for _, n := range []string{config, kazooHolder, pr.Node, persistent, semHead} {
@@ -381,19 +350,19 @@ func TestEvictRefusesNonParticipant(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a, op := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	dir := zktest.Path(t)
-	config := mkNode(t, op, dir+"/app/config", []byte("x=1"), 0)
+	config := locktest.MkNode(t, op, dir+"/app/config", []byte("x=1"), 0)
 	_, err := PreviewEvict(ctx, op, config, EvictOptions{})
 	if r := refusalOf(t, err, "preview of a config node"); !strings.Contains(r.Reason, "not a lock node") || !strings.Contains(r.Reason, "--any-node") {
 		t.Fatalf("refusal %q", r.Reason)
 	}
 	refusalOf(t, Evict(ctx, op, config, Expect{}, EvictOptions{}), "evict of a config node")
-	unchanged(t, op, config, []byte("x=1"), 0)
+	locktest.Unchanged(t, op, config, []byte("x=1"), 0)
 
 	kazooLock := dir + "/kazoo"
-	mkNode(t, a, kazooLock+"/0f3e5b2a9c8d4e6f8a1b2c3d4e5f6a7b__lock__", nil, zk.FlagEphemeral|zk.FlagSequence)
-	notes := mkNode(t, op, kazooLock+"/notes", []byte("ops"), 0)
+	locktest.MkNode(t, a, kazooLock+"/0f3e5b2a9c8d4e6f8a1b2c3d4e5f6a7b__lock__", nil, zk.FlagEphemeral|zk.FlagSequence)
+	notes := locktest.MkNode(t, op, kazooLock+"/notes", []byte("ops"), 0)
 	_, err = PreviewEvict(ctx, op, notes, EvictOptions{})
 	if r := refusalOf(t, err, "preview of a node kazoo ignores"); !strings.Contains(r.Reason, "no participant of the kazoo.lock") {
 		t.Fatalf("refusal %q", r.Reason)
@@ -426,13 +395,13 @@ func TestEvictNextToApplicationLeases(t *testing.T) {
 	auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	op := newClient(t, cl.Addrs())
+	op := locktest.NewClient(t, cl.Addrs())
 	app := zktest.Path(t) + "/app"
-	mkNode(t, op, app+"/leases", nil, 0)
+	locktest.MkNode(t, op, app+"/leases", nil, 0)
 	kz := zktest.StartKazoo(t, cl.ConnectString())
 	kz.Acquire(t, "k", "lock", app+"/locks")
 	kz.Await(t, "k", "acquired")
-	node := app + "/locks/" + children(t, op, app+"/locks")[0]
+	node := app + "/locks/" + locktest.Children(t, op, app+"/locks")[0]
 	p, err := PreviewEvict(ctx, op, node, EvictOptions{})
 	if err != nil {
 		t.Fatalf("preview of the kazoo holder %s next to an application's leases/: %v", node, err)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
 
 // replayAt replays s at or below root and reports it.
@@ -55,10 +57,10 @@ func TestReplayKafkaController(t *testing.T) {
 		s.add(HistoryEvent{Kind: EventCreate, Session: 9, Path: p})
 	}
 	for i := 1; i <= 3; i++ {
-		s.add(HistoryEvent{Kind: EventCreate, Session: int64(i), Owner: int64(i), Path: fmt.Sprintf("%s/brokers/ids/%d", k, i), Data: kafkaBrokerData(fmt.Sprint("kafka", i), 9092)})
+		s.add(HistoryEvent{Kind: EventCreate, Session: int64(i), Owner: int64(i), Path: fmt.Sprintf("%s/brokers/ids/%d", k, i), Data: locktest.KafkaBrokerData(fmt.Sprint("kafka", i), 9092)})
 	}
 	controller := func(broker int64) {
-		s.add(HistoryEvent{Kind: EventCreate, Session: broker, Owner: broker, Path: k + "/controller", Data: kafkaControllerData(2, int(broker), 1_700_000_000_000)})
+		s.add(HistoryEvent{Kind: EventCreate, Session: broker, Owner: broker, Path: k + "/controller", Data: locktest.KafkaControllerData(2, int(broker), 1_700_000_000_000)})
 	}
 	controller(1)
 	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: k + "/controller_epoch", Data: []byte("1")})
@@ -86,12 +88,12 @@ func TestReplayHBaseMaster(t *testing.T) {
 	}
 	s.add(HistoryEvent{Kind: EventCreate, Session: 9, Path: hb})
 	s.add(HistoryEvent{Kind: EventCreate, Session: 9, Path: hb + "/backup-masters"})
-	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: hb + "/master", Data: hbaseMasterData("1@hm1", "hm1", 16000, 1, 16010)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: hb + "/master", Data: locktest.HBaseMasterData("1@hm1", "hm1", 16000, 1, 16010)})
 	backup := hb + "/backup-masters/hm2,16000,2"
-	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: backup, Data: hbaseMasterData("2@hm2", "hm2", 16000, 2, 16010)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: backup, Data: locktest.HBaseMasterData("2@hm2", "hm2", 16000, 2, 16010)})
 	s.zxid += 10
 	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1})
-	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: hb + "/master", Data: hbaseMasterData("2@hm2", "hm2", 16000, 2, 16010)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: hb + "/master", Data: locktest.HBaseMasterData("2@hm2", "hm2", 16000, 2, 16010)})
 	s.add(HistoryEvent{Kind: EventDelete, Session: 2, Path: backup})
 	checkTenures(t, replayAt(t, s, hb), hb, KindHBaseMaster,
 		"session-expired 1 true host=hm1", "released 2 false host=hm2", "present 2 true host=hm2")
@@ -133,12 +135,12 @@ func TestReplaySolrAndHadoop(t *testing.T) {
 		s.add(HistoryEvent{Kind: EventCreate, Session: int64(i), Owner: int64(i), Path: fmt.Sprintf("%s/election/%d-10.0.0.%d:8983_solr-n_%010d", oe, i, i, i-1)})
 	}
 	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: oe + "/leader", Data: []byte(`{"id":"1-10.0.0.1:8983_solr-n_0000000000"}`)})
-	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: ns + "/" + hadoopLock, Data: activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)})
-	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: ns + "/" + hadoopBreadcrumb, Data: activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Owner: 1, Path: ns + "/" + hadoopLock, Data: locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: ns + "/" + hadoopBreadcrumb, Data: locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)})
 	s.zxid += 10
 	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1})
 	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: oe + "/leader", Data: []byte(`{"id":"2-10.0.0.2:8983_solr-n_0000000001"}`)})
-	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: ns + "/" + hadoopLock, Data: activeNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)})
+	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Owner: 2, Path: ns + "/" + hadoopLock, Data: locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)})
 	rep := replayAt(t, s, "/app/solr")
 	checkTenures(t, rep, oe+"/election", KindSolrOverseer, "session-expired 1 true node_name=10.0.0.1:8983_solr", "present 2 true node_name=10.0.0.2:8983_solr")
 	checkTenures(t, replayAt(t, s, "/app/hadoop-ha"), ns, KindHadoopHA, "session-expired 1 true nameservice=ns1 namenode=nn1", "present 2 true nameservice=ns1 namenode=nn2")

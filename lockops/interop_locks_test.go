@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -23,10 +24,10 @@ import (
 // locksJSON runs the real `zkscope locks PATH --json`.
 func locksJSON(t *testing.T, servers, p string, extra ...string) jsonObj {
 	t.Helper()
-	cmd := zkscopeCmd(t, t.TempDir(), servers, append([]string{"locks", p, "--json"}, extra...)...)
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), servers, append([]string{"locks", p, "--json"}, extra...)...)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 {
+	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 0 {
 		t.Fatalf("zkscope locks %s --json: exit %d: %s", p, code, stderr)
 	}
 	r, err := decodeReport([]byte(out.String()))
@@ -106,7 +107,7 @@ func expectShape(t *testing.T, l jsonObj, recipe string, want ...string) {
 // time so that their sequence order is known.
 func nodesIn(t *testing.T, c *zkview.Client, dir string, n int) {
 	t.Helper()
-	waitFor(t, fmt.Sprintf("%d nodes in %s", n, dir), 90*time.Second, func() bool {
+	locktest.WaitFor(t, fmt.Sprintf("%d nodes in %s", n, dir), 90*time.Second, func() bool {
 		kids, _, err := c.Conn().Children(c.Abs(dir))
 		return err == nil && len(kids) >= n
 	})
@@ -115,7 +116,7 @@ func nodesIn(t *testing.T, c *zkview.Client, dir string, n int) {
 func TestLocksJSONCuratorInterop(t *testing.T) {
 	cl := zktest.Shared(t)
 	cs := cl.ConnectString()
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	cur := zktest.StartCurator(t, cs)
 
 	t.Run("mutex", func(t *testing.T) {
@@ -236,7 +237,7 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 func TestLocksJSONKazooInterop(t *testing.T) {
 	cl := zktest.Shared(t)
 	cs := cl.ConnectString()
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	kz := zktest.StartKazoo(t, cs)
 
 	t.Run("lock", func(t *testing.T) {
@@ -288,7 +289,7 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		}
 		kz.Release(t, "d1")
 		var r jsonObj
-		waitFor(t, "the deadlock to be reported (or, kazoo >= 2.9, the reader to acquire)", 60*time.Second, func() bool {
+		locktest.WaitFor(t, "the deadlock to be reported (or, kazoo >= 2.9, the reader to acquire)", 60*time.Second, func() bool {
 			r = locksJSON(t, cs, p)
 			locks := r.objs("locks")
 			return len(locks) == 1 && hasProblem(locks[0], "deadlock") || kz.Has("d2", "acquired")
@@ -303,10 +304,10 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		if len(ps) != 2 || len(ps[0].strs("observed_watches")) != 1 || ps[1].str("watches") != ps[0].str("node") {
 			t.Errorf("the reader should be seen watching the writer behind it, which watches the reader: %v", ps)
 		}
-		cmd := zkscopeCmd(t, t.TempDir(), cs, "doctor", p)
+		cmd := locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", p)
 		var out strings.Builder
 		cmd.Stdout = &out
-		if code, _ := runWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "deadlock\t"+ps[0].str("node")) {
+		if code, _ := locktest.RunWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "deadlock\t"+ps[0].str("node")) {
 			t.Errorf("doctor (exit %d) did not report the deadlock:\n%s", code, out.String())
 		}
 	})
@@ -332,7 +333,7 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 func TestLocksJSONGoZKInterop(t *testing.T) {
 	cl := zktest.Shared(t)
 	cs := cl.ConnectString()
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	p := zktest.Path(t)
 	type contender struct {
 		lock     *zk.Lock

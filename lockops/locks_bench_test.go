@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -44,7 +45,7 @@ zk.stop()
 func BenchmarkLock10kVsKazoo(b *testing.B) {
 	const n = 10000
 	cl := zktest.StartStandalone(b, zktest.Options{MaxSessionTimeout: 600000, Extra: []string{"forceSync=no"}})
-	c := newClient(b, cl.Addrs())
+	c := locktest.NewClient(b, cl.Addrs())
 	p := "/zkscope-bench/lock10k"
 	zktest.MakePath(b, c.Conn(), p)
 	zktest.EphemeralsOfOwnSessions(b, cl.Addrs()[0], p, n,
@@ -95,7 +96,7 @@ func BenchmarkLock10kVsKazoo(b *testing.B) {
 
 	// The whole process, JSON output included (servers not asked: the
 	// comparison is with kazoo's read of the same data).
-	bin := zkscopeBinary(b)
+	bin := locktest.ZkscopeBinary(b)
 	// The reader of the pipe keeps one buffer: the time is zkscope's, not
 	// this process's first touches of a fresh 8 MB buffer each run.
 	var stdout bytes.Buffer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -15,7 +16,7 @@ func BenchmarkTakeRelease(b *testing.B) {
 		b.Run(r.Name, func(b *testing.B) {
 			b.Setenv("XDG_STATE_HOME", b.TempDir())
 			cl := zktest.Shared(b)
-			c := newClient(b, cl.Addrs())
+			c := locktest.NewClient(b, cl.Addrs())
 			ctx := context.Background()
 			lockPath := zktest.Path(b)
 			b.ResetTimer()
@@ -37,7 +38,7 @@ func BenchmarkTakeRelease(b *testing.B) {
 func BenchmarkHandOver(b *testing.B) {
 	b.Setenv("XDG_STATE_HOME", b.TempDir())
 	cl := zktest.Shared(b)
-	a, w := newClient(b, cl.Addrs()), newClient(b, cl.Addrs())
+	a, w := locktest.NewClient(b, cl.Addrs()), locktest.NewClient(b, cl.Addrs())
 	ctx := context.Background()
 	lockPath := zktest.Path(b)
 	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator})

@@ -1,54 +1,18 @@
 package lockops
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
-
-// zkscopeBinary is the real binary, built once ([zktest.Zkscope]).
-func zkscopeBinary(t testing.TB) string { return zktest.Zkscope(t) }
-
-// zkscopeCmd prepares `zkscope -s servers args...` with the audit log in
-// stateDir.
-func zkscopeCmd(t testing.TB, stateDir, servers string, args ...string) *exec.Cmd {
-	cmd := exec.Command(zkscopeBinary(t), append([]string{"-s", servers, "--session-timeout", "4s"}, args...)...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+stateDir)
-	return cmd
-}
-
-// runWithin runs cmd to completion, failing t if it takes longer than d.
-func runWithin(t testing.TB, cmd *exec.Cmd, d time.Duration) (exitCode int, stderr string) {
-	t.Helper()
-	var errBuf bytes.Buffer
-	if cmd.Stderr == nil {
-		cmd.Stderr = &errBuf
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(d):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("%v did not finish within %s; stderr:\n%s", cmd.Args, d, errBuf.String())
-	}
-	return cmd.ProcessState.ExitCode(), errBuf.String()
-}
 
 // TestCLILockRunsCommand: `zkscope lock PATH -- sh -c 'exit 3'` exits 3 and
 // leaves no node; a timeout exits 1 and leaves no node; both are audited.
@@ -56,25 +20,25 @@ func TestCLILockRunsCommand(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--", "sh", "-c", "echo ran; exit 3")
+	cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--", "sh", "-c", "echo ran; exit 3")
 	var out bytes.Buffer
 	cmd.Stdout = &out
-	code, stderr := runWithin(t, cmd, 60*time.Second)
+	code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
 	if code != 3 || out.String() != "ran\n" {
 		t.Fatalf("exit %d, stdout %q, want 3 and \"ran\"; stderr:\n%s", code, out.String(), stderr)
 	}
 	if !strings.Contains(stderr, "holding "+lockPath) {
 		t.Fatalf("stderr lacks the holding line:\n%s", stderr)
 	}
-	if kids := children(t, c, lockPath); len(kids) != 0 {
+	if kids := locktest.Children(t, c, lockPath); len(kids) != 0 {
 		t.Fatalf("nodes left behind: %v", kids)
 	}
 
 	// A command that does not exist: 127 as in a shell, lock released.
-	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--", "/nonexistent/zkscope-test-cmd"), 60*time.Second)
+	code, stderr = locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--", "/nonexistent/zkscope-test-cmd"), 60*time.Second)
 	if code != 127 || !strings.Contains(stderr, "released") {
 		t.Fatalf("missing command: exit %d, want 127; stderr:\n%s", code, stderr)
 	}
@@ -84,15 +48,15 @@ func TestCLILockRunsCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--timeout", "500ms", "--", "true"), 60*time.Second)
+	code, stderr = locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--timeout", "500ms", "--", "true"), 60*time.Second)
 	if code != ExitNotAcquired || !strings.Contains(stderr, "timed out") || !strings.Contains(stderr, "no lock node was left behind") {
 		t.Fatalf("exit %d, want %d with a timeout message; stderr:\n%s", code, ExitNotAcquired, stderr)
 	}
-	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--no-wait"), 60*time.Second)
+	code, stderr = locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--no-wait"), 60*time.Second)
 	if code != ExitNotAcquired || !strings.Contains(stderr, "held by someone else") || strings.Contains(stderr, "position") {
 		t.Fatalf("--no-wait: exit %d, want %d without a 'waiting… position' line; stderr:\n%s", code, ExitNotAcquired, stderr)
 	}
-	if kids := children(t, c, lockPath); len(kids) != 1 {
+	if kids := locktest.Children(t, c, lockPath); len(kids) != 1 {
 		t.Fatalf("queue %v, want only the holder", kids)
 	}
 	h.Release(context.Background())
@@ -110,12 +74,12 @@ func TestCLILockLostKillsCommand(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--kill-grace", "30s", "--",
+	cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--kill-grace", "30s", "--",
 		"sh", "-c", "echo started; sleep 600 & wait")
-	stderr, exited := startUnderLock(t, cmd)
-	kids := children(t, c, lockPath)
+	stderr, exited := locktest.StartUnderLock(t, cmd)
+	kids := locktest.Children(t, c, lockPath)
 	if len(kids) != 1 {
 		t.Fatalf("queue %v, want the CLI's node", kids)
 	}
@@ -147,7 +111,7 @@ func TestCLIEvictConfirms(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	holder := newClient(t, cl.Addrs())
+	holder := locktest.NewClient(t, cl.Addrs())
 	h, err := Take(context.Background(), holder, zktest.Path(t), TakeOptions{Library: Curator, Note: "nightly"})
 	if err != nil {
 		t.Fatal(err)
@@ -155,11 +119,11 @@ func TestCLIEvictConfirms(t *testing.T) {
 	seq := h.Node[len(h.Node)-10:]
 
 	for _, typed := range []string{"0000000999\n", seq + "\n"} {
-		cmd := zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node)
+		cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node)
 		cmd.Stdin = strings.NewReader(typed)
 		var out bytes.Buffer
 		cmd.Stdout = &out
-		code, stderr := runWithin(t, cmd, 60*time.Second)
+		code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
 		if code != ExitRefused || !strings.Contains(stderr, "not a terminal") || !strings.Contains(stderr, "--yes --expect-session "+FormatSession(h.Session)) ||
 			!strings.Contains(out.String(), "nightly") || !strings.Contains(out.String(), FormatSession(h.Session)) {
 			t.Fatalf("piped %q: exit %d\nstdout:\n%s\nstderr:\n%s", typed, code, out.String(), stderr)
@@ -168,15 +132,15 @@ func TestCLIEvictConfirms(t *testing.T) {
 			t.Fatalf("holder state %s after a refused evict", h.State())
 		}
 	}
-	code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes"), 60*time.Second)
+	code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes"), 60*time.Second)
 	if code != ExitRefused || !strings.Contains(stderr, "--expect-session") {
 		t.Fatalf("--yes without --expect-session: exit %d, stderr:\n%s", code, stderr)
 	}
 	if ok, _, _ := holder.Conn().Exists(h.Node); !ok {
 		t.Fatal("a refused evict deleted the node")
 	}
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes", "--expect-session", FormatSession(h.Session))
-	code, stderr = runWithin(t, cmd, 60*time.Second)
+	cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes", "--expect-session", FormatSession(h.Session))
+	code, stderr = locktest.RunWithin(t, cmd, 60*time.Second)
 	if code != 0 {
 		t.Fatalf("evict --yes --expect-session: exit %d, stderr:\n%s", code, stderr)
 	}
@@ -197,14 +161,14 @@ func TestCLIEvictRefusesNonParticipant(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	c := newClient(t, cl.Addrs())
-	config := mkNode(t, c, zktest.Path(t)+"/app/config", []byte("x=1"), 0)
-	code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", config, "--yes", "--expect-session", "0x0"), 60*time.Second)
+	c := locktest.NewClient(t, cl.Addrs())
+	config := locktest.MkNode(t, c, zktest.Path(t)+"/app/config", []byte("x=1"), 0)
+	code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", config, "--yes", "--expect-session", "0x0"), 60*time.Second)
 	if code != ExitRefused || !strings.Contains(stderr, "zkscope: refused to force-delete "+config+": it is not a lock node") || !strings.Contains(stderr, "--any-node") {
 		t.Fatalf("evict of a plain node: exit %d, stderr:\n%s", code, stderr)
 	}
-	unchanged(t, c, config, []byte("x=1"), 0)
-	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "evict", config, "--any-node", "--yes", "--expect-session", "0x0"), 60*time.Second)
+	locktest.Unchanged(t, c, config, []byte("x=1"), 0)
+	code, stderr = locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", config, "--any-node", "--yes", "--expect-session", "0x0"), 60*time.Second)
 	if code != 0 {
 		t.Fatalf("evict --any-node: exit %d, stderr:\n%s", code, stderr)
 	}
@@ -219,14 +183,14 @@ func TestCLIRevokeRefuses(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	dir := zktest.Path(t)
-	config := mkNode(t, c, dir+"/app/config", []byte("x=1"), 0)
+	config := locktest.MkNode(t, c, dir+"/app/config", []byte("x=1"), 0)
 
 	kz := zktest.StartKazoo(t, cl.ConnectString())
 	kz.Acquire(t, "k1", "lock", dir+"/kazoo")
 	kz.Await(t, "k1", "acquired")
-	kids := children(t, c, dir+"/kazoo")
+	kids := locktest.Children(t, c, dir+"/kazoo")
 	if len(kids) != 1 {
 		t.Fatalf("kazoo lock children %v, want the holder's", kids)
 	}
@@ -239,75 +203,18 @@ func TestCLIRevokeRefuses(t *testing.T) {
 		{config, "it is not a lock node"},
 		{kazooHolder, "it is a kazoo.lock holder: kazoo locks cannot be revoked"},
 	} {
-		code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "revoke", tc.node, "--wait", "1s"), 60*time.Second)
+		code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "revoke", tc.node, "--wait", "1s"), 60*time.Second)
 		if want := "zkscope: refused to revoke " + tc.node + ": " + tc.says; code != ExitRefused || !strings.HasPrefix(stderr, want) {
 			t.Fatalf("revoke %s: exit %d, stderr:\n%s\nwant exit %d and %q", tc.node, code, stderr, ExitRefused, want)
 		}
 	}
-	unchanged(t, c, config, []byte("x=1"), 0)
-	unchanged(t, c, kazooHolder, data, st.Version)
+	locktest.Unchanged(t, c, config, []byte("x=1"), 0)
+	locktest.Unchanged(t, c, kazooHolder, data, st.Version)
 	entries := readAudit(t, filepath.Join(state, "zkscope", "audit.log"))
 	if !hasAudit(entries, OpRevoke, AuditRefused, config) || !hasAudit(entries, OpRevoke, AuditRefused, kazooHolder) {
 		t.Fatalf("audit log lacks the refused revokes: %+v", entries)
 	}
 	kz.Release(t, "k1")
-}
-
-// lockedBuffer is a bytes.Buffer safe for a writer process and a reader test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// startCLI starts cmd and waits until its stderr contains want.
-func startCLI(t *testing.T, cmd *exec.Cmd, want string) (stderr *lockedBuffer, exited chan struct{}) {
-	t.Helper()
-	stderr = &lockedBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited = make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		select {
-		case <-exited:
-		default:
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	waitFor(t, "zkscope to print "+want, 60*time.Second, func() bool {
-		select {
-		case <-exited:
-			t.Fatalf("zkscope exited early; stderr:\n%s", stderr.String())
-		default:
-		}
-		return strings.Contains(stderr.String(), want)
-	})
-	return stderr, exited
-}
-
-func waitExit(t *testing.T, cmd *exec.Cmd, exited <-chan struct{}, stderr *lockedBuffer) int {
-	t.Helper()
-	select {
-	case <-exited:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("zkscope did not exit; stderr:\n%s", stderr.String())
-	}
-	return cmd.ProcessState.ExitCode()
 }
 
 // TestCLIHoldUntilSignal: without a command zkscope holds until SIGINT,
@@ -317,22 +224,22 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--note", "by hand")
-	stderr, exited := startCLI(t, cmd, "Ctrl-C releases")
+	cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--note", "by hand")
+	stderr, exited := locktest.StartCLI(t, cmd, "Ctrl-C releases")
 	if !strings.Contains(stderr.String(), "holding "+lockPath+" as ") || !strings.Contains(stderr.String(), "(session 0x") {
 		t.Fatalf("holding line missing:\n%s", stderr.String())
 	}
-	if kids := children(t, c, lockPath); len(kids) != 1 {
+	if kids := locktest.Children(t, c, lockPath); len(kids) != 1 {
 		t.Fatalf("queue %v, want the CLI's node", kids)
 	}
 	cmd.Process.Signal(os.Interrupt)
-	if code := waitExit(t, cmd, exited, stderr); code != 0 {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != 0 {
 		t.Fatalf("exit %d after SIGINT; stderr:\n%s", code, stderr.String())
 	}
-	if kids := children(t, c, lockPath); len(kids) != 0 {
+	if kids := locktest.Children(t, c, lockPath); len(kids) != 0 {
 		t.Fatalf("nodes left after SIGINT: %v", kids)
 	}
 
@@ -342,18 +249,18 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--", "true")
-	stderr, exited = startCLI(t, cmd, "waiting for "+lockPath)
+	cmd = locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--", "true")
+	stderr, exited = locktest.StartCLI(t, cmd, "waiting for "+lockPath)
 	cmd.Process.Signal(os.Interrupt)
-	if code := waitExit(t, cmd, exited, stderr); code != 130 || !strings.Contains(stderr.String(), "giving up") {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != 130 || !strings.Contains(stderr.String(), "giving up") {
 		t.Fatalf("exit %d after SIGINT while waiting; stderr:\n%s", code, stderr.String())
 	}
-	waitFor(t, "only the holder to remain", 30*time.Second, func() bool { return len(children(t, c, lockPath)) == 1 })
+	locktest.WaitFor(t, "only the holder to remain", 30*time.Second, func() bool { return len(locktest.Children(t, c, lockPath)) == 1 })
 	h.Release(context.Background())
 
-	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--revocable")
-	stderr, exited = startCLI(t, cmd, "Ctrl-C releases")
-	kids := children(t, c, lockPath)
+	cmd = locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", lockPath, "--recipe", "curator", "--revocable")
+	stderr, exited = locktest.StartCLI(t, cmd, "Ctrl-C releases")
+	kids := locktest.Children(t, c, lockPath)
 	if len(kids) != 1 {
 		t.Fatalf("queue %v", kids)
 	}
@@ -361,57 +268,7 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	if err != nil || !res.Released {
 		t.Fatalf("revoke: %+v %v; stderr:\n%s", res, err, stderr.String())
 	}
-	if code := waitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), "revoked") {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), "revoked") {
 		t.Fatalf("exit %d after revocation, want %d; stderr:\n%s", code, ExitLost, stderr.String())
 	}
-}
-
-// startKilledAtEnd starts cmd and kills it when t ends if it still runs;
-// done is closed once it has exited.
-func startKilledAtEnd(t *testing.T, cmd *exec.Cmd) (done <-chan struct{}) {
-	t.Helper()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ch := make(chan struct{})
-	go func() { cmd.Wait(); close(ch) }()
-	t.Cleanup(func() {
-		select {
-		case <-ch:
-		default:
-			cmd.Process.Kill()
-			<-ch
-		}
-	})
-	return ch
-}
-
-// startUnderLock starts a `zkscope lock … -- sh -c "echo started; …"`
-// process and waits until the command under the lock prints "started". The
-// process is killed at the end of the test if it is still running.
-func startUnderLock(t *testing.T, cmd *exec.Cmd) (stderr *lockedBuffer, exited <-chan struct{}) {
-	t.Helper()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr = &lockedBuffer{}
-	cmd.Stderr = stderr
-	done := startKilledAtEnd(t, cmd)
-	started := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if sc.Text() == "started" {
-				close(started)
-			}
-		}
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case <-started:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the command did not start; stderr:\n%s", stderr.String())
-	}
-	return stderr, done
 }

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -48,18 +49,18 @@ func openPTY(t *testing.T) (ctl, tty *os.File) {
 func evictAtTerminal(t *testing.T, state, servers, node, answer string) (int, string) {
 	t.Helper()
 	ctl, tty := openPTY(t)
-	cmd := zkscopeCmd(t, state, servers, "evict", node)
+	cmd := locktest.ZkscopeCmd(t, state, servers, "evict", node)
 	cmd.Stdin = tty
-	out := &lockedBuffer{}
+	out := &locktest.LockedBuffer{}
 	cmd.Stdout = out
-	stderr, exited := startCLI(t, cmd, "")
-	waitFor(t, "the confirmation prompt", 60*time.Second, func() bool {
+	stderr, exited := locktest.StartCLI(t, cmd, "")
+	locktest.WaitFor(t, "the confirmation prompt", 60*time.Second, func() bool {
 		return strings.Contains(out.String(), "Type the node's sequence number")
 	})
 	if _, err := io.WriteString(ctl, answer+"\n"); err != nil {
 		t.Fatal(err)
 	}
-	return waitExit(t, cmd, exited, stderr), stderr.String()
+	return locktest.WaitExit(t, cmd, exited, stderr), stderr.String()
 }
 
 // TestCLIEvictTypedConfirmation: at a terminal the evict command asks for
@@ -69,7 +70,7 @@ func TestCLIEvictTypedConfirmation(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	holder := newClient(t, cl.Addrs())
+	holder := locktest.NewClient(t, cl.Addrs())
 	h, err := Take(context.Background(), holder, zktest.Path(t), TakeOptions{Library: Curator, Note: "nightly"})
 	if err != nil {
 		t.Fatal(err)

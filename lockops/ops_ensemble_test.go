@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -61,7 +62,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		if len(fs) < 2 {
 			t.Fatalf("want 2 followers, have %d", len(fs))
 		}
-		c := newClient(t, []string{fs[0].ClientAddr, fs[1].ClientAddr}, func(c *zkview.Config) { c.SessionTimeout = 20 * time.Second })
+		c := locktest.NewClient(t, []string{fs[0].ClientAddr, fs[1].ClientAddr}, func(c *zkview.Config) { c.SessionTimeout = 20 * time.Second })
 		h, err := Take(ctx, c, "/locks/failover", TakeOptions{Library: Curator})
 		if err != nil {
 			t.Fatal(err)
@@ -100,8 +101,8 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 	// The session is closed by the server (as on expiry): LOST at once,
 	// never held again, and the client is on a new session.
 	t.Run("session ended is lost", func(t *testing.T) {
-		c := newClient(t, cl.Addrs())
-		other := newClient(t, cl.Addrs())
+		c := locktest.NewClient(t, cl.Addrs())
+		other := locktest.NewClient(t, cl.Addrs())
 		h, err := Take(ctx, c, "/locks/expiry", TakeOptions{Library: Curator})
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +140,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		// The client went on with a new session: a lock taken in it is held,
 		// not mistaken for lost because the connection announced a new
 		// session earlier.
-		waitFor(t, "the client's new session", 60*time.Second, func() bool {
+		locktest.WaitFor(t, "the client's new session", 60*time.Second, func() bool {
 			st := c.State()
 			return st.State == zkview.StateConnected && st.SessionID != h.Session
 		})
@@ -173,9 +174,9 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		}
 		member := fs[0]
 		state := t.TempDir()
-		cmd := zkscopeCmd(t, state, member.ClientAddr, "lock", "/locks/frozen", "--recipe", "curator", "--kill-grace", "30s", "--",
+		cmd := locktest.ZkscopeCmd(t, state, member.ClientAddr, "lock", "/locks/frozen", "--recipe", "curator", "--kill-grace", "30s", "--",
 			"sh", "-c", "echo started; sleep 600 & wait")
-		stderr, exited := startUnderLock(t, cmd)
+		stderr, exited := locktest.StartUnderLock(t, cmd)
 		if err := member.Pause(); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -21,35 +22,6 @@ import (
 func TestMain(m *testing.M) {
 	WatchdogMain() // this binary is re-executed as the watchdog of in-process lock commands
 	zktest.Main(m)
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// newClient connects a fresh session to servers; closed when t ends.
-func newClient(t testing.TB, servers []string, mut ...func(*zkview.Config)) *zkview.Client {
-	t.Helper()
-	cfg := zkview.Config{Servers: servers, SessionTimeout: 10 * time.Second}
-	for _, m := range mut {
-		m(&cfg)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, err := zkview.Connect(ctx, cfg)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(c.Close)
-	return c
 }
 
 // auditToTemp points the audit log at a fresh directory and returns the
@@ -94,18 +66,6 @@ func hasAudit(entries []AuditEntry, op, result, pathPrefix string) bool {
 		}
 	}
 	return false
-}
-
-func children(t testing.TB, c *zkview.Client, p string) []string {
-	t.Helper()
-	kids, _, err := c.Conn().Children(c.Abs(p))
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	}
-	if err != nil {
-		t.Fatalf("children of %s: %v", p, err)
-	}
-	return kids
 }
 
 // takeAsync runs Take in the background, reporting progress.
@@ -189,8 +149,8 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 	} {
 		t.Run(tc.recipe.Name+"/"+string(tc.mode), func(t *testing.T) {
 			ctx := context.Background()
-			a := newClient(t, cl.Addrs())
-			b := newClient(t, cl.Addrs())
+			a := locktest.NewClient(t, cl.Addrs())
+			b := locktest.NewClient(t, cl.Addrs())
 			lockPath := zktest.Path(t) + "/lock"
 			h1, err := Take(ctx, a, lockPath, TakeOptions{Library: tc.recipe, Mode: tc.mode, Note: "first"})
 			if err != nil {
@@ -236,7 +196,7 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			if err := h2.Release(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if kids := children(t, a, lockPath); len(kids) != 0 {
+			if kids := locktest.Children(t, a, lockPath); len(kids) != 0 {
 				t.Fatalf("nodes left behind: %v", kids)
 			}
 			// Clients see ephemeralOwner 0 for containers too, and the server
@@ -265,7 +225,7 @@ func TestReadersShareWritersWait(t *testing.T) {
 		t.Run(recipe.Name, func(t *testing.T) {
 			ctx := context.Background()
 			lockPath := zktest.Path(t)
-			r1c, r2c, wc, r3c := newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+			r1c, r2c, wc, r3c := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 			r1, err := Take(ctx, r1c, lockPath, TakeOptions{Library: recipe, Mode: ModeRead})
 			if err != nil {
 				t.Fatal(err)
@@ -277,8 +237,8 @@ func TestReadersShareWritersWait(t *testing.T) {
 			w := takeAsync(ctx, wc, lockPath, TakeOptions{Library: recipe, Mode: ModeWrite})
 			w.waitingOn(t, r2.Node) // the nearest (kazoo) / previous (Curator) node
 			var writerNode string
-			waitFor(t, "the writer's node", 30*time.Second, func() bool {
-				for _, k := range children(t, r1c, lockPath) {
+			locktest.WaitFor(t, "the writer's node", 30*time.Second, func() bool {
+				for _, k := range locktest.Children(t, r1c, lockPath) {
 					if strings.Contains(k, "__WRIT__") || strings.Contains(k, "__lock__") {
 						writerNode = zkview.Join(lockPath, k)
 						return true
@@ -318,8 +278,8 @@ func TestGoZKLockWaitsForUs(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	lockPath := zktest.Path(t)
-	ours := newClient(t, cl.Addrs())
-	theirs := newClient(t, cl.Addrs())
+	ours := locktest.NewClient(t, cl.Addrs())
+	theirs := locktest.NewClient(t, cl.Addrs())
 	h, err := Take(ctx, ours, lockPath, TakeOptions{Library: GoZK})
 	if err != nil {
 		t.Fatal(err)
@@ -327,7 +287,7 @@ func TestGoZKLockWaitsForUs(t *testing.T) {
 	l := zk.NewLock(theirs.Conn(), lockPath, zk.WorldACL(zk.PermAll))
 	locked := make(chan error, 1)
 	go func() { locked <- l.Lock() }()
-	waitFor(t, "zk.Lock to queue", 30*time.Second, func() bool { return len(children(t, ours, lockPath)) == 2 })
+	locktest.WaitFor(t, "zk.Lock to queue", 30*time.Second, func() bool { return len(locktest.Children(t, ours, lockPath)) == 2 })
 	select {
 	case err := <-locked:
 		t.Fatalf("zk.Lock returned (%v) while zkscope holds the lock", err)
@@ -346,7 +306,7 @@ func TestGoZKLockWaitsForUs(t *testing.T) {
 	}
 	// Now they hold it: auto-detection picks go-zk and we wait on their node.
 	w := takeAsync(ctx, ours, lockPath, TakeOptions{})
-	pr := w.waitingOn(t, zkview.Join(lockPath, children(t, ours, lockPath)[0]))
+	pr := w.waitingOn(t, zkview.Join(lockPath, locktest.Children(t, ours, lockPath)[0]))
 	if pr.Recipe != "go-zk.lock" {
 		t.Fatalf("auto-detected %s, want go-zk.lock", pr.Recipe)
 	}
@@ -367,7 +327,7 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	lockPath := zktest.Path(t)
-	a, b := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, b := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
@@ -377,14 +337,14 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout", err)
 	}
-	if kids := children(t, a, lockPath); len(kids) != 1 || kids[0] != path.Base(h.Node) {
+	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 || kids[0] != path.Base(h.Node) {
 		t.Fatalf("after timeout the queue is %v, want only the holder", kids)
 	}
 	_, err = Take(ctx, b, lockPath, TakeOptions{Wait: WaitNone})
 	if !errors.Is(err, ErrWouldBlock) {
 		t.Fatalf("got %v, want ErrWouldBlock", err)
 	}
-	if kids := children(t, a, lockPath); len(kids) != 1 {
+	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 {
 		t.Fatalf("after --no-wait the queue is %v, want only the holder", kids)
 	}
 	// A cancelled context behaves like a timeout.
@@ -395,7 +355,7 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 	if _, err := w.wait(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	waitFor(t, "the cancelled contender's node to go", 10*time.Second, func() bool { return len(children(t, a, lockPath)) == 1 })
+	locktest.WaitFor(t, "the cancelled contender's node to go", 10*time.Second, func() bool { return len(locktest.Children(t, a, lockPath)) == 1 })
 	if entries := readAudit(t, audit); !hasAudit(entries, OpTake, AuditFailed, lockPath) {
 		t.Fatalf("audit log lacks the failed takes: %+v", entries)
 	}
@@ -407,7 +367,7 @@ func TestForceDeletedNodeIsLost(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a, other := newClient(t, cl.Addrs()), newClient(t, cl.Addrs())
+	a, other := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
@@ -446,7 +406,7 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 	auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.SessionTimeout = 2 * time.Second })
+	a := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.SessionTimeout = 2 * time.Second })
 	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
@@ -457,7 +417,7 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 		t.Fatalf("lost while idle: %s", h.Reason())
 	default:
 	}
-	waitFor(t, "the lock to be held", 30*time.Second, func() bool { return h.State() == StateHeld })
+	locktest.WaitFor(t, "the lock to be held", 30*time.Second, func() bool { return h.State() == StateHeld })
 	if _, st, err := a.Conn().Get(h.Node); err != nil || st.EphemeralOwner != h.Session || a.SessionID() != h.Session {
 		t.Fatalf("node after idle hold: %v %+v", err, st)
 	}
@@ -471,7 +431,7 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 func TestReadOnlyRefusesTake(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.Shared(t)
-	ro := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
+	ro := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
 	lockPath := zktest.Path(t)
 	_, err := Take(context.Background(), ro, lockPath, TakeOptions{})
 	if !errors.Is(err, zkview.ErrReadOnly) {
@@ -491,7 +451,7 @@ func TestRecipeMismatch(t *testing.T) {
 	auditToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
-	a := newClient(t, cl.Addrs())
+	a := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator, Mode: ModeRead})
 	if err != nil {
@@ -501,7 +461,7 @@ func TestRecipeMismatch(t *testing.T) {
 	if _, err := Take(ctx, a, lockPath, TakeOptions{}); err == nil || !strings.Contains(err.Error(), "--mode") {
 		t.Fatalf("got %v, want a --mode hint", err)
 	}
-	if kids := children(t, a, lockPath); len(kids) != 1 {
+	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 {
 		t.Fatalf("queue %v, want only the reader", kids)
 	}
 }
@@ -513,12 +473,12 @@ func TestTakeUnderChroot(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	chroot := zktest.Path(t)
-	raw := newClient(t, cl.Addrs())
+	raw := locktest.NewClient(t, cl.Addrs())
 	if err := makeParents(raw.Conn(), chroot, false); err != nil {
 		t.Fatal(err)
 	}
-	a := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
-	b := newClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
+	a := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
+	b := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
 	h, err := Take(ctx, a, "/app/lock", TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
@@ -526,7 +486,7 @@ func TestTakeUnderChroot(t *testing.T) {
 	if !strings.HasPrefix(h.Node, "/app/lock/_c_") {
 		t.Fatalf("node %s is not in the caller's view", h.Node)
 	}
-	if kids := children(t, raw, chroot+"/app/lock"); len(kids) != 1 || "/app/lock/"+kids[0] != h.Node {
+	if kids := locktest.Children(t, raw, chroot+"/app/lock"); len(kids) != 1 || "/app/lock/"+kids[0] != h.Node {
 		t.Fatalf("server-side children %v for %s", kids, h.Node)
 	}
 	w := takeAsync(ctx, b, "/app/lock", TakeOptions{})

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -16,7 +17,7 @@ import (
 func TestCuratorPartitionOverlap(t *testing.T) {
 	const session = 4 * time.Second
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	proxy, err := zktest.NewProxy(cl.Addrs()[0])
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -53,7 +54,7 @@ func lastBeat(t *testing.T, file string) time.Time {
 // lockCLI prepares `zkscope -s servers --session-timeout T lock PATH -- CMD`.
 func lockCLI(t *testing.T, servers string, timeout time.Duration, lockPath string, cmdArgs ...string) *exec.Cmd {
 	args := append([]string{"-s", servers, "--session-timeout", timeout.String(), "lock", lockPath, "--recipe", "curator", "--"}, cmdArgs...)
-	cmd := exec.Command(zkscopeBinary(t), args...)
+	cmd := exec.Command(locktest.ZkscopeBinary(t), args...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
 	return cmd
 }
@@ -85,7 +86,7 @@ type contender struct {
 
 func contend(t *testing.T, servers []string, lockPath, holderNode string) *contender {
 	t.Helper()
-	c := newClient(t, servers)
+	c := locktest.NewClient(t, servers)
 	ct := &contender{got: make(chan struct{})}
 	a := takeAsync(context.Background(), c, lockPath, TakeOptions{})
 	a.waitingOn(t, holderNode)
@@ -97,7 +98,7 @@ func contend(t *testing.T, servers []string, lockPath, holderNode string) *conte
 	return ct
 }
 
-func (ct *contender) wait(t *testing.T, d time.Duration, stderr *lockedBuffer) {
+func (ct *contender) wait(t *testing.T, d time.Duration, stderr *locktest.LockedBuffer) {
 	t.Helper()
 	select {
 	case <-ct.got:
@@ -114,15 +115,15 @@ func (ct *contender) wait(t *testing.T, d time.Duration, stderr *lockedBuffer) {
 func onlyChild(t *testing.T, c *zkview.Client, lockPath string) string {
 	t.Helper()
 	var kids []string
-	waitFor(t, "zkscope's node", 30*time.Second, func() bool {
-		kids = children(t, c, lockPath)
+	locktest.WaitFor(t, "zkscope's node", 30*time.Second, func() bool {
+		kids = locktest.Children(t, c, lockPath)
 		return len(kids) == 1
 	})
 	return zkview.Join(lockPath, kids[0])
 }
 
 // exitedWithin waits for zkscope to exit and returns its exit status.
-func exitedWithin(t *testing.T, cmd *exec.Cmd, exited <-chan struct{}, d time.Duration, stderr *lockedBuffer) int {
+func exitedWithin(t *testing.T, cmd *exec.Cmd, exited <-chan struct{}, d time.Duration, stderr *locktest.LockedBuffer) int {
 	t.Helper()
 	select {
 	case <-exited:
@@ -150,7 +151,7 @@ func reportOverlap(t *testing.T, what string, start, lastSign, otherGot time.Tim
 // the lock.
 func TestCLIPartitionNoOverlap(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	proxy, err := zktest.NewProxy(cl.Addrs()[0])
 	if err != nil {
 		t.Fatal(err)
@@ -159,7 +160,7 @@ func TestCLIPartitionNoOverlap(t *testing.T) {
 	lockPath := zktest.Path(t)
 	beats := filepath.Join(t.TempDir(), "beats")
 	cmd := lockCLI(t, proxy.Addr(), 4*time.Second, lockPath, heartbeatCmd(beats)...)
-	stderr, exited := startUnderLock(t, cmd)
+	stderr, exited := locktest.StartUnderLock(t, cmd)
 	other := contend(t, cl.Addrs(), lockPath, onlyChild(t, c, lockPath))
 
 	start := time.Now()
@@ -178,11 +179,11 @@ func TestCLIPartitionNoOverlap(t *testing.T) {
 // servers expire the session.
 func TestCLIPausedNoOverlap(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 	beats := filepath.Join(t.TempDir(), "beats")
 	cmd := lockCLI(t, cl.ConnectString(), 4*time.Second, lockPath, heartbeatCmd(beats)...)
-	stderr, exited := startUnderLock(t, cmd)
+	stderr, exited := locktest.StartUnderLock(t, cmd)
 	other := contend(t, cl.Addrs(), lockPath, onlyChild(t, c, lockPath))
 
 	start := time.Now()
@@ -233,10 +234,10 @@ func TestCLIFailoverKeepsCommand(t *testing.T) {
 	lockPath := "/locks/failover-cli"
 	beats := filepath.Join(t.TempDir(), "beats")
 	cmd := lockCLI(t, fs[0].ClientAddr+","+fs[1].ClientAddr, timeout, lockPath, heartbeatCmd(beats)...)
-	stderr, exited := startUnderLock(t, cmd)
+	stderr, exited := locktest.StartUnderLock(t, cmd)
 	sid := heldSession(t, stderr.String())
 	var victim *zktest.Server
-	waitFor(t, "the member holding zkscope's connection", 30*time.Second, func() bool {
+	locktest.WaitFor(t, "the member holding zkscope's connection", 30*time.Second, func() bool {
 		victim = consSession(cl, sid)
 		return victim != nil
 	})
@@ -244,7 +245,7 @@ func TestCLIFailoverKeepsCommand(t *testing.T) {
 	victim.Kill()
 	// Had the deadline not moved on, CMD would be stopped within a session
 	// timeout of the kill: it must still write after that.
-	waitFor(t, "CMD to outlive a session timeout after the failover", 30*time.Second, func() bool {
+	locktest.WaitFor(t, "CMD to outlive a session timeout after the failover", 30*time.Second, func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("zkscope exited after the failover; stderr:\n%s", stderr.String())
@@ -281,7 +282,7 @@ func TestLostStaysLost(t *testing.T) {
 	audit := auditToTemp(t)
 	cl := zktest.StartStandalone(t, zktest.Options{})
 	srv := cl.Servers[0]
-	c := newClient(t, cl.Addrs(), func(cfg *zkview.Config) { cfg.SessionTimeout = 4 * time.Second })
+	c := locktest.NewClient(t, cl.Addrs(), func(cfg *zkview.Config) { cfg.SessionTimeout = 4 * time.Second })
 	lockPath := "/locks/lost-stays-lost"
 	h, err := Take(context.Background(), c, lockPath, TakeOptions{Library: Curator})
 	if err != nil {
@@ -331,7 +332,7 @@ func TestLostStaysLost(t *testing.T) {
 	if !strings.Contains(deleted.Reason, "deleted our node") {
 		t.Fatalf("reason %q", deleted.Reason)
 	}
-	if kids := children(t, c, lockPath); len(kids) != 0 {
+	if kids := locktest.Children(t, c, lockPath); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
 	if !hasAudit(readAudit(t, audit), OpDeleteLost, AuditOK, h.Node) {
@@ -351,7 +352,7 @@ func TestCLIFenceIncreases(t *testing.T) {
 			"sh", "-c", `echo "$ZKSCOPE_LOCK_FENCE $ZKSCOPE_LOCK_PATH $ZKSCOPE_LOCK_SESSION $ZKSCOPE_LOCK_NODE"`)
 		var out strings.Builder
 		cmd.Stdout = &out
-		code, stderr := runWithin(t, cmd, 60*time.Second)
+		code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
 		f := strings.Fields(out.String())
 		if code != 0 || len(f) != 4 {
 			t.Fatalf("exit %d, output %q; stderr:\n%s", code, out.String(), stderr)
@@ -376,13 +377,13 @@ func TestCLIFenceIncreases(t *testing.T) {
 func TestTakeLostPlaceSaysRejoin(t *testing.T) {
 	cl := zktest.Shared(t)
 	lockPath := zktest.Path(t)
-	holder := newClient(t, cl.Addrs())
+	holder := locktest.NewClient(t, cl.Addrs())
 	h, err := Take(context.Background(), holder, lockPath, TakeOptions{Library: Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release(context.Background())
-	waiter := newClient(t, cl.Addrs())
+	waiter := locktest.NewClient(t, cl.Addrs())
 	a := takeAsync(context.Background(), waiter, lockPath, TakeOptions{})
 	a.waitingOn(t, h.Node)
 	closeSessionAs(t, cl.Addrs(), waiter.Conn())
@@ -407,7 +408,7 @@ func TestCLIServerRestartKeepsCommand(t *testing.T) {
 	lockPath := "/locks/restart"
 	beats := filepath.Join(t.TempDir(), "beats")
 	cmd := lockCLI(t, cl.ConnectString(), timeout, lockPath, heartbeatCmd(beats)...)
-	stderr, exited := startUnderLock(t, cmd)
+	stderr, exited := locktest.StartUnderLock(t, cmd)
 	sid := heldSession(t, stderr.String())
 
 	stopped := time.Now()
@@ -423,7 +424,7 @@ func TestCLIServerRestartKeepsCommand(t *testing.T) {
 	}
 	t.Logf("the server served again %s after it was stopped", time.Since(stopped).Round(time.Millisecond))
 	var reconnected time.Time
-	waitFor(t, "CMD to outlive a session timeout after the stop", 60*time.Second, func() bool {
+	locktest.WaitFor(t, "CMD to outlive a session timeout after the stop", 60*time.Second, func() bool {
 		if reconnected.IsZero() && strings.Contains(stderr.String(), "reconnected") {
 			reconnected = time.Now()
 			t.Logf("zkscope reconnected %s after the stop", reconnected.Sub(stopped).Round(time.Millisecond))
@@ -454,8 +455,8 @@ func TestCLIServerRestartKeepsCommand(t *testing.T) {
 			t.Errorf("the SUSPENDED line does not name %s:\n%s", want, s)
 		}
 	}
-	c := newClient(t, cl.Addrs())
-	kids := children(t, c, lockPath)
+	c := locktest.NewClient(t, cl.Addrs())
+	kids := locktest.Children(t, c, lockPath)
 	if len(kids) != 1 {
 		t.Fatalf("lock nodes %v, want ours alone", kids)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -58,7 +59,7 @@ func TestTableCountsFromOne(t *testing.T) {
 // says it waits at position 2 of 2.
 func TestCLIWaitingPositionCountsFromOne(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
 	if err := makeParents(c.Conn(), c.Abs(lockPath), false); err != nil {
 		t.Fatal(err)
@@ -67,12 +68,12 @@ func TestCLIWaitingPositionCountsFromOne(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := zkscopeCmd(t, t.TempDir(), cl.ConnectString(), "lock", lockPath, "--timeout", "60s")
-	out, exited := startCLI(t, cmd, "waiting for")
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), cl.ConnectString(), "lock", lockPath, "--timeout", "60s")
+	out, exited := locktest.StartCLI(t, cmd, "waiting for")
 	line := out.String()
 	if !strings.Contains(line, "position 2 of 2, watching "+zkview.Join(lockPath, holder[strings.LastIndexByte(holder, '/')+1:])) {
 		t.Errorf("the waiting line does not count from 1:\n%s", line)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	waitExit(t, cmd, exited, out)
+	locktest.WaitExit(t, cmd, exited, out)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
 
 // TestRedisEvictRefusesNonLock: on a real redis-server, `evict` of a key
@@ -23,7 +25,7 @@ func TestRedisEvictRefusesNonLock(t *testing.T) {
 	r.Set(ctx, "job:nightly", "0123456789abcdef0123456789abcdef", time.Minute) // redis-py's uuid1().hex
 	r.Set(ctx, "lock:deploy", "tok-a", 0)
 
-	cmd := redisCLI(t, s.URL(), "locks", "*", "--json")
+	cmd := locktest.RedisCLI(t, s.URL(), "locks", "*", "--json")
 	doc, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("locks --json: %v", err)
@@ -42,7 +44,7 @@ func TestRedisEvictRefusesNonLock(t *testing.T) {
 
 	for _, key := range []string{"cache:user:1", "cache:user:2"} {
 		val, _ := r.Get(ctx, key).Result()
-		code, out := runWithin(t, redisCLI(t, s.URL(), "evict", key, "--token", val, "--yes"), 60*time.Second)
+		code, out := locktest.RunWithin(t, locktest.RedisCLI(t, s.URL(), "evict", key, "--token", val, "--yes"), 60*time.Second)
 		line := strings.TrimSpace(out)
 		if code != ExitRefused || strings.Contains(line, "\n") || !strings.Contains(line, "--any-key") {
 			t.Errorf("evict %s: exit %d, stderr %q; want exit %d and one line naming --any-key", key, code, out, ExitRefused)
@@ -51,12 +53,12 @@ func TestRedisEvictRefusesNonLock(t *testing.T) {
 			t.Errorf("a refused evict deleted %s", key)
 		}
 	}
-	if code, out := runWithin(t, redisCLI(t, s.URL(), "evict", "cache:user:1", "--token", "alice", "--yes", "--any-key"), 60*time.Second); code != 0 {
+	if code, out := locktest.RunWithin(t, locktest.RedisCLI(t, s.URL(), "evict", "cache:user:1", "--token", "alice", "--yes", "--any-key"), 60*time.Second); code != 0 {
 		t.Errorf("evict --any-key: exit %d\n%s", code, out)
 	}
 	for _, key := range []string{"job:nightly", "lock:deploy"} {
 		val, _ := r.Get(ctx, key).Result()
-		if code, out := runWithin(t, redisCLI(t, s.URL(), "evict", key, "--token", val, "--yes"), 60*time.Second); code != 0 {
+		if code, out := locktest.RunWithin(t, locktest.RedisCLI(t, s.URL(), "evict", key, "--token", val, "--yes"), 60*time.Second); code != 0 {
 			t.Errorf("evict of the lock %s: exit %d\n%s", key, code, out)
 		}
 	}

@@ -2,7 +2,6 @@ package lockops
 
 import (
 	"context"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	rsgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/redisview/redistest"
 )
@@ -37,49 +37,12 @@ func readRedis(t *testing.T, pattern string, urls ...string) []Queue {
 	return DecodeRedis(reads, time.Now())
 }
 
-// redisPy runs a redis-py script against addr (host, port as H and P) and
-// returns its output lines.
-func redisPy(t *testing.T, addr, script string) []string {
-	t.Helper()
-	if _, err := exec.LookPath("/usr/bin/python3"); err != nil {
-		redistest.Unavailable(t, "/usr/bin/python3 not found")
-	}
-	if err := exec.Command("/usr/bin/python3", "-c", "import redis.lock").Run(); err != nil {
-		redistest.Unavailable(t, "python3-redis not installed")
-	}
-	host, port, _ := strings.Cut(addr, ":")
-	pre := "import redis, time\nr = redis.Redis(host='" + host + "', port=" + port + ")\n"
-	out, err := exec.Command("/usr/bin/python3", "-c", pre+script).CombinedOutput()
-	if err != nil {
-		t.Fatalf("redis-py: %v\n%s", err, out)
-	}
-	return strings.Fields(string(out))
-}
-
-// waitGone waits until key no longer exists on addr.
-func waitGone(t *testing.T, addr, key string) {
-	t.Helper()
-	r := goredis.NewClient(&goredis.Options{Addr: addr})
-	defer r.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		n, err := r.Exists(context.Background(), key).Result()
-		if err == nil && n == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s still on %s: %v", key, addr, err)
-		}
-		time.Sleep(10 * time.Millisecond) // polling a key's expiry, bounded by the deadline
-	}
-}
-
 func TestRedisPyLockInterop(t *testing.T) {
 	s := redistest.Start(t)
 	// held: a token of uuid1().hex and a 30 s timeout; contended: a second
 	// Lock gives up without taking it; released and expired: no key left;
 	// no timeout: a key without expiry.
-	out := redisPy(t, s.Addr, `
+	out := locktest.RedisPy(t, s.Addr, `
 held = r.lock('lock:held', timeout=30)
 assert held.acquire()
 other = r.lock('lock:held', timeout=30)
@@ -98,7 +61,7 @@ print(forever.local.token.decode())
 	if len(token) != 32 {
 		t.Fatalf("redis-py token %q: want uuid1().hex", token)
 	}
-	waitGone(t, s.Addr, "lock:expired")
+	locktest.WaitGone(t, s.Addr, "lock:expired")
 	qs := readRedis(t, "lock:*", s.URL())
 	var got []string
 	for _, q := range qs {
@@ -180,8 +143,8 @@ func TestRedsyncInterop(t *testing.T) {
 	if err := short.Lock(); err != nil {
 		t.Fatal(err)
 	}
-	waitGone(t, servers[0].Addr, "lock:short")
-	waitGone(t, servers[2].Addr, "lock:short")
+	locktest.WaitGone(t, servers[0].Addr, "lock:short")
+	locktest.WaitGone(t, servers[2].Addr, "lock:short")
 	if qs := readRedis(t, "lock:*", urls[0], urls[2]); len(qs) != 0 {
 		t.Errorf("expired, still decoded: %+v", qs)
 	}

@@ -3,9 +3,7 @@ package lockops
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,37 +13,10 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/redisview/redistest"
 )
-
-// `zkscope lock`, `evict` and `revoke` on real redis-server processes, the
-// real binary against real redis-py contenders.
-
-// redisCLI prepares `zkscope -s urls args...` (the audit log where the
-// test's XDG_STATE_HOME says, no config file).
-func redisCLI(t *testing.T, urls string, args ...string) *exec.Cmd {
-	cmd := exec.Command(zkscopeBinary(t), append([]string{"-s", urls}, args...)...)
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "ZKSCOPE_CONTEXT=", "ZKSCOPE_AUTH=")
-	return cmd
-}
-
-// startRedisPy starts a redis-py script against addr (r is the client) in
-// the background; its output goes to the returned buffer, its stdin is the
-// returned writer.
-func startRedisPy(t *testing.T, addr, script string) (io.WriteCloser, *lockedBuffer, <-chan struct{}) {
-	t.Helper()
-	redisPy(t, addr, "pass") // skips (fails under CI) without python3-redis
-	host, port, _ := strings.Cut(addr, ":")
-	cmd := exec.Command("/usr/bin/python3", "-u", "-c", "import redis, os, sys\nr = redis.Redis(host='"+host+"', port="+port+")\n"+script)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return stdin, out, startKilledAtEnd(t, cmd)
-}
 
 // redisServerAndClient starts a redis-server with a client to it, the
 // audit log in a temporary directory.
@@ -55,26 +26,6 @@ func redisServerAndClient(t *testing.T) (*redistest.Server, *goredis.Client) {
 	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
 	t.Cleanup(func() { r.Close() })
 	return s, r
-}
-
-// waitRenewals waits until key's remaining time on addr has gone up n
-// times: the holder extended it n times.
-func waitRenewals(t *testing.T, addr, key string, n int) {
-	t.Helper()
-	r := goredis.NewClient(&goredis.Options{Addr: addr})
-	defer r.Close()
-	last, rises := time.Duration(-1), 0
-	waitFor(t, key+" extended "+strconv.Itoa(n)+" times", 60*time.Second, func() bool {
-		ttl, err := r.PTTL(context.Background(), key).Result()
-		if err != nil || ttl < 0 {
-			t.Fatalf("%s on %s: ttl %v, err %v (not held any more)", key, addr, ttl, err)
-		}
-		if last >= 0 && ttl > last {
-			rises++
-		}
-		last = ttl
-		return rises >= n
-	})
 }
 
 // TestRedisLockExcludesRedisPy: while `zkscope lock` holds a key (its TTL
@@ -88,25 +39,25 @@ func TestRedisLockExcludesRedisPy(t *testing.T) {
 	dir := t.TempDir()
 	key, done := "lock:excl", filepath.Join(dir, "cmd-done")
 
-	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; touch "+done)
+	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; touch "+done)
 	cmdIn, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, exited := startUnderLock(t, cmd)
-	_, py, pyDone := startRedisPy(t, s.Addr, `l = r.lock('`+key+`', timeout=30)
+	stderr, exited := locktest.StartUnderLock(t, cmd)
+	_, py, pyDone := locktest.StartRedisPy(t, s.Addr, `l = r.lock('`+key+`', timeout=30)
 print('nowait', l.acquire(blocking=False))
 print('trying')
 ok = l.acquire(blocking=True, blocking_timeout=60)
 print('got', ok, os.path.exists('`+done+`'))
 l.release()`)
-	waitFor(t, "redis-py to try", 60*time.Second, func() bool { return strings.Contains(py.String(), "trying") })
+	locktest.WaitFor(t, "redis-py to try", 60*time.Second, func() bool { return strings.Contains(py.String(), "trying") })
 	if !strings.Contains(py.String(), "nowait False") {
 		t.Fatalf("redis-py took the lock zkscope holds: %s", py.String())
 	}
-	waitRenewals(t, s.Addr, key, 3) // held past its TTL: extended
+	locktest.WaitRenewals(t, s.Addr, key, 3) // held past its TTL: extended
 	cmdIn.Close()
-	if code := waitExit(t, cmd, exited, stderr); code != 0 {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
 	<-pyDone
@@ -116,22 +67,22 @@ l.release()`)
 
 	// redis-py holds; zkscope waits.
 	released := filepath.Join(dir, "py-releasing")
-	pyIn, py, pyDone := startRedisPy(t, s.Addr, `l = r.lock('`+key+`', timeout=30)
+	pyIn, py, pyDone := locktest.StartRedisPy(t, s.Addr, `l = r.lock('`+key+`', timeout=30)
 l.acquire()
 print('held', l.local.token.decode())
 sys.stdin.readline()
 open('`+released+`', 'w').close()
 l.release()`)
-	waitFor(t, "redis-py to hold", 60*time.Second, func() bool { return strings.Contains(py.String(), "held") })
-	code, out := runWithin(t, redisCLI(t, s.URL(), "lock", key, "--no-wait", "--", "true"), 60*time.Second)
+	locktest.WaitFor(t, "redis-py to hold", 60*time.Second, func() bool { return strings.Contains(py.String(), "held") })
+	code, out := locktest.RunWithin(t, locktest.RedisCLI(t, s.URL(), "lock", key, "--no-wait", "--", "true"), 60*time.Second)
 	if code != ExitNotAcquired || !strings.Contains(out, "held by someone else") {
 		t.Fatalf("--no-wait while redis-py holds: exit %d\n%s", code, out)
 	}
-	cmd = redisCLI(t, s.URL(), "lock", key, "--", "test", "-f", released)
+	cmd = locktest.RedisCLI(t, s.URL(), "lock", key, "--", "test", "-f", released)
 	pyToken := strings.TrimSpace(strings.TrimPrefix(py.String(), "held"))
-	stderr2, exited2 := startCLI(t, cmd, "waiting for "+key+`: held by "`+pyToken+`"`)
+	stderr2, exited2 := locktest.StartCLI(t, cmd, "waiting for "+key+`: held by "`+pyToken+`"`)
 	pyIn.Close()
-	if code := waitExit(t, cmd, exited2, stderr2); code != 0 {
+	if code := locktest.WaitExit(t, cmd, exited2, stderr2); code != 0 {
 		t.Fatalf("exit %d (1: CMD ran before redis-py released); stderr:\n%s", code, stderr2.String())
 	}
 	<-pyDone
@@ -151,8 +102,8 @@ func TestRedisLockLostWhenServerStops(t *testing.T) {
 			s := redistest.Start(t)
 			auditToTemp(t)
 			pidFile := filepath.Join(t.TempDir(), "pid")
-			cmd := redisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
-			stderr, exited := startUnderLock(t, cmd)
+			cmd := locktest.RedisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
+			stderr, exited := locktest.StartUnderLock(t, cmd)
 			b, err := os.ReadFile(pidFile)
 			if err != nil {
 				t.Fatal(err)
@@ -164,7 +115,7 @@ func TestRedisLockLostWhenServerStops(t *testing.T) {
 			} else {
 				s.Stop()
 			}
-			if code := waitExit(t, cmd, exited, stderr); code != ExitLost {
+			if code := locktest.WaitExit(t, cmd, exited, stderr); code != ExitLost {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
 			}
 			for _, want := range []string{"SUSPENDED", "LOST the lock lock:lost", "sent SIGTERM to sh"} {
@@ -192,16 +143,16 @@ func TestRedisEvictRefusesChangedToken(t *testing.T) {
 	key := "lock:evict"
 	r.Set(ctx, key, "tok-a", time.Minute)
 
-	code, out := runWithin(t, redisCLI(t, s.URL(), "evict", key, "--token", "tok-b", "--yes"), 60*time.Second)
+	code, out := locktest.RunWithin(t, locktest.RedisCLI(t, s.URL(), "evict", key, "--token", "tok-b", "--yes"), 60*time.Second)
 	if code != ExitRefused || !strings.Contains(out, `now holds the token "tok-a"`) {
 		t.Fatalf("evict with another token: exit %d\n%s", code, out)
 	}
-	cmd := redisCLI(t, s.URL(), "evict", key) // stdin is no terminal: nobody confirms
-	if code, out := runWithin(t, cmd, 60*time.Second); code != ExitRefused || !strings.Contains(out, `--yes --token "tok-a"`) {
+	cmd := locktest.RedisCLI(t, s.URL(), "evict", key) // stdin is no terminal: nobody confirms
+	if code, out := locktest.RunWithin(t, cmd, 60*time.Second); code != ExitRefused || !strings.Contains(out, `--yes --token "tok-a"`) {
 		t.Fatalf("evict without a terminal: exit %d\n%s", code, out)
 	}
 	for _, args := range [][]string{{"revoke", key}, {"--read-only", "evict", key, "--token", "tok-a", "--yes"}, {"--read-only", "lock", key, "--", "true"}} {
-		if code, out := runWithin(t, redisCLI(t, s.URL(), args...), 60*time.Second); code != ExitRefused {
+		if code, out := locktest.RunWithin(t, locktest.RedisCLI(t, s.URL(), args...), 60*time.Second); code != ExitRefused {
 			t.Fatalf("%v: exit %d, want %d\n%s", args, code, ExitRefused, out)
 		}
 	}
@@ -225,7 +176,7 @@ func TestRedisEvictRefusesChangedToken(t *testing.T) {
 		t.Fatalf("the new holder's key was touched: %q", v)
 	}
 
-	code, out = runWithin(t, redisCLI(t, s.URL(), "evict", key, "--token", "tok-new", "--yes"), 60*time.Second)
+	code, out = locktest.RunWithin(t, locktest.RedisCLI(t, s.URL(), "evict", key, "--token", "tok-new", "--yes"), 60*time.Second)
 	if n, _ := r.Exists(ctx, key).Result(); code != 0 || n != 0 {
 		t.Fatalf("evict with the token held: exit %d, key left %d\n%s", code, n, out)
 	}
@@ -246,30 +197,30 @@ func TestRedlockTakeOneMasterStopped(t *testing.T) {
 	key := "lock:redlock"
 	servers[2].Stop()
 
-	cmd := redisCLI(t, urls, "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; exit 0")
+	cmd := locktest.RedisCLI(t, urls, "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; exit 0")
 	cmdIn, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stderr, exited := startUnderLock(t, cmd)
+	stderr, exited := locktest.StartUnderLock(t, cmd)
 	qs := readRedis(t, key, servers[0].URL(), servers[1].URL(), servers[2].URL())
 	if len(qs) != 1 || qs[0].Kind != KindRedlock || len(qs[0].Holders()) != 2 || !qs[0].HasValidity {
 		t.Fatalf("decoded %+v", qs)
 	}
-	waitRenewals(t, servers[0].Addr, key, 3)
+	locktest.WaitRenewals(t, servers[0].Addr, key, 3)
 	cmdIn.Close()
-	if code := waitExit(t, cmd, exited, stderr); code != 0 || !strings.Contains(stderr.String(), "(redlock,") {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != 0 || !strings.Contains(stderr.String(), "(redlock,") {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
-	waitGone(t, servers[0].Addr, key)
-	waitGone(t, servers[1].Addr, key)
+	locktest.WaitGone(t, servers[0].Addr, key)
+	locktest.WaitGone(t, servers[1].Addr, key)
 
 	servers[1].Stop()
-	code, out := runWithin(t, redisCLI(t, urls, "lock", key, "--timeout", "1s", "--", "true"), 60*time.Second)
+	code, out := locktest.RunWithin(t, locktest.RedisCLI(t, urls, "lock", key, "--timeout", "1s", "--", "true"), 60*time.Second)
 	if code != ExitNotAcquired || !strings.Contains(out, "timed out") {
 		t.Fatalf("one master of three: exit %d\n%s", code, out)
 	}
-	waitGone(t, servers[0].Addr, key)
+	locktest.WaitGone(t, servers[0].Addr, key)
 }
 
 // TestRedisLockHoldUntilSignal: without CMD, `zkscope lock KEY` holds the
@@ -280,23 +231,23 @@ func TestRedisLockHoldUntilSignal(t *testing.T) {
 	ctx := context.Background()
 	key := "lock:hold"
 
-	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--note", "by hand")
-	stderr, exited := startCLI(t, cmd, "Ctrl-C releases")
+	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--note", "by hand")
+	stderr, exited := locktest.StartCLI(t, cmd, "Ctrl-C releases")
 	if v, _ := r.Get(ctx, key).Result(); !strings.Contains(v, "zkscope pid") || !strings.Contains(v, ": by hand #") {
 		t.Fatalf("token %q", v)
 	}
-	waitRenewals(t, s.Addr, key, 3)
+	locktest.WaitRenewals(t, s.Addr, key, 3)
 	cmd.Process.Signal(os.Interrupt)
-	if code := waitExit(t, cmd, exited, stderr); code != 0 || !strings.Contains(stderr.String(), "released "+key) {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != 0 || !strings.Contains(stderr.String(), "released "+key) {
 		t.Fatalf("exit %d after SIGINT; stderr:\n%s", code, stderr.String())
 	}
-	waitGone(t, s.Addr, key)
+	locktest.WaitGone(t, s.Addr, key)
 
 	r.Set(ctx, key, "someone-else", time.Minute)
-	cmd = redisCLI(t, s.URL(), "lock", key, "--", "true")
-	stderr, exited = startCLI(t, cmd, `waiting for `+key+`: held by "someone-else"`)
+	cmd = locktest.RedisCLI(t, s.URL(), "lock", key, "--", "true")
+	stderr, exited = locktest.StartCLI(t, cmd, `waiting for `+key+`: held by "someone-else"`)
 	cmd.Process.Signal(os.Interrupt)
-	if code := waitExit(t, cmd, exited, stderr); code != 130 || !strings.Contains(stderr.String(), "giving up") {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != 130 || !strings.Contains(stderr.String(), "giving up") {
 		t.Fatalf("exit %d after SIGINT while waiting; stderr:\n%s", code, stderr.String())
 	}
 	if v, _ := r.Get(ctx, key).Result(); v != "someone-else" {
@@ -312,10 +263,10 @@ func TestRedisLockLostWhenOverwritten(t *testing.T) {
 	s, r := redisServerAndClient(t)
 	ctx := context.Background()
 	key := "lock:overwritten"
-	cmd := redisCLI(t, s.URL(), "lock", key, "--ttl", "3s", "--", "sh", "-c", "echo started; exec sleep 120")
-	stderr, exited := startUnderLock(t, cmd)
+	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "3s", "--", "sh", "-c", "echo started; exec sleep 120")
+	stderr, exited := locktest.StartUnderLock(t, cmd)
 	r.Set(ctx, key, "intruder", time.Minute)
-	if code := waitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), key+" no longer holds our token") {
+	if code := locktest.WaitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), key+" no longer holds our token") {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
 	}
 	v, _ := r.Get(ctx, key).Result()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files of testdata/locks-json")
@@ -32,7 +34,7 @@ func jsonCases() map[string]struct {
 	// Curator read/write lock, verified: the holder's client known, a
 	// waiter's watch confirmed, another's not, binary data, a persistent
 	// node.
-	w0, r1, r2 := cur(uuidA, "__WRIT__", "0000000000"), cur(uuidB, "__READ__", "0000000001"), cur(uuidC, "__WRIT__", "0000000002")
+	w0, r1, r2 := locktest.CuratorName(locktest.UUIDA, "__WRIT__", "0000000000"), locktest.CuratorName(locktest.UUIDB, "__READ__", "0000000001"), locktest.CuratorName(locktest.UUIDC, "__WRIT__", "0000000002")
 	rw := at(dir("/app/locks/orders", kid(r2, 0x100000872e90006), kid(w0, 0x100000872e90004), kid(r1, 0x100000872e90005)), 1_700_000_000_345)
 	rw.Children[1].Data = []byte("10.1.2.3")
 	rw.Children[2].Data = []byte("host \"b\"\n<&>")
@@ -46,25 +48,25 @@ func jsonCases() map[string]struct {
 	// The holder seen beginning to hold 1h10m before the report (its node
 	// is 2h old): held-too-long by what was seen, not by its age.
 	rwq.Participants[0].HeldSince, rwq.Participants[0].HeldSource = time.UnixMilli(1_700_000_000_000+2*3600_000-70*60_000), HeldSeen
-	persist := at(dir("/app/locks/stale", kid(hexA+"__lock__0000000001", 0), kid(hexB+"__lock__0000000002", 7)), 1_600_000_000_000)
+	persist := at(dir("/app/locks/stale", kid(locktest.HexA+"__lock__0000000001", 0), kid(locktest.HexB+"__lock__0000000002", 7)), 1_600_000_000_000)
 
 	// A Curator semaphore (children waits, max_leases), a kazoo
 	// semaphore, ZooKeeper's own lock (exists waits), go-zookeeper.
-	l0, l1, l2 := cur(uuidA, "lease-", "0000000000"), cur(uuidB, "lease-", "0000000001"), cur(uuidC, "lease-", "0000000002")
-	k0 := cur(uuidD, "lock-", "0000000003")
+	l0, l1, l2 := locktest.CuratorName(locktest.UUIDA, "lease-", "0000000000"), locktest.CuratorName(locktest.UUIDB, "lease-", "0000000001"), locktest.CuratorName(locktest.UUIDC, "lease-", "0000000002")
+	k0 := locktest.CuratorName(locktest.UUIDD, "lock-", "0000000003")
 	locks := at(dir("/sem/locks", kid(k0, 4)), 1_700_000_100_000)
 	sem := at(dir("/sem/leases", kid(l0, 1), kid(l1, 2), kid(l2, 3)), 1_700_000_100_000)
 	sem.Aux = &locks
-	ksem := at(dir("/ksem", kid(hexA, 1)), 1_700_000_200_000)
+	ksem := at(dir("/ksem", kid(locktest.HexA, 1)), 1_700_000_200_000)
 	ksem.Data = []byte("1")
-	kq := at(dir("/ksem-__lock__", kid(hexC+"__lock__0000000000", 3)), 1_700_000_200_500)
+	kq := at(dir("/ksem-__lock__", kid(locktest.HexC+"__lock__0000000000", 3)), 1_700_000_200_500)
 	ksem.Aux = &kq
 	zkl := at(dir("/zk", kid("x-72057594037927937-0000000000", 0x100000000000001), kid("x-72057594037927938-0000000001", 0x100000000000002)), 1_700_000_300_000)
-	gozk := at(dir("/gozk", kid("_c_"+hexA+"-lock-0000000000", 11), kid("_c_"+hexB+"-lock-0000000001", 12)), 1_700_000_400_000)
+	gozk := at(dir("/gozk", kid("_c_"+locktest.HexA+"-lock-0000000000", 11), kid("_c_"+locktest.HexB+"-lock-0000000001", 12)), 1_700_000_400_000)
 
 	// Curator and kazoo nodes in one directory: other views, and a
 	// problem of the whole lock.
-	mixed := at(dir("/mixed", kid(cur(uuidA, "lock-", "0000000000"), 21), kid(hexB+"__lock__0000000001", 22)), 1_700_000_500_000)
+	mixed := at(dir("/mixed", kid(locktest.CuratorName(locktest.UUIDA, "lock-", "0000000000"), 21), kid(locktest.HexB+"__lock__0000000001", 22)), 1_700_000_500_000)
 
 	now := time.UnixMilli(1_700_000_000_000 + 2*3600_000)
 	diagnosed := func(qs ...Queue) []Queue {
@@ -322,7 +324,7 @@ func readAt(qs []Queue, at time.Time) []Queue {
 // has held and how that is known, "unknown" where it is not.
 func TestTableAgeAndHeld(t *testing.T) {
 	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
-	q := Decode(dir("/l", kid(cur(uuidA, "lock-", "0000000001"), 0x11), kid(cur(uuidB, "lock-", "0000000002"), 0x22)), DecodeOptions{})
+	q := Decode(dir("/l", kid(locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001"), 0x11), kid(locktest.CuratorName(locktest.UUIDB, "lock-", "0000000002"), 0x22)), DecodeOptions{})
 	q.Participants[0].Ctime, q.Participants[1].Ctime = now.Add(-83*time.Second), now.Add(-20*time.Second)
 	var b bytes.Buffer
 	if err := WriteTableWith(&b, []Queue{q}, now, TableOptions{}); err != nil {

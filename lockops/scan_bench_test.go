@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -221,7 +222,7 @@ func BenchmarkScan70k(b *testing.B) {
 	const root = "/scan"
 	total := fillScanTree(b, conn, root, 50, 100, 3, 1000)
 	cp := buildWalkFloor(b)
-	bin := zkscopeBinary(b)
+	bin := locktest.ZkscopeBinary(b)
 
 	// The floor, warm (which also warms the server up).
 	out, err := exec.Command("java", "-Djute.maxbuffer=16777216", "-cp", cp, "WalkFloor", cl.ConnectString(), root, strconv.Itoa(max(b.N, 5))).CombinedOutput()
@@ -289,7 +290,7 @@ func BenchmarkDoctor1M(b *testing.B) {
 	}
 	defer conn.Close()
 	total := fillScanTree(b, conn, "/big", 100, 100, 3, 9597)
-	bins := []string{zkscopeBinary(b)}
+	bins := []string{locktest.ZkscopeBinary(b)}
 	if peer := os.Getenv("ZKSCOPE_PEER_BIN"); peer != "" {
 		bins = append(bins, peer) // another build, alternated with this one
 	}

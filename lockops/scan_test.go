@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -15,7 +16,7 @@ import (
 // different depths, in the libraries' exact names, and scans it.
 func TestScanFindsEveryLock(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	conn := c.Conn()
 	base := zktest.Path(t)
 	acl := zk.WorldACL(zk.PermAll)
@@ -32,16 +33,16 @@ func TestScanFindsEveryLock(t *testing.T) {
 	}
 	seqE := int32(zk.FlagEphemeral | zk.FlagSequence)
 	mk(base+"/app/config", `{"a":1}`, 0)
-	mk(base+"/app/locks/orders/_c_"+uuidA+"-lock-", "10.0.0.1", seqE)
-	mk(base+"/app/locks/orders/_c_"+uuidB+"-lock-", "10.0.0.2", seqE)
-	mk(base+"/app/locks/rw/_c_"+uuidA+"-__WRIT__", "", seqE)
-	mk(base+"/app/locks/rw/_c_"+uuidB+"-__READ__", "", seqE)
-	mk(base+"/deep/a/b/c/"+hexA+"__lock__", "worker-1", seqE)
-	mk(base+"/sem/leases/_c_"+uuidA+"-lease-", "", seqE)
-	mk(base+"/sem/locks/_c_"+uuidB+"-lock-", "", seqE)
+	mk(base+"/app/locks/orders/_c_"+locktest.UUIDA+"-lock-", "10.0.0.1", seqE)
+	mk(base+"/app/locks/orders/_c_"+locktest.UUIDB+"-lock-", "10.0.0.2", seqE)
+	mk(base+"/app/locks/rw/_c_"+locktest.UUIDA+"-__WRIT__", "", seqE)
+	mk(base+"/app/locks/rw/_c_"+locktest.UUIDB+"-__READ__", "", seqE)
+	mk(base+"/deep/a/b/c/"+locktest.HexA+"__lock__", "worker-1", seqE)
+	mk(base+"/sem/leases/_c_"+locktest.UUIDA+"-lease-", "", seqE)
+	mk(base+"/sem/locks/_c_"+locktest.UUIDB+"-lock-", "", seqE)
 	mk(base+"/ksem", "1", 0)
-	mk(base+"/ksem/"+hexB, "holder", zk.FlagEphemeral)
-	mk(base+"/ksem-__lock__/"+hexC+"__lock__", "b'id'", seqE)
+	mk(base+"/ksem/"+locktest.HexB, "holder", zk.FlagEphemeral)
+	mk(base+"/ksem-__lock__/"+locktest.HexC+"__lock__", "b'id'", seqE)
 
 	qs, err := Scan(context.Background(), c, base, ScanOptions{})
 	if err != nil {
@@ -97,12 +98,12 @@ func TestScanFindsEveryLock(t *testing.T) {
 // before the bulk read is not in the queue; the others keep their order.
 func TestReadChildrenDropsNodesGoneMeanwhile(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 	if err := makeParents(c.Conn(), c.Abs(base), false); err != nil {
 		t.Fatal(err)
 	}
-	names := []string{hexA + "__lock__0000000001", hexB + "__lock__0000000002", hexC + "__lock__0000000003"}
+	names := []string{locktest.HexA + "__lock__0000000001", locktest.HexB + "__lock__0000000002", locktest.HexC + "__lock__0000000003"}
 	for _, n := range []string{names[0], names[2]} {
 		if _, err := c.Conn().Create(c.Abs(base+"/"+n), []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)
@@ -122,13 +123,13 @@ func TestReadChildrenDropsNodesGoneMeanwhile(t *testing.T) {
 // drops departed ones and reads the new one.
 func TestReadDirAgainReadsOnlyNewChildren(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 	conn := c.Conn()
 	if err := makeParents(conn, c.Abs(base), false); err != nil {
 		t.Fatal(err)
 	}
-	names := []string{hexA + "__lock__0000000001", hexB + "__lock__0000000002", hexC + "__lock__0000000003"}
+	names := []string{locktest.HexA + "__lock__0000000001", locktest.HexB + "__lock__0000000002", locktest.HexC + "__lock__0000000003"}
 	for _, n := range names[:2] {
 		if _, err := conn.Create(c.Abs(base+"/"+n), []byte("first"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)

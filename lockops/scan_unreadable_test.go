@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -28,27 +29,27 @@ func TestDoctorReportsUnreadableSubtrees(t *testing.T) {
 		t.Fatal(err)
 	}
 	zktest.MakePath(t, conn, base+"/open")
-	if _, err := conn.Create(base+"/open/_c_"+uuidA+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := conn.Create(base+"/open/_c_"+locktest.UUIDA+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Create(base+"/secret", nil, 0, zk.DigestACL(zk.PermAll, "bob", "pw")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Create(base+"/secret/_c_"+uuidB+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
+	if _, err := conn.Create(base+"/secret/_c_"+locktest.UUIDB+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
 	}
 
-	cmd := zkscopeCmd(t, t.TempDir(), cs, "doctor", base)
+	cmd := locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", base)
 	var out strings.Builder
 	cmd.Stdout = &out
-	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "unreadable\t"+base+"/secret\tnot readable") {
+	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "unreadable\t"+base+"/secret\tnot readable") {
 		t.Errorf("doctor: exit %d, stdout %q, stderr %q", code, out.String(), stderr)
 	}
 
-	cmd = zkscopeCmd(t, t.TempDir(), cs, "locks", base, "--json", "--no-verify")
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "locks", base, "--json", "--no-verify")
 	out.Reset()
 	cmd.Stdout = &out
-	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 0 {
+	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 0 {
 		t.Fatalf("locks --json: exit %d, %s", code, stderr)
 	}
 	var rep struct {
@@ -63,8 +64,8 @@ func TestDoctorReportsUnreadableSubtrees(t *testing.T) {
 		t.Errorf("locks --json: %s", out.String())
 	}
 
-	cmd = zkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/secret")
-	if code, stderr := runWithin(t, cmd, 60*time.Second); code != 2 {
+	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", base+"/secret")
+	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 2 {
 		t.Errorf("doctor of an unreadable root: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -249,7 +250,7 @@ func TestStoppedHolderNotAnswering(t *testing.T) {
 // TestPersistentLockNodeNamesEvict: the problem names the command that
 // removes the node.
 func TestPersistentLockNodeNamesEvict(t *testing.T) {
-	node := cur(uuidA, "lock-", "0000000001")
+	node := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001")
 	qs := []Queue{Decode(dir("/l", kid(node, 0)), DecodeOptions{})}
 	Diagnose(qs, ServerDiagnoseOptions{})
 	if len(qs[0].Problems) == 0 || !strings.Contains(qs[0].Problems[0].Detail, "zkscope evict /l/"+node) {

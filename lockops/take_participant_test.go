@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -33,8 +34,8 @@ func dirState(t *testing.T, c *zkview.Client, dir string) (string, int32) {
 func holderOf(t *testing.T, c *zkview.Client, dir string, want int) string {
 	t.Helper()
 	var kids []string
-	waitFor(t, "the contenders' nodes in "+dir, 90*time.Second, func() bool {
-		kids = children(t, c, dir)
+	locktest.WaitFor(t, "the contenders' nodes in "+dir, 90*time.Second, func() bool {
+		kids = locktest.Children(t, c, dir)
 		return len(kids) == want
 	})
 	slices.SortFunc(kids, func(a, b string) int { return strings.Compare(a[len(a)-10:], b[len(b)-10:]) })
@@ -51,7 +52,7 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 	cl := zktest.Shared(t)
 	audit := auditToTemp(t)
 	state := path.Dir(path.Dir(audit))
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 
 	kz := zktest.StartKazoo(t, cl.ConnectString())
@@ -60,7 +61,7 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 	kz.Await(t, "holder", "acquired")
 	kz.Acquire(t, "waiter", "lock", kazooDir)
 	kazooHolder := holderOf(t, c, kazooDir, 2)
-	watchedBy(t, cl.Addrs()[0], kazooHolder)
+	locktest.WatchedBy(t, cl.Addrs()[0], kazooHolder)
 
 	cu := zktest.StartCurator(t, cl.ConnectString())
 	curatorDir := base + "/locks/mutex"
@@ -81,7 +82,7 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 			{"lock", tc.dir + "/mine/deploy", "--recipe", tc.recipe, "--timeout", "5s"},
 		} {
 			kids, cversion := dirState(t, c, tc.dir)
-			code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), args...), 60*time.Second)
+			code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), args...), 60*time.Second)
 			line := strings.TrimSpace(stderr)
 			if code != ExitRefused || strings.Contains(line, "\n") || !strings.Contains(line, "did you mean "+tc.dir+"?") ||
 				strings.Contains(line, "--recipe ephemeral") {
@@ -113,7 +114,7 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 func TestTakeCodeCreatesNothingInLockDir(t *testing.T) {
 	cl := zktest.Shared(t)
 	auditToTemp(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	dir := zktest.Path(t) + "/locks/t2"
 	kz := zktest.StartKazoo(t, cl.ConnectString())
 	kz.Acquire(t, "first", "lock", dir)
@@ -151,7 +152,7 @@ func TestTakeCodeCreatesNothingInLockDir(t *testing.T) {
 // semaphore, and a lock in it is planned as usual.
 func TestPlanTakeInsideSemaphore(t *testing.T) {
 	cl := zktest.Shared(t)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 	ctx := context.Background()
 
@@ -165,7 +166,7 @@ func TestPlanTakeInsideSemaphore(t *testing.T) {
 		{base + "/cursem/leases", base + "/cursem", "curator.semaphore-v2"},
 		{base + "/kzsem", base + "/kzsem", "kazoo.semaphore"},
 	} {
-		lease := zkview.Join(tc.dir, children(t, c, tc.dir)[0])
+		lease := zkview.Join(tc.dir, locktest.Children(t, c, tc.dir)[0])
 		_, err := PlanTake(ctx, c, lease, TakeOptions{Library: Curator})
 		if !IsRefusal(err) || !strings.Contains(err.Error(), "inside the "+tc.kind+" "+tc.sem+",") {
 			t.Errorf("PlanTake of the lease %s: %v, want a refusal naming the %s %s", lease, err, tc.kind, tc.sem)

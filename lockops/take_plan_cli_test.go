@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -25,13 +26,13 @@ func TestCLINeverGuessesLibrary(t *testing.T) {
 	cl := zktest.Shared(t)
 	audit := auditToTemp(t)
 	state := path.Dir(path.Dir(audit)) // XDG_STATE_HOME
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	addr := cl.Addrs()[0]
 	base := zktest.Path(t)
 
 	// 1. Nothing tells: refused, nothing created.
 	fresh := base + "/fresh/deploy"
-	code, stderr := runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", fresh, "--", "true"), 60*time.Second)
+	code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", fresh, "--", "true"), 60*time.Second)
 	if code != ExitRefused || !strings.Contains(stderr, "--recipe curator") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Fatalf("exit %d, want %d with one line naming --recipe; stderr:\n%s", code, ExitRefused, stderr)
 	}
@@ -49,53 +50,53 @@ func TestCLINeverGuessesLibrary(t *testing.T) {
 	kz.Acquire(t, "orders", "lock", apps+"/orders")
 	kz.Await(t, "orders", "acquired")
 	deploy := apps + "/deploy"
-	cmd := zkscopeCmd(t, state, cl.ConnectString(), "lock", deploy, "--note", "maintenance")
-	out, exited := startCLI(t, cmd, "Ctrl-C releases")
+	cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", deploy, "--note", "maintenance")
+	out, exited := locktest.StartCLI(t, cmd, "Ctrl-C releases")
 	if !strings.Contains(out.String(), "the 1 lock next to it uses kazoo: taking in kazoo's format") {
 		t.Fatalf("zkscope did not say why kazoo; stderr:\n%s", out.String())
 	}
-	ours := children(t, c, deploy)
+	ours := locktest.Children(t, c, deploy)
 	if len(ours) != 1 || !nameFormats["kazoo/exclusive"].MatchString(ours[0]) {
 		t.Fatalf("our node %v is not in kazoo's format", ours)
 	}
 	kz.Acquire(t, "deploy", "lock", deploy)
-	watchedBy(t, addr, zkview.Join(deploy, ours[0]))
+	locktest.WatchedBy(t, addr, zkview.Join(deploy, ours[0]))
 	if kz.Has("deploy", "acquired") {
 		t.Fatal("the kazoo contender took the lock we hold")
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := waitExit(t, cmd, exited, out); code != 0 {
+	if code := locktest.WaitExit(t, cmd, exited, out); code != 0 {
 		t.Fatalf("exit %d after SIGINT; stderr:\n%s", code, out.String())
 	}
 	kz.Await(t, "deploy", "acquired")
 
 	// 3. --recipe curator against the kazoo holder: refused, nothing made.
-	code, stderr = runWithin(t, zkscopeCmd(t, state, cl.ConnectString(), "lock", deploy, "--recipe", "curator", "--", "true"), 60*time.Second)
+	code, stderr = locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", deploy, "--recipe", "curator", "--", "true"), 60*time.Second)
 	if code != ExitRefused || !strings.Contains(stderr, "kazoo.lock") || !strings.Contains(stderr, "--force-recipe") {
 		t.Fatalf("exit %d, want %d naming the kazoo contenders and --force-recipe; stderr:\n%s", code, ExitRefused, stderr)
 	}
-	if kids := children(t, c, deploy); len(kids) != 1 {
+	if kids := locktest.Children(t, c, deploy); len(kids) != 1 {
 		t.Fatalf("queue %v, want only the kazoo holder", kids)
 	}
 
 	// 4. --recipe curator on the hint-less path: a real Curator contender
 	// waits on our node, and gets the lock when we let go.
-	cmd = zkscopeCmd(t, state, cl.ConnectString(), "lock", fresh, "--recipe", "curator")
-	out, exited = startCLI(t, cmd, "Ctrl-C releases")
-	ours = children(t, c, fresh)
+	cmd = locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", fresh, "--recipe", "curator")
+	out, exited = locktest.StartCLI(t, cmd, "Ctrl-C releases")
+	ours = locktest.Children(t, c, fresh)
 	if len(ours) != 1 || !nameFormats["curator/exclusive"].MatchString(ours[0]) {
 		t.Fatalf("our node %v is not in Curator's format", ours)
 	}
-	cu := startPeer(t, "curator", cl.ConnectString(), fresh, "mutex")
-	watchedBy(t, addr, zkview.Join(fresh, ours[0]))
-	if cu.acquiredYet() {
+	cu := locktest.StartPeer(t, "curator", cl.ConnectString(), fresh, "mutex")
+	locktest.WatchedBy(t, addr, zkview.Join(fresh, ours[0]))
+	if cu.AcquiredYet() {
 		t.Fatal("the Curator contender took the lock we hold")
 	}
 	cmd.Process.Signal(syscall.SIGINT)
-	if code := waitExit(t, cmd, exited, out); code != 0 {
+	if code := locktest.WaitExit(t, cmd, exited, out); code != 0 {
 		t.Fatalf("exit %d after SIGINT; stderr:\n%s", code, out.String())
 	}
-	cu.expect(t, "acquired")
+	cu.Expect(t, "acquired")
 }
 
 // TestCLIDefaultRecipe: the context's default_recipe decides for a lock
@@ -104,19 +105,19 @@ func TestCLIDefaultRecipe(t *testing.T) {
 	cl := zktest.Shared(t)
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	c := newClient(t, cl.Addrs())
+	c := locktest.NewClient(t, cl.Addrs())
 	config := t.TempDir() + "/config.toml"
 	if err := os.WriteFile(config, []byte("[contexts.test]\nservers = \""+cl.ConnectString()+"\"\ndefault_recipe = \"go-zk\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	lockPath := zktest.Path(t) + "/jobs/nightly"
-	cmd := exec.Command(zkscopeBinary(t), "--config", config, "--context", "test", "lock", lockPath, "--", "sh", "-c", "ls >/dev/null")
+	cmd := exec.Command(locktest.ZkscopeBinary(t), "--config", config, "--context", "test", "lock", lockPath, "--", "sh", "-c", "ls >/dev/null")
 	cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+state)
-	code, stderr := runWithin(t, cmd, 60*time.Second)
+	code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
 	if code != 0 || !strings.Contains(stderr, "taking in go-zookeeper's format, the context's default_recipe") {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 	}
-	if kids := children(t, c, lockPath); len(kids) != 0 {
+	if kids := locktest.Children(t, c, lockPath); len(kids) != 0 {
 		t.Fatalf("left %v behind", kids)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -38,7 +39,7 @@ func benchTreePrint(b *testing.B, o zktest.Options, root string, apps, configs i
 	}
 	defer conn.Close()
 	fillScanTree(b, conn, root, apps, 100, 3, configs)
-	bins := []string{zkscopeBinary(b)}
+	bins := []string{locktest.ZkscopeBinary(b)}
 	if peer := os.Getenv("ZKSCOPE_PEER_BIN"); peer != "" {
 		bins = append(bins, peer)
 	}

@@ -1,0 +1,107 @@
+package locktest
+
+import (
+	"context"
+	"errors"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// MustCreate creates p with data and flags on conn.
+func MustCreate(t *testing.T, conn *zk.Conn, p string, data []byte, flags int32) string {
+	t.Helper()
+	got, err := conn.Create(p, data, flags, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatalf("create %s: %v", p, err)
+	}
+	return got
+}
+
+// ExistsWatch sets an exists watch on p from conn, as the candidates of
+// Kafka, HDFS and HBase do.
+func ExistsWatch(t *testing.T, conn *zk.Conn, p string) {
+	t.Helper()
+	if ok, _, _, err := conn.ExistsW(p); err != nil || !ok {
+		t.Fatalf("exists watch on %s: %v %v", p, ok, err)
+	}
+}
+
+// MkNode creates node with data and flags, and any missing parent as a
+// persistent node; it returns the node's path (sequential: with its suffix).
+func MkNode(t testing.TB, c *zkview.Client, node string, data []byte, flags int32) string {
+	t.Helper()
+	parts := strings.Split(strings.Trim(path.Dir(node), "/"), "/")
+	cur := ""
+	for _, p := range parts {
+		cur += "/" + p
+		if _, err := c.Conn().Create(cur, nil, 0, zk.WorldACL(zk.PermAll)); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			t.Fatalf("create %s: %v", cur, err)
+		}
+	}
+	got, err := c.Conn().Create(node, data, flags, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatalf("create %s: %v", node, err)
+	}
+	return got
+}
+
+// Unchanged fails t unless node still has data at data version version.
+func Unchanged(t testing.TB, c *zkview.Client, node string, data []byte, version int32) {
+	t.Helper()
+	got, st, err := c.Conn().Get(node)
+	if err != nil {
+		t.Fatalf("read %s: %v", node, err)
+	}
+	if string(got) != string(data) || st.Version != version {
+		t.Fatalf("%s changed: data %q version %d, was %q version %d", node, got, st.Version, data, version)
+	}
+}
+
+// WaitFor polls cond until it holds or the deadline passes.
+func WaitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// NewClient connects a fresh session to servers; closed when t ends.
+func NewClient(t testing.TB, servers []string, mut ...func(*zkview.Config)) *zkview.Client {
+	t.Helper()
+	cfg := zkview.Config{Servers: servers, SessionTimeout: 10 * time.Second}
+	for _, m := range mut {
+		m(&cfg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := zkview.Connect(ctx, cfg)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Children lists p's children (none when p does not exist), failing t on
+// any other error.
+func Children(t testing.TB, c *zkview.Client, p string) []string {
+	t.Helper()
+	kids, _, err := c.Conn().Children(c.Abs(p))
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("children of %s: %v", p, err)
+	}
+	return kids
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -289,7 +290,7 @@ type watchOutput struct {
 	out, errOut io.Writer
 	path        string
 	json, tty   bool
-	rec         *lockops.Recorder // --record, nil without
+	rec         *history.Recorder // --record, nil without
 }
 
 // frame writes one frame drawn by draw.

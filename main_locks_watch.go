@@ -21,6 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -413,7 +414,7 @@ func (w *watchOutput) startRecording(file, root string, servers []string) (func(
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	rec, err := lockops.NewRecorder(f, root, servers, time.Now())
+	rec, err := history.NewRecorder(f, root, servers, time.Now())
 	if err != nil {
 		f.Close()
 		return nil, err

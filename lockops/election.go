@@ -121,15 +121,15 @@ func familyOfEach(n int, name func(i int) string) Kind {
 	var controller, epoch, brokers, backups bool
 	for i := 0; i < n; i++ {
 		switch name(i) {
-		case hadoopLock, hadoopBreadcrumb:
+		case HadoopLockNode, HadoopBreadcrumbNode:
 			return KindHadoopHA
-		case kafkaController:
+		case KafkaControllerNode:
 			controller = true
-		case kafkaEpoch:
+		case KafkaEpochNode:
 			epoch = true
 		case "brokers":
 			brokers = true
-		case hbaseBackups:
+		case HBaseBackupsDir:
 			backups = true
 		}
 	}
@@ -210,9 +210,9 @@ func watchedLeaderNode(q Queue) (node string, holder int64) {
 	}
 	switch q.Kind {
 	case KindKafkaController:
-		return JoinPath(q.Path, kafkaController), 0
+		return JoinPath(q.Path, KafkaControllerNode), 0
 	case KindHadoopHA:
-		return JoinPath(q.Path, hadoopLock), 0
+		return JoinPath(q.Path, HadoopLockNode), 0
 	case KindEphemeralLock:
 		return q.Path, 0
 	}
@@ -375,7 +375,7 @@ func (s *scanner) election(d *zkview.WalkDir) (noted, below bool) {
 		s.elections = append(s.elections, dirOf(d))
 		return true, true
 	}
-	if cen := censusOfNames(d.Names); solrLeaderOf(d.Path) != "" && cen.dominant() == Solr {
+	if cen := censusOfNames(d.Names); SolrLeaderOf(d.Path) != "" && cen.dominant() == Solr {
 		s.elections = append(s.elections, dirOf(d))
 		return true, false
 	}
@@ -401,11 +401,11 @@ func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, err
 	var at string
 	switch familyOfChildren(d.Children) {
 	case KindKafkaController:
-		at = kafkaBrokersOf(d.Path)
+		at = KafkaBrokersOf(d.Path)
 	case KindHBaseMaster:
-		at = JoinPath(d.Path, hbaseBackups)
+		at = JoinPath(d.Path, HBaseBackupsDir)
 	default:
-		leader := solrLeaderOf(d.Path)
+		leader := SolrLeaderOf(d.Path)
 		if leader == "" {
 			return d, nil
 		}
@@ -414,7 +414,7 @@ func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, err
 		if err != nil {
 			return d, ignoreGone(err)
 		}
-		d.Context = append(d.Context, ChildOf(solrLeader, leader, &n.Stat, n.Data))
+		d.Context = append(d.Context, ChildOf(SolrLeaderNode, leader, &n.Stat, n.Data))
 		return d, nil
 	}
 	kids, err := readDir(ctx, c, at)

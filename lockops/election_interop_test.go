@@ -54,9 +54,9 @@ func buildElections(t *testing.T, addrs []string, base string) map[string]*zkvie
 	// HDFS: nn1 was active (its breadcrumb), zkfc1 now holds the lock for
 	// nn2 and has not fenced nn1 yet; zkfc2 watches the lock.
 	h := base + "/hadoop-ha/ns1"
-	locktest.MustCreate(t, a, h+"/"+hadoopBreadcrumb, locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
-	locktest.MustCreate(t, s["zkfc1"].Conn(), h+"/"+hadoopLock, locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019), zk.FlagEphemeral)
-	locktest.ExistsWatch(t, s["zkfc2"].Conn(), h+"/"+hadoopLock)
+	locktest.MustCreate(t, a, h+"/"+HadoopBreadcrumbNode, locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	locktest.MustCreate(t, s["zkfc1"].Conn(), h+"/"+HadoopLockNode, locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019), zk.FlagEphemeral)
+	locktest.ExistsWatch(t, s["zkfc2"].Conn(), h+"/"+HadoopLockNode)
 	// HBase: hm1 active, hm2 a backup watching master.
 	hb := base + "/hbase"
 	locktest.MustCreate(t, s["hm1"].Conn(), hb+"/master", locktest.HBaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010), zk.FlagEphemeral)
@@ -132,7 +132,7 @@ func TestElectionsInterop(t *testing.T) {
 
 	// doctor: the HDFS failover that did not finish.
 	out, code := doctor(t, cs, base)
-	if code != 1 || !strings.Contains(out, "failover-unfinished\t"+base+"/hadoop-ha/ns1/"+hadoopBreadcrumb) {
+	if code != 1 || !strings.Contains(out, "failover-unfinished\t"+base+"/hadoop-ha/ns1/"+HadoopBreadcrumbNode) {
 		t.Errorf("doctor (exit %d) did not report the stale breadcrumb:\n%s", code, out)
 	}
 	if strings.Contains(out, "herd\t") {
@@ -413,7 +413,7 @@ func TestElectionsNoLeaderInterop(t *testing.T) {
 		locktest.MustCreate(t, a, p, nil, zk.FlagPersistent)
 	}
 	locktest.MustCreate(t, a, base+"/kafka/controller_epoch", []byte("8"), zk.FlagPersistent)
-	locktest.MustCreate(t, a, base+"/hadoop-ha/ns2/"+hadoopBreadcrumb, locktest.ActiveNodeInfo("ns2", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	locktest.MustCreate(t, a, base+"/hadoop-ha/ns2/"+HadoopBreadcrumbNode, locktest.ActiveNodeInfo("ns2", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
 	waiting := map[string][]string{} // lock path -> the sessions watching its missing leader node
 	watchMissing := func(lockPath, node string, conn *zk.Conn) {
 		if ok, _, _, err := conn.ExistsW(node); err != nil || ok {
@@ -428,7 +428,7 @@ func TestElectionsNoLeaderInterop(t *testing.T) {
 	}
 	for _, ns := range []string{"ns1", "ns2"} {
 		for i := 0; i < 2; i++ {
-			watchMissing(base+"/hadoop-ha/"+ns, base+"/hadoop-ha/"+ns+"/"+hadoopLock, locktest.NewClient(t, cl.Addrs()).Conn())
+			watchMissing(base+"/hadoop-ha/"+ns, base+"/hadoop-ha/"+ns+"/"+HadoopLockNode, locktest.NewClient(t, cl.Addrs()).Conn())
 		}
 	}
 

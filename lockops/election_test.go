@@ -72,14 +72,14 @@ func TestDecodeHadoopHA(t *testing.T) {
 		holder   string
 		problems string
 	}{
-		{"settled", []Child{withData(kid(hadoopLock, 0x201), nn1), withData(kid(hadoopBreadcrumb, 0), nn1)},
+		{"settled", []Child{withData(kid(HadoopLockNode, 0x201), nn1), withData(kid(HadoopBreadcrumbNode, 0), nn1)},
 			"nameservice=ns1 namenode=nn1 host=host1 port=8020 zkfc_port=8019", ""},
-		{"failover unfinished", []Child{withData(kid(hadoopLock, 0x202), nn2), withData(kid(hadoopBreadcrumb, 0), nn1)},
+		{"failover unfinished", []Child{withData(kid(HadoopLockNode, 0x202), nn2), withData(kid(HadoopBreadcrumbNode, 0), nn1)},
 			"nameservice=ns1 namenode=nn2 host=host2 port=8020 zkfc_port=8019", "failover-unfinished"},
-		{"no active, breadcrumb left", []Child{withData(kid(hadoopBreadcrumb, 0), nn1)}, "", "no-leader"},
-		{"first election", []Child{withData(kid(hadoopLock, 0x201), nn1)},
+		{"no active, breadcrumb left", []Child{withData(kid(HadoopBreadcrumbNode, 0), nn1)}, "", "no-leader"},
+		{"first election", []Child{withData(kid(HadoopLockNode, 0x201), nn1)},
 			"nameservice=ns1 namenode=nn1 host=host1 port=8020 zkfc_port=8019", ""},
-		{"not protobuf", []Child{withData(kid(hadoopLock, 0x201), []byte("hello"))}, "unparsed: not an HA ActiveNodeInfo protobuf: unsupported wire type 4", ""},
+		{"not protobuf", []Child{withData(kid(HadoopLockNode, 0x201), []byte("hello"))}, "unparsed: not an HA ActiveNodeInfo protobuf: unsupported wire type 4", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -219,7 +219,7 @@ func TestFamilyNamesDoNotMatchOtherDirectories(t *testing.T) {
 			t.Errorf("%v is read as a lock directory", names)
 		}
 	}
-	for _, names := range [][]string{{"controller", "controller_epoch", "brokers"}, {hadoopBreadcrumb}, {"master", "backup-masters", "rs"}, {solrName(1, "h:1_solr", 0)}} {
+	for _, names := range [][]string{{"controller", "controller_epoch", "brokers"}, {HadoopBreadcrumbNode}, {"master", "backup-masters", "rs"}, {solrName(1, "h:1_solr", 0)}} {
 		if !IsLockDir(names) {
 			t.Errorf("%v is not read as an election", names)
 		}
@@ -267,8 +267,8 @@ func electionQueues() []Queue {
 		withData(kid("3", 0x103), locktest.KafkaBrokerData("kafka3", 9092)),
 	}
 	hdfs := dir("/hadoop-ha/ns1",
-		withData(kid(hadoopLock, 0x201), locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)),
-		withData(kid(hadoopBreadcrumb, 0), locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)))
+		withData(kid(HadoopLockNode, 0x201), locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)),
+		withData(kid(HadoopBreadcrumbNode, 0), locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)))
 	hbase := dir("/hbase",
 		withData(kid("master", 0x301), locktest.HBaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
 		kid("backup-masters", 0))

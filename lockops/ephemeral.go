@@ -170,7 +170,7 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 		switch {
 		case err == nil && st.EphemeralOwner != 0:
 			dirs[i] = EphemeralDir(candidates[i], *st, slices.Clone(data))
-		case errors.Is(err, zk.ErrNoNode) && path.Base(candidates[i]) == hadoopLock:
+		case errors.Is(err, zk.ErrNoNode) && path.Base(candidates[i]) == HadoopLockNode:
 			electors[i] = true
 		}
 	})
@@ -213,15 +213,15 @@ func underKnownElection(p string, queues []Queue) bool {
 	for _, q := range queues {
 		switch q.Kind {
 		case KindKafkaController:
-			if path.Dir(p) == kafkaBrokersOf(q.Path) {
+			if path.Dir(p) == KafkaBrokersOf(q.Path) {
 				return true
 			}
 		case KindHBaseMaster:
-			if path.Dir(p) == JoinPath(q.Path, hbaseBackups) {
+			if path.Dir(p) == JoinPath(q.Path, HBaseBackupsDir) {
 				return true
 			}
 		case KindSolrOverseer:
-			if p == solrLeaderOf(q.Path) {
+			if p == SolrLeaderOf(q.Path) {
 				return true
 			}
 		}

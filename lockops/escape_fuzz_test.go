@@ -1,4 +1,4 @@
-package lockops
+package lockops_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/printable"
 )
 
@@ -36,16 +38,16 @@ func FuzzTablesEscapeServerText(f *testing.F) {
 		text := string(data)
 		dir := "/app/" + name
 		node := dir + "/" + name + "-lock-0000000001"
-		q := Queue{Path: dir, Kind: KindCuratorMutex, Context: []Field{{Key: name, Value: text}},
-			Participants: []Participant{
-				{Node: node, Name: name + "-lock-0000000001", State: StateHolding, Mode: ModeExclusive, Session: 0x100, Ephemeral: true,
-					Client: name, Data: data, Ctime: now.Add(-time.Minute), Payload: &Payload{Fields: []Field{{Key: name, Value: text}}}},
-				{Node: dir + "/w", Name: "w", State: StateWaiting, Mode: ModeExclusive, Position: 1, Client: text, Data: data,
-					Watches: node, WatchKind: WatchData, Ctime: now, Payload: &Payload{Err: text}},
-				{Node: dir + "/c", Name: "c", State: StateWaiting, Mode: ModeExclusive, Position: 2, Watches: dir, WatchKind: WatchChildren},
+		q := lockops.Queue{Path: dir, Kind: lockops.KindCuratorMutex, Context: []lockops.Field{{Key: name, Value: text}},
+			Participants: []lockops.Participant{
+				{Node: node, Name: name + "-lock-0000000001", State: lockops.StateHolding, Mode: lockops.ModeExclusive, Session: 0x100, Ephemeral: true,
+					Client: name, Data: data, Ctime: now.Add(-time.Minute), Payload: &lockops.Payload{Fields: []lockops.Field{{Key: name, Value: text}}}},
+				{Node: dir + "/w", Name: "w", State: lockops.StateWaiting, Mode: lockops.ModeExclusive, Position: 1, Client: text, Data: data,
+					Watches: node, WatchKind: lockops.WatchData, Ctime: now, Payload: &lockops.Payload{Err: text}},
+				{Node: dir + "/c", Name: "c", State: lockops.StateWaiting, Mode: lockops.ModeExclusive, Position: 2, Watches: dir, WatchKind: lockops.WatchChildren},
 			},
-			Problems: []Problem{{Kind: "watch-missing", Node: node, Detail: name + " " + text}, {Kind: "stale", Detail: text}}}
-		q.Others = []Queue{q}
+			Problems: []lockops.Problem{{Kind: "watch-missing", Node: node, Detail: name + " " + text}, {Kind: "stale", Detail: text}}}
+		q.Others = []lockops.Queue{q}
 		check := func(what, out string, seps string) {
 			t.Helper()
 			for _, l := range strings.FieldsFunc(out, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
@@ -64,37 +66,39 @@ func FuzzTablesEscapeServerText(f *testing.F) {
 		}
 		for _, full := range []bool{false, true} {
 			check("locks", write("locks", func(b *bytes.Buffer) error {
-				return WriteTableWith(b, []Queue{q}, now, TableOptions{FullNames: full, Footnote: text})
+				return lockops.WriteTableWith(b, []lockops.Queue{q}, now, lockops.TableOptions{FullNames: full, Footnote: text})
 			}), "\n")
 		}
-		ss := []Session{{ID: 0x100, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: now,
-			Holds:   []SessionLock{{Lock: dir, Node: node, Mode: ModeExclusive, Since: now}},
-			WaitsOn: []SessionLock{{Lock: dir, Node: text, Mode: ModeExclusive, WatchOnly: true}}}}
-		check("sessions", write("sessions", func(b *bytes.Buffer) error { return WriteSessionsTable(b, ss, now) }), "\n")
-		ens := EnsembleReport{Members: []MemberReport{{Addr: name, Role: text, Version: &text, Zxid: &name, Refused: []string{name}, Fix: &text, Error: &text}},
+		ss := []lockops.Session{{ID: 0x100, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: now,
+			Holds:   []lockops.SessionLock{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}},
+			WaitsOn: []lockops.SessionLock{{Lock: dir, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
+		check("sessions", write("sessions", func(b *bytes.Buffer) error { return lockops.WriteSessionsTable(b, ss, now) }), "\n")
+		ens := lockops.EnsembleReport{Members: []lockops.MemberReport{{Addr: name, Role: text, Version: &text, Zxid: &name, Refused: []string{name}, Fix: &text, Error: &text}},
 			Changes: []string{text}}
-		check("ensemble", write("ensemble", func(b *bytes.Buffer) error { return WriteEnsembleTable(b, ens) }), "\n")
-		fs := []DoctorFinding{{Kind: "watch-missing", Lock: dir, Node: node, Detail: text}, {Kind: "owner-disconnected", Session: 0x100, Nodes: []string{node}, Detail: text}}
-		check("doctor", write("doctor", func(b *bytes.Buffer) error { return WriteDoctorLines(b, fs) }), "\n\t")
-		rep := HistoryReport{Root: dir, End: now, Locks: []LockHistory{{Path: dir, Kind: KindCuratorMutex,
-			Tenures: []Tenure{{Node: node, Session: 0x100, Data: data, Arrived: Moment{Time: now}, Held: Moment{Zxid: 2, Time: now}},
-				{Node: dir + "/" + text, Data: data, Payload: text, Arrived: Moment{Time: now}}},
-			Behind: [][]Wait{{{Tenure: 1, For: time.Second}}, nil}, Problems: []Problem{{Kind: "stale", Node: node, Detail: text}}}}}
-		check("history", write("history", func(b *bytes.Buffer) error { return WriteHistoryTable(b, rep, nil) }), "\n")
-		pv := &EvictPreview{Node: node, LockPath: dir, Session: 0x100, Ephemeral: true, Client: name, Data: data, Recipe: string(q.Kind),
+		check("ensemble", write("ensemble", func(b *bytes.Buffer) error { return lockops.WriteEnsembleTable(b, ens) }), "\n")
+		fs := []lockops.DoctorFinding{{Kind: "watch-missing", Lock: dir, Node: node, Detail: text}, {Kind: "owner-disconnected", Session: 0x100, Nodes: []string{node}, Detail: text}}
+		check("doctor", write("doctor", func(b *bytes.Buffer) error { return lockops.WriteDoctorLines(b, fs) }), "\n\t")
+		rep := history.Report{Root: dir, End: now, Locks: []history.LockHistory{{Path: dir, Kind: lockops.KindCuratorMutex,
+			Tenures: []history.Tenure{{Node: node, Session: 0x100, Data: data, Arrived: history.Moment{Time: now}, Held: history.Moment{Zxid: 2, Time: now}},
+				{Node: dir + "/" + text, Data: data, Payload: text, Arrived: history.Moment{Time: now}}},
+			Behind: [][]history.Wait{{{Tenure: 1, For: time.Second}}, nil}, Problems: []lockops.Problem{{Kind: "stale", Node: node, Detail: text}}}}}
+		check("history", write("history", func(b *bytes.Buffer) error { return history.WriteTable(b, rep, nil) }), "\n")
+		pv := &lockops.EvictPreview{Node: node, LockPath: dir, Session: 0x100, Ephemeral: true, Client: name, Data: data, Recipe: string(q.Kind),
 			NextHolders: []string{text}, Warnings: []string{text}}
-		check("evict", FormatEvictPreview(pv), "\n")
-		rpv := &RedisEvictPreview{Key: name, Recipe: KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}
-		check("evict redis", FormatRedisEvictPreview(rpv), "\n")
-		ev := &SessionEviction{Session: 0x100, Under: dir, Nodes: []SessionEvictNode{{Lock: dir, Node: node, Mode: ModeExclusive, Since: now}}}
+		check("evict", lockops.FormatEvictPreview(pv), "\n")
+		rpv := &lockops.RedisEvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}
+		check("evict redis", lockops.FormatRedisEvictPreview(rpv), "\n")
+		ev := &lockops.SessionEviction{Session: 0x100, Under: dir, Nodes: []lockops.SessionEvictNode{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}}}
 		check("evict --session", write("evict --session", func(b *bytes.Buffer) error { return ev.Write(b, now) }), "\n")
 
 		for what, doc := range map[string]string{
-			"locks --json":    write("locks --json", func(b *bytes.Buffer) error { return WriteJSON(printable.JSON(b), []string{name}, []Queue{q}) }),
-			"sessions --json": write("sessions --json", func(b *bytes.Buffer) error { return WriteSessionsJSON(printable.JSON(b), nil, dir, ss, now) }),
-			"ensemble --json": write("ensemble --json", func(b *bytes.Buffer) error { return WriteEnsembleJSON(printable.JSON(b), ens) }),
-			"doctor --json":   write("doctor --json", func(b *bytes.Buffer) error { return WriteDoctorJSON(printable.JSON(b), nil, dir, 1, fs) }),
-			"history --json":  write("history --json", func(b *bytes.Buffer) error { return WriteHistoryJSON(printable.JSON(b), rep) }),
+			"locks --json": write("locks --json", func(b *bytes.Buffer) error {
+				return lockops.WriteJSON(printable.JSON(b), []string{name}, []lockops.Queue{q})
+			}),
+			"sessions --json": write("sessions --json", func(b *bytes.Buffer) error { return lockops.WriteSessionsJSON(printable.JSON(b), nil, dir, ss, now) }),
+			"ensemble --json": write("ensemble --json", func(b *bytes.Buffer) error { return lockops.WriteEnsembleJSON(printable.JSON(b), ens) }),
+			"doctor --json":   write("doctor --json", func(b *bytes.Buffer) error { return lockops.WriteDoctorJSON(printable.JSON(b), nil, dir, 1, fs) }),
+			"history --json":  write("history --json", func(b *bytes.Buffer) error { return history.WriteJSON(printable.JSON(b), rep) }),
 		} {
 			if !json.Valid([]byte(doc)) {
 				t.Fatalf("%s: not JSON: %q", what, doc)

@@ -111,6 +111,10 @@ func parseName(name string) nodeName {
 	return nodeName{}
 }
 
+// LibraryOf is the library whose lock node name is name, nil when it is
+// no library's.
+func LibraryOf(name string) *Library { return parseName(name).lib }
+
 // Detect names the recipe of a lock directory from its children's names
 // (and, for semaphores, its layout: see [Dir]). Mixed directories get the
 // recipe of the library with the most nodes there.

@@ -114,7 +114,7 @@ func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool
 		}
 		return d, err == nil, err
 	}
-	if path.Base(dir) == hbaseBackups && dir != "/"+hbaseBackups {
+	if path.Base(dir) == HBaseBackupsDir && dir != "/"+HBaseBackupsDir {
 		return readLockDirOf(ctx, c, path.Dir(dir)) // a backup master's node: HBase's election
 	}
 	if dir != "/" {
@@ -130,7 +130,7 @@ func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool
 // own locks/ directory next to a leases/ one holds other nodes, and is no
 // Curator semaphore.
 func curatorOnly(names []string) bool {
-	return !slices.ContainsFunc(names, func(n string) bool { return parseName(n).lib != Curator })
+	return !slices.ContainsFunc(names, func(n string) bool { return LibraryOf(n) != Curator })
 }
 
 // curatorSemaphoreOf says whether dir is the leases/ or locks/ directory of

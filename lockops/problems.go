@@ -126,7 +126,7 @@ const (
 	// expiry: its client crashed, paused or was cut off while holding.
 	ProblemHolderExpired ProblemKind = "holder-session-expired"
 	// ProblemWaitedTooLong: a waiter that waited longer than
-	// [HistoryOptions.WaitedLongerThan].
+	// [history.Options.WaitedLongerThan].
 	ProblemWaitedTooLong ProblemKind = "waited-too-long"
 	// ProblemForceDeleted: a lock node deleted by another session than
 	// its owner.

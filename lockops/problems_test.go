@@ -21,7 +21,7 @@ func TestProblemSeverity(t *testing.T) {
 			t.Errorf("%s: severity %s, want %s", k, got, want)
 		}
 	}
-	b := appendProblemJSON(nil, &Problem{Kind: ProblemOrphan, Detail: "x"}, "/l")
+	b := AppendProblemJSON(nil, &Problem{Kind: ProblemOrphan, Detail: "x"}, "/l")
 	if !strings.Contains(string(b), `"severity":"error"`) {
 		t.Errorf("problem JSON without its severity: %s", b)
 	}

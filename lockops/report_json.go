@@ -114,7 +114,7 @@ func WriteJSONReport(w io.Writer, servers []string, queues []Queue, v *Verificat
 			if i > 0 {
 				bw.WriteByte(',')
 			}
-			buf = appendProblemJSON(buf[:0], &scanProblems[i], "/")
+			buf = AppendProblemJSON(buf[:0], &scanProblems[i], "/")
 			if _, err := bw.Write(buf); err != nil {
 				return err
 			}
@@ -159,7 +159,7 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		buf = appendProblemJSON(buf[:0], &q.Problems[i], q.Path)
+		buf = AppendProblemJSON(buf[:0], &q.Problems[i], q.Path)
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
@@ -283,10 +283,10 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool, 
 	return append(b, "}\n"...)
 }
 
-// appendProblemJSON appends pr's object, newline included. A problem of
+// AppendProblemJSON appends pr's object, newline included. A problem of
 // the whole lock (mixed libraries, sequence overflow) names the lock's
 // path, lockPath, as its node: the contract wants a node on every problem.
-func appendProblemJSON(b []byte, pr *Problem, lockPath string) []byte {
+func AppendProblemJSON(b []byte, pr *Problem, lockPath string) []byte {
 	b = append(b, `{"kind":`...)
 	b = appendJSONString(b, string(pr.Kind))
 	b = append(b, `,"node":`...)

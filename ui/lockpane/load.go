@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -145,7 +146,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
-	p.remember(&msg.queue, lockops.Moment{Zxid: msg.zxid, Time: msg.at}) // timeline.go: copies what it keeps
+	p.remember(&msg.queue, history.Moment{Zxid: msg.zxid, Time: msg.at}) // timeline.go: copies what it keeps
 	p.setQueueAt(msg.queue, msg.at, true)                                // viewedQueue's copy, made for this message
 	p.children, p.counted = msg.children, true
 	p.stopWatch()

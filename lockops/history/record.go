@@ -1,4 +1,4 @@
-package lockops
+package history
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // A live recording (`zkscope locks --watch --record FILE`) is JSON lines:
@@ -72,10 +74,10 @@ type seenNode struct {
 // Observe records how q (the lock's queue read at seen, its directory's
 // pzxid then; 0: unknown) differs from the last queue of the same lock
 // observed: new nodes in order of creation, then the nodes gone.
-func (r *Recorder) Observe(q *Queue, pzxid int64, seen time.Time) error {
+func (r *Recorder) Observe(q *lockops.Queue, pzxid int64, seen time.Time) error {
 	was := r.known[q.Path]
 	now := make(map[seenNode]struct{}, len(q.Participants))
-	fresh := make([]*Participant, 0)
+	fresh := make([]*lockops.Participant, 0)
 	for i := range q.Participants {
 		p := &q.Participants[i]
 		if p.WatcherOnly {
@@ -113,7 +115,7 @@ func (r *Recorder) Observe(q *Queue, pzxid int64, seen time.Time) error {
 	for _, p := range fresh {
 		l := recordLine{Op: "create", Seen: at, Path: p.Node, Zxid: FormatZxid(p.Czxid), Ctime: fmtStamp(p.Ctime), Data: p.Data}
 		if p.Ephemeral {
-			l.Owner = FormatSession(p.Session)
+			l.Owner = lockops.FormatSession(p.Session)
 		}
 		if err := r.enc.Encode(l); err != nil {
 			return fmt.Errorf("write recording: %w", err)
@@ -130,7 +132,7 @@ func (r *Recorder) Observe(q *Queue, pzxid int64, seen time.Time) error {
 	return r.Flush()
 }
 
-func sortByCzxid(ps []*Participant) {
+func sortByCzxid(ps []*lockops.Participant) {
 	for i := 1; i < len(ps); i++ {
 		for j := i; j > 0 && ps[j].Czxid < ps[j-1].Czxid; j-- {
 			ps[j], ps[j-1] = ps[j-1], ps[j]
@@ -181,7 +183,7 @@ func OpenRecording(r io.Reader) (RecordingHeader, EventSource, error) {
 }
 
 // Next implements [EventSource].
-func (s *recordingSource) Next() (HistoryEvent, error) {
+func (s *recordingSource) Next() (Event, error) {
 	for s.sc.Scan() {
 		s.line++
 		if len(strings.TrimSpace(s.sc.Text())) == 0 {
@@ -189,42 +191,42 @@ func (s *recordingSource) Next() (HistoryEvent, error) {
 		}
 		var l recordLine
 		if err := json.Unmarshal(s.sc.Bytes(), &l); err != nil {
-			return HistoryEvent{}, fmt.Errorf("recording line %d: %w", s.line, err)
+			return Event{}, fmt.Errorf("recording line %d: %w", s.line, err)
 		}
 		return eventOfLine(l, s.line)
 	}
 	if err := s.sc.Err(); err != nil {
-		return HistoryEvent{}, fmt.Errorf("read recording: %w", err)
+		return Event{}, fmt.Errorf("read recording: %w", err)
 	}
-	return HistoryEvent{}, io.EOF
+	return Event{}, io.EOF
 }
 
-func eventOfLine(l recordLine, n int) (HistoryEvent, error) {
+func eventOfLine(l recordLine, n int) (Event, error) {
 	seen, err := time.Parse(time.RFC3339Nano, l.Seen)
 	if err != nil {
-		return HistoryEvent{}, fmt.Errorf("recording line %d: seen %q: %w", n, l.Seen, err)
+		return Event{}, fmt.Errorf("recording line %d: seen %q: %w", n, l.Seen, err)
 	}
-	ev := HistoryEvent{Time: seen, Path: l.Path}
+	ev := Event{Time: seen, Path: l.Path}
 	if l.Zxid != "" {
 		if ev.Zxid, err = parseHex(l.Zxid); err != nil {
-			return HistoryEvent{}, fmt.Errorf("recording line %d: zxid %q: %w", n, l.Zxid, err)
+			return Event{}, fmt.Errorf("recording line %d: zxid %q: %w", n, l.Zxid, err)
 		}
 	}
 	switch l.Op {
 	case "create":
 		ev.Kind, ev.Data = EventCreate, l.Data
 		if ev.Ctime, err = time.Parse(time.RFC3339Nano, l.Ctime); err != nil {
-			return HistoryEvent{}, fmt.Errorf("recording line %d: ctime %q: %w", n, l.Ctime, err)
+			return Event{}, fmt.Errorf("recording line %d: ctime %q: %w", n, l.Ctime, err)
 		}
 		if l.Owner != "" {
 			if ev.Owner, err = parseHex(l.Owner); err != nil {
-				return HistoryEvent{}, fmt.Errorf("recording line %d: owner %q: %w", n, l.Owner, err)
+				return Event{}, fmt.Errorf("recording line %d: owner %q: %w", n, l.Owner, err)
 			}
 		}
 	case "gone":
 		ev.Kind = EventGone
 	default:
-		return HistoryEvent{}, fmt.Errorf("recording line %d: unknown op %q", n, l.Op)
+		return Event{}, fmt.Errorf("recording line %d: unknown op %q", n, l.Op)
 	}
 	return ev, nil
 }

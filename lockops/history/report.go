@@ -1,14 +1,16 @@
-package lockops
+package history
 
 import (
 	"fmt"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
-// HistoryOptions tune [Replay.Report].
-type HistoryOptions struct {
+// Options tune [Replay.Report].
+type Options struct {
 	// Since bounds the tenures reported: those still in their queue at
 	// Since or later (zero: all).
 	Since Point
@@ -33,9 +35,9 @@ const minUsualHolds = 3
 // flagged: a 30 ms hold is not a problem for being 3 × 10 ms.
 const minLongHold = time.Second
 
-// HistoryReport is what a replay found: every lock's tenures in order of
+// Report is what a replay found: every lock's tenures in order of
 // arrival, the waits behind each holder, and the problems.
-type HistoryReport struct {
+type Report struct {
 	Root string
 	// First and Last are the moments the history covers; End is what
 	// "now" means for tenures still open (Until, or Last).
@@ -48,7 +50,7 @@ type HistoryReport struct {
 // LockHistory is one lock's history.
 type LockHistory struct {
 	Path string
-	Kind Kind
+	Kind lockops.Kind
 	// Tenures are its nodes in order of arrival.
 	Tenures []Tenure
 	// Behind lists, for each tenure that held (same index as Tenures),
@@ -57,7 +59,7 @@ type LockHistory struct {
 	// UsualHold is the median of its finished holds (0: fewer than
 	// minUsualHolds).
 	UsualHold time.Duration
-	Problems  []Problem
+	Problems  []lockops.Problem
 }
 
 // Wait is one waiter's time behind one holder.
@@ -67,11 +69,11 @@ type Wait struct {
 }
 
 // Report builds the history report of what was replayed.
-func (r *Replay) Report(o HistoryOptions) HistoryReport {
+func (r *Replay) Report(o Options) Report {
 	if o.LongHoldFactor <= 0 {
 		o.LongHoldFactor = 3
 	}
-	rep := HistoryReport{Root: r.root, First: r.first, Last: r.last, End: r.last.Time, Events: r.events}
+	rep := Report{Root: r.root, First: r.first, Last: r.last, End: r.last.Time, Events: r.events}
 	if !o.Until.IsZero() && r.cut {
 		rep.End = o.Until
 	}
@@ -171,8 +173,16 @@ func waitsBehind(ts []Tenure, end time.Time) [][]Wait {
 	return out
 }
 
+// maxTime and minTime are the later and the earlier of two times.
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
 		return a
 	}
 	return b
@@ -181,34 +191,34 @@ func maxTime(a, b time.Time) time.Time {
 // historyProblems are what the history shows wrong with a lock: holds far
 // longer than usual, holders whose session expired, long waits,
 // force-deletes; in order of arrival.
-func historyProblems(h *LockHistory, end time.Time, o HistoryOptions) []Problem {
-	var out []Problem
+func historyProblems(h *LockHistory, end time.Time, o Options) []lockops.Problem {
+	var out []lockops.Problem
 	for i := range h.Tenures {
 		t := &h.Tenures[i]
 		if held := t.HeldFor(end); h.UsualHold > 0 && !t.Held.IsZero() &&
 			float64(held) > o.LongHoldFactor*float64(h.UsualHold) && held-h.UsualHold >= minLongHold {
-			out = append(out, Problem{Kind: ProblemHeldLongerThanUsual, Node: t.Node,
+			out = append(out, lockops.Problem{Kind: lockops.ProblemHeldLongerThanUsual, Node: t.Node,
 				Detail: fmt.Sprintf("held %s from %s, %.0f× the lock's usual hold of %s", fmtDur(held), fmtClock(t.Held.Time), float64(held)/float64(h.UsualHold), fmtDur(h.UsualHold))})
 		}
 		if t.End == EndSessionExpired && !t.Held.IsZero() {
-			out = append(out, Problem{Kind: ProblemHolderExpired, Node: t.Node,
+			out = append(out, lockops.Problem{Kind: lockops.ProblemHolderExpired, Node: t.Node,
 				Detail: "held since " + fmtClock(t.Held.Time) + " until its session expired at " + fmtClock(t.Left.Time) + " (" + sessionEndDetail(t) + "): the client crashed, paused or was cut off while holding, and may not know it lost the lock"})
 		}
 		if w := t.Waited(end); o.WaitedLongerThan > 0 && w > o.WaitedLongerThan {
-			out = append(out, Problem{Kind: ProblemWaitedTooLong, Node: t.Node,
+			out = append(out, lockops.Problem{Kind: lockops.ProblemWaitedTooLong, Node: t.Node,
 				Detail: fmt.Sprintf("waited %s from %s (longer than %s)", fmtDur(w), fmtClock(t.Arrived.Time), o.WaitedLongerThan)})
 		}
 		if t.End == EndSessionTerminated {
-			out = append(out, Problem{Kind: ProblemForceDeleted, Node: t.Node,
-				Detail: "removed at " + fmtClock(t.Left.Time) + " when the server ended its session " + FormatSession(t.Session) + ", which had written " + fmtDur(t.Left.Time.Sub(t.LastWrite.Time)) + " before, within its timeout of " + fmtDur(t.SessionTimeout) + ": not an expiry (an operator's terminateSession?)"})
+			out = append(out, lockops.Problem{Kind: lockops.ProblemForceDeleted, Node: t.Node,
+				Detail: "removed at " + fmtClock(t.Left.Time) + " when the server ended its session " + lockops.FormatSession(t.Session) + ", which had written " + fmtDur(t.Left.Time.Sub(t.LastWrite.Time)) + " before, within its timeout of " + fmtDur(t.SessionTimeout) + ": not an expiry (an operator's terminateSession?)"})
 		}
 		if t.End == EndForceDeleted {
 			what := "waiting"
 			if !t.Held.IsZero() {
 				what = "holding"
 			}
-			out = append(out, Problem{Kind: ProblemForceDeleted, Node: t.Node,
-				Detail: fmt.Sprintf("deleted at %s by session %s while %s (its owner is %s)", fmtClock(t.Left.Time), FormatSession(t.By), what, FormatSession(t.Session))})
+			out = append(out, lockops.Problem{Kind: lockops.ProblemForceDeleted, Node: t.Node,
+				Detail: fmt.Sprintf("deleted at %s by session %s while %s (its owner is %s)", fmtClock(t.Left.Time), lockops.FormatSession(t.By), what, lockops.FormatSession(t.Session))})
 		}
 	}
 	return out
@@ -230,12 +240,12 @@ func sessionEndDetail(t *Tenure) string {
 }
 
 // fmtDur prints a duration to the millisecond under a minute, else as
-// [FormatAge].
+// [lockops.FormatAge].
 func fmtDur(d time.Duration) string {
 	if d < time.Minute {
 		return d.Round(time.Millisecond).String()
 	}
-	return FormatAge(d)
+	return lockops.FormatAge(d)
 }
 
 // fmtClock prints a moment's time of day in UTC, to the millisecond.

@@ -1,4 +1,4 @@
-package lockops
+package history
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // The replay's tests feed it events as the transaction log gives them
@@ -15,11 +17,11 @@ import (
 var histT0 = time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
 
 // eventList is an EventSource over a slice.
-type eventList []HistoryEvent
+type eventList []Event
 
-func (l *eventList) Next() (HistoryEvent, error) {
+func (l *eventList) Next() (Event, error) {
 	if len(*l) == 0 {
-		return HistoryEvent{}, io.EOF
+		return Event{}, io.EOF
 	}
 	ev := (*l)[0]
 	*l = (*l)[1:]
@@ -29,11 +31,11 @@ func (l *eventList) Next() (HistoryEvent, error) {
 // script builds a log: each call one transaction, a zxid and a second
 // later than the last.
 type script struct {
-	evs  []HistoryEvent
+	evs  []Event
 	zxid int64
 }
 
-func (s *script) add(ev HistoryEvent) *script {
+func (s *script) add(ev Event) *script {
 	s.zxid++
 	ev.Zxid, ev.Time, ev.SessionKnown = s.zxid, histT0.Add(time.Duration(s.zxid)*time.Second), true
 	s.evs = append(s.evs, ev)
@@ -47,14 +49,14 @@ func kazooNode(dir string, seq int) string {
 // contend: sessions 1..n open (timeout 4s) and queue on dir in order.
 func (s *script) contend(dir string, n int) {
 	for i := 1; i <= n; i++ {
-		s.add(HistoryEvent{Kind: EventSessionCreate, Session: int64(i), Timeout: 4 * time.Second})
+		s.add(Event{Kind: EventSessionCreate, Session: int64(i), Timeout: 4 * time.Second})
 	}
 	for i := 1; i <= n; i++ {
-		s.add(HistoryEvent{Kind: EventCreate, Session: int64(i), Cxid: 1, Path: kazooNode(dir, i-1), Owner: int64(i), Data: []byte(fmt.Sprint("c", i))})
+		s.add(Event{Kind: EventCreate, Session: int64(i), Cxid: 1, Path: kazooNode(dir, i-1), Owner: int64(i), Data: []byte(fmt.Sprint("c", i))})
 	}
 }
 
-func replayScript(t *testing.T, s *script, o HistoryOptions) HistoryReport {
+func replayScript(t *testing.T, s *script, o Options) Report {
 	t.Helper()
 	l := eventList(s.evs)
 	r, err := ReplayAll(&l, "/app", Point{}, ReplayOptions{})
@@ -70,12 +72,12 @@ func TestReplayEnds(t *testing.T) {
 	dir := "/app/locks/deploy"
 	s := &script{}
 	s.contend(dir, 5)
-	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Cxid: 2, Path: kazooNode(dir, 0)})                    // released
-	s.add(HistoryEvent{Kind: EventSessionClose, Session: 2, Cxid: 0})                                       // expired
-	s.add(HistoryEvent{Kind: EventDelete, Session: 9, Cxid: 7, Path: kazooNode(dir, 2)})                    // force-deleted
-	s.add(HistoryEvent{Kind: EventSessionClose, Session: 4, Cxid: 3, Deletes: []string{kazooNode(dir, 3)}}) // closed
-	rep := replayScript(t, s, HistoryOptions{WaitedLongerThan: 3900 * time.Millisecond})
-	if len(rep.Locks) != 1 || rep.Locks[0].Kind != KindKazooLock {
+	s.add(Event{Kind: EventDelete, Session: 1, Cxid: 2, Path: kazooNode(dir, 0)})                    // released
+	s.add(Event{Kind: EventSessionClose, Session: 2, Cxid: 0})                                       // expired
+	s.add(Event{Kind: EventDelete, Session: 9, Cxid: 7, Path: kazooNode(dir, 2)})                    // force-deleted
+	s.add(Event{Kind: EventSessionClose, Session: 4, Cxid: 3, Deletes: []string{kazooNode(dir, 3)}}) // closed
+	rep := replayScript(t, s, Options{WaitedLongerThan: 3900 * time.Millisecond})
+	if len(rep.Locks) != 1 || rep.Locks[0].Kind != lockops.KindKazooLock {
 		t.Fatalf("locks: %+v", rep.Locks)
 	}
 	h := rep.Locks[0]
@@ -101,7 +103,7 @@ func TestReplayEnds(t *testing.T) {
 	if b := h.Behind[0]; len(b) != 4 || b[0].Tenure != 1 || b[0].For != 4*time.Second {
 		t.Errorf("behind c1: %+v", b)
 	}
-	var kinds []ProblemKind
+	var kinds []lockops.ProblemKind
 	for _, pr := range h.Problems {
 		kinds = append(kinds, pr.Kind)
 	}
@@ -109,7 +111,7 @@ func TestReplayEnds(t *testing.T) {
 		t.Errorf("problems %s", got)
 	}
 	var b bytes.Buffer
-	if err := WriteHistoryTable(&b, rep, nil); err != nil {
+	if err := WriteTable(&b, rep, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"released at 03:00:11.000", "session expired at 03:00:12.000 (timeout 4s, last write 03:00:07.000, 5s before)",
@@ -127,13 +129,13 @@ func TestReplayUsualHold(t *testing.T) {
 	s := &script{}
 	s.contend(dir, 1)
 	for i := 0; i < 4; i++ { // four holds of 1s each (a create, then its delete)
-		s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: kazooNode(dir, i)})
-		s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: kazooNode(dir, i+1), Owner: 1})
+		s.add(Event{Kind: EventDelete, Session: 1, Path: kazooNode(dir, i)})
+		s.add(Event{Kind: EventCreate, Session: 1, Path: kazooNode(dir, i+1), Owner: 1})
 	}
 	s.zxid += 20 // 20 s of nothing: the last hold is long
-	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: kazooNode(dir, 4)})
-	h := replayScript(t, s, HistoryOptions{}).Locks[0]
-	if h.UsualHold != time.Second || len(h.Problems) != 1 || h.Problems[0].Kind != ProblemHeldLongerThanUsual || h.Problems[0].Node != kazooNode(dir, 4) {
+	s.add(Event{Kind: EventDelete, Session: 1, Path: kazooNode(dir, 4)})
+	h := replayScript(t, s, Options{}).Locks[0]
+	if h.UsualHold != time.Second || len(h.Problems) != 1 || h.Problems[0].Kind != lockops.ProblemHeldLongerThanUsual || h.Problems[0].Node != kazooNode(dir, 4) {
 		t.Fatalf("usual hold %s, problems %+v", h.UsualHold, h.Problems)
 	}
 }
@@ -144,7 +146,7 @@ func TestReplayAt(t *testing.T) {
 	dir := "/app/locks/deploy"
 	s := &script{}
 	s.contend(dir, 3)
-	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: kazooNode(dir, 0)})
+	s.add(Event{Kind: EventDelete, Session: 1, Path: kazooNode(dir, 0)})
 	for _, at := range []Point{{Zxid: 6}, {Time: histT0.Add(6500 * time.Millisecond)}} {
 		l := eventList(s.evs)
 		r, err := ReplayAll(&l, dir, at, ReplayOptions{})
@@ -152,7 +154,7 @@ func TestReplayAt(t *testing.T) {
 			t.Fatal(err)
 		}
 		qs := r.Queues()
-		if len(qs) != 1 || len(qs[0].Participants) != 3 || qs[0].Participants[0].State != StateHolding || qs[0].Participants[2].Watches != kazooNode(dir, 1) {
+		if len(qs) != 1 || len(qs[0].Participants) != 3 || qs[0].Participants[0].State != lockops.StateHolding || qs[0].Participants[2].Watches != kazooNode(dir, 1) {
 			t.Fatalf("at %+v: %+v", at, qs)
 		}
 		if _, last, _ := r.Span(); last.Zxid != 6 {
@@ -165,20 +167,20 @@ func TestReplayAt(t *testing.T) {
 // arrivals and departures.
 func TestRecordingRoundTrip(t *testing.T) {
 	dir := "/app/locks/deploy"
-	q := func(n, from int) Queue {
-		d := Dir{Path: dir}
+	q := func(n, from int) lockops.Queue {
+		d := lockops.Dir{Path: dir}
 		for i := from; i < n; i++ {
-			d.Children = append(d.Children, Child{Name: kazooNode(dir, i)[len(dir)+1:], Owner: int64(i + 1), Czxid: int64(10 + i),
+			d.Children = append(d.Children, lockops.Child{Name: kazooNode(dir, i)[len(dir)+1:], Owner: int64(i + 1), Czxid: int64(10 + i),
 				Ctime: histT0.Add(time.Duration(i) * time.Second).UnixMilli(), Data: []byte{'c', byte('1' + i)}})
 		}
-		return Decode(d, DecodeOptions{})
+		return lockops.Decode(d, lockops.DecodeOptions{})
 	}
 	var b bytes.Buffer
 	rec, err := NewRecorder(&b, "/app", []string{"zk1:2181"}, histT0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, st := range []Queue{q(2, 0), q(3, 0), q(3, 1), {Path: dir}} {
+	for i, st := range []lockops.Queue{q(2, 0), q(3, 0), q(3, 1), {Path: dir}} {
 		if err := rec.Observe(&st, int64(20+i), histT0.Add(time.Duration(10+i)*time.Second)); err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +193,7 @@ func TestRecordingRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lh := r.Report(HistoryOptions{}).Locks[0]
+	lh := r.Report(Options{}).Locks[0]
 	if len(lh.Tenures) != 3 || lh.Tenures[0].End != EndGone || string(lh.Tenures[2].Data) != "c3" || lh.Tenures[1].Held.Time != histT0.Add(12*time.Second) {
 		t.Fatalf("tenures %+v", lh.Tenures)
 	}
@@ -213,10 +215,10 @@ func benchReplayChurn(b *testing.B, n int) {
 	dir := "/app/locks/churn"
 	s := &script{}
 	for i := 0; i < n; i++ {
-		s.add(HistoryEvent{Kind: EventCreate, Session: int64(i + 1), Path: kazooNode(dir, i), Owner: int64(i + 1)})
+		s.add(Event{Kind: EventCreate, Session: int64(i + 1), Path: kazooNode(dir, i), Owner: int64(i + 1)})
 	}
 	for i := 0; i < n; i++ {
-		s.add(HistoryEvent{Kind: EventDelete, Session: int64(i + 1), Path: kazooNode(dir, i)})
+		s.add(Event{Kind: EventDelete, Session: int64(i + 1), Path: kazooNode(dir, i)})
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -225,7 +227,7 @@ func benchReplayChurn(b *testing.B, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if h := r.Report(HistoryOptions{}).Locks[0]; len(h.Tenures) != n {
+		if h := r.Report(Options{}).Locks[0]; len(h.Tenures) != n {
 			b.Fatalf("%d tenures", len(h.Tenures))
 		}
 	}
@@ -260,27 +262,27 @@ func TestReplayCuratorSemaphore(t *testing.T) {
 	s := &script{}
 	sem := "/app/sem"
 	for _, p := range []string{sem, sem + "/locks", sem + "/leases"} {
-		s.add(HistoryEvent{Kind: EventCreate, Path: p})
+		s.add(Event{Kind: EventCreate, Path: p})
 	}
 	node := func(kind string, i int) string {
 		return fmt.Sprintf("%s/%ss/_c_%08d-1111-2222-3333-444444444444-%s-%010d", sem, kind, i, kind, i)
 	}
 	for i := 0; i < 3; i++ { // each takes the mutex, makes its lease, lets the mutex go
 		sid := int64(i + 1)
-		s.add(HistoryEvent{Kind: EventCreate, Session: sid, Owner: sid, Path: node("lock", i)})
-		s.add(HistoryEvent{Kind: EventCreate, Session: sid, Owner: sid, Path: node("lease", i)})
+		s.add(Event{Kind: EventCreate, Session: sid, Owner: sid, Path: node("lock", i)})
+		s.add(Event{Kind: EventCreate, Session: sid, Owner: sid, Path: node("lease", i)})
 		if i < 2 {
-			s.add(HistoryEvent{Kind: EventDelete, Session: sid, Path: node("lock", i)})
+			s.add(Event{Kind: EventDelete, Session: sid, Path: node("lock", i)})
 		}
 	}
-	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: node("lease", 0)})
+	s.add(Event{Kind: EventDelete, Session: 1, Path: node("lease", 0)})
 	l := eventList(s.evs)
 	r, err := ReplayAll(&l, "/app", Point{}, ReplayOptions{MaxLeases: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Report(HistoryOptions{})
-	if len(rep.Locks) != 1 || rep.Locks[0].Path != sem || rep.Locks[0].Kind != KindCuratorSemaphoreV2 || len(rep.Locks[0].Tenures) != 6 {
+	rep := r.Report(Options{})
+	if len(rep.Locks) != 1 || rep.Locks[0].Path != sem || rep.Locks[0].Kind != lockops.KindCuratorSemaphoreV2 || len(rep.Locks[0].Tenures) != 6 {
 		t.Fatalf("locks: %+v", rep.Locks)
 	}
 	if tn := rep.Locks[0].Tenures[1]; tn.Node != node("lease", 0) || tn.End != EndReleased || tn.Held.IsZero() {
@@ -294,10 +296,10 @@ func TestReplayTerminated(t *testing.T) {
 	dir := "/app/locks/deploy"
 	s := &script{}
 	s.contend(dir, 1)
-	s.add(HistoryEvent{Kind: EventActivity, Session: 1, Cxid: 2, Path: "/app/elsewhere"})
-	s.add(HistoryEvent{Kind: EventSessionClose, Session: 1, Cxid: 0})
-	h := replayScript(t, s, HistoryOptions{}).Locks[0]
-	if tn := h.Tenures[0]; tn.End != EndSessionTerminated || len(h.Problems) != 1 || h.Problems[0].Kind != ProblemForceDeleted {
+	s.add(Event{Kind: EventActivity, Session: 1, Cxid: 2, Path: "/app/elsewhere"})
+	s.add(Event{Kind: EventSessionClose, Session: 1, Cxid: 0})
+	h := replayScript(t, s, Options{}).Locks[0]
+	if tn := h.Tenures[0]; tn.End != EndSessionTerminated || len(h.Problems) != 1 || h.Problems[0].Kind != lockops.ProblemForceDeleted {
 		t.Fatalf("tenure %+v, problems %+v", tn, h.Problems)
 	}
 }
@@ -307,9 +309,9 @@ func TestReplayTerminated(t *testing.T) {
 func FuzzRecording(f *testing.F) {
 	var b bytes.Buffer
 	rec, _ := NewRecorder(&b, "/app", []string{"zk1:2181"}, histT0)
-	q := Decode(Dir{Path: "/app/l", Children: []Child{{Name: kazooNode("/app/l", 0)[7:], Owner: 1, Czxid: 3}, {Name: kazooNode("/app/l", 1)[7:], Owner: 2, Czxid: 4}}}, DecodeOptions{})
+	q := lockops.Decode(lockops.Dir{Path: "/app/l", Children: []lockops.Child{{Name: kazooNode("/app/l", 0)[7:], Owner: 1, Czxid: 3}, {Name: kazooNode("/app/l", 1)[7:], Owner: 2, Czxid: 4}}}, lockops.DecodeOptions{})
 	rec.Observe(&q, 4, histT0)
-	rec.Observe(&Queue{Path: "/app/l"}, 6, histT0.Add(time.Second))
+	rec.Observe(&lockops.Queue{Path: "/app/l"}, 6, histT0.Add(time.Second))
 	f.Add(b.Bytes())
 	f.Add([]byte(`{"zkscope_recording":1}` + "\n" + `{"op":"gone","seen":"2026-11-23T03:00:00Z","path":"/"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -320,9 +322,9 @@ func FuzzRecording(f *testing.F) {
 		r, _ := ReplayAll(src, "/", Point{}, ReplayOptions{})
 		r.Queues()
 		var out bytes.Buffer
-		rep := r.Report(HistoryOptions{WaitedLongerThan: time.Second})
-		WriteHistoryTable(&out, rep, nil)
-		WriteHistoryJSON(&out, rep)
+		rep := r.Report(Options{WaitedLongerThan: time.Second})
+		WriteTable(&out, rep, nil)
+		WriteJSON(&out, rep)
 	})
 }
 
@@ -333,9 +335,9 @@ func FuzzRecording(f *testing.F) {
 func TestReplayHeldSince(t *testing.T) {
 	dir := "/app/locks/deploy"
 	s := &script{}
-	s.add(HistoryEvent{Kind: EventCreate, Session: 1, Path: kazooNode(dir, 0), Owner: 1}) // zxid 1: the start
-	s.add(HistoryEvent{Kind: EventCreate, Session: 2, Path: kazooNode(dir, 1), Owner: 2}) // 2: waits
-	s.add(HistoryEvent{Kind: EventDelete, Session: 1, Path: kazooNode(dir, 0)})           // 3: the second holds
+	s.add(Event{Kind: EventCreate, Session: 1, Path: kazooNode(dir, 0), Owner: 1}) // zxid 1: the start
+	s.add(Event{Kind: EventCreate, Session: 2, Path: kazooNode(dir, 1), Owner: 2}) // 2: waits
+	s.add(Event{Kind: EventDelete, Session: 1, Path: kazooNode(dir, 0)})           // 3: the second holds
 	for _, c := range []struct {
 		until Point
 		since time.Time
@@ -346,27 +348,27 @@ func TestReplayHeldSince(t *testing.T) {
 			t.Fatal(err)
 		}
 		h := r.Queues()[0].Participants[0]
-		if !h.HeldSince.Equal(c.since) || !h.HeldSince.IsZero() && h.HeldSource != HeldTxnlog {
+		if !h.HeldSince.Equal(c.since) || !h.HeldSince.IsZero() && h.HeldSource != lockops.HeldTxnlog {
 			t.Errorf("until %+v: holder %s held since %v (%q), want %v", c.until, h.Name, h.HeldSince, h.HeldSource, c.since)
 		}
 	}
 
 	// A recording: the holder of its first read is unknown, the next one
 	// is known from the read that saw it holding.
-	q := func(from int) Queue {
-		d := Dir{Path: dir}
+	q := func(from int) lockops.Queue {
+		d := lockops.Dir{Path: dir}
 		for i := from; i < 2; i++ {
-			d.Children = append(d.Children, Child{Name: kazooNode(dir, i)[len(dir)+1:], Owner: int64(i + 1), Czxid: int64(10 + i),
+			d.Children = append(d.Children, lockops.Child{Name: kazooNode(dir, i)[len(dir)+1:], Owner: int64(i + 1), Czxid: int64(10 + i),
 				Ctime: histT0.Add(time.Duration(i) * time.Second).UnixMilli()})
 		}
-		return Decode(d, DecodeOptions{})
+		return lockops.Decode(d, lockops.DecodeOptions{})
 	}
 	var b bytes.Buffer
 	rec, err := NewRecorder(&b, "/app", nil, histT0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, st := range []Queue{q(0), q(1)} {
+	for i, st := range []lockops.Queue{q(0), q(1)} {
 		if err := rec.Observe(&st, int64(20+i), histT0.Add(time.Duration(10+i)*time.Second)); err != nil {
 			t.Fatal(err)
 		}
@@ -376,14 +378,14 @@ func TestReplayHeldSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	var states []LockState
-	r, err := ReplayAll(src, "/app", Point{}, ReplayOptions{OnChange: func(at Moment, q *Queue) { states = append(states, LockState{At: at, Queue: q.Clone()}) }})
+	r, err := ReplayAll(src, "/app", Point{}, ReplayOptions{OnChange: func(at Moment, q *lockops.Queue) { states = append(states, LockState{At: at, Queue: q.Clone()}) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h := states[0].Queue.Participants[0]; !h.HeldSince.IsZero() {
 		t.Errorf("the first read's holder held since %v", h.HeldSince)
 	}
-	if h := r.Queues()[0].Participants[0]; !h.HeldSince.Equal(histT0.Add(11*time.Second)) || h.HeldSource != HeldRecording {
+	if h := r.Queues()[0].Participants[0]; !h.HeldSince.Equal(histT0.Add(11*time.Second)) || h.HeldSource != lockops.HeldRecording {
 		t.Errorf("the second holder held since %v (%q), want the read that saw it", h.HeldSince, h.HeldSource)
 	}
 }

@@ -1,4 +1,4 @@
-package lockops
+package history
 
 import (
 	"encoding/json"
@@ -10,20 +10,21 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/printable"
 )
 
-// HistorySchema is the version of the `zkscope history --json` document.
-const HistorySchema = 1
+// Schema is the version of the `zkscope history --json` document.
+const Schema = 1
 
-// WriteHistoryTable writes a history for people: per lock a title, then
+// WriteTable writes a history for people: per lock a title, then
 // its holders in the order they held (when each arrived, when it got the
 // lock, how long it waited and held, how its tenure ended) with the
 // waiters behind each, then the nodes that never held, then the problems.
-// Times are UTC. name shortens node names ([ShortName]) or not.
-func WriteHistoryTable(w io.Writer, rep HistoryReport, name func(string) string) error {
+// Times are UTC. name shortens node names ([lockops.ShortName]) or not.
+func WriteTable(w io.Writer, rep Report, name func(string) string) error {
 	if name == nil {
-		name = ShortName
+		name = lockops.ShortName
 	}
 	shorten := name
 	name = func(s string) string { return printable.String(shorten(s)) }
@@ -54,12 +55,12 @@ func writeLockHistory(tw io.Writer, h *LockHistory, end time.Time, name func(str
 		t := &h.Tenures[i]
 		row[i] = "#" + strconv.Itoa(k+1)
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, fmtClock(t.Arrived.Time), fmtClock(t.Held.Time),
-			fmtDur(t.Waited(end)), fmtDur(t.HeldFor(end)), name(baseName(t.Node)), FormatSession(t.Session), tenureCell(t), endedCell(t))
+			fmtDur(t.Waited(end)), fmtDur(t.HeldFor(end)), name(baseName(t.Node)), lockops.FormatSession(t.Session), tenureCell(t), endedCell(t))
 	}
 	for _, i := range never {
 		t := &h.Tenures[i]
 		fmt.Fprintf(tw, "  -\t%s\t-\t%s\t-\t%s\t%s\t%s\t%s\n", fmtClock(t.Arrived.Time), fmtDur(t.Waited(end)),
-			name(baseName(t.Node)), FormatSession(t.Session), tenureCell(t), endedCell(t))
+			name(baseName(t.Node)), lockops.FormatSession(t.Session), tenureCell(t), endedCell(t))
 	}
 	for _, i := range held {
 		if len(h.Behind[i]) == 0 {
@@ -107,7 +108,7 @@ func tenureCell(t *Tenure) string {
 		}
 		return s
 	}
-	return DescribeData(t.Data, 24)
+	return lockops.DescribeData(t.Data, 24)
 }
 
 // endedCell says how a tenure ended, with who and the session's facts.
@@ -121,7 +122,7 @@ func endedCell(t *Tenure) string {
 	case EndReleased:
 		return "released at " + fmtClock(t.Left.Time)
 	case EndForceDeleted:
-		return "force-deleted at " + fmtClock(t.Left.Time) + " by session " + FormatSession(t.By)
+		return "force-deleted at " + fmtClock(t.Left.Time) + " by session " + lockops.FormatSession(t.By)
 	case EndSessionClosed:
 		return "session closed by its client at " + fmtClock(t.Left.Time)
 	case EndSessionTerminated:
@@ -151,13 +152,13 @@ func fmtStamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// WriteHistoryJSON writes the `zkscope history --json` document (schema
-// [HistorySchema]): the span replayed, and per lock its tenures in order
+// WriteJSON writes the `zkscope history --json` document (schema
+// [Schema]): the span replayed, and per lock its tenures in order
 // of arrival (times in UTC to the millisecond, zxids as 0x hex, durations
 // in ms) with the waits behind each holder, and its problems as in
 // `locks --json`.
-func WriteHistoryJSON(w io.Writer, rep HistoryReport) error {
-	doc := historyDoc{Schema: HistorySchema, Root: rep.Root, From: momentOf(rep.First), To: momentOf(rep.Last), Events: rep.Events, Locks: []lockHistoryDoc{}}
+func WriteJSON(w io.Writer, rep Report) error {
+	doc := historyDoc{Schema: Schema, Root: rep.Root, From: momentOf(rep.First), To: momentOf(rep.Last), Events: rep.Events, Locks: []lockHistoryDoc{}}
 	for i := range rep.Locks {
 		h := &rep.Locks[i]
 		ld := lockHistoryDoc{Path: h.Path, Recipe: string(h.Kind), UsualHoldMs: h.UsualHold.Milliseconds(), Tenures: []tenureDoc{}, Problems: []json.RawMessage{}}
@@ -165,7 +166,7 @@ func WriteHistoryJSON(w io.Writer, rep HistoryReport) error {
 			ld.Tenures = append(ld.Tenures, tenureDocOf(h, j, rep.End))
 		}
 		for j := range h.Problems {
-			ld.Problems = append(ld.Problems, json.RawMessage(appendProblemJSON(nil, &h.Problems[j], h.Path)))
+			ld.Problems = append(ld.Problems, json.RawMessage(lockops.AppendProblemJSON(nil, &h.Problems[j], h.Path)))
 		}
 		doc.Locks = append(doc.Locks, ld)
 	}
@@ -229,14 +230,14 @@ func momentOf(m Moment) *momentDoc {
 
 func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 	t := &h.Tenures[i]
-	d := tenureDoc{Node: t.Node, Session: FormatSession(t.Session), Mode: string(t.Mode), Data: tenureData(t.Data), Payload: t.Payload, Arrived: momentOf(t.Arrived),
+	d := tenureDoc{Node: t.Node, Session: lockops.FormatSession(t.Session), Mode: string(t.Mode), Data: tenureData(t.Data), Payload: t.Payload, Arrived: momentOf(t.Arrived),
 		Held: momentOf(t.Held), Left: momentOf(t.Left), End: string(t.End), WaitedMs: t.Waited(end).Milliseconds()}
 	if !t.Held.IsZero() {
 		ms := t.HeldFor(end).Milliseconds()
 		d.HeldMs = &ms
 	}
 	if t.End != EndPresent && t.End != EndGone {
-		by := FormatSession(t.By)
+		by := lockops.FormatSession(t.By)
 		d.By = &by
 	}
 	if t.End == EndSessionClosed || t.End == EndSessionExpired || t.End == EndSessionTerminated {
@@ -248,16 +249,16 @@ func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 	}
 	for _, wt := range h.Behind[i] {
 		o := &h.Tenures[wt.Tenure]
-		d.Behind = append(d.Behind, waitDoc{Node: o.Node, Session: FormatSession(o.Session), WaitedMs: wt.For.Milliseconds()})
+		d.Behind = append(d.Behind, waitDoc{Node: o.Node, Session: lockops.FormatSession(o.Session), WaitedMs: wt.For.Milliseconds()})
 	}
 	return d
 }
 
 // tenureData is a node's data as JSON text: as it is when it is UTF-8,
-// else described ([DescribeData]).
+// else described ([lockops.DescribeData]).
 func tenureData(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
-	return DescribeData(b, 64)
+	return lockops.DescribeData(b, 64)
 }

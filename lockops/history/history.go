@@ -1,18 +1,23 @@
-package lockops
-
-// Lock history: the queues of the locks below a path replayed over time
-// from a stream of changes — ZooKeeper's transaction log
-// (history_txnlog.go) or a live recording (history_record.go) — with the
-// same decoders as `zkscope locks` ([Decode]): one model of every recipe.
-// The replay is in history_replay.go, the report built from it in
-// history_report.go and written in history_write.go.
+// Package history is lock history (`zkscope history`): the queues of the
+// locks below a path replayed over time from a stream of changes —
+// ZooKeeper's transaction log (txnlog.go, from the snapshot it starts at:
+// snapshot.go) or a live recording (record.go) — with the same decoders
+// as `zkscope locks` ([lockops.Decode]): one model of every recipe. The
+// replay is in replay.go (the systems' elections: single.go), the report
+// built from it in report.go and written in write.go.
+//
+// It imports the recipe model, report's encoder and zkview/txnlog; no
+// package that acts on locks (take, evict, run, redislock), nor ui.
+package history
 
 import (
 	"errors"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
-// EventKind is what one [HistoryEvent] changed.
+// EventKind is what one [Event] changed.
 type EventKind uint8
 
 // The changes a history is built from.
@@ -38,10 +43,10 @@ const (
 	EventActivity
 )
 
-// HistoryEvent is one change, in the order the servers applied them.
+// Event is one change, in the order the servers applied them.
 // Several events of one transaction (a multi, or the nodes a session's
 // close removes) share Zxid and are applied together.
-type HistoryEvent struct {
+type Event struct {
 	Kind    EventKind
 	Zxid    int64
 	Time    time.Time // when the servers applied it (a recording: when it was seen)
@@ -61,7 +66,7 @@ type HistoryEvent struct {
 // EventSource hands out history events in the order they happened; Next
 // returns io.EOF after the last.
 type EventSource interface {
-	Next() (HistoryEvent, error)
+	Next() (Event, error)
 }
 
 // EndKind is how a participant's node left its queue.
@@ -121,7 +126,7 @@ type SessionInfo struct {
 type Tenure struct {
 	Node    string
 	Session int64
-	Mode    Mode
+	Mode    lockops.Mode
 	Data    []byte // the node's data when it arrived (a client's id or address)
 	// Payload is that data decoded in its system's format (a Kafka
 	// controller's broker id, an active NameNode's host), "" for a lock.
@@ -196,7 +201,7 @@ func (p Point) IsZero() bool { return p.Zxid == 0 && p.Time.IsZero() }
 
 // Passed reports whether ev comes after p: replaying up to p stops
 // before it. The zero Point is never passed.
-func (p Point) Passed(ev *HistoryEvent) bool {
+func (p Point) Passed(ev *Event) bool {
 	switch {
 	case p.Zxid != 0:
 		return ev.Zxid > p.Zxid

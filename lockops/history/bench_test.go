@@ -1,4 +1,4 @@
-package lockops
+package history
 
 import (
 	"fmt"
@@ -77,7 +77,7 @@ func BenchmarkHistoryTxnlog(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rep := r.Report(HistoryOptions{})
+		rep := r.Report(Options{})
 		if len(rep.Locks) != 1 || len(rep.Locks[0].Tenures) != waiters+handovers {
 			b.Fatalf("%d locks, %s", len(rep.Locks), fmt.Sprint(len(rep.Locks[0].Tenures)))
 		}

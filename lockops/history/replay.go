@@ -1,4 +1,4 @@
-package lockops
+package history
 
 import (
 	"io"
@@ -6,27 +6,29 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // ReplayOptions tune a [Replay].
 type ReplayOptions struct {
-	// MaxLeases is passed to semaphore decoding (see [DecodeOptions]).
+	// MaxLeases is passed to semaphore decoding (see [lockops.DecodeOptions]).
 	MaxLeases int
 	// OnChange, when set, is told each new state of a lock, after the
 	// events of one transaction changed it. The queue is the replay's
 	// own: clone it to keep it past the call.
-	OnChange func(at Moment, q *Queue)
+	OnChange func(at Moment, q *lockops.Queue)
 }
 
 // LockState is one lock's queue as it was at a moment of a history.
 type LockState struct {
 	At    Moment
-	Queue Queue
+	Queue lockops.Queue
 }
 
 // Replay rebuilds the locks at or below a path over time from history
 // events: it keeps the nodes below the path, and at each transaction that
-// changes a lock directory decodes the directory again ([Decode], as
+// changes a lock directory decodes the directory again ([lockops.Decode], as
 // `zkscope locks` does) and notes who arrived, who became a holder and who
 // left, and why ([Tenure]). Feed it with [Replay.Apply] in order, then
 // [Replay.Finish].
@@ -34,13 +36,13 @@ type Replay struct {
 	root string
 	o    ReplayOptions
 
-	nodes  map[string]*Child             // the nodes at or below root, by path
-	kids   map[string]map[string]*Child  // a directory's children, by name
-	owned  map[int64]map[string]struct{} // ephemeral nodes below root, by owner
-	named  map[string]int                // a directory's children named like lock nodes
-	sess   map[int64]*SessionInfo        // open sessions
+	nodes  map[string]*lockops.Child            // the nodes at or below root, by path
+	kids   map[string]map[string]*lockops.Child // a directory's children, by name
+	owned  map[int64]map[string]struct{}        // ephemeral nodes below root, by owner
+	named  map[string]int                       // a directory's children named like lock nodes
+	sess   map[int64]*SessionInfo               // open sessions
 	locks  map[string]*lockLog
-	buf    []Child // the children of the directory decoded last (Queue keeps no *Child)
+	buf    []lockops.Child // the children of the directory decoded last (Queue keeps no *Child)
 	first  Moment
 	last   Moment
 	events int
@@ -52,20 +54,20 @@ type Replay struct {
 	dirty map[string]bool
 	ends  map[string]Tenure
 
-	// source says where the events come from ([HeldTxnlog] or
-	// [HeldRecording], set by [ReplayAll]; "": holders' starts are not
+	// source says where the events come from ([lockops.HeldTxnlog] or
+	// [lockops.HeldRecording], set by [ReplayAll]; "": holders' starts are not
 	// given to the queues).
-	source HeldSource
+	source lockops.HeldSource
 }
 
 // lockLog is one lock's history so far.
 type lockLog struct {
 	path    string
-	kind    Kind
+	kind    lockops.Kind
 	tenures []Tenure
 	open    map[string]int   // present nodes: their tenure's index
 	present map[string]int64 // update's scratch: the nodes decoded, their czxid
-	queue   Queue            // the last decoded queue
+	queue   lockops.Queue    // the last decoded queue
 }
 
 // NewReplay starts an empty replay of the locks at or below root.
@@ -74,7 +76,7 @@ func NewReplay(root string, o ReplayOptions) *Replay {
 		root = "/"
 	}
 	return &Replay{root: root, o: o,
-		nodes: map[string]*Child{}, kids: map[string]map[string]*Child{},
+		nodes: map[string]*lockops.Child{}, kids: map[string]map[string]*lockops.Child{},
 		owned: map[int64]map[string]struct{}{}, named: map[string]int{}, sess: map[int64]*SessionInfo{},
 		locks: map[string]*lockLog{}, dirty: map[string]bool{}, ends: map[string]Tenure{}}
 }
@@ -83,9 +85,9 @@ func NewReplay(root string, o ReplayOptions) *Replay {
 // and finishes the replay.
 func ReplayAll(src EventSource, root string, until Point, o ReplayOptions) (*Replay, error) {
 	r := NewReplay(root, o)
-	r.source = HeldTxnlog
+	r.source = lockops.HeldTxnlog
 	if _, ok := src.(*recordingSource); ok {
-		r.source = HeldRecording
+		r.source = lockops.HeldRecording
 	}
 	if s, ok := src.(Seeder); ok {
 		if err := s.Seed(r); err != nil {
@@ -120,7 +122,7 @@ func (r *Replay) below(p string) bool {
 	if r.root == "/" {
 		return true
 	}
-	for _, top := range []string{r.root, r.root + KazooSemaphoreLock} {
+	for _, top := range []string{r.root, r.root + lockops.KazooSemaphoreLock} {
 		if p == top || strings.HasPrefix(p, top) && len(p) > len(top) && p[len(top)] == '/' {
 			return true
 		}
@@ -131,7 +133,7 @@ func (r *Replay) below(p string) bool {
 // Apply applies one event. Events of one transaction (same zxid) are
 // applied together: the locks they change are decoded once, after the
 // last of them.
-func (r *Replay) Apply(ev HistoryEvent) {
+func (r *Replay) Apply(ev Event) {
 	if ev.Zxid != r.at.Zxid || ev.Zxid == 0 {
 		r.flush()
 	}
@@ -178,7 +180,7 @@ func (r *Replay) session(id int64) *SessionInfo {
 	return s
 }
 
-func (r *Replay) create(ev HistoryEvent) {
+func (r *Replay) create(ev Event) {
 	if !r.below(ev.Path) {
 		return
 	}
@@ -190,13 +192,13 @@ func (r *Replay) create(ev HistoryEvent) {
 		r.drop(old) // a snapshot's change logged again
 	}
 	dir, name := path.Dir(ev.Path), path.Base(ev.Path)
-	n := &Child{Name: name, Path: ev.Path, Data: slices.Clone(ev.Data), Owner: ev.Owner, Ctime: ct.UnixMilli(), Czxid: ev.Zxid}
+	n := &lockops.Child{Name: name, Path: ev.Path, Data: slices.Clone(ev.Data), Owner: ev.Owner, Ctime: ct.UnixMilli(), Czxid: ev.Zxid}
 	r.nodes[ev.Path] = n
 	if r.kids[dir] == nil {
-		r.kids[dir] = map[string]*Child{}
+		r.kids[dir] = map[string]*lockops.Child{}
 	}
 	r.kids[dir][name] = n
-	if parseName(name).lib != nil {
+	if lockops.LibraryOf(name) != nil {
 		r.named[dir]++
 	}
 	if ev.Owner != 0 {
@@ -210,7 +212,7 @@ func (r *Replay) create(ev HistoryEvent) {
 }
 
 // endOf is how a node removed by ev leaves its queue.
-func (r *Replay) endOf(ev HistoryEvent) Tenure {
+func (r *Replay) endOf(ev Event) Tenure {
 	n := r.nodes[ev.Path]
 	switch {
 	case ev.Kind == EventGone || !ev.SessionKnown || n == nil:
@@ -233,7 +235,7 @@ func (r *Replay) remove(p string, end Tenure) {
 }
 
 // drop forgets node n.
-func (r *Replay) drop(n *Child) {
+func (r *Replay) drop(n *lockops.Child) {
 	p := n.Path
 	delete(r.nodes, p)
 	dir := path.Dir(p)
@@ -241,7 +243,7 @@ func (r *Replay) drop(n *Child) {
 	if len(r.kids[dir]) == 0 {
 		delete(r.kids, dir)
 	}
-	if parseName(n.Name).lib != nil {
+	if lockops.LibraryOf(n.Name) != nil {
 		if r.named[dir]--; r.named[dir] <= 0 {
 			delete(r.named, dir)
 		}
@@ -256,7 +258,7 @@ func (r *Replay) drop(n *Child) {
 
 // closeSession removes the session's ephemeral nodes: those the log lists
 // and those the replay saw it create.
-func (r *Replay) closeSession(ev HistoryEvent) {
+func (r *Replay) closeSession(ev Event) {
 	s := r.session(ev.Session)
 	s.Closed, s.Expired = r.at, ev.Cxid == 0
 	end := Tenure{End: EndSessionClosed, By: ev.Session, SessionTimeout: s.Timeout, LastWrite: s.LastWrite}
@@ -289,10 +291,10 @@ func (r *Replay) touch(dir string) {
 // path for the two directories of a semaphore, else the directory.
 func (r *Replay) lockOf(dir string) string {
 	parent, base := path.Dir(dir), path.Base(dir)
-	if (base == CuratorLeases || base == CuratorLocks) && r.isCuratorSemaphore(parent) {
+	if (base == lockops.CuratorLeases || base == lockops.CuratorLocks) && r.isCuratorSemaphore(parent) {
 		return parent
 	}
-	if sem, ok := strings.CutSuffix(dir, KazooSemaphoreLock); ok && r.nodes[sem] != nil {
+	if sem, ok := strings.CutSuffix(dir, lockops.KazooSemaphoreLock); ok && r.nodes[sem] != nil {
 		return sem
 	}
 	if e := r.electionOf(dir); e != "" {
@@ -309,15 +311,15 @@ func (r *Replay) lockOf(dir string) string {
 // leases then held are still held).
 func (r *Replay) isCuratorSemaphore(p string) bool {
 	if k := r.kids[p]; k != nil {
-		_, leases := k[CuratorLeases]
-		_, locks := k[CuratorLocks]
-		if l := r.locks[p]; l != nil && l.kind == KindCuratorSemaphoreV2 && len(k) <= 3 {
+		_, leases := k[lockops.CuratorLeases]
+		_, locks := k[lockops.CuratorLocks]
+		if l := r.locks[p]; l != nil && l.kind == lockops.KindCuratorSemaphoreV2 && len(k) <= 3 {
 			return leases || locks
 		}
 		return leases && locks && len(k) <= 3
 	}
-	_, leases := r.kids[JoinPath(p, CuratorLeases)]
-	_, locks := r.kids[JoinPath(p, CuratorLocks)]
+	_, leases := r.kids[lockops.JoinPath(p, lockops.CuratorLeases)]
+	_, locks := r.kids[lockops.JoinPath(p, lockops.CuratorLocks)]
 	return leases && locks
 }
 
@@ -339,7 +341,7 @@ func (r *Replay) flush() {
 		if !ok && l == nil {
 			continue
 		}
-		q := Decode(d, r.decodeOptions(p))
+		q := lockops.Decode(d, r.decodeOptions(p))
 		if l == nil {
 			l = &lockLog{path: p, open: map[string]int{}}
 			r.locks[p] = l
@@ -360,7 +362,7 @@ func (r *Replay) flush() {
 // semaphore's other directory was created (Curator makes locks/ before
 // leases/).
 func (r *Replay) adopt(l *lockLog) {
-	for _, sub := range []string{JoinPath(l.path, CuratorLocks), JoinPath(l.path, CuratorLeases), l.path + KazooSemaphoreLock} {
+	for _, sub := range []string{lockops.JoinPath(l.path, lockops.CuratorLocks), lockops.JoinPath(l.path, lockops.CuratorLeases), l.path + lockops.KazooSemaphoreLock} {
 		s := r.locks[sub]
 		if s == nil || r.lockOf(sub) != l.path {
 			continue
@@ -375,16 +377,16 @@ func (r *Replay) adopt(l *lockLog) {
 	}
 }
 
-// dirOf is the lock at p as [Decode] wants it, from the nodes the replay
+// dirOf is the lock at p as [lockops.Decode] wants it, from the nodes the replay
 // knows; ok is false when p is not (or no longer) a lock directory.
-func (r *Replay) dirOf(p string) (Dir, bool) {
+func (r *Replay) dirOf(p string) (lockops.Dir, bool) {
 	switch {
 	case r.isCuratorSemaphore(p):
-		leases, locks := r.plainDir(JoinPath(p, CuratorLeases)), r.plainDir(JoinPath(p, CuratorLocks))
+		leases, locks := r.plainDir(lockops.JoinPath(p, lockops.CuratorLeases)), r.plainDir(lockops.JoinPath(p, lockops.CuratorLocks))
 		leases.Aux = &locks
 		return leases, len(leases.Children)+len(locks.Children) > 0
-	case r.nodes[p+KazooSemaphoreLock] != nil || r.kids[p+KazooSemaphoreLock] != nil:
-		sem, queue := r.plainDir(p), r.plainDir(p+KazooSemaphoreLock)
+	case r.nodes[p+lockops.KazooSemaphoreLock] != nil || r.kids[p+lockops.KazooSemaphoreLock] != nil:
+		sem, queue := r.plainDir(p), r.plainDir(p+lockops.KazooSemaphoreLock)
 		sem.Aux = &queue
 		return sem, len(sem.Children)+len(queue.Children) > 0
 	}
@@ -392,12 +394,12 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 		return d, true
 	}
 	if r.named[p] == 0 {
-		return Dir{Path: p}, false // no lock node (IsLockDir), without listing
+		return lockops.Dir{Path: p}, false // no lock node (IsLockDir), without listing
 	}
 	d := r.plainDirInto(p, r.buf[:0]) // decoded before the next one: its children's slice is reused
 	r.buf = d.Children
-	if leader := solrLeaderOf(p); leader != "" && r.below(leader) {
-		d.Context = []Child{} // read: the leader node, or none
+	if leader := lockops.SolrLeaderOf(p); leader != "" && r.below(leader) {
+		d.Context = []lockops.Child{} // read: the leader node, or none
 		if n := r.nodes[leader]; n != nil {
 			d.Context = append(d.Context, *n)
 		}
@@ -408,13 +410,13 @@ func (r *Replay) dirOf(p string) (Dir, bool) {
 // plainDir is directory p with its children, in no particular order (as
 // the servers list them: the decoders sort them as their libraries do,
 // ties broken by name).
-func (r *Replay) plainDir(p string) Dir {
-	return r.plainDirInto(p, make([]Child, 0, len(r.kids[p])))
+func (r *Replay) plainDir(p string) lockops.Dir {
+	return r.plainDirInto(p, make([]lockops.Child, 0, len(r.kids[p])))
 }
 
 // plainDirInto is [Replay.plainDir] with its children appended to buf.
-func (r *Replay) plainDirInto(p string, buf []Child) Dir {
-	d := Dir{Path: p, Children: buf}
+func (r *Replay) plainDirInto(p string, buf []lockops.Child) lockops.Dir {
+	d := lockops.Dir{Path: p, Children: buf}
 	if n := r.nodes[p]; n != nil {
 		d.Data = n.Data
 	}
@@ -426,7 +428,7 @@ func (r *Replay) plainDirInto(p string, buf []Child) Dir {
 
 // update notes the differences between l's last queue and q, decoded at
 // at: departures (with how each left, from ends), arrivals, new holders.
-func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
+func (l *lockLog) update(q lockops.Queue, at Moment, ends map[string]Tenure) {
 	if len(q.Participants) > 0 || l.kind == "" {
 		l.kind = q.Kind // an emptied directory keeps its recipe
 	}
@@ -466,9 +468,9 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 		}
 		t := &l.tenures[ti]
 		t.Mode = p.Mode // (a node adopted from a semaphore's internal lock)
-		if p.State == StateHolding && t.Held.IsZero() {
+		if p.State == lockops.StateHolding && t.Held.IsZero() {
 			t.Held = at
-			if q.Kind.SingleNode() && p.Mode != ModeLease {
+			if q.Kind.SingleNode() && p.Mode != lockops.ModeLease {
 				t.Held = t.Arrived // its node is the lock: held from its creation
 			}
 		}
@@ -478,8 +480,8 @@ func (l *lockLog) update(q Queue, at Moment, ends map[string]Tenure) {
 
 // Queues are the locks as they are at this point of the replay, decoded
 // afresh (sorted by path), as `zkscope locks` would have read them.
-func (r *Replay) Queues() []Queue {
-	var out []Queue
+func (r *Replay) Queues() []lockops.Queue {
+	var out []lockops.Queue
 	paths := make([]string, 0, len(r.locks))
 	for p := range r.locks {
 		paths = append(paths, p)
@@ -487,7 +489,7 @@ func (r *Replay) Queues() []Queue {
 	sort.Strings(paths)
 	for _, p := range paths {
 		if d, ok := r.dirOf(p); ok {
-			q := Decode(d, r.decodeOptions(p))
+			q := lockops.Decode(d, r.decodeOptions(p))
 			r.heldSince(r.locks[p], &q)
 			out = append(out, q)
 		}
@@ -499,14 +501,14 @@ func (r *Replay) Queues() []Queue {
 // the replay saw each begin to hold, where it knows it: after the
 // history's first moment (what was there at its start, a snapshot's
 // nodes or a recording's first read, held since before it).
-func (r *Replay) heldSince(l *lockLog, q *Queue) {
+func (r *Replay) heldSince(l *lockLog, q *lockops.Queue) {
 	if r.source == "" || l == nil {
 		return
 	}
 	for i := range q.Participants {
 		p := &q.Participants[i]
 		ti, ok := l.open[p.Node]
-		if p.State != StateHolding || p.WatcherOnly || !ok {
+		if p.State != lockops.StateHolding || p.WatcherOnly || !ok {
 			continue
 		}
 		if t := &l.tenures[ti]; !t.Held.IsZero() && t.Held.Time.After(r.first.Time) {

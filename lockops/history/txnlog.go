@@ -1,8 +1,9 @@
-package lockops
+package history
 
 import (
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview/txnlog"
 )
 
@@ -34,11 +35,11 @@ func TxnlogEvents(r *txnlog.Reader) EventSource { return &txnSource{r: r} }
 
 type txnSource struct {
 	r       *txnlog.Reader
-	pending []HistoryEvent // the rest of a multi
+	pending []Event // the rest of a multi
 }
 
 // Next implements [EventSource].
-func (s *txnSource) Next() (HistoryEvent, error) {
+func (s *txnSource) Next() (Event, error) {
 	if len(s.pending) > 0 {
 		ev := s.pending[0]
 		s.pending = s.pending[1:]
@@ -46,7 +47,7 @@ func (s *txnSource) Next() (HistoryEvent, error) {
 	}
 	t, err := s.r.Next()
 	if err != nil {
-		return HistoryEvent{}, err
+		return Event{}, err
 	}
 	if t.Op != txnlog.OpMulti || t.Failed() {
 		return eventOfTxn(&t), nil
@@ -65,8 +66,8 @@ func (s *txnSource) Next() (HistoryEvent, error) {
 
 // eventOfTxn is the event of one (non-multi, or sub-) transaction. Its
 // slices share the reader's buffers: the replay copies what it keeps.
-func eventOfTxn(t *txnlog.Txn) HistoryEvent {
-	ev := HistoryEvent{Kind: EventActivity, Zxid: t.Zxid, Time: t.Time, Session: t.Session, Cxid: t.Cxid,
+func eventOfTxn(t *txnlog.Txn) Event {
+	ev := Event{Kind: EventActivity, Zxid: t.Zxid, Time: t.Time, Session: t.Session, Cxid: t.Cxid,
 		Path: t.Path, SessionKnown: true}
 	switch {
 	case t.Op.IsCreate():
@@ -104,7 +105,7 @@ func OpenTxnlog(dir string) (src EventSource, close func() error, err error) {
 // all), oldest first.
 func LockStates(src EventSource, lockPath string, max int, o ReplayOptions) ([]LockState, error) {
 	var states []LockState
-	o.OnChange = func(at Moment, q *Queue) {
+	o.OnChange = func(at Moment, q *lockops.Queue) {
 		if q.Path != lockPath {
 			return
 		}

@@ -1,4 +1,4 @@
-package lockops
+package history
 
 import (
 	"errors"
@@ -108,7 +108,7 @@ func filesOf(dir string) (first int64, snaps map[int64]string) {
 }
 
 // Next implements [EventSource], leaving out what the snapshot holds.
-func (h *TxnlogHistory) Next() (HistoryEvent, error) {
+func (h *TxnlogHistory) Next() (Event, error) {
 	for {
 		ev, err := h.src.Next()
 		if err != nil || ev.Zxid > h.skip {
@@ -143,7 +143,7 @@ func (h *TxnlogHistory) Seed(r *Replay) error {
 		}
 		latest = max(latest, n.Stat.Mtime, n.Stat.Ctime)
 		if n.Path != "/" && r.below(n.Path) {
-			r.create(HistoryEvent{Path: n.Path, Data: n.Data, Owner: n.Owner(), Zxid: n.Stat.Czxid, Ctime: time.UnixMilli(n.Stat.Ctime).UTC()})
+			r.create(Event{Path: n.Path, Data: n.Data, Owner: n.Owner(), Zxid: n.Stat.Czxid, Ctime: time.UnixMilli(n.Stat.Ctime).UTC()})
 		}
 	}
 	r.at = Moment{Zxid: s.Zxid(), Time: time.UnixMilli(latest).UTC()}

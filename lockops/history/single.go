@@ -1,8 +1,8 @@
-package lockops
+package history
 
 // Single-node locks and elections in a replay: the directories of the
 // systems' elections (Kafka's root, HDFS's elector directory, HBase's
-// parent znode) are recognised by their node names, as [Decode] does, and
+// parent znode) are recognised by their node names, as [lockops.Decode] does, and
 // handed the context their decoders read elsewhere (Kafka's broker
 // registrations, HBase's backup masters, Solr's leader node); an ephemeral
 // node that is the replay's root is a plain ephemeral lock. Their waiters
@@ -14,23 +14,25 @@ import (
 	"path"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // familyAt is the system election directory p is, from the names of the
 // children the replay knows ("" when none), without listing them.
-func (r *Replay) familyAt(p string) Kind {
+func (r *Replay) familyAt(p string) lockops.Kind {
 	k := r.kids[p]
 	if k == nil {
 		return ""
 	}
 	has := func(name string) bool { _, ok := k[name]; return ok }
 	switch {
-	case has(hadoopLock) || has(hadoopBreadcrumb):
-		return KindHadoopHA
-	case has(kafkaController) && has(kafkaEpoch):
-		return KindKafkaController
-	case has(hbaseMaster) && has(hbaseBackups):
-		return KindHBaseMaster
+	case has(lockops.HadoopLockNode) || has(lockops.HadoopBreadcrumbNode):
+		return lockops.KindHadoopHA
+	case has(lockops.KafkaControllerNode) && has(lockops.KafkaEpochNode):
+		return lockops.KindKafkaController
+	case has(lockops.HBaseMasterNode) && has(lockops.HBaseBackupsDir):
+		return lockops.KindHBaseMaster
 	}
 	return ""
 }
@@ -42,56 +44,56 @@ func (r *Replay) electionOf(dir string) string {
 	parent := path.Dir(dir)
 	switch path.Base(dir) {
 	case "ids":
-		if root := path.Dir(parent); path.Base(parent) == "brokers" && r.familyAt(root) == KindKafkaController {
+		if root := path.Dir(parent); path.Base(parent) == "brokers" && r.familyAt(root) == lockops.KindKafkaController {
 			return root
 		}
-	case hbaseBackups:
-		if r.familyAt(parent) == KindHBaseMaster {
+	case lockops.HBaseBackupsDir:
+		if r.familyAt(parent) == lockops.KindHBaseMaster {
 			return parent
 		}
 	case "overseer_elect":
-		if e := JoinPath(dir, solrElection); r.kids[e] != nil || r.locks[e] != nil {
+		if e := lockops.JoinPath(dir, lockops.SolrElectionDir); r.kids[e] != nil || r.locks[e] != nil {
 			return e
 		}
 	}
 	return ""
 }
 
-// singleNodeDir is p as [Decode] reads a system's election or a plain
+// singleNodeDir is p as [lockops.Decode] reads a system's election or a plain
 // ephemeral lock, with the context its decoder needs; ok is false when p
 // is neither.
-func (r *Replay) singleNodeDir(p string) (Dir, bool) {
+func (r *Replay) singleNodeDir(p string) (lockops.Dir, bool) {
 	k := r.familyAt(p)
-	if l := r.locks[p]; k == "" && l != nil && l.kind.SingleNode() && l.kind != KindEphemeralLock {
+	if l := r.locks[p]; k == "" && l != nil && l.kind.SingleNode() && l.kind != lockops.KindEphemeralLock {
 		k = l.kind // its leader node gone: still the election, with no leader now
 	}
 	switch k {
-	case KindKafkaController:
+	case lockops.KindKafkaController:
 		d := r.plainDir(p)
-		d.Context = r.plainDir(kafkaBrokersOf(p)).Children
+		d.Context = r.plainDir(lockops.KafkaBrokersOf(p)).Children
 		return d, true
-	case KindHBaseMaster:
+	case lockops.KindHBaseMaster:
 		d := r.plainDir(p)
-		d.Context = r.plainDir(JoinPath(p, hbaseBackups)).Children
+		d.Context = r.plainDir(lockops.JoinPath(p, lockops.HBaseBackupsDir)).Children
 		return d, true
-	case KindHadoopHA:
+	case lockops.KindHadoopHA:
 		return r.plainDir(p), true
 	}
 	if p != r.root {
-		return Dir{}, false
+		return lockops.Dir{}, false
 	}
 	n := r.nodes[p]
-	if n == nil || n.Owner == 0 || len(r.kids[p]) > 0 || parseName(n.Name).lib != nil {
-		return Dir{}, false
+	if n == nil || n.Owner == 0 || len(r.kids[p]) > 0 || lockops.LibraryOf(n.Name) != nil {
+		return lockops.Dir{}, false
 	}
-	return EphemeralDir(p, zk.Stat{EphemeralOwner: n.Owner, Czxid: n.Czxid, Ctime: n.Ctime, Version: n.Version}, n.Data), true
+	return lockops.EphemeralDir(p, zk.Stat{EphemeralOwner: n.Owner, Czxid: n.Czxid, Ctime: n.Ctime, Version: n.Version}, n.Data), true
 }
 
 // decodeOptions are the options the lock at p is decoded with: a
 // single-node lock stays of its kind when its leader node is gone (the
 // names alone no longer say it is one).
-func (r *Replay) decodeOptions(p string) DecodeOptions {
-	o := DecodeOptions{MaxLeases: r.o.MaxLeases}
+func (r *Replay) decodeOptions(p string) lockops.DecodeOptions {
+	o := lockops.DecodeOptions{MaxLeases: r.o.MaxLeases}
 	if l := r.locks[p]; l != nil && l.kind.SingleNode() {
 		o.Kind = l.kind
 	}

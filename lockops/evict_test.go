@@ -410,3 +410,15 @@ func TestEvictNextToApplicationLeases(t *testing.T) {
 		t.Fatalf("preview of the kazoo holder: participant %v recipe %s holding %v lock %s, want the holder of the kazoo.lock %s", p.Participant, p.Recipe, p.Holding, p.LockPath, app+"/locks")
 	}
 }
+
+// TestSequenceSuffix: the sequence a node's name ends with, as the server
+// wrote it (negative after an overflow too): what the CLI asks the
+// operator to type to confirm.
+func TestSequenceSuffix(t *testing.T) {
+	if got := (&EvictPreview{Node: "/l/_c_11111111-1111-4111-8111-111111111111-lock-0000000042"}).SequenceSuffix(); got != "0000000042" {
+		t.Fatalf("sequence suffix %q", got)
+	}
+	if got := (&EvictPreview{Node: "/l/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa__lock__-000000001"}).SequenceSuffix(); got != "-000000001" {
+		t.Fatalf("negative sequence suffix %q", got)
+	}
+}

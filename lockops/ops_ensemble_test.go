@@ -2,12 +2,9 @@ package lockops
 
 import (
 	"context"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
@@ -110,7 +107,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		changes := h.Changes()
 		waiter := takeAsync(ctx, other, "/locks/expiry", TakeOptions{})
 		waiter.waitingOn(t, h.Node)
-		closeSessionAs(t, cl.Addrs(), c.Conn())
+		locktest.CloseSessionAs(t, cl.Addrs(), c.Conn())
 		select {
 		case <-h.LostCh():
 		case <-time.After(60 * time.Second):
@@ -193,37 +190,4 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 			t.Fatalf("stderr lacks SUSPENDED/LOST:\n%s", s)
 		}
 	})
-}
-
-// closeSessionAs attaches to conn's session from a second TCP connection
-// (session id and password, as a client re-attaching would) and sends
-// closeSession: the server ends the session and deletes its ephemeral
-// nodes, exactly as on expiry. go-zookeeper does not expose the session
-// password, so it is read with reflection.
-func closeSessionAs(t *testing.T, addrs []string, conn *zk.Conn) {
-	t.Helper()
-	// A member that just restarted may still drop the re-attach (EOF):
-	// try each member in turn until one closes the session.
-	var errs []string
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, addr := range addrs {
-			err := tryCloseSession(addr, conn)
-			if err == nil {
-				return
-			}
-			errs = append(errs, addr+": "+err.Error())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("could not close session 0x%x: %s", uint64(conn.SessionID()), strings.Join(errs, "; "))
-}
-
-func tryCloseSession(addr string, conn *zk.Conn) error {
-	passwd := append([]byte(nil), reflect.ValueOf(conn).Elem().FieldByName("passwd").Bytes()...)
-	s, err := zktest.DialSession(addr, conn.SessionID(), passwd, 10*time.Second)
-	if err != nil {
-		return err
-	}
-	return s.CloseSession()
 }

@@ -156,3 +156,16 @@ func TestSuspendedLineSaysWhenAndWhy(t *testing.T) {
 		t.Errorf("Redis: %s", line)
 	}
 }
+
+// TestParseSignal: --kill-signal takes a name, with or without SIG, any
+// case, or a number.
+func TestParseSignal(t *testing.T) {
+	for in, want := range map[string]syscall.Signal{"TERM": syscall.SIGTERM, "sigkill": syscall.SIGKILL, "INT": syscall.SIGINT, "9": syscall.SIGKILL} {
+		if got, err := ParseSignal(in); err != nil || got != want {
+			t.Errorf("ParseSignal(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseSignal("NOPE"); err == nil {
+		t.Fatal("unknown signal accepted")
+	}
+}

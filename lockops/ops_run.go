@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -265,18 +264,6 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 				return ExitLost, fmt.Errorf("LOST the lock %s: %s", lc.Path, ch.Reason)
 			}
 		}
-	}
-}
-
-// FenceEnv is what CMD learns about the lock it runs under: enough to fence
-// its writes (storage that remembers the highest ZKSCOPE_LOCK_FENCE it saw
-// can refuse a write carrying a lower one: an older holder's).
-func (h *Held) FenceEnv() []string {
-	return []string{
-		"ZKSCOPE_LOCK_PATH=" + h.Path,
-		"ZKSCOPE_LOCK_NODE=" + h.Node,
-		"ZKSCOPE_LOCK_SESSION=" + FormatSession(h.Session),
-		"ZKSCOPE_LOCK_FENCE=" + strconv.FormatInt(h.Czxid, 10),
 	}
 }
 

@@ -19,10 +19,7 @@ import (
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
-func TestMain(m *testing.M) {
-	WatchdogMain() // this binary is re-executed as the watchdog of in-process lock commands
-	zktest.Main(m)
-}
+func TestMain(m *testing.M) { zktest.Main(m) }
 
 // auditToTemp points the audit log at a fresh directory and returns the
 // log's path.

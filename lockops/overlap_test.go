@@ -386,7 +386,7 @@ func TestTakeLostPlaceSaysRejoin(t *testing.T) {
 	waiter := locktest.NewClient(t, cl.Addrs())
 	a := takeAsync(context.Background(), waiter, lockPath, TakeOptions{})
 	a.waitingOn(t, h.Node)
-	closeSessionAs(t, cl.Addrs(), waiter.Conn())
+	locktest.CloseSessionAs(t, cl.Addrs(), waiter.Conn())
 	_, err = a.wait(t)
 	t.Logf("%v", err)
 	if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "our place in the queue of "+lockPath+" is lost") || !strings.Contains(err.Error(), "rejoin") {

@@ -7,6 +7,7 @@ package lockops
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -291,4 +292,16 @@ func (h *Held) ServerName() string           { return "ZooKeeper" }
 func (h *Held) DeadlineRule() string {
 	t := h.Timeout()
 	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, lossMargin(t))
+}
+
+// FenceEnv is what CMD learns about the lock it runs under: enough to fence
+// its writes (storage that remembers the highest ZKSCOPE_LOCK_FENCE it saw
+// can refuse a write carrying a lower one: an older holder's).
+func (h *Held) FenceEnv() []string {
+	return []string{
+		"ZKSCOPE_LOCK_PATH=" + h.Path,
+		"ZKSCOPE_LOCK_NODE=" + h.Node,
+		"ZKSCOPE_LOCK_SESSION=" + FormatSession(h.Session),
+		"ZKSCOPE_LOCK_FENCE=" + strconv.FormatInt(h.Czxid, 10),
+	}
 }

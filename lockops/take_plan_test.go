@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"path"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -194,20 +193,6 @@ func TestParseFlags(t *testing.T) {
 	}
 	if m, err := ParseMode("WRITE"); err != nil || m != ModeWrite {
 		t.Fatal(m, err)
-	}
-	for in, want := range map[string]syscall.Signal{"TERM": syscall.SIGTERM, "sigkill": syscall.SIGKILL, "INT": syscall.SIGINT, "9": syscall.SIGKILL} {
-		if got, err := ParseSignal(in); err != nil || got != want {
-			t.Errorf("ParseSignal(%q) = %v, %v", in, got, err)
-		}
-	}
-	if _, err := ParseSignal("NOPE"); err == nil {
-		t.Fatal("unknown signal accepted")
-	}
-	if got := (&EvictPreview{Node: "/l/" + cA + "lock-0000000042"}).SequenceSuffix(); got != "0000000042" {
-		t.Fatalf("sequence suffix %q", got)
-	}
-	if got := (&EvictPreview{Node: "/l/" + kA + "__lock__-000000001"}).SequenceSuffix(); got != "-000000001" {
-		t.Fatalf("negative sequence suffix %q", got)
 	}
 }
 

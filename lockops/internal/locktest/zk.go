@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 // MustCreate creates p with data and flags on conn.
@@ -104,4 +106,37 @@ func Children(t testing.TB, c *zkview.Client, p string) []string {
 		t.Fatalf("children of %s: %v", p, err)
 	}
 	return kids
+}
+
+// CloseSessionAs attaches to conn's session from a second TCP connection
+// (session id and password, as a client re-attaching would) and sends
+// closeSession: the server ends the session and deletes its ephemeral
+// nodes, exactly as on expiry. go-zookeeper does not expose the session
+// password, so it is read with reflection.
+func CloseSessionAs(t *testing.T, addrs []string, conn *zk.Conn) {
+	t.Helper()
+	// A member that just restarted may still drop the re-attach (EOF):
+	// try each member in turn until one closes the session.
+	var errs []string
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, addr := range addrs {
+			err := tryCloseSession(addr, conn)
+			if err == nil {
+				return
+			}
+			errs = append(errs, addr+": "+err.Error())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("could not close session 0x%x: %s", uint64(conn.SessionID()), strings.Join(errs, "; "))
+}
+
+func tryCloseSession(addr string, conn *zk.Conn) error {
+	passwd := append([]byte(nil), reflect.ValueOf(conn).Elem().FieldByName("passwd").Bytes()...)
+	s, err := zktest.DialSession(addr, conn.SessionID(), passwd, 10*time.Second)
+	if err != nil {
+		return err
+	}
+	return s.CloseSession()
 }

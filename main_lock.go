@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/lockrun"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -112,7 +113,7 @@ locks", for what Redis locks cannot promise).`,
 			if err != nil {
 				return usage(err)
 			}
-			sig, err := lockops.ParseSignal(killSignal)
+			sig, err := lockrun.ParseSignal(killSignal)
 			if err != nil {
 				return usage(err)
 			}
@@ -143,7 +144,7 @@ locks", for what Redis locks cannot promise).`,
 				return err
 			}
 			defer c.Close()
-			code, err := lockops.RunLockCommand(ctx, c, lockops.LockCommand{
+			code, err := lockrun.Run(ctx, c, lockrun.LockCommand{
 				Path: lockPath, Take: opts, Args: command,
 				KillSignal: sig, KillGrace: killGrace, Revocable: revocable,
 				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,

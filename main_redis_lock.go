@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/lockrun"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
@@ -90,7 +91,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	case timeout > 0:
 		o.Wait, o.Timeout = lockops.WaitTimeout, timeout
 	}
-	sig, err := lockops.ParseSignal(killSignal)
+	sig, err := lockrun.ParseSignal(killSignal)
 	if err != nil {
 		return true, usage(err)
 	}
@@ -102,7 +103,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
-	code, err := lockops.RunRedisLockCommand(context.Background(), c, lockops.LockCommand{
+	code, err := lockrun.RunRedis(context.Background(), c, lockrun.LockCommand{
 		Path: key, Args: command, KillSignal: sig, KillGrace: killGrace,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Messages: os.Stderr, Signals: signals,
 	}, o)

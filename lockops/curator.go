@@ -256,5 +256,5 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 	return q
 }
 
-// revokeMessage is Curator's revocation request (Revoker.REVOKE_MESSAGE).
-var revokeMessage = []byte("__REVOKE__")
+// RevokeMessage is Curator's revocation request (Revoker.REVOKE_MESSAGE).
+var RevokeMessage = []byte("__REVOKE__")

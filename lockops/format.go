@@ -78,7 +78,7 @@ func DescribeDataWith(b []byte, max int, escape func(string) string) string {
 	switch {
 	case len(b) == 0:
 		return "-"
-	case string(b) == string(revokeMessage):
+	case string(b) == string(RevokeMessage):
 		return "__REVOKE__ (revocation requested)"
 	case !utf8.Valid(b):
 		return fmt.Sprintf("<%d bytes binary>", len(b))

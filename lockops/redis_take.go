@@ -166,7 +166,7 @@ func (t *redisTaker) attempt(ctx context.Context) (start time.Time, got bool, an
 	})
 	cancel()
 	validity := t.ttl - time.Since(start) - redlockDrift(t.ttl)
-	got = set >= RedisQuorum(n) && validity > lossMargin(t.ttl)
+	got = set >= RedisQuorum(n) && validity > LossMargin(t.ttl)
 	if !got && set+(n-answered) > 0 { // a key set, or a reply lost: delete ours again
 		t.deleteEverywhere()
 	}

@@ -84,7 +84,7 @@ func (h *RedisHeld) Deadline() time.Time {
 }
 
 func (h *RedisHeld) deadlineLocked() time.Time {
-	return h.lastContact.Add(h.TTL - redlockDrift(h.TTL) - lossMargin(h.TTL))
+	return h.lastContact.Add(h.TTL - redlockDrift(h.TTL) - LossMargin(h.TTL))
 }
 
 // Changes returns a new channel of state changes, as [Held.Changes]: closed
@@ -298,7 +298,7 @@ func (h *RedisHeld) ServerName() string           { return "Redis" }
 // DeadlineRule says what [RedisHeld.Deadline] is, naming the flag that
 // moves it.
 func (h *RedisHeld) DeadlineRule() string {
-	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+lossMargin(h.TTL))
+	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+LossMargin(h.TTL))
 }
 
 // FenceEnv is what CMD learns about the Redis lock it runs under. There is

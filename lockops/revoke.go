@@ -50,7 +50,7 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 	}
 	abs := c.Abs(node)
 	nst, err := zkview.Call(ctx, func() (*zk.Stat, error) {
-		return c.Conn().Set(abs, revokeMessage, p.Version)
+		return c.Conn().Set(abs, RevokeMessage, p.Version)
 	})
 	if err != nil {
 		if errors.Is(err, zk.ErrBadVersion) {

@@ -141,9 +141,9 @@ func newHeld(c *zkview.Client, lockPath, node string, k Kind, mode Mode, st zk.S
 	return h
 }
 
-// lossMargin is taken off the session timeout for the deadline: it covers
+// LossMargin is taken off the session timeout for the deadline: it covers
 // timer lateness and the delivery of a kill.
-func lossMargin(timeout time.Duration) time.Duration {
+func LossMargin(timeout time.Duration) time.Duration {
 	return min(timeout/10, 500*time.Millisecond)
 }
 
@@ -182,7 +182,7 @@ func (h *Held) Deadline() time.Time {
 }
 
 func (h *Held) deadlineLocked() time.Time {
-	return h.lastContact.Add(h.timeout - lossMargin(h.timeout))
+	return h.lastContact.Add(h.timeout - LossMargin(h.timeout))
 }
 
 // LastContact is the send time of the latest request of our session the
@@ -291,7 +291,7 @@ func (h *Held) ServerName() string           { return "ZooKeeper" }
 // DeadlineRule says what [Held.Deadline] is, naming the flag that moves it.
 func (h *Held) DeadlineRule() string {
 	t := h.Timeout()
-	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, lossMargin(t))
+	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, LossMargin(t))
 }
 
 // FenceEnv is what CMD learns about the lock it runs under: enough to fence

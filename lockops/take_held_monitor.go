@@ -193,7 +193,7 @@ func (m *heldMonitor) onNode(ne nodeEvent) {
 		h.version = ne.st.Version
 		if ne.st.Czxid != h.Czxid || ne.st.EphemeralOwner != h.Session {
 			h.setStateLocked(StateLost, fmt.Sprintf("%s was re-created by someone else (session %s)", h.Node, FormatSession(ne.st.EphemeralOwner)), false)
-		} else if bytes.Equal(ne.data, revokeMessage) && !h.revoke && h.state != StateLost {
+		} else if bytes.Equal(ne.data, RevokeMessage) && !h.revoke && h.state != StateLost {
 			h.revoke = true
 			close(h.revoked)
 			h.setStateLocked(h.state, h.reason, true)

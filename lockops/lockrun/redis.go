@@ -1,4 +1,4 @@
-package lockops
+package lockrun
 
 // `zkscope lock KEY [-- CMD]` on Redis servers: the same run as on
 // ZooKeeper (ops_run.go: wait, hold until a signal or run CMD under the
@@ -8,35 +8,36 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/redisview"
 )
 
-// RunRedisLockCommand is [RunLockCommand] on Redis servers: lc.Path is the
+// RunRedis is [Run] on Redis servers: lc.Path is the
 // key, o says how to take it (lc.Take is not used; its Revocable neither:
 // Redis locks have no revocation). CMD gets --kill-signal KillGrace before
 // the lock's deadline (the last extension a majority accepted plus the
 // TTL, less drift and margin) and SIGKILL at it, from the watchdog; a
 // --kill-grace longer than half the TTL is shortened. The exit statuses
-// are [RunLockCommand]'s: [ExitLost] (75) when the lock was lost while
-// held, [ExitNotAcquired] when it was never taken, [ExitRefused] when
+// are [Run]'s: [ExitLost] (75) when the lock was lost while
+// held, [ExitNotAcquired] when it was never taken, [lockops.ExitRefused] when
 // refused.
-func RunRedisLockCommand(ctx context.Context, c *redisview.Client, lc LockCommand, o RedisTakeOptions) (int, error) {
+func RunRedis(ctx context.Context, c *redisview.Client, lc LockCommand, o lockops.RedisTakeOptions) (int, error) {
 	lc, say := lc.prepare()
 	if o.TTL <= 0 {
-		o.TTL = DefaultRedisTTL
+		o.TTL = lockops.DefaultRedisTTL
 	}
 	if len(lc.Args) > 0 {
 		lc.KillGrace = fitKillGrace(lc.KillGrace, o.TTL, "the TTL", say)
 	}
 	userProgress := o.Progress
-	o.Progress = func(p RedisProgress) {
+	o.Progress = func(p lockops.RedisProgress) {
 		say("%s", waitingLine(p))
 		if userProgress != nil {
 			userProgress(p)
 		}
 	}
 	hl, code, err := takeInterruptible(ctx, lc, say, "no key of ours was left behind", func(ctx context.Context) (heldLock, error) {
-		h, err := TakeRedis(ctx, c, lc.Path, o)
+		h, err := lockops.TakeRedis(ctx, c, lc.Path, o)
 		if err != nil {
 			return nil, err
 		}
@@ -45,7 +46,7 @@ func RunRedisLockCommand(ctx context.Context, c *redisview.Client, lc LockComman
 	if err != nil {
 		return code, err
 	}
-	h := hl.(*RedisHeld)
+	h := hl.(*lockops.RedisHeld)
 	if len(lc.Args) == 0 {
 		say("holding %s (%s, token %q, TTL %s); Ctrl-C releases", h.Key, h.Recipe, h.Token, h.TTL)
 		return holdUntilSignal(ctx, h, lc, say)
@@ -55,13 +56,13 @@ func RunRedisLockCommand(ctx context.Context, c *redisview.Client, lc LockComman
 }
 
 // waitingLine is what `zkscope lock` prints while it waits on Redis.
-func waitingLine(p RedisProgress) string {
+func waitingLine(p lockops.RedisProgress) string {
 	s := fmt.Sprintf("waiting for %s", p.Key)
 	switch {
-	case p.Holder != "" && p.TTL == NoExpiry:
+	case p.Holder != "" && p.TTL == lockops.NoExpiry:
 		s += fmt.Sprintf(": held by %q, with no expiry (only its holder or `zkscope evict` frees it)", p.Holder)
 	case p.Holder != "":
-		s += fmt.Sprintf(": held by %q, expires in %s unless extended", p.Holder, FormatAge(p.TTL))
+		s += fmt.Sprintf(": held by %q, expires in %s unless extended", p.Holder, lockops.FormatAge(p.TTL))
 	}
 	if p.Answering < p.Servers {
 		s += fmt.Sprintf(" (%d of %d servers answering)", p.Answering, p.Servers)

@@ -1,4 +1,4 @@
-package lockops
+package lockrun
 
 // CMD started under a held lock, with the guard that stops it at the
 // lock's deadline: starting it, reporting the guard's signals, stopping

@@ -1,4 +1,4 @@
-package lockops
+package lockrun
 
 import (
 	"context"
@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -27,7 +30,7 @@ func followers(t *testing.T, cl *zktest.Cluster) []*zktest.Server {
 }
 
 // nextChange waits for the next state change on ch.
-func nextChange(t *testing.T, ch <-chan HoldChange, want HoldState) HoldChange {
+func nextChange(t *testing.T, ch <-chan lockops.HoldChange, want lockops.HoldState) lockops.HoldChange {
 	t.Helper()
 	timeout := time.After(60 * time.Second)
 	for {
@@ -48,7 +51,7 @@ func nextChange(t *testing.T, ch <-chan HoldChange, want HoldState) HoldChange {
 // TestHeldAcrossEnsembleFailures holds locks on a real 3-member ensemble
 // while members die, sessions end and members freeze.
 func TestHeldAcrossEnsembleFailures(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.StartEnsemble(t, 3, zktest.Options{})
 	ctx := context.Background()
 
@@ -60,7 +63,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 			t.Fatalf("want 2 followers, have %d", len(fs))
 		}
 		c := locktest.NewClient(t, []string{fs[0].ClientAddr, fs[1].ClientAddr}, func(c *zkview.Config) { c.SessionTimeout = 20 * time.Second })
-		h, err := Take(ctx, c, "/locks/failover", TakeOptions{Library: Curator})
+		h, err := lockops.Take(ctx, c, "/locks/failover", lockops.TakeOptions{Library: lockops.Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,11 +82,11 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 		}()
-		sus := nextChange(t, changes, StateSuspended)
+		sus := nextChange(t, changes, lockops.StateSuspended)
 		if !strings.Contains(sus.Reason, "disconnected") {
 			t.Fatalf("suspended reason %q", sus.Reason)
 		}
-		nextChange(t, changes, StateHeld)
+		nextChange(t, changes, lockops.StateHeld)
 		if c.SessionID() != h.Session || c.Server() == victim.ClientAddr {
 			t.Fatalf("after reconnect: session 0x%x (held 0x%x), server %s", c.SessionID(), h.Session, c.Server())
 		}
@@ -100,13 +103,13 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 	t.Run("session ended is lost", func(t *testing.T) {
 		c := locktest.NewClient(t, cl.Addrs())
 		other := locktest.NewClient(t, cl.Addrs())
-		h, err := Take(ctx, c, "/locks/expiry", TakeOptions{Library: Curator})
+		h, err := lockops.Take(ctx, c, "/locks/expiry", lockops.TakeOptions{Library: lockops.Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
 		changes := h.Changes()
-		waiter := takeAsync(ctx, other, "/locks/expiry", TakeOptions{})
-		waiter.waitingOn(t, h.Node)
+		waiter := taketest.TakeAsync(ctx, other, "/locks/expiry", lockops.TakeOptions{})
+		waiter.WaitingOn(t, h.Node)
 		locktest.CloseSessionAs(t, cl.Addrs(), c.Conn())
 		select {
 		case <-h.LostCh():
@@ -116,17 +119,17 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		// The old connection is dropped when the session is re-attached
 		// elsewhere, so a suspended/held blip may come first; Lost is last
 		// and final.
-		var last HoldChange
+		var last lockops.HoldChange
 		for ch := range changes {
 			last = ch
 		}
-		if last.State != StateLost {
+		if last.State != lockops.StateLost {
 			t.Fatalf("last change %+v, want lost", last)
 		}
-		if h.State() != StateLost {
+		if h.State() != lockops.StateLost {
 			t.Fatalf("state %s, want lost", h.State())
 		}
-		wh, err := waiter.wait(t)
+		wh, err := waiter.Wait(t)
 		if err != nil {
 			t.Fatalf("the waiter did not get the lock: %v", err)
 		}
@@ -141,11 +144,11 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 			st := c.State()
 			return st.State == zkview.StateConnected && st.SessionID != h.Session
 		})
-		h3, err := Take(ctx, c, "/locks/expiry", TakeOptions{Library: Curator})
+		h3, err := lockops.Take(ctx, c, "/locks/expiry", lockops.TakeOptions{Library: lockops.Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := other.Conn().Set(h3.Node, revokeMessage, -1); err != nil {
+		if _, err := other.Conn().Set(h3.Node, lockops.RevokeMessage, -1); err != nil {
 			t.Fatal(err)
 		}
 		select {
@@ -153,7 +156,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("the new lock's monitor is not running")
 		}
-		if h3.State() != StateHeld {
+		if h3.State() != lockops.StateHeld {
 			t.Fatalf("lock taken in the new session: %s (%s)", h3.State(), h3.Reason())
 		}
 		if err := h3.Release(ctx); err != nil {

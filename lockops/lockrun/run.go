@@ -1,4 +1,12 @@
-package lockops
+// Package lockrun is `zkscope lock PATH -- CMD`: CMD run while a lock is
+// held, a ZooKeeper lock ([Run], on take's Held) or a Redis one
+// ([RunRedis], on redislock's), stopped by its deadline by a watchdog
+// (watchdog.go: zkscope re-executed, [WatchdogMain]) that outlives a
+// frozen zkscope; the held lock's changes told as they come.
+//
+// It takes locks through the taking packages and prints what it says
+// itself; it imports nothing of ui or cmd.
+package lockrun
 
 import (
 	"context"
@@ -11,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -26,7 +35,7 @@ const ExitNotAcquired = 1
 // LockCommand is what `zkscope lock PATH [-- CMD ARGS...]` does.
 type LockCommand struct {
 	Path string
-	Take TakeOptions
+	Take lockops.TakeOptions
 	// Args is the command to run while holding the lock; empty means hold
 	// until a signal arrives.
 	Args []string
@@ -51,12 +60,12 @@ type LockCommand struct {
 	Signals <-chan os.Signal
 }
 
-// RunLockCommand takes the lock, holds it (running the command, if any)
+// Run takes the lock, holds it (running the command, if any)
 // and releases it. It returns the process exit status: the command's own,
 // [ExitLost] when the lock was lost or revoked while held, [ExitNotAcquired]
 // (with the error) when it was never taken, 0 after a signal-initiated
 // release without a command.
-func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
+func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 	lc, say := lc.prepare()
 	if len(lc.Args) > 0 {
 		lc.KillGrace = fitKillGrace(lc.KillGrace, c.NegotiatedTimeout(), "the session timeout", say)
@@ -64,8 +73,8 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	opts := lc.Take
 	opts.Notice = func(why string) { say("%s", why) }
 	userProgress := opts.Progress
-	opts.Progress = func(p Progress) {
-		if p.WaitingOn != "" && opts.Wait != WaitNone { // --no-wait: it fails, it does not wait
+	opts.Progress = func(p lockops.Progress) {
+		if p.WaitingOn != "" && opts.Wait != lockops.WaitNone { // --no-wait: it fails, it does not wait
 			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position+1, p.QueueLen, p.WaitingOn) // a person counts from 1
 		}
 		if userProgress != nil {
@@ -73,7 +82,7 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 		}
 	}
 	hl, code, err := takeInterruptible(ctx, lc, say, "no lock node was left behind", func(ctx context.Context) (heldLock, error) {
-		h, err := Take(ctx, c, lc.Path, opts)
+		h, err := lockops.Take(ctx, c, lc.Path, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -82,24 +91,24 @@ func RunLockCommand(ctx context.Context, c *zkview.Client, lc LockCommand) (int,
 	if err != nil {
 		return code, err
 	}
-	h := hl.(*Held)
+	h := hl.(*lockops.Held)
 	if len(lc.Args) == 0 {
-		say("holding %s as %s (session %s); Ctrl-C releases", lc.Path, h.Node, FormatSession(h.Session))
+		say("holding %s as %s (session %s); Ctrl-C releases", lc.Path, h.Node, lockops.FormatSession(h.Session))
 		return holdUntilSignal(ctx, h, lc, say)
 	}
-	say("holding %s as %s (session %s)", lc.Path, h.Node, FormatSession(h.Session))
+	say("holding %s as %s (session %s)", lc.Path, h.Node, lockops.FormatSession(h.Session))
 	return runUnderLock(ctx, h, lc, say)
 }
 
-// HeldLock is what a lock zkscope holds offers, ZooKeeper's [*Held] and
-// Redis's [*RedisHeld] alike: its state and why, its deadline, its changes
+// HeldLock is what a lock zkscope holds offers, ZooKeeper's [*lockops.Held] and
+// Redis's [*lockops.RedisHeld] alike: its state and why, its deadline, its changes
 // and deadlines as they come, loss and revocation, release. A screen that
 // shows or releases either kind can hold one of these.
 type HeldLock interface {
-	State() HoldState
+	State() lockops.HoldState
 	Reason() string
 	Deadline() time.Time
-	Changes() <-chan HoldChange
+	Changes() <-chan lockops.HoldChange
 	Deadlines() <-chan time.Time
 	LostCh() <-chan struct{}
 	RevokeCh() <-chan struct{}
@@ -108,8 +117,8 @@ type HeldLock interface {
 }
 
 var (
-	_ heldLock = (*Held)(nil)
-	_ heldLock = (*RedisHeld)(nil)
+	_ heldLock = (*lockops.Held)(nil)
+	_ heldLock = (*lockops.RedisHeld)(nil)
 )
 
 // heldLock is what `zkscope lock` needs of a lock it holds: a [HeldLock]
@@ -171,11 +180,11 @@ func takeInterruptible(ctx context.Context, lc LockCommand, say func(string, ...
 		}
 	default:
 	}
-	if IsRefusal(err) {
-		return nil, ExitRefused, err
+	if lockops.IsRefusal(err) {
+		return nil, lockops.ExitRefused, err
 	}
 	if err != nil {
-		if errors.Is(err, ErrTimeout) || errors.Is(err, ErrWouldBlock) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, lockops.ErrTimeout) || errors.Is(err, lockops.ErrWouldBlock) || errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w; %s", err, leftBehind)
 		}
 		return nil, notAcquired, err
@@ -256,11 +265,11 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 				continue
 			}
 			switch ch.State {
-			case StateSuspended:
+			case lockops.StateSuspended:
 				say("%s", suspendedLine(ch, lc, h, false, time.Now()))
-			case StateHeld:
+			case lockops.StateHeld:
 				say("reconnected: still holding %s", h.LockNode())
-			case StateLost:
+			case lockops.StateLost:
 				return ExitLost, fmt.Errorf("LOST the lock %s: %s", lc.Path, ch.Reason)
 			}
 		}
@@ -272,14 +281,14 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 // contact, so that a member failover (a reconnect in a second or two) does
 // not stop it, and SIGKILL at the deadline.
 func maxKillGrace(timeout time.Duration) time.Duration {
-	return max(timeout/2-lossMargin(timeout), 0)
+	return max(timeout/2-lockops.LossMargin(timeout), 0)
 }
 
 // suspendedLine is what `zkscope lock` prints on SUSPENDED (at now): when
 // the lock is treated as lost, or CMD stopped, unless the servers answer
 // first, counted down and as a time of day, and what sets that moment,
 // naming the flags that move it.
-func suspendedLine(ch HoldChange, lc LockCommand, h heldLock, withCmd bool, now time.Time) string {
+func suspendedLine(ch lockops.HoldChange, lc LockCommand, h heldLock, withCmd bool, now time.Time) string {
 	when := func(t time.Time) string {
 		return fmt.Sprintf("in %s (at %s)", max(t.Sub(now), 0).Round(100*time.Millisecond), t.Format("15:04:05.000"))
 	}
@@ -337,7 +346,7 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 				return stoppedAtDeadline(h, lc, code, say)
 			}
 			if rerr := releaseAndReport(h, say); rerr != nil {
-				if errors.Is(rerr, ErrLost) {
+				if errors.Is(rerr, lockops.ErrLost) {
 					return ExitLost, fmt.Errorf("%s exited with %d, but the lock had been lost before: %w", lc.Args[0], code, rerr)
 				}
 				return code, rerr
@@ -370,11 +379,11 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 				continue
 			}
 			switch ch.State {
-			case StateSuspended:
+			case lockops.StateSuspended:
 				say("%s", suspendedLine(ch, lc, h, true, time.Now()))
-			case StateHeld:
+			case lockops.StateHeld:
 				say("reconnected: still holding %s", h.LockNode())
-			case StateLost:
+			case lockops.StateLost:
 				code := r.stop(fmt.Sprintf("LOST the lock %s: %s", lc.Path, ch.Reason))
 				return code, fmt.Errorf("lock %s lost while %s ran (%s); it was stopped", lc.Path, lc.Args[0], ch.Reason)
 			}
@@ -389,16 +398,16 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 func stoppedAtDeadline(h heldLock, lc LockCommand, code int, say func(string, ...any)) (int, error) {
 	changes := h.Changes()
 	limit := time.After(time.Until(h.Deadline()) + time.Second)
-	for h.State() == StateSuspended {
+	for h.State() == lockops.StateSuspended {
 		select {
 		case <-changes:
 		case <-limit:
 		}
-		if h.State() == StateSuspended && time.Now().After(h.Deadline()) {
+		if h.State() == lockops.StateSuspended && time.Now().After(h.Deadline()) {
 			break
 		}
 	}
-	if st := h.State(); st == StateLost || st == StateSuspended {
+	if st := h.State(); st == lockops.StateLost || st == lockops.StateSuspended {
 		return ExitLost, fmt.Errorf("LOST the lock %s: %s; %s was stopped before (exit %d)", lc.Path, h.Reason(), lc.Args[0], code)
 	}
 	if err := releaseAndReport(h, say); err != nil {

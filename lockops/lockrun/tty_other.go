@@ -1,6 +1,6 @@
 //go:build !linux
 
-package lockops
+package lockrun
 
 import "io"
 

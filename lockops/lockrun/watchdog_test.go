@@ -1,4 +1,4 @@
-package lockops
+package lockrun
 
 import (
 	"os/exec"
@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // TestStopPlanOrder: the kill signal comes grace before the deadline and
@@ -128,7 +130,7 @@ func TestDefaultKillGraceRidesOutRestarts(t *testing.T) {
 		}
 	}
 	const T = 10 * time.Second
-	signalAfter := T - lossMargin(T) - fitKillGrace(0, T, "", say)
+	signalAfter := T - lockops.LossMargin(T) - fitKillGrace(0, T, "", say)
 	if signalAfter < 7*time.Second {
 		t.Errorf("on a %s session CMD is signalled %s after the last answer: a restart of a few seconds stops it", T, signalAfter)
 	}
@@ -139,8 +141,8 @@ func TestDefaultKillGraceRidesOutRestarts(t *testing.T) {
 // which flags move those moments.
 func TestSuspendedLineSaysWhenAndWhy(t *testing.T) {
 	now := time.Date(2026, 1, 1, 9, 14, 20, 0, time.Local)
-	h := &Held{timeout: 10 * time.Second}
-	ch := HoldChange{State: StateSuspended, Reason: "disconnected from ZooKeeper (was on 127.0.0.1:2181)", Deadline: now.Add(9 * time.Second)}
+	h := &lockops.Held{} // what its deadline rule says is what is checked, not its timeout
+	ch := lockops.HoldChange{State: lockops.StateSuspended, Reason: "disconnected from ZooKeeper (was on 127.0.0.1:2181)", Deadline: now.Add(9 * time.Second)}
 	lc := LockCommand{Args: []string{"./deploy.sh"}, KillSignal: syscall.SIGTERM, KillGrace: 2 * time.Second}
 	line := suspendedLine(ch, lc, h, true, now)
 	for _, want := range []string{"SIGTERM in 7s (at 09:14:27.000)", "SIGKILL in 9s (at 09:14:29.000)", "--session-timeout", "--kill-grace 2s", "unless ZooKeeper answers first"} {
@@ -151,7 +153,7 @@ func TestSuspendedLineSaysWhenAndWhy(t *testing.T) {
 	if line := suspendedLine(ch, lc, h, false, now); !strings.Contains(line, "lost in 9s (at 09:14:29.000)") || !strings.Contains(line, "--session-timeout") {
 		t.Errorf("without CMD: %s", line)
 	}
-	r := &RedisHeld{TTL: 30 * time.Second}
+	r := &lockops.RedisHeld{TTL: 30 * time.Second}
 	if line := suspendedLine(ch, lc, r, true, now); !strings.Contains(line, "--ttl") || !strings.Contains(line, "unless Redis answers first") {
 		t.Errorf("Redis: %s", line)
 	}

@@ -135,11 +135,11 @@ func record(c *zkview.Client, op, path string, version *int32, session int64, er
 	if session != 0 {
 		e.Session = FormatSession(session)
 	}
-	recordEntry(c, e, err)
+	RecordEntry(c, e, err)
 }
 
-// recordEntry writes e with err's outcome ([record]; c may be nil).
-func recordEntry(c *zkview.Client, e AuditEntry, err error) {
+// RecordEntry writes e with err's outcome ([record]; c may be nil).
+func RecordEntry(c *zkview.Client, e AuditEntry, err error) {
 	auditResult(&e, err)
 	if aerr := Audit(c, e); aerr != nil {
 		select {

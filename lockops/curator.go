@@ -136,7 +136,7 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 			ps[i].Watches, ps[i].WatchKind = ps[i-maxLeases].Node, WatchData
 		}
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // decodeCuratorRW: InterProcessReadWriteLock. All children sorted by the
@@ -188,7 +188,7 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 			}
 		}
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // decodeCuratorSemaphore: InterProcessSemaphoreV2 at <path>, d being
@@ -252,7 +252,7 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 		}
 		waiting = append(waiting, l)
 	}
-	q.Participants = number(append(holding, waiting...))
+	q.Participants = NumberPositions(append(holding, waiting...))
 	return q
 }
 

@@ -149,8 +149,8 @@ func participant(dir string, c *Child, mode Mode, seqStr string) Participant {
 	return p
 }
 
-// number sets positions 0..n-1 in slice order.
-func number(ps []Participant) []Participant {
+// NumberPositions sets positions 0..n-1 in slice order.
+func NumberPositions(ps []Participant) []Participant {
 	for i := range ps {
 		ps[i].Position = i
 	}
@@ -214,7 +214,7 @@ func decodeUnknown(dir string, children []Child) []Participant {
 	if len(ps) > 0 {
 		ps[0].State = StateHolding
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // structuralProblems are the problems one read of the directory shows

@@ -433,7 +433,7 @@ func leaderRefusal(l nodeLock, o EvictOptions) error {
 	if o.ForceLeader || !ok || p.State != StateHolding || !l.queue.Kind.SystemElection() {
 		return nil
 	}
-	return refuse(OpForceDelete, l.node, "it is the %s's node (%s): deleting it starts a new election: %s; pass --force-leader to delete it anyway",
+	return Refusef(OpForceDelete, l.node, "it is the %s's node (%s): deleting it starts a new election: %s; pass --force-leader to delete it anyway",
 		leaderWord(l.queue.Kind), l.queue.Kind, NextElection(l.queue.Kind))
 }
 

@@ -349,7 +349,7 @@ func createEphemeral(c *zkview.Client, lockPath string, data []byte) (zk.Stat, e
 func planEphemeral(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions, kids []string) (plan TakePlan, decided bool, err error) {
 	asked := o.Library == Ephemeral
 	no := func(format string, args ...any) (TakePlan, bool, error) {
-		return TakePlan{}, true, refuse(OpTake, lockPath, format, args...)
+		return TakePlan{}, true, Refusef(OpTake, lockPath, format, args...)
 	}
 	st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
 		_, st, err := c.Conn().Exists(c.Abs(lockPath))

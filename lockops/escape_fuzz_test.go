@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 )
 
@@ -86,8 +87,8 @@ func FuzzTablesEscapeServerText(f *testing.F) {
 		pv := &lockops.EvictPreview{Node: node, LockPath: dir, Session: 0x100, Ephemeral: true, Client: name, Data: data, Recipe: string(q.Kind),
 			NextHolders: []string{text}, Warnings: []string{text}}
 		check("evict", lockops.FormatEvictPreview(pv), "\n")
-		rpv := &lockops.RedisEvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}
-		check("evict redis", lockops.FormatRedisEvictPreview(rpv), "\n")
+		rpv := &redislock.EvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}
+		check("evict redis", redislock.FormatEvictPreview(rpv), "\n")
 		ev := &lockops.SessionEviction{Session: 0x100, Under: dir, Nodes: []lockops.SessionEvictNode{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}}}
 		check("evict --session", write("evict --session", func(b *bytes.Buffer) error { return ev.Write(b, now) }), "\n")
 

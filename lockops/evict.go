@@ -135,7 +135,7 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 	}
 	part, ok := l.participant()
 	if !ok && !o.AnyNode {
-		err := refuse(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
+		err := Refusef(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
 		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
 		return nil, err
 	}
@@ -305,5 +305,5 @@ func mustBeParticipant(ctx context.Context, c *zkview.Client, node string) error
 	} else if err != nil {
 		return fmt.Errorf("force-delete %s: %w", node, err)
 	}
-	return refuse(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
+	return Refusef(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
 }

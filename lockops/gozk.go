@@ -85,5 +85,5 @@ func decodeGoZK(dir string, children []Child) []Participant {
 		}
 		prev, g = g, end
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }

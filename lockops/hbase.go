@@ -50,7 +50,7 @@ func decodeHBase(d Dir) Queue {
 		p.Payload = decodeHBaseMaster(c.Data)
 		q.Participants = append(q.Participants, p)
 	}
-	number(q.Participants)
+	NumberPositions(q.Participants)
 	return q
 }
 

@@ -173,7 +173,7 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 		}
 		g = end
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // decodeKazooSemaphore: kazoo Semaphore at d.Path (every child is a lease
@@ -208,7 +208,7 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 		q.Problems = append(q.Problems, Problem{Kind: ProblemLeasesExceedMax,
 			Detail: fmt.Sprintf("%d leases held for max_leases %d", len(holding), maxLeases)})
 	}
-	q.Participants = number(append(holding, queue...))
+	q.Participants = NumberPositions(append(holding, queue...))
 	return q
 }
 

@@ -233,7 +233,7 @@ func insideLock(ctx context.Context, c *zkview.Client, op, p string) error {
 	case dir == "":
 		return nil
 	case sem != "":
-		return refuse(op, p, "it is inside the %s %s, where every node is one of its participants, not a lock of its own: zkscope does not take semaphore leases", kind, sem)
+		return Refusef(op, p, "it is inside the %s %s, where every node is one of its participants, not a lock of its own: zkscope does not take semaphore leases", kind, sem)
 	}
-	return refuse(op, p, "it is inside the %s %s, where every node is a participant of that lock, not a lock of its own: did you mean %s?", kind, dir, dir)
+	return Refusef(op, p, "it is inside the %s %s, where every node is a participant of that lock, not a lock of its own: did you mean %s?", kind, dir, dir)
 }

@@ -232,7 +232,7 @@ type Queue struct {
 	// Others says how other libraries would see a mixed directory (one
 	// entry per other library present), nil when only one is present.
 	Others []Queue
-	// Validity is what is left of a held Redlock ([DecodeRedis]), when
+	// Validity is what is left of a held Redlock ([redislock.Decode]), when
 	// HasValidity.
 	Validity    time.Duration
 	HasValidity bool

@@ -29,8 +29,8 @@ func (r *Refusal) Error() string {
 	return fmt.Sprintf("refused to %s %s: %s", r.Op, r.Path, r.Reason)
 }
 
-// refuse builds a [*Refusal].
-func refuse(op, path, format string, args ...any) error {
+// Refusef builds a [*Refusal].
+func Refusef(op, path, format string, args ...any) error {
 	return &Refusal{Op: op, Path: path, Reason: fmt.Sprintf(format, args...)}
 }
 

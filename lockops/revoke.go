@@ -107,12 +107,12 @@ func revocableHolder(ctx context.Context, c *zkview.Client, node string) (Partic
 			return Participant{}, fmt.Errorf("revoke %s: %w", node, err)
 		}
 		if why, isDir := revokeHolderInstead(ctx, c, node); isDir {
-			return Participant{}, refuse(OpRevoke, node, "%s", why)
+			return Participant{}, Refusef(OpRevoke, node, "%s", why)
 		}
-		return Participant{}, refuse(OpRevoke, node, "%s; only the holder of a Curator lock can be revoked", notLockNode(l))
+		return Participant{}, Refusef(OpRevoke, node, "%s; only the holder of a Curator lock can be revoked", notLockNode(l))
 	}
 	if why := NotRevocable(l.queue.Kind, p); why != "" {
-		return p, refuse(OpRevoke, node, "%s", why)
+		return p, Refusef(OpRevoke, node, "%s", why)
 	}
 	return p, nil
 }

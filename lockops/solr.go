@@ -79,7 +79,7 @@ func decodeSolr(d Dir) Queue {
 		}
 		q.Participants = append(q.Participants, p)
 	}
-	number(q.Participants)
+	NumberPositions(q.Participants)
 	if l := childNamed(d.Context, SolrLeaderNode); l != nil {
 		q.Context, q.Problems = solrLeaderContext(d.Path, l, q.Participants)
 	} else if len(q.Participants) > 0 && d.Context != nil {

@@ -112,7 +112,7 @@ type Held struct {
 	lastContact time.Time     // send time of our latest answered request
 	timeout     time.Duration // negotiated session timeout
 	cleanup     bool          // LOST by silence: delete our node if the session comes back
-	holdSubscribers
+	HoldSubscribers
 	lost    chan struct{}
 	revoked chan struct{}
 	stop    chan struct{}
@@ -207,7 +207,7 @@ func (h *Held) Timeout() time.Duration {
 func (h *Held) Changes() <-chan HoldChange {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.subscribeLocked(h.state, h.reason, h.cleanup)
+	return h.SubscribeLocked(h.state, h.reason, h.cleanup)
 }
 
 // Deadlines returns a new channel that holds the latest [Held.Deadline]
@@ -216,7 +216,7 @@ func (h *Held) Changes() <-chan HoldChange {
 func (h *Held) Deadlines() <-chan time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.deadlinesLocked(h.state, h.deadlineLocked())
+	return h.DeadlinesLocked(h.state, h.deadlineLocked())
 }
 
 // LostCh is closed when the lock is lost (not when it is released).
@@ -243,7 +243,7 @@ func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
 		ev.Deadline = h.deadlineLocked()
 	}
 	ev.WatchingForReturn = s == StateLost && h.cleanup
-	h.notifyLocked(ev)
+	h.NotifyLocked(ev)
 	if s == StateLost || s == StateReleased {
 		if s == StateLost {
 			close(h.lost)
@@ -253,7 +253,7 @@ func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
 		}
 		h.deadlines = nil
 		if !h.cleanup {
-			h.closeSubsLocked()
+			h.CloseSubsLocked()
 		}
 	}
 }

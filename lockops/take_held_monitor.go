@@ -114,7 +114,7 @@ func (m *heldMonitor) sessionOver(reason string) {
 	if h.state == StateLost && h.cleanup {
 		// Declared lost before; the session's end took our node with it.
 		h.cleanup = false
-		h.closeSubsLocked()
+		h.CloseSubsLocked()
 		m.over = true
 		return
 	}
@@ -161,9 +161,9 @@ func (m *heldMonitor) check() bool {
 	case !now.Before(h.deadlineLocked()):
 		h.cleanup = true
 		h.setStateLocked(StateLost, fmt.Sprintf("no answer from ZooKeeper since %s (%s ago): the servers may expire session %s from %s on (session timeout %s), so the lock is treated as lost and another client may hold it soon",
-			h.lastContact.Format("15:04:05.000"), roundDur(silence), FormatSession(h.Session), h.lastContact.Add(h.timeout).Format("15:04:05.000"), h.timeout), false)
+			h.lastContact.Format("15:04:05.000"), RoundDuration(silence), FormatSession(h.Session), h.lastContact.Add(h.timeout).Format("15:04:05.000"), h.timeout), false)
 	case h.state == StateHeld && silence > suspendAfter(h.timeout):
-		h.setStateLocked(StateSuspended, fmt.Sprintf("no answer from ZooKeeper for %s", roundDur(silence)), false)
+		h.setStateLocked(StateSuspended, fmt.Sprintf("no answer from ZooKeeper for %s", RoundDuration(silence)), false)
 	case h.state == StateSuspended && m.connected && silence <= suspendAfter(h.timeout):
 		h.setStateLocked(StateHeld, "", false)
 	}
@@ -180,7 +180,7 @@ func (m *heldMonitor) onNode(ne nodeEvent) {
 		if (ne.gone || ne.expired) && !m.cleaning {
 			// Our node went away on its own (expiry) after LOST: done.
 			h.cleanup = false
-			h.closeSubsLocked()
+			h.CloseSubsLocked()
 			m.over = true
 		}
 	case ne.gone && h.releasing:
@@ -213,5 +213,5 @@ func (m *heldMonitor) finished() bool {
 	return h.state == StateReleased || (h.state == StateLost && !h.cleanup)
 }
 
-// roundDur rounds d for messages (10 ms).
-func roundDur(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+// RoundDuration rounds d for messages (10 ms).
+func RoundDuration(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }

@@ -2,18 +2,18 @@ package lockops
 
 import "time"
 
-// holdSubscribers are the readers of a held lock's changes and deadlines
-// (of a [*Held] or a [*RedisHeld]); its owner's mutex guards them.
-type holdSubscribers struct {
+// HoldSubscribers are the readers of a held lock's changes and deadlines
+// (of a [*Held] or a [*redislock.Held]); its owner's mutex guards them.
+type HoldSubscribers struct {
 	subs      []chan HoldChange
 	deadlines []chan time.Time
 }
 
-// subscribeLocked is a new reader of changes (buffered; a lagging reader
+// SubscribeLocked is a new reader of changes (buffered; a lagging reader
 // loses its oldest change, never the newest). Once the lock is lost or
 // released (state) the reader gets that change and is closed, unless
 // keepOpen (a change may still follow). Caller holds the owner's mutex.
-func (s *holdSubscribers) subscribeLocked(state HoldState, reason string, keepOpen bool) <-chan HoldChange {
+func (s *HoldSubscribers) SubscribeLocked(state HoldState, reason string, keepOpen bool) <-chan HoldChange {
 	ch := make(chan HoldChange, 16)
 	if state == StateLost || state == StateReleased {
 		ch <- HoldChange{State: state, Reason: reason, Time: time.Now()}
@@ -26,10 +26,10 @@ func (s *holdSubscribers) subscribeLocked(state HoldState, reason string, keepOp
 	return ch
 }
 
-// deadlinesLocked is a new reader of deadlines holding the current one, d;
+// DeadlinesLocked is a new reader of deadlines holding the current one, d;
 // closed at once when the lock is lost or released (state). Caller holds
 // the owner's mutex.
-func (s *holdSubscribers) deadlinesLocked(state HoldState, d time.Time) <-chan time.Time {
+func (s *HoldSubscribers) DeadlinesLocked(state HoldState, d time.Time) <-chan time.Time {
 	ch := make(chan time.Time, 1)
 	if state == StateLost || state == StateReleased {
 		close(ch)
@@ -40,9 +40,9 @@ func (s *holdSubscribers) deadlinesLocked(state HoldState, d time.Time) <-chan t
 	return ch
 }
 
-// notifyLocked sends ev to every subscriber, dropping the oldest
+// NotifyLocked sends ev to every subscriber, dropping the oldest
 // undelivered change of a lagging one. Caller holds the owner's mutex.
-func (s *holdSubscribers) notifyLocked(ev HoldChange) {
+func (s *HoldSubscribers) NotifyLocked(ev HoldChange) {
 	for _, ch := range s.subs {
 		for {
 			select {
@@ -59,16 +59,16 @@ func (s *holdSubscribers) notifyLocked(ev HoldChange) {
 	}
 }
 
-func (s *holdSubscribers) closeSubsLocked() {
+func (s *HoldSubscribers) CloseSubsLocked() {
 	for _, ch := range s.subs {
 		close(ch)
 	}
 	s.subs = nil
 }
 
-// sendDeadlineLocked hands d to every deadline reader, replacing a value
+// SendDeadlineLocked hands d to every deadline reader, replacing a value
 // not yet read. Caller holds the owner's mutex.
-func (s *holdSubscribers) sendDeadlineLocked(d time.Time) {
+func (s *HoldSubscribers) SendDeadlineLocked(d time.Time) {
 	for _, ch := range s.deadlines {
 		select {
 		case <-ch:
@@ -78,9 +78,9 @@ func (s *holdSubscribers) sendDeadlineLocked(d time.Time) {
 	}
 }
 
-// closeDeadlinesLocked ends every deadline reader: nothing extends the lock
+// CloseDeadlinesLocked ends every deadline reader: nothing extends the lock
 // any more. Caller holds the owner's mutex.
-func (s *holdSubscribers) closeDeadlinesLocked() {
+func (s *HoldSubscribers) CloseDeadlinesLocked() {
 	for _, ch := range s.deadlines {
 		close(ch)
 	}

@@ -118,9 +118,9 @@ func (m *heldMonitor) onCleanup(res cleanupResult) {
 		ev := HoldChange{State: StateLost, NodeDeleted: true, Time: time.Now(),
 			Reason: fmt.Sprintf("deleted our node %s after session %s came back: the lock had been declared lost, so nothing holds it now", h.Node, FormatSession(h.Session))}
 		h.reason = ev.Reason
-		h.notifyLocked(ev)
+		h.NotifyLocked(ev)
 	}
 	h.cleanup = false
-	h.closeSubsLocked()
+	h.CloseSubsLocked()
 	m.over = true
 }

@@ -132,7 +132,7 @@ func planTake(lockPath string, o TakeOptions, kids []string, look func() (neighb
 		mode = ModeExclusive
 	}
 	no := func(format string, args ...any) (TakePlan, error) {
-		return TakePlan{}, refuse(OpTake, lockPath, format, args...)
+		return TakePlan{}, Refusef(OpTake, lockPath, format, args...)
 	}
 	if o.Library != nil && !o.Library.Takes() {
 		return no("zkscope does not take locks in %s's format", o.Library)
@@ -204,7 +204,7 @@ func chooseLibrary(n neighbourhood, defaultRecipe string) (*Library, string) {
 // contradicts them is refused unless forced.
 func planJoin(lockPath string, o TakeOptions, mode Mode, cen census) (TakePlan, error) {
 	no := func(format string, args ...any) (TakePlan, error) {
-		return TakePlan{}, refuse(OpTake, lockPath, format, args...)
+		return TakePlan{}, Refusef(OpTake, lockPath, format, args...)
 	}
 	present := cen.present()
 	there := describeContenders(cen)

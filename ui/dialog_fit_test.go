@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/ui/dialog"
 )
 
@@ -72,7 +73,7 @@ var fitDialogs = []struct {
 		return dialog.NewRedisTake(m.st, m.keys.Lock, "lock:orders:42", lockops.KindRedlock)
 	}, "TTL:"},
 	{"redis-evict", func(m *Model) dialog.Dialog {
-		d := dialog.NewRedisEvict(m.st, m.keys.Lock, &lockops.RedisEvictPreview{Key: "lock:orders:42", Recipe: lockops.KindRedlock,
+		d := dialog.NewRedisEvict(m.st, m.keys.Lock, &redislock.EvictPreview{Key: "lock:orders:42", Recipe: lockops.KindRedlock,
 			Token: "3f1c2a9e-77d1-4b8e-9a0c-5e2f7d6b1a44", TTL: 25 * time.Second,
 			Holding: []string{"127.0.0.1:6379", "127.0.0.1:6380"}, Others: []string{"127.0.0.1:6381: no such key"}, Majority: true})
 		d.Init()

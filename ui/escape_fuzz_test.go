@@ -16,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/themes"
@@ -247,7 +248,7 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 		dialog.NewRejoinOffer(st, lk, p, text, lockops.TakeOptions{}),
 		dialog.NewTake(st, lk, p, q.Kind, true, noPlan),
 		dialog.NewRedisTake(st, lk, name, lockops.KindRedisSetNX),
-		dialog.NewRedisEvict(st, lk, &lockops.RedisEvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}),
+		dialog.NewRedisEvict(st, lk, &redislock.EvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}),
 		dialog.NewRedisQuit(st, lk, name),
 	} {
 		m.dialogs.Open(d)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/redisview"
 )
 
@@ -21,23 +22,23 @@ import (
 // are [Run]'s: [ExitLost] (75) when the lock was lost while
 // held, [ExitNotAcquired] when it was never taken, [lockops.ExitRefused] when
 // refused.
-func RunRedis(ctx context.Context, c *redisview.Client, lc LockCommand, o lockops.RedisTakeOptions) (int, error) {
+func RunRedis(ctx context.Context, c *redisview.Client, lc LockCommand, o redislock.TakeOptions) (int, error) {
 	lc, say := lc.prepare()
 	if o.TTL <= 0 {
-		o.TTL = lockops.DefaultRedisTTL
+		o.TTL = redislock.DefaultTTL
 	}
 	if len(lc.Args) > 0 {
 		lc.KillGrace = fitKillGrace(lc.KillGrace, o.TTL, "the TTL", say)
 	}
 	userProgress := o.Progress
-	o.Progress = func(p lockops.RedisProgress) {
+	o.Progress = func(p redislock.Progress) {
 		say("%s", waitingLine(p))
 		if userProgress != nil {
 			userProgress(p)
 		}
 	}
 	hl, code, err := takeInterruptible(ctx, lc, say, "no key of ours was left behind", func(ctx context.Context) (heldLock, error) {
-		h, err := lockops.TakeRedis(ctx, c, lc.Path, o)
+		h, err := redislock.Take(ctx, c, lc.Path, o)
 		if err != nil {
 			return nil, err
 		}
@@ -46,7 +47,7 @@ func RunRedis(ctx context.Context, c *redisview.Client, lc LockCommand, o lockop
 	if err != nil {
 		return code, err
 	}
-	h := hl.(*lockops.RedisHeld)
+	h := hl.(*redislock.Held)
 	if len(lc.Args) == 0 {
 		say("holding %s (%s, token %q, TTL %s); Ctrl-C releases", h.Key, h.Recipe, h.Token, h.TTL)
 		return holdUntilSignal(ctx, h, lc, say)
@@ -56,7 +57,7 @@ func RunRedis(ctx context.Context, c *redisview.Client, lc LockCommand, o lockop
 }
 
 // waitingLine is what `zkscope lock` prints while it waits on Redis.
-func waitingLine(p lockops.RedisProgress) string {
+func waitingLine(p redislock.Progress) string {
 	s := fmt.Sprintf("waiting for %s", p.Key)
 	switch {
 	case p.Holder != "" && p.TTL == lockops.NoExpiry:

@@ -16,6 +16,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/redisview/redistest"
 )
@@ -43,7 +44,7 @@ func readRedis(t *testing.T, pattern string, urls ...string) []lockops.Queue {
 	}
 	defer c.Close()
 	reads := c.ReadLocks(context.Background(), pattern)
-	return lockops.DecodeRedis(reads, time.Now())
+	return redislock.Decode(reads, time.Now())
 }
 
 // TestRedisLockExcludesRedisPy: while `zkscope lock` holds a key (its TTL

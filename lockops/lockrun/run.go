@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -101,7 +102,7 @@ func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 }
 
 // HeldLock is what a lock zkscope holds offers, ZooKeeper's [*lockops.Held] and
-// Redis's [*lockops.RedisHeld] alike: its state and why, its deadline, its changes
+// Redis's [*redislock.Held] alike: its state and why, its deadline, its changes
 // and deadlines as they come, loss and revocation, release. A screen that
 // shows or releases either kind can hold one of these.
 type HeldLock interface {
@@ -118,7 +119,7 @@ type HeldLock interface {
 
 var (
 	_ heldLock = (*lockops.Held)(nil)
-	_ heldLock = (*lockops.RedisHeld)(nil)
+	_ heldLock = (*redislock.Held)(nil)
 )
 
 // heldLock is what `zkscope lock` needs of a lock it holds: a [HeldLock]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 )
 
 // TestStopPlanOrder: the kill signal comes grace before the deadline and
@@ -153,7 +154,7 @@ func TestSuspendedLineSaysWhenAndWhy(t *testing.T) {
 	if line := suspendedLine(ch, lc, h, false, now); !strings.Contains(line, "lost in 9s (at 09:14:29.000)") || !strings.Contains(line, "--session-timeout") {
 		t.Errorf("without CMD: %s", line)
 	}
-	r := &lockops.RedisHeld{TTL: 30 * time.Second}
+	r := &redislock.Held{TTL: 30 * time.Second}
 	if line := suspendedLine(ch, lc, r, true, now); !strings.Contains(line, "--ttl") || !strings.Contains(line, "unless Redis answers first") {
 		t.Errorf("Redis: %s", line)
 	}

@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -30,7 +31,7 @@ type redisActions struct {
 	seq     uint64
 
 	taking *redisTake
-	held   *lockops.RedisHeld
+	held   *redislock.Held
 	state  lockops.HoldState
 	reason string
 }
@@ -40,7 +41,7 @@ type redisTake struct {
 	id       uint64
 	key      string
 	cancel   context.CancelFunc
-	progress lockops.RedisProgress
+	progress redislock.Progress
 	started  time.Time
 }
 
@@ -53,31 +54,31 @@ func (a *redisActions) holding() bool {
 type (
 	redisTakeProgressMsg struct {
 		id uint64
-		p  lockops.RedisProgress
-		ch <-chan lockops.RedisProgress
+		p  redislock.Progress
+		ch <-chan redislock.Progress
 	}
 	redisTakeDoneMsg struct {
 		id      uint64
 		key     string
-		held    *lockops.RedisHeld
+		held    *redislock.Held
 		changes <-chan lockops.HoldChange
 		err     error
 	}
 	redisHoldChangeMsg struct {
-		held *lockops.RedisHeld
+		held *redislock.Held
 		ch   lockops.HoldChange
 		ok   bool
 		next <-chan lockops.HoldChange
 	}
 	redisReleaseDoneMsg struct {
-		held *lockops.RedisHeld
+		held *redislock.Held
 		err  error
 		quit bool
 	}
 	redisEvictPreviewMsg struct {
 		id  uint64
 		key string
-		pv  *lockops.RedisEvictPreview
+		pv  *redislock.EvictPreview
 		err error
 	}
 	redisEvictDoneMsg struct {
@@ -101,7 +102,7 @@ func (p *Model) SetRedisClient(c *redisview.Client, contextName string) {
 }
 
 // RedisHeld is the Redis lock we hold or held last (nil when none).
-func (p *Model) RedisHeld() *lockops.RedisHeld { return p.redis.held }
+func (p *Model) RedisHeld() *redislock.Held { return p.redis.held }
 
 // isOurRedis reports whether x is the lock we hold (its key, with our
 // token).
@@ -152,7 +153,7 @@ func (p *Model) startRedisTake(cursorPath string) tea.Cmd {
 	case a.holding():
 		p.setNote(common.LevelWarn, "We already hold "+a.held.Key+": press u to release it first.")
 	default:
-		d := dialog.NewRedisTake(p.st, p.keys, key, lockops.RedisRecipe(a.c))
+		d := dialog.NewRedisTake(p.st, p.keys, key, redislock.Recipe(a.c))
 		p.open(d)
 		return d.Init()
 	}
@@ -169,8 +170,8 @@ func (p *Model) beginRedisTake(key string, ttl time.Duration) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.taking = &redisTake{id: a.seq, key: key, cancel: cancel, started: p.clock()}
 	p.note = common.Status{}
-	progress := make(chan lockops.RedisProgress, 16)
-	o := lockops.RedisTakeOptions{TTL: ttl, Context: a.context, Note: "TUI"}
+	progress := make(chan redislock.Progress, 16)
+	o := redislock.TakeOptions{TTL: ttl, Context: a.context, Note: "TUI"}
 	return tea.Batch(redisTakeCmd(ctx, a.c, a.seq, key, o, progress), listenRedisProgress(progress, a.seq))
 }
 
@@ -223,7 +224,7 @@ func (p *Model) handleRedisAction(act dialog.Action) (tea.Cmd, bool) {
 		return p.beginRedisTake(a.Key, a.TTL), true
 	case dialog.RedisEvict:
 		p.act.busy = "Force-deleting " + a.Preview.Key + "…"
-		return redisEvictCmd(p.redis.c, a.Preview, lockops.RedisEvictOptions{ReadOnly: p.readOnly, Context: p.redis.context}), true
+		return redisEvictCmd(p.redis.c, a.Preview, redislock.EvictOptions{ReadOnly: p.readOnly, Context: p.redis.context}), true
 	case dialog.RedisReleaseAndQuit:
 		return p.redisRelease(true), true
 	}

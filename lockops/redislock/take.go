@@ -1,11 +1,11 @@
-package lockops
+package redislock
 
 // Taking a Redis lock: SET key token NX PX ttl with a random token on one
 // server (redis.setnx, as redis-py's Lock and redsync take it), or on
 // several masters as a Redlock: held when a majority was set within the
 // validity (the TTL less the time taken and the clock drift), released
 // everywhere otherwise. While someone else holds it, Take waits and tries
-// again. The held lock is a [*RedisHeld] (redis_take_held.go).
+// again. The held lock is a [*Held] (redis_take_held.go).
 
 import (
 	"context"
@@ -18,20 +18,21 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// DefaultRedisTTL is a Redis lock's expiry when none is given.
-const DefaultRedisTTL = 30 * time.Second
+// DefaultTTL is a Redis lock's expiry when none is given.
+const DefaultTTL = 30 * time.Second
 
-// RedisTakeOptions configure [TakeRedis].
-type RedisTakeOptions struct {
+// TakeOptions configure [Take].
+type TakeOptions struct {
 	// TTL is the key's expiry, renewed at a third of it while held
-	// (default [DefaultRedisTTL]).
+	// (default [DefaultTTL]).
 	TTL     time.Duration
-	Wait    WaitPolicy    // default WaitBlock
-	Timeout time.Duration // for WaitTimeout
+	Wait    lockops.WaitPolicy // default WaitBlock
+	Timeout time.Duration      // for WaitTimeout
 	// Note is appended to the owner written into the token ("user@host
 	// zkscope pid N: note #<random>").
 	Note string
@@ -41,11 +42,11 @@ type RedisTakeOptions struct {
 	Context string
 	// Progress, when set, is called (from TakeRedis's goroutine) when the
 	// holder we wait behind changes, or the masters stop answering.
-	Progress func(RedisProgress)
+	Progress func(Progress)
 }
 
-// RedisProgress reports what a waiting [TakeRedis] waits behind.
-type RedisProgress struct {
+// Progress reports what a waiting [Take] waits behind.
+type Progress struct {
 	Key string
 	// Holder is the token that holds the key ("" when none could be read:
 	// on a Redlock, a minority's partial take, or no master answering).
@@ -55,45 +56,45 @@ type RedisProgress struct {
 	Answering, Servers int
 }
 
-// RedisRecipe is the recipe zkscope takes on c's servers: redis.setnx on
+// Recipe is the recipe zkscope takes on c's servers: redis.setnx on
 // one, redlock on several.
-func RedisRecipe(c *redisview.Client) Kind {
+func Recipe(c *redisview.Client) lockops.Kind {
 	if c.Len() > 1 {
-		return KindRedlock
+		return lockops.KindRedlock
 	}
-	return KindRedisSetNX
+	return lockops.KindRedisSetNX
 }
 
-// RedisQuorum is how many of n masters must hold a Redlock's token.
-func RedisQuorum(n int) int { return n/2 + 1 }
+// Quorum is how many of n masters must hold a Redlock's token.
+func Quorum(n int) int { return n/2 + 1 }
 
-// NewRedisToken is a token for a Redis lock: who took it (as [OwnerData])
+// NewToken is a token for a Redis lock: who took it (as [lockops.OwnerData])
 // and 16 random bytes, so that no other client can hold the same.
-func NewRedisToken(note string) (string, error) {
+func NewToken(note string) (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("make a random token: %w", err)
 	}
-	return string(OwnerData(note)) + " #" + hex.EncodeToString(b), nil
+	return string(lockops.OwnerData(note)) + " #" + hex.EncodeToString(b), nil
 }
 
-// TakeRedis takes the lock key on c's servers with a new random token,
-// waiting while another client holds it as o says: [ErrTimeout] after
-// o.Timeout, [ErrWouldBlock] with WaitNone, ctx's error when it ends. A
+// Take takes the lock key on c's servers with a new random token,
+// waiting while another client holds it as o says: [lockops.ErrTimeout] after
+// o.Timeout, [lockops.ErrWouldBlock] with WaitNone, ctx's error when it ends. A
 // failed attempt leaves no key of ours behind (compare-and-delete on every
-// server). The returned [*RedisHeld] extends the key until released or
+// server). The returned [*Held] extends the key until released or
 // lost. Taking, and refusing to, are audited.
-func TakeRedis(ctx context.Context, c *redisview.Client, key string, o RedisTakeOptions) (*RedisHeld, error) {
+func Take(ctx context.Context, c *redisview.Client, key string, o TakeOptions) (*Held, error) {
 	if o.TTL <= 0 {
-		o.TTL = DefaultRedisTTL
+		o.TTL = DefaultTTL
 	}
 	audit := redisAudit{servers: c.Servers(), context: o.Context}
 	if o.ReadOnly {
 		err := fmt.Errorf("take %s: %w", key, zkview.ErrReadOnly)
-		audit.record(OpTake, key, "", err)
+		audit.record(lockops.OpTake, key, "", err)
 		return nil, err
 	}
-	token, err := NewRedisToken(o.Note)
+	token, err := NewToken(o.Note)
 	if err != nil {
 		return nil, err
 	}
@@ -101,10 +102,10 @@ func TakeRedis(ctx context.Context, c *redisview.Client, key string, o RedisTake
 	start, err := t.takeWaiting(ctx, o)
 	if err != nil {
 		err = fmt.Errorf("take %s: %w", key, err)
-		audit.record(OpTake, key, token, err)
+		audit.record(lockops.OpTake, key, token, err)
 		return nil, err
 	}
-	audit.record(OpTake, key, token, nil)
+	audit.record(lockops.OpTake, key, token, nil)
 	return newRedisHeld(c, key, token, o.TTL, start, audit), nil
 }
 
@@ -117,13 +118,13 @@ type redisTaker struct {
 
 // takeWaiting tries until the lock is ours, as o's wait policy allows; it
 // returns the start of the attempt that took it.
-func (t *redisTaker) takeWaiting(ctx context.Context, o RedisTakeOptions) (time.Time, error) {
-	if o.Wait == WaitTimeout {
+func (t *redisTaker) takeWaiting(ctx context.Context, o TakeOptions) (time.Time, error) {
+	if o.Wait == lockops.WaitTimeout {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, ErrTimeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, lockops.ErrTimeout)
 		defer cancel()
 	}
-	var last RedisProgress
+	var last Progress
 	for first := true; ; first = false {
 		start, got, answered, err := t.attempt(ctx)
 		n := t.c.Len()
@@ -132,10 +133,10 @@ func (t *redisTaker) takeWaiting(ctx context.Context, o RedisTakeOptions) (time.
 			return start, nil
 		case answered == 0 && first:
 			return time.Time{}, fmt.Errorf("no server answered: %w", err)
-		case o.Wait == WaitNone && answered < RedisQuorum(n):
+		case o.Wait == lockops.WaitNone && answered < Quorum(n):
 			return time.Time{}, fmt.Errorf("only %d of %d servers answered, no majority: %w", answered, n, err)
-		case o.Wait == WaitNone:
-			return time.Time{}, ErrWouldBlock
+		case o.Wait == lockops.WaitNone:
+			return time.Time{}, lockops.ErrWouldBlock
 		}
 		if o.Progress != nil {
 			p := t.progress(ctx, answered)
@@ -145,8 +146,8 @@ func (t *redisTaker) takeWaiting(ctx context.Context, o RedisTakeOptions) (time.
 			}
 		}
 		if err := sleepCtx(ctx, retryDelay()); err != nil {
-			if errors.Is(context.Cause(ctx), ErrTimeout) {
-				return time.Time{}, fmt.Errorf("%w (%s)", ErrTimeout, o.Timeout)
+			if errors.Is(context.Cause(ctx), lockops.ErrTimeout) {
+				return time.Time{}, fmt.Errorf("%w (%s)", lockops.ErrTimeout, o.Timeout)
 			}
 			return time.Time{}, err
 		}
@@ -166,7 +167,7 @@ func (t *redisTaker) attempt(ctx context.Context) (start time.Time, got bool, an
 	})
 	cancel()
 	validity := t.ttl - time.Since(start) - redlockDrift(t.ttl)
-	got = set >= RedisQuorum(n) && validity > LossMargin(t.ttl)
+	got = set >= Quorum(n) && validity > lockops.LossMargin(t.ttl)
 	if !got && set+(n-answered) > 0 { // a key set, or a reply lost: delete ours again
 		t.deleteEverywhere()
 	}
@@ -230,8 +231,8 @@ func (t *redisTaker) deleteEverywhere() (int, error) {
 }
 
 // progress reads who holds the key on the first server that has it.
-func (t *redisTaker) progress(ctx context.Context, answered int) RedisProgress {
-	p := RedisProgress{Key: t.key, Answering: answered, Servers: t.c.Len()}
+func (t *redisTaker) progress(ctx context.Context, answered int) Progress {
+	p := Progress{Key: t.key, Answering: answered, Servers: t.c.Len()}
 	reqCtx, cancel := context.WithTimeout(ctx, redisRequestTimeout(t.ttl))
 	defer cancel()
 	for i := range t.c.Len() {

@@ -1,4 +1,4 @@
-package lockops
+package redislock
 
 // Force-deleting a Redis lock key (`zkscope evict KEY` on Redis servers):
 // show who holds it, then delete it only where it still holds the token
@@ -13,15 +13,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// RedisEvictPreview is a Redis lock key as read before a force-delete.
-type RedisEvictPreview struct {
+// EvictPreview is a Redis lock key as read before a force-delete.
+type EvictPreview struct {
 	Key    string
-	Recipe Kind // KindRedisSetNX or KindRedlock
+	Recipe lockops.Kind // KindRedisSetNX or KindRedlock
 	// Token is the token to delete: the one a majority holds on a Redlock,
 	// else the one on most servers (the first server's on a tie).
 	Token   string
@@ -32,21 +33,21 @@ type RedisEvictPreview struct {
 	Others []string
 	// Majority: Token is held on a majority (always so on one server).
 	Majority bool
-	// Lock: the key is a lock by [IsRedisLock], as `zkscope locks` and the
+	// Lock: the key is a lock by [IsLock], as `zkscope locks` and the
 	// terminal UI decide; the CLI refuses any other key without --any-key.
 	Lock bool
 }
 
-// RedisEvictOptions configure [EvictRedis].
-type RedisEvictOptions struct {
+// EvictOptions configure [Evict].
+type EvictOptions struct {
 	ReadOnly bool   // refuse (--read-only or the context's read_only)
 	Context  string // for the audit log
 }
 
-// PreviewRedisEvict reads key on every server. A key that exists nowhere
+// PreviewEvict reads key on every server. A key that exists nowhere
 // is an error; one that is not a string (a token lock) is refused.
-func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*RedisEvictPreview, error) {
-	p := &RedisEvictPreview{Key: key, Recipe: RedisRecipe(c), TTL: NoExpiry}
+func PreviewEvict(ctx context.Context, c *redisview.Client, key string) (*EvictPreview, error) {
+	p := &EvictPreview{Key: key, Recipe: Recipe(c), TTL: lockops.NoExpiry}
 	servers := c.Servers()
 	keys := make([]*redisview.Key, len(servers))
 	unread := make([]bool, len(servers))
@@ -64,7 +65,7 @@ func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*R
 		case k.Type == "none":
 			continue
 		case k.Type != "string":
-			return nil, refuse(OpForceDelete, key, "%s on %s is a %s, not a SET NX lock (a string holding a token): zkscope deletes only token locks; redis-cli DEL deletes anything", key, servers[i], k.Type)
+			return nil, lockops.Refusef(lockops.OpForceDelete, key, "%s on %s is a %s, not a SET NX lock (a string holding a token): zkscope deletes only token locks; redis-cli DEL deletes anything", key, servers[i], k.Type)
 		}
 		keys[i] = &k
 		if count[string(k.Value)]++; count[string(k.Value)] > count[best] {
@@ -78,7 +79,7 @@ func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*R
 		return nil, fmt.Errorf("%s does not exist: nothing to evict", key)
 	}
 	p.Token = best
-	p.Majority = count[best] >= RedisQuorum(len(servers))
+	p.Majority = count[best] >= Quorum(len(servers))
 	p.Lock = redisKeyIsLock(key, servers, read, errs)
 	for i, k := range keys {
 		switch {
@@ -87,18 +88,18 @@ func PreviewRedisEvict(ctx context.Context, c *redisview.Client, key string) (*R
 		case k == nil:
 		case string(k.Value) == best:
 			p.Holding = append(p.Holding, servers[i])
-			if p.TTL == NoExpiry || (k.TTL != NoExpiry && k.TTL < p.TTL) {
+			if p.TTL == lockops.NoExpiry || (k.TTL != lockops.NoExpiry && k.TTL < p.TTL) {
 				p.TTL = k.TTL
 			}
 		default:
-			p.Others = append(p.Others, fmt.Sprintf("%s: another token, %s", servers[i], DescribeData(k.Value, 40)))
+			p.Others = append(p.Others, fmt.Sprintf("%s: another token, %s", servers[i], lockops.DescribeData(k.Value, 40)))
 		}
 	}
 	return p, nil
 }
 
-// redisKeyIsLock is [IsRedisLock] of key as read on each server (keys,
-// errs): decoded by [DecodeRedis], as `zkscope locks` decodes it.
+// redisKeyIsLock is [IsLock] of key as read on each server (keys,
+// errs): decoded by [Decode], as `zkscope locks` decodes it.
 func redisKeyIsLock(key string, servers []string, keys []redisview.Key, errs []error) bool {
 	reads := make([]redisview.Read, len(servers))
 	for i := range servers {
@@ -107,13 +108,13 @@ func redisKeyIsLock(key string, servers []string, keys []redisview.Key, errs []e
 			reads[i].Keys = []redisview.Key{keys[i]}
 		}
 	}
-	return slices.ContainsFunc(DecodeRedis(reads, time.Now()), func(q Queue) bool { return q.Path == key && IsRedisLock(q) })
+	return slices.ContainsFunc(Decode(reads, time.Now()), func(q lockops.Queue) bool { return q.Path == key && IsLock(q) })
 }
 
-// NotRedisLock is the refusal of a force-delete of a key that is no lock
-// ([RedisEvictPreview.Lock] false), audited; --any-key goes ahead.
-func NotRedisLock(c *redisview.Client, contextName string, p *RedisEvictPreview) error {
-	return RefuseRedis(c, contextName, OpForceDelete, p.Key, p.Token, fmt.Sprintf(
+// NotLock is the refusal of a force-delete of a key that is no lock
+// ([EvictPreview.Lock] false), audited; --any-key goes ahead.
+func NotLock(c *redisview.Client, contextName string, p *EvictPreview) error {
+	return Refuse(c, contextName, lockops.OpForceDelete, p.Key, p.Token, fmt.Sprintf(
 		"%s is no lock to zkscope locks (its name says no lock, mutex, leader or semaphore, and it holds no expiring token of a lock library): pass --any-key to delete it anyway", p.Key))
 }
 
@@ -136,19 +137,19 @@ func readKeyEverywhere(ctx context.Context, c *redisview.Client, key string) ([]
 
 // ConfirmSuffix is what the operator types to confirm: the token's last 8
 // characters (all of a shorter token).
-func (p *RedisEvictPreview) ConfirmSuffix() string {
+func (p *EvictPreview) ConfirmSuffix() string {
 	return p.Token[max(len(p.Token)-8, 0):]
 }
 
-// FormatRedisEvictPreview is what `zkscope evict KEY` shows before asking.
-func FormatRedisEvictPreview(p *RedisEvictPreview) string {
+// FormatEvictPreview is what `zkscope evict KEY` shows before asking.
+func FormatEvictPreview(p *EvictPreview) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s)\n", printable.String(p.Key), p.Recipe)
 	fmt.Fprintf(&b, "  token    %q\n", p.Token)
-	if p.TTL == NoExpiry {
+	if p.TTL == lockops.NoExpiry {
 		b.WriteString("  expires  never (only its holder or an eviction frees it)\n")
 	} else {
-		fmt.Fprintf(&b, "  expires  in %s\n", FormatAge(p.TTL))
+		fmt.Fprintf(&b, "  expires  in %s\n", lockops.FormatAge(p.TTL))
 	}
 	if len(p.Holding) > 1 || len(p.Others) > 0 {
 		fmt.Fprintf(&b, "  on       %s\n", printable.String(strings.Join(p.Holding, ", ")))
@@ -163,15 +164,15 @@ func FormatRedisEvictPreview(p *RedisEvictPreview) string {
 	return b.String()
 }
 
-// EvictRedis deletes key on every server where it still holds token (a Lua
+// Evict deletes key on every server where it still holds token (a Lua
 // compare-and-delete) and returns how many keys it deleted. When none held
-// it any more, nothing is deleted and the [*Refusal] names the token now
+// it any more, nothing is deleted and the [*lockops.Refusal] names the token now
 // there. Audited, refusals and --read-only included.
-func EvictRedis(ctx context.Context, c *redisview.Client, key, token string, o RedisEvictOptions) (int, error) {
+func Evict(ctx context.Context, c *redisview.Client, key, token string, o EvictOptions) (int, error) {
 	audit := redisAudit{servers: c.Servers(), context: o.Context}
 	if o.ReadOnly {
 		err := fmt.Errorf("force-delete %s: %w", key, zkview.ErrReadOnly)
-		audit.record(OpForceDelete, key, token, err)
+		audit.record(lockops.OpForceDelete, key, token, err)
 		return 0, err
 	}
 	t := &redisTaker{c: c, key: key, token: token}
@@ -181,25 +182,25 @@ func EvictRedis(ctx context.Context, c *redisview.Client, key, token string, o R
 	switch {
 	case deleted == 0 && answered > 0:
 		now := "no key"
-		if p, perr := PreviewRedisEvict(ctx, c, key); perr == nil {
+		if p, perr := PreviewEvict(ctx, c, key); perr == nil {
 			now = fmt.Sprintf("token %q", p.Token)
 		}
-		err = refuse(OpForceDelete, key, "nothing deleted: %s no longer holds the token %q (now: %s); look again with `zkscope locks %s`", key, token, now, key)
+		err = lockops.Refusef(lockops.OpForceDelete, key, "nothing deleted: %s no longer holds the token %q (now: %s); look again with `zkscope locks %s`", key, token, now, key)
 	case deleted == 0:
 		err = fmt.Errorf("force-delete %s: %w", key, err)
 	case err != nil:
 		err = fmt.Errorf("force-delete %s: deleted on %d of %d servers: %w", key, deleted, c.Len(), err)
 	}
-	audit.record(OpForceDelete, key, token, err)
+	audit.record(lockops.OpForceDelete, key, token, err)
 	return deleted, err
 }
 
-// RefuseRedis records in the audit log that op on key was refused for
-// reason and returns the [*Refusal] (exit 2): for refusals the CLI decides,
+// Refuse records in the audit log that op on key was refused for
+// reason and returns the [*lockops.Refusal] (exit 2): for refusals the CLI decides,
 // such as a revoke (Redis locks have no revocation protocol) or an
 // eviction nobody could confirm.
-func RefuseRedis(c *redisview.Client, contextName, op, key, token, reason string) error {
-	err := &Refusal{Op: op, Path: key, Reason: reason}
+func Refuse(c *redisview.Client, contextName, op, key, token, reason string) error {
+	err := &lockops.Refusal{Op: op, Path: key, Reason: reason}
 	redisAudit{servers: c.Servers(), context: contextName}.record(op, key, token, err)
 	return err
 }

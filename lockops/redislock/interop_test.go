@@ -1,4 +1,4 @@
-package lockops
+package redislock
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	rsgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/redisview/redistest"
@@ -22,7 +23,7 @@ import (
 // decodes them.
 
 // readRedis reads pattern from urls and decodes it.
-func readRedis(t *testing.T, pattern string, urls ...string) []Queue {
+func readRedis(t *testing.T, pattern string, urls ...string) []lockops.Queue {
 	t.Helper()
 	eps, err := redisview.ParseServers(strings.Join(urls, ","))
 	if err != nil {
@@ -34,7 +35,7 @@ func readRedis(t *testing.T, pattern string, urls ...string) []Queue {
 	}
 	defer c.Close()
 	reads := c.ReadLocks(context.Background(), pattern)
-	return DecodeRedis(reads, time.Now())
+	return Decode(reads, time.Now())
 }
 
 func TestRedisPyLockInterop(t *testing.T) {
@@ -106,10 +107,10 @@ func TestRedsyncInterop(t *testing.T) {
 	if err := rs.NewMutex("lock:rs", redsync.WithExpiry(20*time.Second), redsync.WithTries(1)).Lock(); err == nil {
 		t.Fatal("a second redsync mutex took a held lock")
 	}
-	check := func(holders int, problems ...ProblemKind) {
+	check := func(holders int, problems ...lockops.ProblemKind) {
 		t.Helper()
 		qs := readRedis(t, "lock:*", urls...)
-		if len(qs) != 1 || qs[0].Kind != KindRedlock || qs[0].Path != "lock:rs" {
+		if len(qs) != 1 || qs[0].Kind != lockops.KindRedlock || qs[0].Path != "lock:rs" {
 			t.Fatalf("got %+v", qs)
 		}
 		q := qs[0]
@@ -130,7 +131,7 @@ func TestRedsyncInterop(t *testing.T) {
 	}
 	check(3)
 	servers[1].Stop() // one master down: the majority still shows
-	check(2, ProblemRedisUnreachable)
+	check(2, lockops.ProblemRedisUnreachable)
 	if ok, _ := m.Unlock(); !ok { // the two masters left are a quorum
 		t.Fatal("redsync could not release on the two masters left")
 	}
@@ -161,7 +162,7 @@ func TestRedsyncMinority(t *testing.T) {
 		t.Fatal(err)
 	}
 	qs := readRedis(t, "lock:*", servers[0].URL(), servers[1].URL(), servers[2].URL())
-	if len(qs) != 1 || len(qs[0].Holders()) != 0 || !slices.Equal(kinds(qs[0].Problems), []ProblemKind{ProblemRedlockMinority}) {
+	if len(qs) != 1 || len(qs[0].Holders()) != 0 || !slices.Equal(kinds(qs[0].Problems), []lockops.ProblemKind{lockops.ProblemRedlockMinority}) {
 		t.Errorf("got %+v", qs)
 	}
 }
@@ -205,7 +206,7 @@ func TestRedissonFairLockLayout(t *testing.T) {
 	c.ZAdd(ctx, keys[2], goredis.Z{Score: float64(time.Now().Add(-time.Minute).UnixMilli()), Member: threads[1]})
 
 	qs := readRedis(t, "lock:*", s.URL())
-	if len(qs) != 1 || qs[0].Kind != KindRedissonFairLock {
+	if len(qs) != 1 || qs[0].Kind != lockops.KindRedissonFairLock {
 		t.Fatalf("got %+v", qs)
 	}
 	q := qs[0]
@@ -220,7 +221,7 @@ func TestRedissonFairLockLayout(t *testing.T) {
 	if q.Participants[0].Holds != 2 {
 		t.Errorf("re-entries %d, want 2", q.Participants[0].Holds)
 	}
-	if got := kinds(q.Problems); !slices.Equal(got, []ProblemKind{ProblemFairWaiterExpired}) {
+	if got := kinds(q.Problems); !slices.Equal(got, []lockops.ProblemKind{lockops.ProblemFairWaiterExpired}) {
 		t.Errorf("problems %v", got)
 	}
 }

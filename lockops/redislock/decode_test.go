@@ -1,4 +1,4 @@
-package lockops
+package redislock
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/internal/contracttest"
 	"github.com/zkscope/zkscope/redisview"
 )
 
@@ -17,7 +19,7 @@ func str(name, token string, ttl time.Duration) redisview.Key {
 }
 
 // brief is a queue in one line per participant: state node data ttl.
-func brief(q Queue) []string {
+func brief(q lockops.Queue) []string {
 	var out []string
 	for _, p := range q.Participants {
 		ttl := "-"
@@ -29,8 +31,8 @@ func brief(q Queue) []string {
 	return out
 }
 
-func kinds(ps []Problem) []ProblemKind {
-	var out []ProblemKind
+func kinds(ps []lockops.Problem) []lockops.ProblemKind {
+	var out []lockops.ProblemKind
 	for _, p := range ps {
 		out = append(out, p.Kind)
 	}
@@ -40,23 +42,23 @@ func kinds(ps []Problem) []ProblemKind {
 func TestDecodeRedisSingle(t *testing.T) {
 	read := redisview.Read{Addr: "r1:6379", Keys: []redisview.Key{
 		str("lock:a", "0123456789abcdef0123456789abcdef", 9*time.Second),
-		str("lock:b", "forever", NoExpiry),
+		str("lock:b", "forever", lockops.NoExpiry),
 		{Name: "lock:c", Type: "hash", TTL: 30 * time.Second, Fields: map[string]string{"6f1c-uuid:57": "2"}},
 		{Name: "lock:d", Type: "hash", TTL: time.Second, Fields: map[string]string{"not a lock": "x"}},
 		{Name: "lock:e", Type: "list"},
 	}}
-	qs := DecodeRedis([]redisview.Read{read}, redisNow)
+	qs := Decode([]redisview.Read{read}, redisNow)
 	if len(qs) != 3 {
 		t.Fatalf("got %d queues, want 3 (a hash of other fields and a list are no locks): %+v", len(qs), qs)
 	}
 	want := []struct {
-		kind     Kind
+		kind     lockops.Kind
 		brief    []string
-		problems []ProblemKind
+		problems []lockops.ProblemKind
 	}{
-		{KindRedisSetNX, []string{"holding lock:a 0123456789abcdef0123456789abcdef 9s"}, nil},
-		{KindRedisSetNX, []string{"holding lock:b forever -1ns"}, []ProblemKind{ProblemRedisNoExpiry}},
-		{KindRedissonLock, []string{"holding lock:c 6f1c-uuid:57 30s"}, nil},
+		{lockops.KindRedisSetNX, []string{"holding lock:a 0123456789abcdef0123456789abcdef 9s"}, nil},
+		{lockops.KindRedisSetNX, []string{"holding lock:b forever -1ns"}, []lockops.ProblemKind{lockops.ProblemRedisNoExpiry}},
+		{lockops.KindRedissonLock, []string{"holding lock:c 6f1c-uuid:57 30s"}, nil},
 	}
 	for i, w := range want {
 		if qs[i].Kind != w.kind || !slices.Equal(brief(qs[i]), w.brief) || !slices.Equal(kinds(qs[i].Problems), w.problems) {
@@ -79,8 +81,8 @@ func TestDecodeRedissonFair(t *testing.T) {
 			"u2:9": redisNow.Add(5 * time.Minute).UnixMilli(),
 			"u3:4": redisNow.Add(10 * time.Minute).UnixMilli(),
 		}}
-	qs := DecodeRedis([]redisview.Read{{Addr: "r:1", Keys: []redisview.Key{k}}}, redisNow)
-	if len(qs) != 1 || qs[0].Kind != KindRedissonFairLock {
+	qs := Decode([]redisview.Read{{Addr: "r:1", Keys: []redisview.Key{k}}}, redisNow)
+	if len(qs) != 1 || qs[0].Kind != lockops.KindRedissonFairLock {
 		t.Fatalf("got %+v", qs)
 	}
 	want := []string{
@@ -97,7 +99,7 @@ func TestDecodeRedissonFair(t *testing.T) {
 			t.Errorf("participant %d at position %d", i, p.Position)
 		}
 	}
-	if got := kinds(qs[0].Problems); !slices.Equal(got, []ProblemKind{ProblemFairWaiterExpired}) {
+	if got := kinds(qs[0].Problems); !slices.Equal(got, []lockops.ProblemKind{lockops.ProblemFairWaiterExpired}) {
 		t.Errorf("problems %v", got)
 	}
 }
@@ -118,7 +120,7 @@ func TestDecodeRedlock(t *testing.T) {
 		name     string
 		reads    []redisview.Read
 		brief    []string
-		problems []ProblemKind
+		problems []lockops.ProblemKind
 		validity time.Duration // -1: none
 	}{
 		{"all three", masters(k("T", 8*time.Second), k("T", 7*time.Second), k("T", 8*time.Second)),
@@ -127,18 +129,18 @@ func TestDecodeRedlock(t *testing.T) {
 		{"majority, one master without", masters(k("T", 10*time.Second), nil, k("T", 10*time.Second)),
 			[]string{"holding res@m1:6379 T 10s", "holding res@m3:6379 T 10s"}, nil, 10*time.Second - 102*time.Millisecond},
 		{"minority", masters(k("T", time.Second), nil, nil),
-			[]string{"waiting res@m1:6379 T 1s"}, []ProblemKind{ProblemRedlockMinority}, -1},
+			[]string{"waiting res@m1:6379 T 1s"}, []lockops.ProblemKind{lockops.ProblemRedlockMinority}, -1},
 		{"split, one majority", masters(k("A", 5*time.Second), k("B", 5*time.Second), k("A", 5*time.Second)),
 			[]string{"holding res@m1:6379 A 5s", "holding res@m3:6379 A 5s", "waiting res@m2:6379 B 5s"},
-			[]ProblemKind{ProblemRedlockSplit}, 5*time.Second - 52*time.Millisecond},
+			[]lockops.ProblemKind{lockops.ProblemRedlockSplit}, 5*time.Second - 52*time.Millisecond},
 		{"split, no majority", masters(k("A", 5*time.Second), k("B", 5*time.Second), k("C", 5*time.Second)),
 			[]string{"waiting res@m1:6379 A 5s", "waiting res@m2:6379 B 5s", "waiting res@m3:6379 C 5s"},
-			[]ProblemKind{ProblemRedlockMinority, ProblemRedlockSplit}, -1},
+			[]lockops.ProblemKind{lockops.ProblemRedlockMinority, lockops.ProblemRedlockSplit}, -1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			qs := DecodeRedis(c.reads, redisNow)
-			if len(qs) != 1 || qs[0].Kind != KindRedlock || qs[0].Path != "res" {
+			qs := Decode(c.reads, redisNow)
+			if len(qs) != 1 || qs[0].Kind != lockops.KindRedlock || qs[0].Path != "res" {
 				t.Fatalf("got %+v", qs)
 			}
 			q := qs[0]
@@ -161,11 +163,11 @@ func TestRedlockUnreachableMaster(t *testing.T) {
 		{Addr: "m2:1", Err: errTest},
 		{Addr: "m3:1", Keys: []redisview.Key{str("res", "T", 4*time.Second)}},
 	}
-	q := DecodeRedis(reads, redisNow)[0]
+	q := Decode(reads, redisNow)[0]
 	if len(q.Holders()) != 2 || !q.HasValidity {
 		t.Errorf("a majority of two of three masters should hold: %q", brief(q))
 	}
-	if got := kinds(q.Problems); !slices.Equal(got, []ProblemKind{ProblemRedisUnreachable}) {
+	if got := kinds(q.Problems); !slices.Equal(got, []lockops.ProblemKind{lockops.ProblemRedisUnreachable}) {
 		t.Errorf("problems %v", got)
 	}
 }
@@ -182,16 +184,16 @@ func TestDiagnoseRedis(t *testing.T) {
 		keys = append(keys, str("lock:"+n, "t", 10*time.Second))
 	}
 	keys = append(keys, str("lock:long", "t", 24*time.Hour), str("lock:soon", "t", 300*time.Millisecond))
-	qs := DecodeRedis([]redisview.Read{{Addr: "r:1", Keys: keys}}, redisNow)
-	DiagnoseRedis(qs, RedisDiagnoseOptions{})
-	got := map[string][]ProblemKind{}
+	qs := Decode([]redisview.Read{{Addr: "r:1", Keys: keys}}, redisNow)
+	Diagnose(qs, DiagnoseOptions{})
+	got := map[string][]lockops.ProblemKind{}
 	for _, q := range qs {
 		if len(q.Problems) > 0 {
 			got[q.Path] = kinds(q.Problems)
 		}
 	}
-	if len(got) != 2 || !slices.Equal(got["lock:long"], []ProblemKind{ProblemRedisTTLOutlier}) ||
-		!slices.Equal(got["lock:soon"], []ProblemKind{ProblemRedisExpiring}) {
+	if len(got) != 2 || !slices.Equal(got["lock:long"], []lockops.ProblemKind{lockops.ProblemRedisTTLOutlier}) ||
+		!slices.Equal(got["lock:soon"], []lockops.ProblemKind{lockops.ProblemRedisExpiring}) {
 		t.Errorf("problems %v", got)
 	}
 }
@@ -201,20 +203,20 @@ func TestDiagnoseRedis(t *testing.T) {
 // key never expires), holds and validity_ms.
 func TestRedisJSONContract(t *testing.T) {
 	reads := []redisview.Read{
-		{Addr: "m1:1", Keys: []redisview.Key{str("res", "T", 4*time.Second), str("forever", "x", NoExpiry),
+		{Addr: "m1:1", Keys: []redisview.Key{str("res", "T", 4*time.Second), str("forever", "x", lockops.NoExpiry),
 			{Name: "h", Type: "hash", TTL: time.Second, Fields: map[string]string{"u:1": "3"}, Queue: []string{"w:2"}}}},
 		{Addr: "m2:1", Keys: []redisview.Key{str("res", "T", 4*time.Second)}},
 		{Addr: "m3:1"},
 	}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, []string{"m1:1", "m2:1", "m3:1"}, DecodeRedis(reads, redisNow)); err != nil {
+	if err := lockops.WriteJSON(&buf, []string{"m1:1", "m2:1", "m3:1"}, Decode(reads, redisNow)); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := decodeReport(buf.Bytes())
+	doc, err := contracttest.DecodeReport(buf.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, buf.Bytes())
 	}
-	checkContract(t, doc)
+	contracttest.Check(t, doc)
 	if strings.Contains(buf.String(), `"0x0"`) || strings.Contains(buf.String(), "0001-01-01") {
 		t.Errorf("a Redis participant has a session or a creation time:\n%s", buf.Bytes())
 	}
@@ -236,7 +238,7 @@ func FuzzDecodeRedis(f *testing.F) {
 		masters = 1 + (masters&7)%5
 		k := redisview.Key{Name: name, Type: typ, Value: value, TTL: time.Duration(ttl) * time.Millisecond}
 		if ttl < 0 {
-			k.TTL = NoExpiry
+			k.TTL = lockops.NoExpiry
 		}
 		if field != "" {
 			k.Fields = map[string]string{field: count}
@@ -252,34 +254,34 @@ func FuzzDecodeRedis(f *testing.F) {
 				reads[i].Keys = []redisview.Key{k}
 			}
 		}
-		qs := DecodeRedis(reads, redisNow)
-		DiagnoseRedis(qs, RedisDiagnoseOptions{})
+		qs := Decode(reads, redisNow)
+		Diagnose(qs, DiagnoseOptions{})
 		for _, q := range qs {
 			if !q.Kind.IsRedis() {
 				t.Fatalf("kind %q", q.Kind)
 			}
 			for i, p := range q.Participants {
-				if p.Position != i && q.Kind != KindRedissonLock && q.Kind != KindRedisSetNX {
+				if p.Position != i && q.Kind != lockops.KindRedissonLock && q.Kind != lockops.KindRedisSetNX {
 					t.Fatalf("participant %d at %d", i, p.Position)
 				}
 			}
 		}
 		var buf bytes.Buffer
-		if err := WriteJSON(&buf, nil, qs); err != nil {
+		if err := lockops.WriteJSON(&buf, nil, qs); err != nil {
 			t.Fatal(err)
 		}
-		doc, err := decodeReport(buf.Bytes())
+		doc, err := contracttest.DecodeReport(buf.Bytes())
 		if err != nil {
 			t.Fatalf("%v\n%s", err, buf.Bytes())
 		}
-		checkContract(t, doc)
+		contracttest.Check(t, doc)
 	})
 }
 
 // TestNoExpiryIsTheReads: a participant's TTL of a key that never expires
 // is the TTL the reads give it.
 func TestNoExpiryIsTheReads(t *testing.T) {
-	if NoExpiry != redisview.NoExpiry {
-		t.Fatalf("NoExpiry %v, the reads' %v", NoExpiry, redisview.NoExpiry)
+	if lockops.NoExpiry != redisview.NoExpiry {
+		t.Fatalf("NoExpiry %v, the reads' %v", lockops.NoExpiry, redisview.NoExpiry)
 	}
 }

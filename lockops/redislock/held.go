@@ -1,4 +1,4 @@
-package lockops
+package redislock
 
 // A Redis lock zkscope holds: extended at a third of its TTL with a Lua
 // compare-and-PEXPIRE, declared LOST when the key no longer holds our token
@@ -13,11 +13,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/redisview"
 )
 
-// RedisHeld is a Redis lock zkscope holds (from [TakeRedis]). All methods
-// are safe for concurrent use; it offers what a [*Held] does (State,
+// Held is a Redis lock zkscope holds (from [Take]). All methods
+// are safe for concurrent use; it offers what a [*lockops.Held] does (State,
 // Changes, Deadlines, Release), so the lock pane and `zkscope lock` treat
 // both alike.
 //
@@ -27,11 +28,11 @@ import (
 // cannot have expired on a majority, whatever happened since. An extension
 // that fails makes the lock SUSPENDED (tried again every TTL/10, 1 s at
 // most); at the deadline it is LOST.
-type RedisHeld struct {
+type Held struct {
 	Key      string
 	Token    string
-	Recipe   Kind     // KindRedisSetNX or KindRedlock
-	Servers  []string // host:port of each server (Redlock: each master)
+	Recipe   lockops.Kind // KindRedisSetNX or KindRedlock
+	Servers  []string     // host:port of each server (Redlock: each master)
 	TTL      time.Duration
 	Acquired time.Time
 
@@ -40,19 +41,19 @@ type RedisHeld struct {
 	releaseMu sync.Mutex
 
 	mu          sync.Mutex
-	state       HoldState
+	state       lockops.HoldState
 	reason      string
 	lastContact time.Time // start of the latest extension a majority accepted
-	holdSubscribers
+	lockops.HoldSubscribers
 	lost     chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
 	done     chan struct{}
 }
 
-func newRedisHeld(c *redisview.Client, key, token string, ttl time.Duration, start time.Time, audit redisAudit) *RedisHeld {
-	h := &RedisHeld{
-		Key: key, Token: token, Recipe: RedisRecipe(c), Servers: c.Servers(), TTL: ttl, Acquired: time.Now(),
+func newRedisHeld(c *redisview.Client, key, token string, ttl time.Duration, start time.Time, audit redisAudit) *Held {
+	h := &Held{
+		Key: key, Token: token, Recipe: Recipe(c), Servers: c.Servers(), TTL: ttl, Acquired: time.Now(),
 		t: &redisTaker{c: c, key: key, token: token, ttl: ttl}, audit: audit,
 		lastContact: start,
 		lost:        make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}),
@@ -62,82 +63,82 @@ func newRedisHeld(c *redisview.Client, key, token string, ttl time.Duration, sta
 }
 
 // State is the lock's current state.
-func (h *RedisHeld) State() HoldState {
+func (h *Held) State() lockops.HoldState {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.state
 }
 
 // Reason explains the current state ("" while held).
-func (h *RedisHeld) Reason() string {
+func (h *Held) Reason() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.reason
 }
 
 // Deadline is the moment the lock must be treated as lost unless an
-// extension reaches a majority before (see [RedisHeld]).
-func (h *RedisHeld) Deadline() time.Time {
+// extension reaches a majority before (see [Held]).
+func (h *Held) Deadline() time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.deadlineLocked()
 }
 
-func (h *RedisHeld) deadlineLocked() time.Time {
-	return h.lastContact.Add(h.TTL - redlockDrift(h.TTL) - LossMargin(h.TTL))
+func (h *Held) deadlineLocked() time.Time {
+	return h.lastContact.Add(h.TTL - redlockDrift(h.TTL) - lockops.LossMargin(h.TTL))
 }
 
-// Changes returns a new channel of state changes, as [Held.Changes]: closed
+// Changes returns a new channel of state changes, as [lockops.Held.Changes]: closed
 // after StateReleased or StateLost.
-func (h *RedisHeld) Changes() <-chan HoldChange {
+func (h *Held) Changes() <-chan lockops.HoldChange {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.subscribeLocked(h.state, h.reason, false)
+	return h.SubscribeLocked(h.state, h.reason, false)
 }
 
-// Deadlines returns a new channel holding the latest [RedisHeld.Deadline],
-// as [Held.Deadlines]: closed when the lock is lost or released.
-func (h *RedisHeld) Deadlines() <-chan time.Time {
+// Deadlines returns a new channel holding the latest [Held.Deadline],
+// as [lockops.Held.Deadlines]: closed when the lock is lost or released.
+func (h *Held) Deadlines() <-chan time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.deadlinesLocked(h.state, h.deadlineLocked())
+	return h.DeadlinesLocked(h.state, h.deadlineLocked())
 }
 
 // LostCh is closed when the lock is lost (not when it is released).
-func (h *RedisHeld) LostCh() <-chan struct{} { return h.lost }
+func (h *Held) LostCh() <-chan struct{} { return h.lost }
 
 // RevokeCh never delivers: Redis locks have no revocation protocol.
-func (h *RedisHeld) RevokeCh() <-chan struct{} { return nil }
+func (h *Held) RevokeCh() <-chan struct{} { return nil }
 
 // String summarises the lock: "redlock lock:deploy (token …)".
-func (h *RedisHeld) String() string {
+func (h *Held) String() string {
 	return fmt.Sprintf("%s %s (token %s)", h.Recipe, h.Key, h.Token)
 }
 
 // setStateLocked records a change and tells subscribers; lost and released
 // are final. Caller holds h.mu.
-func (h *RedisHeld) setStateLocked(s HoldState, reason string) {
-	if h.state == StateLost || h.state == StateReleased || s == h.state {
+func (h *Held) setStateLocked(s lockops.HoldState, reason string) {
+	if h.state == lockops.StateLost || h.state == lockops.StateReleased || s == h.state {
 		return
 	}
 	h.state, h.reason = s, reason
-	ev := HoldChange{State: s, Reason: reason, Time: time.Now()}
-	if s == StateHeld || s == StateSuspended {
+	ev := lockops.HoldChange{State: s, Reason: reason, Time: time.Now()}
+	if s == lockops.StateHeld || s == lockops.StateSuspended {
 		ev.Deadline = h.deadlineLocked()
 	}
-	h.notifyLocked(ev)
-	if s == StateLost || s == StateReleased {
-		if s == StateLost {
+	h.NotifyLocked(ev)
+	if s == lockops.StateLost || s == lockops.StateReleased {
+		if s == lockops.StateLost {
 			close(h.lost)
 		}
-		h.closeDeadlinesLocked()
-		h.closeSubsLocked()
+		h.CloseDeadlinesLocked()
+		h.CloseSubsLocked()
 	}
 }
 
 // monitor extends the key at a third of the TTL after the last accepted
 // extension (sooner again after a failed one) until released or lost.
-func (h *RedisHeld) monitor() {
+func (h *Held) monitor() {
 	defer close(h.done)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -163,7 +164,7 @@ func (h *RedisHeld) monitor() {
 		}
 		h.mu.Lock()
 		next = h.lastContact.Add(h.TTL / 3)
-		if h.state == StateSuspended {
+		if h.state == lockops.StateSuspended {
 			next = time.Now().Add(min(max(h.TTL/10, 20*time.Millisecond), time.Second))
 		}
 		next = minTime(next, h.deadlineLocked())
@@ -176,7 +177,7 @@ func (h *RedisHeld) monitor() {
 // timeout (a master that does not answer must not hold up the others' next
 // round); false when the
 // lock is over (lost, or released meanwhile).
-func (h *RedisHeld) extend(ctx context.Context) bool {
+func (h *Held) extend(ctx context.Context) bool {
 	n := len(h.Servers)
 	start := time.Now()
 	ctx, cancel := context.WithDeadline(ctx, minTime(h.Deadline(), start.Add(redisRequestTimeout(h.TTL))))
@@ -192,27 +193,27 @@ func (h *RedisHeld) extend(ctx context.Context) bool {
 		return false
 	default:
 	}
-	if h.state == StateReleased || h.state == StateLost {
+	if h.state == lockops.StateReleased || h.state == lockops.StateLost {
 		return false
 	}
 	switch {
-	case extended >= RedisQuorum(n) && time.Since(start) < h.TTL-redlockDrift(h.TTL):
+	case extended >= Quorum(n) && time.Since(start) < h.TTL-redlockDrift(h.TTL):
 		h.lastContact = start
-		h.sendDeadlineLocked(h.deadlineLocked())
-		h.setStateLocked(StateHeld, "")
-	case refused > n-RedisQuorum(n):
-		h.setStateLocked(StateLost, fmt.Sprintf("%s no longer holds our token on %s: it expired or someone deleted or overwrote it, and another client may hold the lock now",
+		h.SendDeadlineLocked(h.deadlineLocked())
+		h.setStateLocked(lockops.StateHeld, "")
+	case refused > n-Quorum(n):
+		h.setStateLocked(lockops.StateLost, fmt.Sprintf("%s no longer holds our token on %s: it expired or someone deleted or overwrote it, and another client may hold the lock now",
 			h.Key, h.whereRefused(refused, answered)))
 		go h.deleteDeclaredLost()
 		return false
 	default:
-		h.setStateLocked(StateSuspended, fmt.Sprintf("extending %s failed: %s", h.Key, oneLine(err)))
+		h.setStateLocked(lockops.StateSuspended, fmt.Sprintf("extending %s failed: %s", h.Key, oneLine(err)))
 	}
 	return true
 }
 
 // whereRefused names the servers that answered without our token.
-func (h *RedisHeld) whereRefused(refused, answered int) string {
+func (h *Held) whereRefused(refused, answered int) string {
 	if len(h.Servers) == 1 {
 		return h.Servers[0]
 	}
@@ -220,16 +221,16 @@ func (h *RedisHeld) whereRefused(refused, answered int) string {
 }
 
 // lostBySilence declares the lock lost at its deadline.
-func (h *RedisHeld) lostBySilence() {
+func (h *Held) lostBySilence() {
 	h.mu.Lock()
 	last := h.lastContact
-	h.setStateLocked(StateLost, fmt.Sprintf("no extension of %s reached %s since %s (%s ago): the key may expire from %s on (TTL %s), so the lock is treated as lost and another client may hold it soon",
-		h.Key, h.majorityName(), last.Format("15:04:05.000"), roundDur(time.Since(last)), last.Add(h.TTL).Format("15:04:05.000"), h.TTL))
+	h.setStateLocked(lockops.StateLost, fmt.Sprintf("no extension of %s reached %s since %s (%s ago): the key may expire from %s on (TTL %s), so the lock is treated as lost and another client may hold it soon",
+		h.Key, h.majorityName(), last.Format("15:04:05.000"), lockops.RoundDuration(time.Since(last)), last.Add(h.TTL).Format("15:04:05.000"), h.TTL))
 	h.mu.Unlock()
 	go h.deleteDeclaredLost()
 }
 
-func (h *RedisHeld) majorityName() string {
+func (h *Held) majorityName() string {
 	if len(h.Servers) == 1 {
 		return "Redis"
 	}
@@ -239,19 +240,19 @@ func (h *RedisHeld) majorityName() string {
 // deleteDeclaredLost deletes the key wherever it still holds our token
 // after the lock was declared lost, so that nothing holds a lock nobody
 // knows it holds; audited when it deleted any.
-func (h *RedisHeld) deleteDeclaredLost() {
+func (h *Held) deleteDeclaredLost() {
 	if n, _ := h.t.deleteEverywhere(); n > 0 {
-		h.audit.record(OpDeleteLost, h.Key, h.Token, nil)
+		h.audit.record(lockops.OpDeleteLost, h.Key, h.Token, nil)
 	}
 }
 
 // Release stops extending and deletes the key wherever it still holds our
 // token (a Lua compare-and-delete), within ctx. Releasing a released lock
-// returns nil; a lost one, an error wrapping [ErrLost]; a key that no
+// returns nil; a lost one, an error wrapping [lockops.ErrLost]; a key that no
 // longer held our token on a majority, too (it had expired: the lock was
 // lost). A server that does not answer keeps its key until the TTL; that
 // is no error when the key was deleted on a majority.
-func (h *RedisHeld) Release(ctx context.Context) error {
+func (h *Held) Release(ctx context.Context) error {
 	h.releaseMu.Lock() // one release at a time: a second one finds it released
 	defer h.releaseMu.Unlock()
 	h.stopOnce.Do(func() { close(h.stop) })
@@ -260,11 +261,11 @@ func (h *RedisHeld) Release(ctx context.Context) error {
 	state, reason := h.state, h.reason
 	h.mu.Unlock()
 	switch state {
-	case StateReleased:
+	case lockops.StateReleased:
 		return nil
-	case StateLost:
-		err := fmt.Errorf("release %s: %w: %s", h.Key, ErrLost, reason)
-		h.audit.record(OpRelease, h.Key, h.Token, err)
+	case lockops.StateLost:
+		err := fmt.Errorf("release %s: %w: %s", h.Key, lockops.ErrLost, reason)
+		h.audit.record(lockops.OpRelease, h.Key, h.Token, err)
 		return err
 	}
 	deleted, answered, err := h.t.onEvery(func(i int) (bool, error) {
@@ -272,39 +273,39 @@ func (h *RedisHeld) Release(ctx context.Context) error {
 	})
 	h.mu.Lock()
 	switch {
-	case answered-deleted > len(h.Servers)-RedisQuorum(len(h.Servers)):
-		err = fmt.Errorf("release %s: %w: the key no longer held our token (it had expired; another client may have held the lock meanwhile)", h.Key, ErrLost)
-		h.setStateLocked(StateLost, err.Error())
-	case err != nil && deleted < RedisQuorum(len(h.Servers)):
+	case answered-deleted > len(h.Servers)-Quorum(len(h.Servers)):
+		err = fmt.Errorf("release %s: %w: the key no longer held our token (it had expired; another client may have held the lock meanwhile)", h.Key, lockops.ErrLost)
+		h.setStateLocked(lockops.StateLost, err.Error())
+	case err != nil && deleted < Quorum(len(h.Servers)):
 		err = fmt.Errorf("release %s: %w (where it was not deleted, the key expires within %s)", h.Key, err, h.TTL)
-		h.setStateLocked(StateReleased, "")
+		h.setStateLocked(lockops.StateReleased, "")
 	case err != nil: // deleted on a majority: a master that did not answer lets its key expire
 		err = nil
-		h.setStateLocked(StateReleased, "")
+		h.setStateLocked(lockops.StateReleased, "")
 	default:
-		h.setStateLocked(StateReleased, "")
+		h.setStateLocked(lockops.StateReleased, "")
 	}
 	h.mu.Unlock()
-	h.audit.record(OpRelease, h.Key, h.Token, err)
+	h.audit.record(lockops.OpRelease, h.Key, h.Token, err)
 	return err
 }
 
-// LockNode, FenceEnv, ReleaseWithin and ServerName make a [*RedisHeld] a
+// LockNode, FenceEnv, ReleaseWithin and ServerName make a [*Held] a
 // heldLock for `zkscope lock`.
-func (h *RedisHeld) LockNode() string             { return h.Key }
-func (h *RedisHeld) ReleaseWithin() time.Duration { return h.TTL }
-func (h *RedisHeld) ServerName() string           { return "Redis" }
+func (h *Held) LockNode() string             { return h.Key }
+func (h *Held) ReleaseWithin() time.Duration { return h.TTL }
+func (h *Held) ServerName() string           { return "Redis" }
 
-// DeadlineRule says what [RedisHeld.Deadline] is, naming the flag that
+// DeadlineRule says what [Held.Deadline] is, naming the flag that
 // moves it.
-func (h *RedisHeld) DeadlineRule() string {
-	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+LossMargin(h.TTL))
+func (h *Held) DeadlineRule() string {
+	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+lockops.LossMargin(h.TTL))
 }
 
 // FenceEnv is what CMD learns about the Redis lock it runs under. There is
 // no ZKSCOPE_LOCK_FENCE: Redis has no counter that a later holder is sure
 // to see larger, across a failover least of all.
-func (h *RedisHeld) FenceEnv() []string {
+func (h *Held) FenceEnv() []string {
 	return []string{
 		"ZKSCOPE_LOCK_PATH=" + h.Key,
 		"ZKSCOPE_LOCK_NODE=" + h.Key,
@@ -320,13 +321,13 @@ type redisAudit struct {
 }
 
 // record writes op on key with token and its outcome; a failure to write is
-// reported through [AuditErrors].
+// reported through [lockops.AuditErrors].
 func (a redisAudit) record(op, key, token string, err error) {
-	e := AuditEntry{Operation: op, Path: key, Token: token, Servers: a.servers, Context: a.context}
+	e := lockops.AuditEntry{Operation: op, Path: key, Token: token, Servers: a.servers, Context: a.context}
 	if e.Servers == nil {
 		e.Servers = []string{}
 	}
-	recordEntry(nil, e, err)
+	lockops.RecordEntry(nil, e, err)
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -1,4 +1,12 @@
-package lockops
+// Package redislock is Redis locks: the one definition of which keys are
+// locks ([Locks], [IsLock]) and their decoding into the recipe model's
+// queues (decode.go), their diagnosis, taking and holding them with a
+// token (take.go, held.go: [Take], [Held]), and force-deleting them while
+// the token shown is held (evict.go).
+//
+// It talks to Redis through redisview (of zkview it uses only the
+// read-only refusal's error); it imports nothing of ui or cmd.
+package redislock
 
 // Redis locks (shared/lock-recipes.md, "Redis locks"): pure decoders from
 // the keys redisview reads, one or several masters, to queues.
@@ -28,18 +36,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/redisview"
 )
 
-// DecodeRedis decodes every lock in reads, one read per configured server
+// Decode decodes every lock in reads, one read per configured server
 // in the order given, as of now (the fair-lock deadlines are times). With
 // one server each key is its own lock; with several, a string key is a
 // Redlock across them and any other lock key is decoded per master, named
 // key@host:port. A server that could not be read counts as not holding.
 // It is a pure function of its arguments; queues come sorted by path.
-func DecodeRedis(reads []redisview.Read, now time.Time) []Queue {
+func Decode(reads []redisview.Read, now time.Time) []lockops.Queue {
 	if len(reads) == 1 {
-		var out []Queue
+		var out []lockops.Queue
 		for i := range reads[0].Keys {
 			if q, ok := decodeRedisKey(&reads[0].Keys[i], "", now); ok {
 				out = append(out, q)
@@ -48,7 +57,7 @@ func DecodeRedis(reads []redisview.Read, now time.Time) []Queue {
 		return out
 	}
 	strs := map[string][]*redisview.Key{} // name → per master (nil: absent)
-	var out []Queue
+	var out []lockops.Queue
 	for m, r := range reads {
 		for i := range r.Keys {
 			k := &r.Keys[i]
@@ -67,7 +76,7 @@ func DecodeRedis(reads []redisview.Read, now time.Time) []Queue {
 	for name, per := range strs {
 		out = append(out, decodeRedlock(name, reads, per))
 	}
-	slices.SortFunc(out, func(a, b Queue) int { return cmp.Compare(a.Path, b.Path) })
+	slices.SortFunc(out, func(a, b lockops.Queue) int { return cmp.Compare(a.Path, b.Path) })
 	return out
 }
 
@@ -78,17 +87,26 @@ var redisTokenLike = regexp.MustCompile(`^([0-9a-f]{32}|[0-9a-fA-F]{8}-[0-9a-fA-
 // redisLockish are words in a key's name that make a string key a lock.
 var redisLockish = []string{"lock", "mutex", "leader", "semaphore"}
 
-// IsRedisLock decides whether a key [DecodeRedis] decoded is a lock, for
+// Locks are the locks among reads as of now: decoded ([Decode]), the
+// keys [IsLock] counts as locks, diagnosed together ([Diagnose]). Every
+// reader shows these: `locks`, `doctor` and the terminal UI.
+func Locks(reads []redisview.Read, now time.Time) []lockops.Queue {
+	queues := slices.DeleteFunc(Decode(reads, now), func(q lockops.Queue) bool { return !IsLock(q) })
+	Diagnose(queues, DiagnoseOptions{})
+	return queues
+}
+
+// IsLock decides whether a key [Decode] decoded is a lock, for
 // every reader alike (`locks`, `doctor`, `evict`, the terminal UI): every
-// Redisson layout; a string key (which DecodeRedis decodes as a SET NX
+// Redisson layout; a string key (which [Decode] decodes as a SET NX
 // lock whatever it holds) when its name says lock, or when it expires and
 // holds a token of a known library. Other strings (caches, counters) are
-// plain keys.
-func IsRedisLock(q Queue) bool {
+// plain keys. [Locks] applies it for every reader.
+func IsLock(q lockops.Queue) bool {
 	switch q.Kind {
-	case KindRedissonLock, KindRedissonFairLock:
+	case lockops.KindRedissonLock, lockops.KindRedissonFairLock:
 		return true
-	case KindRedisSetNX, KindRedlock:
+	case lockops.KindRedisSetNX, lockops.KindRedlock:
 	default:
 		return false
 	}
@@ -99,7 +117,7 @@ func IsRedisLock(q Queue) bool {
 		}
 	}
 	for _, p := range q.Participants {
-		if p.HasTTL && p.TTL != NoExpiry && redisTokenLike.Match(p.Data) {
+		if p.HasTTL && p.TTL != lockops.NoExpiry && redisTokenLike.Match(p.Data) {
 			return true
 		}
 	}
@@ -108,31 +126,31 @@ func IsRedisLock(q Queue) bool {
 
 // decodeRedisKey decodes one key of one server (suffix "@host:port" for a
 // Redlock master's own locks, else ""); false when it is no lock.
-func decodeRedisKey(k *redisview.Key, suffix string, now time.Time) (Queue, bool) {
+func decodeRedisKey(k *redisview.Key, suffix string, now time.Time) (lockops.Queue, bool) {
 	switch {
 	case k.Type == "string":
-		q := Queue{Path: k.Name + suffix, Kind: KindRedisSetNX,
-			Participants: []Participant{redisHolder(k.Name+suffix, k.Value, k.TTL)}}
+		q := lockops.Queue{Path: k.Name + suffix, Kind: lockops.KindRedisSetNX,
+			Participants: []lockops.Participant{redisHolder(k.Name+suffix, k.Value, k.TTL)}}
 		q.Problems = noExpiryProblems(q.Participants)
 		return q, true
 	case k.Type == "hash" || k.Queue != nil || k.Deadlines != nil:
 		return decodeRedisson(k, suffix, now)
 	}
-	return Queue{}, false
+	return lockops.Queue{}, false
 }
 
 // redisHolder is a holding participant (node: the key, with its master
 // when one of several) with token and ttl.
-func redisHolder(node string, token []byte, ttl time.Duration) Participant {
-	return Participant{Node: node, Name: node, Mode: ModeExclusive, State: StateHolding,
+func redisHolder(node string, token []byte, ttl time.Duration) lockops.Participant {
+	return lockops.Participant{Node: node, Name: node, Mode: lockops.ModeExclusive, State: lockops.StateHolding,
 		Data: token, TTL: ttl, HasTTL: true}
 }
 
-func noExpiryProblems(ps []Participant) []Problem {
-	var out []Problem
+func noExpiryProblems(ps []lockops.Participant) []lockops.Problem {
+	var out []lockops.Problem
 	for _, p := range ps {
-		if p.State == StateHolding && p.HasTTL && p.TTL == NoExpiry {
-			out = append(out, Problem{Kind: ProblemRedisNoExpiry, Node: p.Node,
+		if p.State == lockops.StateHolding && p.HasTTL && p.TTL == lockops.NoExpiry {
+			out = append(out, lockops.Problem{Kind: lockops.ProblemRedisNoExpiry, Node: p.Node,
 				Detail: "the key never expires: if its holder dies without releasing, nobody ever gets the lock"})
 		}
 	}
@@ -148,8 +166,8 @@ func redlockDrift(expiry time.Duration) time.Duration {
 
 // decodeRedlock decodes string key name across the masters: per[i] is the
 // key on reads[i], nil when absent or unreadable.
-func decodeRedlock(name string, reads []redisview.Read, per []*redisview.Key) Queue {
-	q := Queue{Path: name, Kind: KindRedlock}
+func decodeRedlock(name string, reads []redisview.Read, per []*redisview.Key) lockops.Queue {
+	q := lockops.Queue{Path: name, Kind: lockops.KindRedlock}
 	quorum := len(reads)/2 + 1
 	count := map[string]int{}
 	var tokens []string // in order of first master
@@ -167,7 +185,7 @@ func decodeRedlock(name string, reads []redisview.Read, per []*redisview.Key) Qu
 			major, held = t, true
 		}
 	}
-	var holders, others []Participant
+	var holders, others []lockops.Participant
 	for m, k := range per {
 		if k == nil {
 			continue
@@ -176,27 +194,27 @@ func decodeRedlock(name string, reads []redisview.Read, per []*redisview.Key) Qu
 		if held && string(k.Value) == major {
 			holders = append(holders, p)
 		} else {
-			p.State = StateWaiting // a partial acquire: no client holds through it
+			p.State = lockops.StateWaiting // a partial acquire: no client holds through it
 			others = append(others, p)
 		}
 	}
-	q.Participants = number(append(holders, others...))
+	q.Participants = lockops.NumberPositions(append(holders, others...))
 	q.Problems = noExpiryProblems(holders)
 	for _, r := range reads {
 		if r.Err != nil {
-			q.Problems = append(q.Problems, Problem{Kind: ProblemRedisUnreachable, Node: name + "@" + r.Addr,
+			q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedisUnreachable, Node: name + "@" + r.Addr,
 				Detail: "this master could not be read: counted as not holding"})
 		}
 	}
 	if held {
 		q.Validity, q.HasValidity = redlockValidity(holders)
 	} else {
-		q.Problems = append(q.Problems, Problem{Kind: ProblemRedlockMinority,
+		q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedlockMinority,
 			Detail: fmt.Sprintf("on %d of %d masters, below the quorum of %d: no client holds this Redlock, and none can take it until these keys expire if too few masters are left free",
 				len(others), len(reads), quorum)})
 	}
 	if len(tokens) > 1 {
-		q.Problems = append(q.Problems, Problem{Kind: ProblemRedlockSplit,
+		q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedlockSplit,
 			Detail: "different tokens on different masters: " + describeTokens(tokens, per, reads)})
 	}
 	return q
@@ -206,10 +224,10 @@ func decodeRedlock(name string, reads []redisview.Read, per []*redisview.Key) Qu
 // the smallest remaining time among the majority's keys less the drift of
 // the largest (the original expiry is not stored; it is at least that).
 // None when a key never expires.
-func redlockValidity(holders []Participant) (time.Duration, bool) {
+func redlockValidity(holders []lockops.Participant) (time.Duration, bool) {
 	least, most := holders[0].TTL, holders[0].TTL
 	for _, p := range holders {
-		if p.TTL == NoExpiry {
+		if p.TTL == lockops.NoExpiry {
 			return 0, false
 		}
 		least, most = min(least, p.TTL), max(most, p.TTL)
@@ -226,7 +244,7 @@ func describeTokens(tokens []string, per []*redisview.Key, reads []redisview.Rea
 				on = append(on, reads[m].Addr)
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s on %s", DescribeData([]byte(t), 24), strings.Join(on, ", ")))
+		parts = append(parts, fmt.Sprintf("%s on %s", lockops.DescribeData([]byte(t), 24), strings.Join(on, ", ")))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -250,8 +268,8 @@ func redissonHolder(field, count string) (int, bool) {
 
 // decodeRedisson decodes a Redisson lock hash and, when present, its fair
 // lock's queue and deadlines.
-func decodeRedisson(k *redisview.Key, suffix string, now time.Time) (Queue, bool) {
-	q := Queue{Path: k.Name + suffix, Kind: KindRedissonLock}
+func decodeRedisson(k *redisview.Key, suffix string, now time.Time) (lockops.Queue, bool) {
+	q := lockops.Queue{Path: k.Name + suffix, Kind: lockops.KindRedissonLock}
 	fields := make([]string, 0, len(k.Fields))
 	for f := range k.Fields {
 		fields = append(fields, f)
@@ -260,7 +278,7 @@ func decodeRedisson(k *redisview.Key, suffix string, now time.Time) (Queue, bool
 	for _, f := range fields {
 		n, ok := redissonHolder(f, k.Fields[f])
 		if !ok {
-			return Queue{}, false // a hash, but no Redisson lock
+			return lockops.Queue{}, false // a hash, but no Redisson lock
 		}
 		p := redisHolder(k.Name+suffix, []byte(f), k.TTL)
 		p.Holds = n
@@ -269,29 +287,29 @@ func decodeRedisson(k *redisview.Key, suffix string, now time.Time) (Queue, bool
 	q.Problems = noExpiryProblems(q.Participants)
 	if k.Queue == nil && k.Deadlines == nil {
 		if len(q.Participants) == 0 {
-			return Queue{}, false
+			return lockops.Queue{}, false
 		}
 		return q, true
 	}
-	q.Kind = KindRedissonFairLock
+	q.Kind = lockops.KindRedissonFairLock
 	node := redisview.FairLockKey(redisview.QueuePrefix, k.Name) + suffix
 	for _, w := range k.Queue {
-		p := Participant{Node: node, Name: node, Mode: ModeExclusive, State: StateWaiting, Data: []byte(w)}
+		p := lockops.Participant{Node: node, Name: node, Mode: lockops.ModeExclusive, State: lockops.StateWaiting, Data: []byte(w)}
 		if d, ok := k.Deadlines[w]; ok {
 			p.TTL, p.HasTTL = time.UnixMilli(d).Sub(now), true
 			if p.TTL <= 0 {
-				q.Problems = append(q.Problems, Problem{Kind: ProblemFairWaiterExpired, Node: node,
-					Detail: fmt.Sprintf("waiter %s: its deadline passed %s ago but it is still queued (Redisson drops it only when a later lock or unlock call finds it first in line)", w, FormatAge(-p.TTL))})
+				q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemFairWaiterExpired, Node: node,
+					Detail: fmt.Sprintf("waiter %s: its deadline passed %s ago but it is still queued (Redisson drops it only when a later lock or unlock call finds it first in line)", w, lockops.FormatAge(-p.TTL))})
 			}
 		}
 		q.Participants = append(q.Participants, p)
 	}
-	number(q.Participants)
+	lockops.NumberPositions(q.Participants)
 	return q, true
 }
 
-// RedisDiagnoseOptions tune [DiagnoseRedis].
-type RedisDiagnoseOptions struct {
+// DiagnoseOptions tune [Diagnose].
+type DiagnoseOptions struct {
 	// ExpiringWithin flags a held key with less time left than this (0: 1s).
 	ExpiringWithin time.Duration
 	// OutlierFactor flags a key whose expiry is this many times the median
@@ -299,12 +317,12 @@ type RedisDiagnoseOptions struct {
 	OutlierFactor int
 }
 
-// DiagnoseRedis adds the problems that need more than one key: a key about
+// Diagnose adds the problems that need more than one key: a key about
 // to expire, and an expiry far above the others read with it (the same
 // pattern). Whether a holder still runs cannot be seen from Redis: a key
 // about to expire is flagged because, if it does, it loses the lock
 // without knowing.
-func DiagnoseRedis(queues []Queue, o RedisDiagnoseOptions) {
+func Diagnose(queues []lockops.Queue, o DiagnoseOptions) {
 	if o.ExpiringWithin <= 0 {
 		o.ExpiringWithin = time.Second
 	}
@@ -314,7 +332,7 @@ func DiagnoseRedis(queues []Queue, o RedisDiagnoseOptions) {
 	var ttls []time.Duration
 	for _, q := range queues {
 		for _, p := range q.Holders() {
-			if p.HasTTL && p.TTL != NoExpiry {
+			if p.HasTTL && p.TTL != lockops.NoExpiry {
 				ttls = append(ttls, p.TTL)
 			}
 		}
@@ -327,16 +345,16 @@ func DiagnoseRedis(queues []Queue, o RedisDiagnoseOptions) {
 	for qi := range queues {
 		q := &queues[qi]
 		for _, p := range q.Holders() {
-			if !p.HasTTL || p.TTL == NoExpiry {
+			if !p.HasTTL || p.TTL == lockops.NoExpiry {
 				continue
 			}
 			if p.TTL < o.ExpiringWithin {
-				q.Problems = append(q.Problems, Problem{Kind: ProblemRedisExpiring, Node: p.Node,
+				q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedisExpiring, Node: p.Node,
 					Detail: fmt.Sprintf("expires in %dms: if its holder is still working it loses the lock without knowing, and another client may take it", p.TTL.Milliseconds())})
 			}
 			if median > 0 && p.TTL > median*time.Duration(o.OutlierFactor) {
-				q.Problems = append(q.Problems, Problem{Kind: ProblemRedisTTLOutlier, Node: p.Node,
-					Detail: fmt.Sprintf("%s left, over %d times the median %s of the %d keys read with it: a lease set far too long blocks everyone when its holder dies", FormatAge(p.TTL), o.OutlierFactor, FormatAge(median), len(ttls))})
+				q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedisTTLOutlier, Node: p.Node,
+					Detail: fmt.Sprintf("%s left, over %d times the median %s of the %d keys read with it: a lease set far too long blocks everyone when its holder dies", lockops.FormatAge(p.TTL), o.OutlierFactor, lockops.FormatAge(median), len(ttls))})
 			}
 		}
 	}

@@ -32,9 +32,7 @@ func TestDoctorFindsProblems(t *testing.T) {
 	mk := func(s int, p string, flags int32) {
 		t.Helper()
 		conn := sessions[s]
-		if err := makeParents(conn, path.Dir(p), false); err != nil {
-			t.Fatal(err)
-		}
+		zktest.MakePath(t, conn, path.Dir(p))
 		if _, err := conn.Create(p, nil, flags, acl); err != nil {
 			t.Fatalf("create %s: %v", p, err)
 		}

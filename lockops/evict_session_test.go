@@ -9,25 +9,8 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
-	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
-
-// waitChildren waits until p has n children.
-func waitChildren(t testing.TB, c *zkview.Client, p string, n int) []string {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		kids := locktest.Children(t, c, p)
-		if len(kids) == n {
-			return kids
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s has %d children, want %d: %v", p, len(kids), n, kids)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
 
 // TestEvictSession: a session (zkscope's code, kazoo format) holds /x and
 // waits on /y, which a real kazoo client holds, with another kazoo client
@@ -50,9 +33,9 @@ func TestEvictSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	kz.Acquire(t, "kx", "lock", x)
-	waitChildren(t, op, x, 2)
+	locktest.WaitChildren(t, op, x, 2)
 	w := takeAsync(ctx, victim, y, TakeOptions{Library: Kazoo})
-	waitChildren(t, op, y, 2)
+	locktest.WaitChildren(t, op, y, 2)
 	<-w.progress // it placed its node and watches
 
 	if _, err := PlanEvictSession(ctx, victim, victim.SessionID(), root); !IsRefusal(err) {
@@ -134,8 +117,8 @@ func TestSessionDeadlockLive(t *testing.T) {
 	}
 	takeAsync(ctx, a, y, TakeOptions{Library: Kazoo})
 	takeAsync(ctx, b, x, TakeOptions{Library: Curator})
-	waitChildren(t, op, x, 2)
-	waitChildren(t, op, y, 2)
+	locktest.WaitChildren(t, op, x, 2)
+	locktest.WaitChildren(t, op, y, 2)
 	queues, err := Scan(ctx, op, root, ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +203,7 @@ func TestEvictSessionEphemeralLock(t *testing.T) {
 func TestEvictSessionForceLeader(t *testing.T) {
 	cl := zktest.Shared(t)
 	base := zktest.Path(t)
-	s := buildElections(t, cl.Addrs(), base)
+	s := locktest.BuildElections(t, cl.Addrs(), base)
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	op := locktest.NewClient(t, cl.Addrs())
 	ctx := context.Background()

@@ -82,9 +82,7 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 	ctx := context.Background()
 	a, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	dir := zktest.Path(t)
-	if err := makeParents(a.Conn(), dir, false); err != nil {
-		t.Fatal(err)
-	}
+	zktest.MakePath(t, a.Conn(), dir)
 	node := dir + "/holder"
 	if _, err := a.Conn().Create(node, []byte("v1"), zk.FlagEphemeral, zk.WorldACL(zk.PermAll)); err != nil {
 		t.Fatal(err)
@@ -204,9 +202,7 @@ func TestMutationsAudited(t *testing.T) {
 	m := Mutations{Client: locktest.NewClient(t, cl.Addrs())}
 	ro := Mutations{Client: locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })}
 	dir := zktest.Path(t)
-	if err := makeParents(m.Client.Conn(), dir, false); err != nil {
-		t.Fatal(err)
-	}
+	zktest.MakePath(t, m.Client.Conn(), dir)
 	p, err := m.Create(ctx, dir+"/n", []byte("a"), zk.FlagPersistent)
 	if err != nil {
 		t.Fatal(err)

@@ -222,9 +222,7 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 
 	t.Run("zookeeper-writelock", func(t *testing.T) {
 		p := zktest.Path(t)
-		if err := makeParents(c.Conn(), c.Abs(p), false); err != nil {
-			t.Fatal(err)
-		}
+		zktest.MakePath(t, c.Conn(), c.Abs(p))
 		for i, id := range []string{"z1", "z2", "z3"} {
 			cur.Acquire(t, id, "zklock", p)
 			nodesIn(t, c, p, i+1)
@@ -347,9 +345,7 @@ func TestLocksJSONGoZKInterop(t *testing.T) {
 		}
 		t.Cleanup(conn.Close)
 		if i == 0 {
-			if err := makeParents(conn, c.Abs(p), false); err != nil {
-				t.Fatal(err)
-			}
+			zktest.MakePath(t, conn, c.Abs(p))
 		}
 		k := contender{zk.NewLock(conn, p, zk.WorldACL(zk.PermAll)), make(chan error, 1)}
 		go func() { k.acquired <- k.lock.Lock() }()

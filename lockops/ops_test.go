@@ -471,9 +471,7 @@ func TestTakeUnderChroot(t *testing.T) {
 	ctx := context.Background()
 	chroot := zktest.Path(t)
 	raw := locktest.NewClient(t, cl.Addrs())
-	if err := makeParents(raw.Conn(), chroot, false); err != nil {
-		t.Fatal(err)
-	}
+	zktest.MakePath(t, raw.Conn(), chroot)
 	a := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
 	b := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
 	h, err := Take(ctx, a, "/app/lock", TakeOptions{Library: Curator})

@@ -61,9 +61,7 @@ func TestCLIWaitingPositionCountsFromOne(t *testing.T) {
 	cl := zktest.Shared(t)
 	c := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
-	if err := makeParents(c.Conn(), c.Abs(lockPath), false); err != nil {
-		t.Fatal(err)
-	}
+	zktest.MakePath(t, c.Conn(), c.Abs(lockPath))
 	holder, err := c.Conn().Create(c.Abs(lockPath)+"/_c_11111111-0000-4000-8000-000000000001-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 	if err != nil {
 		t.Fatal(err)

@@ -22,9 +22,7 @@ func TestScanFindsEveryLock(t *testing.T) {
 	acl := zk.WorldACL(zk.PermAll)
 	mk := func(p string, data string, flags int32) string {
 		t.Helper()
-		if err := makeParents(conn, path.Dir(c.Abs(p)), false); err != nil {
-			t.Fatal(err)
-		}
+		zktest.MakePath(t, conn, path.Dir(c.Abs(p)))
 		got, err := conn.Create(c.Abs(p), []byte(data), flags, acl)
 		if err != nil {
 			t.Fatalf("create %s: %v", p, err)
@@ -100,9 +98,7 @@ func TestReadChildrenDropsNodesGoneMeanwhile(t *testing.T) {
 	cl := zktest.Shared(t)
 	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
-	if err := makeParents(c.Conn(), c.Abs(base), false); err != nil {
-		t.Fatal(err)
-	}
+	zktest.MakePath(t, c.Conn(), c.Abs(base))
 	names := []string{locktest.HexA + "__lock__0000000001", locktest.HexB + "__lock__0000000002", locktest.HexC + "__lock__0000000003"}
 	for _, n := range []string{names[0], names[2]} {
 		if _, err := c.Conn().Create(c.Abs(base+"/"+n), []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
@@ -126,9 +122,7 @@ func TestReadDirAgainReadsOnlyNewChildren(t *testing.T) {
 	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 	conn := c.Conn()
-	if err := makeParents(conn, c.Abs(base), false); err != nil {
-		t.Fatal(err)
-	}
+	zktest.MakePath(t, conn, c.Abs(base))
 	names := []string{locktest.HexA + "__lock__0000000001", locktest.HexB + "__lock__0000000002", locktest.HexC + "__lock__0000000003"}
 	for _, n := range names[:2] {
 		if _, err := conn.Create(c.Abs(base+"/"+n), []byte("first"), 0, zk.WorldACL(zk.PermAll)); err != nil {

@@ -174,9 +174,7 @@ func TestPlanTakeInsideSemaphore(t *testing.T) {
 	}
 
 	app := base + "/app"
-	if err := makeParents(c.Conn(), c.Abs(app+"/leases"), false); err != nil {
-		t.Fatal(err)
-	}
+	zktest.MakePath(t, c.Conn(), c.Abs(app+"/leases"))
 	cu.Acquire(t, "other", "mutex", app+"/locks/other")
 	cu.Await(t, "other", "acquired")
 	if plan, err := PlanTake(ctx, c, app+"/locks/deploy", TakeOptions{Library: Curator}); err != nil || plan.Kind != KindCuratorMutex {

@@ -140,3 +140,19 @@ func tryCloseSession(addr string, conn *zk.Conn) error {
 	}
 	return s.CloseSession()
 }
+
+// WaitChildren waits until p has n children.
+func WaitChildren(t testing.TB, c *zkview.Client, p string, n int) []string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		kids := Children(t, c, p)
+		if len(kids) == n {
+			return kids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s has %d children, want %d: %v", p, len(kids), n, kids)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/lockrun"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
@@ -261,13 +262,13 @@ while it still holds that token (--token T --yes for scripts).`,
 			if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, args[0]); err != nil {
 				return err // before the preview: nothing to confirm
 			}
-			opts := lockops.EvictOptions{AnyNode: anyNode, ForceLeader: forceLeader}
-			p, err := lockops.PreviewEvict(ctx, c, args[0], opts)
+			opts := evict.Options{AnyNode: anyNode, ForceLeader: forceLeader}
+			p, err := evict.PreviewEvict(ctx, c, args[0], opts)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprint(out, lockops.FormatEvictPreview(p))
+			fmt.Fprint(out, evict.FormatPreview(p))
 			if expectSession != "" && p.Session != wantSession {
 				return fmt.Errorf("nothing deleted: %s now belongs to session %s, not %s", p.Node, lockops.FormatSession(p.Session), lockops.FormatSession(wantSession))
 			}
@@ -279,7 +280,7 @@ while it still holds that token (--token T --yes for scripts).`,
 					return err
 				}
 			}
-			if err := lockops.Evict(ctx, c, p.Node, p.Expect, opts); err != nil {
+			if err := evict.Evict(ctx, c, p.Node, p.Expect, opts); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "deleted %s\n", printable.String(p.Node))
@@ -314,7 +315,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 		return err
 	}
 	defer c.Close()
-	plan, err := lockops.PlanEvictSession(ctx, c, id, under) // refuses --read-only first
+	plan, err := evict.PlanSession(ctx, c, id, under) // refuses --read-only first
 	if err != nil {
 		return err
 	}
@@ -328,7 +329,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 			return err
 		}
 	}
-	return lockops.EvictSession(ctx, c, plan, func(n lockops.SessionEvictNode, err error) {
+	return evict.EvictSession(ctx, c, plan, func(n evict.SessionEvictNode, err error) {
 		if err != nil {
 			fmt.Fprintf(out, "not deleted %s: %s\n", printable.String(n.Node), printable.String(err.Error()))
 			return
@@ -339,7 +340,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 
 // confirmEvictSession asks the operator at the terminal to type the
 // session id. Without a terminal on stdin nothing can confirm: refused.
-func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *lockops.SessionEviction) error {
+func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *evict.SessionEviction) error {
 	sid := lockops.FormatSession(plan.Session)
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
@@ -357,7 +358,7 @@ func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *lockops.Ses
 
 // confirmEvict asks the operator at the terminal to type p's sequence
 // number. Without a terminal on stdin nothing can confirm: refused.
-func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *lockops.EvictPreview) error {
+func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *evict.Preview) error {
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
 		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
@@ -410,7 +411,7 @@ latch) is refused with exit status 2 and left unchanged.`,
 				return err
 			}
 			defer c.Close()
-			res, err := lockops.Revoke(ctx, c, args[0], wait)
+			res, err := evict.Revoke(ctx, c, args[0], wait)
 			if err != nil {
 				return err
 			}

@@ -127,10 +127,10 @@ func auditResult(e *AuditEntry, err error) {
 	}
 }
 
-// record writes an audit entry for an operation and its outcome. An audit
+// Record writes an audit entry for an operation and its outcome. An audit
 // failure never hides the operation's own result; it is reported through
 // AuditErrors so the CLI and UI can show it.
-func record(c *zkview.Client, op, path string, version *int32, session int64, err error) {
+func Record(c *zkview.Client, op, path string, version *int32, session int64, err error) {
 	e := AuditEntry{Operation: op, Path: path, Version: version}
 	if session != 0 {
 		e.Session = FormatSession(session)
@@ -138,7 +138,7 @@ func record(c *zkview.Client, op, path string, version *int32, session int64, er
 	RecordEntry(c, e, err)
 }
 
-// RecordEntry writes e with err's outcome ([record]; c may be nil).
+// RecordEntry writes e with err's outcome ([Record]; c may be nil).
 func RecordEntry(c *zkview.Client, e AuditEntry, err error) {
 	auditResult(&e, err)
 	if aerr := Audit(c, e); aerr != nil {
@@ -155,7 +155,7 @@ var auditErrors = make(chan error, 16)
 // directory, ...) so they can be shown; the operations themselves go on.
 func AuditErrors() <-chan error { return auditErrors }
 
-func versionPtr(v int32) *int32 { return &v }
+func VersionPtr(v int32) *int32 { return &v }
 
 var (
 	whoOnce          sync.Once

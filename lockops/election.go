@@ -85,7 +85,7 @@ func (k Kind) SingleNode() bool {
 }
 
 // SystemElection reports whether k is the leader election of a system
-// (Kafka, HDFS, HBase, Solr): [Evict] asks for [EvictOptions.ForceLeader]
+// (Kafka, HDFS, HBase, Solr): [evict.Evict] asks for [evict.Options.ForceLeader]
 // before deleting its leader.
 func (k Kind) SystemElection() bool {
 	switch k {
@@ -95,9 +95,9 @@ func (k Kind) SystemElection() bool {
 	return false
 }
 
-// watcherWaiters reports whether the candidates of k wait without a node
+// WatcherWaiters reports whether the candidates of k wait without a node
 // of their own (so the servers' watch lists are the only place they show).
-func (k Kind) watcherWaiters() bool {
+func (k Kind) WatcherWaiters() bool {
 	return k == KindKafkaController || k == KindHadoopHA || k == KindEphemeralLock
 }
 
@@ -175,7 +175,7 @@ func noLeader(lockPath, what, next string) Problem {
 // candidates do while they race to create it. Waiters added by an earlier
 // call are replaced.
 func ApplyWatchers(q *Queue, watchers func(node string) []int64, clientOf func(session int64) (addr string, ok bool)) {
-	if !q.Kind.watcherWaiters() {
+	if !q.Kind.WatcherWaiters() {
 		return
 	}
 	q.Participants = slices.DeleteFunc(q.Participants, func(p Participant) bool { return p.WatcherOnly })
@@ -251,13 +251,13 @@ func checkElection(ix *queueIndex) {
 		if pr.Kind != ProblemOwnerDisconnected {
 			continue
 		}
-		at := participantIndex(*q, pr.Node)
+		at := ParticipantIndex(*q, pr.Node)
 		if at < 0 || q.Participants[at].State != StateHolding || q.Participants[at].WatcherOnly {
 			continue
 		}
 		pr.Kind = ProblemLeaderClientGone
 		pr.Detail = fmt.Sprintf("the %s's session %s is alive but its client is connected to no server: no new election until the session expires; stop that process for good, or evict the node once it is gone",
-			leaderWord(q.Kind), FormatSession(q.Participants[at].Session))
+			LeaderWord(q.Kind), FormatSession(q.Participants[at].Session))
 	}
 }
 
@@ -281,11 +281,11 @@ func withRacers(detail string, q *Queue) string {
 	if len(ids) == 0 {
 		return detail
 	}
-	return fmt.Sprintf("%s; %s waiting with an exists watch on %s%s%s", detail, plural(len(ids), "session"), q.Participants[0].Watches, racersNote, strings.Join(ids, ", "))
+	return fmt.Sprintf("%s; %s waiting with an exists watch on %s%s%s", detail, Plural(len(ids), "session"), q.Participants[0].Watches, racersNote, strings.Join(ids, ", "))
 }
 
-// leaderWord is what a kind's holder is called.
-func leaderWord(k Kind) string {
+// LeaderWord is what a kind's holder is called.
+func LeaderWord(k Kind) string {
 	switch k {
 	case KindKafkaController:
 		return "Kafka controller"
@@ -300,7 +300,7 @@ func leaderWord(k Kind) string {
 }
 
 // NextElection says what the system does once the leader node of a q's
-// kind is deleted: the consequence [PreviewEvict] spells out.
+// kind is deleted: the consequence [evict.PreviewEvict] spells out.
 func NextElection(k Kind) string {
 	switch k {
 	case KindKafkaController:
@@ -412,29 +412,17 @@ func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, err
 		d.Context = []Child{}
 		n, err := c.Get(leader)
 		if err != nil {
-			return d, ignoreGone(err)
+			return d, IgnoreGone(err)
 		}
 		d.Context = append(d.Context, ChildOf(SolrLeaderNode, leader, &n.Stat, n.Data))
 		return d, nil
 	}
 	kids, err := readDir(ctx, c, at)
 	if err != nil {
-		return d, ignoreGone(err)
+		return d, IgnoreGone(err)
 	}
 	d.Context = kids.Children
 	return d, nil
-}
-
-// leaderRefusal refuses, without o.ForceLeader, to force-delete the
-// leader node of a system's election (Kafka, HDFS, HBase, Solr), saying
-// what the system would do and the flag that decides; nil otherwise.
-func leaderRefusal(l nodeLock, o EvictOptions) error {
-	p, ok := l.participant()
-	if o.ForceLeader || !ok || p.State != StateHolding || !l.queue.Kind.SystemElection() {
-		return nil
-	}
-	return Refusef(OpForceDelete, l.node, "it is the %s's node (%s): deleting it starts a new election: %s; pass --force-leader to delete it anyway",
-		leaderWord(l.queue.Kind), l.queue.Kind, NextElection(l.queue.Kind))
 }
 
 // System is the name of the system whose leader election k is ("Kafka",
@@ -451,34 +439,4 @@ func (k Kind) System() string {
 		return "Solr"
 	}
 	return ""
-}
-
-// ForcesElection reports whether p's node is the leader node of a
-// system's election (Kafka, HDFS, HBase, Solr): deleting it starts a new
-// election in that system, and [Evict] needs [EvictOptions.ForceLeader].
-func (p *EvictPreview) ForcesElection() bool {
-	return p != nil && p.Holding && Kind(p.Recipe).SystemElection()
-}
-
-// LeaderConfirmation is what an operator types to confirm force-deleting
-// a system's leader node where no flag can be passed (the TUI's
-// equivalent of --force-leader): the system and the node, "kafka
-// controller", "hdfs ActiveStandbyElectorLock", "solr 0000000003"; ""
-// when p's node is no system's leader ([EvictPreview.ForcesElection]).
-func (p *EvictPreview) LeaderConfirmation() string {
-	if !p.ForcesElection() {
-		return ""
-	}
-	return strings.ToLower(Kind(p.Recipe).System()) + " " + p.SequenceSuffix()
-}
-
-// racers counts the sessions the servers (e) list watching the node of a
-// single-node lock q whose candidates own no node, its holder aside.
-func racers(e *zkview.Ensemble, q Queue) int {
-	if !q.Kind.watcherWaiters() {
-		return 0
-	}
-	qs := []Queue{q.Clone()}
-	ApplyWatchers(&qs[0], e.Watchers, e.ClientOf)
-	return len(qs[0].Waiters())
 }

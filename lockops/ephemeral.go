@@ -192,7 +192,7 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 		isLock, listed := lockDir[parent]
 		if !listed {
 			sibs, _, err := c.Children(parent)
-			if err != nil && ignoreGone(err) != nil && !errors.Is(err, zk.ErrNoAuth) {
+			if err != nil && IgnoreGone(err) != nil && !errors.Is(err, zk.ErrNoAuth) {
 				return nil, fmt.Errorf("list %s: %w", parent, err)
 			}
 			k, _ := lockDirKind(c, parent, sibs)
@@ -367,7 +367,7 @@ func planEphemeral(ctx context.Context, c *zkview.Client, lockPath string, o Tak
 	case o.Mode != "" && o.Mode != ModeExclusive:
 		return no("plain ephemeral locks are exclusive only (asked for --mode %s): pass --mode exclusive", o.Mode)
 	case !held && st.Czxid != 0 && len(kids) > 0:
-		return no("it is a persistent node with %s below it, not a plain ephemeral lock: pass the --recipe of the queue there, or another path", plural(len(kids), "child"))
+		return no("it is a persistent node with %s below it, not a plain ephemeral lock: pass the --recipe of the queue there, or another path", Plural(len(kids), "child"))
 	case !held && st.Czxid != 0:
 		return no("it is a persistent node: as a plain ephemeral lock it would never be free; delete it first or pass another path")
 	}
@@ -379,20 +379,4 @@ func planEphemeral(ctx context.Context, c *zkview.Client, lockPath string, o Tak
 		}
 	}
 	return plan, true, nil
-}
-
-// readEphemeralNodeLock is [readNodeLock]'s last resort: l.node, in no
-// directory of a known recipe, is the holder of a plain ephemeral lock
-// when it is an ephemeral node.
-func readEphemeralNodeLock(ctx context.Context, c *zkview.Client, l nodeLock) (nodeLock, error) {
-	n, err := c.Get(l.node)
-	if err != nil {
-		return l, ignoreGone(err)
-	}
-	if n.Stat.EphemeralOwner == 0 {
-		return l, nil
-	}
-	l.dir = EphemeralDir(l.node, n.Stat, n.Data)
-	l.queue, l.at = Decode(l.dir, DecodeOptions{Kind: KindEphemeralLock}), 0
-	return l, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
@@ -84,12 +85,12 @@ func FuzzTablesEscapeServerText(f *testing.F) {
 				{Node: dir + "/" + text, Data: data, Payload: text, Arrived: history.Moment{Time: now}}},
 			Behind: [][]history.Wait{{{Tenure: 1, For: time.Second}}, nil}, Problems: []lockops.Problem{{Kind: "stale", Node: node, Detail: text}}}}}
 		check("history", write("history", func(b *bytes.Buffer) error { return history.WriteTable(b, rep, nil) }), "\n")
-		pv := &lockops.EvictPreview{Node: node, LockPath: dir, Session: 0x100, Ephemeral: true, Client: name, Data: data, Recipe: string(q.Kind),
+		pv := &evict.Preview{Node: node, LockPath: dir, Session: 0x100, Ephemeral: true, Client: name, Data: data, Recipe: string(q.Kind),
 			NextHolders: []string{text}, Warnings: []string{text}}
-		check("evict", lockops.FormatEvictPreview(pv), "\n")
+		check("evict", evict.FormatPreview(pv), "\n")
 		rpv := &redislock.EvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}
 		check("evict redis", redislock.FormatEvictPreview(rpv), "\n")
-		ev := &lockops.SessionEviction{Session: 0x100, Under: dir, Nodes: []lockops.SessionEvictNode{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}}}
+		ev := &evict.SessionEviction{Session: 0x100, Under: dir, Nodes: []evict.SessionEvictNode{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}}}
 		check("evict --session", write("evict --session", func(b *bytes.Buffer) error { return ev.Write(b, now) }), "\n")
 
 		for what, doc := range map[string]string{

@@ -12,8 +12,8 @@ import (
 // lowercase hex.
 func FormatSession(id int64) string { return "0x" + strconv.FormatUint(uint64(id), 16) }
 
-// capitalize upper-cases s's first letter (ASCII).
-func capitalize(s string) string {
+// Capitalize upper-cases s's first letter (ASCII).
+func Capitalize(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {
 		return s
 	}
@@ -55,7 +55,7 @@ func FormatAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
-func plural(n int, what string) string {
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}

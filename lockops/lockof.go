@@ -13,86 +13,11 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// nodeLock is the lock a node belongs to, read and decoded for an
-// operation on that node (revoke, force-delete): the decoders say whether
-// the node takes part in a lock and what it does there, so the operations
-// follow the same rules as the lock pane.
-type nodeLock struct {
-	node string
-	// dir is the lock as read (a semaphore's second place in dir.Aux);
-	// dir.Path is "" when the node's directory holds no known lock.
-	dir Dir
-	// queue is the decoded view in which node takes part: the directory's
-	// own recipe, or, in a directory mixing libraries, the other library's
-	// view that has it. Its Kind is KindUnknown when there is no lock.
-	queue Queue
-	// at is node's index in queue.Participants, -1 when it is none.
-	at int
-}
-
-// participant is the node as decoded; ok is false when it is no
-// participant of a recognised lock.
-func (l *nodeLock) participant() (Participant, bool) {
-	if l.at < 0 || !Recognised(l.queue.Kind) {
-		return Participant{}, false
-	}
-	return l.queue.Participants[l.at], true
-}
-
-// readNodeLock reads and decodes the lock directory node is in: its parent,
-// or for a semaphore both of its places. A directory holding no lock
-// node of any known recipe is listed but not read further.
-func readNodeLock(ctx context.Context, c *zkview.Client, node string) (nodeLock, error) {
-	l := nodeLock{node: node, queue: Queue{Path: path.Dir(node), Kind: KindUnknown}, at: -1}
-	d, ok, err := readLockDirOf(ctx, c, path.Dir(node))
-	if err != nil {
-		return l, err
-	}
-	if !ok {
-		return readEphemeralNodeLock(ctx, c, l) // ephemeral.go
-	}
-	l.dir = d
-	q := Decode(d, DecodeOptions{})
-	l.queue, l.at = q, participantIndex(q, node)
-	if l.at >= 0 && q.Participants[l.at].Mode != ModeStray {
-		return l, nil
-	}
-	// Not a lock node of the directory's recipe: maybe of the other
-	// library there (a kazoo node among Curator's is a stray to Curator).
-	for _, o := range q.Others {
-		if i := participantIndex(o, node); i >= 0 && o.Participants[i].Mode != ModeStray {
-			l.queue, l.at = o, i
-			break
-		}
-	}
-	return l, nil
-}
-
-// without decodes the lock again as if node were gone, in the same view
-// (same recipe, same lease count): who holds then.
-func (l *nodeLock) without() Queue {
-	d := l.dir
-	d.Children = dropChild(d.Children, l.node)
-	if d.Aux != nil {
-		aux := *d.Aux
-		aux.Children = dropChild(aux.Children, l.node)
-		d.Aux = &aux
-	}
-	return Decode(d, DecodeOptions{Kind: l.queue.Kind, MaxLeases: l.queue.MaxLeases})
-}
-
-// dropChild returns children without the one at node (a copy; children is
-// left as it is).
-func dropChild(children []Child, node string) []Child {
-	name := path.Base(node)
-	return slices.DeleteFunc(slices.Clone(children), func(c Child) bool { return c.Name == name })
-}
-
-// readLockDirOf reads the lock directory dir, recognising the semaphore
+// ReadLockDirOf reads the lock directory dir, recognising the semaphore
 // layouts (Curator SemaphoreV2: <sem>/leases and <sem>/locks; kazoo
 // Semaphore: <sem> and <sem>-__lock__) from either place. ok is false when
 // dir holds no known lock.
-func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool, error) {
+func ReadLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool, error) {
 	if sem, ok := curatorSemaphoreOf(c, dir); ok {
 		if names, _, err := c.Children(dir); err == nil && curatorOnly(names) {
 			return readSemaphore(ctx, c, JoinPath(sem, CuratorLeases), JoinPath(sem, CuratorLocks))
@@ -115,7 +40,7 @@ func readLockDirOf(ctx context.Context, c *zkview.Client, dir string) (Dir, bool
 		return d, err == nil, err
 	}
 	if path.Base(dir) == HBaseBackupsDir && dir != "/"+HBaseBackupsDir {
-		return readLockDirOf(ctx, c, path.Dir(dir)) // a backup master's node: HBase's election
+		return ReadLockDirOf(ctx, c, path.Dir(dir)) // a backup master's node: HBase's election
 	}
 	if dir != "/" {
 		if sibs, _, err := c.Children(path.Dir(dir)); err == nil && slices.Contains(sibs, path.Base(dir)+KazooSemaphoreLock) {
@@ -157,7 +82,7 @@ func readSemaphore(ctx context.Context, c *zkview.Client, main, aux string) (Dir
 		return Dir{}, false, err
 	}
 	a, err := readDir(ctx, c, aux)
-	if err != nil && ignoreGone(err) != nil {
+	if err != nil && IgnoreGone(err) != nil {
 		return Dir{}, false, err
 	}
 	a.Path = aux

@@ -23,7 +23,7 @@ func (m Mutations) Create(ctx context.Context, p string, data []byte, flags int3
 	c := m.Client
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("create %s: %w", p, zkview.ErrReadOnly)
-		record(c, OpCreate, p, nil, 0, err)
+		Record(c, OpCreate, p, nil, 0, err)
 		return "", err
 	}
 	created, err := zkview.Call(ctx, func() (string, error) {
@@ -34,11 +34,11 @@ func (m Mutations) Create(ctx context.Context, p string, data []byte, flags int3
 	})
 	if err != nil {
 		err = fmt.Errorf("create %s: %w", p, err)
-		record(c, OpCreate, p, nil, 0, err)
+		Record(c, OpCreate, p, nil, 0, err)
 		return "", err
 	}
 	created = c.Rel(created)
-	record(c, OpCreate, created, versionPtr(0), 0, nil)
+	Record(c, OpCreate, created, VersionPtr(0), 0, nil)
 	return created, nil
 }
 
@@ -47,16 +47,16 @@ func (m Mutations) Set(ctx context.Context, p string, data []byte, version int32
 	c := m.Client
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("edit %s: %w", p, zkview.ErrReadOnly)
-		record(c, OpSet, p, versionPtr(version), 0, err)
+		Record(c, OpSet, p, VersionPtr(version), 0, err)
 		return zk.Stat{}, err
 	}
 	st, err := zkview.Call(ctx, func() (*zk.Stat, error) { return c.Conn().Set(c.Abs(p), data, version) })
 	if err != nil {
 		err = fmt.Errorf("edit %s: %w", p, err)
-		record(c, OpSet, p, versionPtr(version), 0, err)
+		Record(c, OpSet, p, VersionPtr(version), 0, err)
 		return zk.Stat{}, err
 	}
-	record(c, OpSet, p, versionPtr(version), 0, nil)
+	Record(c, OpSet, p, VersionPtr(version), 0, nil)
 	return *st, nil
 }
 
@@ -65,7 +65,7 @@ func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
 	c := m.Client
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("delete %s: %w", p, zkview.ErrReadOnly)
-		record(c, OpDelete, p, versionPtr(version), 0, err)
+		Record(c, OpDelete, p, VersionPtr(version), 0, err)
 		return err
 	}
 	_, err := zkview.Call(ctx, func() (struct{}, error) { return struct{}{}, c.Conn().Delete(c.Abs(p), version) })
@@ -75,7 +75,7 @@ func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
 	case err != nil:
 		err = fmt.Errorf("delete %s: %w", p, err)
 	}
-	record(c, OpDelete, p, versionPtr(version), 0, err)
+	Record(c, OpDelete, p, VersionPtr(version), 0, err)
 	return err
 }
 
@@ -96,10 +96,10 @@ func (m Mutations) CreateWith(ctx context.Context, p string, data []byte, opts z
 	c := m.Client
 	created, err := zkview.Call(ctx, func() (string, error) { return c.Create(p, data, opts) })
 	if err != nil {
-		record(c, OpCreate, p, nil, 0, err)
+		Record(c, OpCreate, p, nil, 0, err)
 		return "", err
 	}
-	record(c, OpCreate, created, versionPtr(0), 0, nil)
+	Record(c, OpCreate, created, VersionPtr(0), 0, nil)
 	return created, nil
 }
 
@@ -121,7 +121,7 @@ func (m Mutations) DeleteTree(ctx context.Context, p string, version int32, prog
 	if err == nil {
 		err = c.DeleteRecursive(ctx, p, progress)
 	}
-	record(c, OpDelete, p, versionPtr(version), 0, err)
+	Record(c, OpDelete, p, VersionPtr(version), 0, err)
 	return err
 }
 
@@ -129,6 +129,6 @@ func (m Mutations) DeleteTree(ctx context.Context, p string, version int32, prog
 func (m Mutations) SetACL(ctx context.Context, p string, acl []zk.ACL, version int32) (zk.Stat, error) {
 	c := m.Client
 	st, err := zkview.Call(ctx, func() (zk.Stat, error) { return c.SetACL(p, acl, version) })
-	record(c, OpSetACL, p, versionPtr(version), 0, err)
+	Record(c, OpSetACL, p, VersionPtr(version), 0, err)
 	return st, err
 }

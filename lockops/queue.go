@@ -277,8 +277,8 @@ func (q Queue) Clone() Queue {
 	return q
 }
 
-// participantIndex is node's index in q.Participants, -1 when absent.
-func participantIndex(q Queue, node string) int {
+// ParticipantIndex is node's index in q.Participants, -1 when absent.
+func ParticipantIndex(q Queue, node string) int {
 	return slices.IndexFunc(q.Participants, func(p Participant) bool { return p.Node == node })
 }
 

@@ -46,7 +46,7 @@ func IsRefusal(err error) bool {
 // cannot ask for a confirmation.
 func Refuse(c *zkview.Client, op, node string, session int64, reason string) error {
 	err := &Refusal{Op: op, Path: node, Reason: reason}
-	record(c, op, node, nil, session, err)
+	Record(c, op, node, nil, session, err)
 	return err
 }
 
@@ -59,7 +59,7 @@ func RefuseReadOnly(c *zkview.Client, op, node string) error {
 		return nil
 	}
 	err := fmt.Errorf("%s %s: %w", op, node, zkview.ErrReadOnly)
-	record(c, op, node, nil, 0, err)
+	Record(c, op, node, nil, 0, err)
 	return err
 }
 

@@ -33,7 +33,7 @@ func (h *Held) Release(ctx context.Context) error {
 		}
 		err := fmt.Errorf("release %s: %w: %s", h.Node, ErrLost, reason)
 		if !h.unaudited {
-			record(h.c, OpRelease, h.Node, nil, h.Session, err)
+			Record(h.c, OpRelease, h.Node, nil, h.Session, err)
 		}
 		return err
 	}
@@ -59,7 +59,7 @@ func (h *Held) Release(ctx context.Context) error {
 		err = fmt.Errorf("release %s: %w", h.Node, err)
 	}
 	if !h.unaudited {
-		record(h.c, OpRelease, h.Node, versionPtr(version), h.Session, err)
+		Record(h.c, OpRelease, h.Node, VersionPtr(version), h.Session, err)
 	}
 	return err
 }

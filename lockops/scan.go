@@ -376,7 +376,7 @@ func (s *scanner) leaveOut(p string, err error) error {
 	return nil
 }
 
-func ignoreGone(err error) error {
+func IgnoreGone(err error) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
 	}

@@ -533,7 +533,7 @@ func OwnersDisconnected(queues []Queue, e *zkview.Ensemble, root string) []Sessi
 		for _, pr := range q.Problems {
 			switch pr.Kind {
 			case ProblemOwnerDisconnected:
-				if at := participantIndex(*q, pr.Node); at >= 0 {
+				if at := ParticipantIndex(*q, pr.Node); at >= 0 {
 					s := q.Participants[at].Session
 					nodes[s] = append(nodes[s], pr.Node)
 				}

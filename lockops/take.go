@@ -100,7 +100,7 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	lockPath = path.Clean(lockPath)
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("take %s: %w", lockPath, zkview.ErrReadOnly)
-		record(c, OpTake, lockPath, nil, 0, err)
+		Record(c, OpTake, lockPath, nil, 0, err)
 		return nil, err
 	}
 	h, err := take(ctx, c, lockPath, o)
@@ -123,13 +123,13 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		if node != "" {
 			p = node
 		}
-		record(c, OpTake, p, nil, session, err)
+		Record(c, OpTake, p, nil, session, err)
 		return nil, err
 	}
 	h.mu.Lock() // the monitor may already update the version
 	v := h.version
 	h.mu.Unlock()
-	record(c, OpTake, h.Node, versionPtr(v), h.Session, nil)
+	Record(c, OpTake, h.Node, VersionPtr(v), h.Session, nil)
 	return h, nil
 }
 

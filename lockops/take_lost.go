@@ -110,7 +110,7 @@ func (m *heldMonitor) onCleanup(res cleanupResult) {
 		return // the next contact tries again
 	}
 	if res.deleted && !h.unaudited {
-		record(h.c, OpDeleteLost, h.Node, versionPtr(res.version), h.Session, nil)
+		Record(h.c, OpDeleteLost, h.Node, VersionPtr(res.version), h.Session, nil)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -177,7 +177,7 @@ func chooseLibrary(n neighbourhood, defaultRecipe string) (*Library, string) {
 	switch {
 	case len(n.libs) == 1 && n.libs[0].Takes():
 		l := n.libs[0]
-		return l, fmt.Sprintf("no contenders yet; the %s next to it use%s %s: taking in %s's format", plural(n.dirs, "lock"), singularS(n.dirs), l, l)
+		return l, fmt.Sprintf("no contenders yet; the %s next to it use%s %s: taking in %s's format", Plural(n.dirs, "lock"), singularS(n.dirs), l, l)
 	case len(n.libs) == 1:
 		seen = fmt.Sprintf("; the locks next to it use %s, which zkscope does not take", n.libs[0])
 	case len(n.libs) > 1:
@@ -269,7 +269,7 @@ func describeContenders(cen census) string {
 	present := cen.present()
 	if len(present) == 1 {
 		l := present[0]
-		return plural(cen.count[l], string(cen.kindOf(l))+" node")
+		return Plural(cen.count[l], string(cen.kindOf(l))+" node")
 	}
 	parts := make([]string, len(present))
 	for i, l := range present {

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/ui/dialog"
 )
@@ -41,7 +42,7 @@ var fitDialogs = []struct {
 	{"force-delete", func(m *Model) dialog.Dialog {
 		d := dialog.NewForceDelete(m.st, m.keys.Lock, lockops.Participant{Node: fitNode}, "H1", 7, fitView{})
 		d.Init()
-		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: fitNode, Preview: &lockops.EvictPreview{
+		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: fitNode, Preview: &evict.Preview{
 			Node: fitNode, LockPath: "/app/locks/orders", Session: 0x1000000a1b2c0001, Ephemeral: true, Client: "10.0.3.11:50112",
 			Data: []byte("alice@build7 zkscope pid 4242: deploy"), Czxid: 0x1f, HeldFor: 95 * time.Second,
 			Recipe: "curator.mutex", Participant: true, Holding: true, NextHolders: []string{"n"},
@@ -52,7 +53,7 @@ var fitDialogs = []struct {
 	{"force-delete-leader", func(m *Model) dialog.Dialog {
 		d := dialog.NewForceDelete(m.st, m.keys.Lock, lockops.Participant{Node: "/kafka/controller"}, "H1", 7, fitView{})
 		d.Init()
-		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: "/kafka/controller", Preview: &lockops.EvictPreview{
+		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: "/kafka/controller", Preview: &evict.Preview{
 			Node: "/kafka/controller", Ephemeral: true, Session: 0x101, Recipe: "kafka.controller", Participant: true,
 			Holding: true, Racers: 2, Warnings: []string{"This is the leader's node: deleting it starts a new election."}}})
 		return d

@@ -16,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
@@ -227,7 +228,7 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 	st, keys, lk := m.st, m.keys, common.DefaultLockKeyMap()
 	held := &lockops.Held{Path: p, Node: q.Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: fixedTime}
 	fd := dialog.NewForceDelete(st, lk, q.Participants[1], name, 7, m.lock)
-	pv := &lockops.EvictPreview{Node: q.Participants[1].Node, LockPath: p, Session: 0x77, Ephemeral: true, Client: name, Data: data,
+	pv := &evict.Preview{Node: q.Participants[1].Node, LockPath: p, Session: 0x77, Ephemeral: true, Client: name, Data: data,
 		Recipe: string(q.Kind), Participant: true, NextHolders: []string{q.Participants[2].Node, text}, Warnings: []string{text}}
 	fdBefore := dialog.NewForceDelete(st, lk, q.Participants[1], name, 8, m.lock)
 	fd.Update(dialog.EvictPreviewMsg{ID: 7, Node: pv.Node, Preview: pv})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -236,18 +237,18 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := lockops.Revoke(ctx, other, ours, 100*time.Millisecond); err != nil {
+	if _, err := evict.Revoke(ctx, other, ours, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	d.until(t, 15*time.Second, "the revocation request shown", func(d *liveDriver) bool {
 		return strings.Contains(d.screen(), "Someone asked for it")
 	})
 
-	pv, err := lockops.PreviewEvict(ctx, other, ours, lockops.EvictOptions{})
+	pv, err := evict.PreviewEvict(ctx, other, ours, evict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lockops.Evict(ctx, other, ours, pv.Expect, lockops.EvictOptions{}); err != nil {
+	if err := evict.Evict(ctx, other, ours, pv.Expect, evict.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	d.until(t, 15*time.Second, "the LOST alert", func(d *liveDriver) bool {

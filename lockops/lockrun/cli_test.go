@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -85,11 +86,11 @@ func TestCLILockLostKillsCommand(t *testing.T) {
 	if len(kids) != 1 {
 		t.Fatalf("queue %v, want the CLI's node", kids)
 	}
-	p, err := lockops.PreviewEvict(context.Background(), c, zkview.Join(lockPath, kids[0]), lockops.EvictOptions{})
+	p, err := evict.PreviewEvict(context.Background(), c, zkview.Join(lockPath, kids[0]), evict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lockops.Evict(context.Background(), c, p.Node, p.Expect, lockops.EvictOptions{}); err != nil {
+	if err := evict.Evict(context.Background(), c, p.Node, p.Expect, evict.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -152,7 +153,7 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 	if len(kids) != 1 {
 		t.Fatalf("queue %v", kids)
 	}
-	res, err := lockops.Revoke(context.Background(), c, zkview.Join(lockPath, kids[0]), 60*time.Second)
+	res, err := evict.Revoke(context.Background(), c, zkview.Join(lockPath, kids[0]), 60*time.Second)
 	if err != nil || !res.Released {
 		t.Fatalf("revoke: %+v %v; stderr:\n%s", res, err, stderr.String())
 	}

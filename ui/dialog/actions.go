@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 )
 
 // The actions of the node forms (create, edit, delete, delete tree); the
@@ -67,11 +68,11 @@ type (
 	Revoke struct{ Node, Label string }
 	// Evict force-deletes Preview's node if it is still the one shown.
 	Evict struct {
-		Preview *lockops.EvictPreview
+		Preview *evict.Preview
 		Label   string
 		// ForceLeader: the operator typed the leader confirmation of a
 		// system's leader node (Kafka, HDFS, HBase, Solr): deleting it
-		// starts a new election ([lockops.EvictOptions.ForceLeader]).
+		// starts a new election ([evict.Options.ForceLeader]).
 		ForceLeader bool
 	}
 	// EvictUnreadable: the node to force-delete could not be read.
@@ -93,7 +94,7 @@ type (
 	EvictPreviewMsg struct {
 		ID      uint64
 		Node    string
-		Preview *lockops.EvictPreview
+		Preview *evict.Preview
 		Err     error
 	}
 )

@@ -2,15 +2,16 @@ package lockpane
 
 import (
 	"context"
-	"github.com/zkscope/zkscope/printable"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/printable"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 )
 
 // Lock actions: take (join a queue as a real contender), release, revoke
@@ -102,7 +103,7 @@ type (
 	}
 	revokeDoneMsg struct {
 		node, label string
-		res         lockops.RevokeResult
+		res         evict.RevokeResult
 		err         error
 	}
 	evictDoneMsg struct {
@@ -265,7 +266,7 @@ func revokeRefusal(k lockops.Kind, x lockops.Participant, label string) string {
 	switch {
 	case !lockops.Recognised(k):
 		return "zkscope does not recognise this lock's recipe: only the holder of a Curator lock can be revoked."
-	case lockops.NotRevocable(k, x) == "":
+	case evict.NotRevocable(k, x) == "":
 		return ""
 	case x.State != lockops.StateHolding:
 		return label + " is waiting, not holding: only a holder can be asked to let go. Use X to remove a waiter."

@@ -3,8 +3,6 @@ package lockpane
 import (
 	"context"
 	"fmt"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +12,10 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 )
 
 func lockKey(s string) tea.KeyPressMsg {
@@ -43,15 +44,15 @@ func typeText(p *Model, s string) {
 }
 
 // evictPreview is what PreviewEvict says of mutexQueue's holder.
-func evictPreview() *lockops.EvictPreview {
+func evictPreview() *evict.Preview {
 	q := mutexQueue()
 	h := q.Participants[0]
-	return &lockops.EvictPreview{
+	return &evict.Preview{
 		Node: h.Node, LockPath: lockDir, Session: h.Session, Ephemeral: true, Client: "10.0.3.11:50112",
 		Data: h.Data, Czxid: 0x1f, Version: 0, Created: h.Ctime, HeldFor: 95 * time.Second,
 		Recipe: "curator.mutex", Holding: true, NextHolders: []string{q.Participants[1].Node},
 		Warnings: []string{"The holder is NOT told: if it is still running it will go on as if it held the lock, while the next waiter takes it too. Stop the holder first, or use revoke if it is revocable."},
-		Expect:   lockops.Expect{Session: h.Session, Czxid: 0x1f, Version: 0},
+		Expect:   evict.Expect{Session: h.Session, Czxid: 0x1f, Version: 0},
 	}
 }
 
@@ -98,7 +99,7 @@ func TestForceDeleteDialog(t *testing.T) {
 		t.Fatalf("the exact sequence number did not start the delete (busy %q)", p.act.busy)
 	}
 	// A changed node: nothing deleted, and the operator is told.
-	p.Update(evictDoneMsg{node: evictPreview().Node, label: "H1", err: &lockops.ChangedError{Node: evictPreview().Node, What: "czxid (it was deleted and re-created)", Want: "0x1f", Got: "0x40"}})
+	p.Update(evictDoneMsg{node: evictPreview().Node, label: "H1", err: &evict.ChangedError{Node: evictPreview().Node, What: "czxid (it was deleted and re-created)", Want: "0x1f", Got: "0x40"}})
 	if n := paneScreen(p); !strings.Contains(n, "Nothing deleted") || p.act.busy != "" {
 		t.Fatalf("a refused delete is not reported:\n%s", n)
 	}
@@ -199,7 +200,7 @@ func TestRevokeDialog(t *testing.T) {
 	if cmd := press(p, "y"); cmd == nil || p.Modal() {
 		t.Fatal("y did not start the revocation")
 	}
-	p.Update(revokeDoneMsg{label: "H1", res: lockops.RevokeResult{Released: false}})
+	p.Update(revokeDoneMsg{label: "H1", res: evict.RevokeResult{Released: false}})
 	if !strings.Contains(p.note.Text, "did not make the lock revocable") {
 		t.Fatalf("an ignored revocation is not explained: %q", p.note.Text)
 	}

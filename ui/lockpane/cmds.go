@@ -5,12 +5,15 @@ package lockpane
 // the values it needs before its closure and returns a message.
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
-	"time"
 )
 
 // fetchTimeout bounds one read or one change.
@@ -98,7 +101,7 @@ func revokeCmd(c *zkview.Client, node, label string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), dialog.RevokeWait+fetchTimeout)
 		defer cancel()
-		res, err := lockops.Revoke(ctx, c, node, dialog.RevokeWait)
+		res, err := evict.Revoke(ctx, c, node, dialog.RevokeWait)
 		return revokeDoneMsg{node: node, label: label, res: res, err: err}
 	}
 }
@@ -112,7 +115,7 @@ func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
 		defer cancel()
 		// The preview of a system's leader node is not refused: the
 		// dialog asks for its leader confirmation in place of --force-leader.
-		pv, err := lockops.PreviewEvict(ctx, c, node, lockops.EvictOptions{ForceLeader: true})
+		pv, err := evict.PreviewEvict(ctx, c, node, evict.Options{ForceLeader: true})
 		return dialog.EvictPreviewMsg{ID: id, Node: node, Preview: pv, Err: err}
 	}
 }
@@ -120,12 +123,12 @@ func previewEvictCmd(c *zkview.Client, id uint64, node string) tea.Cmd {
 // evictCmd deletes pv's node if it is still the one shown; next names the
 // nodes that get the lock then (for the message). forceLeader: the
 // operator typed the leader confirmation of a system's leader node.
-func evictCmd(c *zkview.Client, pv *lockops.EvictPreview, label string, next []string, forceLeader bool) tea.Cmd {
+func evictCmd(c *zkview.Client, pv *evict.Preview, label string, next []string, forceLeader bool) tea.Cmd {
 	node, want := pv.Node, pv.Expect
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		err := lockops.Evict(ctx, c, node, want, lockops.EvictOptions{ForceLeader: forceLeader})
+		err := evict.Evict(ctx, c, node, want, evict.Options{ForceLeader: forceLeader})
 		return evictDoneMsg{node: node, label: label, next: next, err: err}
 	}
 }

@@ -1,17 +1,20 @@
 package lockpane
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
-	"strings"
-	"time"
 )
 
 // Results of the lock actions, one handler per message.
@@ -200,7 +203,7 @@ func (p *Model) aboutNodesLock(node string) {
 func (p *Model) onEvictDone(msg evictDoneMsg) tea.Cmd {
 	a := &p.act
 	a.busy = ""
-	var changed *lockops.ChangedError
+	var changed *evict.ChangedError
 	var refused *lockops.Refusal
 	switch {
 	case errors.As(msg.err, &refused):

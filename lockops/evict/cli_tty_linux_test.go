@@ -1,6 +1,6 @@
 //go:build linux
 
-package lockops
+package evict
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -71,15 +73,15 @@ func TestCLIEvictTypedConfirmation(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	holder := locktest.NewClient(t, cl.Addrs())
-	h, err := Take(context.Background(), holder, zktest.Path(t), TakeOptions{Library: Curator, Note: "nightly"})
+	h, err := lockops.Take(context.Background(), holder, zktest.Path(t), lockops.TakeOptions{Library: lockops.Curator, Note: "nightly"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	code, stderr := evictAtTerminal(t, state, cl.ConnectString(), h.Node, "0000000999")
-	if code != ExitRefused || !strings.Contains(stderr, "not confirmed") || !strings.Contains(stderr, "nothing deleted") {
+	if code != lockops.ExitRefused || !strings.Contains(stderr, "not confirmed") || !strings.Contains(stderr, "nothing deleted") {
 		t.Fatalf("wrong confirmation: exit %d, stderr:\n%s", code, stderr)
 	}
-	if h.State() != StateHeld {
+	if h.State() != lockops.StateHeld {
 		t.Fatalf("holder state %s after a refused evict", h.State())
 	}
 	code, stderr = evictAtTerminal(t, state, cl.ConnectString(), h.Node, h.Node[len(h.Node)-10:])
@@ -91,8 +93,8 @@ func TestCLIEvictTypedConfirmation(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the holder did not notice the eviction")
 	}
-	entries := readAudit(t, filepath.Join(state, "zkscope", "audit.log"))
-	if !hasAudit(entries, OpForceDelete, AuditRefused, h.Node) || !hasAudit(entries, OpForceDelete, AuditOK, h.Node) {
+	entries := audittest.Read(t, filepath.Join(state, "zkscope", "audit.log"))
+	if !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditRefused, h.Node) || !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditOK, h.Node) {
 		t.Fatalf("audit log lacks the refused and the done force-delete: %+v", entries)
 	}
 }

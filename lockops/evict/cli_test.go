@@ -1,4 +1,4 @@
-package lockops
+package evict
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -22,7 +24,7 @@ func TestCLIEvictConfirms(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	holder := locktest.NewClient(t, cl.Addrs())
-	h, err := Take(context.Background(), holder, zktest.Path(t), TakeOptions{Library: Curator, Note: "nightly"})
+	h, err := lockops.Take(context.Background(), holder, zktest.Path(t), lockops.TakeOptions{Library: lockops.Curator, Note: "nightly"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,22 +36,22 @@ func TestCLIEvictConfirms(t *testing.T) {
 		var out bytes.Buffer
 		cmd.Stdout = &out
 		code, stderr := locktest.RunWithin(t, cmd, 60*time.Second)
-		if code != ExitRefused || !strings.Contains(stderr, "not a terminal") || !strings.Contains(stderr, "--yes --expect-session "+FormatSession(h.Session)) ||
-			!strings.Contains(out.String(), "nightly") || !strings.Contains(out.String(), FormatSession(h.Session)) {
+		if code != lockops.ExitRefused || !strings.Contains(stderr, "not a terminal") || !strings.Contains(stderr, "--yes --expect-session "+lockops.FormatSession(h.Session)) ||
+			!strings.Contains(out.String(), "nightly") || !strings.Contains(out.String(), lockops.FormatSession(h.Session)) {
 			t.Fatalf("piped %q: exit %d\nstdout:\n%s\nstderr:\n%s", typed, code, out.String(), stderr)
 		}
-		if h.State() != StateHeld {
+		if h.State() != lockops.StateHeld {
 			t.Fatalf("holder state %s after a refused evict", h.State())
 		}
 	}
 	code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes"), 60*time.Second)
-	if code != ExitRefused || !strings.Contains(stderr, "--expect-session") {
+	if code != lockops.ExitRefused || !strings.Contains(stderr, "--expect-session") {
 		t.Fatalf("--yes without --expect-session: exit %d, stderr:\n%s", code, stderr)
 	}
 	if ok, _, _ := holder.Conn().Exists(h.Node); !ok {
 		t.Fatal("a refused evict deleted the node")
 	}
-	cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes", "--expect-session", FormatSession(h.Session))
+	cmd := locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", h.Node, "--yes", "--expect-session", lockops.FormatSession(h.Session))
 	code, stderr = locktest.RunWithin(t, cmd, 60*time.Second)
 	if code != 0 {
 		t.Fatalf("evict --yes --expect-session: exit %d, stderr:\n%s", code, stderr)
@@ -59,8 +61,8 @@ func TestCLIEvictConfirms(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the holder did not notice the eviction")
 	}
-	entries := readAudit(t, filepath.Join(state, "zkscope", "audit.log"))
-	if !hasAudit(entries, OpForceDelete, AuditRefused, h.Node) || !hasAudit(entries, OpForceDelete, AuditOK, h.Node) {
+	entries := audittest.Read(t, filepath.Join(state, "zkscope", "audit.log"))
+	if !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditRefused, h.Node) || !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditOK, h.Node) {
 		t.Fatalf("audit log lacks the refused and the done force-delete: %+v", entries)
 	}
 }
@@ -74,7 +76,7 @@ func TestCLIEvictRefusesNonParticipant(t *testing.T) {
 	c := locktest.NewClient(t, cl.Addrs())
 	config := locktest.MkNode(t, c, zktest.Path(t)+"/app/config", []byte("x=1"), 0)
 	code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "evict", config, "--yes", "--expect-session", "0x0"), 60*time.Second)
-	if code != ExitRefused || !strings.Contains(stderr, "zkscope: refused to force-delete "+config+": it is not a lock node") || !strings.Contains(stderr, "--any-node") {
+	if code != lockops.ExitRefused || !strings.Contains(stderr, "zkscope: refused to force-delete "+config+": it is not a lock node") || !strings.Contains(stderr, "--any-node") {
 		t.Fatalf("evict of a plain node: exit %d, stderr:\n%s", code, stderr)
 	}
 	locktest.Unchanged(t, c, config, []byte("x=1"), 0)
@@ -114,14 +116,14 @@ func TestCLIRevokeRefuses(t *testing.T) {
 		{kazooHolder, "it is a kazoo.lock holder: kazoo locks cannot be revoked"},
 	} {
 		code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "revoke", tc.node, "--wait", "1s"), 60*time.Second)
-		if want := "zkscope: refused to revoke " + tc.node + ": " + tc.says; code != ExitRefused || !strings.HasPrefix(stderr, want) {
-			t.Fatalf("revoke %s: exit %d, stderr:\n%s\nwant exit %d and %q", tc.node, code, stderr, ExitRefused, want)
+		if want := "zkscope: refused to revoke " + tc.node + ": " + tc.says; code != lockops.ExitRefused || !strings.HasPrefix(stderr, want) {
+			t.Fatalf("revoke %s: exit %d, stderr:\n%s\nwant exit %d and %q", tc.node, code, stderr, lockops.ExitRefused, want)
 		}
 	}
 	locktest.Unchanged(t, c, config, []byte("x=1"), 0)
 	locktest.Unchanged(t, c, kazooHolder, data, st.Version)
-	entries := readAudit(t, filepath.Join(state, "zkscope", "audit.log"))
-	if !hasAudit(entries, OpRevoke, AuditRefused, config) || !hasAudit(entries, OpRevoke, AuditRefused, kazooHolder) {
+	entries := audittest.Read(t, filepath.Join(state, "zkscope", "audit.log"))
+	if !audittest.Has(entries, lockops.OpRevoke, lockops.AuditRefused, config) || !audittest.Has(entries, lockops.OpRevoke, lockops.AuditRefused, kazooHolder) {
 		t.Fatalf("audit log lacks the refused revokes: %+v", entries)
 	}
 	kz.Release(t, "k1")

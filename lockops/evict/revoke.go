@@ -1,4 +1,4 @@
-package lockops
+package evict
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -27,9 +28,9 @@ type RevokeResult struct {
 // (Curator's makeRevocable, or `zkscope lock --revocable`) react; others
 // keep the lock and Released is false.
 //
-// The node's lock is read and decoded first ([Decode]): Revoke writes only
+// The node's lock is read and decoded first ([lockops.Decode]): Revoke writes only
 // to an ephemeral holder of a Curator lock that supports revocation
-// ([NotRevocable]) and otherwise returns a [*Refusal], writing nothing.
+// ([NotRevocable]) and otherwise returns a [*lockops.Refusal], writing nothing.
 // The write is conditioned on the data version read with the decode, so a
 // node written meanwhile is not touched (ZooKeeper cannot condition a write
 // on the creation zxid: a node deleted and re-created at the same version
@@ -39,28 +40,28 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 	res := RevokeResult{Node: node}
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("revoke %s: %w", node, zkview.ErrReadOnly)
-		record(c, OpRevoke, node, nil, 0, err)
+		lockops.Record(c, lockops.OpRevoke, node, nil, 0, err)
 		return res, err
 	}
 	p, err := revocableHolder(ctx, c, node)
 	res.Session = p.Session
 	if err != nil {
-		record(c, OpRevoke, node, nil, res.Session, err)
+		lockops.Record(c, lockops.OpRevoke, node, nil, res.Session, err)
 		return res, err
 	}
 	abs := c.Abs(node)
 	nst, err := zkview.Call(ctx, func() (*zk.Stat, error) {
-		return c.Conn().Set(abs, RevokeMessage, p.Version)
+		return c.Conn().Set(abs, lockops.RevokeMessage, p.Version)
 	})
 	if err != nil {
 		if errors.Is(err, zk.ErrBadVersion) {
 			err = fmt.Errorf("%w (the node changed while we asked: look again)", err)
 		}
 		err = fmt.Errorf("revoke %s: write __REVOKE__: %w", node, err)
-		record(c, OpRevoke, node, versionPtr(p.Version), res.Session, err)
+		lockops.Record(c, lockops.OpRevoke, node, lockops.VersionPtr(p.Version), res.Session, err)
 		return res, err
 	}
-	record(c, OpRevoke, node, versionPtr(nst.Version), res.Session, nil)
+	lockops.Record(c, lockops.OpRevoke, node, lockops.VersionPtr(nst.Version), res.Session, nil)
 
 	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -95,24 +96,24 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 }
 
 // revocableHolder reads node's lock and returns node as decoded when it
-// may be revoked; otherwise a [*Refusal] (or the error reading it).
-func revocableHolder(ctx context.Context, c *zkview.Client, node string) (Participant, error) {
+// may be revoked; otherwise a [*lockops.Refusal] (or the error reading it).
+func revocableHolder(ctx context.Context, c *zkview.Client, node string) (lockops.Participant, error) {
 	l, err := readNodeLock(ctx, c, node)
 	if err != nil {
-		return Participant{}, fmt.Errorf("revoke %s: read its lock: %w", node, err)
+		return lockops.Participant{}, fmt.Errorf("revoke %s: read its lock: %w", node, err)
 	}
 	p, ok := l.participant()
 	if !ok {
 		if err := mustExist(ctx, c, node); err != nil {
-			return Participant{}, fmt.Errorf("revoke %s: %w", node, err)
+			return lockops.Participant{}, fmt.Errorf("revoke %s: %w", node, err)
 		}
 		if why, isDir := revokeHolderInstead(ctx, c, node); isDir {
-			return Participant{}, Refusef(OpRevoke, node, "%s", why)
+			return lockops.Participant{}, lockops.Refusef(lockops.OpRevoke, node, "%s", why)
 		}
-		return Participant{}, Refusef(OpRevoke, node, "%s; only the holder of a Curator lock can be revoked", notLockNode(l))
+		return lockops.Participant{}, lockops.Refusef(lockops.OpRevoke, node, "%s; only the holder of a Curator lock can be revoked", notLockNode(l))
 	}
 	if why := NotRevocable(l.queue.Kind, p); why != "" {
-		return p, Refusef(OpRevoke, node, "%s", why)
+		return p, lockops.Refusef(lockops.OpRevoke, node, "%s", why)
 	}
 	return p, nil
 }
@@ -123,17 +124,17 @@ func revocableHolder(ctx context.Context, c *zkview.Client, node string) (Partic
 // recipes with makeRevocable (its holder watches its own node for
 // __REVOKE__). A waiter has nothing to release, and a persistent node no
 // session that could react.
-func NotRevocable(k Kind, p Participant) string {
+func NotRevocable(k lockops.Kind, p lockops.Participant) string {
 	role := "waiter"
-	if p.State == StateHolding {
+	if p.State == lockops.StateHolding {
 		role = "holder"
 	}
 	switch {
-	case k != KindCuratorMutex && k != KindCuratorRW:
+	case k != lockops.KindCuratorMutex && k != lockops.KindCuratorRW:
 		return fmt.Sprintf("it is a %s %s: %s; use `zkscope evict` to force-delete it", k, role, noRevocation(k))
-	case p.Mode == ModeStray:
+	case p.Mode == lockops.ModeStray:
 		return fmt.Sprintf("it is no lock node, though %s counts it in its queue: no client holds the lock through it; use `zkscope evict` to delete it", k)
-	case p.State != StateHolding:
+	case p.State != lockops.StateHolding:
 		return fmt.Sprintf("it is a %s waiter, not the holder: revocation asks a holder to let go and a waiter has nothing to release; use `zkscope evict` to take it out of the queue", k)
 	case !p.Ephemeral:
 		return fmt.Sprintf("it is a PERSISTENT %s node: no session holds it that could react to __REVOKE__; use `zkscope evict` to delete it", k)
@@ -143,15 +144,15 @@ func NotRevocable(k Kind, p Participant) string {
 
 // noRevocation says why a recipe other than Curator's mutex and read/write
 // lock cannot be revoked.
-func noRevocation(k Kind) string {
+func noRevocation(k lockops.Kind) string {
 	switch k {
-	case KindKazooLock, KindKazooRW, KindKazooSemaphore:
+	case lockops.KindKazooLock, lockops.KindKazooRW, lockops.KindKazooSemaphore:
 		return "kazoo locks cannot be revoked (kazoo has no revocation)"
-	case KindCuratorSemaphoreV2:
+	case lockops.KindCuratorSemaphoreV2:
 		return "Curator semaphores cannot be revoked (only InterProcessMutex and InterProcessReadWriteLock can be made revocable)"
-	case KindCuratorLeaderLatch:
+	case lockops.KindCuratorLeaderLatch:
 		return "Curator leader latches cannot be revoked (only InterProcessMutex and InterProcessReadWriteLock can be made revocable)"
-	case KindGoZK:
+	case lockops.KindGoZK:
 		return "go-zookeeper locks cannot be revoked (go-zookeeper has no revocation)"
 	}
 	return "only Curator's InterProcessMutex and InterProcessReadWriteLock holders react to __REVOKE__"
@@ -161,14 +162,14 @@ func noRevocation(k Kind) string {
 // than a node of one, which node holds it (the one to revoke, or to evict
 // when its recipe has no revocation); isDir is false otherwise.
 func revokeHolderInstead(ctx context.Context, c *zkview.Client, node string) (why string, isDir bool) {
-	d, ok, err := readLockDirOf(ctx, c, node)
+	d, ok, err := lockops.ReadLockDirOf(ctx, c, node)
 	if err != nil || !ok || d.Path != node {
 		return "", false
 	}
-	q := Decode(d, DecodeOptions{})
-	var holders []Participant
+	q := lockops.Decode(d, lockops.DecodeOptions{})
+	var holders []lockops.Participant
 	for _, p := range q.Participants {
-		if p.State == StateHolding && !p.WatcherOnly {
+		if p.State == lockops.StateHolding && !p.WatcherOnly {
 			holders = append(holders, p)
 		}
 	}
@@ -187,7 +188,7 @@ func revokeHolderInstead(ctx context.Context, c *zkview.Client, node string) (wh
 	switch no := NotRevocable(q.Kind, holders[0]); {
 	case no == "":
 		return fmt.Sprintf("%s: %s; revoke that node (zkscope revoke %s)", what, holds, nodes[0]), true
-	case q.Kind != KindCuratorMutex && q.Kind != KindCuratorRW:
+	case q.Kind != lockops.KindCuratorMutex && q.Kind != lockops.KindCuratorRW:
 		return fmt.Sprintf("%s: %s, but %s; zkscope evict %s force-deletes it", what, holds, noRevocation(q.Kind), nodes[0]), true
 	default:
 		return fmt.Sprintf("%s: %s, and as for that node, %s", what, holds, no), true
@@ -197,7 +198,7 @@ func revokeHolderInstead(ctx context.Context, c *zkview.Client, node string) (wh
 // notLockNode says why node is no participant of a recognised lock.
 func notLockNode(l nodeLock) string {
 	dir := path.Dir(l.node)
-	if !Recognised(l.queue.Kind) {
+	if !lockops.Recognised(l.queue.Kind) {
 		return fmt.Sprintf("it is not a lock node (%s holds no node of a lock recipe zkscope knows)", dir)
 	}
 	return fmt.Sprintf("it is no participant of the %s in %s (that library ignores this name)", l.queue.Kind, dir)

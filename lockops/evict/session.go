@@ -1,4 +1,4 @@
-package lockops
+package evict
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -31,52 +32,52 @@ type SessionEviction struct {
 // SessionEvictNode is one lock node of the session.
 type SessionEvictNode struct {
 	Lock    string // the lock's path
-	Kind    Kind
+	Kind    lockops.Kind
 	Node    string
-	Mode    Mode
+	Mode    lockops.Mode
 	Holding bool
 	Since   time.Time // the node's creation
 	Expect  Expect    // what Evict checks before deleting it
 }
 
-// PlanEvictSession scans the locks below under and lists session's lock
-// nodes (a session waiting by a watch alone owns none to delete). It refuses (a [*Refusal], audited, nothing deleted) in read-only
+// PlanSession scans the locks below under and lists session's lock
+// nodes (a session waiting by a watch alone owns none to delete). It refuses (a [*lockops.Refusal], audited, nothing deleted) in read-only
 // mode and when session is the caller's own; a scan that stopped early
 // is an error (a partial list would leave nodes behind).
-func PlanEvictSession(ctx context.Context, c *zkview.Client, session int64, under string) (*SessionEviction, error) {
+func PlanSession(ctx context.Context, c *zkview.Client, session int64, under string) (*SessionEviction, error) {
 	if c.Config().ReadOnly {
-		err := fmt.Errorf("%s the lock nodes of session %s below %s: %w", OpForceDelete, FormatSession(session), under, zkview.ErrReadOnly)
-		record(c, OpForceDelete, under, nil, session, err)
+		err := fmt.Errorf("%s the lock nodes of session %s below %s: %w", lockops.OpForceDelete, lockops.FormatSession(session), under, zkview.ErrReadOnly)
+		lockops.Record(c, lockops.OpForceDelete, under, nil, session, err)
 		return nil, err
 	}
 	if session == 0 {
-		return nil, Refuse(c, OpForceDelete, under, session, "session 0x0 owns no ephemeral node: give the session id shown by 'zkscope sessions' or 'zkscope locks'")
+		return nil, lockops.Refuse(c, lockops.OpForceDelete, under, session, "session 0x0 owns no ephemeral node: give the session id shown by 'zkscope sessions' or 'zkscope locks'")
 	}
 	if session == c.SessionID() {
-		return nil, Refuse(c, OpForceDelete, under, session, "session "+FormatSession(session)+" is zkscope's own: release our locks instead")
+		return nil, lockops.Refuse(c, lockops.OpForceDelete, under, session, "session "+lockops.FormatSession(session)+" is zkscope's own: release our locks instead")
 	}
-	queues, err := Scan(ctx, c, under, ScanOptions{})
+	queues, err := lockops.Scan(ctx, c, under, lockops.ScanOptions{})
 	if err != nil { // ErrScanTruncated too: a partial list would leave nodes behind
 		return nil, fmt.Errorf("scan the locks below %s: %w", under, err)
 	}
 	// Single-node locks (a plain ephemeral lock, a leader node) are found
 	// through the sessions the servers list watching them.
-	if queues, err = FindEphemeralLocks(ctx, c, under, c.Introspect(ctx), queues); err != nil {
+	if queues, err = lockops.FindEphemeralLocks(ctx, c, under, c.Introspect(ctx), queues); err != nil {
 		return nil, fmt.Errorf("look for single-node locks below %s: %w", under, err)
 	}
 	return planEviction(queues, session, under), nil
 }
 
 // planEviction picks session's lock nodes from queues, waiters first.
-func planEviction(queues []Queue, session int64, under string) *SessionEviction {
+func planEviction(queues []lockops.Queue, session int64, under string) *SessionEviction {
 	e := &SessionEviction{Session: session, Under: under}
 	for _, q := range queues {
 		for _, p := range q.Participants {
-			if p.Session != session || !p.Ephemeral || p.Mode == ModeStray || p.WatcherOnly {
+			if p.Session != session || !p.Ephemeral || p.Mode == lockops.ModeStray || p.WatcherOnly {
 				continue
 			}
 			e.Nodes = append(e.Nodes, SessionEvictNode{Lock: q.Path, Kind: q.Kind, Node: p.Node, Mode: p.Mode,
-				Holding: p.State == StateHolding, Since: p.Ctime,
+				Holding: p.State == lockops.StateHolding, Since: p.Ctime,
 				Expect: Expect{Session: p.Session, Czxid: p.Czxid, Version: p.Version}})
 		}
 	}
@@ -95,10 +96,10 @@ func planEviction(queues []Queue, session int64, under string) *SessionEviction 
 // Write lists the nodes for the operator's confirmation.
 func (e *SessionEviction) Write(w io.Writer, now time.Time) error {
 	if len(e.Nodes) == 0 {
-		_, err := fmt.Fprintf(w, "session %s owns no lock node below %s: nothing to do\n", FormatSession(e.Session), printable.String(e.Under))
+		_, err := fmt.Fprintf(w, "session %s owns no lock node below %s: nothing to do\n", lockops.FormatSession(e.Session), printable.String(e.Under))
 		return err
 	}
-	fmt.Fprintf(w, "session %s owns %d lock node(s) below %s:\n", FormatSession(e.Session), len(e.Nodes), printable.String(e.Under))
+	fmt.Fprintf(w, "session %s owns %d lock node(s) below %s:\n", lockops.FormatSession(e.Session), len(e.Nodes), printable.String(e.Under))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  NODE\tLOCK\tSTATE\tSINCE")
 	for _, n := range e.Nodes {
@@ -106,7 +107,7 @@ func (e *SessionEviction) Write(w io.Writer, now time.Time) error {
 		if n.Holding {
 			state = "holding"
 		}
-		fmt.Fprintf(tw, "  %s\t%s (%s %s)\t%s\t%s\n", printable.String(n.Node), printable.String(n.Lock), n.Kind, n.Mode, state, FormatAge(now.Sub(n.Since)))
+		fmt.Fprintf(tw, "  %s\t%s (%s %s)\t%s\t%s\n", printable.String(n.Node), printable.String(n.Lock), n.Kind, n.Mode, state, lockops.FormatAge(now.Sub(n.Since)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -122,7 +123,7 @@ func (e *SessionEviction) Write(w io.Writer, now time.Time) error {
 func EvictSession(ctx context.Context, c *zkview.Client, e *SessionEviction, done func(SessionEvictNode, error)) error {
 	var first error
 	for _, n := range e.Nodes {
-		err := Evict(ctx, c, n.Node, n.Expect, EvictOptions{ForceLeader: e.ForceLeader})
+		err := Evict(ctx, c, n.Node, n.Expect, Options{ForceLeader: e.ForceLeader})
 		if done != nil {
 			done(n, err)
 		}

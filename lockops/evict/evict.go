@@ -1,4 +1,13 @@
-package lockops
+// Package evict breaks locks on purpose: force-deleting a participant's
+// node after a preview of what follows ([PreviewEvict], [Evict]: only
+// while the node is what the operator saw; a system's leader only with
+// --force-leader), asking a Curator holder to let go ([Revoke]), and every
+// lock node of one session (evict --session: [PlanSession]). Every
+// action and refusal is audited.
+//
+// It reads the lock a node belongs to through scan and decodes it with
+// the recipe model; it imports nothing of ui or cmd.
+package evict
 
 import (
 	"context"
@@ -11,6 +20,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -45,9 +55,9 @@ func (e *ChangedError) Error() string {
 	return fmt.Sprintf("nothing deleted: %s changed since it was shown: %s is now %s, was %s", e.Node, e.What, e.Got, e.Want)
 }
 
-// EvictPreview is what a force-delete of Node would do, for the operator's
+// Preview is what a force-delete of Node would do, for the operator's
 // confirmation.
-type EvictPreview struct {
+type Preview struct {
 	Node      string
 	LockPath  string // the lock directory (Node's parent)
 	Session   int64  // ephemeralOwner (0: persistent node)
@@ -62,11 +72,11 @@ type EvictPreview struct {
 	// HeldFor is how long the node has existed: its age (a waiter has
 	// waited that long; a holder may have held for less).
 	HeldFor time.Duration
-	// Recipe is the decoded recipe ([Kind]) of the lock Node takes part
+	// Recipe is the decoded recipe ([lockops.Kind]) of the lock Node takes part
 	// in, "unknown" when it is no participant of a recognised lock.
 	Recipe string
 	// Participant: Node takes part in a lock zkscope recognises (else it
-	// was previewed with [EvictOptions.AnyNode]).
+	// was previewed with [Options.AnyNode]).
 	Participant bool
 	// Holding: the node holds the lock now (else it waits).
 	Holding bool
@@ -86,7 +96,7 @@ type EvictPreview struct {
 // SequenceSuffix is the node's sequence number as written in its name
 // ("0000000003"), or the whole name when it has none: what the CLI asks the
 // operator to type to confirm.
-func (p *EvictPreview) SequenceSuffix() string {
+func (p *Preview) SequenceSuffix() string {
 	name := path.Base(p.Node)
 	if m := seqSuffixRE().FindStringSubmatch(name); m != nil {
 		return m[1]
@@ -98,8 +108,8 @@ func (p *EvictPreview) SequenceSuffix() string {
 // characters ("0000000042", "-000000001") or "-2147483648".
 var seqSuffixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(-2147483648|-\d{9}|\d{10})$`) })
 
-// EvictOptions tune [PreviewEvict] and [Evict].
-type EvictOptions struct {
+// Options tune [PreviewEvict] and [Evict].
+type Options struct {
 	// AnyNode allows force-deleting a node that is no participant of a
 	// lock zkscope recognises (`zkscope evict --any-node`); without it
 	// such a node is refused.
@@ -113,8 +123,8 @@ type EvictOptions struct {
 
 // PreviewEvict reads node and its lock and says whose node it is and what
 // happens when it is deleted. A node that is no participant of a
-// recognised lock ([Decode]) is refused (audited) unless o.AnyNode.
-func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOptions) (*EvictPreview, error) {
+// recognised lock ([lockops.Decode]) is refused (audited) unless o.AnyNode.
+func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o Options) (*Preview, error) {
 	node = path.Clean(node)
 	abs := c.Abs(node)
 	type got struct {
@@ -135,18 +145,18 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 	}
 	part, ok := l.participant()
 	if !ok && !o.AnyNode {
-		err := Refusef(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
-		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
+		err := lockops.Refusef(lockops.OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
+		lockops.Record(c, lockops.OpForceDelete, node, nil, st.EphemeralOwner, err)
 		return nil, err
 	}
 	if err := leaderRefusal(l, o); err != nil {
-		record(c, OpForceDelete, node, nil, st.EphemeralOwner, err)
+		lockops.Record(c, lockops.OpForceDelete, node, nil, st.EphemeralOwner, err)
 		return nil, err
 	}
-	p := &EvictPreview{
+	p := &Preview{
 		Node: node, LockPath: path.Dir(node), Session: st.EphemeralOwner, Ephemeral: st.EphemeralOwner != 0,
 		Data: g.data, Czxid: st.Czxid, Version: st.Version,
-		Created: time.UnixMilli(st.Ctime), Recipe: string(KindUnknown), Participant: ok,
+		Created: time.UnixMilli(st.Ctime), Recipe: string(lockops.KindUnknown), Participant: ok,
 		Expect: Expect{Session: st.EphemeralOwner, Czxid: st.Czxid, Version: st.Version},
 	}
 	p.HeldFor = time.Since(p.Created).Round(time.Second)
@@ -159,7 +169,7 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 	}
 	if ok {
 		p.Recipe = string(l.queue.Kind)
-		p.Holding = part.State == StateHolding
+		p.Holding = part.State == lockops.StateHolding
 		p.NextHolders = nextHolders(l.queue, l.without())
 		if k := l.queue.Kind; k.SingleNode() || k.SystemElection() {
 			p.LockPath = l.queue.Path
@@ -171,16 +181,16 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o EvictOpt
 
 // nextHolders are the nodes holding in after that do not hold in before,
 // in after's order.
-func nextHolders(before, after Queue) []string {
+func nextHolders(before, after lockops.Queue) []string {
 	held := map[string]bool{}
 	for _, x := range before.Participants {
-		if x.State == StateHolding {
+		if x.State == lockops.StateHolding {
 			held[x.Node] = true
 		}
 	}
 	var out []string
 	for _, x := range after.Participants {
-		if x.State == StateHolding && !held[x.Node] {
+		if x.State == lockops.StateHolding && !held[x.Node] {
 			out = append(out, x.Node)
 		}
 	}
@@ -189,10 +199,10 @@ func nextHolders(before, after Queue) []string {
 
 // evictWarnings are the warnings of a preview, most important first; part
 // is the node as decoded (zero when it is no participant).
-func evictWarnings(p *EvictPreview, part Participant) []string {
+func evictWarnings(p *Preview, part lockops.Participant) []string {
 	var w []string
-	if k := Kind(p.Recipe); p.Holding && (k.SingleNode() || k.SystemElection()) {
-		w = append(w, "This is the "+leaderWord(k)+"'s node: deleting it starts a new election. "+capitalize(NextElection(k))+".")
+	if k := lockops.Kind(p.Recipe); p.Holding && (k.SingleNode() || k.SystemElection()) {
+		w = append(w, "This is the "+lockops.LeaderWord(k)+"'s node: deleting it starts a new election. "+lockops.Capitalize(lockops.NextElection(k))+".")
 	}
 	if p.Holding || !p.Participant {
 		w = append(w,
@@ -201,10 +211,10 @@ func evictWarnings(p *EvictPreview, part Participant) []string {
 	switch {
 	case !p.Participant:
 		w = append(w, "zkscope does not know this node as part of a lock: who gets the lock next is unknown.")
-	case part.Mode == ModeStray:
+	case part.Mode == lockops.ModeStray:
 		w = append(w, "This is no lock node, but "+p.Recipe+" counts it in its queue: the contender after it waits on it.")
 	case p.Holding && p.Racers > 0:
-		w = append(w, fmt.Sprintf("%s watch it and race to create it: which one wins is not known in advance.", plural(p.Racers, "session")))
+		w = append(w, fmt.Sprintf("%s watch it and race to create it: which one wins is not known in advance.", lockops.Plural(p.Racers, "session")))
 	case p.Holding && len(p.NextHolders) == 0:
 		w = append(w, "Nobody is waiting: the lock becomes free.")
 	}
@@ -219,24 +229,24 @@ func evictWarnings(p *EvictPreview, part Participant) []string {
 // otherwise nothing is deleted and a [*ChangedError] says what changed.
 // Like [PreviewEvict] it refuses a node that is no participant of a
 // recognised lock unless o.AnyNode. The holder is not told (see
-// [EvictPreview.Warnings]).
-func Evict(ctx context.Context, c *zkview.Client, node string, want Expect, o EvictOptions) error {
+// [Preview.Warnings]).
+func Evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Options) error {
 	node = path.Clean(node)
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("force-delete %s: %w", node, zkview.ErrReadOnly)
-		record(c, OpForceDelete, node, nil, want.Session, err)
+		lockops.Record(c, lockops.OpForceDelete, node, nil, want.Session, err)
 		return err
 	}
 	err := evict(ctx, c, node, want, o)
 	var v *int32
 	if !want.AnyVersion {
-		v = versionPtr(want.Version)
+		v = lockops.VersionPtr(want.Version)
 	}
-	record(c, OpForceDelete, node, v, want.Session, err)
+	lockops.Record(c, lockops.OpForceDelete, node, v, want.Session, err)
 	return err
 }
 
-func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o EvictOptions) error {
+func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Options) error {
 	if !o.AnyNode {
 		if err := mustBeParticipant(ctx, c, node); err != nil {
 			return err
@@ -263,7 +273,7 @@ func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Ev
 		return fmt.Errorf("force-delete %s: read it: %w", node, err)
 	}
 	if st.EphemeralOwner != want.Session {
-		return &ChangedError{Node: node, What: "session", Want: FormatSession(want.Session), Got: FormatSession(st.EphemeralOwner)}
+		return &ChangedError{Node: node, What: "session", Want: lockops.FormatSession(want.Session), Got: lockops.FormatSession(st.EphemeralOwner)}
 	}
 	if want.Czxid != 0 && st.Czxid != want.Czxid {
 		return &ChangedError{Node: node, What: "czxid (it was deleted and re-created)", Want: fmt.Sprintf("0x%x", want.Czxid), Got: fmt.Sprintf("0x%x", st.Czxid)}
@@ -290,7 +300,7 @@ func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Ev
 	return fmt.Errorf("force-delete %s: %w", node, err)
 }
 
-// mustBeParticipant returns a [*Refusal] when node is no participant of a
+// mustBeParticipant returns a [*lockops.Refusal] when node is no participant of a
 // recognised lock, a [*ChangedError] when it is gone.
 func mustBeParticipant(ctx context.Context, c *zkview.Client, node string) error {
 	l, err := readNodeLock(ctx, c, node)
@@ -305,5 +315,5 @@ func mustBeParticipant(ctx context.Context, c *zkview.Client, node string) error
 	} else if err != nil {
 		return fmt.Errorf("force-delete %s: %w", node, err)
 	}
-	return Refusef(OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
+	return lockops.Refusef(lockops.OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
 }

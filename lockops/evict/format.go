@@ -1,22 +1,23 @@
-package lockops
+package evict
 
 import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/printable"
 )
 
-// FormatEvictPreview renders a preview as the plain text the CLI prints
+// FormatPreview renders a preview as the plain text the CLI prints
 // before asking for confirmation.
-func FormatEvictPreview(p *EvictPreview) string {
+func FormatPreview(p *Preview) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "node      %s\n", printable.String(p.Node))
 	fmt.Fprintf(&b, "lock      %s (%s)\n", printable.String(p.LockPath), p.Recipe)
 	owner := "PERSISTENT (no session)"
 	if p.Ephemeral {
-		owner = "session " + FormatSession(p.Session)
+		owner = "session " + lockops.FormatSession(p.Session)
 		if p.Client != "" {
 			owner += " from " + printable.String(p.Client)
 		}
@@ -33,7 +34,7 @@ func FormatEvictPreview(p *EvictPreview) string {
 	case len(p.NextHolders) > 0:
 		fmt.Fprintf(&b, "next      %s gets the lock\n", printable.String(strings.Join(p.NextHolders, ", ")))
 	case p.Holding && p.Racers > 0:
-		fmt.Fprintf(&b, "next      a new election among the %s watching it\n", plural(p.Racers, "session"))
+		fmt.Fprintf(&b, "next      a new election among the %s watching it\n", lockops.Plural(p.Racers, "session"))
 	case p.Holding:
 		fmt.Fprintf(&b, "next      nobody is waiting\n")
 	}

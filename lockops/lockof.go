@@ -147,18 +147,3 @@ func lockDirKind(c *zkview.Client, d string, names []string) (kind Kind, sem str
 	}
 	return "", ""
 }
-
-// insideLock refuses op on p when p is (or would be created) inside a lock
-// directory ([EnclosingLock]), naming that directory; nil otherwise.
-func insideLock(ctx context.Context, c *zkview.Client, op, p string) error {
-	dir, kind, sem, err := EnclosingLock(ctx, c, p)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%s %s: %w", op, p, err)
-	case dir == "":
-		return nil
-	case sem != "":
-		return Refusef(op, p, "it is inside the %s %s, where every node is one of its participants, not a lock of its own: zkscope does not take semaphore leases", kind, sem)
-	}
-	return Refusef(op, p, "it is inside the %s %s, where every node is a participant of that lock, not a lock of its own: did you mean %s?", kind, dir, dir)
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -12,30 +11,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/zkview"
-)
-
-// WaitPolicy says how long Take waits for the lock.
-type WaitPolicy int
-
-const (
-	// WaitBlock waits until the lock is ours or ctx ends.
-	WaitBlock WaitPolicy = iota
-	// WaitTimeout waits at most TakeOptions.Timeout.
-	WaitTimeout
-	// WaitNone fails at once with ErrWouldBlock when someone else holds it.
-	WaitNone
-)
-
-var (
-	// ErrTimeout: the lock was not acquired within the timeout; our node was
-	// deleted again (as Curator does).
-	ErrTimeout = errors.New("timed out waiting for the lock")
-	// ErrWouldBlock: the lock is held by someone else and the caller asked
-	// not to wait; our node was deleted again.
-	ErrWouldBlock = errors.New("the lock is held by someone else")
-	// ErrLost: the lock (or our place in its queue) is gone: the session
-	// expired or was replaced, or our node was deleted by someone else.
-	ErrLost = errors.New("lock lost")
 )
 
 // TakeOptions configure [Take].
@@ -74,17 +49,6 @@ type Progress struct {
 	QueueLen int    // contenders in that order
 	// WaitingOn is the node we watch (full path); "" once we hold the lock.
 	WaitingOn string
-}
-
-// OwnerData is the data zkscope writes into its lock nodes: who took the
-// lock, readable in any tool ("alice@build7 zkscope pid 4242: deploy").
-func OwnerData(note string) []byte {
-	u, h := whoAmI()
-	s := fmt.Sprintf("%s@%s zkscope pid %d", u, h, os.Getpid())
-	if note = strings.TrimSpace(note); note != "" {
-		s += ": " + note
-	}
-	return []byte(s)
 }
 
 // Take joins the queue of the lock at lockPath in the library's exact

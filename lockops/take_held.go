@@ -16,65 +16,6 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// HoldState is what zkscope knows about a lock it took.
-type HoldState int
-
-const (
-	// StateHeld: our node exists and our session is connected.
-	StateHeld HoldState = iota
-	// StateSuspended: disconnected; the session (and the lock) may still be
-	// alive, or may have expired. Act as if it could be lost.
-	StateSuspended
-	// StateLost: the session expired or was replaced, our node was deleted by
-	// someone else, or we were disconnected for longer than the session
-	// timeout. Never "held" again.
-	StateLost
-	// StateReleased: we let go with [Held.Release].
-	StateReleased
-)
-
-// String is the state's lowercase name.
-func (s HoldState) String() string {
-	switch s {
-	case StateHeld:
-		return "held"
-	case StateSuspended:
-		return "suspended"
-	case StateLost:
-		return "lost"
-	case StateReleased:
-		return "released"
-	}
-	return "unknown"
-}
-
-// OpDeleteLost is the audit operation of our own node deleted after the
-// lock had been declared lost (the session came back; see [Held]).
-const OpDeleteLost = "delete-lost"
-
-// HoldChange is one change of a held lock's state.
-type HoldChange struct {
-	State HoldState
-	// Reason explains StateSuspended and StateLost in one sentence.
-	Reason string
-	// Deadline (StateHeld and StateSuspended) is the moment the lock must be
-	// treated as lost unless the servers answer again: the last contact
-	// plus the session timeout, less a margin (see [Held.Deadline]).
-	Deadline time.Time
-	// RevokeRequested is set when someone wrote Curator's "__REVOKE__" to
-	// our node (a revocation request; the state is unchanged).
-	RevokeRequested bool
-	// NodeDeleted (StateLost, last change) says that the session came back
-	// after zkscope had declared the lock lost, and zkscope deleted our node
-	// so that nothing holds a lock nobody knows it holds. Reason says so.
-	NodeDeleted bool
-	// WatchingForReturn (StateLost) says the lock was declared lost while
-	// its session may still be alive: should the session come back, our
-	// node is deleted at once (and a NodeDeleted change follows).
-	WatchingForReturn bool
-	Time              time.Time
-}
-
 // Held is a lock zkscope holds. It watches the connection and its own node
 // until released. All methods are safe for concurrent use.
 //
@@ -139,12 +80,6 @@ func newHeld(c *zkview.Client, lockPath, node string, k Kind, mode Mode, st zk.S
 	sub, unsub := c.Subscribe()
 	go h.monitor(sub, unsub)
 	return h
-}
-
-// LossMargin is taken off the session timeout for the deadline: it covers
-// timer lateness and the delivery of a kill.
-func LossMargin(timeout time.Duration) time.Duration {
-	return min(timeout/10, 500*time.Millisecond)
 }
 
 // heartbeatEvery is how often a held lock asks the servers about its node.

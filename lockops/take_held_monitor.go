@@ -212,6 +212,3 @@ func (m *heldMonitor) finished() bool {
 	defer h.mu.Unlock()
 	return h.state == StateReleased || (h.state == StateLost && !h.cleanup)
 }
-
-// RoundDuration rounds d for messages (10 ms).
-func RoundDuration(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }

@@ -21,6 +21,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/lockrun"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -127,7 +128,7 @@ locks", for what Redis locks cannot promise).`,
 			if revocable && lib != nil && lib != lockops.Curator {
 				return usagef("--revocable honours Curator's revocation requests: it does not go with --recipe %s", lib.Name)
 			}
-			opts := lockops.TakeOptions{Library: lib, Mode: m, ForceRecipe: forceRecipe, Note: note}
+			opts := take.Options{Library: lib, Mode: m, ForceRecipe: forceRecipe, Note: note}
 			switch {
 			case noWait && cmd.Flags().Changed("timeout"):
 				return usagef("--no-wait and --timeout exclude each other")

@@ -67,7 +67,7 @@ func Audit(c *zkview.Client, e AuditEntry) error {
 		e.Time = time.Now().UTC()
 	}
 	if e.User == "" || e.Host == "" {
-		u, h := whoAmI()
+		u, h := WhoAmI()
 		if e.User == "" {
 			e.User = u
 		}
@@ -162,9 +162,9 @@ var (
 	whoUser, whoHost string
 )
 
-// whoAmI returns the local user and host names, for the audit log and lock
+// WhoAmI returns the local user and host names, for the audit log and lock
 // node data.
-func whoAmI() (string, string) {
+func WhoAmI() (string, string) {
 	whoOnce.Do(func() {
 		whoUser = os.Getenv("USER")
 		if u, err := user.Current(); err == nil && u.Username != "" {

@@ -14,11 +14,11 @@ import (
 
 // Curator lock names inside protected node names.
 const (
-	curatorLock  = "lock-"
-	curatorRead  = "__READ__"
-	curatorWrite = "__WRIT__"
-	curatorLatch = "latch-"
-	curatorLease = "lease-"
+	CuratorLockMarker  = "lock-"
+	CuratorReadMarker  = "__READ__"
+	CuratorWriteMarker = "__WRIT__"
+	CuratorLatchMarker = "latch-"
+	curatorLease       = "lease-"
 )
 
 // A Curator SemaphoreV2 keeps two directories below its path: its leases
@@ -41,11 +41,11 @@ var Curator = &Library{
 	Name: "curator", Title: "Curator",
 	parse:  parseCurator,
 	kindOf: curatorKind,
-	take: &takeFormat{
-		kinds:            map[Mode]Kind{ModeExclusive: KindCuratorMutex, ModeRead: KindCuratorRW, ModeWrite: KindCuratorRW},
-		marker:           curatorMarker,
-		newPrefix:        curatorPrefix,
-		containerParents: true,
+	Format: &TakeFormat{
+		Kinds:            map[Mode]Kind{ModeExclusive: KindCuratorMutex, ModeRead: KindCuratorRW, ModeWrite: KindCuratorRW},
+		Marker:           curatorMarker,
+		NewPrefix:        curatorPrefix,
+		ContainerParents: true,
 	},
 }
 
@@ -55,7 +55,7 @@ func parseCurator(name string) (marker, seq string, ok bool) {
 		return "", "", false
 	}
 	tail := rest[37:]
-	for _, m := range []string{curatorRead, curatorWrite, curatorLatch, curatorLease, curatorLock} {
+	for _, m := range []string{CuratorReadMarker, CuratorWriteMarker, CuratorLatchMarker, curatorLease, CuratorLockMarker} {
 		if s, ok := strings.CutPrefix(tail, m); ok {
 			return m, s, true
 		}
@@ -65,11 +65,11 @@ func parseCurator(name string) (marker, seq string, ok bool) {
 
 func curatorKind(has func(string) bool) Kind {
 	switch {
-	case has(curatorRead) || has(curatorWrite):
+	case has(CuratorReadMarker) || has(CuratorWriteMarker):
 		return KindCuratorRW
-	case has(curatorLatch):
+	case has(CuratorLatchMarker):
 		return KindCuratorLeaderLatch
-	case has(curatorLease) && !has(curatorLock):
+	case has(curatorLease) && !has(CuratorLockMarker):
 		return KindCuratorSemaphoreV2
 	}
 	return KindCuratorMutex
@@ -78,11 +78,11 @@ func curatorKind(has func(string) bool) Kind {
 func curatorMarker(m Mode) string {
 	switch m {
 	case ModeRead:
-		return curatorRead
+		return CuratorReadMarker
 	case ModeWrite:
-		return curatorWrite
+		return CuratorWriteMarker
 	}
-	return curatorLock
+	return CuratorLockMarker
 }
 
 // curatorPrefix is ProtectedUtils' "_c_" + UUID (java.util.UUID.randomUUID,
@@ -147,8 +147,8 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 // later sequential node; 5.5+: a non-sequential node with the writer's
 // sequence, which we order after the writer).
 func decodeCuratorRW(dir string, children []Child) []Participant {
-	key := func(c *Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
-	isWriter := func(c *Child) bool { return strings.Contains(c.Name, curatorWrite) }
+	key := func(c *Child) string { return curatorKey(c.Name, CuratorReadMarker, CuratorWriteMarker) }
+	isWriter := func(c *Child) bool { return strings.Contains(c.Name, CuratorWriteMarker) }
 	kids := sortByKey(children, key, isWriter)
 	var holdingWriter int64 = 0
 	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Owner != 0 {
@@ -169,7 +169,7 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 			if firstWriter < 0 {
 				firstWriter = i
 			}
-		case strings.Contains(c.Name, curatorRead):
+		case strings.Contains(c.Name, CuratorReadMarker):
 			ps[i] = participant(dir, c, ModeRead, key(c))
 			switch {
 			case firstWriter < 0:
@@ -207,7 +207,7 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 	locksPath := JoinPath(semPath, CuratorLocks)
 	if d.Aux != nil {
 		locksPath = d.Aux.Path
-		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1)
+		locks = decodeCuratorMutex(locksPath, d.Aux.Children, CuratorLockMarker, ModeLock, 1)
 	}
 	var head int64
 	if len(locks) > 0 {

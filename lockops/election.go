@@ -375,7 +375,7 @@ func (s *scanner) election(d *zkview.WalkDir) (noted, below bool) {
 		s.elections = append(s.elections, dirOf(d))
 		return true, true
 	}
-	if cen := censusOfNames(d.Names); SolrLeaderOf(d.Path) != "" && cen.dominant() == Solr {
+	if cen := CensusOfNames(d.Names); SolrLeaderOf(d.Path) != "" && cen.Dominant() == Solr {
 		s.elections = append(s.elections, dirOf(d))
 		return true, false
 	}

@@ -27,7 +27,7 @@ import (
 // it (`zkscope lock PATH --recipe ephemeral`).
 var Ephemeral = &Library{
 	Name: "ephemeral", Title: "plain ephemeral",
-	take: &takeFormat{kinds: map[Mode]Kind{ModeExclusive: KindEphemeralLock}},
+	Format: &TakeFormat{Kinds: map[Mode]Kind{ModeExclusive: KindEphemeralLock}},
 }
 
 // decodeEphemeral reads d, the lock node itself (its own stat and data):

@@ -1,10 +1,13 @@
 package lockops
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -58,4 +61,48 @@ func TestMutationsAudited(t *testing.T) {
 	if e[0].User == "" || e[0].Host == "" || len(e[0].Servers) == 0 || e[0].Time.IsZero() {
 		t.Fatalf("audit entry lacks who/where/when: %+v", e[0])
 	}
+}
+
+// auditToTemp points the audit log at a fresh directory and returns the
+// log's path.
+func auditToTemp(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", dir)
+	p, err := AuditLogPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readAudit(t testing.TB, p string) []AuditEntry {
+	t.Helper()
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []AuditEntry
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e AuditEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("audit line %q: %v", sc.Text(), err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func hasAudit(entries []AuditEntry, op, result, pathPrefix string) bool {
+	for _, e := range entries {
+		if e.Operation == op && e.Result == result && strings.HasPrefix(e.Path, pathPrefix) {
+			return true
+		}
+	}
+	return false
 }

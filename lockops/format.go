@@ -62,8 +62,8 @@ func Plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// singularS is the "s" of a verb whose subject is n things ("1 lock uses").
-func singularS(n int) string {
+// SingularS is the "s" of a verb whose subject is n things ("1 lock uses").
+func SingularS(n int) string {
 	if n == 1 {
 		return "s"
 	}

@@ -35,7 +35,7 @@ var (
 // OwnerData is the data zkscope writes into its lock nodes: who took the
 // lock, readable in any tool ("alice@build7 zkscope pid 4242: deploy").
 func OwnerData(note string) []byte {
-	u, h := whoAmI()
+	u, h := WhoAmI()
 	s := fmt.Sprintf("%s@%s zkscope pid %d", u, h, os.Getpid())
 	if note = strings.TrimSpace(note); note != "" {
 		s += ": " + note
@@ -56,7 +56,7 @@ const (
 	// someone else, or we were disconnected for longer than the session
 	// timeout. Never "held" again.
 	StateLost
-	// StateReleased: we let go with [Held.Release].
+	// StateReleased: we let go with [take.Held.Release].
 	StateReleased
 )
 
@@ -76,7 +76,7 @@ func (s HoldState) String() string {
 }
 
 // OpDeleteLost is the audit operation of our own node deleted after the
-// lock had been declared lost (the session came back; see [Held]).
+// lock had been declared lost (the session came back; see [take.Held]).
 const OpDeleteLost = "delete-lost"
 
 // HoldChange is one change of a held lock's state.
@@ -86,7 +86,7 @@ type HoldChange struct {
 	Reason string
 	// Deadline (StateHeld and StateSuspended) is the moment the lock must be
 	// treated as lost unless the servers answer again: the last contact
-	// plus the session timeout, less a margin (see [Held.Deadline]).
+	// plus the session timeout, less a margin (see [take.Held.Deadline]).
 	Deadline time.Time
 	// RevokeRequested is set when someone wrote Curator's "__REVOKE__" to
 	// our node (a revocation request; the state is unchanged).

@@ -14,8 +14,8 @@ import (
 
 // kazoo node names (NODE_NAME of Lock/WriteLock and ReadLock).
 const (
-	kazooLock  = "__lock__"
-	kazooRLock = "__rlock__"
+	KazooLockMarker = "__lock__"
+	KazooReadMarker = "__rlock__"
 )
 
 // KazooSemaphoreLock ends the path of a kazoo Semaphore's internal lock,
@@ -27,10 +27,10 @@ var Kazoo = &Library{
 	Name: "kazoo", Title: "kazoo",
 	parse:  parseKazoo,
 	kindOf: kazooKind,
-	take: &takeFormat{
-		kinds:  map[Mode]Kind{ModeExclusive: KindKazooLock, ModeRead: KindKazooRW, ModeWrite: KindKazooRW},
-		marker: kazooMarker,
-		newPrefix: func(marker string) string {
+	Format: &TakeFormat{
+		Kinds:  map[Mode]Kind{ModeExclusive: KindKazooLock, ModeRead: KindKazooRW, ModeWrite: KindKazooRW},
+		Marker: kazooMarker,
+		NewPrefix: func(marker string) string {
 			b := uuid4() // uuid4().hex
 			return fmt.Sprintf("%x%s", b[:], marker)
 		},
@@ -41,7 +41,7 @@ func parseKazoo(name string) (marker, seq string, ok bool) {
 	if len(name) <= 32 || !isHex(name[:32]) {
 		return "", "", false
 	}
-	for _, m := range []string{kazooLock, kazooRLock} {
+	for _, m := range []string{KazooLockMarker, KazooReadMarker} {
 		if s, ok := strings.CutPrefix(name[32:], m); ok {
 			if _, ok := ParseSeq(s); ok {
 				return m, s, true
@@ -52,7 +52,7 @@ func parseKazoo(name string) (marker, seq string, ok bool) {
 }
 
 func kazooKind(has func(string) bool) Kind {
-	if has(kazooRLock) {
+	if has(KazooReadMarker) {
 		return KindKazooRW
 	}
 	return KindKazooLock
@@ -60,9 +60,9 @@ func kazooKind(has func(string) bool) Kind {
 
 func kazooMarker(m Mode) string {
 	if m == ModeRead {
-		return kazooRLock
+		return KazooReadMarker
 	}
-	return kazooLock
+	return KazooLockMarker
 }
 
 // kazooSeq is the sequence kazoo compares: the text after the lock's node
@@ -100,7 +100,7 @@ func kazooContenders(children []Child, rw bool) []kazooContender {
 		if n.lib != Kazoo {
 			continue
 		}
-		read := n.marker == kazooRLock
+		read := n.marker == KazooReadMarker
 		if read && !rw {
 			continue // a plain Lock ignores __rlock__
 		}

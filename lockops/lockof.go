@@ -141,9 +141,9 @@ func lockDirKind(c *zkview.Client, d string, names []string) (kind Kind, sem str
 	if !slices.ContainsFunc(names, func(n string) bool { return len(n) != 32 || !isHex(n) }) && siblingOf(path.Base(d)+KazooSemaphoreLock) {
 		return KindKazooSemaphore, d // its leases: uuid4().hex, not sequential
 	}
-	cen := censusOfNames(names)
-	if l := cen.dominant(); l != nil {
-		return cen.kindOf(l), ""
+	cen := CensusOfNames(names)
+	if l := cen.Dominant(); l != nil {
+		return cen.KindOf(l), ""
 	}
 	return "", ""
 }

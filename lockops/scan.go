@@ -219,11 +219,11 @@ func (s *scanner) semaphores(ctx context.Context) error {
 		}
 		return s.leaveOut(p, err)
 	}
-	err := forEach(ctx, len(s.curatorSems), func(i int) error { return read(s.curatorSems[i], s.curatorSemaphore) })
+	err := ForEach(ctx, len(s.curatorSems), func(i int) error { return read(s.curatorSems[i], s.curatorSemaphore) })
 	if err != nil {
 		return err
 	}
-	return forEach(ctx, len(s.kazooSems), func(i int) error { return read(s.kazooSems[i], s.kazooSemaphore) })
+	return ForEach(ctx, len(s.kazooSems), func(i int) error { return read(s.kazooSems[i], s.kazooSemaphore) })
 }
 
 func (s *scanner) curatorSemaphore(ctx context.Context, p string) (Queue, error) {
@@ -335,9 +335,9 @@ func joinAll(dir string, names []string) []string {
 	return paths
 }
 
-// forEach runs f(0..n-1) with up to scanParallel at once and returns the
+// ForEach runs f(0..n-1) with up to scanParallel at once and returns the
 // first error.
-func forEach(ctx context.Context, n int, f func(int) error) error {
+func ForEach(ctx context.Context, n int, f func(int) error) error {
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error

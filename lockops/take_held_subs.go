@@ -3,7 +3,7 @@ package lockops
 import "time"
 
 // HoldSubscribers are the readers of a held lock's changes and deadlines
-// (of a [*Held] or a [*redislock.Held]); its owner's mutex guards them.
+// (of a [*take.Held] or a [*redislock.Held]); its owner's mutex guards them.
 type HoldSubscribers struct {
 	subs      []chan HoldChange
 	deadlines []chan time.Time

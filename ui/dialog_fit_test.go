@@ -12,6 +12,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui/dialog"
 )
 
@@ -34,9 +35,9 @@ var fitDialogs = []struct {
 }{
 	{"take", func(m *Model) dialog.Dialog {
 		d := dialog.NewTake(m.st, m.keys.Lock, "/app/locks/orders", lockops.KindCuratorMutex, true,
-			func(string, lockops.TakeOptions) (uint64, tea.Cmd) { return 9, func() tea.Msg { return nil } })
+			func(string, take.Options) (uint64, tea.Cmd) { return 9, func() tea.Msg { return nil } })
 		d.Init()
-		d.Update(dialog.TakePlanMsg{ID: 9, Plan: lockops.TakePlan{Kind: lockops.KindCuratorMutex, Library: lockops.Curator}})
+		d.Update(dialog.TakePlanMsg{ID: 9, Plan: take.Plan{Kind: lockops.KindCuratorMutex, Library: lockops.Curator}})
 		return d
 	}, "⏎ take"},
 	{"force-delete", func(m *Model) dialog.Dialog {
@@ -62,13 +63,13 @@ var fitDialogs = []struct {
 		return dialog.NewRevoke(m.st, m.keys.Lock, lockops.Participant{Node: fitNode, Session: 0x101, Client: "10.0.3.11:50112", Data: []byte("worker-2")}, "H1")
 	}, "y/⏎ revoke"},
 	{"quit-holding", func(m *Model) dialog.Dialog {
-		return dialog.NewQuitHolding(m.st, m.keys.Lock, &lockops.Held{Path: "/app/locks/orders", Mode: lockops.ModeExclusive, Acquired: fixedTime.Add(-time.Minute)}, fitView{})
+		return dialog.NewQuitHolding(m.st, m.keys.Lock, &take.Held{Path: "/app/locks/orders", Mode: lockops.ModeExclusive, Acquired: fixedTime.Add(-time.Minute)}, fitView{})
 	}, "y/⏎ release and quit"},
 	{"lost", func(m *Model) dialog.Dialog {
 		return dialog.NewLost(m.st, m.keys.Lock, "/app/locks/orders", "The session expired: the servers deleted our node 0000000054 and another client may hold the lock now.", true)
 	}, "⏎ understood"},
 	{"rejoin", func(m *Model) dialog.Dialog {
-		return dialog.NewRejoinOffer(m.st, m.keys.Lock, "/app/locks/orders", "The session expired while we waited: our node is gone.", lockops.TakeOptions{})
+		return dialog.NewRejoinOffer(m.st, m.keys.Lock, "/app/locks/orders", "The session expired while we waited: our node is gone.", take.Options{})
 	}, "y/⏎ rejoin"},
 	{"redis-take", func(m *Model) dialog.Dialog {
 		return dialog.NewRedisTake(m.st, m.keys.Lock, "lock:orders:42", lockops.KindRedlock)

@@ -18,6 +18,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/themes"
@@ -226,7 +227,7 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 	m.detail.SetLock(true)
 	m.lock.SetQueueAt(q, fixedTime)
 	st, keys, lk := m.st, m.keys, common.DefaultLockKeyMap()
-	held := &lockops.Held{Path: p, Node: q.Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: fixedTime}
+	held := &take.Held{Path: p, Node: q.Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: fixedTime}
 	fd := dialog.NewForceDelete(st, lk, q.Participants[1], name, 7, m.lock)
 	pv := &evict.Preview{Node: q.Participants[1].Node, LockPath: p, Session: 0x77, Ephemeral: true, Client: name, Data: data,
 		Recipe: string(q.Kind), Participant: true, NextHolders: []string{q.Participants[2].Node, text}, Warnings: []string{text}}
@@ -236,7 +237,7 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 	waiter.NextHolders = nil
 	fdWaiter := dialog.NewForceDelete(st, lk, q.Participants[2], name, 9, m.lock)
 	fdWaiter.Update(dialog.EvictPreviewMsg{ID: 9, Node: waiter.Node, Preview: &waiter})
-	noPlan := func(string, lockops.TakeOptions) (uint64, tea.Cmd) { return 0, nil }
+	noPlan := func(string, take.Options) (uint64, tea.Cmd) { return 0, nil }
 	for _, d := range []dialog.Dialog{
 		dialog.NewDelete(st, keys, p, 1),
 		dialog.NewDeleteTree(st, keys, p, 1, 3, 40),
@@ -246,7 +247,7 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 		dialog.NewRevoke(st, lk, q.Participants[0], name),
 		dialog.NewQuitHolding(st, lk, held, m.lock),
 		dialog.NewLost(st, lk, p, text, true),
-		dialog.NewRejoinOffer(st, lk, p, text, lockops.TakeOptions{}),
+		dialog.NewRejoinOffer(st, lk, p, text, take.Options{}),
 		dialog.NewTake(st, lk, p, q.Kind, true, noPlan),
 		dialog.NewRedisTake(st, lk, name, lockops.KindRedisSetNX),
 		dialog.NewRedisEvict(st, lk, &redislock.EvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}),

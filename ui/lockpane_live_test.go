@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -21,21 +22,21 @@ import (
 
 // contender takes lockPath on its own session (a real contender in
 // Curator's format) and returns once it holds or waits there.
-func contender(t *testing.T, lockPath, note string) (held func() *lockops.Held) {
+func contender(t *testing.T, lockPath, note string) (held func() *take.Held) {
 	t.Helper()
 	return contenderWith(t, liveClient(t), lockPath, note)
 }
 
 // contenderWith is [contender] on the connection c.
-func contenderWith(t *testing.T, c *zkview.Client, lockPath, note string) (held func() *lockops.Held) {
+func contenderWith(t *testing.T, c *zkview.Client, lockPath, note string) (held func() *take.Held) {
 	t.Helper()
-	ch := make(chan *lockops.Held, 1)
+	ch := make(chan *take.Held, 1)
 	queued := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() {
-		h, err := lockops.Take(ctx, c, lockPath, lockops.TakeOptions{Library: lockops.Curator, Note: note,
-			Progress: func(lockops.Progress) {
+		h, err := take.Take(ctx, c, lockPath, take.Options{Library: lockops.Curator, Note: note,
+			Progress: func(take.Progress) {
 				select {
 				case queued <- struct{}{}:
 				default:
@@ -52,8 +53,8 @@ func contenderWith(t *testing.T, c *zkview.Client, lockPath, note string) (held 
 	case <-time.After(15 * time.Second):
 		t.Fatalf("contender %s never queued", note)
 	}
-	var h *lockops.Held
-	return func() *lockops.Held {
+	var h *take.Held
+	return func() *take.Held {
 		if h == nil {
 			select {
 			case h = <-ch:

@@ -17,6 +17,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -73,7 +74,7 @@ func TestCLIEvictTypedConfirmation(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	holder := locktest.NewClient(t, cl.Addrs())
-	h, err := lockops.Take(context.Background(), holder, zktest.Path(t), lockops.TakeOptions{Library: lockops.Curator, Note: "nightly"})
+	h, err := take.Take(context.Background(), holder, zktest.Path(t), take.Options{Library: lockops.Curator, Note: "nightly"})
 	if err != nil {
 		t.Fatal(err)
 	}

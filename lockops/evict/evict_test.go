@@ -12,6 +12,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -26,11 +27,11 @@ func TestEvictHolderHandsOver(t *testing.T) {
 	ctx := context.Background()
 	a, b, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
-	h, err := lockops.Take(ctx, a, lockPath, lockops.TakeOptions{Library: lockops.Curator, Note: "stuck job"})
+	h, err := take.Take(ctx, a, lockPath, take.Options{Library: lockops.Curator, Note: "stuck job"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := taketest.TakeAsync(ctx, b, lockPath, lockops.TakeOptions{})
+	w := taketest.TakeAsync(ctx, b, lockPath, take.Options{})
 	w.WaitingOn(t, h.Node)
 	var waiterNode string
 	for _, k := range locktest.Children(t, op, lockPath) {
@@ -156,7 +157,7 @@ func TestRevoke(t *testing.T) {
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
-	h, err := lockops.Take(ctx, a, zktest.Path(t), lockops.TakeOptions{Library: lockops.Curator})
+	h, err := take.Take(ctx, a, zktest.Path(t), take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestRevoke(t *testing.T) {
 	h.Release(ctx)
 	// Revocable: release on request. Release must cope with the version
 	// the request moved.
-	h2, err := lockops.Take(ctx, a, h.Path, lockops.TakeOptions{Library: lockops.Curator})
+	h2, err := take.Take(ctx, a, h.Path, take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,12 +247,12 @@ func TestRevokeRefuses(t *testing.T) {
 	kz.Release(t, "k1")
 
 	mutex := dir + "/mutex"
-	h, err := lockops.Take(ctx, a, mutex, lockops.TakeOptions{Library: lockops.Curator, Note: "holder"})
+	h, err := take.Take(ctx, a, mutex, take.Options{Library: lockops.Curator, Note: "holder"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release(ctx)
-	w := taketest.TakeAsync(ctx, b, mutex, lockops.TakeOptions{Library: lockops.Curator, Note: "waiter"})
+	w := taketest.TakeAsync(ctx, b, mutex, take.Options{Library: lockops.Curator, Note: "waiter"})
 	pr := w.WaitingOn(t, h.Node)
 	data, st, err = op.Conn().Get(pr.Node)
 	if err != nil {

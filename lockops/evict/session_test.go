@@ -11,6 +11,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -31,13 +32,13 @@ func TestEvictSession(t *testing.T) {
 	kz := zktest.StartKazoo(t, cl.ConnectString())
 	kz.Acquire(t, "ky", "lock", y)
 	kz.Await(t, "ky", "acquired")
-	h, err := lockops.Take(ctx, victim, x, lockops.TakeOptions{Library: lockops.Kazoo})
+	h, err := take.Take(ctx, victim, x, take.Options{Library: lockops.Kazoo})
 	if err != nil {
 		t.Fatal(err)
 	}
 	kz.Acquire(t, "kx", "lock", x)
 	locktest.WaitChildren(t, op, x, 2)
-	w := taketest.TakeAsync(ctx, victim, y, lockops.TakeOptions{Library: lockops.Kazoo})
+	w := taketest.TakeAsync(ctx, victim, y, take.Options{Library: lockops.Kazoo})
 	locktest.WaitChildren(t, op, y, 2)
 	<-w.Progress // it placed its node and watches
 

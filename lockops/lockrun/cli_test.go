@@ -13,6 +13,7 @@ import (
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -47,7 +48,7 @@ func TestCLILockRunsCommand(t *testing.T) {
 	}
 
 	// Someone else holds it: --timeout gives up, exit 1, no node left.
-	h, err := lockops.Take(context.Background(), c, lockPath, lockops.TakeOptions{Library: lockops.Curator})
+	h, err := take.Take(context.Background(), c, lockPath, take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestCLIHoldUntilSignal(t *testing.T) {
 
 	// Interrupted while waiting: gives up, exits 130 (128+SIGINT, as
 	// shells report an interrupted command), leaves no node.
-	h, err := lockops.Take(context.Background(), c, lockPath, lockops.TakeOptions{Library: lockops.Curator})
+	h, err := take.Take(context.Background(), c, lockPath, take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -63,7 +64,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 			t.Fatalf("want 2 followers, have %d", len(fs))
 		}
 		c := locktest.NewClient(t, []string{fs[0].ClientAddr, fs[1].ClientAddr}, func(c *zkview.Config) { c.SessionTimeout = 20 * time.Second })
-		h, err := lockops.Take(ctx, c, "/locks/failover", lockops.TakeOptions{Library: lockops.Curator})
+		h, err := take.Take(ctx, c, "/locks/failover", take.Options{Library: lockops.Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,12 +104,12 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 	t.Run("session ended is lost", func(t *testing.T) {
 		c := locktest.NewClient(t, cl.Addrs())
 		other := locktest.NewClient(t, cl.Addrs())
-		h, err := lockops.Take(ctx, c, "/locks/expiry", lockops.TakeOptions{Library: lockops.Curator})
+		h, err := take.Take(ctx, c, "/locks/expiry", take.Options{Library: lockops.Curator})
 		if err != nil {
 			t.Fatal(err)
 		}
 		changes := h.Changes()
-		waiter := taketest.TakeAsync(ctx, other, "/locks/expiry", lockops.TakeOptions{})
+		waiter := taketest.TakeAsync(ctx, other, "/locks/expiry", take.Options{})
 		waiter.WaitingOn(t, h.Node)
 		locktest.CloseSessionAs(t, cl.Addrs(), c.Conn())
 		select {
@@ -144,7 +145,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 			st := c.State()
 			return st.State == zkview.StateConnected && st.SessionID != h.Session
 		})
-		h3, err := lockops.Take(ctx, c, "/locks/expiry", lockops.TakeOptions{Library: lockops.Curator})
+		h3, err := take.Take(ctx, c, "/locks/expiry", take.Options{Library: lockops.Curator})
 		if err != nil {
 			t.Fatal(err)
 		}

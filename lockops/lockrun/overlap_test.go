@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -81,7 +81,7 @@ func heldSession(t *testing.T, stderr string) int64 {
 type contender struct {
 	got  chan struct{}
 	at   time.Time
-	held *lockops.Held
+	held *take.Held
 	err  error
 }
 
@@ -89,7 +89,7 @@ func contend(t *testing.T, servers []string, lockPath, holderNode string) *conte
 	t.Helper()
 	c := locktest.NewClient(t, servers)
 	ct := &contender{got: make(chan struct{})}
-	a := taketest.TakeAsync(context.Background(), c, lockPath, lockops.TakeOptions{})
+	a := taketest.TakeAsync(context.Background(), c, lockPath, take.Options{})
 	a.WaitingOn(t, holderNode)
 	go func() {
 		<-a.Done

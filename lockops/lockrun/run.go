@@ -21,6 +21,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -36,7 +37,7 @@ const ExitNotAcquired = 1
 // LockCommand is what `zkscope lock PATH [-- CMD ARGS...]` does.
 type LockCommand struct {
 	Path string
-	Take lockops.TakeOptions
+	Take take.Options
 	// Args is the command to run while holding the lock; empty means hold
 	// until a signal arrives.
 	Args []string
@@ -74,7 +75,7 @@ func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 	opts := lc.Take
 	opts.Notice = func(why string) { say("%s", why) }
 	userProgress := opts.Progress
-	opts.Progress = func(p lockops.Progress) {
+	opts.Progress = func(p take.Progress) {
 		if p.WaitingOn != "" && opts.Wait != lockops.WaitNone { // --no-wait: it fails, it does not wait
 			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position+1, p.QueueLen, p.WaitingOn) // a person counts from 1
 		}
@@ -83,7 +84,7 @@ func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 		}
 	}
 	hl, code, err := takeInterruptible(ctx, lc, say, "no lock node was left behind", func(ctx context.Context) (heldLock, error) {
-		h, err := lockops.Take(ctx, c, lc.Path, opts)
+		h, err := take.Take(ctx, c, lc.Path, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +93,7 @@ func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 	if err != nil {
 		return code, err
 	}
-	h := hl.(*lockops.Held)
+	h := hl.(*take.Held)
 	if len(lc.Args) == 0 {
 		say("holding %s as %s (session %s); Ctrl-C releases", lc.Path, h.Node, lockops.FormatSession(h.Session))
 		return holdUntilSignal(ctx, h, lc, say)
@@ -101,7 +102,7 @@ func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 	return runUnderLock(ctx, h, lc, say)
 }
 
-// HeldLock is what a lock zkscope holds offers, ZooKeeper's [*lockops.Held] and
+// HeldLock is what a lock zkscope holds offers, ZooKeeper's [*take.Held] and
 // Redis's [*redislock.Held] alike: its state and why, its deadline, its changes
 // and deadlines as they come, loss and revocation, release. A screen that
 // shows or releases either kind can hold one of these.
@@ -118,7 +119,7 @@ type HeldLock interface {
 }
 
 var (
-	_ heldLock = (*lockops.Held)(nil)
+	_ heldLock = (*take.Held)(nil)
 	_ heldLock = (*redislock.Held)(nil)
 )
 

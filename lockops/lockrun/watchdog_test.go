@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/take"
 )
 
 // TestStopPlanOrder: the kill signal comes grace before the deadline and
@@ -142,7 +143,7 @@ func TestDefaultKillGraceRidesOutRestarts(t *testing.T) {
 // which flags move those moments.
 func TestSuspendedLineSaysWhenAndWhy(t *testing.T) {
 	now := time.Date(2026, 1, 1, 9, 14, 20, 0, time.Local)
-	h := &lockops.Held{} // what its deadline rule says is what is checked, not its timeout
+	h := &take.Held{} // what its deadline rule says is what is checked, not its timeout
 	ch := lockops.HoldChange{State: lockops.StateSuspended, Reason: "disconnected from ZooKeeper (was on 127.0.0.1:2181)", Deadline: now.Add(9 * time.Second)}
 	lc := LockCommand{Args: []string{"./deploy.sh"}, KillSignal: syscall.SIGTERM, KillGrace: 2 * time.Second}
 	line := suspendedLine(ch, lc, h, true, now)

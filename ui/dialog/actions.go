@@ -3,8 +3,8 @@ package dialog
 import (
 	"time"
 
-	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/take"
 )
 
 // The actions of the node forms (create, edit, delete, delete tree); the
@@ -50,13 +50,13 @@ type (
 	// its choice ("" when the operator chose).
 	Take struct {
 		Path string
-		Opts lockops.TakeOptions
+		Opts take.Options
 		Why  string
 	}
 	// Rejoin takes Path again with the options of the wait that was lost.
 	Rejoin struct {
 		Path string
-		Opts lockops.TakeOptions
+		Opts take.Options
 	}
 	// RejoinDeclined: the operator chose not to queue for Path again.
 	RejoinDeclined struct{ Path string }
@@ -87,7 +87,7 @@ type (
 	// TakePlanMsg is the take dialog's plan for its choices (request ID).
 	TakePlanMsg struct {
 		ID   uint64
-		Plan lockops.TakePlan
+		Plan take.Plan
 		Err  error
 	}
 	// EvictPreviewMsg is what force-deleting Node would do (request ID).

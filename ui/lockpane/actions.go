@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -29,7 +30,7 @@ type lockActions struct {
 
 	taking *takeState
 
-	held        *lockops.Held
+	held        *take.Held
 	holdState   lockops.HoldState
 	holdReason  string
 	revokeAsked bool
@@ -48,7 +49,7 @@ type takeState struct {
 	path     string
 	mode     lockops.Mode
 	cancel   context.CancelFunc
-	progress lockops.Progress
+	progress take.Progress
 	started  time.Time
 	gone     bool // GotoMsg sent
 }
@@ -75,29 +76,29 @@ func (a *lockActions) isOurs(node string) bool {
 type (
 	takeProgressMsg struct {
 		id uint64
-		p  lockops.Progress
+		p  take.Progress
 	}
 	takeDoneMsg struct {
 		id      uint64
 		path    string
-		opts    lockops.TakeOptions // as asked (to rejoin with)
-		held    *lockops.Held
+		opts    take.Options // as asked (to rejoin with)
+		held    *take.Held
 		changes <-chan lockops.HoldChange
 		err     error
 	}
 	// holdTickMsg moves the SUSPENDED countdown on.
 	holdTickMsg struct {
-		held *lockops.Held
+		held *take.Held
 		at   time.Time
 	}
 	holdChangeMsg struct {
-		held *lockops.Held
+		held *take.Held
 		ch   lockops.HoldChange
 		ok   bool
 		next <-chan lockops.HoldChange
 	}
 	releaseDoneMsg struct {
-		held *lockops.Held
+		held *take.Held
 		err  error
 		quit bool
 	}
@@ -131,7 +132,7 @@ func (p *Model) open(d dialog.Dialog) {
 }
 
 // Held is the lock we hold or held last (nil when none).
-func (p *Model) Held() *lockops.Held { return p.act.held }
+func (p *Model) Held() *take.Held { return p.act.held }
 
 // Holding reports whether we hold a lock (held or suspended): quitting
 // should ask first ([Model.ConfirmQuit]).
@@ -312,7 +313,7 @@ func (p *Model) startTake(cursorPath string, onLock bool) tea.Cmd {
 }
 
 // planTake starts the read that plans a take for the take dialog.
-func (p *Model) planTake(lp string, o lockops.TakeOptions) (uint64, tea.Cmd) {
+func (p *Model) planTake(lp string, o take.Options) (uint64, tea.Cmd) {
 	if p.client == nil {
 		return 0, nil
 	}
@@ -360,7 +361,7 @@ func (p *Model) HandleAction(act dialog.Action) (cmd tea.Cmd, ok bool) {
 
 // beginTake starts waiting for lp with opts (a rejoin: the take dialog's
 // choices again).
-func (p *Model) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
+func (p *Model) beginTake(lp string, opts take.Options) tea.Cmd {
 	if !p.mayTake() {
 		return nil
 	}
@@ -369,7 +370,7 @@ func (p *Model) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
 	t := &takeState{id: p.act.seq, path: lp, mode: opts.Mode, cancel: cancel, started: p.clock()}
 	p.act.taking = t
 	p.note = common.Status{}
-	progress := make(chan lockops.Progress, 16)
+	progress := make(chan take.Progress, 16)
 	return tea.Batch(
 		takeCmd(ctx, p.client, t.id, lp, opts, progress),
 		listenTakeProgress(progress, t.id),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -253,7 +254,7 @@ func TestRevokeOnlyCuratorHolders(t *testing.T) {
 func TestHoldAlertsAndQuit(t *testing.T) {
 	p := testPane(themes.Dark, 80, 24)
 	p.SetQueueAt(mutexQueue(), lockT0)
-	h := &lockops.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0.Add(-5 * time.Second)}
+	h := &take.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0.Add(-5 * time.Second)}
 	p.act.held, p.act.holdState = h, lockops.StateHeld
 	out := paneScreen(p)
 	if !strings.Contains(out, "We hold this lock (exclusive) for 5s") || !strings.Contains(out, "you") {
@@ -308,7 +309,7 @@ func TestTakeProgressBanner(t *testing.T) {
 	q := mutexQueue()
 	p.SetQueueAt(q, lockT0)
 	p.act.taking = &takeState{id: 7, path: lockDir, mode: lockops.ModeExclusive, started: lockT0.Add(-3 * time.Second), gone: true, cancel: func() {}}
-	p.Update(takeProgressMsg{id: 7, p: lockops.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
+	p.Update(takeProgressMsg{id: 7, p: take.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
 	out := paneScreen(p)
 	for _, want := range []string{"We wait at position 3 of 5 on W1", "u stops waiting", "W2  ○ exclusive", " you "} {
 		if !strings.Contains(out, want) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -21,9 +22,9 @@ const fetchTimeout = 10 * time.Second
 
 // takeCmd runs lockops.Take (blocking until the lock is ours, ctx ends or
 // it fails) and reports where we stand through progress.
-func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, o lockops.TakeOptions, progress chan lockops.Progress) tea.Cmd {
+func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, o take.Options, progress chan take.Progress) tea.Cmd {
 	return func() tea.Msg {
-		o.Progress = func(pr lockops.Progress) {
+		o.Progress = func(pr take.Progress) {
 			for {
 				select {
 				case progress <- pr:
@@ -38,7 +39,7 @@ func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, 
 		}
 		asked := o
 		asked.Progress = nil
-		h, err := lockops.Take(ctx, c, lockPath, o)
+		h, err := take.Take(ctx, c, lockPath, o)
 		close(progress) // Take has returned: no more Progress calls
 		msg := takeDoneMsg{id: id, path: lockPath, opts: asked, held: h, err: err}
 		if h != nil {
@@ -50,17 +51,17 @@ func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, 
 
 // planTakeCmd asks lockops how the take dialog's choices would take the
 // lock (reading, never writing).
-func planTakeCmd(c *zkview.Client, id uint64, lockPath string, o lockops.TakeOptions) tea.Cmd {
+func planTakeCmd(c *zkview.Client, id uint64, lockPath string, o take.Options) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		plan, err := lockops.PlanTake(ctx, c, lockPath, o)
+		plan, err := take.PlanTake(ctx, c, lockPath, o)
 		return dialog.TakePlanMsg{ID: id, Plan: plan, Err: err}
 	}
 }
 
 // listenTakeProgress delivers the take's progress reports one at a time.
-func listenTakeProgress(ch <-chan lockops.Progress, id uint64) tea.Cmd {
+func listenTakeProgress(ch <-chan take.Progress, id uint64) tea.Cmd {
 	return func() tea.Msg {
 		pr, ok := <-ch
 		if !ok {
@@ -71,7 +72,7 @@ func listenTakeProgress(ch <-chan lockops.Progress, id uint64) tea.Cmd {
 }
 
 // listenHold delivers the held lock's state changes one at a time.
-func listenHold(h *lockops.Held, ch <-chan lockops.HoldChange) tea.Cmd {
+func listenHold(h *take.Held, ch <-chan lockops.HoldChange) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -85,11 +86,11 @@ func listenHold(h *lockops.Held, ch <-chan lockops.HoldChange) tea.Cmd {
 const holdTickEvery = 100 * time.Millisecond
 
 // holdTick moves the countdown of h on while it is suspended.
-func holdTick(h *lockops.Held) tea.Cmd {
+func holdTick(h *take.Held) tea.Cmd {
 	return tea.Tick(holdTickEvery, func(t time.Time) tea.Msg { return holdTickMsg{held: h, at: t} })
 }
 
-func releaseCmd(h *lockops.Held, quit bool) tea.Cmd {
+func releaseCmd(h *take.Held, quit bool) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()

@@ -2,7 +2,6 @@ package lockpane
 
 import (
 	"fmt"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/dialog"
 )
 
 // TestHoldFenceAndCountdown: the held lock shows its fence (our node's
@@ -19,7 +20,7 @@ import (
 func TestHoldFenceAndCountdown(t *testing.T) {
 	p := testPane(themes.Dark, 80, 24)
 	p.SetQueueAt(mutexQueue(), lockT0)
-	h := &lockops.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive,
+	h := &take.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive,
 		Session: 0x1234, Czxid: 4294967301, Acquired: lockT0.Add(-5 * time.Second)}
 	p.act.held, p.act.holdState = h, lockops.StateHeld
 	if out := paneScreen(p); !strings.Contains(out, "fence 4294967301 · session 0x1234") {
@@ -51,7 +52,7 @@ func TestHoldFenceAndCountdown(t *testing.T) {
 func TestLostStaysLostNote(t *testing.T) {
 	p := testPane(themes.Dark, 80, 24)
 	p.SetQueueAt(mutexQueue(), lockT0)
-	h := &lockops.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0}
+	h := &take.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0}
 	p.act.held, p.act.holdState = h, lockops.StateHeld
 	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, Reason: "no answer from ZooKeeper", WatchingForReturn: true}})
 	if box := dialogBox(p); !strings.Contains(box, "stays lost") {
@@ -75,7 +76,7 @@ func TestRejoinAfterLostPlace(t *testing.T) {
 	p := testPane(themes.Dark, 80, 24)
 	p.SetQueueAt(mutexQueue(), lockT0)
 	p.client = liveClient(t)
-	opts := lockops.TakeOptions{Mode: lockops.ModeExclusive, Library: lockops.Kazoo, Note: "deploy"}
+	opts := take.Options{Mode: lockops.ModeExclusive, Library: lockops.Kazoo, Note: "deploy"}
 	p.act.taking = &takeState{id: 3, path: lockDir, mode: lockops.ModeExclusive, cancel: func() {}}
 	p.Update(takeDoneMsg{id: 3, path: lockDir, opts: opts, err: fmt.Errorf("take %s: the session ended while waiting: %w; our place in the queue of %s is lost: take the lock again to rejoin", lockDir, lockops.ErrLost, lockDir)})
 	if _, ok := front[*dialog.RejoinOffer](p); !ok || !p.Modal() {

@@ -9,23 +9,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/zkview"
 )
 
 // Async is a take running in the background ([TakeAsync]): its
 // progress, closed Done when it finished, and then what it gave.
 type Async struct {
-	Progress chan lockops.Progress
+	Progress chan take.Progress
 	Done     chan struct{}
-	Held     *lockops.Held
+	Held     *take.Held
 	Err      error
 }
 
 // TakeAsync runs Take in the background, reporting progress.
-func TakeAsync(ctx context.Context, c *zkview.Client, p string, o lockops.TakeOptions) *Async {
-	a := &Async{Progress: make(chan lockops.Progress, 64), Done: make(chan struct{})}
-	o.Progress = func(pr lockops.Progress) {
+func TakeAsync(ctx context.Context, c *zkview.Client, p string, o take.Options) *Async {
+	a := &Async{Progress: make(chan take.Progress, 64), Done: make(chan struct{})}
+	o.Progress = func(pr take.Progress) {
 		select {
 		case a.Progress <- pr:
 		default:
@@ -33,13 +33,13 @@ func TakeAsync(ctx context.Context, c *zkview.Client, p string, o lockops.TakeOp
 	}
 	go func() {
 		defer close(a.Done)
-		a.Held, a.Err = lockops.Take(ctx, c, p, o)
+		a.Held, a.Err = take.Take(ctx, c, p, o)
 	}()
 	return a
 }
 
 // WaitingOn waits until the async take reports it watches node.
-func (a *Async) WaitingOn(t testing.TB, node string) lockops.Progress {
+func (a *Async) WaitingOn(t testing.TB, node string) take.Progress {
 	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {
@@ -57,7 +57,7 @@ func (a *Async) WaitingOn(t testing.TB, node string) lockops.Progress {
 }
 
 // Wait waits until the take finished and returns what it gave.
-func (a *Async) Wait(t testing.TB) (*lockops.Held, error) {
+func (a *Async) Wait(t testing.TB) (*take.Held, error) {
 	t.Helper()
 	select {
 	case <-a.Done:

@@ -1,4 +1,4 @@
-package lockops
+package take
 
 // The monitor of a held lock: connection events, heartbeats, the node
 // watcher's reads and the deadline turned into state changes.
@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -85,22 +86,22 @@ func (m *heldMonitor) onConn(ev zkview.ConnEvent) {
 	case ev.State == zkview.StateExpired && !sessionEnded(ev, h.Session):
 		// An older session's expiry replayed as the latest state.
 	case ev.State == zkview.StateExpired:
-		m.sessionOver(fmt.Sprintf("session %s expired; our node is gone and another client may hold the lock now", FormatSession(h.Session)))
+		m.sessionOver(fmt.Sprintf("session %s expired; our node is gone and another client may hold the lock now", lockops.FormatSession(h.Session)))
 	case ev.State == zkview.StateClosed:
 		m.sessionOver("the connection was closed")
 	case ev.State == zkview.StateConnected && ev.SessionID != h.Session:
 		// (NewSession alone is not enough: the first event replays the
 		// latest state, which may announce the session we took the lock
 		// in.)
-		m.sessionOver(fmt.Sprintf("the client is on a new session (%s, ours was %s): the old session expired with our node", FormatSession(ev.SessionID), FormatSession(h.Session)))
+		m.sessionOver(fmt.Sprintf("the client is on a new session (%s, ours was %s): the old session expired with our node", lockops.FormatSession(ev.SessionID), lockops.FormatSession(h.Session)))
 	case ev.State == zkview.StateConnected:
 		m.connected = true
 		m.heartbeat()
 	case ev.State == zkview.StateReconnecting || ev.State == zkview.StateConnecting:
 		m.connected = false
 		h.mu.Lock()
-		if h.state == StateHeld {
-			h.setStateLocked(StateSuspended, fmt.Sprintf("disconnected from ZooKeeper (was on %s)", ev.Server), false)
+		if h.state == lockops.StateHeld {
+			h.setStateLocked(lockops.StateSuspended, fmt.Sprintf("disconnected from ZooKeeper (was on %s)", ev.Server), false)
 		}
 		h.mu.Unlock()
 	}
@@ -111,14 +112,14 @@ func (m *heldMonitor) sessionOver(reason string) {
 	h := m.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == StateLost && h.cleanup {
+	if h.state == lockops.StateLost && h.cleanup {
 		// Declared lost before; the session's end took our node with it.
 		h.cleanup = false
 		h.CloseSubsLocked()
 		m.over = true
 		return
 	}
-	h.setStateLocked(StateLost, reason, false)
+	h.setStateLocked(lockops.StateLost, reason, false)
 }
 
 // check moves between HELD, SUSPENDED and LOST by the last contact, and
@@ -131,7 +132,7 @@ func (m *heldMonitor) check() bool {
 	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == StateLost {
+	if h.state == lockops.StateLost {
 		if h.cleanup && !m.cleaning && ok && sent.After(h.lastContact) {
 			// The servers answered our session after we declared it lost.
 			m.cleaning = true
@@ -139,7 +140,7 @@ func (m *heldMonitor) check() bool {
 		}
 		return false
 	}
-	if h.state == StateReleased {
+	if h.state == lockops.StateReleased {
 		return false
 	}
 	if ok && sent.After(h.lastContact) {
@@ -147,27 +148,20 @@ func (m *heldMonitor) check() bool {
 		if timeout > 0 {
 			h.timeout = timeout
 		}
-		d := h.deadlineLocked()
-		for _, ch := range h.deadlines {
-			select {
-			case <-ch:
-			default:
-			}
-			ch <- d
-		}
+		h.SendDeadlineLocked(h.deadlineLocked())
 	}
 	silence := now.Sub(h.lastContact)
 	switch {
 	case !now.Before(h.deadlineLocked()):
 		h.cleanup = true
-		h.setStateLocked(StateLost, fmt.Sprintf("no answer from ZooKeeper since %s (%s ago): the servers may expire session %s from %s on (session timeout %s), so the lock is treated as lost and another client may hold it soon",
-			h.lastContact.Format("15:04:05.000"), RoundDuration(silence), FormatSession(h.Session), h.lastContact.Add(h.timeout).Format("15:04:05.000"), h.timeout), false)
-	case h.state == StateHeld && silence > suspendAfter(h.timeout):
-		h.setStateLocked(StateSuspended, fmt.Sprintf("no answer from ZooKeeper for %s", RoundDuration(silence)), false)
-	case h.state == StateSuspended && m.connected && silence <= suspendAfter(h.timeout):
-		h.setStateLocked(StateHeld, "", false)
+		h.setStateLocked(lockops.StateLost, fmt.Sprintf("no answer from ZooKeeper since %s (%s ago): the servers may expire session %s from %s on (session timeout %s), so the lock is treated as lost and another client may hold it soon",
+			h.lastContact.Format("15:04:05.000"), lockops.RoundDuration(silence), lockops.FormatSession(h.Session), h.lastContact.Add(h.timeout).Format("15:04:05.000"), h.timeout), false)
+	case h.state == lockops.StateHeld && silence > suspendAfter(h.timeout):
+		h.setStateLocked(lockops.StateSuspended, fmt.Sprintf("no answer from ZooKeeper for %s", lockops.RoundDuration(silence)), false)
+	case h.state == lockops.StateSuspended && m.connected && silence <= suspendAfter(h.timeout):
+		h.setStateLocked(lockops.StateHeld, "", false)
 	}
-	return h.state == StateHeld || h.state == StateSuspended
+	return h.state == lockops.StateHeld || h.state == lockops.StateSuspended
 }
 
 // onNode handles what the node watcher saw.
@@ -176,7 +170,7 @@ func (m *heldMonitor) onNode(ne nodeEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
-	case h.state == StateLost && h.cleanup:
+	case h.state == lockops.StateLost && h.cleanup:
 		if (ne.gone || ne.expired) && !m.cleaning {
 			// Our node went away on its own (expiry) after LOST: done.
 			h.cleanup = false
@@ -185,15 +179,15 @@ func (m *heldMonitor) onNode(ne nodeEvent) {
 		}
 	case ne.gone && h.releasing:
 	case ne.gone:
-		h.setStateLocked(StateLost, ne.event+": someone force-deleted it (or the session expired); the lock is no longer ours", false)
+		h.setStateLocked(lockops.StateLost, ne.event+": someone force-deleted it (or the session expired); the lock is no longer ours", false)
 	case ne.expired:
 		m.connected = false
-		h.setStateLocked(StateLost, fmt.Sprintf("session %s expired; our node is gone and another client may hold the lock now", FormatSession(h.Session)), false)
+		h.setStateLocked(lockops.StateLost, fmt.Sprintf("session %s expired; our node is gone and another client may hold the lock now", lockops.FormatSession(h.Session)), false)
 	case ne.st != nil:
 		h.version = ne.st.Version
 		if ne.st.Czxid != h.Czxid || ne.st.EphemeralOwner != h.Session {
-			h.setStateLocked(StateLost, fmt.Sprintf("%s was re-created by someone else (session %s)", h.Node, FormatSession(ne.st.EphemeralOwner)), false)
-		} else if bytes.Equal(ne.data, RevokeMessage) && !h.revoke && h.state != StateLost {
+			h.setStateLocked(lockops.StateLost, fmt.Sprintf("%s was re-created by someone else (session %s)", h.Node, lockops.FormatSession(ne.st.EphemeralOwner)), false)
+		} else if bytes.Equal(ne.data, lockops.RevokeMessage) && !h.revoke && h.state != lockops.StateLost {
 			h.revoke = true
 			close(h.revoked)
 			h.setStateLocked(h.state, h.reason, true)
@@ -210,5 +204,5 @@ func (m *heldMonitor) finished() bool {
 	h := m.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.state == StateReleased || (h.state == StateLost && !h.cleanup)
+	return h.state == lockops.StateReleased || (h.state == lockops.StateLost && !h.cleanup)
 }

@@ -1,4 +1,4 @@
-package lockops
+package take
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -79,26 +81,26 @@ func TestPlanTakeEphemeral(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		path   string
-		o      TakeOptions
+		o      Options
 		refuse string // part of the refusal; "" for a plan
 		why    bool   // the plan says why it chose the recipe
 	}{
-		{base + "/held", TakeOptions{}, "", true},
-		{base + "/held", TakeOptions{Library: Ephemeral}, "", false},
-		{base + "/held", TakeOptions{Library: Curator}, "pass --recipe ephemeral", false},
-		{base + "/free", TakeOptions{Library: Ephemeral}, "", false},
-		{base + "/free", TakeOptions{Library: Ephemeral, Mode: ModeRead}, "pass --mode exclusive", false},
-		{base + "/persistent", TakeOptions{Library: Ephemeral}, "1 child below it", false},
-		{base + "/persistent/child", TakeOptions{Library: Ephemeral}, "it is a persistent node", false},
+		{base + "/held", Options{}, "", true},
+		{base + "/held", Options{Library: lockops.Ephemeral}, "", false},
+		{base + "/held", Options{Library: lockops.Curator}, "pass --recipe ephemeral", false},
+		{base + "/free", Options{Library: lockops.Ephemeral}, "", false},
+		{base + "/free", Options{Library: lockops.Ephemeral, Mode: lockops.ModeRead}, "pass --mode exclusive", false},
+		{base + "/persistent", Options{Library: lockops.Ephemeral}, "1 child below it", false},
+		{base + "/persistent/child", Options{Library: lockops.Ephemeral}, "it is a persistent node", false},
 	}
 	for _, k := range cases {
 		plan, err := PlanTake(ctx, c, k.path, k.o)
 		switch {
 		case k.refuse != "":
-			if !IsRefusal(err) || !strings.Contains(err.Error(), k.refuse) {
+			if !lockops.IsRefusal(err) || !strings.Contains(err.Error(), k.refuse) {
 				t.Errorf("%s %+v: %v, want a refusal with %q", k.path, k.o, err, k.refuse)
 			}
-		case err != nil || plan.Kind != KindEphemeralLock || plan.Library != Ephemeral || (plan.Why != "") != k.why:
+		case err != nil || plan.Kind != lockops.KindEphemeralLock || plan.Library != lockops.Ephemeral || (plan.Why != "") != k.why:
 			t.Errorf("%s %+v: plan %+v, %v", k.path, k.o, plan, err)
 		}
 	}
@@ -111,27 +113,27 @@ func TestPlanTakeEphemeral(t *testing.T) {
 // --no-wait, waits for the holder otherwise, and a held lock whose node
 // someone deletes is lost and stays lost.
 func TestTakeEphemeralInProcess(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, b := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	lock := zktest.Path(t) + "/job"
-	h1, err := Take(ctx, a, lock, TakeOptions{Library: Ephemeral})
+	h1, err := Take(ctx, a, lock, Options{Library: lockops.Ephemeral})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h1.Node != lock || h1.Recipe != string(KindEphemeralLock) {
+	if h1.Node != lock || h1.Recipe != string(lockops.KindEphemeralLock) {
 		t.Fatalf("held %s (%s)", h1.Node, h1.Recipe)
 	}
-	if _, err := Take(ctx, b, lock, TakeOptions{Wait: WaitNone}); !errors.Is(err, ErrWouldBlock) {
-		t.Fatalf("a second take with no wait: %v, want %v", err, ErrWouldBlock)
+	if _, err := Take(ctx, b, lock, Options{Wait: lockops.WaitNone}); !errors.Is(err, lockops.ErrWouldBlock) {
+		t.Fatalf("a second take with no wait: %v, want %v", err, lockops.ErrWouldBlock)
 	}
 	waiting := make(chan Progress, 4)
 	got := make(chan error, 1)
 	var h2 *Held
 	go func() {
 		var err error
-		h2, err = Take(ctx, b, lock, TakeOptions{Progress: func(p Progress) { waiting <- p }})
+		h2, err = Take(ctx, b, lock, Options{Progress: func(p Progress) { waiting <- p }})
 		got <- err
 	}()
 	if p := <-waiting; p.WaitingOn != lock {
@@ -156,7 +158,7 @@ func TestTakeEphemeralInProcess(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("deletion of our node was not noticed")
 	}
-	if h2.State() != StateLost {
+	if h2.State() != lockops.StateLost {
 		t.Fatalf("state %s, want lost", h2.State())
 	}
 }

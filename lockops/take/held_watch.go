@@ -1,4 +1,4 @@
-package lockops
+package take
 
 // The node watcher of a held lock: a getData watch on our own node,
 // every read passed to the monitor.

@@ -1,163 +1,57 @@
-package lockops
+package take_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
-	"os"
 	"path"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
+	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 func TestMain(m *testing.M) { zktest.Main(m) }
 
-// auditToTemp points the audit log at a fresh directory and returns the
-// log's path.
-func auditToTemp(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", dir)
-	p, err := AuditLogPath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func readAudit(t testing.TB, p string) []AuditEntry {
-	t.Helper()
-	f, err := os.Open(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []AuditEntry
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var e AuditEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("audit line %q: %v", sc.Text(), err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
-
-func hasAudit(entries []AuditEntry, op, result, pathPrefix string) bool {
-	for _, e := range entries {
-		if e.Operation == op && e.Result == result && strings.HasPrefix(e.Path, pathPrefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// takeAsync runs Take in the background, reporting progress.
-type asyncTake struct {
-	progress chan Progress
-	done     chan struct{}
-	held     *Held
-	err      error
-}
-
-func takeAsync(ctx context.Context, c *zkview.Client, p string, o TakeOptions) *asyncTake {
-	a := &asyncTake{progress: make(chan Progress, 64), done: make(chan struct{})}
-	o.Progress = func(pr Progress) {
-		select {
-		case a.progress <- pr:
-		default:
-		}
-	}
-	go func() {
-		defer close(a.done)
-		a.held, a.err = Take(ctx, c, p, o)
-	}()
-	return a
-}
-
-// waitingOn waits until the async take reports it watches node.
-func (a *asyncTake) waitingOn(t testing.TB, node string) Progress {
-	t.Helper()
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case pr := <-a.progress:
-			if pr.WaitingOn == node {
-				return pr
-			}
-		case <-a.done:
-			t.Fatalf("take finished (held=%v err=%v) before waiting on %s", a.held, a.err, node)
-		case <-timeout:
-			t.Fatalf("timed out waiting for the contender to watch %s", node)
-		}
-	}
-}
-
-func (a *asyncTake) wait(t testing.TB) (*Held, error) {
-	t.Helper()
-	select {
-	case <-a.done:
-		return a.held, a.err
-	case <-time.After(60 * time.Second):
-		t.Fatal("take did not finish")
-	}
-	return nil, nil
-}
-
-var nameFormats = map[string]*regexp.Regexp{
-	"curator/exclusive": regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`),
-	"curator/read":      regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-__READ__\d{10}$`),
-	"curator/write":     regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-__WRIT__\d{10}$`),
-	"kazoo/exclusive":   regexp.MustCompile(`^[0-9a-f]{32}__lock__\d{10}$`),
-	"kazoo/read":        regexp.MustCompile(`^[0-9a-f]{32}__rlock__\d{10}$`),
-	"kazoo/write":       regexp.MustCompile(`^[0-9a-f]{32}__lock__\d{10}$`),
-	"go-zk/exclusive":   regexp.MustCompile(`^_c_[0-9a-f]{32}-lock-\d{10}$`),
-}
-
 // TestTakeReleaseEachFormat takes each recipe's exclusive (or write) side,
 // checks the node's exact format and parents, makes a second zkscope
 // contender queue behind it on the right node, and hands over on release.
 func TestTakeReleaseEachFormat(t *testing.T) {
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	for _, tc := range []struct {
-		recipe    *Library
-		mode      Mode
+		recipe    *lockops.Library
+		mode      lockops.Mode
 		container bool
 	}{
-		{Curator, ModeExclusive, true},
-		{Curator, ModeWrite, true},
-		{Kazoo, ModeExclusive, false},
-		{Kazoo, ModeWrite, false},
-		{GoZK, ModeExclusive, false},
+		{lockops.Curator, lockops.ModeExclusive, true},
+		{lockops.Curator, lockops.ModeWrite, true},
+		{lockops.Kazoo, lockops.ModeExclusive, false},
+		{lockops.Kazoo, lockops.ModeWrite, false},
+		{lockops.GoZK, lockops.ModeExclusive, false},
 	} {
 		t.Run(tc.recipe.Name+"/"+string(tc.mode), func(t *testing.T) {
 			ctx := context.Background()
 			a := locktest.NewClient(t, cl.Addrs())
 			b := locktest.NewClient(t, cl.Addrs())
 			lockPath := zktest.Path(t) + "/lock"
-			h1, err := Take(ctx, a, lockPath, TakeOptions{Library: tc.recipe, Mode: tc.mode, Note: "first"})
+			h1, err := take.Take(ctx, a, lockPath, take.Options{Library: tc.recipe, Mode: tc.mode, Note: "first"})
 			if err != nil {
 				t.Fatalf("take: %v", err)
 			}
-			if h1.State() != StateHeld {
+			if h1.State() != lockops.StateHeld {
 				t.Fatalf("state %s, want held", h1.State())
 			}
 			name := path.Base(h1.Node)
-			if re := nameFormats[tc.recipe.Name+"/"+string(tc.mode)]; !re.MatchString(name) {
+			if re := take.NameFormats[tc.recipe.Name+"/"+string(tc.mode)]; !re.MatchString(name) {
 				t.Fatalf("node name %q does not match %s", name, re)
 			}
 			data, st, err := a.Conn().Get(h1.Node)
@@ -172,8 +66,8 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			}
 			// A second contender in the same format queues behind us and
 			// watches our node.
-			second := takeAsync(ctx, b, lockPath, TakeOptions{Mode: tc.mode})
-			pr := second.waitingOn(t, h1.Node)
+			second := taketest.TakeAsync(ctx, b, lockPath, take.Options{Mode: tc.mode})
+			pr := second.WaitingOn(t, h1.Node)
 			if pr.Position != 1 || pr.QueueLen != 2 {
 				t.Fatalf("second contender progress %+v, want position 1 of 2", pr)
 			}
@@ -183,11 +77,11 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			if err := h1.Release(ctx); err != nil {
 				t.Fatalf("second release must be a no-op: %v", err)
 			}
-			h2, err := second.wait(t)
+			h2, err := second.Wait(t)
 			if err != nil {
 				t.Fatalf("second take: %v", err)
 			}
-			if !nameFormats[tc.recipe.Name+"/"+string(tc.mode)].MatchString(path.Base(h2.Node)) {
+			if !take.NameFormats[tc.recipe.Name+"/"+string(tc.mode)].MatchString(path.Base(h2.Node)) {
 				t.Fatalf("auto-detected contender made %q", h2.Node)
 			}
 			if err := h2.Release(ctx); err != nil {
@@ -206,8 +100,8 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			}
 		})
 	}
-	entries := readAudit(t, audit)
-	if !hasAudit(entries, OpTake, AuditOK, "/zkscope-test/") || !hasAudit(entries, OpRelease, AuditOK, "/zkscope-test/") {
+	entries := audittest.Read(t, audit)
+	if !audittest.Has(entries, lockops.OpTake, lockops.AuditOK, "/zkscope-test/") || !audittest.Has(entries, lockops.OpRelease, lockops.AuditOK, "/zkscope-test/") {
 		t.Fatalf("audit log lacks take/release lines: %+v", entries)
 	}
 }
@@ -216,23 +110,23 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 // hold together, a writer waits on the right node, and readers behind the
 // writer wait on it.
 func TestReadersShareWritersWait(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
-	for _, recipe := range []*Library{Curator, Kazoo} {
+	for _, recipe := range []*lockops.Library{lockops.Curator, lockops.Kazoo} {
 		t.Run(recipe.Name, func(t *testing.T) {
 			ctx := context.Background()
 			lockPath := zktest.Path(t)
 			r1c, r2c, wc, r3c := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
-			r1, err := Take(ctx, r1c, lockPath, TakeOptions{Library: recipe, Mode: ModeRead})
+			r1, err := take.Take(ctx, r1c, lockPath, take.Options{Library: recipe, Mode: lockops.ModeRead})
 			if err != nil {
 				t.Fatal(err)
 			}
-			r2, err := Take(ctx, r2c, lockPath, TakeOptions{Library: recipe, Mode: ModeRead, Wait: WaitNone})
+			r2, err := take.Take(ctx, r2c, lockPath, take.Options{Library: recipe, Mode: lockops.ModeRead, Wait: lockops.WaitNone})
 			if err != nil {
 				t.Fatalf("second reader must not wait: %v", err)
 			}
-			w := takeAsync(ctx, wc, lockPath, TakeOptions{Library: recipe, Mode: ModeWrite})
-			w.waitingOn(t, r2.Node) // the nearest (kazoo) / previous (Curator) node
+			w := taketest.TakeAsync(ctx, wc, lockPath, take.Options{Library: recipe, Mode: lockops.ModeWrite})
+			w.WaitingOn(t, r2.Node) // the nearest (kazoo) / previous (Curator) node
 			var writerNode string
 			locktest.WaitFor(t, "the writer's node", 30*time.Second, func() bool {
 				for _, k := range locktest.Children(t, r1c, lockPath) {
@@ -243,23 +137,23 @@ func TestReadersShareWritersWait(t *testing.T) {
 				}
 				return false
 			})
-			r3 := takeAsync(ctx, r3c, lockPath, TakeOptions{Library: recipe, Mode: ModeRead})
-			r3.waitingOn(t, writerNode)
+			r3 := taketest.TakeAsync(ctx, r3c, lockPath, take.Options{Library: recipe, Mode: lockops.ModeRead})
+			r3.WaitingOn(t, writerNode)
 			if err := r2.Release(ctx); err != nil {
 				t.Fatal(err)
 			}
-			w.waitingOn(t, r1.Node)
+			w.WaitingOn(t, r1.Node)
 			if err := r1.Release(ctx); err != nil {
 				t.Fatal(err)
 			}
-			wh, err := w.wait(t)
+			wh, err := w.Wait(t)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := wh.Release(ctx); err != nil {
 				t.Fatal(err)
 			}
-			rh, err := r3.wait(t)
+			rh, err := r3.Wait(t)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,13 +165,13 @@ func TestReadersShareWritersWait(t *testing.T) {
 // TestGoZKLockWaitsForUs: go-zookeeper's own zk.Lock waits while zkscope
 // holds a go-zk format lock and gets it when we release; and we wait for it.
 func TestGoZKLockWaitsForUs(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	lockPath := zktest.Path(t)
 	ours := locktest.NewClient(t, cl.Addrs())
 	theirs := locktest.NewClient(t, cl.Addrs())
-	h, err := Take(ctx, ours, lockPath, TakeOptions{Library: GoZK})
+	h, err := take.Take(ctx, ours, lockPath, take.Options{Library: lockops.GoZK})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,15 +196,15 @@ func TestGoZKLockWaitsForUs(t *testing.T) {
 		t.Fatal("zk.Lock did not get the lock after we released it")
 	}
 	// Now they hold it: auto-detection picks go-zk and we wait on their node.
-	w := takeAsync(ctx, ours, lockPath, TakeOptions{})
-	pr := w.waitingOn(t, zkview.Join(lockPath, locktest.Children(t, ours, lockPath)[0]))
+	w := taketest.TakeAsync(ctx, ours, lockPath, take.Options{})
+	pr := w.WaitingOn(t, zkview.Join(lockPath, locktest.Children(t, ours, lockPath)[0]))
 	if pr.Recipe != "go-zk.lock" {
 		t.Fatalf("auto-detected %s, want go-zk.lock", pr.Recipe)
 	}
 	if err := l.Unlock(); err != nil {
 		t.Fatal(err)
 	}
-	h2, err := w.wait(t)
+	h2, err := w.Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,25 +214,25 @@ func TestGoZKLockWaitsForUs(t *testing.T) {
 // TestTimeoutAndNoWaitLeaveNoNode: a take that times out, and a --no-wait
 // take, delete their node again and log the failure.
 func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	lockPath := zktest.Path(t)
 	a, b := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
-	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator})
+	h, err := take.Take(ctx, a, lockPath, take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release(ctx)
-	_, err = Take(ctx, b, lockPath, TakeOptions{Wait: WaitTimeout, Timeout: 300 * time.Millisecond})
-	if !errors.Is(err, ErrTimeout) {
+	_, err = take.Take(ctx, b, lockPath, take.Options{Wait: lockops.WaitTimeout, Timeout: 300 * time.Millisecond})
+	if !errors.Is(err, lockops.ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout", err)
 	}
 	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 || kids[0] != path.Base(h.Node) {
 		t.Fatalf("after timeout the queue is %v, want only the holder", kids)
 	}
-	_, err = Take(ctx, b, lockPath, TakeOptions{Wait: WaitNone})
-	if !errors.Is(err, ErrWouldBlock) {
+	_, err = take.Take(ctx, b, lockPath, take.Options{Wait: lockops.WaitNone})
+	if !errors.Is(err, lockops.ErrWouldBlock) {
 		t.Fatalf("got %v, want ErrWouldBlock", err)
 	}
 	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 {
@@ -346,14 +240,14 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 	}
 	// A cancelled context behaves like a timeout.
 	cctx, cancel := context.WithCancel(ctx)
-	w := takeAsync(cctx, b, lockPath, TakeOptions{})
-	w.waitingOn(t, h.Node)
+	w := taketest.TakeAsync(cctx, b, lockPath, take.Options{})
+	w.WaitingOn(t, h.Node)
 	cancel()
-	if _, err := w.wait(t); !errors.Is(err, context.Canceled) {
+	if _, err := w.Wait(t); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	locktest.WaitFor(t, "the cancelled contender's node to go", 10*time.Second, func() bool { return len(locktest.Children(t, a, lockPath)) == 1 })
-	if entries := readAudit(t, audit); !hasAudit(entries, OpTake, AuditFailed, lockPath) {
+	if entries := audittest.Read(t, audit); !audittest.Has(entries, lockops.OpTake, lockops.AuditFailed, lockPath) {
 		t.Fatalf("audit log lacks the failed takes: %+v", entries)
 	}
 }
@@ -361,11 +255,11 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 // TestForceDeletedNodeIsLost: someone deletes our node; the handle says
 // Lost at once (never held again) and Release says so.
 func TestForceDeletedNodeIsLost(t *testing.T) {
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, other := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
-	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
+	h, err := take.Take(ctx, a, zktest.Path(t), take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,20 +272,20 @@ func TestForceDeletedNodeIsLost(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("deletion of our node was not noticed")
 	}
-	if h.State() != StateLost || !strings.Contains(h.Reason(), "deleted") {
+	if h.State() != lockops.StateLost || !strings.Contains(h.Reason(), "deleted") {
 		t.Fatalf("state %s (%s), want lost because deleted", h.State(), h.Reason())
 	}
-	var last HoldChange
+	var last lockops.HoldChange
 	for ch := range changes {
 		last = ch
 	}
-	if last.State != StateLost {
+	if last.State != lockops.StateLost {
 		t.Fatalf("last change %+v, want lost", last)
 	}
-	if err := h.Release(ctx); !errors.Is(err, ErrLost) {
+	if err := h.Release(ctx); !errors.Is(err, lockops.ErrLost) {
 		t.Fatalf("release of a lost lock: %v, want ErrLost", err)
 	}
-	if !hasAudit(readAudit(t, audit), OpRelease, AuditFailed, h.Node) {
+	if !audittest.Has(audittest.Read(t, audit), lockops.OpRelease, lockops.AuditFailed, h.Node) {
 		t.Fatal("audit log lacks the failed release")
 	}
 }
@@ -400,11 +294,11 @@ func TestForceDeletedNodeIsLost(t *testing.T) {
 // go-zookeeper's pings keep the session and the node. (A brief suspension
 // on a badly stalled machine is allowed; losing the lock is not.)
 func TestHoldKeepsSessionAlive(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.SessionTimeout = 2 * time.Second })
-	h, err := Take(ctx, a, zktest.Path(t), TakeOptions{Library: Curator})
+	h, err := take.Take(ctx, a, zktest.Path(t), take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +308,7 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 		t.Fatalf("lost while idle: %s", h.Reason())
 	default:
 	}
-	locktest.WaitFor(t, "the lock to be held", 30*time.Second, func() bool { return h.State() == StateHeld })
+	locktest.WaitFor(t, "the lock to be held", 30*time.Second, func() bool { return h.State() == lockops.StateHeld })
 	if _, st, err := a.Conn().Get(h.Node); err != nil || st.EphemeralOwner != h.Session || a.SessionID() != h.Session {
 		t.Fatalf("node after idle hold: %v %+v", err, st)
 	}
@@ -426,18 +320,18 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 // TestReadOnlyRefusesTake: a read-only client never creates a node, and the
 // refusal is logged.
 func TestReadOnlyRefusesTake(t *testing.T) {
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ro := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
 	lockPath := zktest.Path(t)
-	_, err := Take(context.Background(), ro, lockPath, TakeOptions{})
+	_, err := take.Take(context.Background(), ro, lockPath, take.Options{})
 	if !errors.Is(err, zkview.ErrReadOnly) {
 		t.Fatalf("got %v, want ErrReadOnly", err)
 	}
 	if ok, _, _ := ro.Conn().Exists(lockPath); ok {
 		t.Fatal("read-only take created the lock directory")
 	}
-	if !hasAudit(readAudit(t, audit), OpTake, AuditRefused, lockPath) {
+	if !audittest.Has(audittest.Read(t, audit), lockops.OpTake, lockops.AuditRefused, lockPath) {
 		t.Fatal("audit log lacks the refused take")
 	}
 }
@@ -445,17 +339,17 @@ func TestReadOnlyRefusesTake(t *testing.T) {
 // TestRecipeMismatch: asking for an exclusive lock on a Curator read/write
 // directory is refused before any node is created.
 func TestRecipeMismatch(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a := locktest.NewClient(t, cl.Addrs())
 	lockPath := zktest.Path(t)
-	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator, Mode: ModeRead})
+	h, err := take.Take(ctx, a, lockPath, take.Options{Library: lockops.Curator, Mode: lockops.ModeRead})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release(ctx)
-	if _, err := Take(ctx, a, lockPath, TakeOptions{}); err == nil || !strings.Contains(err.Error(), "--mode") {
+	if _, err := take.Take(ctx, a, lockPath, take.Options{}); err == nil || !strings.Contains(err.Error(), "--mode") {
 		t.Fatalf("got %v, want a --mode hint", err)
 	}
 	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 {
@@ -466,7 +360,7 @@ func TestRecipeMismatch(t *testing.T) {
 // TestTakeUnderChroot: with a chroot, paths are the caller's view and the
 // nodes land below the chroot on the server.
 func TestTakeUnderChroot(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	chroot := zktest.Path(t)
@@ -474,7 +368,7 @@ func TestTakeUnderChroot(t *testing.T) {
 	zktest.MakePath(t, raw.Conn(), chroot)
 	a := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
 	b := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.Chroot = chroot })
-	h, err := Take(ctx, a, "/app/lock", TakeOptions{Library: Curator})
+	h, err := take.Take(ctx, a, "/app/lock", take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,12 +378,12 @@ func TestTakeUnderChroot(t *testing.T) {
 	if kids := locktest.Children(t, raw, chroot+"/app/lock"); len(kids) != 1 || "/app/lock/"+kids[0] != h.Node {
 		t.Fatalf("server-side children %v for %s", kids, h.Node)
 	}
-	w := takeAsync(ctx, b, "/app/lock", TakeOptions{})
-	w.waitingOn(t, h.Node)
+	w := taketest.TakeAsync(ctx, b, "/app/lock", take.Options{})
+	w.WaitingOn(t, h.Node)
 	if err := h.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	h2, err := w.wait(t)
+	h2, err := w.Wait(t)
 	if err != nil {
 		t.Fatal(err)
 	}

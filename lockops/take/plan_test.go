@@ -1,12 +1,15 @@
-package lockops
+package take
 
 import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 const (
@@ -27,37 +30,37 @@ func noOwners(string) (int64, error) { return 0, nil }
 func TestPlaceRules(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		k        Kind
+		k        lockops.Kind
 		children []string
 		own      string
 		wait     string // "" = holds
 		position int
 	}{
-		{"curator mutex head holds", KindCuratorMutex,
+		{"curator mutex head holds", lockops.KindCuratorMutex,
 			[]string{cB + "lock-0000000002", cA + "lock-0000000001"}, cA + "lock-0000000001", "", 0},
-		{"curator mutex watches previous, not by full name", KindCuratorMutex,
+		{"curator mutex watches previous, not by full name", lockops.KindCuratorMutex,
 			[]string{cA + "lock-0000000003", cB + "lock-0000000001", cC + "lock-0000000002"}, cA + "lock-0000000003", cC + "lock-0000000002", 2},
-		{"curator mutex: negative (overflowed) sequence sorts first", KindCuratorMutex,
+		{"curator mutex: negative (overflowed) sequence sorts first", lockops.KindCuratorMutex,
 			[]string{cA + "lock-2147483647", cB + "lock--2147483648"}, cA + "lock-2147483647", cB + "lock--2147483648", 1},
-		{"curator mutex: a stray child sorts by its whole name", KindCuratorMutex,
+		{"curator mutex: a stray child sorts by its whole name", lockops.KindCuratorMutex,
 			[]string{"0-stray", cA + "lock-0000000000"}, cA + "lock-0000000000", "0-stray", 1},
-		{"curator writer watches previous of any type", KindCuratorRW,
+		{"curator writer watches previous of any type", lockops.KindCuratorRW,
 			[]string{cA + "__READ__0000000000", cB + "__READ__0000000001", cC + "__WRIT__0000000002"}, cC + "__WRIT__0000000002", cB + "__READ__0000000001", 2},
-		{"curator readers share", KindCuratorRW,
+		{"curator readers share", lockops.KindCuratorRW,
 			[]string{cA + "__READ__0000000000", cB + "__READ__0000000001"}, cB + "__READ__0000000001", "", 1},
-		{"curator reader watches the FIRST writer", KindCuratorRW,
+		{"curator reader watches the FIRST writer", lockops.KindCuratorRW,
 			[]string{cA + "__WRIT__0000000000", cB + "__WRIT__0000000001", cC + "__READ__0000000002"}, cC + "__READ__0000000002", cA + "__WRIT__0000000000", 2},
-		{"curator reader ahead of a writer holds", KindCuratorRW,
+		{"curator reader ahead of a writer holds", lockops.KindCuratorRW,
 			[]string{cA + "__READ__0000000000", cB + "__WRIT__0000000001"}, cA + "__READ__0000000000", "", 0},
-		{"kazoo lock ignores readers", KindKazooLock,
+		{"kazoo lock ignores readers", lockops.KindKazooLock,
 			[]string{kA + "__rlock__0000000000", kB + "__lock__0000000001"}, kB + "__lock__0000000001", "", 0},
-		{"kazoo writer watches the nearest lower node of either kind", KindKazooRW,
+		{"kazoo writer watches the nearest lower node of either kind", lockops.KindKazooRW,
 			[]string{kA + "__lock__0000000000", kB + "__rlock__0000000001", kC + "__lock__0000000002"}, kC + "__lock__0000000002", kB + "__rlock__0000000001", 2},
-		{"kazoo reader watches the nearest lower writer", KindKazooRW,
+		{"kazoo reader watches the nearest lower writer", lockops.KindKazooRW,
 			[]string{kA + "__lock__0000000000", kB + "__lock__0000000001", kC + "__rlock__0000000002", kD + "__lock__0000000003"}, kC + "__rlock__0000000002", kB + "__lock__0000000001", 2},
-		{"kazoo ignores other formats", KindKazooLock,
+		{"kazoo ignores other formats", lockops.KindKazooLock,
 			[]string{cA + "lock-0000000000", kB + "__lock__0000000001"}, kB + "__lock__0000000001", "", 0},
-		{"go-zk numeric order", KindGoZK,
+		{"go-zk numeric order", lockops.KindGoZK,
 			[]string{"_c_" + kA + "-lock-0000000010", "_c_" + kB + "-lock-0000000009"}, "_c_" + kA + "-lock-0000000010", "_c_" + kB + "-lock-0000000009", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,12 +69,12 @@ func TestPlaceRules(t *testing.T) {
 			if p.Watches != "" {
 				wait = path.Base(p.Watches)
 			}
-			if err != nil || !found || wait != tc.wait || p.Position != tc.position || (wait == "") != (p.State == StateHolding) {
+			if err != nil || !found || wait != tc.wait || p.Position != tc.position || (wait == "") != (p.State == lockops.StateHolding) {
 				t.Fatalf("place = %+v (found %v, %v), want wait %q at %d", p, found, err, tc.wait, tc.position)
 			}
 		})
 	}
-	if _, _, found, _ := ourPlace(KindCuratorMutex, "/l", []string{cA + "lock-0000000000"}, cB+"lock-0000000001", 7, noOwners); found {
+	if _, _, found, _ := ourPlace(lockops.KindCuratorMutex, "/l", []string{cA + "lock-0000000000"}, cB+"lock-0000000001", 7, noOwners); found {
 		t.Fatal("a missing own node must not be found")
 	}
 }
@@ -81,12 +84,12 @@ func TestPlaceRules(t *testing.T) {
 func TestPlaceDowngrade(t *testing.T) {
 	kids := []string{cA + "__WRIT__0000000000", cB + "__READ__0000000001"}
 	asked := ""
-	p, _, _, err := ourPlace(KindCuratorRW, "/l", kids, kids[1], 7, func(n string) (int64, error) { asked = n; return 7, nil })
-	if err != nil || p.State != StateHolding || asked != kids[0] {
+	p, _, _, err := ourPlace(lockops.KindCuratorRW, "/l", kids, kids[1], 7, func(n string) (int64, error) { asked = n; return 7, nil })
+	if err != nil || p.State != lockops.StateHolding || asked != kids[0] {
 		t.Fatalf("downgrade: %+v %v (asked %q)", p, err, asked)
 	}
-	p, _, _, _ = ourPlace(KindCuratorRW, "/l", kids, kids[1], 7, func(string) (int64, error) { return 8, nil })
-	if p.State != StateWaiting || p.Watches != "/l/"+kids[0] {
+	p, _, _, _ = ourPlace(lockops.KindCuratorRW, "/l", kids, kids[1], 7, func(string) (int64, error) { return 8, nil })
+	if p.State != lockops.StateWaiting || p.Watches != "/l/"+kids[0] {
 		t.Fatalf("another session's writer: %+v", p)
 	}
 }
@@ -103,47 +106,47 @@ func neighbours(t *testing.T, n *neighbourhood) func() (neighbourhood, error) {
 }
 
 func TestPlanTake(t *testing.T) {
-	kazooNext := &neighbourhood{libs: []*Library{Kazoo}, dirs: 3}
-	disagree := &neighbourhood{libs: []*Library{Curator, Kazoo}, dirs: 2}
+	kazooNext := &neighbourhood{libs: []*lockops.Library{lockops.Kazoo}, dirs: 3}
+	disagree := &neighbourhood{libs: []*lockops.Library{lockops.Curator, lockops.Kazoo}, dirs: 2}
 	nothing := &neighbourhood{}
 	for _, tc := range []struct {
 		name     string
-		o        TakeOptions
+		o        Options
 		children []string
 		around   *neighbourhood
 		def      string
 		got      string // recipe, or "refused: <substring>"
 		why      string // substring of Why
 	}{
-		{"empty, nothing tells: refused", TakeOptions{}, nil, nothing, "", "refused: pass --recipe curator, --recipe kazoo or --recipe go-zk", ""},
-		{"empty, the locks next to it use kazoo", TakeOptions{}, nil, kazooNext, "", "kazoo.lock", "the 3 locks next to it use kazoo: taking in kazoo's format"},
-		{"empty, neighbours disagree: the context's default", TakeOptions{}, nil, disagree, "kazoo", "kazoo.lock", "default_recipe"},
-		{"empty, neighbours disagree, no default: refused", TakeOptions{}, nil, disagree, "", "refused: do not agree (Curator, kazoo)", ""},
-		{"empty, bad default: refused", TakeOptions{}, nil, nothing, "etcd", "refused: unknown lock library", ""},
-		{"empty, neighbours use ZooKeeper's recipe", TakeOptions{}, nil, &neighbourhood{libs: []*Library{ZooKeeper}, dirs: 1}, "", "refused: which zkscope does not take", ""},
-		{"empty, --recipe decides without looking", TakeOptions{Library: Curator}, nil, nil, "", "curator.mutex", ""},
-		{"empty, write", TakeOptions{Library: Curator, Mode: ModeWrite}, nil, nil, "", "curator.rwlock", ""},
-		{"only strays: as empty", TakeOptions{}, []string{"config", "0-x"}, kazooNext, "", "kazoo.lock", "kazoo"},
-		{"detects kazoo", TakeOptions{}, []string{kA + "__lock__0000000000"}, nil, "", "kazoo.lock", ""},
-		{"kazoo readers there: exclusive is a WriteLock node", TakeOptions{}, []string{kA + "__rlock__0000000000"}, nil, "", "kazoo.lock", ""},
-		{"detects go-zk", TakeOptions{}, []string{"_c_" + kA + "-lock-0000000000"}, nil, "", "go-zk.lock", ""},
-		{"go-zk has no read mode", TakeOptions{Library: GoZK, Mode: ModeRead}, nil, nil, "", "refused: exclusive only", ""},
-		{"exclusive on a Curator rwlock", TakeOptions{}, []string{cA + "__WRIT__0000000000"}, nil, "", "refused: --mode read or --mode write", ""},
-		{"read on a Curator mutex", TakeOptions{Mode: ModeRead}, []string{cA + "lock-0000000000"}, nil, "", "refused: --mode exclusive", ""},
-		{"read on kazoo __lock__ nodes: a WriteLock's, or a Lock's", TakeOptions{Mode: ModeRead}, []string{kA + "__lock__0000000000"}, nil, "", "kazoo.rwlock", "a kazoo Lock ignores readers"},
-		{"write on a kazoo Lock", TakeOptions{Mode: ModeWrite}, []string{kA + "__lock__0000000000"}, nil, "", "kazoo.rwlock", ""},
-		{"mixed libraries", TakeOptions{}, []string{cA + "lock-0000000000", kA + "__lock__0000000001"}, nil, "", "refused: pass --recipe to choose", ""},
-		{"--recipe against the contenders there", TakeOptions{Library: Curator}, []string{kA + "__lock__0000000000"}, nil, "", "refused: pass --recipe kazoo, or --force-recipe", ""},
-		{"--force-recipe", TakeOptions{Library: Curator, ForceRecipe: true}, []string{kA + "__lock__0000000000"}, nil, "", "curator.mutex", ""},
-		{"--mode against the contenders there, forced", TakeOptions{Library: Curator, ForceRecipe: true}, []string{cA + "__WRIT__0000000000"}, nil, "", "curator.mutex", ""},
-		{"ZooKeeper's own recipe", TakeOptions{}, []string{"x-72057594037927936-0000000000"}, nil, "", "refused: reads but does not take", ""},
-		{"a Curator semaphore", TakeOptions{}, []string{"locks", "leases"}, nil, "", "refused: Curator semaphore", ""},
-		{"a kazoo semaphore", TakeOptions{}, []string{kA}, &neighbourhood{semaphore: string(KindKazooSemaphore)}, "", "refused: kazoo.semaphore", ""},
+		{"empty, nothing tells: refused", Options{}, nil, nothing, "", "refused: pass --recipe curator, --recipe kazoo or --recipe go-zk", ""},
+		{"empty, the locks next to it use kazoo", Options{}, nil, kazooNext, "", "kazoo.lock", "the 3 locks next to it use kazoo: taking in kazoo's format"},
+		{"empty, neighbours disagree: the context's default", Options{}, nil, disagree, "kazoo", "kazoo.lock", "default_recipe"},
+		{"empty, neighbours disagree, no default: refused", Options{}, nil, disagree, "", "refused: do not agree (Curator, kazoo)", ""},
+		{"empty, bad default: refused", Options{}, nil, nothing, "etcd", "refused: unknown lock library", ""},
+		{"empty, neighbours use ZooKeeper's recipe", Options{}, nil, &neighbourhood{libs: []*lockops.Library{lockops.ZooKeeper}, dirs: 1}, "", "refused: which zkscope does not take", ""},
+		{"empty, --recipe decides without looking", Options{Library: lockops.Curator}, nil, nil, "", "curator.mutex", ""},
+		{"empty, write", Options{Library: lockops.Curator, Mode: lockops.ModeWrite}, nil, nil, "", "curator.rwlock", ""},
+		{"only strays: as empty", Options{}, []string{"config", "0-x"}, kazooNext, "", "kazoo.lock", "kazoo"},
+		{"detects kazoo", Options{}, []string{kA + "__lock__0000000000"}, nil, "", "kazoo.lock", ""},
+		{"kazoo readers there: exclusive is a WriteLock node", Options{}, []string{kA + "__rlock__0000000000"}, nil, "", "kazoo.lock", ""},
+		{"detects go-zk", Options{}, []string{"_c_" + kA + "-lock-0000000000"}, nil, "", "go-zk.lock", ""},
+		{"go-zk has no read mode", Options{Library: lockops.GoZK, Mode: lockops.ModeRead}, nil, nil, "", "refused: exclusive only", ""},
+		{"exclusive on a Curator rwlock", Options{}, []string{cA + "__WRIT__0000000000"}, nil, "", "refused: --mode read or --mode write", ""},
+		{"read on a Curator mutex", Options{Mode: lockops.ModeRead}, []string{cA + "lock-0000000000"}, nil, "", "refused: --mode exclusive", ""},
+		{"read on kazoo __lock__ nodes: a WriteLock's, or a Lock's", Options{Mode: lockops.ModeRead}, []string{kA + "__lock__0000000000"}, nil, "", "kazoo.rwlock", "a kazoo Lock ignores readers"},
+		{"write on a kazoo Lock", Options{Mode: lockops.ModeWrite}, []string{kA + "__lock__0000000000"}, nil, "", "kazoo.rwlock", ""},
+		{"mixed libraries", Options{}, []string{cA + "lock-0000000000", kA + "__lock__0000000001"}, nil, "", "refused: pass --recipe to choose", ""},
+		{"--recipe against the contenders there", Options{Library: lockops.Curator}, []string{kA + "__lock__0000000000"}, nil, "", "refused: pass --recipe kazoo, or --force-recipe", ""},
+		{"--force-recipe", Options{Library: lockops.Curator, ForceRecipe: true}, []string{kA + "__lock__0000000000"}, nil, "", "curator.mutex", ""},
+		{"--mode against the contenders there, forced", Options{Library: lockops.Curator, ForceRecipe: true}, []string{cA + "__WRIT__0000000000"}, nil, "", "curator.mutex", ""},
+		{"ZooKeeper's own recipe", Options{}, []string{"x-72057594037927936-0000000000"}, nil, "", "refused: reads but does not take", ""},
+		{"a Curator semaphore", Options{}, []string{"locks", "leases"}, nil, "", "refused: Curator semaphore", ""},
+		{"a kazoo semaphore", Options{}, []string{kA}, &neighbourhood{semaphore: string(lockops.KindKazooSemaphore)}, "", "refused: kazoo.semaphore", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plan, err := planTake("/app/locks/x", tc.o, tc.children, neighbours(t, tc.around), tc.def)
 			if sub, isRefusal := strings.CutPrefix(tc.got, "refused: "); isRefusal {
-				var r *Refusal
+				var r *lockops.Refusal
 				if !errors.As(err, &r) || !strings.Contains(err.Error(), sub) {
 					t.Fatalf("got %+v / %v, want a refusal with %q", plan, err, sub)
 				}
@@ -162,18 +165,17 @@ func TestPlanTake(t *testing.T) {
 // TestNewNameFormats: each name zkscope writes is read back as its own
 // library and recipe.
 func TestNewNameFormats(t *testing.T) {
-	for _, l := range TakeLibraries() {
-		for mode, kind := range l.take.kinds {
-			name := l.take.newPrefix(l.take.marker(mode)) + "0000000042"
-			if !nameFormats[l.Name+"/"+string(mode)].MatchString(name) {
-				t.Errorf("%s/%s: %q does not match %s", l.Name, mode, name, nameFormats[l.Name+"/"+string(mode)])
+	for _, l := range lockops.TakeLibraries() {
+		for mode, kind := range l.Format.Kinds {
+			name := l.Format.NewPrefix(l.Format.Marker(mode)) + "0000000042"
+			if !NameFormats[l.Name+"/"+string(mode)].MatchString(name) {
+				t.Errorf("%s/%s: %q does not match %s", l.Name, mode, name, NameFormats[l.Name+"/"+string(mode)])
 			}
-			n := parseName(name)
-			if n.lib != l {
-				t.Errorf("%s/%s: %q read as %v", l.Name, mode, name, n.lib)
+			if lib := lockops.LibraryOf(name); lib != l {
+				t.Errorf("%s/%s: %q read as %v", l.Name, mode, name, lib)
 			}
-			cen := censusOfNames([]string{name})
-			if got := cen.kindOf(l); got != kind && !(l == Kazoo && mode == ModeWrite) {
+			cen := lockops.CensusOfNames([]string{name})
+			if got := cen.KindOf(l); got != kind && !(l == lockops.Kazoo && mode == lockops.ModeWrite) {
 				t.Errorf("%s/%s: %q decodes as %s, want %s", l.Name, mode, name, got, kind)
 			}
 		}
@@ -183,10 +185,10 @@ func TestNewNameFormats(t *testing.T) {
 // A generated lock directory for the property that Take waits exactly
 // where Decode says it waits.
 type genQueue struct {
-	lib   *Library
-	mode  Mode
+	lib   *lockops.Library
+	mode  lockops.Mode
 	own   string
-	kids  []Child
+	kids  []lockops.Child
 	names []string
 }
 
@@ -219,31 +221,31 @@ func genUUID(r *rand.Rand) string {
 }
 
 // genName is a child of any library, or a stray.
-func genName(r *rand.Rand, lib *Library) string {
+func genName(r *rand.Rand, lib *lockops.Library) string {
 	switch lib {
-	case Curator:
-		return "_c_" + genUUID(r) + "-" + [...]string{curatorLock, curatorRead, curatorWrite, curatorLock, curatorLatch}[r.IntN(5)] + genSeq(r)
-	case Kazoo:
-		return genHex(r, 32) + [...]string{kazooLock, kazooRLock}[r.IntN(2)] + genSeq(r)
-	case GoZK:
+	case lockops.Curator:
+		return "_c_" + genUUID(r) + "-" + [...]string{lockops.CuratorLockMarker, lockops.CuratorReadMarker, lockops.CuratorWriteMarker, lockops.CuratorLockMarker, lockops.CuratorLatchMarker}[r.IntN(5)] + genSeq(r)
+	case lockops.Kazoo:
+		return genHex(r, 32) + [...]string{lockops.KazooLockMarker, lockops.KazooReadMarker}[r.IntN(2)] + genSeq(r)
+	case lockops.GoZK:
 		return "_c_" + genHex(r, 32) + "-lock-" + genSeq(r)
-	case ZooKeeper:
+	case lockops.ZooKeeper:
 		return fmt.Sprintf("x-%d-%s", r.Int64N(1<<40), genSeq(r))
 	}
 	return [...]string{"0-stray", "zzz", "-1", "lock-", "_c_x", "config", "lock-0000000003", "__lock__", "~"}[r.IntN(9)]
 }
 
 func genDir(r *rand.Rand) genQueue {
-	libs := TakeLibraries()
+	libs := lockops.TakeLibraries()
 	g := genQueue{lib: libs[r.IntN(len(libs))]}
-	modes := make([]Mode, 0, 3)
-	for _, m := range []Mode{ModeExclusive, ModeRead, ModeWrite} {
-		if _, ok := g.lib.take.kinds[m]; ok {
+	modes := make([]lockops.Mode, 0, 3)
+	for _, m := range []lockops.Mode{lockops.ModeExclusive, lockops.ModeRead, lockops.ModeWrite} {
+		if _, ok := g.lib.Format.Kinds[m]; ok {
 			modes = append(modes, m)
 		}
 	}
 	g.mode = modes[r.IntN(len(modes))]
-	g.own = g.lib.take.newPrefix(g.lib.take.marker(g.mode)) + genSeq(r)
+	g.own = g.lib.Format.NewPrefix(g.lib.Format.Marker(g.mode)) + genSeq(r)
 	sessions := []int64{0, 0x7002, 0x7003, ourSession}
 	n := r.IntN(14)
 	for i := 0; i <= n; i++ {
@@ -254,7 +256,7 @@ func genDir(r *rand.Rand) genQueue {
 			case 0:
 				lib = nil
 			case 1:
-				lib = libraries[r.IntN(len(libraries))]
+				lib = lockops.Libraries[r.IntN(len(lockops.Libraries))]
 			}
 			name = genName(r, lib)
 		}
@@ -265,14 +267,14 @@ func genDir(r *rand.Rand) genQueue {
 		if name == g.own {
 			owner = ourSession
 		}
-		g.kids = append(g.kids, Child{Name: name, Path: "/q/" + name, Owner: owner})
+		g.kids = append(g.kids, lockops.Child{Name: name, Path: "/q/" + name, Owner: owner})
 		g.names = append(g.names, name)
 	}
 	r.Shuffle(len(g.names), func(i, j int) { g.names[i], g.names[j] = g.names[j], g.names[i] })
 	return g
 }
 
-func containsName(kids []Child, name string) bool {
+func containsName(kids []lockops.Child, name string) bool {
 	for _, k := range kids {
 		if k.Name == name {
 			return true
@@ -287,9 +289,9 @@ func containsName(kids []Child, name string) bool {
 // library is there), where Decode's view is not ours by design.
 func checkTakeAgreesWithDecode(t *testing.T, g genQueue) bool {
 	t.Helper()
-	plan := TakePlan{Path: "/q", Library: g.lib, Mode: g.mode, Kind: g.lib.take.kinds[g.mode]}
+	plan := Plan{Path: "/q", Library: g.lib, Mode: g.mode, Kind: g.lib.Format.Kinds[g.mode]}
 	k := plan.takeKind(g.names)
-	q := Decode(Dir{Path: "/q", Children: g.kids}, DecodeOptions{})
+	q := lockops.Decode(lockops.Dir{Path: "/q", Children: g.kids}, lockops.DecodeOptions{})
 	view := &q
 	for i := range q.Others {
 		if q.Others[i].Kind.Library() == g.lib {
@@ -351,13 +353,15 @@ func FuzzPlanTake(f *testing.F) {
 	f.Add(cA+"lock-0000000001", cB+"__WRIT__0000000000", kA+"__lock__-000000001")
 	f.Add("_c_x", "lock-", "__")
 	f.Fuzz(func(t *testing.T, a, b, c string) {
-		for _, o := range []TakeOptions{{}, {Library: Kazoo, Mode: ModeRead}, {Library: GoZK, ForceRecipe: true}} {
-			around := func() (neighbourhood, error) { return neighbourhood{libs: []*Library{Curator}, dirs: 1}, nil }
+		for _, o := range []Options{{}, {Library: lockops.Kazoo, Mode: lockops.ModeRead}, {Library: lockops.GoZK, ForceRecipe: true}} {
+			around := func() (neighbourhood, error) {
+				return neighbourhood{libs: []*lockops.Library{lockops.Curator}, dirs: 1}, nil
+			}
 			plan, err := planTake("/l", o, []string{a, b, c}, around, "")
 			if err != nil {
 				continue
 			}
-			own := plan.Library.take.newPrefix(plan.Library.take.marker(plan.Mode)) + "0000000005"
+			own := plan.Library.Format.NewPrefix(plan.Library.Format.Marker(plan.Mode)) + "0000000005"
 			names := []string{a, b, c, own}
 			p, _, found, err := ourPlace(plan.takeKind(names), "/l", names, own, 1, noOwners)
 			if err != nil || !found {
@@ -368,4 +372,16 @@ func FuzzPlanTake(f *testing.F) {
 			}
 		}
 	})
+}
+
+// NameFormats are the node names zkscope writes, by library and mode
+// (exported for the package's external tests).
+var NameFormats = map[string]*regexp.Regexp{
+	"curator/exclusive": regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-lock-\d{10}$`),
+	"curator/read":      regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-__READ__\d{10}$`),
+	"curator/write":     regexp.MustCompile(`^_c_[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}-__WRIT__\d{10}$`),
+	"kazoo/exclusive":   regexp.MustCompile(`^[0-9a-f]{32}__lock__\d{10}$`),
+	"kazoo/read":        regexp.MustCompile(`^[0-9a-f]{32}__rlock__\d{10}$`),
+	"kazoo/write":       regexp.MustCompile(`^[0-9a-f]{32}__lock__\d{10}$`),
+	"go-zk/exclusive":   regexp.MustCompile(`^_c_[0-9a-f]{32}-lock-\d{10}$`),
 }

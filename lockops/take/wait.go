@@ -1,4 +1,4 @@
-package lockops
+package take
 
 import (
 	"errors"
@@ -6,12 +6,13 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
 // waitOn watches what the library's rule says we wait on, until it
 // changes (nil: look again), our session ends, or ctx does.
-func (w *waiter) waitOn(me Participant, sub <-chan zkview.ConnEvent) error {
+func (w *waiter) waitOn(me lockops.Participant, sub <-chan zkview.ConnEvent) error {
 	ch, err := zkview.Call(w.ctx, func() (<-chan zk.Event, error) { return watch(w.c, me.Watches, me.WatchKind) })
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil // already gone: look again
@@ -37,7 +38,7 @@ func (w *waiter) await(ch <-chan zk.Event, sub <-chan zkview.ConnEvent, session 
 			return false, nil
 		case ev := <-sub:
 			if sessionEnded(ev, session) {
-				return false, fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, ErrLost)
+				return false, fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, lockops.ErrLost)
 			}
 		case <-w.ctx.Done():
 			return true, nil
@@ -47,16 +48,16 @@ func (w *waiter) await(ch <-chan zk.Event, sub <-chan zkview.ConnEvent, session 
 
 // watch sets the watch a waiter of the recipe sets on target: getData,
 // exists or getChildren. A target already gone is zk.ErrNoNode.
-func watch(c *zkview.Client, target string, kind WatchKind) (<-chan zk.Event, error) {
+func watch(c *zkview.Client, target string, kind lockops.WatchKind) (<-chan zk.Event, error) {
 	abs := c.Abs(target)
 	switch kind {
-	case WatchExists:
+	case lockops.WatchExists:
 		ok, _, ch, err := c.Conn().ExistsW(abs)
 		if err == nil && !ok {
 			return nil, zk.ErrNoNode
 		}
 		return ch, err
-	case WatchChildren:
+	case lockops.WatchChildren:
 		_, _, ch, err := c.Conn().ChildrenW(abs)
 		return ch, err
 	}

@@ -1,4 +1,4 @@
-package lockops
+package take
 
 // A node inside a lock directory is that lock's participant, never a lock
 // of its own: `zkscope lock` on it is refused, naming the lock, and the
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -50,7 +52,7 @@ func holderOf(t *testing.T, c *zkview.Client, dir string, want int) string {
 // ephemeral), and the directory's children and cversion are unchanged.
 func TestCLILockOnParticipantRefused(t *testing.T) {
 	cl := zktest.Shared(t)
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	state := path.Dir(path.Dir(audit))
 	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
@@ -84,9 +86,9 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 			kids, cversion := dirState(t, c, tc.dir)
 			code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), args...), 60*time.Second)
 			line := strings.TrimSpace(stderr)
-			if code != ExitRefused || strings.Contains(line, "\n") || !strings.Contains(line, "did you mean "+tc.dir+"?") ||
+			if code != lockops.ExitRefused || strings.Contains(line, "\n") || !strings.Contains(line, "did you mean "+tc.dir+"?") ||
 				strings.Contains(line, "--recipe ephemeral") {
-				t.Errorf("zkscope %q: exit %d, stderr %q; want exit %d and one line naming %s, no --recipe ephemeral", args, code, stderr, ExitRefused, tc.dir)
+				t.Errorf("zkscope %q: exit %d, stderr %q; want exit %d and one line naming %s, no --recipe ephemeral", args, code, stderr, lockops.ExitRefused, tc.dir)
 			}
 			if k, v := dirState(t, c, tc.dir); k != kids || v != cversion {
 				t.Errorf("zkscope %q changed %s: children %s cversion %d, were %s cversion %d", args, tc.dir, k, v, kids, cversion)
@@ -94,15 +96,15 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 		}
 	}
 	// The TUI's take dialog asks the same planner for every choice.
-	for _, lib := range append([]*Library{nil, Ephemeral}, TakeLibraries()...) {
-		if _, err := PlanTake(context.Background(), c, kazooHolder, TakeOptions{Library: lib}); !IsRefusal(err) || !strings.Contains(err.Error(), "did you mean "+kazooDir+"?") {
+	for _, lib := range append([]*lockops.Library{nil, lockops.Ephemeral}, lockops.TakeLibraries()...) {
+		if _, err := PlanTake(context.Background(), c, kazooHolder, Options{Library: lib}); !lockops.IsRefusal(err) || !strings.Contains(err.Error(), "did you mean "+kazooDir+"?") {
 			t.Errorf("PlanTake of the kazoo holder with %s: %v, want a refusal naming %s", lib, err, kazooDir)
 		}
 	}
 	if kz.Has("waiter", "acquired") {
 		t.Error("the kazoo waiter got the lock its holder still holds")
 	}
-	if !hasAudit(readAudit(t, audit), OpTake, AuditRefused, kazooHolder) {
+	if !audittest.Has(audittest.Read(t, audit), lockops.OpTake, lockops.AuditRefused, kazooHolder) {
 		t.Error("the refusal is not in the audit log")
 	}
 }
@@ -113,7 +115,7 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 // exact name free again while the second holds.
 func TestTakeCodeCreatesNothingInLockDir(t *testing.T) {
 	cl := zktest.Shared(t)
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	c := locktest.NewClient(t, cl.Addrs())
 	dir := zktest.Path(t) + "/locks/t2"
 	kz := zktest.StartKazoo(t, cl.ConnectString())
@@ -127,15 +129,15 @@ func TestTakeCodeCreatesNothingInLockDir(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	plan := TakePlan{Path: first, Library: Ephemeral, Mode: ModeExclusive, Kind: KindEphemeralLock}
-	if h, err := joinEphemeral(ctx, c, plan, TakeOptions{Wait: WaitNone}); !IsRefusal(err) || !strings.Contains(err.Error(), "did you mean "+dir+"?") {
+	plan := Plan{Path: first, Library: lockops.Ephemeral, Mode: lockops.ModeExclusive, Kind: lockops.KindEphemeralLock}
+	if h, err := joinEphemeral(ctx, c, plan, Options{Wait: lockops.WaitNone}); !lockops.IsRefusal(err) || !strings.Contains(err.Error(), "did you mean "+dir+"?") {
 		if h != nil {
 			h.Release(ctx)
 		}
 		t.Errorf("joinEphemeral at %s: %v, want a refusal naming %s", first, err, dir)
 	}
-	plan = TakePlan{Path: dir + "/mine", Library: Curator, Mode: ModeExclusive, Kind: KindCuratorMutex}
-	if h, err := join(ctx, c, plan, TakeOptions{Wait: WaitNone}); !IsRefusal(err) {
+	plan = Plan{Path: dir + "/mine", Library: lockops.Curator, Mode: lockops.ModeExclusive, Kind: lockops.KindCuratorMutex}
+	if h, err := join(ctx, c, plan, Options{Wait: lockops.WaitNone}); !lockops.IsRefusal(err) {
 		if h != nil {
 			h.Release(ctx)
 		}
@@ -167,8 +169,8 @@ func TestPlanTakeInsideSemaphore(t *testing.T) {
 		{base + "/kzsem", base + "/kzsem", "kazoo.semaphore"},
 	} {
 		lease := zkview.Join(tc.dir, locktest.Children(t, c, tc.dir)[0])
-		_, err := PlanTake(ctx, c, lease, TakeOptions{Library: Curator})
-		if !IsRefusal(err) || !strings.Contains(err.Error(), "inside the "+tc.kind+" "+tc.sem+",") {
+		_, err := PlanTake(ctx, c, lease, Options{Library: lockops.Curator})
+		if !lockops.IsRefusal(err) || !strings.Contains(err.Error(), "inside the "+tc.kind+" "+tc.sem+",") {
 			t.Errorf("PlanTake of the lease %s: %v, want a refusal naming the %s %s", lease, err, tc.kind, tc.sem)
 		}
 	}
@@ -177,7 +179,7 @@ func TestPlanTakeInsideSemaphore(t *testing.T) {
 	zktest.MakePath(t, c.Conn(), c.Abs(app+"/leases"))
 	cu.Acquire(t, "other", "mutex", app+"/locks/other")
 	cu.Await(t, "other", "acquired")
-	if plan, err := PlanTake(ctx, c, app+"/locks/deploy", TakeOptions{Library: Curator}); err != nil || plan.Kind != KindCuratorMutex {
+	if plan, err := PlanTake(ctx, c, app+"/locks/deploy", Options{Library: lockops.Curator}); err != nil || plan.Kind != lockops.KindCuratorMutex {
 		t.Errorf("PlanTake next to an application's leases/: %+v, %v", plan, err)
 	}
 }

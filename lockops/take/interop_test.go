@@ -1,4 +1,4 @@
-package lockops
+package take_test
 
 // Interop: zkscope's locks against the real libraries (Curator 5.4 from
 // /usr/share/java, kazoo 2.8 for /usr/bin/python3), run by zktest's peers.
@@ -11,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
+	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -19,23 +23,23 @@ import (
 // TestInteropRealClients: real Curator and kazoo contenders wait while
 // zkscope holds and proceed when it releases, and zkscope waits for them.
 func TestInteropRealClients(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	addr := cl.Addrs()[0]
 	for _, tc := range []struct {
 		lib      string
-		recipe   *Library
-		ourMode  Mode
+		recipe   *lockops.Library
+		ourMode  lockops.Mode
 		peerKind string
 		shared   bool // both hold at once (readers)
 	}{
-		{"curator", Curator, ModeExclusive, "mutex", false},
-		{"curator", Curator, ModeWrite, "read", false},
-		{"curator", Curator, ModeRead, "write", false},
-		{"curator", Curator, ModeRead, "read", true},
-		{"kazoo", Kazoo, ModeExclusive, "lock", false},
-		{"kazoo", Kazoo, ModeWrite, "read", false},
-		{"kazoo", Kazoo, ModeRead, "write", false},
+		{"curator", lockops.Curator, lockops.ModeExclusive, "mutex", false},
+		{"curator", lockops.Curator, lockops.ModeWrite, "read", false},
+		{"curator", lockops.Curator, lockops.ModeRead, "write", false},
+		{"curator", lockops.Curator, lockops.ModeRead, "read", true},
+		{"kazoo", lockops.Kazoo, lockops.ModeExclusive, "lock", false},
+		{"kazoo", lockops.Kazoo, lockops.ModeWrite, "read", false},
+		{"kazoo", lockops.Kazoo, lockops.ModeRead, "write", false},
 	} {
 		t.Run(fmt.Sprintf("%s/ours-%s/theirs-%s", tc.lib, tc.ourMode, tc.peerKind), func(t *testing.T) {
 			ctx := context.Background()
@@ -43,14 +47,14 @@ func TestInteropRealClients(t *testing.T) {
 			lockPath := zktest.Path(t)
 
 			// We hold; they queue (or share) and proceed when we release.
-			h, err := Take(ctx, c, lockPath, TakeOptions{Library: tc.recipe, Mode: tc.ourMode})
+			h, err := take.Take(ctx, c, lockPath, take.Options{Library: tc.recipe, Mode: tc.ourMode})
 			if err != nil {
 				t.Fatal(err)
 			}
 			p := locktest.StartPeer(t, tc.lib, cl.ConnectString(), lockPath, tc.peerKind)
 			if tc.shared {
 				p.Expect(t, "acquired")
-				if h.State() != StateHeld {
+				if h.State() != lockops.StateHeld {
 					t.Fatalf("our read lock: %s", h.State())
 				}
 				h.Release(ctx)
@@ -68,13 +72,13 @@ func TestInteropRealClients(t *testing.T) {
 
 			// They hold; we wait on their node and proceed when they release.
 			theirs := locktest.NodeOfPeer(t, c, lockPath, "")
-			w := takeAsync(ctx, c, lockPath, TakeOptions{Mode: tc.ourMode})
-			pr := w.waitingOn(t, theirs)
+			w := taketest.TakeAsync(ctx, c, lockPath, take.Options{Mode: tc.ourMode})
+			pr := w.WaitingOn(t, theirs)
 			if !strings.HasPrefix(pr.Recipe, tc.lib) {
 				t.Fatalf("auto-detected %s in a %s directory", pr.Recipe, tc.lib)
 			}
 			p.Release(t)
-			h2, err := w.wait(t)
+			h2, err := w.Wait(t)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +98,7 @@ func TestInteropRealClients(t *testing.T) {
 // move on to the holder (not stay stuck, not jump the queue) and acquire
 // once the holder releases.
 func TestInteropTimeoutHandsOn(t *testing.T) {
-	auditToTemp(t)
+	audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	addr := cl.Addrs()[0]
 	for _, lib := range []string{"curator", "kazoo"} {
@@ -111,14 +115,14 @@ func TestInteropTimeoutHandsOn(t *testing.T) {
 			theirs := locktest.NodeOfPeer(t, c, lockPath, "")
 
 			const timeout = 20 * time.Second
-			w := takeAsync(ctx, c, lockPath, TakeOptions{Wait: WaitTimeout, Timeout: timeout})
-			pr := w.waitingOn(t, theirs)
+			w := taketest.TakeAsync(ctx, c, lockPath, take.Options{Wait: lockops.WaitTimeout, Timeout: timeout})
+			pr := w.WaitingOn(t, theirs)
 
 			behind := locktest.StartPeer(t, lib, cl.ConnectString(), lockPath, kind)
 			locktest.WatchedBy(t, addr, pr.Node) // the second real client waits on our node
 
-			_, err := w.wait(t)
-			if !errors.Is(err, ErrTimeout) {
+			_, err := w.Wait(t)
+			if !errors.Is(err, lockops.ErrTimeout) {
 				t.Fatalf("take with --timeout: %v, want ErrTimeout", err)
 			}
 			for _, k := range locktest.Children(t, c, lockPath) {

@@ -1,4 +1,4 @@
-package lockops
+package take
 
 // zkscope lock never guesses the library: on real servers, with real
 // kazoo and Curator contenders.
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -24,7 +26,7 @@ import (
 // wait; --recipe curator against a held kazoo lock is refused.
 func TestCLINeverGuessesLibrary(t *testing.T) {
 	cl := zktest.Shared(t)
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	state := path.Dir(path.Dir(audit)) // XDG_STATE_HOME
 	c := locktest.NewClient(t, cl.Addrs())
 	addr := cl.Addrs()[0]
@@ -33,13 +35,13 @@ func TestCLINeverGuessesLibrary(t *testing.T) {
 	// 1. Nothing tells: refused, nothing created.
 	fresh := base + "/fresh/deploy"
 	code, stderr := locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", fresh, "--", "true"), 60*time.Second)
-	if code != ExitRefused || !strings.Contains(stderr, "--recipe curator") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
-		t.Fatalf("exit %d, want %d with one line naming --recipe; stderr:\n%s", code, ExitRefused, stderr)
+	if code != lockops.ExitRefused || !strings.Contains(stderr, "--recipe curator") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Fatalf("exit %d, want %d with one line naming --recipe; stderr:\n%s", code, lockops.ExitRefused, stderr)
 	}
 	if ok, _, err := c.Conn().Exists(c.Abs(path.Dir(fresh))); err != nil || ok {
 		t.Fatalf("a refused take created %s (%v)", path.Dir(fresh), err)
 	}
-	if !hasAudit(readAudit(t, audit), OpTake, AuditRefused, fresh) {
+	if !audittest.Has(audittest.Read(t, audit), lockops.OpTake, lockops.AuditRefused, fresh) {
 		t.Fatal("the refusal is not in the audit log as refused")
 	}
 
@@ -56,7 +58,7 @@ func TestCLINeverGuessesLibrary(t *testing.T) {
 		t.Fatalf("zkscope did not say why kazoo; stderr:\n%s", out.String())
 	}
 	ours := locktest.Children(t, c, deploy)
-	if len(ours) != 1 || !nameFormats["kazoo/exclusive"].MatchString(ours[0]) {
+	if len(ours) != 1 || !NameFormats["kazoo/exclusive"].MatchString(ours[0]) {
 		t.Fatalf("our node %v is not in kazoo's format", ours)
 	}
 	kz.Acquire(t, "deploy", "lock", deploy)
@@ -72,8 +74,8 @@ func TestCLINeverGuessesLibrary(t *testing.T) {
 
 	// 3. --recipe curator against the kazoo holder: refused, nothing made.
 	code, stderr = locktest.RunWithin(t, locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", deploy, "--recipe", "curator", "--", "true"), 60*time.Second)
-	if code != ExitRefused || !strings.Contains(stderr, "kazoo.lock") || !strings.Contains(stderr, "--force-recipe") {
-		t.Fatalf("exit %d, want %d naming the kazoo contenders and --force-recipe; stderr:\n%s", code, ExitRefused, stderr)
+	if code != lockops.ExitRefused || !strings.Contains(stderr, "kazoo.lock") || !strings.Contains(stderr, "--force-recipe") {
+		t.Fatalf("exit %d, want %d naming the kazoo contenders and --force-recipe; stderr:\n%s", code, lockops.ExitRefused, stderr)
 	}
 	if kids := locktest.Children(t, c, deploy); len(kids) != 1 {
 		t.Fatalf("queue %v, want only the kazoo holder", kids)
@@ -84,7 +86,7 @@ func TestCLINeverGuessesLibrary(t *testing.T) {
 	cmd = locktest.ZkscopeCmd(t, state, cl.ConnectString(), "lock", fresh, "--recipe", "curator")
 	out, exited = locktest.StartCLI(t, cmd, "Ctrl-C releases")
 	ours = locktest.Children(t, c, fresh)
-	if len(ours) != 1 || !nameFormats["curator/exclusive"].MatchString(ours[0]) {
+	if len(ours) != 1 || !NameFormats["curator/exclusive"].MatchString(ours[0]) {
 		t.Fatalf("our node %v is not in Curator's format", ours)
 	}
 	cu := locktest.StartPeer(t, "curator", cl.ConnectString(), fresh, "mutex")

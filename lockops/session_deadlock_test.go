@@ -1,11 +1,14 @@
-package lockops
+package lockops_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
+	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -19,25 +22,25 @@ func TestSessionDeadlockLive(t *testing.T) {
 	a, b, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
 	root := zktest.Path(t)
 	x, y := root+"/x", root+"/y"
-	if _, err := Take(ctx, a, x, TakeOptions{Library: Curator}); err != nil {
+	if _, err := take.Take(ctx, a, x, take.Options{Library: lockops.Curator}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Take(ctx, b, y, TakeOptions{Library: Kazoo}); err != nil {
+	if _, err := take.Take(ctx, b, y, take.Options{Library: lockops.Kazoo}); err != nil {
 		t.Fatal(err)
 	}
-	takeAsync(ctx, a, y, TakeOptions{Library: Kazoo})
-	takeAsync(ctx, b, x, TakeOptions{Library: Curator})
+	taketest.TakeAsync(ctx, a, y, take.Options{Library: lockops.Kazoo})
+	taketest.TakeAsync(ctx, b, x, take.Options{Library: lockops.Curator})
 	locktest.WaitChildren(t, op, x, 2)
 	locktest.WaitChildren(t, op, y, 2)
-	queues, err := Scan(ctx, op, root, ScanOptions{})
+	queues, err := lockops.Scan(ctx, op, root, lockops.ScanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	Diagnose(queues, ServerDiagnoseOptions{Ensemble: Verify(ctx, op, queues)})
-	var found []Problem
+	lockops.Diagnose(queues, lockops.ServerDiagnoseOptions{Ensemble: lockops.Verify(ctx, op, queues)})
+	var found []lockops.Problem
 	for _, q := range queues {
 		for _, p := range q.Problems {
-			if p.Kind == ProblemSessionDeadlock {
+			if p.Kind == lockops.ProblemSessionDeadlock {
 				found = append(found, p)
 			}
 		}
@@ -46,8 +49,8 @@ func TestSessionDeadlockLive(t *testing.T) {
 		t.Fatalf("session-deadlock reported %d times: %+v", len(found), queues)
 	}
 	for _, s := range []int64{a.SessionID(), b.SessionID()} {
-		if !strings.Contains(found[0].Detail, FormatSession(s)) {
-			t.Errorf("detail lacks session %s: %s", FormatSession(s), found[0].Detail)
+		if !strings.Contains(found[0].Detail, lockops.FormatSession(s)) {
+			t.Errorf("detail lacks session %s: %s", lockops.FormatSession(s), found[0].Detail)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package lockops
+package take
 
 import (
 	"context"
@@ -8,27 +8,28 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
 // DemoLock is one lock the demo contenders fight over.
 type DemoLock struct {
 	Path    string
-	Library *Library
+	Library *lockops.Library
 	// Modes of the contenders, one each (e.g. read, read, write, read).
-	Modes []Mode
+	Modes []lockops.Mode
 }
 
 // DemoLocks are the locks [RunDemoContenders] creates below root: a Curator
 // mutex, a Curator read/write lock and a kazoo lock.
 func DemoLocks(root string) []DemoLock {
 	return []DemoLock{
-		{Path: zkview.Join(root, "curator-mutex"), Library: Curator,
-			Modes: []Mode{ModeExclusive, ModeExclusive, ModeExclusive, ModeExclusive}},
-		{Path: zkview.Join(root, "curator-rwlock"), Library: Curator,
-			Modes: []Mode{ModeRead, ModeWrite, ModeRead, ModeRead}},
-		{Path: zkview.Join(root, "kazoo-lock"), Library: Kazoo,
-			Modes: []Mode{ModeExclusive, ModeExclusive, ModeExclusive}},
+		{Path: zkview.Join(root, "curator-mutex"), Library: lockops.Curator,
+			Modes: []lockops.Mode{lockops.ModeExclusive, lockops.ModeExclusive, lockops.ModeExclusive, lockops.ModeExclusive}},
+		{Path: zkview.Join(root, "curator-rwlock"), Library: lockops.Curator,
+			Modes: []lockops.Mode{lockops.ModeRead, lockops.ModeWrite, lockops.ModeRead, lockops.ModeRead}},
+		{Path: zkview.Join(root, "kazoo-lock"), Library: lockops.Kazoo,
+			Modes: []lockops.Mode{lockops.ModeExclusive, lockops.ModeExclusive, lockops.ModeExclusive}},
 	}
 }
 
@@ -49,7 +50,7 @@ func RunDemoContenders(ctx context.Context, servers []string, root string) error
 func RunDemoLocks(ctx context.Context, servers []string, locks []DemoLock) error {
 	type contender struct {
 		lock DemoLock
-		mode Mode
+		mode lockops.Mode
 		id   int
 		c    *zkview.Client
 	}
@@ -85,7 +86,7 @@ func RunDemoLocks(ctx context.Context, servers []string, locks []DemoLock) error
 	return nil
 }
 
-func runDemoContender(ctx context.Context, c *zkview.Client, l DemoLock, mode Mode, id int) {
+func runDemoContender(ctx context.Context, c *zkview.Client, l DemoLock, mode lockops.Mode, id int) {
 	pause := func(min, max time.Duration) bool {
 		d := min + rand.N(max-min)
 		select {
@@ -100,7 +101,7 @@ func runDemoContender(ctx context.Context, c *zkview.Client, l DemoLock, mode Mo
 		return
 	}
 	for ctx.Err() == nil {
-		h, err := Take(ctx, c, l.Path, TakeOptions{
+		h, err := Take(ctx, c, l.Path, Options{
 			Library: l.Library, Mode: mode, Note: fmt.Sprintf("stand-in for a %s contender %d (%s)", l.Library.Title, id, mode),
 			unaudited: true,
 		})

@@ -1,10 +1,11 @@
-package lockops
+package take
 
 import (
 	"context"
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -13,7 +14,7 @@ import (
 // in every demo lock, keeps the audit log clean, and leaves no lock node
 // once stopped.
 func TestDemoContenders(t *testing.T) {
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -44,7 +45,7 @@ func TestDemoContenders(t *testing.T) {
 			return len(locktest.Children(t, obs, l.Path)) == 0
 		})
 	}
-	if e := readAudit(t, audit); len(e) != 0 {
+	if e := audittest.Read(t, audit); len(e) != 0 {
 		t.Fatalf("the demo wrote to the audit log: %+v", e)
 	}
 }

@@ -1,4 +1,4 @@
-package lockops
+package take_test
 
 import (
 	"context"
@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/take"
+	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -17,12 +21,12 @@ import (
 // back. The lock was declared lost meanwhile, so zkscope deletes our node
 // at once and says so; Release after LOST does not prevent it.
 func TestLostStaysLost(t *testing.T) {
-	audit := auditToTemp(t)
+	audit := audittest.ToTemp(t)
 	cl := zktest.StartStandalone(t, zktest.Options{})
 	srv := cl.Servers[0]
 	c := locktest.NewClient(t, cl.Addrs(), func(cfg *zkview.Config) { cfg.SessionTimeout = 4 * time.Second })
 	lockPath := "/locks/lost-stays-lost"
-	h, err := Take(context.Background(), c, lockPath, TakeOptions{Library: Curator})
+	h, err := take.Take(context.Background(), c, lockPath, take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +41,7 @@ func TestLostStaysLost(t *testing.T) {
 	if lostAfter := time.Since(down); lostAfter > 4*time.Second {
 		t.Fatalf("LOST %s after the server went down, later than the session timeout", lostAfter)
 	}
-	if err := h.Release(context.Background()); !errors.Is(err, ErrLost) {
+	if err := h.Release(context.Background()); !errors.Is(err, lockops.ErrLost) {
 		t.Fatalf("release after LOST: %v, want ErrLost", err)
 	}
 	// The scenario: the server stays down for longer than the session
@@ -49,7 +53,7 @@ func TestLostStaysLost(t *testing.T) {
 	if err := srv.WaitServing(60 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	var deleted HoldChange
+	var deleted lockops.HoldChange
 	timeout := time.After(30 * time.Second)
 	for deleted.Reason == "" {
 		select {
@@ -73,7 +77,7 @@ func TestLostStaysLost(t *testing.T) {
 	if kids := locktest.Children(t, c, lockPath); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
-	if !hasAudit(readAudit(t, audit), OpDeleteLost, AuditOK, h.Node) {
+	if !audittest.Has(audittest.Read(t, audit), lockops.OpDeleteLost, lockops.AuditOK, h.Node) {
 		t.Fatal("the deletion is not in the audit log")
 	}
 	t.Logf("%s", deleted.Reason)
@@ -85,18 +89,18 @@ func TestTakeLostPlaceSaysRejoin(t *testing.T) {
 	cl := zktest.Shared(t)
 	lockPath := zktest.Path(t)
 	holder := locktest.NewClient(t, cl.Addrs())
-	h, err := Take(context.Background(), holder, lockPath, TakeOptions{Library: Curator})
+	h, err := take.Take(context.Background(), holder, lockPath, take.Options{Library: lockops.Curator})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release(context.Background())
 	waiter := locktest.NewClient(t, cl.Addrs())
-	a := takeAsync(context.Background(), waiter, lockPath, TakeOptions{})
-	a.waitingOn(t, h.Node)
+	a := taketest.TakeAsync(context.Background(), waiter, lockPath, take.Options{})
+	a.WaitingOn(t, h.Node)
 	locktest.CloseSessionAs(t, cl.Addrs(), waiter.Conn())
-	_, err = a.wait(t)
+	_, err = a.Wait(t)
 	t.Logf("%v", err)
-	if !errors.Is(err, ErrLost) || !strings.Contains(err.Error(), "our place in the queue of "+lockPath+" is lost") || !strings.Contains(err.Error(), "rejoin") {
+	if !errors.Is(err, lockops.ErrLost) || !strings.Contains(err.Error(), "our place in the queue of "+lockPath+" is lost") || !strings.Contains(err.Error(), "rejoin") {
 		t.Fatalf("wait cut by the session's end: %v", err)
 	}
 }

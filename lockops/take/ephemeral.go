@@ -1,4 +1,4 @@
-package lockops
+package take
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -15,25 +16,25 @@ import (
 // create the node; when it exists, watch it with exists and try again
 // once it is deleted. Parents are made persistent. A create whose reply
 // was lost to a disconnect is ours when the node's owner is our session.
-func joinEphemeral(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (*Held, error) {
+func joinEphemeral(ctx context.Context, c *zkview.Client, plan Plan, o Options) (*Held, error) {
 	w, cancel := newWaiter(ctx, c, plan, o)
 	defer cancel()
 	sub, unsub := c.Subscribe()
 	defer unsub()
-	data := OwnerData(o.Note)
+	data := lockops.OwnerData(o.Note)
 	for {
 		st, err := createEphemeral(c, plan.Path, data)
 		switch {
 		case err == nil:
-			return newHeld(c, plan.Path, plan.Path, KindEphemeralLock, ModeExclusive, st), nil
+			return newHeld(c, plan.Path, plan.Path, lockops.KindEphemeralLock, lockops.ModeExclusive, st), nil
 		case w.ctx.Err() != nil:
 			return nil, w.ctxErr(plan.Path)
-		case IsRefusal(err):
+		case lockops.IsRefusal(err):
 			return nil, err
 		case !errors.Is(err, zk.ErrNodeExists):
 			return nil, fmt.Errorf("take %s: %w", plan.Path, err)
-		case o.Wait == WaitNone:
-			return nil, fmt.Errorf("take %s: %w (held by another session; we would watch it with exists)", plan.Path, ErrWouldBlock)
+		case o.Wait == lockops.WaitNone:
+			return nil, fmt.Errorf("take %s: %w (held by another session; we would watch it with exists)", plan.Path, lockops.ErrWouldBlock)
 		}
 		if err := w.waitGone(sub); err != nil {
 			return nil, err
@@ -45,14 +46,14 @@ func joinEphemeral(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeO
 // try again), our session ends, or ctx does.
 func (w *waiter) waitGone(sub <-chan zkview.ConnEvent) error {
 	lockPath := w.plan.Path
-	ch, err := zkview.Call(w.ctx, func() (<-chan zk.Event, error) { return watch(w.c, lockPath, WatchExists) })
+	ch, err := zkview.Call(w.ctx, func() (<-chan zk.Event, error) { return watch(w.c, lockPath, lockops.WatchExists) })
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("take %s: watch it: %w", lockPath, err)
 	}
-	w.report(Progress{Path: lockPath, Recipe: string(KindEphemeralLock), Position: 1, QueueLen: 2, WaitingOn: lockPath})
+	w.report(Progress{Path: lockPath, Recipe: string(lockops.KindEphemeralLock), Position: 1, QueueLen: 2, WaitingOn: lockPath})
 	if ctxDone, lost := w.await(ch, sub, w.c.Conn().SessionID()); ctxDone {
 		return w.ctxErr(lockPath)
 	} else if lost != nil {
@@ -80,7 +81,7 @@ func createEphemeral(c *zkview.Client, lockPath string, data []byte) (zk.Stat, e
 			case gerr == nil && st.EphemeralOwner == conn.SessionID():
 				return *st, nil // ours (a lost reply's create too)
 			case gerr == nil && err == nil:
-				return zk.Stat{}, fmt.Errorf("our new node %s belongs to session %s", lockPath, FormatSession(st.EphemeralOwner))
+				return zk.Stat{}, fmt.Errorf("our new node %s belongs to session %s", lockPath, lockops.FormatSession(st.EphemeralOwner))
 			case gerr == nil:
 				return zk.Stat{}, zk.ErrNodeExists
 			case errors.Is(gerr, zk.ErrNoNode):
@@ -104,34 +105,34 @@ func createEphemeral(c *zkview.Client, lockPath string, data []byte) (zk.Stat, e
 // lock: the node there is ephemeral (only --recipe ephemeral can take it),
 // or the operator asked for --recipe ephemeral (only a missing node or an
 // ephemeral one can be taken so). decided is false for anything else.
-func planEphemeral(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions, kids []string) (plan TakePlan, decided bool, err error) {
-	asked := o.Library == Ephemeral
-	no := func(format string, args ...any) (TakePlan, bool, error) {
-		return TakePlan{}, true, Refusef(OpTake, lockPath, format, args...)
+func planEphemeral(ctx context.Context, c *zkview.Client, lockPath string, o Options, kids []string) (plan Plan, decided bool, err error) {
+	asked := o.Library == lockops.Ephemeral
+	no := func(format string, args ...any) (Plan, bool, error) {
+		return Plan{}, true, lockops.Refusef(lockops.OpTake, lockPath, format, args...)
 	}
 	st, err := zkview.Call(ctx, func() (*zk.Stat, error) {
 		_, st, err := c.Conn().Exists(c.Abs(lockPath))
 		return st, err
 	})
 	if err != nil {
-		return TakePlan{}, true, fmt.Errorf("take %s: %w", lockPath, err)
+		return Plan{}, true, fmt.Errorf("take %s: %w", lockPath, err)
 	}
 	held := st.Czxid != 0 && st.EphemeralOwner != 0
 	switch {
 	case !held && !asked:
-		return TakePlan{}, false, nil
+		return Plan{}, false, nil
 	case held && o.Library != nil && !asked:
-		return no("it is one ephemeral node (a plain ephemeral lock held by session %s): a %s node cannot be made under it; pass --recipe ephemeral", FormatSession(st.EphemeralOwner), o.Library)
-	case o.Mode != "" && o.Mode != ModeExclusive:
+		return no("it is one ephemeral node (a plain ephemeral lock held by session %s): a %s node cannot be made under it; pass --recipe ephemeral", lockops.FormatSession(st.EphemeralOwner), o.Library)
+	case o.Mode != "" && o.Mode != lockops.ModeExclusive:
 		return no("plain ephemeral locks are exclusive only (asked for --mode %s): pass --mode exclusive", o.Mode)
 	case !held && st.Czxid != 0 && len(kids) > 0:
-		return no("it is a persistent node with %s below it, not a plain ephemeral lock: pass the --recipe of the queue there, or another path", Plural(len(kids), "child"))
+		return no("it is a persistent node with %s below it, not a plain ephemeral lock: pass the --recipe of the queue there, or another path", lockops.Plural(len(kids), "child"))
 	case !held && st.Czxid != 0:
 		return no("it is a persistent node: as a plain ephemeral lock it would never be free; delete it first or pass another path")
 	}
-	plan = TakePlan{Path: lockPath, Library: Ephemeral, Mode: ModeExclusive, Kind: KindEphemeralLock}
+	plan = Plan{Path: lockPath, Library: lockops.Ephemeral, Mode: lockops.ModeExclusive, Kind: lockops.KindEphemeralLock}
 	if held {
-		plan.Existing = "an ephemeral node held by session " + FormatSession(st.EphemeralOwner)
+		plan.Existing = "an ephemeral node held by session " + lockops.FormatSession(st.EphemeralOwner)
 		if !asked {
 			plan.Why = "it is one ephemeral node: taking it as a plain ephemeral lock (create it, or wait with exists until it is deleted)"
 		}

@@ -1,9 +1,10 @@
-package lockops
+package take
 
 import (
 	"context"
 	"testing"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -12,7 +13,7 @@ import (
 // BenchmarkTakeRelease measures an uncontended take and release (create,
 // stat, list, delete, plus the holder's watch) on a local server.
 func BenchmarkTakeRelease(b *testing.B) {
-	for _, r := range []*Library{Curator, Kazoo, GoZK} {
+	for _, r := range []*lockops.Library{lockops.Curator, lockops.Kazoo, lockops.GoZK} {
 		b.Run(r.Name, func(b *testing.B) {
 			b.Setenv("XDG_STATE_HOME", b.TempDir())
 			cl := zktest.Shared(b)
@@ -21,7 +22,7 @@ func BenchmarkTakeRelease(b *testing.B) {
 			lockPath := zktest.Path(b)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				h, err := Take(ctx, c, lockPath, TakeOptions{Library: r})
+				h, err := Take(ctx, c, lockPath, Options{Library: r})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -41,7 +42,7 @@ func BenchmarkHandOver(b *testing.B) {
 	a, w := locktest.NewClient(b, cl.Addrs()), locktest.NewClient(b, cl.Addrs())
 	ctx := context.Background()
 	lockPath := zktest.Path(b)
-	h, err := Take(ctx, a, lockPath, TakeOptions{Library: Curator})
+	h, err := Take(ctx, a, lockPath, Options{Library: lockops.Curator})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func BenchmarkHandOver(b *testing.B) {
 		done := make(chan error, 1)
 		go func() {
 			var once bool
-			nh, err := Take(ctx, waiter.c, lockPath, TakeOptions{Progress: func(p Progress) {
+			nh, err := Take(ctx, waiter.c, lockPath, Options{Progress: func(p Progress) {
 				if p.WaitingOn != "" && !once {
 					once = true
 					close(queued)

@@ -1,4 +1,4 @@
-package lockops
+package take
 
 // A lock zkscope holds: its state and what it publishes (changes,
 // deadlines, loss, revocation). Two goroutines keep it current: the node
@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -36,7 +37,7 @@ type Held struct {
 	Path     string // lock directory
 	Node     string // our node (full path, caller's view)
 	Recipe   string // locks-json recipe name
-	Mode     Mode
+	Mode     lockops.Mode
 	Session  int64 // the session that owns Node
 	Czxid    int64 // Node's creation zxid (tells a re-created node apart; the fencing token)
 	Acquired time.Time
@@ -44,7 +45,7 @@ type Held struct {
 	c *zkview.Client
 
 	mu          sync.Mutex
-	state       HoldState
+	state       lockops.HoldState
 	reason      string
 	version     int32
 	releasing   bool
@@ -53,14 +54,14 @@ type Held struct {
 	lastContact time.Time     // send time of our latest answered request
 	timeout     time.Duration // negotiated session timeout
 	cleanup     bool          // LOST by silence: delete our node if the session comes back
-	HoldSubscribers
+	lockops.HoldSubscribers
 	lost    chan struct{}
 	revoked chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
 }
 
-func newHeld(c *zkview.Client, lockPath, node string, k Kind, mode Mode, st zk.Stat) *Held {
+func newHeld(c *zkview.Client, lockPath, node string, k lockops.Kind, mode lockops.Mode, st zk.Stat) *Held {
 	h := &Held{
 		Path: lockPath, Node: node, Recipe: string(k), Mode: mode,
 		Session: st.EphemeralOwner, Czxid: st.Czxid, Acquired: time.Now(),
@@ -92,7 +93,7 @@ func heartbeatEvery(timeout time.Duration) time.Duration {
 func suspendAfter(timeout time.Duration) time.Duration { return timeout / 4 }
 
 // State is the lock's current state.
-func (h *Held) State() HoldState {
+func (h *Held) State() lockops.HoldState {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.state
@@ -117,7 +118,7 @@ func (h *Held) Deadline() time.Time {
 }
 
 func (h *Held) deadlineLocked() time.Time {
-	return h.lastContact.Add(h.timeout - LossMargin(h.timeout))
+	return h.lastContact.Add(h.timeout - lockops.LossMargin(h.timeout))
 }
 
 // LastContact is the send time of the latest request of our session the
@@ -139,7 +140,7 @@ func (h *Held) Timeout() time.Duration {
 // lags the oldest undelivered change is dropped, never the newest). It is
 // closed after StateReleased, and after StateLost once nothing is left to
 // do (after the NodeDeleted change when our node had to be deleted).
-func (h *Held) Changes() <-chan HoldChange {
+func (h *Held) Changes() <-chan lockops.HoldChange {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.SubscribeLocked(h.state, h.reason, h.cleanup)
@@ -162,31 +163,28 @@ func (h *Held) LostCh() <-chan struct{} { return h.lost }
 func (h *Held) RevokeCh() <-chan struct{} { return h.revoked }
 
 // setStateLocked records a change and tells subscribers. Caller holds h.mu.
-func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
-	if h.state == StateLost || h.state == StateReleased {
+func (h *Held) setStateLocked(s lockops.HoldState, reason string, revoke bool) {
+	if h.state == lockops.StateLost || h.state == lockops.StateReleased {
 		return
 	}
 	if s == h.state && !revoke {
 		return
 	}
 	h.state, h.reason = s, reason
-	if s == StateHeld {
+	if s == lockops.StateHeld {
 		h.reason = ""
 	}
-	ev := HoldChange{State: s, Reason: h.reason, RevokeRequested: revoke, Time: time.Now()}
-	if s == StateHeld || s == StateSuspended {
+	ev := lockops.HoldChange{State: s, Reason: h.reason, RevokeRequested: revoke, Time: time.Now()}
+	if s == lockops.StateHeld || s == lockops.StateSuspended {
 		ev.Deadline = h.deadlineLocked()
 	}
-	ev.WatchingForReturn = s == StateLost && h.cleanup
+	ev.WatchingForReturn = s == lockops.StateLost && h.cleanup
 	h.NotifyLocked(ev)
-	if s == StateLost || s == StateReleased {
-		if s == StateLost {
+	if s == lockops.StateLost || s == lockops.StateReleased {
+		if s == lockops.StateLost {
 			close(h.lost)
 		}
-		for _, ch := range h.deadlines {
-			close(ch)
-		}
-		h.deadlines = nil
+		h.CloseDeadlinesLocked()
 		if !h.cleanup {
 			h.CloseSubsLocked()
 		}
@@ -194,7 +192,7 @@ func (h *Held) setStateLocked(s HoldState, reason string, revoke bool) {
 }
 
 // setState is setStateLocked taking h.mu.
-func (h *Held) setState(s HoldState, reason string) {
+func (h *Held) setState(s lockops.HoldState, reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.setStateLocked(s, reason, false)
@@ -214,7 +212,7 @@ func (h *Held) closeStop() {
 // String summarises the lock for display:
 // "curator.mutex /app/lock/_c_…-lock-0000000003 (session 0x…)".
 func (h *Held) String() string {
-	return fmt.Sprintf("%s %s (session %s)", h.Recipe, h.Node, FormatSession(h.Session))
+	return fmt.Sprintf("%s %s (session %s)", h.Recipe, h.Node, lockops.FormatSession(h.Session))
 }
 
 // LockNode, ReleaseWithin and ServerName make a [*Held] a heldLock for
@@ -226,7 +224,7 @@ func (h *Held) ServerName() string           { return "ZooKeeper" }
 // DeadlineRule says what [Held.Deadline] is, naming the flag that moves it.
 func (h *Held) DeadlineRule() string {
 	t := h.Timeout()
-	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, LossMargin(t))
+	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, lockops.LossMargin(t))
 }
 
 // FenceEnv is what CMD learns about the lock it runs under: enough to fence
@@ -236,7 +234,7 @@ func (h *Held) FenceEnv() []string {
 	return []string{
 		"ZKSCOPE_LOCK_PATH=" + h.Path,
 		"ZKSCOPE_LOCK_NODE=" + h.Node,
-		"ZKSCOPE_LOCK_SESSION=" + FormatSession(h.Session),
+		"ZKSCOPE_LOCK_SESSION=" + lockops.FormatSession(h.Session),
 		"ZKSCOPE_LOCK_FENCE=" + strconv.FormatInt(h.Czxid, 10),
 	}
 }

@@ -1,4 +1,14 @@
-package lockops
+// Package take takes and holds ZooKeeper locks in the libraries' own
+// formats: the plan (plan.go: which library and mode, or a refusal,
+// never a guess), joining the queue and waiting where [lockops.Decode]
+// says the library waits (take.go, wait.go; a plain ephemeral lock:
+// ephemeral.go), the held lock (held*.go: last contact, deadline; lost
+// stays lost: lost.go) and its release. demo.go runs the demo's
+// contenders on the same code.
+//
+// It reads lock directories through scan and decides with the recipe
+// model; it imports nothing of ui or cmd.
+package take
 
 import (
 	"context"
@@ -10,22 +20,23 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// TakeOptions configure [Take].
-type TakeOptions struct {
+// Options configure [Take].
+type Options struct {
 	// Library is the format to take the lock in; nil decides from the
 	// contenders already there, else the locks next to it, else the
 	// context's default_recipe, else refuses (see [PlanTake]).
-	Library *Library
-	Mode    Mode // default ModeExclusive
+	Library *lockops.Library
+	Mode    lockops.Mode // default ModeExclusive
 	// ForceRecipe takes in Library's format and Mode's lock type even when
 	// the contenders already there are of another library or lock type
 	// (which breaks mutual exclusion with them).
 	ForceRecipe bool
-	Wait        WaitPolicy    // default WaitBlock
-	Timeout     time.Duration // for WaitTimeout
+	Wait        lockops.WaitPolicy // default WaitBlock
+	Timeout     time.Duration      // for WaitTimeout
 	// Note is appended to the owner identity written as the node's data
 	// ("user@host zkscope pid N: note").
 	Note string
@@ -55,16 +66,16 @@ type Progress struct {
 // znode format ([PlanTake] decides which, or refuses) and waits for the
 // lock as that library would: list, order with its rule, watch the node
 // it would watch, repeat. Our place is decoded by the same code as
-// [Decode]'s, so what Take waits on is what `zkscope locks` shows. On
+// [lockops.Decode]'s, so what Take waits on is what `zkscope locks` shows. On
 // timeout, WaitNone failure or ctx end our node is deleted again.
 //
 // The returned [Held] tracks whether the lock is still ours; call
 // [Held.Release] to let go.
-func Take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions) (*Held, error) {
+func Take(ctx context.Context, c *zkview.Client, lockPath string, o Options) (*Held, error) {
 	lockPath = path.Clean(lockPath)
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("take %s: %w", lockPath, zkview.ErrReadOnly)
-		Record(c, OpTake, lockPath, nil, 0, err)
+		lockops.Record(c, lockops.OpTake, lockPath, nil, 0, err)
 		return nil, err
 	}
 	h, err := take(ctx, c, lockPath, o)
@@ -87,13 +98,13 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 		if node != "" {
 			p = node
 		}
-		Record(c, OpTake, p, nil, session, err)
+		lockops.Record(c, lockops.OpTake, p, nil, session, err)
 		return nil, err
 	}
 	h.mu.Lock() // the monitor may already update the version
 	v := h.version
 	h.mu.Unlock()
-	Record(c, OpTake, h.Node, VersionPtr(v), h.Session, nil)
+	lockops.Record(c, lockops.OpTake, h.Node, lockops.VersionPtr(v), h.Session, nil)
 	return h, nil
 }
 
@@ -107,9 +118,9 @@ type takeError struct {
 func (e *takeError) Error() string { return e.err.Error() }
 func (e *takeError) Unwrap() error { return e.err }
 
-func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions) (*Held, error) {
-	if o.Wait == WaitTimeout && o.Timeout <= 0 {
-		o.Wait = WaitNone
+func take(ctx context.Context, c *zkview.Client, lockPath string, o Options) (*Held, error) {
+	if o.Wait == lockops.WaitTimeout && o.Timeout <= 0 {
+		o.Wait = lockops.WaitNone
 	}
 	plan, err := PlanTake(ctx, c, lockPath, o)
 	if err != nil {
@@ -118,7 +129,7 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 	if plan.Why != "" && o.Notice != nil {
 		o.Notice(plan.Why)
 	}
-	if plan.Kind == KindEphemeralLock {
+	if plan.Kind == lockops.KindEphemeralLock {
 		return joinEphemeral(ctx, c, plan, o) // ephemeral.go
 	}
 	return join(ctx, c, plan, o)
@@ -126,16 +137,16 @@ func take(ctx context.Context, c *zkview.Client, lockPath string, o TakeOptions)
 
 // join creates our node as plan says and waits for the lock: list, find
 // our place with the library's rule, watch what it says, repeat.
-func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (*Held, error) {
+func join(ctx context.Context, c *zkview.Client, plan Plan, o Options) (*Held, error) {
 	w, cancel := newWaiter(ctx, c, plan, o)
 	defer cancel()
 	sub, unsub := c.Subscribe()
 	defer unsub()
-	node, st, err := createLockNode(w.ctx, c, plan, OwnerData(o.Note))
+	node, st, err := createLockNode(w.ctx, c, plan, lockops.OwnerData(o.Note))
 	switch {
 	case err != nil && w.ctx.Err() != nil:
 		return nil, w.ctxErr("")
-	case IsRefusal(err):
+	case lockops.IsRefusal(err):
 		return nil, err
 	case err != nil:
 		return nil, fmt.Errorf("take %s: %w", plan.Path, err)
@@ -148,7 +159,7 @@ func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (
 			return nil, err
 		case me == nil:
 			continue // in flight at a disconnect: look again
-		case me.State == StateHolding:
+		case me.State == lockops.StateHolding:
 			return newHeld(c, plan.Path, node, plan.Kind, plan.Mode, st), nil
 		}
 		if err := w.waitOn(*me, sub); err != nil {
@@ -161,8 +172,8 @@ func join(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (
 // how to give up.
 type waiter struct {
 	c           *zkview.Client
-	plan        TakePlan
-	o           TakeOptions
+	plan        Plan
+	o           Options
 	parent, ctx context.Context // the caller's, and bounded by the timeout
 	node        string
 	st          zk.Stat
@@ -172,10 +183,10 @@ type waiter struct {
 
 // newWaiter is a waiter for plan whose context ends at o's timeout (when
 // it has one); call cancel when done.
-func newWaiter(ctx context.Context, c *zkview.Client, plan TakePlan, o TakeOptions) (w *waiter, cancel context.CancelFunc) {
+func newWaiter(ctx context.Context, c *zkview.Client, plan Plan, o Options) (w *waiter, cancel context.CancelFunc) {
 	w = &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
 	cancel = func() {}
-	if o.Wait == WaitTimeout {
+	if o.Wait == lockops.WaitTimeout {
 		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 	}
 	return w, cancel
@@ -194,9 +205,9 @@ func (w *waiter) ctxErr(waitingOn string) error {
 	lockPath := w.plan.Path
 	if w.parent.Err() == nil && w.ctx.Err() != nil {
 		if waitingOn != "" {
-			return fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, ErrTimeout, w.o.Timeout, waitingOn)
+			return fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, lockops.ErrTimeout, w.o.Timeout, waitingOn)
 		}
-		return fmt.Errorf("take %s: %w after %s", lockPath, ErrTimeout, w.o.Timeout)
+		return fmt.Errorf("take %s: %w after %s", lockPath, lockops.ErrTimeout, w.o.Timeout)
 	}
 	return fmt.Errorf("take %s: %w", lockPath, w.parent.Err())
 }
@@ -247,13 +258,13 @@ func (w *waiter) failed(err error, what, waitingOn string) error {
 // look lists the queue and finds our place in it with the library's rule
 // (the decoder Decode uses), reporting progress. A nil participant and
 // error: look again.
-func (w *waiter) look() (*Participant, error) {
+func (w *waiter) look() (*lockops.Participant, error) {
 	lockPath, name, session := w.plan.Path, path.Base(w.node), w.st.EphemeralOwner
 	kids, err := zkview.Call(w.ctx, func() ([]string, error) {
 		kids, _, err := w.c.Conn().Children(w.c.Abs(lockPath))
 		return kids, err
 	})
-	var me Participant
+	var me lockops.Participant
 	var qlen int
 	found := false
 	if err == nil {
@@ -264,13 +275,13 @@ func (w *waiter) look() (*Participant, error) {
 	}
 	w.closedSince = time.Time{}
 	if !found {
-		return nil, w.fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, ErrLost))
+		return nil, w.fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, lockops.ErrLost))
 	}
-	if me.State == StateWaiting && me.Watches == "" {
+	if me.State == lockops.StateWaiting && me.Watches == "" {
 		return nil, w.giveUp(fmt.Errorf("take %s: %s's rule gives our node nothing to wait on (see `zkscope doctor %s`): giving up", lockPath, w.plan.Library, lockPath))
 	}
-	if me.State == StateWaiting && w.o.Wait == WaitNone {
-		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, ErrWouldBlock, me.Watches))
+	if me.State == lockops.StateWaiting && w.o.Wait == lockops.WaitNone {
+		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, lockops.ErrWouldBlock, me.Watches))
 	}
 	w.report(Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches})
 	return &me, nil
@@ -296,9 +307,9 @@ func (w *waiter) ownerOf(name string) (int64, error) {
 // A create whose reply was lost to a disconnect is found again by its unique
 // prefix, as the libraries' protected mode does. If ctx ends while the
 // create is in flight, the node is deleted once it appears.
-func createLockNode(ctx context.Context, c *zkview.Client, plan TakePlan, data []byte) (string, zk.Stat, error) {
-	lockPath, f := plan.Path, plan.Library.take
-	prefix := f.newPrefix(f.marker(plan.Mode))
+func createLockNode(ctx context.Context, c *zkview.Client, plan Plan, data []byte) (string, zk.Stat, error) {
+	lockPath, f := plan.Path, plan.Library.Format
+	prefix := f.NewPrefix(f.Marker(plan.Mode))
 	type result struct {
 		node string
 		st   zk.Stat
@@ -306,7 +317,7 @@ func createLockNode(ctx context.Context, c *zkview.Client, plan TakePlan, data [
 	}
 	done := make(chan result, 1)
 	go func() {
-		node, st, err := createProtected(c, lockPath, prefix, data, f.containerParents)
+		node, st, err := createProtected(c, lockPath, prefix, data, f.ContainerParents)
 		done <- result{node, st, err}
 	}()
 	select {
@@ -397,14 +408,14 @@ func makeParents(conn *zk.Conn, abs string, containers bool) error {
 }
 
 // guardCreate refuses to create the node p, or the missing nodes above
-// it, inside a lock directory ([EnclosingLock]): only that lock's recipe
+// it, inside a lock directory ([lockops.EnclosingLock]): only that lock's recipe
 // makes nodes there. The take's planner refuses such a path first; this
 // is the last check before any create other than our own lock node's, so
 // that no path, planned or not, forges a participant of someone's lock.
 func guardCreate(c *zkview.Client, p string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), sessionTimeout(c))
 	defer cancel()
-	return insideLock(ctx, c, OpTake, p)
+	return insideLock(ctx, c, lockops.OpTake, p)
 }
 
 // deleteOwnNode deletes a node we created, provided it is still that node

@@ -20,6 +20,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/lockrun"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
@@ -133,9 +134,9 @@ locks", for what Redis locks cannot promise).`,
 			case noWait && cmd.Flags().Changed("timeout"):
 				return usagef("--no-wait and --timeout exclude each other")
 			case noWait:
-				opts.Wait = lockops.WaitNone
+				opts.Wait = hold.WaitNone
 			case timeout > 0:
-				opts.Wait, opts.Timeout = lockops.WaitTimeout, timeout
+				opts.Wait, opts.Timeout = hold.WaitTimeout, timeout
 			}
 			signals := make(chan os.Signal, 4)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)

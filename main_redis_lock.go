@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/lockrun"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
@@ -88,9 +89,9 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	case noWait && f.Changed("timeout"):
 		return true, usagef("--no-wait and --timeout exclude each other")
 	case noWait:
-		o.Wait = lockops.WaitNone
+		o.Wait = hold.WaitNone
 	case timeout > 0:
-		o.Wait, o.Timeout = lockops.WaitTimeout, timeout
+		o.Wait, o.Timeout = hold.WaitTimeout, timeout
 	}
 	sig, err := lockrun.ParseSignal(killSignal)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
@@ -159,7 +160,7 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 		return strings.Contains(s, "We hold this lock") && d.m.lock.Holding() && len(d.m.lock.Queue().Participants) == 1
 	})
 	deadline := time.Now().Add(10 * time.Second)
-	for alphaHeld.State() != lockops.StateLost {
+	for alphaHeld.State() != hold.StateLost {
 		if time.Now().After(deadline) {
 			t.Fatalf("alpha's lock is %s after the force-delete, want lost", alphaHeld.State())
 		}

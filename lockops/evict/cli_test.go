@@ -10,6 +10,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/zkview"
@@ -41,7 +42,7 @@ func TestCLIEvictConfirms(t *testing.T) {
 			!strings.Contains(out.String(), "nightly") || !strings.Contains(out.String(), lockops.FormatSession(h.Session)) {
 			t.Fatalf("piped %q: exit %d\nstdout:\n%s\nstderr:\n%s", typed, code, out.String(), stderr)
 		}
-		if h.State() != lockops.StateHeld {
+		if h.State() != hold.StateHeld {
 			t.Fatalf("holder state %s after a refused evict", h.State())
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -82,7 +83,7 @@ func TestCLIEvictTypedConfirmation(t *testing.T) {
 	if code != lockops.ExitRefused || !strings.Contains(stderr, "not confirmed") || !strings.Contains(stderr, "nothing deleted") {
 		t.Fatalf("wrong confirmation: exit %d, stderr:\n%s", code, stderr)
 	}
-	if h.State() != lockops.StateHeld {
+	if h.State() != hold.StateHeld {
 		t.Fatalf("holder state %s after a refused evict", h.State())
 	}
 	code, stderr = evictAtTerminal(t, state, cl.ConnectString(), h.Node, h.Node[len(h.Node)-10:])

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
@@ -171,7 +172,7 @@ func TestRevoke(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the holder did not see the revocation request")
 	}
-	if h.State() != lockops.StateHeld {
+	if h.State() != hold.StateHeld {
 		t.Fatalf("a revocation request must not change the state: %s", h.State())
 	}
 	h.Release(ctx)
@@ -189,7 +190,7 @@ func TestRevoke(t *testing.T) {
 	if err != nil || !res.Released {
 		t.Fatalf("revoke of a revocable holder: %+v %v", res, err)
 	}
-	locktest.WaitFor(t, "the holder to be released", 30*time.Second, func() bool { return h2.State() == lockops.StateReleased })
+	locktest.WaitFor(t, "the holder to be released", 30*time.Second, func() bool { return h2.State() == hold.StateReleased })
 	if !audittest.Has(audittest.Read(t, audit), lockops.OpRevoke, lockops.AuditOK, h.Node) {
 		t.Fatal("audit log lacks the revoke")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
@@ -31,7 +32,7 @@ func followers(t *testing.T, cl *zktest.Cluster) []*zktest.Server {
 }
 
 // nextChange waits for the next state change on ch.
-func nextChange(t *testing.T, ch <-chan lockops.HoldChange, want lockops.HoldState) lockops.HoldChange {
+func nextChange(t *testing.T, ch <-chan hold.Change, want hold.State) hold.Change {
 	t.Helper()
 	timeout := time.After(60 * time.Second)
 	for {
@@ -83,11 +84,11 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 		}()
-		sus := nextChange(t, changes, lockops.StateSuspended)
+		sus := nextChange(t, changes, hold.StateSuspended)
 		if !strings.Contains(sus.Reason, "disconnected") {
 			t.Fatalf("suspended reason %q", sus.Reason)
 		}
-		nextChange(t, changes, lockops.StateHeld)
+		nextChange(t, changes, hold.StateHeld)
 		if c.SessionID() != h.Session || c.Server() == victim.ClientAddr {
 			t.Fatalf("after reconnect: session 0x%x (held 0x%x), server %s", c.SessionID(), h.Session, c.Server())
 		}
@@ -120,14 +121,14 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		// The old connection is dropped when the session is re-attached
 		// elsewhere, so a suspended/held blip may come first; Lost is last
 		// and final.
-		var last lockops.HoldChange
+		var last hold.Change
 		for ch := range changes {
 			last = ch
 		}
-		if last.State != lockops.StateLost {
+		if last.State != hold.StateLost {
 			t.Fatalf("last change %+v, want lost", last)
 		}
-		if h.State() != lockops.StateLost {
+		if h.State() != hold.StateLost {
 			t.Fatalf("state %s, want lost", h.State())
 		}
 		wh, err := waiter.Wait(t)
@@ -157,7 +158,7 @@ func TestHeldAcrossEnsembleFailures(t *testing.T) {
 		case <-time.After(30 * time.Second):
 			t.Fatal("the new lock's monitor is not running")
 		}
-		if h3.State() != lockops.StateHeld {
+		if h3.State() != hold.StateHeld {
 			t.Fatalf("lock taken in the new session: %s (%s)", h3.State(), h3.Reason())
 		}
 		if err := h3.Release(ctx); err != nil {

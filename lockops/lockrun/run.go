@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
@@ -76,7 +77,7 @@ func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 	opts.Notice = func(why string) { say("%s", why) }
 	userProgress := opts.Progress
 	opts.Progress = func(p take.Progress) {
-		if p.WaitingOn != "" && opts.Wait != lockops.WaitNone { // --no-wait: it fails, it does not wait
+		if p.WaitingOn != "" && opts.Wait != hold.WaitNone { // --no-wait: it fails, it does not wait
 			say("waiting for %s: position %d of %d, watching %s", lc.Path, p.Position+1, p.QueueLen, p.WaitingOn) // a person counts from 1
 		}
 		if userProgress != nil {
@@ -107,10 +108,10 @@ func Run(ctx context.Context, c *zkview.Client, lc LockCommand) (int, error) {
 // and deadlines as they come, loss and revocation, release. A screen that
 // shows or releases either kind can hold one of these.
 type HeldLock interface {
-	State() lockops.HoldState
+	State() hold.State
 	Reason() string
 	Deadline() time.Time
-	Changes() <-chan lockops.HoldChange
+	Changes() <-chan hold.Change
 	Deadlines() <-chan time.Time
 	LostCh() <-chan struct{}
 	RevokeCh() <-chan struct{}
@@ -186,7 +187,7 @@ func takeInterruptible(ctx context.Context, lc LockCommand, say func(string, ...
 		return nil, lockops.ExitRefused, err
 	}
 	if err != nil {
-		if errors.Is(err, lockops.ErrTimeout) || errors.Is(err, lockops.ErrWouldBlock) || errors.Is(err, context.Canceled) {
+		if errors.Is(err, hold.ErrTimeout) || errors.Is(err, hold.ErrWouldBlock) || errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w; %s", err, leftBehind)
 		}
 		return nil, notAcquired, err
@@ -267,11 +268,11 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 				continue
 			}
 			switch ch.State {
-			case lockops.StateSuspended:
+			case hold.StateSuspended:
 				say("%s", suspendedLine(ch, lc, h, false, time.Now()))
-			case lockops.StateHeld:
+			case hold.StateHeld:
 				say("reconnected: still holding %s", h.LockNode())
-			case lockops.StateLost:
+			case hold.StateLost:
 				return ExitLost, fmt.Errorf("LOST the lock %s: %s", lc.Path, ch.Reason)
 			}
 		}
@@ -283,14 +284,14 @@ func holdUntilSignal(ctx context.Context, h heldLock, lc LockCommand, say func(s
 // contact, so that a member failover (a reconnect in a second or two) does
 // not stop it, and SIGKILL at the deadline.
 func maxKillGrace(timeout time.Duration) time.Duration {
-	return max(timeout/2-lockops.LossMargin(timeout), 0)
+	return max(timeout/2-hold.LossMargin(timeout), 0)
 }
 
 // suspendedLine is what `zkscope lock` prints on SUSPENDED (at now): when
 // the lock is treated as lost, or CMD stopped, unless the servers answer
 // first, counted down and as a time of day, and what sets that moment,
 // naming the flags that move it.
-func suspendedLine(ch lockops.HoldChange, lc LockCommand, h heldLock, withCmd bool, now time.Time) string {
+func suspendedLine(ch hold.Change, lc LockCommand, h heldLock, withCmd bool, now time.Time) string {
 	when := func(t time.Time) string {
 		return fmt.Sprintf("in %s (at %s)", max(t.Sub(now), 0).Round(100*time.Millisecond), t.Format("15:04:05.000"))
 	}
@@ -348,7 +349,7 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 				return stoppedAtDeadline(h, lc, code, say)
 			}
 			if rerr := releaseAndReport(h, say); rerr != nil {
-				if errors.Is(rerr, lockops.ErrLost) {
+				if errors.Is(rerr, hold.ErrLost) {
 					return ExitLost, fmt.Errorf("%s exited with %d, but the lock had been lost before: %w", lc.Args[0], code, rerr)
 				}
 				return code, rerr
@@ -381,11 +382,11 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 				continue
 			}
 			switch ch.State {
-			case lockops.StateSuspended:
+			case hold.StateSuspended:
 				say("%s", suspendedLine(ch, lc, h, true, time.Now()))
-			case lockops.StateHeld:
+			case hold.StateHeld:
 				say("reconnected: still holding %s", h.LockNode())
-			case lockops.StateLost:
+			case hold.StateLost:
 				code := r.stop(fmt.Sprintf("LOST the lock %s: %s", lc.Path, ch.Reason))
 				return code, fmt.Errorf("lock %s lost while %s ran (%s); it was stopped", lc.Path, lc.Args[0], ch.Reason)
 			}
@@ -400,16 +401,16 @@ func (r *runningCmd) holdWhileRunning(ctx context.Context, h heldLock, lc LockCo
 func stoppedAtDeadline(h heldLock, lc LockCommand, code int, say func(string, ...any)) (int, error) {
 	changes := h.Changes()
 	limit := time.After(time.Until(h.Deadline()) + time.Second)
-	for h.State() == lockops.StateSuspended {
+	for h.State() == hold.StateSuspended {
 		select {
 		case <-changes:
 		case <-limit:
 		}
-		if h.State() == lockops.StateSuspended && time.Now().After(h.Deadline()) {
+		if h.State() == hold.StateSuspended && time.Now().After(h.Deadline()) {
 			break
 		}
 	}
-	if st := h.State(); st == lockops.StateLost || st == lockops.StateSuspended {
+	if st := h.State(); st == hold.StateLost || st == hold.StateSuspended {
 		return ExitLost, fmt.Errorf("LOST the lock %s: %s; %s was stopped before (exit %d)", lc.Path, h.Reason(), lc.Args[0], code)
 	}
 	if err := releaseAndReport(h, say); err != nil {

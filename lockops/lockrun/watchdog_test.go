@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/lockops/take"
 )
@@ -132,7 +132,7 @@ func TestDefaultKillGraceRidesOutRestarts(t *testing.T) {
 		}
 	}
 	const T = 10 * time.Second
-	signalAfter := T - lockops.LossMargin(T) - fitKillGrace(0, T, "", say)
+	signalAfter := T - hold.LossMargin(T) - fitKillGrace(0, T, "", say)
 	if signalAfter < 7*time.Second {
 		t.Errorf("on a %s session CMD is signalled %s after the last answer: a restart of a few seconds stops it", T, signalAfter)
 	}
@@ -144,7 +144,7 @@ func TestDefaultKillGraceRidesOutRestarts(t *testing.T) {
 func TestSuspendedLineSaysWhenAndWhy(t *testing.T) {
 	now := time.Date(2026, 1, 1, 9, 14, 20, 0, time.Local)
 	h := &take.Held{} // what its deadline rule says is what is checked, not its timeout
-	ch := lockops.HoldChange{State: lockops.StateSuspended, Reason: "disconnected from ZooKeeper (was on 127.0.0.1:2181)", Deadline: now.Add(9 * time.Second)}
+	ch := hold.Change{State: hold.StateSuspended, Reason: "disconnected from ZooKeeper (was on 127.0.0.1:2181)", Deadline: now.Add(9 * time.Second)}
 	lc := LockCommand{Args: []string{"./deploy.sh"}, KillSignal: syscall.SIGTERM, KillGrace: 2 * time.Second}
 	line := suspendedLine(ch, lc, h, true, now)
 	for _, want := range []string{"SIGTERM in 7s (at 09:14:27.000)", "SIGKILL in 9s (at 09:14:29.000)", "--session-timeout", "--kill-grace 2s", "unless ZooKeeper answers first"} {

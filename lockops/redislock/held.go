@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/redisview"
 )
 
@@ -41,10 +42,10 @@ type Held struct {
 	releaseMu sync.Mutex
 
 	mu          sync.Mutex
-	state       lockops.HoldState
+	state       hold.State
 	reason      string
 	lastContact time.Time // start of the latest extension a majority accepted
-	lockops.HoldSubscribers
+	hold.Subscribers
 	lost     chan struct{}
 	stop     chan struct{}
 	stopOnce sync.Once
@@ -63,7 +64,7 @@ func newRedisHeld(c *redisview.Client, key, token string, ttl time.Duration, sta
 }
 
 // State is the lock's current state.
-func (h *Held) State() lockops.HoldState {
+func (h *Held) State() hold.State {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.state
@@ -85,12 +86,12 @@ func (h *Held) Deadline() time.Time {
 }
 
 func (h *Held) deadlineLocked() time.Time {
-	return h.lastContact.Add(h.TTL - redlockDrift(h.TTL) - lockops.LossMargin(h.TTL))
+	return h.lastContact.Add(h.TTL - redlockDrift(h.TTL) - hold.LossMargin(h.TTL))
 }
 
 // Changes returns a new channel of state changes, as [take.Held.Changes]: closed
 // after StateReleased or StateLost.
-func (h *Held) Changes() <-chan lockops.HoldChange {
+func (h *Held) Changes() <-chan hold.Change {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.SubscribeLocked(h.state, h.reason, false)
@@ -117,18 +118,18 @@ func (h *Held) String() string {
 
 // setStateLocked records a change and tells subscribers; lost and released
 // are final. Caller holds h.mu.
-func (h *Held) setStateLocked(s lockops.HoldState, reason string) {
-	if h.state == lockops.StateLost || h.state == lockops.StateReleased || s == h.state {
+func (h *Held) setStateLocked(s hold.State, reason string) {
+	if h.state == hold.StateLost || h.state == hold.StateReleased || s == h.state {
 		return
 	}
 	h.state, h.reason = s, reason
-	ev := lockops.HoldChange{State: s, Reason: reason, Time: time.Now()}
-	if s == lockops.StateHeld || s == lockops.StateSuspended {
+	ev := hold.Change{State: s, Reason: reason, Time: time.Now()}
+	if s == hold.StateHeld || s == hold.StateSuspended {
 		ev.Deadline = h.deadlineLocked()
 	}
 	h.NotifyLocked(ev)
-	if s == lockops.StateLost || s == lockops.StateReleased {
-		if s == lockops.StateLost {
+	if s == hold.StateLost || s == hold.StateReleased {
+		if s == hold.StateLost {
 			close(h.lost)
 		}
 		h.CloseDeadlinesLocked()
@@ -164,7 +165,7 @@ func (h *Held) monitor() {
 		}
 		h.mu.Lock()
 		next = h.lastContact.Add(h.TTL / 3)
-		if h.state == lockops.StateSuspended {
+		if h.state == hold.StateSuspended {
 			next = time.Now().Add(min(max(h.TTL/10, 20*time.Millisecond), time.Second))
 		}
 		next = minTime(next, h.deadlineLocked())
@@ -193,21 +194,21 @@ func (h *Held) extend(ctx context.Context) bool {
 		return false
 	default:
 	}
-	if h.state == lockops.StateReleased || h.state == lockops.StateLost {
+	if h.state == hold.StateReleased || h.state == hold.StateLost {
 		return false
 	}
 	switch {
 	case extended >= Quorum(n) && time.Since(start) < h.TTL-redlockDrift(h.TTL):
 		h.lastContact = start
 		h.SendDeadlineLocked(h.deadlineLocked())
-		h.setStateLocked(lockops.StateHeld, "")
+		h.setStateLocked(hold.StateHeld, "")
 	case refused > n-Quorum(n):
-		h.setStateLocked(lockops.StateLost, fmt.Sprintf("%s no longer holds our token on %s: it expired or someone deleted or overwrote it, and another client may hold the lock now",
+		h.setStateLocked(hold.StateLost, fmt.Sprintf("%s no longer holds our token on %s: it expired or someone deleted or overwrote it, and another client may hold the lock now",
 			h.Key, h.whereRefused(refused, answered)))
 		go h.deleteDeclaredLost()
 		return false
 	default:
-		h.setStateLocked(lockops.StateSuspended, fmt.Sprintf("extending %s failed: %s", h.Key, oneLine(err)))
+		h.setStateLocked(hold.StateSuspended, fmt.Sprintf("extending %s failed: %s", h.Key, oneLine(err)))
 	}
 	return true
 }
@@ -224,8 +225,8 @@ func (h *Held) whereRefused(refused, answered int) string {
 func (h *Held) lostBySilence() {
 	h.mu.Lock()
 	last := h.lastContact
-	h.setStateLocked(lockops.StateLost, fmt.Sprintf("no extension of %s reached %s since %s (%s ago): the key may expire from %s on (TTL %s), so the lock is treated as lost and another client may hold it soon",
-		h.Key, h.majorityName(), last.Format("15:04:05.000"), lockops.RoundDuration(time.Since(last)), last.Add(h.TTL).Format("15:04:05.000"), h.TTL))
+	h.setStateLocked(hold.StateLost, fmt.Sprintf("no extension of %s reached %s since %s (%s ago): the key may expire from %s on (TTL %s), so the lock is treated as lost and another client may hold it soon",
+		h.Key, h.majorityName(), last.Format("15:04:05.000"), hold.RoundDuration(time.Since(last)), last.Add(h.TTL).Format("15:04:05.000"), h.TTL))
 	h.mu.Unlock()
 	go h.deleteDeclaredLost()
 }
@@ -242,13 +243,13 @@ func (h *Held) majorityName() string {
 // knows it holds; audited when it deleted any.
 func (h *Held) deleteDeclaredLost() {
 	if n, _ := h.t.deleteEverywhere(); n > 0 {
-		h.audit.record(lockops.OpDeleteLost, h.Key, h.Token, nil)
+		h.audit.record(hold.OpDeleteLost, h.Key, h.Token, nil)
 	}
 }
 
 // Release stops extending and deletes the key wherever it still holds our
 // token (a Lua compare-and-delete), within ctx. Releasing a released lock
-// returns nil; a lost one, an error wrapping [lockops.ErrLost]; a key that no
+// returns nil; a lost one, an error wrapping [hold.ErrLost]; a key that no
 // longer held our token on a majority, too (it had expired: the lock was
 // lost). A server that does not answer keeps its key until the TTL; that
 // is no error when the key was deleted on a majority.
@@ -261,10 +262,10 @@ func (h *Held) Release(ctx context.Context) error {
 	state, reason := h.state, h.reason
 	h.mu.Unlock()
 	switch state {
-	case lockops.StateReleased:
+	case hold.StateReleased:
 		return nil
-	case lockops.StateLost:
-		err := fmt.Errorf("release %s: %w: %s", h.Key, lockops.ErrLost, reason)
+	case hold.StateLost:
+		err := fmt.Errorf("release %s: %w: %s", h.Key, hold.ErrLost, reason)
 		h.audit.record(lockops.OpRelease, h.Key, h.Token, err)
 		return err
 	}
@@ -274,16 +275,16 @@ func (h *Held) Release(ctx context.Context) error {
 	h.mu.Lock()
 	switch {
 	case answered-deleted > len(h.Servers)-Quorum(len(h.Servers)):
-		err = fmt.Errorf("release %s: %w: the key no longer held our token (it had expired; another client may have held the lock meanwhile)", h.Key, lockops.ErrLost)
-		h.setStateLocked(lockops.StateLost, err.Error())
+		err = fmt.Errorf("release %s: %w: the key no longer held our token (it had expired; another client may have held the lock meanwhile)", h.Key, hold.ErrLost)
+		h.setStateLocked(hold.StateLost, err.Error())
 	case err != nil && deleted < Quorum(len(h.Servers)):
 		err = fmt.Errorf("release %s: %w (where it was not deleted, the key expires within %s)", h.Key, err, h.TTL)
-		h.setStateLocked(lockops.StateReleased, "")
+		h.setStateLocked(hold.StateReleased, "")
 	case err != nil: // deleted on a majority: a master that did not answer lets its key expire
 		err = nil
-		h.setStateLocked(lockops.StateReleased, "")
+		h.setStateLocked(hold.StateReleased, "")
 	default:
-		h.setStateLocked(lockops.StateReleased, "")
+		h.setStateLocked(hold.StateReleased, "")
 	}
 	h.mu.Unlock()
 	h.audit.record(lockops.OpRelease, h.Key, h.Token, err)
@@ -299,7 +300,7 @@ func (h *Held) ServerName() string           { return "Redis" }
 // DeadlineRule says what [Held.Deadline] is, naming the flag that
 // moves it.
 func (h *Held) DeadlineRule() string {
-	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+lockops.LossMargin(h.TTL))
+	return fmt.Sprintf("the last accepted extension's start + the TTL %s (--ttl) - %s", h.TTL, redlockDrift(h.TTL)+hold.LossMargin(h.TTL))
 }
 
 // FenceEnv is what CMD learns about the Redis lock it runs under. There is

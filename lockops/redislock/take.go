@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -31,8 +32,8 @@ type TakeOptions struct {
 	// TTL is the key's expiry, renewed at a third of it while held
 	// (default [DefaultTTL]).
 	TTL     time.Duration
-	Wait    lockops.WaitPolicy // default WaitBlock
-	Timeout time.Duration      // for WaitTimeout
+	Wait    hold.WaitPolicy // default WaitBlock
+	Timeout time.Duration   // for WaitTimeout
 	// Note is appended to the owner written into the token ("user@host
 	// zkscope pid N: note #<random>").
 	Note string
@@ -68,19 +69,19 @@ func Recipe(c *redisview.Client) lockops.Kind {
 // Quorum is how many of n masters must hold a Redlock's token.
 func Quorum(n int) int { return n/2 + 1 }
 
-// NewToken is a token for a Redis lock: who took it (as [lockops.OwnerData])
+// NewToken is a token for a Redis lock: who took it (as [hold.OwnerData])
 // and 16 random bytes, so that no other client can hold the same.
 func NewToken(note string) (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("make a random token: %w", err)
 	}
-	return string(lockops.OwnerData(note)) + " #" + hex.EncodeToString(b), nil
+	return string(hold.OwnerData(note)) + " #" + hex.EncodeToString(b), nil
 }
 
 // Take takes the lock key on c's servers with a new random token,
-// waiting while another client holds it as o says: [lockops.ErrTimeout] after
-// o.Timeout, [lockops.ErrWouldBlock] with WaitNone, ctx's error when it ends. A
+// waiting while another client holds it as o says: [hold.ErrTimeout] after
+// o.Timeout, [hold.ErrWouldBlock] with WaitNone, ctx's error when it ends. A
 // failed attempt leaves no key of ours behind (compare-and-delete on every
 // server). The returned [*Held] extends the key until released or
 // lost. Taking, and refusing to, are audited.
@@ -119,9 +120,9 @@ type redisTaker struct {
 // takeWaiting tries until the lock is ours, as o's wait policy allows; it
 // returns the start of the attempt that took it.
 func (t *redisTaker) takeWaiting(ctx context.Context, o TakeOptions) (time.Time, error) {
-	if o.Wait == lockops.WaitTimeout {
+	if o.Wait == hold.WaitTimeout {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, lockops.ErrTimeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, hold.ErrTimeout)
 		defer cancel()
 	}
 	var last Progress
@@ -133,10 +134,10 @@ func (t *redisTaker) takeWaiting(ctx context.Context, o TakeOptions) (time.Time,
 			return start, nil
 		case answered == 0 && first:
 			return time.Time{}, fmt.Errorf("no server answered: %w", err)
-		case o.Wait == lockops.WaitNone && answered < Quorum(n):
+		case o.Wait == hold.WaitNone && answered < Quorum(n):
 			return time.Time{}, fmt.Errorf("only %d of %d servers answered, no majority: %w", answered, n, err)
-		case o.Wait == lockops.WaitNone:
-			return time.Time{}, lockops.ErrWouldBlock
+		case o.Wait == hold.WaitNone:
+			return time.Time{}, hold.ErrWouldBlock
 		}
 		if o.Progress != nil {
 			p := t.progress(ctx, answered)
@@ -146,8 +147,8 @@ func (t *redisTaker) takeWaiting(ctx context.Context, o TakeOptions) (time.Time,
 			}
 		}
 		if err := sleepCtx(ctx, retryDelay()); err != nil {
-			if errors.Is(context.Cause(ctx), lockops.ErrTimeout) {
-				return time.Time{}, fmt.Errorf("%w (%s)", lockops.ErrTimeout, o.Timeout)
+			if errors.Is(context.Cause(ctx), hold.ErrTimeout) {
+				return time.Time{}, fmt.Errorf("%w (%s)", hold.ErrTimeout, o.Timeout)
 			}
 			return time.Time{}, err
 		}
@@ -167,7 +168,7 @@ func (t *redisTaker) attempt(ctx context.Context) (start time.Time, got bool, an
 	})
 	cancel()
 	validity := t.ttl - time.Since(start) - redlockDrift(t.ttl)
-	got = set >= Quorum(n) && validity > lockops.LossMargin(t.ttl)
+	got = set >= Quorum(n) && validity > hold.LossMargin(t.ttl)
 	if !got && set+(n-answered) > 0 { // a key set, or a reply lost: delete ours again
 		t.deleteEverywhere()
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -21,7 +22,7 @@ func joinEphemeral(ctx context.Context, c *zkview.Client, plan Plan, o Options) 
 	defer cancel()
 	sub, unsub := c.Subscribe()
 	defer unsub()
-	data := lockops.OwnerData(o.Note)
+	data := hold.OwnerData(o.Note)
 	for {
 		st, err := createEphemeral(c, plan.Path, data)
 		switch {
@@ -33,8 +34,8 @@ func joinEphemeral(ctx context.Context, c *zkview.Client, plan Plan, o Options) 
 			return nil, err
 		case !errors.Is(err, zk.ErrNodeExists):
 			return nil, fmt.Errorf("take %s: %w", plan.Path, err)
-		case o.Wait == lockops.WaitNone:
-			return nil, fmt.Errorf("take %s: %w (held by another session; we would watch it with exists)", plan.Path, lockops.ErrWouldBlock)
+		case o.Wait == hold.WaitNone:
+			return nil, fmt.Errorf("take %s: %w (held by another session; we would watch it with exists)", plan.Path, hold.ErrWouldBlock)
 		}
 		if err := w.waitGone(sub); err != nil {
 			return nil, err

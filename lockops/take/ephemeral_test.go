@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -125,8 +126,8 @@ func TestTakeEphemeralInProcess(t *testing.T) {
 	if h1.Node != lock || h1.Recipe != string(lockops.KindEphemeralLock) {
 		t.Fatalf("held %s (%s)", h1.Node, h1.Recipe)
 	}
-	if _, err := Take(ctx, b, lock, Options{Wait: lockops.WaitNone}); !errors.Is(err, lockops.ErrWouldBlock) {
-		t.Fatalf("a second take with no wait: %v, want %v", err, lockops.ErrWouldBlock)
+	if _, err := Take(ctx, b, lock, Options{Wait: hold.WaitNone}); !errors.Is(err, hold.ErrWouldBlock) {
+		t.Fatalf("a second take with no wait: %v, want %v", err, hold.ErrWouldBlock)
 	}
 	waiting := make(chan Progress, 4)
 	got := make(chan error, 1)
@@ -158,7 +159,7 @@ func TestTakeEphemeralInProcess(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("deletion of our node was not noticed")
 	}
-	if h2.State() != lockops.StateLost {
+	if h2.State() != hold.StateLost {
 		t.Fatalf("state %s, want lost", h2.State())
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -45,7 +46,7 @@ type Held struct {
 	c *zkview.Client
 
 	mu          sync.Mutex
-	state       lockops.HoldState
+	state       hold.State
 	reason      string
 	version     int32
 	releasing   bool
@@ -54,7 +55,7 @@ type Held struct {
 	lastContact time.Time     // send time of our latest answered request
 	timeout     time.Duration // negotiated session timeout
 	cleanup     bool          // LOST by silence: delete our node if the session comes back
-	lockops.HoldSubscribers
+	hold.Subscribers
 	lost    chan struct{}
 	revoked chan struct{}
 	stop    chan struct{}
@@ -93,7 +94,7 @@ func heartbeatEvery(timeout time.Duration) time.Duration {
 func suspendAfter(timeout time.Duration) time.Duration { return timeout / 4 }
 
 // State is the lock's current state.
-func (h *Held) State() lockops.HoldState {
+func (h *Held) State() hold.State {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.state
@@ -118,7 +119,7 @@ func (h *Held) Deadline() time.Time {
 }
 
 func (h *Held) deadlineLocked() time.Time {
-	return h.lastContact.Add(h.timeout - lockops.LossMargin(h.timeout))
+	return h.lastContact.Add(h.timeout - hold.LossMargin(h.timeout))
 }
 
 // LastContact is the send time of the latest request of our session the
@@ -140,7 +141,7 @@ func (h *Held) Timeout() time.Duration {
 // lags the oldest undelivered change is dropped, never the newest). It is
 // closed after StateReleased, and after StateLost once nothing is left to
 // do (after the NodeDeleted change when our node had to be deleted).
-func (h *Held) Changes() <-chan lockops.HoldChange {
+func (h *Held) Changes() <-chan hold.Change {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.SubscribeLocked(h.state, h.reason, h.cleanup)
@@ -163,25 +164,25 @@ func (h *Held) LostCh() <-chan struct{} { return h.lost }
 func (h *Held) RevokeCh() <-chan struct{} { return h.revoked }
 
 // setStateLocked records a change and tells subscribers. Caller holds h.mu.
-func (h *Held) setStateLocked(s lockops.HoldState, reason string, revoke bool) {
-	if h.state == lockops.StateLost || h.state == lockops.StateReleased {
+func (h *Held) setStateLocked(s hold.State, reason string, revoke bool) {
+	if h.state == hold.StateLost || h.state == hold.StateReleased {
 		return
 	}
 	if s == h.state && !revoke {
 		return
 	}
 	h.state, h.reason = s, reason
-	if s == lockops.StateHeld {
+	if s == hold.StateHeld {
 		h.reason = ""
 	}
-	ev := lockops.HoldChange{State: s, Reason: h.reason, RevokeRequested: revoke, Time: time.Now()}
-	if s == lockops.StateHeld || s == lockops.StateSuspended {
+	ev := hold.Change{State: s, Reason: h.reason, RevokeRequested: revoke, Time: time.Now()}
+	if s == hold.StateHeld || s == hold.StateSuspended {
 		ev.Deadline = h.deadlineLocked()
 	}
-	ev.WatchingForReturn = s == lockops.StateLost && h.cleanup
+	ev.WatchingForReturn = s == hold.StateLost && h.cleanup
 	h.NotifyLocked(ev)
-	if s == lockops.StateLost || s == lockops.StateReleased {
-		if s == lockops.StateLost {
+	if s == hold.StateLost || s == hold.StateReleased {
+		if s == hold.StateLost {
 			close(h.lost)
 		}
 		h.CloseDeadlinesLocked()
@@ -192,7 +193,7 @@ func (h *Held) setStateLocked(s lockops.HoldState, reason string, revoke bool) {
 }
 
 // setState is setStateLocked taking h.mu.
-func (h *Held) setState(s lockops.HoldState, reason string) {
+func (h *Held) setState(s hold.State, reason string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.setStateLocked(s, reason, false)
@@ -224,7 +225,7 @@ func (h *Held) ServerName() string           { return "ZooKeeper" }
 // DeadlineRule says what [Held.Deadline] is, naming the flag that moves it.
 func (h *Held) DeadlineRule() string {
 	t := h.Timeout()
-	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, lockops.LossMargin(t))
+	return fmt.Sprintf("the servers' last answer + the session timeout %s (--session-timeout) - %s", t, hold.LossMargin(t))
 }
 
 // FenceEnv is what CMD learns about the lock it runs under: enough to fence

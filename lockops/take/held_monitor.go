@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -100,8 +101,8 @@ func (m *heldMonitor) onConn(ev zkview.ConnEvent) {
 	case ev.State == zkview.StateReconnecting || ev.State == zkview.StateConnecting:
 		m.connected = false
 		h.mu.Lock()
-		if h.state == lockops.StateHeld {
-			h.setStateLocked(lockops.StateSuspended, fmt.Sprintf("disconnected from ZooKeeper (was on %s)", ev.Server), false)
+		if h.state == hold.StateHeld {
+			h.setStateLocked(hold.StateSuspended, fmt.Sprintf("disconnected from ZooKeeper (was on %s)", ev.Server), false)
 		}
 		h.mu.Unlock()
 	}
@@ -112,14 +113,14 @@ func (m *heldMonitor) sessionOver(reason string) {
 	h := m.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == lockops.StateLost && h.cleanup {
+	if h.state == hold.StateLost && h.cleanup {
 		// Declared lost before; the session's end took our node with it.
 		h.cleanup = false
 		h.CloseSubsLocked()
 		m.over = true
 		return
 	}
-	h.setStateLocked(lockops.StateLost, reason, false)
+	h.setStateLocked(hold.StateLost, reason, false)
 }
 
 // check moves between HELD, SUSPENDED and LOST by the last contact, and
@@ -132,7 +133,7 @@ func (m *heldMonitor) check() bool {
 	now := time.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.state == lockops.StateLost {
+	if h.state == hold.StateLost {
 		if h.cleanup && !m.cleaning && ok && sent.After(h.lastContact) {
 			// The servers answered our session after we declared it lost.
 			m.cleaning = true
@@ -140,7 +141,7 @@ func (m *heldMonitor) check() bool {
 		}
 		return false
 	}
-	if h.state == lockops.StateReleased {
+	if h.state == hold.StateReleased {
 		return false
 	}
 	if ok && sent.After(h.lastContact) {
@@ -154,14 +155,14 @@ func (m *heldMonitor) check() bool {
 	switch {
 	case !now.Before(h.deadlineLocked()):
 		h.cleanup = true
-		h.setStateLocked(lockops.StateLost, fmt.Sprintf("no answer from ZooKeeper since %s (%s ago): the servers may expire session %s from %s on (session timeout %s), so the lock is treated as lost and another client may hold it soon",
-			h.lastContact.Format("15:04:05.000"), lockops.RoundDuration(silence), lockops.FormatSession(h.Session), h.lastContact.Add(h.timeout).Format("15:04:05.000"), h.timeout), false)
-	case h.state == lockops.StateHeld && silence > suspendAfter(h.timeout):
-		h.setStateLocked(lockops.StateSuspended, fmt.Sprintf("no answer from ZooKeeper for %s", lockops.RoundDuration(silence)), false)
-	case h.state == lockops.StateSuspended && m.connected && silence <= suspendAfter(h.timeout):
-		h.setStateLocked(lockops.StateHeld, "", false)
+		h.setStateLocked(hold.StateLost, fmt.Sprintf("no answer from ZooKeeper since %s (%s ago): the servers may expire session %s from %s on (session timeout %s), so the lock is treated as lost and another client may hold it soon",
+			h.lastContact.Format("15:04:05.000"), hold.RoundDuration(silence), lockops.FormatSession(h.Session), h.lastContact.Add(h.timeout).Format("15:04:05.000"), h.timeout), false)
+	case h.state == hold.StateHeld && silence > suspendAfter(h.timeout):
+		h.setStateLocked(hold.StateSuspended, fmt.Sprintf("no answer from ZooKeeper for %s", hold.RoundDuration(silence)), false)
+	case h.state == hold.StateSuspended && m.connected && silence <= suspendAfter(h.timeout):
+		h.setStateLocked(hold.StateHeld, "", false)
 	}
-	return h.state == lockops.StateHeld || h.state == lockops.StateSuspended
+	return h.state == hold.StateHeld || h.state == hold.StateSuspended
 }
 
 // onNode handles what the node watcher saw.
@@ -170,7 +171,7 @@ func (m *heldMonitor) onNode(ne nodeEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
-	case h.state == lockops.StateLost && h.cleanup:
+	case h.state == hold.StateLost && h.cleanup:
 		if (ne.gone || ne.expired) && !m.cleaning {
 			// Our node went away on its own (expiry) after LOST: done.
 			h.cleanup = false
@@ -179,15 +180,15 @@ func (m *heldMonitor) onNode(ne nodeEvent) {
 		}
 	case ne.gone && h.releasing:
 	case ne.gone:
-		h.setStateLocked(lockops.StateLost, ne.event+": someone force-deleted it (or the session expired); the lock is no longer ours", false)
+		h.setStateLocked(hold.StateLost, ne.event+": someone force-deleted it (or the session expired); the lock is no longer ours", false)
 	case ne.expired:
 		m.connected = false
-		h.setStateLocked(lockops.StateLost, fmt.Sprintf("session %s expired; our node is gone and another client may hold the lock now", lockops.FormatSession(h.Session)), false)
+		h.setStateLocked(hold.StateLost, fmt.Sprintf("session %s expired; our node is gone and another client may hold the lock now", lockops.FormatSession(h.Session)), false)
 	case ne.st != nil:
 		h.version = ne.st.Version
 		if ne.st.Czxid != h.Czxid || ne.st.EphemeralOwner != h.Session {
-			h.setStateLocked(lockops.StateLost, fmt.Sprintf("%s was re-created by someone else (session %s)", h.Node, lockops.FormatSession(ne.st.EphemeralOwner)), false)
-		} else if bytes.Equal(ne.data, lockops.RevokeMessage) && !h.revoke && h.state != lockops.StateLost {
+			h.setStateLocked(hold.StateLost, fmt.Sprintf("%s was re-created by someone else (session %s)", h.Node, lockops.FormatSession(ne.st.EphemeralOwner)), false)
+		} else if bytes.Equal(ne.data, lockops.RevokeMessage) && !h.revoke && h.state != hold.StateLost {
 			h.revoke = true
 			close(h.revoked)
 			h.setStateLocked(h.state, h.reason, true)
@@ -204,5 +205,5 @@ func (m *heldMonitor) finished() bool {
 	h := m.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.state == lockops.StateReleased || (h.state == lockops.StateLost && !h.cleanup)
+	return h.state == hold.StateReleased || (h.state == hold.StateLost && !h.cleanup)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
@@ -54,7 +55,7 @@ func TestInteropRealClients(t *testing.T) {
 			p := locktest.StartPeer(t, tc.lib, cl.ConnectString(), lockPath, tc.peerKind)
 			if tc.shared {
 				p.Expect(t, "acquired")
-				if h.State() != lockops.StateHeld {
+				if h.State() != hold.StateHeld {
 					t.Fatalf("our read lock: %s", h.State())
 				}
 				h.Release(ctx)
@@ -115,14 +116,14 @@ func TestInteropTimeoutHandsOn(t *testing.T) {
 			theirs := locktest.NodeOfPeer(t, c, lockPath, "")
 
 			const timeout = 20 * time.Second
-			w := taketest.TakeAsync(ctx, c, lockPath, take.Options{Wait: lockops.WaitTimeout, Timeout: timeout})
+			w := taketest.TakeAsync(ctx, c, lockPath, take.Options{Wait: hold.WaitTimeout, Timeout: timeout})
 			pr := w.WaitingOn(t, theirs)
 
 			behind := locktest.StartPeer(t, lib, cl.ConnectString(), lockPath, kind)
 			locktest.WatchedBy(t, addr, pr.Node) // the second real client waits on our node
 
 			_, err := w.Wait(t)
-			if !errors.Is(err, lockops.ErrTimeout) {
+			if !errors.Is(err, hold.ErrTimeout) {
 				t.Fatalf("take with --timeout: %v, want ErrTimeout", err)
 			}
 			for _, k := range locktest.Children(t, c, lockPath) {

@@ -12,19 +12,20 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
 
 // explainLostPlace rewrites the error of a take whose wait was cut short
 // by the end of its session (or the loss of its node): the place in the
-// queue does not come back on its own, so the error wraps [lockops.ErrLost] and
+// queue does not come back on its own, so the error wraps [hold.ErrLost] and
 // says how to rejoin. A wait can also fail on the connection error of a
 // request made while the session ended (the watch fires before the session
 // event); then the connection is given a session timeout to show whether
 // our session survived.
 func explainLostPlace(c *zkview.Client, lockPath string, err error) error {
 	const rejoin = "our place in the queue of %s is lost: take the lock again to rejoin (at the end of the queue)"
-	if errors.Is(err, lockops.ErrLost) {
+	if errors.Is(err, hold.ErrLost) {
 		return fmt.Errorf("%w; "+rejoin, err, lockPath)
 	}
 	var te *takeError
@@ -35,7 +36,7 @@ func explainLostPlace(c *zkview.Client, lockPath string, err error) error {
 	if !sessionGone(c, te.session, c.NegotiatedTimeout()) {
 		return err
 	}
-	return fmt.Errorf("%w (session %s ended while waiting: %w); "+rejoin, err, lockops.FormatSession(te.session), lockops.ErrLost, lockPath)
+	return fmt.Errorf("%w (session %s ended while waiting: %w); "+rejoin, err, lockops.FormatSession(te.session), hold.ErrLost, lockPath)
 }
 
 // sessionGone waits at most limit for the connection to show whether
@@ -111,12 +112,12 @@ func (m *heldMonitor) onCleanup(res cleanupResult) {
 		return // the next contact tries again
 	}
 	if res.deleted && !h.unaudited {
-		lockops.Record(h.c, lockops.OpDeleteLost, h.Node, lockops.VersionPtr(res.version), h.Session, nil)
+		lockops.Record(h.c, hold.OpDeleteLost, h.Node, lockops.VersionPtr(res.version), h.Session, nil)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if res.deleted {
-		ev := lockops.HoldChange{State: lockops.StateLost, NodeDeleted: true, Time: time.Now(),
+		ev := hold.Change{State: hold.StateLost, NodeDeleted: true, Time: time.Now(),
 			Reason: fmt.Sprintf("deleted our node %s after session %s came back: the lock had been declared lost, so nothing holds it now", h.Node, lockops.FormatSession(h.Session))}
 		h.reason = ev.Reason
 		h.NotifyLocked(ev)

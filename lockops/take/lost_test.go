@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
@@ -41,7 +42,7 @@ func TestLostStaysLost(t *testing.T) {
 	if lostAfter := time.Since(down); lostAfter > 4*time.Second {
 		t.Fatalf("LOST %s after the server went down, later than the session timeout", lostAfter)
 	}
-	if err := h.Release(context.Background()); !errors.Is(err, lockops.ErrLost) {
+	if err := h.Release(context.Background()); !errors.Is(err, hold.ErrLost) {
 		t.Fatalf("release after LOST: %v, want ErrLost", err)
 	}
 	// The scenario: the server stays down for longer than the session
@@ -53,7 +54,7 @@ func TestLostStaysLost(t *testing.T) {
 	if err := srv.WaitServing(60 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	var deleted lockops.HoldChange
+	var deleted hold.Change
 	timeout := time.After(30 * time.Second)
 	for deleted.Reason == "" {
 		select {
@@ -77,7 +78,7 @@ func TestLostStaysLost(t *testing.T) {
 	if kids := locktest.Children(t, c, lockPath); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpDeleteLost, lockops.AuditOK, h.Node) {
+	if !audittest.Has(audittest.Read(t, audit), hold.OpDeleteLost, lockops.AuditOK, h.Node) {
 		t.Fatal("the deletion is not in the audit log")
 	}
 	t.Logf("%s", deleted.Reason)
@@ -100,7 +101,7 @@ func TestTakeLostPlaceSaysRejoin(t *testing.T) {
 	locktest.CloseSessionAs(t, cl.Addrs(), waiter.Conn())
 	_, err = a.Wait(t)
 	t.Logf("%v", err)
-	if !errors.Is(err, lockops.ErrLost) || !strings.Contains(err.Error(), "our place in the queue of "+lockPath+" is lost") || !strings.Contains(err.Error(), "rejoin") {
+	if !errors.Is(err, hold.ErrLost) || !strings.Contains(err.Error(), "our place in the queue of "+lockPath+" is lost") || !strings.Contains(err.Error(), "rejoin") {
 		t.Fatalf("wait cut by the session's end: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -130,14 +131,14 @@ func TestTakeCodeCreatesNothingInLockDir(t *testing.T) {
 	defer cancel()
 
 	plan := Plan{Path: first, Library: lockops.Ephemeral, Mode: lockops.ModeExclusive, Kind: lockops.KindEphemeralLock}
-	if h, err := joinEphemeral(ctx, c, plan, Options{Wait: lockops.WaitNone}); !lockops.IsRefusal(err) || !strings.Contains(err.Error(), "did you mean "+dir+"?") {
+	if h, err := joinEphemeral(ctx, c, plan, Options{Wait: hold.WaitNone}); !lockops.IsRefusal(err) || !strings.Contains(err.Error(), "did you mean "+dir+"?") {
 		if h != nil {
 			h.Release(ctx)
 		}
 		t.Errorf("joinEphemeral at %s: %v, want a refusal naming %s", first, err, dir)
 	}
 	plan = Plan{Path: dir + "/mine", Library: lockops.Curator, Mode: lockops.ModeExclusive, Kind: lockops.KindCuratorMutex}
-	if h, err := join(ctx, c, plan, Options{Wait: lockops.WaitNone}); !lockops.IsRefusal(err) {
+	if h, err := join(ctx, c, plan, Options{Wait: hold.WaitNone}); !lockops.IsRefusal(err) {
 		if h != nil {
 			h.Release(ctx)
 		}

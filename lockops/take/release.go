@@ -8,13 +8,14 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
 
 // Release lets go of the lock: it deletes our node with the version we last
 // saw (a node re-created by someone else is never deleted). It is
 // idempotent: releasing a released lock returns nil. When the lock was lost
-// it returns an error wrapping [lockops.ErrLost] that says why (nothing to delete).
+// it returns an error wrapping [hold.ErrLost] that says why (nothing to delete).
 // While disconnected it waits for the reconnect until ctx ends.
 //
 // Releasing a lock declared lost for silence does not stop the watch for
@@ -23,16 +24,16 @@ import (
 func (h *Held) Release(ctx context.Context) error {
 	h.mu.Lock()
 	switch h.state {
-	case lockops.StateReleased:
+	case hold.StateReleased:
 		h.mu.Unlock()
 		return nil
-	case lockops.StateLost:
+	case hold.StateLost:
 		reason, cleanup := h.reason, h.cleanup
 		h.mu.Unlock()
 		if !cleanup {
 			h.shutdown()
 		}
-		err := fmt.Errorf("release %s: %w: %s", h.Node, lockops.ErrLost, reason)
+		err := fmt.Errorf("release %s: %w: %s", h.Node, hold.ErrLost, reason)
 		if !h.unaudited {
 			lockops.Record(h.c, lockops.OpRelease, h.Node, nil, h.Session, err)
 		}
@@ -46,14 +47,14 @@ func (h *Held) Release(ctx context.Context) error {
 	h.mu.Lock()
 	switch {
 	case err == nil:
-		h.setStateLocked(lockops.StateReleased, "", false)
-	case errors.Is(err, lockops.ErrLost):
-		h.setStateLocked(lockops.StateLost, err.Error(), false)
+		h.setStateLocked(hold.StateReleased, "", false)
+	case errors.Is(err, hold.ErrLost):
+		h.setStateLocked(hold.StateLost, err.Error(), false)
 	default:
 		h.releasing = false // still ours (e.g. ctx ended while disconnected)
 	}
 	h.mu.Unlock()
-	if err == nil || errors.Is(err, lockops.ErrLost) {
+	if err == nil || errors.Is(err, hold.ErrLost) {
 		h.shutdown()
 	}
 	if err != nil {
@@ -77,20 +78,20 @@ func (h *Held) deleteNode(ctx context.Context, version int32) error {
 		case err == nil:
 			return nil
 		case errors.Is(err, zk.ErrNoNode):
-			return fmt.Errorf("%w: our node was already gone (force-deleted, or the session expired)", lockops.ErrLost)
+			return fmt.Errorf("%w: our node was already gone (force-deleted, or the session expired)", hold.ErrLost)
 		case errors.Is(err, zk.ErrBadVersion) && attempt < 3:
 			st, serr := zkview.Call(ctx, func() (*zk.Stat, error) {
 				_, st, err := h.c.Conn().Get(abs)
 				return st, err
 			})
 			if errors.Is(serr, zk.ErrNoNode) {
-				return fmt.Errorf("%w: our node was already gone (force-deleted, or the session expired)", lockops.ErrLost)
+				return fmt.Errorf("%w: our node was already gone (force-deleted, or the session expired)", hold.ErrLost)
 			}
 			if serr != nil {
 				return serr
 			}
 			if st.Czxid != h.Czxid || st.EphemeralOwner != h.Session {
-				return fmt.Errorf("%w: %s was re-created by someone else (session %s); not deleting it", lockops.ErrLost, h.Node, lockops.FormatSession(st.EphemeralOwner))
+				return fmt.Errorf("%w: %s was re-created by someone else (session %s); not deleting it", hold.ErrLost, h.Node, lockops.FormatSession(st.EphemeralOwner))
 			}
 			version = st.Version
 		case errors.Is(err, zk.ErrConnectionClosed) && attempt < 3:

@@ -21,6 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -35,8 +36,8 @@ type Options struct {
 	// the contenders already there are of another library or lock type
 	// (which breaks mutual exclusion with them).
 	ForceRecipe bool
-	Wait        lockops.WaitPolicy // default WaitBlock
-	Timeout     time.Duration      // for WaitTimeout
+	Wait        hold.WaitPolicy // default WaitBlock
+	Timeout     time.Duration   // for WaitTimeout
 	// Note is appended to the owner identity written as the node's data
 	// ("user@host zkscope pid N: note").
 	Note string
@@ -119,8 +120,8 @@ func (e *takeError) Error() string { return e.err.Error() }
 func (e *takeError) Unwrap() error { return e.err }
 
 func take(ctx context.Context, c *zkview.Client, lockPath string, o Options) (*Held, error) {
-	if o.Wait == lockops.WaitTimeout && o.Timeout <= 0 {
-		o.Wait = lockops.WaitNone
+	if o.Wait == hold.WaitTimeout && o.Timeout <= 0 {
+		o.Wait = hold.WaitNone
 	}
 	plan, err := PlanTake(ctx, c, lockPath, o)
 	if err != nil {
@@ -142,7 +143,7 @@ func join(ctx context.Context, c *zkview.Client, plan Plan, o Options) (*Held, e
 	defer cancel()
 	sub, unsub := c.Subscribe()
 	defer unsub()
-	node, st, err := createLockNode(w.ctx, c, plan, lockops.OwnerData(o.Note))
+	node, st, err := createLockNode(w.ctx, c, plan, hold.OwnerData(o.Note))
 	switch {
 	case err != nil && w.ctx.Err() != nil:
 		return nil, w.ctxErr("")
@@ -186,7 +187,7 @@ type waiter struct {
 func newWaiter(ctx context.Context, c *zkview.Client, plan Plan, o Options) (w *waiter, cancel context.CancelFunc) {
 	w = &waiter{c: c, plan: plan, o: o, parent: ctx, ctx: ctx, lastReport: Progress{Position: -2}}
 	cancel = func() {}
-	if o.Wait == lockops.WaitTimeout {
+	if o.Wait == hold.WaitTimeout {
 		w.ctx, cancel = context.WithTimeout(ctx, o.Timeout)
 	}
 	return w, cancel
@@ -205,9 +206,9 @@ func (w *waiter) ctxErr(waitingOn string) error {
 	lockPath := w.plan.Path
 	if w.parent.Err() == nil && w.ctx.Err() != nil {
 		if waitingOn != "" {
-			return fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, lockops.ErrTimeout, w.o.Timeout, waitingOn)
+			return fmt.Errorf("take %s: %w after %s (waiting on %s)", lockPath, hold.ErrTimeout, w.o.Timeout, waitingOn)
 		}
-		return fmt.Errorf("take %s: %w after %s", lockPath, lockops.ErrTimeout, w.o.Timeout)
+		return fmt.Errorf("take %s: %w after %s", lockPath, hold.ErrTimeout, w.o.Timeout)
 	}
 	return fmt.Errorf("take %s: %w", lockPath, w.parent.Err())
 }
@@ -275,13 +276,13 @@ func (w *waiter) look() (*lockops.Participant, error) {
 	}
 	w.closedSince = time.Time{}
 	if !found {
-		return nil, w.fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, lockops.ErrLost))
+		return nil, w.fail(fmt.Errorf("take %s: our node %s vanished while waiting (session expired or node deleted by someone): %w", lockPath, name, hold.ErrLost))
 	}
 	if me.State == lockops.StateWaiting && me.Watches == "" {
 		return nil, w.giveUp(fmt.Errorf("take %s: %s's rule gives our node nothing to wait on (see `zkscope doctor %s`): giving up", lockPath, w.plan.Library, lockPath))
 	}
-	if me.State == lockops.StateWaiting && w.o.Wait == lockops.WaitNone {
-		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, lockops.ErrWouldBlock, me.Watches))
+	if me.State == lockops.StateWaiting && w.o.Wait == hold.WaitNone {
+		return nil, w.giveUp(fmt.Errorf("take %s: %w (we would wait on %s)", lockPath, hold.ErrWouldBlock, me.Watches))
 	}
 	w.report(Progress{Path: lockPath, Node: w.node, Recipe: string(w.plan.Kind), Position: me.Position, QueueLen: qlen, WaitingOn: me.Watches})
 	return &me, nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
@@ -47,7 +48,7 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			if err != nil {
 				t.Fatalf("take: %v", err)
 			}
-			if h1.State() != lockops.StateHeld {
+			if h1.State() != hold.StateHeld {
 				t.Fatalf("state %s, want held", h1.State())
 			}
 			name := path.Base(h1.Node)
@@ -121,7 +122,7 @@ func TestReadersShareWritersWait(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r2, err := take.Take(ctx, r2c, lockPath, take.Options{Library: recipe, Mode: lockops.ModeRead, Wait: lockops.WaitNone})
+			r2, err := take.Take(ctx, r2c, lockPath, take.Options{Library: recipe, Mode: lockops.ModeRead, Wait: hold.WaitNone})
 			if err != nil {
 				t.Fatalf("second reader must not wait: %v", err)
 			}
@@ -224,15 +225,15 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Release(ctx)
-	_, err = take.Take(ctx, b, lockPath, take.Options{Wait: lockops.WaitTimeout, Timeout: 300 * time.Millisecond})
-	if !errors.Is(err, lockops.ErrTimeout) {
+	_, err = take.Take(ctx, b, lockPath, take.Options{Wait: hold.WaitTimeout, Timeout: 300 * time.Millisecond})
+	if !errors.Is(err, hold.ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout", err)
 	}
 	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 || kids[0] != path.Base(h.Node) {
 		t.Fatalf("after timeout the queue is %v, want only the holder", kids)
 	}
-	_, err = take.Take(ctx, b, lockPath, take.Options{Wait: lockops.WaitNone})
-	if !errors.Is(err, lockops.ErrWouldBlock) {
+	_, err = take.Take(ctx, b, lockPath, take.Options{Wait: hold.WaitNone})
+	if !errors.Is(err, hold.ErrWouldBlock) {
 		t.Fatalf("got %v, want ErrWouldBlock", err)
 	}
 	if kids := locktest.Children(t, a, lockPath); len(kids) != 1 {
@@ -272,17 +273,17 @@ func TestForceDeletedNodeIsLost(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("deletion of our node was not noticed")
 	}
-	if h.State() != lockops.StateLost || !strings.Contains(h.Reason(), "deleted") {
+	if h.State() != hold.StateLost || !strings.Contains(h.Reason(), "deleted") {
 		t.Fatalf("state %s (%s), want lost because deleted", h.State(), h.Reason())
 	}
-	var last lockops.HoldChange
+	var last hold.Change
 	for ch := range changes {
 		last = ch
 	}
-	if last.State != lockops.StateLost {
+	if last.State != hold.StateLost {
 		t.Fatalf("last change %+v, want lost", last)
 	}
-	if err := h.Release(ctx); !errors.Is(err, lockops.ErrLost) {
+	if err := h.Release(ctx); !errors.Is(err, hold.ErrLost) {
 		t.Fatalf("release of a lost lock: %v, want ErrLost", err)
 	}
 	if !audittest.Has(audittest.Read(t, audit), lockops.OpRelease, lockops.AuditFailed, h.Node) {
@@ -308,7 +309,7 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 		t.Fatalf("lost while idle: %s", h.Reason())
 	default:
 	}
-	locktest.WaitFor(t, "the lock to be held", 30*time.Second, func() bool { return h.State() == lockops.StateHeld })
+	locktest.WaitFor(t, "the lock to be held", 30*time.Second, func() bool { return h.State() == hold.StateHeld })
 	if _, st, err := a.Conn().Get(h.Node); err != nil || st.EphemeralOwner != h.Session || a.SessionID() != h.Session {
 		t.Fatalf("node after idle hold: %v %+v", err, st)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -38,7 +39,7 @@ func (w *waiter) await(ch <-chan zk.Event, sub <-chan zkview.ConnEvent, session 
 			return false, nil
 		case ev := <-sub:
 			if sessionEnded(ev, session) {
-				return false, fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, lockops.ErrLost)
+				return false, fmt.Errorf("take %s: the session 0x%x ended while waiting (%s): %w", w.plan.Path, uint64(session), ev.State, hold.ErrLost)
 			}
 		case <-w.ctx.Done():
 			return true, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
@@ -31,7 +32,7 @@ type lockActions struct {
 	taking *takeState
 
 	held        *take.Held
-	holdState   lockops.HoldState
+	holdState   hold.State
 	holdReason  string
 	revokeAsked bool
 	// holdDeadline is when the lock must be treated as lost unless the
@@ -58,7 +59,7 @@ func (a *lockActions) waiting() bool { return a.taking != nil }
 
 // holding reports whether we hold a lock that is not lost.
 func (a *lockActions) holding() bool {
-	return a.held != nil && (a.holdState == lockops.StateHeld || a.holdState == lockops.StateSuspended)
+	return a.held != nil && (a.holdState == hold.StateHeld || a.holdState == hold.StateSuspended)
 }
 
 // isOurs reports whether node is the node of our take or our lock.
@@ -66,7 +67,7 @@ func (a *lockActions) isOurs(node string) bool {
 	if node == "" {
 		return false
 	}
-	if a.held != nil && a.held.Node == node && a.holdState != lockops.StateReleased {
+	if a.held != nil && a.held.Node == node && a.holdState != hold.StateReleased {
 		return true
 	}
 	return a.taking != nil && a.taking.progress.Node == node
@@ -83,7 +84,7 @@ type (
 		path    string
 		opts    take.Options // as asked (to rejoin with)
 		held    *take.Held
-		changes <-chan lockops.HoldChange
+		changes <-chan hold.Change
 		err     error
 	}
 	// holdTickMsg moves the SUSPENDED countdown on.
@@ -93,9 +94,9 @@ type (
 	}
 	holdChangeMsg struct {
 		held *take.Held
-		ch   lockops.HoldChange
+		ch   hold.Change
 		ok   bool
-		next <-chan lockops.HoldChange
+		next <-chan hold.Change
 	}
 	releaseDoneMsg struct {
 		held *take.Held
@@ -389,7 +390,7 @@ func (p *Model) release(quit bool) tea.Cmd {
 		return nil
 	}
 	h := p.act.held
-	if h == nil || p.act.holdState == lockops.StateReleased {
+	if h == nil || p.act.holdState == hold.StateReleased {
 		if quit {
 			return tea.Quit
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
@@ -255,7 +256,7 @@ func TestHoldAlertsAndQuit(t *testing.T) {
 	p := testPane(themes.Dark, 80, 24)
 	p.SetQueueAt(mutexQueue(), lockT0)
 	h := &take.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0.Add(-5 * time.Second)}
-	p.act.held, p.act.holdState = h, lockops.StateHeld
+	p.act.held, p.act.holdState = h, hold.StateHeld
 	out := paneScreen(p)
 	if !strings.Contains(out, "We hold this lock (exclusive) for 5s") || !strings.Contains(out, "you") {
 		t.Fatalf("our lock is not shown:\n%s", out)
@@ -282,12 +283,12 @@ func TestHoldAlertsAndQuit(t *testing.T) {
 	}
 
 	// SUSPENDED then LOST.
-	p.act.held, p.act.holdState = h, lockops.StateHeld
-	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateSuspended, Reason: "disconnected from ZooKeeper"}})
+	p.act.held, p.act.holdState = h, hold.StateHeld
+	p.Update(holdChangeMsg{held: h, ok: true, ch: hold.Change{State: hold.StateSuspended, Reason: "disconnected from ZooKeeper"}})
 	if out := paneScreen(p); !strings.Contains(out, "SUSPENDED") || !strings.Contains(ansi.Strip(p.HeaderBadge()), "SUSPENDED") {
 		t.Fatalf("SUSPENDED not shown:\n%s", out)
 	}
-	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, Reason: "session 0x1 expired"}})
+	p.Update(holdChangeMsg{held: h, ok: true, ch: hold.Change{State: hold.StateLost, Reason: "session 0x1 expired"}})
 	if _, ok := front[*dialog.Lost](p); !ok || !p.Modal() || p.Holding() {
 		t.Fatal("LOST did not alert")
 	}

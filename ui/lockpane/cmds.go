@@ -10,8 +10,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
@@ -72,7 +72,7 @@ func listenTakeProgress(ch <-chan take.Progress, id uint64) tea.Cmd {
 }
 
 // listenHold delivers the held lock's state changes one at a time.
-func listenHold(h *take.Held, ch <-chan lockops.HoldChange) tea.Cmd {
+func listenHold(h *take.Held, ch <-chan hold.Change) tea.Cmd {
 	if ch == nil {
 		return nil
 	}

@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
@@ -32,7 +33,7 @@ type redisActions struct {
 
 	taking *redisTake
 	held   *redislock.Held
-	state  lockops.HoldState
+	state  hold.State
 	reason string
 }
 
@@ -47,7 +48,7 @@ type redisTake struct {
 
 // holding reports whether we hold a Redis lock that is not lost.
 func (a *redisActions) holding() bool {
-	return a.held != nil && (a.state == lockops.StateHeld || a.state == lockops.StateSuspended)
+	return a.held != nil && (a.state == hold.StateHeld || a.state == hold.StateSuspended)
 }
 
 // Messages of the Redis lock actions.
@@ -61,14 +62,14 @@ type (
 		id      uint64
 		key     string
 		held    *redislock.Held
-		changes <-chan lockops.HoldChange
+		changes <-chan hold.Change
 		err     error
 	}
 	redisHoldChangeMsg struct {
 		held *redislock.Held
-		ch   lockops.HoldChange
+		ch   hold.Change
 		ok   bool
-		next <-chan lockops.HoldChange
+		next <-chan hold.Change
 	}
 	redisReleaseDoneMsg struct {
 		held *redislock.Held
@@ -108,7 +109,7 @@ func (p *Model) RedisHeld() *redislock.Held { return p.redis.held }
 // token).
 func (p *Model) isOurRedis(x lockops.Participant) bool {
 	h := p.redis.held
-	return h != nil && p.redis.state != lockops.StateReleased && string(x.Data) == h.Token
+	return h != nil && p.redis.state != hold.StateReleased && string(x.Data) == h.Token
 }
 
 // redisActionKey handles a lock action key on Redis.

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
@@ -80,7 +81,7 @@ func (p *Model) onRedisTakeDone(msg redisTakeDoneMsg) tea.Cmd {
 		p.setNote(common.LevelErr, redisErrText(msg.err))
 		return nil
 	}
-	a.held, a.state, a.reason = msg.held, lockops.StateHeld, ""
+	a.held, a.state, a.reason = msg.held, hold.StateHeld, ""
 	p.setNote(common.LevelOK, fmt.Sprintf("We hold %s; zkscope extends it every %s. u releases it.", msg.key, common.FormatAge(msg.held.TTL/3)))
 	return tea.Batch(listenRedisHold(msg.held, msg.changes), p.Reload())
 }
@@ -92,11 +93,11 @@ func (p *Model) onRedisHoldChange(msg redisHoldChangeMsg) tea.Cmd {
 	}
 	a.state, a.reason = msg.ch.State, msg.ch.Reason
 	switch msg.ch.State {
-	case lockops.StateSuspended:
+	case hold.StateSuspended:
 		p.setNote(common.LevelWarn, "SUSPENDED: "+msg.held.Key+" could not be extended ("+msg.ch.Reason+"); it is lost at the deadline unless a server answers.")
-	case lockops.StateLost:
+	case hold.StateLost:
 		p.setNote(common.LevelErr, "LOST "+msg.held.Key+": "+msg.ch.Reason+". It stays lost: t takes it again.")
-	case lockops.StateHeld:
+	case hold.StateHeld:
 		p.setNote(common.LevelOK, "Holding "+msg.held.Key+" again: an extension reached the servers.")
 	}
 	return tea.Batch(listenRedisHold(msg.held, msg.next), p.Reload())
@@ -123,13 +124,13 @@ func (p *Model) redisBannerLines() []string {
 		return []string{st.Warning.Render(line + " · u stops")}
 	}
 	h := a.held
-	if h == nil || a.state == lockops.StateReleased {
+	if h == nil || a.state == hold.StateReleased {
 		return p.redlockLines()
 	}
 	switch a.state {
-	case lockops.StateLost:
+	case hold.StateLost:
 		return []string{st.Error.Render("✕ LOST " + printable.String(h.Key+": "+a.reason))}
-	case lockops.StateSuspended:
+	case hold.StateSuspended:
 		return []string{st.Warning.Render(fmt.Sprintf("⚠ SUSPENDED %s: lost in %s unless a server answers", printable.String(h.Key), common.FormatAge(h.Deadline().Sub(p.now))))}
 	}
 	return []string{st.Holder.Render(fmt.Sprintf("● we hold %s · safe for %s · u releases", printable.String(h.Key), common.FormatAge(h.Deadline().Sub(p.now))))}
@@ -168,7 +169,7 @@ func listenRedisProgress(ch <-chan redislock.Progress, id uint64) tea.Cmd {
 }
 
 // listenRedisHold delivers the held lock's state changes one at a time.
-func listenRedisHold(h *redislock.Held, ch <-chan lockops.HoldChange) tea.Cmd {
+func listenRedisHold(h *redislock.Held, ch <-chan hold.Change) tea.Cmd {
 	if ch == nil {
 		return nil
 	}

@@ -1,11 +1,11 @@
-package lockops
+package hold
 
 import "time"
 
-// HoldSubscribers are the readers of a held lock's changes and deadlines
+// Subscribers are the readers of a held lock's changes and deadlines
 // (of a [*take.Held] or a [*redislock.Held]); its owner's mutex guards them.
-type HoldSubscribers struct {
-	subs      []chan HoldChange
+type Subscribers struct {
+	subs      []chan Change
 	deadlines []chan time.Time
 }
 
@@ -13,10 +13,10 @@ type HoldSubscribers struct {
 // loses its oldest change, never the newest). Once the lock is lost or
 // released (state) the reader gets that change and is closed, unless
 // keepOpen (a change may still follow). Caller holds the owner's mutex.
-func (s *HoldSubscribers) SubscribeLocked(state HoldState, reason string, keepOpen bool) <-chan HoldChange {
-	ch := make(chan HoldChange, 16)
+func (s *Subscribers) SubscribeLocked(state State, reason string, keepOpen bool) <-chan Change {
+	ch := make(chan Change, 16)
 	if state == StateLost || state == StateReleased {
-		ch <- HoldChange{State: state, Reason: reason, Time: time.Now()}
+		ch <- Change{State: state, Reason: reason, Time: time.Now()}
 		if !keepOpen {
 			close(ch)
 			return ch
@@ -29,7 +29,7 @@ func (s *HoldSubscribers) SubscribeLocked(state HoldState, reason string, keepOp
 // DeadlinesLocked is a new reader of deadlines holding the current one, d;
 // closed at once when the lock is lost or released (state). Caller holds
 // the owner's mutex.
-func (s *HoldSubscribers) DeadlinesLocked(state HoldState, d time.Time) <-chan time.Time {
+func (s *Subscribers) DeadlinesLocked(state State, d time.Time) <-chan time.Time {
 	ch := make(chan time.Time, 1)
 	if state == StateLost || state == StateReleased {
 		close(ch)
@@ -42,7 +42,7 @@ func (s *HoldSubscribers) DeadlinesLocked(state HoldState, d time.Time) <-chan t
 
 // NotifyLocked sends ev to every subscriber, dropping the oldest
 // undelivered change of a lagging one. Caller holds the owner's mutex.
-func (s *HoldSubscribers) NotifyLocked(ev HoldChange) {
+func (s *Subscribers) NotifyLocked(ev Change) {
 	for _, ch := range s.subs {
 		for {
 			select {
@@ -59,7 +59,7 @@ func (s *HoldSubscribers) NotifyLocked(ev HoldChange) {
 	}
 }
 
-func (s *HoldSubscribers) CloseSubsLocked() {
+func (s *Subscribers) CloseSubsLocked() {
 	for _, ch := range s.subs {
 		close(ch)
 	}
@@ -68,7 +68,7 @@ func (s *HoldSubscribers) CloseSubsLocked() {
 
 // SendDeadlineLocked hands d to every deadline reader, replacing a value
 // not yet read. Caller holds the owner's mutex.
-func (s *HoldSubscribers) SendDeadlineLocked(d time.Time) {
+func (s *Subscribers) SendDeadlineLocked(d time.Time) {
 	for _, ch := range s.deadlines {
 		select {
 		case <-ch:
@@ -80,7 +80,7 @@ func (s *HoldSubscribers) SendDeadlineLocked(d time.Time) {
 
 // CloseDeadlinesLocked ends every deadline reader: nothing extends the lock
 // any more. Caller holds the owner's mutex.
-func (s *HoldSubscribers) CloseDeadlinesLocked() {
+func (s *Subscribers) CloseDeadlinesLocked() {
 	for _, ch := range s.deadlines {
 		close(ch)
 	}

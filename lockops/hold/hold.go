@@ -1,4 +1,12 @@
-package lockops
+// Package hold is what a lock zkscope holds is, ZooKeeper's (take) and
+// Redis's (redislock) alike: how long a take waits, its errors, the
+// states a held lock goes through and the changes that tell them, the
+// margin kept off its deadline, the data its node carries about its
+// owner, and the readers of its changes and deadlines (subscribers.go).
+//
+// It holds no lock itself and talks to no server; it imports nothing of
+// the taking packages, ui or cmd.
+package hold
 
 import (
 	"errors"
@@ -6,6 +14,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // WaitPolicy says how long Take waits for the lock.
@@ -35,7 +45,7 @@ var (
 // OwnerData is the data zkscope writes into its lock nodes: who took the
 // lock, readable in any tool ("alice@build7 zkscope pid 4242: deploy").
 func OwnerData(note string) []byte {
-	u, h := WhoAmI()
+	u, h := lockops.WhoAmI()
 	s := fmt.Sprintf("%s@%s zkscope pid %d", u, h, os.Getpid())
 	if note = strings.TrimSpace(note); note != "" {
 		s += ": " + note
@@ -43,12 +53,12 @@ func OwnerData(note string) []byte {
 	return []byte(s)
 }
 
-// HoldState is what zkscope knows about a lock it took.
-type HoldState int
+// State is what zkscope knows about a lock it took.
+type State int
 
 const (
 	// StateHeld: our node exists and our session is connected.
-	StateHeld HoldState = iota
+	StateHeld State = iota
 	// StateSuspended: disconnected; the session (and the lock) may still be
 	// alive, or may have expired. Act as if it could be lost.
 	StateSuspended
@@ -61,7 +71,7 @@ const (
 )
 
 // String is the state's lowercase name.
-func (s HoldState) String() string {
+func (s State) String() string {
 	switch s {
 	case StateHeld:
 		return "held"
@@ -79,9 +89,9 @@ func (s HoldState) String() string {
 // lock had been declared lost (the session came back; see [take.Held]).
 const OpDeleteLost = "delete-lost"
 
-// HoldChange is one change of a held lock's state.
-type HoldChange struct {
-	State HoldState
+// Change is one change of a held lock's state.
+type Change struct {
+	State State
 	// Reason explains StateSuspended and StateLost in one sentence.
 	Reason string
 	// Deadline (StateHeld and StateSuspended) is the moment the lock must be

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/lockrun"
@@ -252,7 +253,7 @@ while it still holds that token (--token T --yes for scripts).`,
 				}
 			}
 			if yes && expectSession == "" {
-				return lockops.Refuse(nil, lockops.OpForceDelete, args[0], 0,
+				return audit.Refuse(nil, lockops.OpForceDelete, args[0], 0,
 					"--yes needs --expect-session (the owner you mean to evict), so a new owner is never deleted by mistake")
 			}
 			ctx := context.Background()
@@ -261,7 +262,7 @@ while it still holds that token (--token T --yes for scripts).`,
 				return err
 			}
 			defer c.Close()
-			if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, args[0]); err != nil {
+			if err := audit.RefuseReadOnly(c, lockops.OpForceDelete, args[0]); err != nil {
 				return err // before the preview: nothing to confirm
 			}
 			opts := evict.Options{AnyNode: anyNode, ForceLeader: forceLeader}
@@ -346,14 +347,14 @@ func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *evict.Sessi
 	sid := lockops.FormatSession(plan.Session)
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
-		return lockops.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session,
+		return audit.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session,
 			"stdin is not a terminal, so nobody can confirm; pass --yes to delete the session's lock nodes without asking")
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "\nType the session id (%s) to delete these %d node(s): ", sid, len(plan.Nodes))
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != sid {
-		return lockops.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session, "not confirmed (the session id typed was not "+sid+"): nothing deleted")
+		return audit.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session, "not confirmed (the session id typed was not "+sid+"): nothing deleted")
 	}
 	return nil
 }
@@ -363,7 +364,7 @@ func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *evict.Sessi
 func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *evict.Preview) error {
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
-		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
+		return audit.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --expect-session %s to delete it without asking", lockops.FormatSession(p.Session)))
 	}
 	what := "sequence number" // a single-node lock's node has none: its name
@@ -374,7 +375,7 @@ func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *evict.Preview) error 
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.SequenceSuffix() {
-		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the "+what+" typed was not "+p.SequenceSuffix()+"): nothing deleted")
+		return audit.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the "+what+" typed was not "+p.SequenceSuffix()+"): nothing deleted")
 	}
 	return nil
 }
@@ -444,7 +445,7 @@ func parseHexID(s string) (int64, error) {
 func reportAuditErrors() {
 	for {
 		select {
-		case err := <-lockops.AuditErrors():
+		case err := <-audit.Errors():
 			fmt.Fprintln(os.Stderr, "zkscope: WARNING: the audit log was not written:", err)
 		default:
 			return

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/tree"
 	"strings"
 	"time"
 
@@ -13,6 +11,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -311,7 +312,7 @@ func tick() tea.Cmd {
 }
 
 // createCmd makes a node through the audited mutations.
-func createCmd(mut lockops.Mutations, p string, data []byte, flags int32) tea.Cmd {
+func createCmd(mut audit.Mutations, p string, data []byte, flags int32) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -324,7 +325,7 @@ func createCmd(mut lockops.Mutations, p string, data []byte, flags int32) tea.Cm
 }
 
 // setCmd writes data if the node is still at version.
-func setCmd(mut lockops.Mutations, p string, data []byte, version int32) tea.Cmd {
+func setCmd(mut audit.Mutations, p string, data []byte, version int32) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -335,7 +336,7 @@ func setCmd(mut lockops.Mutations, p string, data []byte, version int32) tea.Cmd
 
 // deleteCmd deletes p (no children) if it is still at version. A whole
 // tree goes through [Model.beginDeleteTree].
-func deleteCmd(mut lockops.Mutations, p string, version int32) tea.Cmd {
+func deleteCmd(mut audit.Mutations, p string, version int32) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
@@ -64,7 +65,7 @@ func TestCLIEvictConfirms(t *testing.T) {
 		t.Fatal("the holder did not notice the eviction")
 	}
 	entries := audittest.Read(t, filepath.Join(state, "zkscope", "audit.log"))
-	if !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditRefused, h.Node) || !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditOK, h.Node) {
+	if !audittest.Has(entries, lockops.OpForceDelete, audit.Refused, h.Node) || !audittest.Has(entries, lockops.OpForceDelete, audit.OK, h.Node) {
 		t.Fatalf("audit log lacks the refused and the done force-delete: %+v", entries)
 	}
 }
@@ -125,7 +126,7 @@ func TestCLIRevokeRefuses(t *testing.T) {
 	locktest.Unchanged(t, c, config, []byte("x=1"), 0)
 	locktest.Unchanged(t, c, kazooHolder, data, st.Version)
 	entries := audittest.Read(t, filepath.Join(state, "zkscope", "audit.log"))
-	if !audittest.Has(entries, lockops.OpRevoke, lockops.AuditRefused, config) || !audittest.Has(entries, lockops.OpRevoke, lockops.AuditRefused, kazooHolder) {
+	if !audittest.Has(entries, lockops.OpRevoke, audit.Refused, config) || !audittest.Has(entries, lockops.OpRevoke, audit.Refused, kazooHolder) {
 		t.Fatalf("audit log lacks the refused revokes: %+v", entries)
 	}
 	kz.Release(t, "k1")

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
@@ -96,7 +97,7 @@ func TestCLIEvictTypedConfirmation(t *testing.T) {
 		t.Fatal("the holder did not notice the eviction")
 	}
 	entries := audittest.Read(t, filepath.Join(state, "zkscope", "audit.log"))
-	if !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditRefused, h.Node) || !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditOK, h.Node) {
+	if !audittest.Has(entries, lockops.OpForceDelete, audit.Refused, h.Node) || !audittest.Has(entries, lockops.OpForceDelete, audit.OK, h.Node) {
 		t.Fatalf("audit log lacks the refused and the done force-delete: %+v", entries)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -146,11 +147,11 @@ func PreviewEvict(ctx context.Context, c *zkview.Client, node string, o Options)
 	part, ok := l.participant()
 	if !ok && !o.AnyNode {
 		err := lockops.Refusef(lockops.OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
-		lockops.Record(c, lockops.OpForceDelete, node, nil, st.EphemeralOwner, err)
+		audit.Record(c, lockops.OpForceDelete, node, nil, st.EphemeralOwner, err)
 		return nil, err
 	}
 	if err := leaderRefusal(l, o); err != nil {
-		lockops.Record(c, lockops.OpForceDelete, node, nil, st.EphemeralOwner, err)
+		audit.Record(c, lockops.OpForceDelete, node, nil, st.EphemeralOwner, err)
 		return nil, err
 	}
 	p := &Preview{
@@ -234,15 +235,15 @@ func Evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Op
 	node = path.Clean(node)
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("force-delete %s: %w", node, zkview.ErrReadOnly)
-		lockops.Record(c, lockops.OpForceDelete, node, nil, want.Session, err)
+		audit.Record(c, lockops.OpForceDelete, node, nil, want.Session, err)
 		return err
 	}
 	err := evict(ctx, c, node, want, o)
 	var v *int32
 	if !want.AnyVersion {
-		v = lockops.VersionPtr(want.Version)
+		v = audit.VersionPtr(want.Version)
 	}
-	lockops.Record(c, lockops.OpForceDelete, node, v, want.Session, err)
+	audit.Record(c, lockops.OpForceDelete, node, v, want.Session, err)
 	return err
 }
 

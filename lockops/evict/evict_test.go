@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
@@ -23,7 +24,7 @@ import (
 // that gets the lock; the evicted holder's handle goes Lost; the waiter
 // acquires; the audit log has the force-delete.
 func TestEvictHolderHandsOver(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, b, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
@@ -69,7 +70,7 @@ func TestEvictHolderHandsOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	h2.Release(ctx)
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpForceDelete, lockops.AuditOK, h.Node) {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpForceDelete, audit.OK, h.Node) {
 		t.Fatal("audit log lacks the force-delete")
 	}
 }
@@ -79,7 +80,7 @@ func TestEvictHolderHandsOver(t *testing.T) {
 // deleted; nor is one that changed owner or version; nor anything in
 // read-only mode. (The node is no lock node: --any-node.)
 func TestEvictRefusesChangedNode(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	anyNode := Options{AnyNode: true}
 	cl := zktest.Shared(t)
 	ctx := context.Background()
@@ -138,8 +139,8 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 	if ok, _, _ := op.Conn().Exists(node); !ok {
 		t.Fatal("a refused force-delete deleted the node")
 	}
-	entries := audittest.Read(t, audit)
-	if !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditFailed, node) || !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditRefused, node) {
+	entries := audittest.Read(t, auditLog)
+	if !audittest.Has(entries, lockops.OpForceDelete, audit.Failed, node) || !audittest.Has(entries, lockops.OpForceDelete, audit.Refused, node) {
 		t.Fatalf("audit log lacks the failed and refused force-deletes: %+v", entries)
 	}
 	// Gone.
@@ -154,7 +155,7 @@ func TestEvictRefusesChangedNode(t *testing.T) {
 // TestRevoke: a holder that honours revocation (as `zkscope lock
 // --revocable` does) lets go; one that does not keeps the lock.
 func TestRevoke(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
@@ -191,7 +192,7 @@ func TestRevoke(t *testing.T) {
 		t.Fatalf("revoke of a revocable holder: %+v %v", res, err)
 	}
 	locktest.WaitFor(t, "the holder to be released", 30*time.Second, func() bool { return h2.State() == hold.StateReleased })
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpRevoke, lockops.AuditOK, h.Node) {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpRevoke, audit.OK, h.Node) {
 		t.Fatal("audit log lacks the revoke")
 	}
 }
@@ -211,7 +212,7 @@ func refusalOf(t testing.TB, err error, what string) *lockops.Refusal {
 // persistent Curator-format node and a Curator semaphore's node; each
 // refusal is audited as refused.
 func TestRevokeRefuses(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, b, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
@@ -283,14 +284,14 @@ func TestRevokeRefuses(t *testing.T) {
 	}
 	locktest.Unchanged(t, op, semHead, nil, 0)
 
-	entries := audittest.Read(t, audit)
+	entries := audittest.Read(t, auditLog)
 	for _, n := range []string{config, kazooHolder, pr.Node, persistent, semHead} {
-		if !audittest.Has(entries, lockops.OpRevoke, lockops.AuditRefused, n) {
+		if !audittest.Has(entries, lockops.OpRevoke, audit.Refused, n) {
 			t.Fatalf("audit log lacks the refused revoke of %s: %+v", n, entries)
 		}
 	}
 	for _, e := range entries {
-		if e.Operation == lockops.OpRevoke && e.Result != lockops.AuditRefused {
+		if e.Operation == lockops.OpRevoke && e.Result != audit.Refused {
 			t.Fatalf("a refused revoke is audited as %q: %+v", e.Result, e)
 		}
 	}
@@ -300,7 +301,7 @@ func TestRevokeRefuses(t *testing.T) {
 // recognised lock (a config node; a child kazoo ignores in a kazoo lock)
 // is refused, by the preview and by Evict itself, unless AnyNode.
 func TestEvictRefusesNonParticipant(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
@@ -320,7 +321,7 @@ func TestEvictRefusesNonParticipant(t *testing.T) {
 	if r := refusalOf(t, err, "preview of a node kazoo ignores"); !strings.Contains(r.Reason, "no participant of the kazoo.lock") {
 		t.Fatalf("refusal %q", r.Reason)
 	}
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpForceDelete, lockops.AuditRefused, config) || !audittest.Has(audittest.Read(t, audit), lockops.OpForceDelete, lockops.AuditRefused, notes) {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpForceDelete, audit.Refused, config) || !audittest.Has(audittest.Read(t, auditLog), lockops.OpForceDelete, audit.Refused, notes) {
 		t.Fatal("audit log lacks the refused force-deletes")
 	}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -40,13 +41,13 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 	res := RevokeResult{Node: node}
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("revoke %s: %w", node, zkview.ErrReadOnly)
-		lockops.Record(c, lockops.OpRevoke, node, nil, 0, err)
+		audit.Record(c, lockops.OpRevoke, node, nil, 0, err)
 		return res, err
 	}
 	p, err := revocableHolder(ctx, c, node)
 	res.Session = p.Session
 	if err != nil {
-		lockops.Record(c, lockops.OpRevoke, node, nil, res.Session, err)
+		audit.Record(c, lockops.OpRevoke, node, nil, res.Session, err)
 		return res, err
 	}
 	abs := c.Abs(node)
@@ -58,10 +59,10 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 			err = fmt.Errorf("%w (the node changed while we asked: look again)", err)
 		}
 		err = fmt.Errorf("revoke %s: write __REVOKE__: %w", node, err)
-		lockops.Record(c, lockops.OpRevoke, node, lockops.VersionPtr(p.Version), res.Session, err)
+		audit.Record(c, lockops.OpRevoke, node, audit.VersionPtr(p.Version), res.Session, err)
 		return res, err
 	}
-	lockops.Record(c, lockops.OpRevoke, node, lockops.VersionPtr(nst.Version), res.Session, nil)
+	audit.Record(c, lockops.OpRevoke, node, audit.VersionPtr(nst.Version), res.Session, nil)
 
 	waitCtx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -47,14 +48,14 @@ type SessionEvictNode struct {
 func PlanSession(ctx context.Context, c *zkview.Client, session int64, under string) (*SessionEviction, error) {
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("%s the lock nodes of session %s below %s: %w", lockops.OpForceDelete, lockops.FormatSession(session), under, zkview.ErrReadOnly)
-		lockops.Record(c, lockops.OpForceDelete, under, nil, session, err)
+		audit.Record(c, lockops.OpForceDelete, under, nil, session, err)
 		return nil, err
 	}
 	if session == 0 {
-		return nil, lockops.Refuse(c, lockops.OpForceDelete, under, session, "session 0x0 owns no ephemeral node: give the session id shown by 'zkscope sessions' or 'zkscope locks'")
+		return nil, audit.Refuse(c, lockops.OpForceDelete, under, session, "session 0x0 owns no ephemeral node: give the session id shown by 'zkscope sessions' or 'zkscope locks'")
 	}
 	if session == c.SessionID() {
-		return nil, lockops.Refuse(c, lockops.OpForceDelete, under, session, "session "+lockops.FormatSession(session)+" is zkscope's own: release our locks instead")
+		return nil, audit.Refuse(c, lockops.OpForceDelete, under, session, "session "+lockops.FormatSession(session)+" is zkscope's own: release our locks instead")
 	}
 	queues, err := lockops.Scan(ctx, c, under, lockops.ScanOptions{})
 	if err != nil { // ErrScanTruncated too: a partial list would leave nodes behind

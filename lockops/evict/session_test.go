@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
@@ -23,7 +24,7 @@ import (
 // and the kazoo waiter acquires /x; the kazoo holder of /y is untouched.
 // zkscope's own session is refused.
 func TestEvictSession(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	victim, op := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
@@ -93,8 +94,8 @@ func TestEvictSession(t *testing.T) {
 		t.Errorf("second evict: exit %d %s\n%s", code, stderr, out.String())
 	}
 	n := 0
-	for _, e := range audittest.Read(t, audit) {
-		if e.Operation == lockops.OpForceDelete && e.Result == lockops.AuditOK && strings.HasPrefix(e.Path, root) {
+	for _, e := range audittest.Read(t, auditLog) {
+		if e.Operation == lockops.OpForceDelete && e.Result == audit.OK && strings.HasPrefix(e.Path, root) {
 			n++
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 )
 
 // WaitPolicy says how long Take waits for the lock.
@@ -45,7 +45,7 @@ var (
 // OwnerData is the data zkscope writes into its lock nodes: who took the
 // lock, readable in any tool ("alice@build7 zkscope pid 4242: deploy").
 func OwnerData(note string) []byte {
-	u, h := lockops.WhoAmI()
+	u, h := audit.WhoAmI()
 	s := fmt.Sprintf("%s@%s zkscope pid %d", u, h, os.Getpid())
 	if note = strings.TrimSpace(note); note != "" {
 		s += ": " + note

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
@@ -66,7 +67,7 @@ func TestCLILockRunsCommand(t *testing.T) {
 	h.Release(context.Background())
 
 	entries := audittest.Read(t, filepath.Join(state, "zkscope", "audit.log"))
-	if !audittest.Has(entries, lockops.OpTake, lockops.AuditOK, lockPath) || !audittest.Has(entries, lockops.OpRelease, lockops.AuditOK, lockPath) || !audittest.Has(entries, lockops.OpTake, lockops.AuditFailed, lockPath) {
+	if !audittest.Has(entries, lockops.OpTake, audit.OK, lockPath) || !audittest.Has(entries, lockops.OpRelease, audit.OK, lockPath) || !audittest.Has(entries, lockops.OpTake, audit.Failed, lockPath) {
 		t.Fatalf("audit log lacks take/release/failed take: %+v", entries)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/redislock"
@@ -106,7 +107,7 @@ l.release()`)
 	}
 	<-pyDone
 	entries := audittest.Read(t, auditLog)
-	if !audittest.Has(entries, lockops.OpTake, lockops.AuditOK, key) || !audittest.Has(entries, lockops.OpRelease, lockops.AuditOK, key) || !audittest.Has(entries, lockops.OpTake, lockops.AuditFailed, key) {
+	if !audittest.Has(entries, lockops.OpTake, audit.OK, key) || !audittest.Has(entries, lockops.OpRelease, audit.OK, key) || !audittest.Has(entries, lockops.OpTake, audit.Failed, key) {
 		t.Fatalf("audit log lacks take/release/failed take of %s: %+v", key, entries)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/redisview"
@@ -24,7 +25,7 @@ import (
 // as before: `locks` and `evict` decide alike.
 func TestRedisEvictRefusesNonLock(t *testing.T) {
 	s, r := redisServerAndClient(t)
-	auditLog, _ := lockops.AuditLogPath()
+	auditLog, _ := audit.LogPath()
 	ctx := context.Background()
 	r.Set(ctx, "cache:user:1", "alice", 0)
 	r.Set(ctx, "cache:user:2", "bob", time.Minute)
@@ -71,7 +72,7 @@ func TestRedisEvictRefusesNonLock(t *testing.T) {
 	if n, _ := r.Exists(ctx, "cache:user:1", "job:nightly", "lock:deploy").Result(); n != 0 {
 		t.Errorf("%d of the evicted keys are left", n)
 	}
-	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpForceDelete, lockops.AuditRefused, "cache:user:2") {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpForceDelete, audit.Refused, "cache:user:2") {
 		t.Error("the refusal is not in the audit log")
 	}
 }
@@ -91,7 +92,7 @@ func redisServerAndClient(t *testing.T) (*redistest.Server, *goredis.Client) {
 // (exit 2) and kept; revoke and --read-only are refused too.
 func TestRedisEvictRefusesChangedToken(t *testing.T) {
 	s, r := redisServerAndClient(t)
-	auditLog, _ := lockops.AuditLogPath()
+	auditLog, _ := audit.LogPath()
 	ctx := context.Background()
 	key := "lock:evict"
 	r.Set(ctx, key, "tok-a", time.Minute)
@@ -134,7 +135,7 @@ func TestRedisEvictRefusesChangedToken(t *testing.T) {
 		t.Fatalf("evict with the token held: exit %d, key left %d\n%s", code, n, out)
 	}
 	entries := audittest.Read(t, auditLog)
-	if !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditOK, key) || !audittest.Has(entries, lockops.OpForceDelete, lockops.AuditRefused, key) || !audittest.Has(entries, lockops.OpRevoke, lockops.AuditRefused, key) {
+	if !audittest.Has(entries, lockops.OpForceDelete, audit.OK, key) || !audittest.Has(entries, lockops.OpForceDelete, audit.Refused, key) || !audittest.Has(entries, lockops.OpRevoke, audit.Refused, key) {
 		t.Fatalf("audit log: %+v", entries)
 	}
 }

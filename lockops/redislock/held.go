@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/redisview"
 )
@@ -322,13 +323,13 @@ type redisAudit struct {
 }
 
 // record writes op on key with token and its outcome; a failure to write is
-// reported through [lockops.AuditErrors].
+// reported through [audit.Errors].
 func (a redisAudit) record(op, key, token string, err error) {
-	e := lockops.AuditEntry{Operation: op, Path: key, Token: token, Servers: a.servers, Context: a.context}
+	e := audit.Entry{Operation: op, Path: key, Token: token, Servers: a.servers, Context: a.context}
 	if e.Servers == nil {
 		e.Servers = []string{}
 	}
-	lockops.RecordEntry(nil, e, err)
+	audit.RecordEntry(nil, e, err)
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -14,7 +14,7 @@ import (
 // in every demo lock, keeps the audit log clean, and leaves no lock node
 // once stopped.
 func TestDemoContenders(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -45,7 +45,7 @@ func TestDemoContenders(t *testing.T) {
 			return len(locktest.Children(t, obs, l.Path)) == 0
 		})
 	}
-	if e := audittest.Read(t, audit); len(e) != 0 {
+	if e := audittest.Read(t, auditLog); len(e) != 0 {
 		t.Fatalf("the demo wrote to the audit log: %+v", e)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -112,7 +113,7 @@ func (m *heldMonitor) onCleanup(res cleanupResult) {
 		return // the next contact tries again
 	}
 	if res.deleted && !h.unaudited {
-		lockops.Record(h.c, hold.OpDeleteLost, h.Node, lockops.VersionPtr(res.version), h.Session, nil)
+		audit.Record(h.c, hold.OpDeleteLost, h.Node, audit.VersionPtr(res.version), h.Session, nil)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

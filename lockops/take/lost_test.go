@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
@@ -22,7 +23,7 @@ import (
 // back. The lock was declared lost meanwhile, so zkscope deletes our node
 // at once and says so; Release after LOST does not prevent it.
 func TestLostStaysLost(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.StartStandalone(t, zktest.Options{})
 	srv := cl.Servers[0]
 	c := locktest.NewClient(t, cl.Addrs(), func(cfg *zkview.Config) { cfg.SessionTimeout = 4 * time.Second })
@@ -78,7 +79,7 @@ func TestLostStaysLost(t *testing.T) {
 	if kids := locktest.Children(t, c, lockPath); len(kids) != 0 {
 		t.Fatalf("nodes left: %v", kids)
 	}
-	if !audittest.Has(audittest.Read(t, audit), hold.OpDeleteLost, lockops.AuditOK, h.Node) {
+	if !audittest.Has(audittest.Read(t, auditLog), hold.OpDeleteLost, audit.OK, h.Node) {
 		t.Fatal("the deletion is not in the audit log")
 	}
 	t.Logf("%s", deleted.Reason)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
@@ -53,8 +54,8 @@ func holderOf(t *testing.T, c *zkview.Client, dir string, want int) string {
 // ephemeral), and the directory's children and cversion are unchanged.
 func TestCLILockOnParticipantRefused(t *testing.T) {
 	cl := zktest.Shared(t)
-	audit := audittest.ToTemp(t)
-	state := path.Dir(path.Dir(audit))
+	auditLog := audittest.ToTemp(t)
+	state := path.Dir(path.Dir(auditLog))
 	c := locktest.NewClient(t, cl.Addrs())
 	base := zktest.Path(t)
 
@@ -105,7 +106,7 @@ func TestCLILockOnParticipantRefused(t *testing.T) {
 	if kz.Has("waiter", "acquired") {
 		t.Error("the kazoo waiter got the lock its holder still holds")
 	}
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpTake, lockops.AuditRefused, kazooHolder) {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpTake, audit.Refused, kazooHolder) {
 		t.Error("the refusal is not in the audit log")
 	}
 }

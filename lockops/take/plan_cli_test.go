@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
@@ -26,8 +27,8 @@ import (
 // wait; --recipe curator against a held kazoo lock is refused.
 func TestCLINeverGuessesLibrary(t *testing.T) {
 	cl := zktest.Shared(t)
-	audit := audittest.ToTemp(t)
-	state := path.Dir(path.Dir(audit)) // XDG_STATE_HOME
+	auditLog := audittest.ToTemp(t)
+	state := path.Dir(path.Dir(auditLog)) // XDG_STATE_HOME
 	c := locktest.NewClient(t, cl.Addrs())
 	addr := cl.Addrs()[0]
 	base := zktest.Path(t)
@@ -41,7 +42,7 @@ func TestCLINeverGuessesLibrary(t *testing.T) {
 	if ok, _, err := c.Conn().Exists(c.Abs(path.Dir(fresh))); err != nil || ok {
 		t.Fatalf("a refused take created %s (%v)", path.Dir(fresh), err)
 	}
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpTake, lockops.AuditRefused, fresh) {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpTake, audit.Refused, fresh) {
 		t.Fatal("the refusal is not in the audit log as refused")
 	}
 

@@ -8,6 +8,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -35,7 +36,7 @@ func (h *Held) Release(ctx context.Context) error {
 		}
 		err := fmt.Errorf("release %s: %w: %s", h.Node, hold.ErrLost, reason)
 		if !h.unaudited {
-			lockops.Record(h.c, lockops.OpRelease, h.Node, nil, h.Session, err)
+			audit.Record(h.c, lockops.OpRelease, h.Node, nil, h.Session, err)
 		}
 		return err
 	}
@@ -61,7 +62,7 @@ func (h *Held) Release(ctx context.Context) error {
 		err = fmt.Errorf("release %s: %w", h.Node, err)
 	}
 	if !h.unaudited {
-		lockops.Record(h.c, lockops.OpRelease, h.Node, lockops.VersionPtr(version), h.Session, err)
+		audit.Record(h.c, lockops.OpRelease, h.Node, audit.VersionPtr(version), h.Session, err)
 	}
 	return err
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -76,7 +77,7 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o Options) (*H
 	lockPath = path.Clean(lockPath)
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("take %s: %w", lockPath, zkview.ErrReadOnly)
-		lockops.Record(c, lockops.OpTake, lockPath, nil, 0, err)
+		audit.Record(c, lockops.OpTake, lockPath, nil, 0, err)
 		return nil, err
 	}
 	h, err := take(ctx, c, lockPath, o)
@@ -99,13 +100,13 @@ func Take(ctx context.Context, c *zkview.Client, lockPath string, o Options) (*H
 		if node != "" {
 			p = node
 		}
-		lockops.Record(c, lockops.OpTake, p, nil, session, err)
+		audit.Record(c, lockops.OpTake, p, nil, session, err)
 		return nil, err
 	}
 	h.mu.Lock() // the monitor may already update the version
 	v := h.version
 	h.mu.Unlock()
-	lockops.Record(c, lockops.OpTake, h.Node, lockops.VersionPtr(v), h.Session, nil)
+	audit.Record(c, lockops.OpTake, h.Node, audit.VersionPtr(v), h.Session, nil)
 	return h, nil
 }
 

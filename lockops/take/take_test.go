@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) { zktest.Main(m) }
 // checks the node's exact format and parents, makes a second zkscope
 // contender queue behind it on the right node, and hands over on release.
 func TestTakeReleaseEachFormat(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	for _, tc := range []struct {
 		recipe    *lockops.Library
@@ -101,8 +102,8 @@ func TestTakeReleaseEachFormat(t *testing.T) {
 			}
 		})
 	}
-	entries := audittest.Read(t, audit)
-	if !audittest.Has(entries, lockops.OpTake, lockops.AuditOK, "/zkscope-test/") || !audittest.Has(entries, lockops.OpRelease, lockops.AuditOK, "/zkscope-test/") {
+	entries := audittest.Read(t, auditLog)
+	if !audittest.Has(entries, lockops.OpTake, audit.OK, "/zkscope-test/") || !audittest.Has(entries, lockops.OpRelease, audit.OK, "/zkscope-test/") {
 		t.Fatalf("audit log lacks take/release lines: %+v", entries)
 	}
 }
@@ -215,7 +216,7 @@ func TestGoZKLockWaitsForUs(t *testing.T) {
 // TestTimeoutAndNoWaitLeaveNoNode: a take that times out, and a --no-wait
 // take, delete their node again and log the failure.
 func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	lockPath := zktest.Path(t)
@@ -248,7 +249,7 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 	locktest.WaitFor(t, "the cancelled contender's node to go", 10*time.Second, func() bool { return len(locktest.Children(t, a, lockPath)) == 1 })
-	if entries := audittest.Read(t, audit); !audittest.Has(entries, lockops.OpTake, lockops.AuditFailed, lockPath) {
+	if entries := audittest.Read(t, auditLog); !audittest.Has(entries, lockops.OpTake, audit.Failed, lockPath) {
 		t.Fatalf("audit log lacks the failed takes: %+v", entries)
 	}
 }
@@ -256,7 +257,7 @@ func TestTimeoutAndNoWaitLeaveNoNode(t *testing.T) {
 // TestForceDeletedNodeIsLost: someone deletes our node; the handle says
 // Lost at once (never held again) and Release says so.
 func TestForceDeletedNodeIsLost(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ctx := context.Background()
 	a, other := locktest.NewClient(t, cl.Addrs()), locktest.NewClient(t, cl.Addrs())
@@ -286,7 +287,7 @@ func TestForceDeletedNodeIsLost(t *testing.T) {
 	if err := h.Release(ctx); !errors.Is(err, hold.ErrLost) {
 		t.Fatalf("release of a lost lock: %v, want ErrLost", err)
 	}
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpRelease, lockops.AuditFailed, h.Node) {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpRelease, audit.Failed, h.Node) {
 		t.Fatal("audit log lacks the failed release")
 	}
 }
@@ -321,7 +322,7 @@ func TestHoldKeepsSessionAlive(t *testing.T) {
 // TestReadOnlyRefusesTake: a read-only client never creates a node, and the
 // refusal is logged.
 func TestReadOnlyRefusesTake(t *testing.T) {
-	audit := audittest.ToTemp(t)
+	auditLog := audittest.ToTemp(t)
 	cl := zktest.Shared(t)
 	ro := locktest.NewClient(t, cl.Addrs(), func(c *zkview.Config) { c.ReadOnly = true })
 	lockPath := zktest.Path(t)
@@ -332,7 +333,7 @@ func TestReadOnlyRefusesTake(t *testing.T) {
 	if ok, _, _ := ro.Conn().Exists(lockPath); ok {
 		t.Fatal("read-only take created the lock directory")
 	}
-	if !audittest.Has(audittest.Read(t, audit), lockops.OpTake, lockops.AuditRefused, lockPath) {
+	if !audittest.Has(audittest.Read(t, auditLog), lockops.OpTake, audit.Refused, lockPath) {
 		t.Fatal("audit log lacks the refused take")
 	}
 }

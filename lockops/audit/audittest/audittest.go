@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 )
 
 // ToTemp points the audit log at a fresh directory and returns the
@@ -21,7 +21,7 @@ func ToTemp(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", dir)
-	p, err := lockops.AuditLogPath()
+	p, err := audit.LogPath()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func ToTemp(t *testing.T) string {
 }
 
 // Read returns the lines of the audit log at p (none when there is none).
-func Read(t testing.TB, p string) []lockops.AuditEntry {
+func Read(t testing.TB, p string) []audit.Entry {
 	t.Helper()
 	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {
@@ -39,10 +39,10 @@ func Read(t testing.TB, p string) []lockops.AuditEntry {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []lockops.AuditEntry
+	var out []audit.Entry
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e lockops.AuditEntry
+		var e audit.Entry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("audit line %q: %v", sc.Text(), err)
 		}
@@ -53,7 +53,7 @@ func Read(t testing.TB, p string) []lockops.AuditEntry {
 
 // Has reports whether entries hold op with result on a path starting
 // with pathPrefix.
-func Has(entries []lockops.AuditEntry, op, result, pathPrefix string) bool {
+func Has(entries []audit.Entry, op, result, pathPrefix string) bool {
 	for _, e := range entries {
 		if e.Operation == op && e.Result == result && strings.HasPrefix(e.Path, pathPrefix) {
 			return true

@@ -1,4 +1,13 @@
-package lockops
+// Package audit is the audit log: one JSON line per change zkscope made
+// or refused ([Append], [Record]; results [OK], [Failed], [Refused]),
+// where it lives ([LogPath]), the refusals a caller decides ([Refuse],
+// [RefuseReadOnly]), the node changes the terminal UI makes, audited
+// (mutations.go: [Mutations]), and who zkscope acts as ([WhoAmI]).
+//
+// It writes the log and, for mutations, to ZooKeeper through zkview; it
+// imports nothing of the other lock packages but the recipe model, nor
+// ui or cmd.
+package audit
 
 import (
 	"encoding/json"
@@ -10,19 +19,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
 // Audit results.
 const (
-	AuditOK      = "ok"      // the change was made
-	AuditFailed  = "failed"  // the server refused it or it could not be made
-	AuditRefused = "refused" // zkscope refused it (read-only mode, or a [*Refusal])
+	OK      = "ok"      // the change was made
+	Failed  = "failed"  // the server refused it or it could not be made
+	Refused = "refused" // zkscope refused it (read-only mode, or a [*lockops.Refusal])
 )
 
-// AuditEntry is one line of the audit log. Time, User, Host, Context and
-// Servers are filled in by [Audit] when empty.
-type AuditEntry struct {
+// Entry is one line of the audit log. Time, User, Host, Context and
+// Servers are filled in by [Append] when empty.
+type Entry struct {
 	Time      time.Time `json:"time"`
 	User      string    `json:"user"`
 	Host      string    `json:"host"`
@@ -43,9 +53,9 @@ type AuditEntry struct {
 	Error  string `json:"error"`
 }
 
-// AuditLogPath is where the audit log lives:
+// LogPath is where the audit log lives:
 // $XDG_STATE_HOME/zkscope/audit.log, by default ~/.local/state/zkscope/audit.log.
-func AuditLogPath() (string, error) {
+func LogPath() (string, error) {
 	dir := os.Getenv("XDG_STATE_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
@@ -59,10 +69,10 @@ func AuditLogPath() (string, error) {
 
 var auditMu sync.Mutex
 
-// Audit appends e to the audit log as one JSON line (file mode 0600 in a
+// Append appends e to the audit log as one JSON line (file mode 0600 in a
 // 0700 directory, O_APPEND so concurrent zkscope processes never interleave
 // within a line). c supplies the context name and servers; it may be nil.
-func Audit(c *zkview.Client, e AuditEntry) error {
+func Append(c *zkview.Client, e Entry) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
@@ -92,7 +102,7 @@ func Audit(c *zkview.Client, e AuditEntry) error {
 		return fmt.Errorf("encode audit entry: %w", err)
 	}
 	line = append(line, '\n')
-	p, err := AuditLogPath()
+	p, err := LogPath()
 	if err != nil {
 		return err
 	}
@@ -116,14 +126,14 @@ func Audit(c *zkview.Client, e AuditEntry) error {
 }
 
 // auditResult turns an operation's error into an entry's Result and Error.
-func auditResult(e *AuditEntry, err error) {
+func auditResult(e *Entry, err error) {
 	switch {
 	case err == nil:
-		e.Result = AuditOK
-	case errors.Is(err, zkview.ErrReadOnly) || IsRefusal(err):
-		e.Result, e.Error = AuditRefused, err.Error()
+		e.Result = OK
+	case errors.Is(err, zkview.ErrReadOnly) || lockops.IsRefusal(err):
+		e.Result, e.Error = Refused, err.Error()
 	default:
-		e.Result, e.Error = AuditFailed, err.Error()
+		e.Result, e.Error = Failed, err.Error()
 	}
 }
 
@@ -131,17 +141,17 @@ func auditResult(e *AuditEntry, err error) {
 // failure never hides the operation's own result; it is reported through
 // AuditErrors so the CLI and UI can show it.
 func Record(c *zkview.Client, op, path string, version *int32, session int64, err error) {
-	e := AuditEntry{Operation: op, Path: path, Version: version}
+	e := Entry{Operation: op, Path: path, Version: version}
 	if session != 0 {
-		e.Session = FormatSession(session)
+		e.Session = lockops.FormatSession(session)
 	}
 	RecordEntry(c, e, err)
 }
 
 // RecordEntry writes e with err's outcome ([Record]; c may be nil).
-func RecordEntry(c *zkview.Client, e AuditEntry, err error) {
+func RecordEntry(c *zkview.Client, e Entry, err error) {
 	auditResult(&e, err)
-	if aerr := Audit(c, e); aerr != nil {
+	if aerr := Append(c, e); aerr != nil {
 		select {
 		case auditErrors <- aerr:
 		default:
@@ -151,9 +161,9 @@ func RecordEntry(c *zkview.Client, e AuditEntry, err error) {
 
 var auditErrors = make(chan error, 16)
 
-// AuditErrors delivers failures to write the audit log (disk full, no home
+// Errors delivers failures to write the audit log (disk full, no home
 // directory, ...) so they can be shown; the operations themselves go on.
-func AuditErrors() <-chan error { return auditErrors }
+func Errors() <-chan error { return auditErrors }
 
 func VersionPtr(v int32) *int32 { return &v }
 

@@ -1,4 +1,4 @@
-package lockops
+package audit
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -23,7 +24,7 @@ func (m Mutations) Create(ctx context.Context, p string, data []byte, flags int3
 	c := m.Client
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("create %s: %w", p, zkview.ErrReadOnly)
-		Record(c, OpCreate, p, nil, 0, err)
+		Record(c, lockops.OpCreate, p, nil, 0, err)
 		return "", err
 	}
 	created, err := zkview.Call(ctx, func() (string, error) {
@@ -34,11 +35,11 @@ func (m Mutations) Create(ctx context.Context, p string, data []byte, flags int3
 	})
 	if err != nil {
 		err = fmt.Errorf("create %s: %w", p, err)
-		Record(c, OpCreate, p, nil, 0, err)
+		Record(c, lockops.OpCreate, p, nil, 0, err)
 		return "", err
 	}
 	created = c.Rel(created)
-	Record(c, OpCreate, created, VersionPtr(0), 0, nil)
+	Record(c, lockops.OpCreate, created, VersionPtr(0), 0, nil)
 	return created, nil
 }
 
@@ -47,16 +48,16 @@ func (m Mutations) Set(ctx context.Context, p string, data []byte, version int32
 	c := m.Client
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("edit %s: %w", p, zkview.ErrReadOnly)
-		Record(c, OpSet, p, VersionPtr(version), 0, err)
+		Record(c, lockops.OpSet, p, VersionPtr(version), 0, err)
 		return zk.Stat{}, err
 	}
 	st, err := zkview.Call(ctx, func() (*zk.Stat, error) { return c.Conn().Set(c.Abs(p), data, version) })
 	if err != nil {
 		err = fmt.Errorf("edit %s: %w", p, err)
-		Record(c, OpSet, p, VersionPtr(version), 0, err)
+		Record(c, lockops.OpSet, p, VersionPtr(version), 0, err)
 		return zk.Stat{}, err
 	}
-	Record(c, OpSet, p, VersionPtr(version), 0, nil)
+	Record(c, lockops.OpSet, p, VersionPtr(version), 0, nil)
 	return *st, nil
 }
 
@@ -65,7 +66,7 @@ func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
 	c := m.Client
 	if c.Config().ReadOnly {
 		err := fmt.Errorf("delete %s: %w", p, zkview.ErrReadOnly)
-		Record(c, OpDelete, p, VersionPtr(version), 0, err)
+		Record(c, lockops.OpDelete, p, VersionPtr(version), 0, err)
 		return err
 	}
 	_, err := zkview.Call(ctx, func() (struct{}, error) { return struct{}{}, c.Conn().Delete(c.Abs(p), version) })
@@ -75,7 +76,7 @@ func (m Mutations) Delete(ctx context.Context, p string, version int32) error {
 	case err != nil:
 		err = fmt.Errorf("delete %s: %w", p, err)
 	}
-	Record(c, OpDelete, p, VersionPtr(version), 0, err)
+	Record(c, lockops.OpDelete, p, VersionPtr(version), 0, err)
 	return err
 }
 
@@ -96,10 +97,10 @@ func (m Mutations) CreateWith(ctx context.Context, p string, data []byte, opts z
 	c := m.Client
 	created, err := zkview.Call(ctx, func() (string, error) { return c.Create(p, data, opts) })
 	if err != nil {
-		Record(c, OpCreate, p, nil, 0, err)
+		Record(c, lockops.OpCreate, p, nil, 0, err)
 		return "", err
 	}
-	Record(c, OpCreate, created, VersionPtr(0), 0, nil)
+	Record(c, lockops.OpCreate, created, VersionPtr(0), 0, nil)
 	return created, nil
 }
 
@@ -121,7 +122,7 @@ func (m Mutations) DeleteTree(ctx context.Context, p string, version int32, prog
 	if err == nil {
 		err = c.DeleteRecursive(ctx, p, progress)
 	}
-	Record(c, OpDelete, p, VersionPtr(version), 0, err)
+	Record(c, lockops.OpDelete, p, VersionPtr(version), 0, err)
 	return err
 }
 
@@ -129,6 +130,6 @@ func (m Mutations) DeleteTree(ctx context.Context, p string, version int32, prog
 func (m Mutations) SetACL(ctx context.Context, p string, acl []zk.ACL, version int32) (zk.Stat, error) {
 	c := m.Client
 	st, err := zkview.Call(ctx, func() (zk.Stat, error) { return c.SetACL(p, acl, version) })
-	Record(c, OpSetACL, p, VersionPtr(version), 0, err)
+	Record(c, lockops.OpSetACL, p, VersionPtr(version), 0, err)
 	return st, err
 }

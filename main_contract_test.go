@@ -15,6 +15,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -193,7 +194,7 @@ func TestLocksJSONContractEveryProblemKind(t *testing.T) {
 	}
 	var out bytes.Buffer
 	v := lockops.Verified(nil, 0)
-	if err := lockops.WriteJSONWith(&out, []string{"127.0.0.1:2181"}, queues, &v); err != nil {
+	if err := report.WriteJSONWith(&out, []string{"127.0.0.1:2181"}, queues, &v); err != nil {
 		t.Fatal(err)
 	}
 	r := checkContract(t, out.Bytes())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 )
 
@@ -159,9 +160,9 @@ func writeHistoryAt(out io.Writer, r *history.Replay, at history.Point, servers 
 	}
 	lockops.Diagnose(queues, lockops.ServerDiagnoseOptions{HeldLongerThan: f.heldLimit, Now: when})
 	if f.asJSON {
-		return lockops.WriteJSON(printable.JSON(out), servers, queues)
+		return report.WriteJSON(printable.JSON(out), servers, queues)
 	}
-	return lockops.WriteTableWith(out, queues, when, lockops.TableOptions{FullNames: !writerIsTerminal(out)})
+	return report.WriteTableWith(out, queues, when, report.TableOptions{FullNames: !writerIsTerminal(out)})
 }
 
 // openHistory opens the source f names: its events, the servers it came

@@ -20,6 +20,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -236,9 +237,9 @@ queues change until Ctrl-C.`,
 			tty := writerIsTerminal(out)
 			render := func(out io.Writer, r scanReport) error {
 				if asJSON {
-					return lockops.WriteJSONReport(printable.JSON(out), c.Servers(), r.queues, &r.v, r.unreadable)
+					return report.WriteJSONReport(printable.JSON(out), c.Servers(), r.queues, &r.v, r.unreadable)
 				}
-				err := lockops.WriteTableWith(out, r.queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v), Held: watchIt})
+				err := report.WriteTableWith(out, r.queues, time.Now(), report.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v), Held: watchIt})
 				for _, u := range r.unreadable {
 					fmt.Fprintf(out, "unreadable %s: %s\n", printable.String(u.Node), printable.String(u.Detail))
 				}
@@ -432,9 +433,9 @@ func reportDoctor(cmd *cobra.Command, c *zkview.Client, p string, r scanReport, 
 	out := cmd.OutOrStdout()
 	var err error
 	if asJSON {
-		err = lockops.WriteDoctorJSON(printable.JSON(out), c.Servers(), p, len(r.queues), fs)
+		err = report.WriteDoctorJSON(printable.JSON(out), c.Servers(), p, len(r.queues), fs)
 	} else {
-		err = lockops.WriteDoctorLines(out, fs)
+		err = report.WriteDoctorLines(out, fs)
 	}
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
@@ -156,9 +157,9 @@ func runRedisLocks(cmd *cobra.Command, args []string, asJSON bool) (handled bool
 	}
 	out := cmd.OutOrStdout()
 	if asJSON {
-		return true, lockops.WriteJSON(printable.JSON(out), servers, queues)
+		return true, report.WriteJSON(printable.JSON(out), servers, queues)
 	}
-	return true, lockops.WriteTableWith(out, queues, time.Now(), lockops.TableOptions{FullNames: true})
+	return true, report.WriteTableWith(out, queues, time.Now(), report.TableOptions{FullNames: true})
 }
 
 // runRedisDoctor is `zkscope doctor PATTERN` on Redis servers: the

@@ -1,21 +1,14 @@
 package lockops
 
 import (
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 )
-
-// solrName is LeaderElector's election node name.
-func solrName(session int64, node string, seq int) string {
-	return fmt.Sprintf("%d-%s-n_%010d", session, node, seq)
-}
 
 func withData(c Child, data []byte) Child { c.Data = data; return c }
 
@@ -138,7 +131,7 @@ func TestDecodeHBaseMaster(t *testing.T) {
 
 func TestDecodeSolrOverseer(t *testing.T) {
 	s1, s2, s3 := int64(72057594037927937), int64(72057594037927938), int64(72057594037927939)
-	n1, n2, n3 := solrName(s1, "10.0.0.1:8983_solr", 1), solrName(s2, "10.0.0.2:8983_solr", 2), solrName(s3, "10.0.0.3:8983_solr", 10)
+	n1, n2, n3 := locktest.SolrName(s1, "10.0.0.1:8983_solr", 1), locktest.SolrName(s2, "10.0.0.2:8983_solr", 2), locktest.SolrName(s3, "10.0.0.3:8983_solr", 10)
 	d := dir("/overseer_elect/election", kid(n3, s3), kid(n1, s1), kid(n2, s2))
 	d.Context = []Child{{Name: "leader", Path: "/overseer_elect/leader", Data: []byte(`{"id":"` + n1 + `"}`), Owner: s1}}
 	q := Decode(d, DecodeOptions{})
@@ -164,7 +157,7 @@ func TestDecodeSolrOverseer(t *testing.T) {
 		t.Errorf("leader mismatch: %+v", q.Problems)
 	}
 	// joinAtHead: a non-sequential node reusing the second's sequence.
-	head := solrName(s3, "10.0.0.3:8983_solr", 2)
+	head := locktest.SolrName(s3, "10.0.0.3:8983_solr", 2)
 	if q := Decode(dir("/e/election", kid(n1, s1), kid(n2, s2), kid(head, s3)), DecodeOptions{}); len(q.Problems) != 1 || q.Problems[0].Kind != ProblemSequenceTie {
 		t.Errorf("joinAtHead tie: %+v", q.Problems)
 	}
@@ -219,7 +212,7 @@ func TestFamilyNamesDoNotMatchOtherDirectories(t *testing.T) {
 			t.Errorf("%v is read as a lock directory", names)
 		}
 	}
-	for _, names := range [][]string{{"controller", "controller_epoch", "brokers"}, {HadoopBreadcrumbNode}, {"master", "backup-masters", "rs"}, {solrName(1, "h:1_solr", 0)}} {
+	for _, names := range [][]string{{"controller", "controller_epoch", "brokers"}, {HadoopBreadcrumbNode}, {"master", "backup-masters", "rs"}, {locktest.SolrName(1, "h:1_solr", 0)}} {
 		if !IsLockDir(names) {
 			t.Errorf("%v is not read as an election", names)
 		}
@@ -239,63 +232,6 @@ func FuzzElectionPayloads(f *testing.F) {
 		decodeActiveNodeInfo(b)
 		decodeHBaseMaster(b)
 	})
-}
-
-// electionQueues are the systems' elections for the JSON golden case
-// "elections": Kafka's controller with two brokers waiting in the
-// servers' watch lists, HDFS with a stale breadcrumb, HBase with a
-// backup master, Solr's overseer queue, and a plain ephemeral lock with
-// a herd of three.
-func electionQueues() []Queue {
-	at := func(d Dir, ms int64) Dir {
-		for i := range d.Children {
-			d.Children[i].Ctime = ms + int64(i)*1001
-			d.Children[i].Czxid = int64(100 + i)
-		}
-		for i := range d.Context {
-			d.Context[i].Ctime = ms + int64(i)*1001
-			d.Context[i].Czxid = int64(200 + i)
-		}
-		return d
-	}
-	kafka := dir("/kafka",
-		withData(kid("controller", 0x101), locktest.KafkaControllerData(2, 1, 1_700_000_000_123)),
-		withData(kid("controller_epoch", 0), []byte("7")), kid("brokers", 0))
-	kafka.Context = []Child{
-		withData(kid("1", 0x101), locktest.KafkaBrokerData("kafka1", 9092)),
-		withData(kid("2", 0x102), locktest.KafkaBrokerData("kafka2", 9092)),
-		withData(kid("3", 0x103), locktest.KafkaBrokerData("kafka3", 9092)),
-	}
-	hdfs := dir("/hadoop-ha/ns1",
-		withData(kid(HadoopLockNode, 0x201), locktest.ActiveNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)),
-		withData(kid(HadoopBreadcrumbNode, 0), locktest.ActiveNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)))
-	hbase := dir("/hbase",
-		withData(kid("master", 0x301), locktest.HBaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
-		kid("backup-masters", 0))
-	hbase.Context = []Child{withData(kid("hm2,16000,1700000000001", 0x302), locktest.HBaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))}
-	n1, n2 := solrName(72057594037927937, "10.0.0.1:8983_solr", 1), solrName(72057594037927938, "10.0.0.2:8983_solr", 2)
-	solr := dir("/overseer_elect/election", kid(n1, 0x100000000000001), kid(n2, 0x100000000000002))
-	solr.Context = []Child{{Name: "leader", Path: "/overseer_elect/leader", Data: []byte(`{"id":"` + n1 + `"}`), Owner: 0x100000000000001}}
-	eph := EphemeralDir("/locks/maintenance", zk.Stat{Czxid: 9, Ctime: 1_700_000_500_000, EphemeralOwner: 0x501}, []byte("alice@ops1"))
-	qs := []Queue{
-		Decode(at(kafka, 1_700_000_000_000), DecodeOptions{}),
-		Decode(at(hdfs, 1_700_000_100_000), DecodeOptions{}),
-		Decode(at(hbase, 1_700_000_200_000), DecodeOptions{}),
-		Decode(at(solr, 1_700_000_300_000), DecodeOptions{}),
-		Decode(eph, DecodeOptions{Kind: KindEphemeralLock}),
-	}
-	e := &zkview.Ensemble{Members: []zkview.Member{{
-		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
-		Clients: map[int64]string{0x101: "10.0.1.1:5000", 0x102: "10.0.1.2:5000", 0x103: "10.0.1.3:5000", 0x201: "10.0.2.1:5000",
-			0x202: "10.0.2.2:5000", 0x301: "10.0.3.1:5000", 0x302: "10.0.3.2:5000", 0x100000000000001: "10.0.0.1:5000",
-			0x100000000000002: "10.0.0.2:5000", 0x501: "10.0.5.1:5000", 0x502: "10.0.5.2:5000", 0x503: "10.0.5.3:5000", 0x504: "10.0.5.4:5000"},
-		Watches: map[string][]int64{"/kafka/controller": {0x101, 0x102, 0x103}, "/hadoop-ha/ns1/ActiveStandbyElectorLock": {0x202},
-			"/hbase/master": {0x302}, "/overseer_elect/election/" + n1: {0x100000000000002}, "/locks/maintenance": {0x502, 0x503, 0x504}},
-		Sessions: []int64{0x101, 0x102, 0x103, 0x201, 0x202, 0x301, 0x302, 0x100000000000001, 0x100000000000002, 0x501, 0x502, 0x503, 0x504},
-	}}}
-	ApplyEnsemble(e, qs)
-	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
-	return qs
 }
 
 // TestFamilyBetweenElections: a system's directory is recognised while

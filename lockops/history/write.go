@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 )
 
@@ -108,7 +109,7 @@ func tenureCell(t *Tenure) string {
 		}
 		return s
 	}
-	return lockops.DescribeData(t.Data, 24)
+	return report.DescribeData(t.Data, 24)
 }
 
 // endedCell says how a tenure ended, with who and the session's facts.
@@ -166,7 +167,7 @@ func WriteJSON(w io.Writer, rep Report) error {
 			ld.Tenures = append(ld.Tenures, tenureDocOf(h, j, rep.End))
 		}
 		for j := range h.Problems {
-			ld.Problems = append(ld.Problems, json.RawMessage(lockops.AppendProblemJSON(nil, &h.Problems[j], h.Path)))
+			ld.Problems = append(ld.Problems, json.RawMessage(report.AppendProblemJSON(nil, &h.Problems[j], h.Path)))
 		}
 		doc.Locks = append(doc.Locks, ld)
 	}
@@ -255,10 +256,10 @@ func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 }
 
 // tenureData is a node's data as JSON text: as it is when it is UTF-8,
-// else described ([lockops.DescribeData]).
+// else described ([report.DescribeData]).
 func tenureData(b []byte) string {
 	if utf8.Valid(b) {
 		return string(b)
 	}
-	return lockops.DescribeData(b, 64)
+	return report.DescribeData(b, 64)
 }

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/redisview"
 )
 
@@ -244,7 +245,7 @@ func describeTokens(tokens []string, per []*redisview.Key, reads []redisview.Rea
 				on = append(on, reads[m].Addr)
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%s on %s", lockops.DescribeData([]byte(t), 24), strings.Join(on, ", ")))
+		parts = append(parts, fmt.Sprintf("%s on %s", report.DescribeData([]byte(t), 24), strings.Join(on, ", ")))
 	}
 	return strings.Join(parts, "; ")
 }

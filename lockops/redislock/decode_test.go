@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/contracttest"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/redisview"
 )
 
@@ -209,7 +210,7 @@ func TestRedisJSONContract(t *testing.T) {
 		{Addr: "m3:1"},
 	}
 	var buf bytes.Buffer
-	if err := lockops.WriteJSON(&buf, []string{"m1:1", "m2:1", "m3:1"}, Decode(reads, redisNow)); err != nil {
+	if err := report.WriteJSON(&buf, []string{"m1:1", "m2:1", "m3:1"}, Decode(reads, redisNow)); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := contracttest.DecodeReport(buf.Bytes())
@@ -267,7 +268,7 @@ func FuzzDecodeRedis(f *testing.F) {
 			}
 		}
 		var buf bytes.Buffer
-		if err := lockops.WriteJSON(&buf, nil, qs); err != nil {
+		if err := report.WriteJSON(&buf, nil, qs); err != nil {
 			t.Fatal(err)
 		}
 		doc, err := contracttest.DecodeReport(buf.Bytes())

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
@@ -92,7 +93,7 @@ func PreviewEvict(ctx context.Context, c *redisview.Client, key string) (*EvictP
 				p.TTL = k.TTL
 			}
 		default:
-			p.Others = append(p.Others, fmt.Sprintf("%s: another token, %s", servers[i], lockops.DescribeData(k.Value, 40)))
+			p.Others = append(p.Others, fmt.Sprintf("%s: another token, %s", servers[i], report.DescribeData(k.Value, 40)))
 		}
 	}
 	return p, nil

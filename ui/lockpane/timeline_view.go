@@ -11,6 +11,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -190,7 +191,7 @@ const maxLegendLines = 3
 // id or address), else its short name: long data (a description) is
 // often the same for every contender.
 func participantName(x lockops.Participant) string {
-	if d := lockops.DescribeData(x.Data, 25); d != "-" && !strings.HasPrefix(d, "<") && !strings.HasSuffix(d, "…") {
+	if d := report.DescribeData(x.Data, 25); d != "-" && !strings.HasPrefix(d, "<") && !strings.HasSuffix(d, "…") {
 		return d
 	}
 	return common.ShortName(lockops.ShortName(x.Name), 28)

@@ -20,6 +20,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
@@ -303,7 +304,7 @@ func (m Model) lines() []string {
 		widths[i] = lipgloss.Width(h)
 	}
 	for i, s := range m.shown {
-		cells[i] = lockops.SessionRow(s, m.at)
+		cells[i] = report.SessionRow(s, m.at)
 		for j, c := range cells[i] {
 			widths[j] = max(widths[j], lipgloss.Width(c))
 		}
@@ -326,9 +327,9 @@ func (m Model) lines() []string {
 			}
 		} else {
 			verb, st := "waits on", m.st.Waiter
-			how := lockops.WaitedFor(*r.lock, m.at)
+			how := report.WaitedFor(*r.lock, m.at)
 			if r.hold {
-				verb, st, how = "holds   ", m.st.Holder, lockops.HeldAge(*r.lock, m.at)
+				verb, st, how = "holds   ", m.st.Holder, report.HeldAge(*r.lock, m.at)
 			}
 			if r.lock.WatchOnly {
 				how = "watching " + r.lock.Node + " (owns no node)"

@@ -1,5 +1,7 @@
 package locktest
 
+import "fmt"
+
 // Names as the libraries make them. The UUIDs are chosen so that sorting by
 // full name disagrees with sorting by sequence.
 const (
@@ -15,3 +17,8 @@ const (
 
 // CuratorName is a Curator protected node name: _c_<uuid>-<marker><seq>.
 func CuratorName(uuid, marker, seq string) string { return "_c_" + uuid + "-" + marker + seq }
+
+// SolrName is LeaderElector's election node name.
+func SolrName(session int64, node string, seq int) string {
+	return fmt.Sprintf("%d-%s-n_%010d", session, node, seq)
+}

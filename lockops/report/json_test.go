@@ -1,4 +1,4 @@
-package lockops
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/internal/contracttest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
 
@@ -21,10 +23,10 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden files of testd
 // views, and the empty report.
 func jsonCases() map[string]struct {
 	servers []string
-	queues  []Queue
+	queues  []lockops.Queue
 } {
 	yes, no := true, false
-	at := func(d Dir, ms int64) Dir {
+	at := func(d lockops.Dir, ms int64) lockops.Dir {
 		for i := range d.Children {
 			d.Children[i].Ctime = ms + int64(i)*1001
 		}
@@ -39,7 +41,7 @@ func jsonCases() map[string]struct {
 	rw.Children[1].Data = []byte("10.1.2.3")
 	rw.Children[2].Data = []byte("host \"b\"\n<&>")
 	rw.Children[0].Data = []byte{0xca, 0xfe, 0x00, 0xff}
-	rwq := Decode(rw, DecodeOptions{})
+	rwq := lockops.Decode(rw, lockops.DecodeOptions{})
 	rwq.Participants[0].Client = "10.1.2.3:53412"
 	rwq.Participants[0].WatchObserved = nil
 	rwq.Participants[1].WatchObserved = &yes
@@ -47,7 +49,7 @@ func jsonCases() map[string]struct {
 	rwq.Participants[2].WatchObserved = &no
 	// The holder seen beginning to hold 1h10m before the report (its node
 	// is 2h old): held-too-long by what was seen, not by its age.
-	rwq.Participants[0].HeldSince, rwq.Participants[0].HeldSource = time.UnixMilli(1_700_000_000_000+2*3600_000-70*60_000), HeldSeen
+	rwq.Participants[0].HeldSince, rwq.Participants[0].HeldSource = time.UnixMilli(1_700_000_000_000+2*3600_000-70*60_000), lockops.HeldSeen
 	persist := at(dir("/app/locks/stale", kid(locktest.HexA+"__lock__0000000001", 0), kid(locktest.HexB+"__lock__0000000002", 7)), 1_600_000_000_000)
 
 	// A Curator semaphore (children waits, max_leases), a kazoo
@@ -69,21 +71,21 @@ func jsonCases() map[string]struct {
 	mixed := at(dir("/mixed", kid(locktest.CuratorName(locktest.UUIDA, "lock-", "0000000000"), 21), kid(locktest.HexB+"__lock__0000000001", 22)), 1_700_000_500_000)
 
 	now := time.UnixMilli(1_700_000_000_000 + 2*3600_000)
-	diagnosed := func(qs ...Queue) []Queue {
+	diagnosed := func(qs ...lockops.Queue) []lockops.Queue {
 		for i := range qs {
 			qs[i].ReadAt = now // node ages (age_ms) are counted to the read
 		}
-		Diagnose(qs, ServerDiagnoseOptions{HeldLongerThan: time.Hour, Now: now})
+		lockops.Diagnose(qs, lockops.ServerDiagnoseOptions{HeldLongerThan: time.Hour, Now: now})
 		return qs
 	}
 	return map[string]struct {
 		servers []string
-		queues  []Queue
+		queues  []lockops.Queue
 	}{
-		"curator-rwlock": {[]string{"127.0.0.1:2181"}, diagnosed(rwq, Decode(persist, DecodeOptions{}))},
-		"recipes": {[]string{"zk1:2181", "zk2:2181"}, diagnosed(Decode(sem, DecodeOptions{MaxLeases: 2}),
-			Decode(ksem, DecodeOptions{}), Decode(zkl, DecodeOptions{}), Decode(gozk, DecodeOptions{Kind: KindGoZK}))},
-		"mixed-libraries": {[]string{"127.0.0.1:2181"}, diagnosed(Decode(mixed, DecodeOptions{}))},
+		"curator-rwlock": {[]string{"127.0.0.1:2181"}, diagnosed(rwq, lockops.Decode(persist, lockops.DecodeOptions{}))},
+		"recipes": {[]string{"zk1:2181", "zk2:2181"}, diagnosed(lockops.Decode(sem, lockops.DecodeOptions{MaxLeases: 2}),
+			lockops.Decode(ksem, lockops.DecodeOptions{}), lockops.Decode(zkl, lockops.DecodeOptions{}), lockops.Decode(gozk, lockops.DecodeOptions{Kind: lockops.KindGoZK}))},
+		"mixed-libraries": {[]string{"127.0.0.1:2181"}, diagnosed(lockops.Decode(mixed, lockops.DecodeOptions{}))},
 		"empty":           {nil, nil},
 		"elections":       {[]string{"zk1:2181"}, readAt(electionQueues(), now)},
 	}
@@ -126,15 +128,15 @@ func TestWriteJSONContract(t *testing.T) {
 			if err := WriteJSON(&buf, c.servers, c.queues); err != nil {
 				t.Fatal(err)
 			}
-			doc, err := decodeReport(buf.Bytes())
+			doc, err := contracttest.DecodeReport(buf.Bytes())
 			if err != nil {
 				t.Fatalf("%v\n%s", err, buf.Bytes())
 			}
-			checkContract(t, doc)
-			if got, want := strings.Join(doc.strs("servers"), ","), strings.Join(c.servers, ","); got != want {
+			contracttest.Check(t, doc)
+			if got, want := strings.Join(doc.Strs("servers"), ","), strings.Join(c.servers, ","); got != want {
 				t.Errorf("servers %s, want %s", got, want)
 			}
-			locks := doc.objs("locks")
+			locks := doc.Objs("locks")
 			if len(locks) != len(c.queues) {
 				t.Fatalf("%d locks, want %d", len(locks), len(c.queues))
 			}
@@ -147,28 +149,28 @@ func TestWriteJSONContract(t *testing.T) {
 
 // checkReadBack compares a decoded lock with the queue it was written
 // from.
-func checkReadBack(t *testing.T, l jsonObj, q Queue) {
+func checkReadBack(t *testing.T, l contracttest.Obj, q lockops.Queue) {
 	t.Helper()
-	if l.str("path") != q.Path || l.str("recipe") != string(q.Kind) || l.num("max_leases") != q.MaxLeases {
-		t.Errorf("lock %s %s max %d, want %s %s max %d", l.str("path"), l.str("recipe"), l.num("max_leases"), q.Path, q.Kind, q.MaxLeases)
+	if l.Str("path") != q.Path || l.Str("recipe") != string(q.Kind) || l.Num("max_leases") != q.MaxLeases {
+		t.Errorf("lock %s %s max %d, want %s %s max %d", l.Str("path"), l.Str("recipe"), l.Num("max_leases"), q.Path, q.Kind, q.MaxLeases)
 	}
-	ps, prs := l.objs("participants"), l.objs("problems")
-	if len(ps) != len(q.Participants) || len(prs) != len(q.Problems) || len(l.objs("other_views")) != len(q.Others) {
+	ps, prs := l.Objs("participants"), l.Objs("problems")
+	if len(ps) != len(q.Participants) || len(prs) != len(q.Problems) || len(l.Objs("other_views")) != len(q.Others) {
 		t.Fatalf("%s: %d participants, %d problems, %d other views; want %d, %d, %d", q.Path,
-			len(ps), len(prs), len(l.objs("other_views")), len(q.Participants), len(q.Problems), len(q.Others))
+			len(ps), len(prs), len(l.Objs("other_views")), len(q.Participants), len(q.Problems), len(q.Others))
 	}
 	for i, p := range q.Participants {
 		got := ps[i]
-		data := got.str("data")
-		if got.str("data_encoding") == "base64" {
+		data := got.Str("data")
+		if got.Str("data_encoding") == "base64" {
 			data = string(mustBase64(t, data))
 		}
-		if got.str("node") != p.Node || got.str("state") != string(p.State) || got.str("mode") != string(p.Mode) ||
-			got.num("position") != p.Position || got.str("session") != FormatSession(p.Session) ||
-			got.str("client") != p.Client || data != string(p.Data) || got.str("watches") != p.Watches ||
-			!got.isNull("watch_observed") != (p.WatchObserved != nil) ||
-			strings.Join(got.strs("observed_watches"), ",") != strings.Join(p.ObservedWatches, ",") ||
-			got.str("ctime") != p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z") {
+		if got.Str("node") != p.Node || got.Str("state") != string(p.State) || got.Str("mode") != string(p.Mode) ||
+			got.Num("position") != p.Position || got.Str("session") != lockops.FormatSession(p.Session) ||
+			got.Str("client") != p.Client || data != string(p.Data) || got.Str("watches") != p.Watches ||
+			!got.IsNull("watch_observed") != (p.WatchObserved != nil) ||
+			strings.Join(got.Strs("observed_watches"), ",") != strings.Join(p.ObservedWatches, ",") ||
+			got.Str("ctime") != p.Ctime.UTC().Format("2006-01-02T15:04:05.000Z") {
 			t.Errorf("%s: participant %d reads back as %v\nfrom %+v", q.Path, i, got, p)
 		}
 	}
@@ -178,12 +180,12 @@ func checkReadBack(t *testing.T, l jsonObj, q Queue) {
 		if wantNode == "" {
 			wantNode = q.Path // a problem of the whole lock names the lock
 		}
-		if got.str("kind") != string(pr.Kind) || got.str("node") != wantNode || got.str("detail") != pr.Detail || got.str("severity") != pr.Severity().String() {
+		if got.Str("kind") != string(pr.Kind) || got.Str("node") != wantNode || got.Str("detail") != pr.Detail || got.Str("severity") != pr.Severity().String() {
 			t.Errorf("%s: problem %d reads back as %v, from %+v", q.Path, i, got, pr)
 		}
 	}
 	for i, o := range q.Others {
-		checkReadBack(t, l.objs("other_views")[i], o)
+		checkReadBack(t, l.Objs("other_views")[i], o)
 	}
 }
 
@@ -250,19 +252,19 @@ func FuzzParticipantJSON(f *testing.F) {
 	f.Add("/l/\xff\xfe", []byte{0xc3, 0x28}, "", int64(0), int64(0))
 	f.Fuzz(func(t *testing.T, node string, data []byte, client string, seq, session int64) {
 		node = "/" + node
-		p := Participant{Node: node, Seq: seq, HasSeq: seq >= 0, Mode: ModeWrite, State: StateWaiting,
+		p := lockops.Participant{Node: node, Seq: seq, HasSeq: seq >= 0, Mode: lockops.ModeWrite, State: lockops.StateWaiting,
 			Session: session, Ephemeral: session != 0, Client: client, Data: data,
-			Ctime: time.UnixMilli(seq % (1 << 40)), Watches: strings.ToUpper(node), WatchKind: WatchExists}
+			Ctime: time.UnixMilli(seq % (1 << 40)), Watches: strings.ToUpper(node), WatchKind: lockops.WatchExists}
 		b := appendParticipantJSON(nil, &p, &ctimes{}, false, time.UnixMilli(1<<41))
-		var got jsonObj
+		var got contracttest.Obj
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatalf("%v: %s", err, b)
 		}
-		if bad := checkParticipant("participant", got, false); len(bad) > 0 {
+		if bad := contracttest.CheckParticipant("participant", got, false); len(bad) > 0 {
 			t.Fatalf("%s: %s", b, strings.Join(bad, "; "))
 		}
-		if got.str("node") != readBack(node) || got.str("client") != readBack(client) || got.isNull("client") != (client == "") {
-			t.Fatalf("node/client read back as %q/%v from %q/%q", got.str("node"), got["client"], node, client)
+		if got.Str("node") != readBack(node) || got.Str("client") != readBack(client) || got.IsNull("client") != (client == "") {
+			t.Fatalf("node/client read back as %q/%v from %q/%q", got.Str("node"), got["client"], node, client)
 		}
 	})
 }
@@ -312,7 +314,7 @@ func FuzzPlainPrefix(f *testing.F) {
 }
 
 // readAt sets when qs were read (their nodes' age_ms count to it).
-func readAt(qs []Queue, at time.Time) []Queue {
+func readAt(qs []lockops.Queue, at time.Time) []lockops.Queue {
 	for i := range qs {
 		qs[i].ReadAt = at
 	}
@@ -324,24 +326,32 @@ func readAt(qs []Queue, at time.Time) []Queue {
 // has held and how that is known, "unknown" where it is not.
 func TestTableAgeAndHeld(t *testing.T) {
 	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
-	q := Decode(dir("/l", kid(locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001"), 0x11), kid(locktest.CuratorName(locktest.UUIDB, "lock-", "0000000002"), 0x22)), DecodeOptions{})
+	q := lockops.Decode(dir("/l", kid(locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001"), 0x11), kid(locktest.CuratorName(locktest.UUIDB, "lock-", "0000000002"), 0x22)), lockops.DecodeOptions{})
 	q.Participants[0].Ctime, q.Participants[1].Ctime = now.Add(-83*time.Second), now.Add(-20*time.Second)
 	var b bytes.Buffer
-	if err := WriteTableWith(&b, []Queue{q}, now, TableOptions{}); err != nil {
+	if err := WriteTableWith(&b, []lockops.Queue{q}, now, TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if s := b.String(); !strings.Contains(s, " AGE ") || strings.Contains(s, "HELD") || strings.Contains(s, " FOR ") || !strings.Contains(s, "1m23s") {
 		t.Errorf("one read: %s", s)
 	}
 	b.Reset()
-	WriteTableWith(&b, []Queue{q}, now, TableOptions{Held: true})
+	WriteTableWith(&b, []lockops.Queue{q}, now, TableOptions{Held: true})
 	if s := b.String(); !strings.Contains(s, " HELD ") || !strings.Contains(s, "unknown") {
 		t.Errorf("--watch, the holder there at the first read: %s", s)
 	}
-	q.Participants[0].HeldSince, q.Participants[0].HeldSource = now.Add(-14*time.Second), HeldSeen
+	q.Participants[0].HeldSince, q.Participants[0].HeldSource = now.Add(-14*time.Second), lockops.HeldSeen
 	b.Reset()
-	WriteTableWith(&b, []Queue{q}, now, TableOptions{})
+	WriteTableWith(&b, []lockops.Queue{q}, now, TableOptions{})
 	if s := b.String(); !strings.Contains(s, "1m23s") || !strings.Contains(s, "14s (seen)") {
 		t.Errorf("a holder seen beginning: %s", s)
+	}
+}
+
+// TestProblemJSONSeverity: a problem's JSON carries its severity.
+func TestProblemJSONSeverity(t *testing.T) {
+	b := AppendProblemJSON(nil, &lockops.Problem{Kind: lockops.ProblemOrphan, Detail: "x"}, "/l")
+	if !strings.Contains(string(b), `"severity":"error"`) {
+		t.Errorf("problem JSON without its severity: %s", b)
 	}
 }

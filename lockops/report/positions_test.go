@@ -1,4 +1,4 @@
-package lockops
+package report
 
 // Queue positions: what a person reads counts from 1 (the holder of a
 // mutex is "1"), `locks --json`'s position from 0 (the contract).
@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -23,20 +24,20 @@ import (
 // for the first waiter; the JSON of the same queue keeps 0 and 1.
 func TestTableCountsFromOne(t *testing.T) {
 	now := time.Now()
-	d := Dir{Path: "/app/locks/orders", Children: []Child{
+	d := lockops.Dir{Path: "/app/locks/orders", Children: []lockops.Child{
 		{Name: "_c_11111111-0000-4000-8000-000000000001-lock-0000000000", Owner: 0x1001, Ctime: now.UnixMilli()},
 		{Name: "_c_11111111-0000-4000-8000-000000000002-lock-0000000001", Owner: 0x1002, Ctime: now.UnixMilli()},
 	}}
-	q := Decode(d, DecodeOptions{})
+	q := lockops.Decode(d, lockops.DecodeOptions{})
 	var table bytes.Buffer
-	if err := WriteTableWith(&table, []Queue{q}, now, TableOptions{FullNames: true}); err != nil {
+	if err := WriteTableWith(&table, []lockops.Queue{q}, now, TableOptions{FullNames: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !regexp.MustCompile(`(?m)^  1 +holding `).Match(table.Bytes()) || !regexp.MustCompile(`(?m)^  2 +waiting `).Match(table.Bytes()) {
 		t.Errorf("the table does not count from 1:\n%s", table.String())
 	}
 	var out bytes.Buffer
-	if err := WriteJSON(&out, nil, []Queue{q}); err != nil {
+	if err := WriteJSON(&out, nil, []lockops.Queue{q}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

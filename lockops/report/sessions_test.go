@@ -1,4 +1,4 @@
-package lockops
+package report
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // TestSessionsTableAligned: the session rows stay aligned in columns
@@ -13,11 +15,11 @@ import (
 // which node it watches instead of a time.
 func TestSessionsTableAligned(t *testing.T) {
 	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
-	lock := SessionLock{Lock: "/app/l", Kind: KindKazooLock, Node: "/app/l/x__lock__0000000000", Mode: ModeExclusive, Since: now.Add(-time.Minute)}
-	watch := SessionLock{Lock: "/app/leader", Kind: KindEphemeralLock, Node: "/app/leader", Mode: ModeExclusive, WatchOnly: true}
-	ss := []Session{
-		{ID: 0x1, Client: "127.0.0.1:1", Member: "m:2181", Holds: []SessionLock{lock}},
-		{ID: 0x100000000000002, Client: "10.0.0.1:50000", Member: "m:2181", WaitsOn: []SessionLock{watch}},
+	lock := lockops.SessionLock{Lock: "/app/l", Kind: lockops.KindKazooLock, Node: "/app/l/x__lock__0000000000", Mode: lockops.ModeExclusive, Since: now.Add(-time.Minute)}
+	watch := lockops.SessionLock{Lock: "/app/leader", Kind: lockops.KindEphemeralLock, Node: "/app/leader", Mode: lockops.ModeExclusive, WatchOnly: true}
+	ss := []lockops.Session{
+		{ID: 0x1, Client: "127.0.0.1:1", Member: "m:2181", Holds: []lockops.SessionLock{lock}},
+		{ID: 0x100000000000002, Client: "10.0.0.1:50000", Member: "m:2181", WaitsOn: []lockops.SessionLock{watch}},
 	}
 	var b bytes.Buffer
 	if err := WriteSessionsTable(&b, ss, now); err != nil {

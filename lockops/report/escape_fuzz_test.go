@@ -1,4 +1,4 @@
-package lockops_test
+package report_test
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 )
 
@@ -68,18 +69,18 @@ func FuzzTablesEscapeServerText(f *testing.F) {
 		}
 		for _, full := range []bool{false, true} {
 			check("locks", write("locks", func(b *bytes.Buffer) error {
-				return lockops.WriteTableWith(b, []lockops.Queue{q}, now, lockops.TableOptions{FullNames: full, Footnote: text})
+				return report.WriteTableWith(b, []lockops.Queue{q}, now, report.TableOptions{FullNames: full, Footnote: text})
 			}), "\n")
 		}
 		ss := []lockops.Session{{ID: 0x100, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: now,
 			Holds:   []lockops.SessionLock{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}},
 			WaitsOn: []lockops.SessionLock{{Lock: dir, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
-		check("sessions", write("sessions", func(b *bytes.Buffer) error { return lockops.WriteSessionsTable(b, ss, now) }), "\n")
-		ens := lockops.EnsembleReport{Members: []lockops.MemberReport{{Addr: name, Role: text, Version: &text, Zxid: &name, Refused: []string{name}, Fix: &text, Error: &text}},
+		check("sessions", write("sessions", func(b *bytes.Buffer) error { return report.WriteSessionsTable(b, ss, now) }), "\n")
+		ens := report.EnsembleReport{Members: []report.MemberReport{{Addr: name, Role: text, Version: &text, Zxid: &name, Refused: []string{name}, Fix: &text, Error: &text}},
 			Changes: []string{text}}
-		check("ensemble", write("ensemble", func(b *bytes.Buffer) error { return lockops.WriteEnsembleTable(b, ens) }), "\n")
+		check("ensemble", write("ensemble", func(b *bytes.Buffer) error { return report.WriteEnsembleTable(b, ens) }), "\n")
 		fs := []lockops.DoctorFinding{{Kind: "watch-missing", Lock: dir, Node: node, Detail: text}, {Kind: "owner-disconnected", Session: 0x100, Nodes: []string{node}, Detail: text}}
-		check("doctor", write("doctor", func(b *bytes.Buffer) error { return lockops.WriteDoctorLines(b, fs) }), "\n\t")
+		check("doctor", write("doctor", func(b *bytes.Buffer) error { return report.WriteDoctorLines(b, fs) }), "\n\t")
 		rep := history.Report{Root: dir, End: now, Locks: []history.LockHistory{{Path: dir, Kind: lockops.KindCuratorMutex,
 			Tenures: []history.Tenure{{Node: node, Session: 0x100, Data: data, Arrived: history.Moment{Time: now}, Held: history.Moment{Zxid: 2, Time: now}},
 				{Node: dir + "/" + text, Data: data, Payload: text, Arrived: history.Moment{Time: now}}},
@@ -95,11 +96,11 @@ func FuzzTablesEscapeServerText(f *testing.F) {
 
 		for what, doc := range map[string]string{
 			"locks --json": write("locks --json", func(b *bytes.Buffer) error {
-				return lockops.WriteJSON(printable.JSON(b), []string{name}, []lockops.Queue{q})
+				return report.WriteJSON(printable.JSON(b), []string{name}, []lockops.Queue{q})
 			}),
-			"sessions --json": write("sessions --json", func(b *bytes.Buffer) error { return lockops.WriteSessionsJSON(printable.JSON(b), nil, dir, ss, now) }),
-			"ensemble --json": write("ensemble --json", func(b *bytes.Buffer) error { return lockops.WriteEnsembleJSON(printable.JSON(b), ens) }),
-			"doctor --json":   write("doctor --json", func(b *bytes.Buffer) error { return lockops.WriteDoctorJSON(printable.JSON(b), nil, dir, 1, fs) }),
+			"sessions --json": write("sessions --json", func(b *bytes.Buffer) error { return report.WriteSessionsJSON(printable.JSON(b), nil, dir, ss, now) }),
+			"ensemble --json": write("ensemble --json", func(b *bytes.Buffer) error { return report.WriteEnsembleJSON(printable.JSON(b), ens) }),
+			"doctor --json":   write("doctor --json", func(b *bytes.Buffer) error { return report.WriteDoctorJSON(printable.JSON(b), nil, dir, 1, fs) }),
 			"history --json":  write("history --json", func(b *bytes.Buffer) error { return history.WriteJSON(printable.JSON(b), rep) }),
 		} {
 			if !json.Valid([]byte(doc)) {

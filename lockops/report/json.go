@@ -1,4 +1,4 @@
-package lockops
+package report
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/zkscope/zkscope/lockops"
 )
 
 // The `zkscope locks --json` document (shared/locks-json.md) is written
@@ -23,7 +25,7 @@ import (
 // is not text) and "observed_watches" (the lock's nodes the servers list
 // its session watching, when any: they differ from "watches" when a
 // waiter is stuck or the client is another version); a problem
-// "severity" ([ProblemKind.Severity]: "error", "warning" or "info";
+// "severity" ([lockops.ProblemKind.Severity]: "error", "warning" or "info";
 // `zkscope doctor` does not count info).
 //
 // Times, on every participant: "age_ms" is the node's age, in ms from
@@ -67,20 +69,20 @@ const ReportSchema = 1
 // WriteJSON writes the `zkscope locks --json` document (compact, one
 // participant per line). It streams: a 10,000-contender lock is megabytes,
 // and is never held as one encoded buffer.
-func WriteJSON(w io.Writer, servers []string, queues []Queue) error {
+func WriteJSON(w io.Writer, servers []string, queues []lockops.Queue) error {
 	return WriteJSONWith(w, servers, queues, nil)
 }
 
 // WriteJSONWith is [WriteJSON] with the report's "verification" object
 // (what the servers could not confirm and why; left out when v is nil).
-func WriteJSONWith(w io.Writer, servers []string, queues []Queue, v *Verification) error {
+func WriteJSONWith(w io.Writer, servers []string, queues []lockops.Queue, v *lockops.Verification) error {
 	return WriteJSONReport(w, servers, queues, v, nil)
 }
 
 // WriteJSONReport is [WriteJSONWith] with the scan's problems that belong
-// to no lock (unreadable subtrees, [Unreadable]): a top-level "problems"
+// to no lock (unreadable subtrees, [lockops.Unreadable]): a top-level "problems"
 // array, written only when there are some.
-func WriteJSONReport(w io.Writer, servers []string, queues []Queue, v *Verification, scanProblems []Problem) error {
+func WriteJSONReport(w io.Writer, servers []string, queues []lockops.Queue, v *lockops.Verification, scanProblems []lockops.Problem) error {
 	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -125,7 +127,7 @@ func WriteJSONReport(w io.Writer, servers []string, queues []Queue, v *Verificat
 	return bw.Flush()
 }
 
-func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
+func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q lockops.Queue) error {
 	bw.WriteString(`{"path":`)
 	if err := enc.Encode(q.Path); err != nil {
 		return err
@@ -185,8 +187,8 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q Queue) error {
 // reflection or a copy: a 10,000-contender report is mostly participants.
 // Strings are quoted as encoding/json quotes them with HTML escaping off.
 // A Redis lock's participant (redis) has a null session and ctime; age_ms
-// counts from ctime to readAt (its queue's [Queue.ReadAt]).
-func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool, readAt time.Time) []byte {
+// counts from ctime to readAt (its queue's [lockops.Queue.ReadAt]).
+func appendParticipantJSON(b []byte, p *lockops.Participant, times *ctimes, redis bool, readAt time.Time) []byte {
 	b = append(b, `{"node":`...)
 	b = appendJSONString(b, p.Node)
 	b = append(b, `,"seq":`...)
@@ -266,7 +268,7 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool, 
 	}
 	if p.HasTTL {
 		b = append(b, `,"ttl_ms":`...)
-		if p.TTL == NoExpiry {
+		if p.TTL == lockops.NoExpiry {
 			b = append(b, "null"...)
 		} else {
 			b = strconv.AppendInt(b, p.TTL.Milliseconds(), 10)
@@ -286,7 +288,7 @@ func appendParticipantJSON(b []byte, p *Participant, times *ctimes, redis bool, 
 // AppendProblemJSON appends pr's object, newline included. A problem of
 // the whole lock (mixed libraries, sequence overflow) names the lock's
 // path, lockPath, as its node: the contract wants a node on every problem.
-func AppendProblemJSON(b []byte, pr *Problem, lockPath string) []byte {
+func AppendProblemJSON(b []byte, pr *lockops.Problem, lockPath string) []byte {
 	b = append(b, `{"kind":`...)
 	b = appendJSONString(b, string(pr.Kind))
 	b = append(b, `,"node":`...)
@@ -415,7 +417,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 // appendPayloadJSON appends `,"payload":{…}` or `,"payload_error":"…"`
 // for a decoded payload, nothing for nil.
-func appendPayloadJSON(b []byte, p *Payload) []byte {
+func appendPayloadJSON(b []byte, p *lockops.Payload) []byte {
 	switch {
 	case p == nil:
 		return b
@@ -428,7 +430,7 @@ func appendPayloadJSON(b []byte, p *Payload) []byte {
 }
 
 // appendFieldsJSON appends fields as one JSON object.
-func appendFieldsJSON(b []byte, fields []Field) []byte {
+func appendFieldsJSON(b []byte, fields []lockops.Field) []byte {
 	b = append(b, '{')
 	for i, f := range fields {
 		if i > 0 {

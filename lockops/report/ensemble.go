@@ -1,4 +1,4 @@
-package lockops
+package report
 
 import (
 	"encoding/json"

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
@@ -106,18 +107,18 @@ report (schema 1).`,
 				return err
 			}
 			defer c.Close()
-			ss, e, _, err := lockops.ScanSessions(ctx, c, p)
+			ss, e, _, err := diagnose.ScanSessions(ctx, c, p)
 			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 				return scanError(p, err)
 			}
 			if withLocks {
-				ss = lockops.SessionsOwningLocks(ss)
+				ss = diagnose.SessionsOwningLocks(ss)
 			}
 			now := time.Now()
 			if asJSON {
 				return report.WriteSessionsJSON(printable.JSON(cmd.OutOrStdout()), c.Servers(), p, ss, now)
 			}
-			v := lockops.Verified(e, c.Config().AdminPort)
+			v := diagnose.Verified(e, c.Config().AdminPort)
 			if len(ss) == 0 && v.Note != "" {
 				fmt.Fprintln(cmd.OutOrStdout(), "no sessions listed: the members did not say (see the note below)")
 			} else if werr := report.WriteSessionsTable(cmd.OutOrStdout(), ss, now); werr != nil {

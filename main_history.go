@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
@@ -158,7 +159,7 @@ func writeHistoryAt(out io.Writer, r *history.Replay, at history.Point, servers 
 	for i := range queues {
 		queues[i].ReadAt = when // ages are counted to that moment
 	}
-	lockops.Diagnose(queues, lockops.ServerDiagnoseOptions{HeldLongerThan: f.heldLimit, Now: when})
+	diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: f.heldLimit, Now: when})
 	if f.asJSON {
 		return report.WriteJSON(printable.JSON(out), servers, queues)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
@@ -70,7 +71,7 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 // out and come back as [lockops.ProblemUnreadable] problems.
 //
 // prog, when not nil, shows how far the scan got.
-func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, lockops.Verification, []lockops.Problem, error) {
+func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, diagnose.Verification, []lockops.Problem, error) {
 	r, err := scanLocksEnsemble(ctx, c, p, f, prog)
 	return r.queues, r.v, r.unreadable, err
 }
@@ -114,20 +115,20 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 	var prev, cur *zkview.Ensemble
 	if e != nil {
 		var cerr error
-		if prev, cur, cerr = lockops.ConfirmWatches(ctx, c, e, queues, f.maxLeases); cerr != nil {
+		if prev, cur, cerr = diagnose.ConfirmWatches(ctx, c, e, queues, f.maxLeases); cerr != nil {
 			return r, cerr
 		}
 	}
-	lockops.ApplySamples(queues, prev, cur)
-	o2 := lockops.ServerDiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: cur}
+	diagnose.ApplySamples(queues, prev, cur)
+	o2 := diagnose.Options{HeldLongerThan: f.heldLimit, Ensemble: cur}
 	if first != nil {
-		o2.PingOnlySince, o2.HungAfter = lockops.PingOnlySince(first, e), f.hungAfter
-		o2.SilentSince = lockops.SilentSince(first, e)
+		o2.PingOnlySince, o2.HungAfter = diagnose.PingOnlySince(first, e), f.hungAfter
+		o2.SilentSince = diagnose.SilentSince(first, e)
 	}
-	lockops.Diagnose(queues, o2)
-	v := lockops.Verified(cur, c.Config().AdminPort)
+	diagnose.Diagnose(queues, o2)
+	v := diagnose.Verified(cur, c.Config().AdminPort)
 	if len(queues) == 0 {
-		v = lockops.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
+		v = diagnose.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
 	return scanReport{queues: queues, v: v, unreadable: unreadable, ens: cur}, err
 }
@@ -157,7 +158,7 @@ func scanError(p string, err error) error {
 
 // footnote is the table's note on unknown clients and watches: only when
 // some participant shows them.
-func footnote(queues []lockops.Queue, v lockops.Verification) string {
+func footnote(queues []lockops.Queue, v diagnose.Verification) string {
 	for _, q := range queues {
 		if len(q.Participants) > 0 {
 			return v.Note
@@ -278,7 +279,7 @@ queues change until Ctrl-C.`,
 // scanReport is what one scan found, as the locks command draws it.
 type scanReport struct {
 	queues     []lockops.Queue
-	v          lockops.Verification
+	v          diagnose.Verification
 	unreadable []lockops.Problem
 	ens        *zkview.Ensemble // what the servers said (nil: not asked)
 }
@@ -427,9 +428,9 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 
 // reportDoctor prints what a doctor scan found (lines, or --json) and
 // turns it into doctor's exit status: owner-disconnected once per session
-// ([lockops.OwnersDisconnected]), every other problem once per node.
+// ([diagnose.OwnersDisconnected]), every other problem once per node.
 func reportDoctor(cmd *cobra.Command, c *zkview.Client, p string, r scanReport, scanErr error, asJSON bool) error {
-	fs := lockops.DoctorFindings(r.queues, r.unreadable, lockops.OwnersDisconnected(r.queues, r.ens, p))
+	fs := diagnose.DoctorFindings(r.queues, r.unreadable, diagnose.OwnersDisconnected(r.queues, r.ens, p))
 	out := cmd.OutOrStdout()
 	var err error
 	if asJSON {

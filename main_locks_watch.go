@@ -21,6 +21,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
@@ -299,11 +300,11 @@ func (w *lockWatch) draw(ctx context.Context) error {
 		w.verifyIfDue(ctx)
 	}
 	w.forgetGone(queues)
-	lockops.ApplySamples(queues, w.samples...)
-	lockops.Diagnose(queues, lockops.ServerDiagnoseOptions{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
-	v := lockops.Verified(w.ens, w.c.Config().AdminPort)
+	diagnose.ApplySamples(queues, w.samples...)
+	diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
+	v := diagnose.Verified(w.ens, w.c.Config().AdminPort)
 	if len(queues) == 0 {
-		v = lockops.Verification{Asked: !w.f.noVerify, ClientsKnown: true, WatchesKnown: true}
+		v = diagnose.Verification{Asked: !w.f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
 	r := scanReport{queues: queues, v: v, unreadable: w.unreadable}
 	if err := w.out.frame(func(out io.Writer) error { return w.render(out, r) }); err != nil {

@@ -23,7 +23,7 @@ func persistentSentence(s State, node string) string {
 	return "a " + string(s) + " node that is not ephemeral: no session will ever release it; once its owner is gone, zkscope evict " + node + " removes it"
 }
 
-// checkWatchMissing: a wait [ApplySamples] found missing in two samples.
+// checkWatchMissing: a wait [diagnose.ApplySamples] found missing in two samples.
 func checkWatchMissing(ix *queueIndex, p *Participant) {
 	if p.WatchObserved != nil && !*p.WatchObserved {
 		ix.addDetail(ProblemWatchMissing, p.Node, watchMissingDetail(p))
@@ -215,4 +215,10 @@ func eachWatchesItsPredecessor(q *Queue) bool {
 func watchMissingDetail(p *Participant) string {
 	return "waits on " + p.Watches + ", but no server lists session " + FormatSession(p.Session) +
 		" watching it in two samples a second or more apart, both begun after zkscope read this wait: it may never wake up"
+}
+
+// WatchMissingProblem is the watch-missing problem of p (WatchObserved
+// false), as [diagnose.Diagnose] reports it.
+func WatchMissingProblem(p *Participant) Problem {
+	return Problem{Kind: ProblemWatchMissing, Node: p.Node, Detail: watchMissingDetail(p)}
 }

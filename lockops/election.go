@@ -6,7 +6,7 @@ package lockops
 // their own (HBase's backup masters, Solr's election queue) or none at
 // all and wait with an exists watch on the leader node (Kafka's brokers,
 // HDFS's failover controllers, a hand-written ephemeral lock): those are
-// seen only in the servers' watch lists ([ApplyEnsemble]).
+// seen only in the servers' watch lists ([diagnose.ApplyEnsemble]).
 
 import (
 	"context"

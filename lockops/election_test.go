@@ -4,10 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
-	"github.com/zkscope/zkscope/zkview"
 )
 
 func withData(c Child, data []byte) Child { c.Data = data; return c }
@@ -163,49 +160,6 @@ func TestDecodeSolrOverseer(t *testing.T) {
 	}
 }
 
-func TestEphemeralLockWaitersFromServers(t *testing.T) {
-	st := zk.Stat{Czxid: 5, Ctime: 1_700_000_000_000, EphemeralOwner: 0x401}
-	q := Decode(EphemeralDir("/locks/job", st, []byte("worker-1")), DecodeOptions{Kind: KindEphemeralLock})
-	if len(q.Participants) != 1 || q.Participants[0].State != StateHolding || q.Participants[0].Node != "/locks/job" {
-		t.Fatalf("queue %+v", q)
-	}
-	e := &zkview.Ensemble{Members: []zkview.Member{{
-		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
-		Clients:  map[int64]string{0x401: "10.0.0.1:4000", 0x402: "10.0.0.2:4000", 0x403: "10.0.0.3:4000", 0x404: "10.0.0.4:4000"},
-		Watches:  map[string][]int64{"/locks/job": {0x404, 0x402, 0x403, 0x401}},
-		Sessions: []int64{0x401, 0x402, 0x403, 0x404},
-	}}}
-	qs := []Queue{q}
-	ApplyEnsemble(e, qs)
-	ApplyEnsemble(e, qs) // again: the same waiters, not twice as many
-	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
-	q = qs[0]
-	if len(q.Participants) != 4 {
-		t.Fatalf("participants %+v", q.Participants)
-	}
-	for i, p := range q.Participants[1:] {
-		if !p.WatcherOnly || p.State != StateWaiting || p.Session != int64(0x402+i) || p.WatchKind != WatchExists ||
-			p.Watches != "/locks/job" || p.Client == "" || p.WatchObserved == nil || !*p.WatchObserved || p.Position != i+1 {
-			t.Errorf("waiter %d: %+v", i, p)
-		}
-	}
-	var kinds []string
-	for _, p := range q.Problems {
-		kinds = append(kinds, string(p.Kind))
-	}
-	if got := strings.Join(kinds, ","); got != "herd" {
-		t.Errorf("problems %q: %+v", got, q.Problems)
-	}
-	// The holder's client gone (its session alive): the sharper problem.
-	delete(e.Members[0].Clients, 0x401)
-	qs = []Queue{Decode(EphemeralDir("/locks/job", st, nil), DecodeOptions{Kind: KindEphemeralLock})}
-	ApplyEnsemble(e, qs)
-	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e, Herd: 10})
-	if len(qs[0].Problems) != 1 || qs[0].Problems[0].Kind != ProblemLeaderClientGone {
-		t.Errorf("client gone: %+v", qs[0].Problems)
-	}
-}
-
 func TestFamilyNamesDoNotMatchOtherDirectories(t *testing.T) {
 	for _, names := range [][]string{{"master"}, {"controller"}, {"brokers", "config"}, {"election", "leader"}, {"locks", "leases"}} {
 		if IsLockDir(names) {
@@ -247,30 +201,5 @@ func TestFamilyBetweenElections(t *testing.T) {
 		if got := familyOf(strings.Split(names, ",")); got != want {
 			t.Errorf("familyOf(%s) = %q, want %q", names, got, want)
 		}
-	}
-}
-
-// TestEphemeralLockWaitersLeaveOutSelf: the asking client's own watch
-// (the TUI's reads watch the node they show) makes it no waiter, and no
-// herd: two sessions and zkscope watch the node.
-func TestEphemeralLockWaitersLeaveOutSelf(t *testing.T) {
-	st := zk.Stat{Czxid: 5, Ctime: 1_700_000_000_000, EphemeralOwner: 0x401}
-	qs := []Queue{Decode(EphemeralDir("/locks/job", st, []byte("worker-1")), DecodeOptions{Kind: KindEphemeralLock})}
-	e := &zkview.Ensemble{Self: 0x409, Members: []zkview.Member{{
-		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
-		Clients:  map[int64]string{0x401: "10.0.0.1:4000", 0x402: "10.0.0.2:4000", 0x403: "10.0.0.3:4000", 0x409: "10.0.0.9:4000"},
-		Watches:  map[string][]int64{"/locks/job": {0x409, 0x402, 0x403}, "/svc/only-us": {0x409}},
-		Sessions: []int64{0x401, 0x402, 0x403, 0x409},
-	}}}
-	ApplyEnsemble(e, qs)
-	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
-	if ps := qs[0].Participants; len(ps) != 3 || ps[1].Session != 0x402 || ps[2].Session != 0x403 {
-		t.Errorf("waiters %+v", ps)
-	}
-	if len(qs[0].Problems) != 0 {
-		t.Errorf("problems %+v", qs[0].Problems)
-	}
-	if got := watchedPaths(e); len(got) != 1 || got[0] != "/locks/job" {
-		t.Errorf("watched paths %v: a node only zkscope watches is no candidate", got)
 	}
 }

@@ -31,7 +31,7 @@ var Ephemeral = &Library{
 }
 
 // decodeEphemeral reads d, the lock node itself (its own stat and data):
-// its owner holds. The waiters come from the servers ([ApplyEnsemble]).
+// its owner holds. The waiters come from the servers ([diagnose.ApplyEnsemble]).
 func decodeEphemeral(d Dir) Queue {
 	if d.Stat.Czxid == 0 {
 		return Queue{} // gone
@@ -82,7 +82,7 @@ func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *z
 	add(root)
 	if e != nil {
 		for _, p := range watchedPaths(e) {
-			if under(p, root) {
+			if Under(p, root) {
 				add(p)
 			}
 		}

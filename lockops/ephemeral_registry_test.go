@@ -6,6 +6,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -88,5 +89,19 @@ func TestIsServiceInstance(t *testing.T) {
 		if got := isServiceInstance([]byte(data)); got != want {
 			t.Errorf("isServiceInstance(%s) = %v", data, got)
 		}
+	}
+}
+
+// TestWatchedPathsLeaveOutSelf: a node only zkscope's own session watches
+// is no candidate of a plain ephemeral lock.
+func TestWatchedPathsLeaveOutSelf(t *testing.T) {
+	e := &zkview.Ensemble{Self: 0x409, Members: []zkview.Member{{
+		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
+		Clients:  map[int64]string{0x401: "10.0.0.1:4000", 0x402: "10.0.0.2:4000", 0x403: "10.0.0.3:4000", 0x409: "10.0.0.9:4000"},
+		Watches:  map[string][]int64{"/locks/job": {0x409, 0x402, 0x403}, "/svc/only-us": {0x409}},
+		Sessions: []int64{0x401, 0x402, 0x403, 0x409},
+	}}}
+	if got := watchedPaths(e); len(got) != 1 || got[0] != "/locks/job" {
+		t.Errorf("watched paths %v: a node only zkscope watches is no candidate", got)
 	}
 }

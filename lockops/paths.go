@@ -2,8 +2,8 @@ package lockops
 
 import "strings"
 
-// under reports whether p is root or below it.
-func under(p, root string) bool {
+// Under reports whether p is root or below it.
+func Under(p, root string) bool {
 	return root == "/" || p == root || strings.HasPrefix(p, root+"/")
 }
 

@@ -11,7 +11,7 @@ import (
 // and of `zkscope doctor`'s output: never rename them.
 type ProblemKind string
 
-// The problem kinds, as [Decode] and [Diagnose] report them.
+// The problem kinds, as [Decode] and [diagnose.Diagnose] report them.
 const (
 	// ProblemPersistentLockNode: a lock node that is not ephemeral; no
 	// session will ever release it.

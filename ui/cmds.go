@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
@@ -295,7 +296,7 @@ func askSessionsView(c *zkview.Client, root string, id uint64, later bool) tea.C
 	ask := func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		ss, e, queues, err := lockops.ScanSessions(ctx, c, root)
+		ss, e, queues, err := diagnose.ScanSessions(ctx, c, root)
 		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 			err = fmt.Errorf("scan the locks below %s: %w", root, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/lockops/take"
@@ -299,8 +300,8 @@ func redisQueue(p, name string, data []byte) lockops.Queue {
 
 // fuzzSessions is a session holding a lock at p and waiting by watch on
 // a node named by text, its client name and its last operation text.
-func fuzzSessions(p, name, text string) []lockops.Session {
-	return []lockops.Session{{ID: 0x77, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: fixedTime, EphemeralsKnown: true,
-		Holds:   []lockops.SessionLock{{Lock: p, Kind: lockops.KindCuratorMutex, Node: p + "/" + elementName(name), Mode: lockops.ModeExclusive, Since: fixedTime}},
-		WaitsOn: []lockops.SessionLock{{Lock: "/app/" + elementName(text), Kind: lockops.KindKazooLock, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
+func fuzzSessions(p, name, text string) []diagnose.Session {
+	return []diagnose.Session{{ID: 0x77, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: fixedTime, EphemeralsKnown: true,
+		Holds:   []diagnose.SessionLock{{Lock: p, Kind: lockops.KindCuratorMutex, Node: p + "/" + elementName(name), Mode: lockops.ModeExclusive, Since: fixedTime}},
+		WaitsOn: []diagnose.SessionLock{{Lock: "/app/" + elementName(text), Kind: lockops.KindKazooLock, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
 }

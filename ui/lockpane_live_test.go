@@ -13,6 +13,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/lockops/take"
@@ -338,7 +339,7 @@ func TestLiveWatchMarks(t *testing.T) {
 			t.Fatal(err)
 		}
 		qs := []lockops.Queue{lockops.Decode(d, lockops.DecodeOptions{})}
-		lockops.Verify(ctx, c, qs)
+		diagnose.Verify(ctx, c, qs)
 		for _, x := range qs[0].Participants {
 			known = known || x.WatchObserved != nil && *x.WatchObserved
 		}

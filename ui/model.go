@@ -24,8 +24,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/detail"
@@ -159,7 +159,7 @@ type Model struct {
 	sessView sessions.Model // `:sessions` (ui/sessions)
 	// sessPings follows the session view's reads, to tell sessions that
 	// answered only pings since when (lockops.PingWatch).
-	sessPings lockops.PingWatch
+	sessPings diagnose.PingWatch
 	sessRoot  string // the path whose locks :sessions joins
 	sessFocus int64  // a session to put the cursor on once the view has read
 

@@ -7,11 +7,12 @@ import (
 	"slices"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/printable"
 )
 
 // WriteDoctorLines writes one kind<TAB>where<TAB>detail line per finding.
-func WriteDoctorLines(w io.Writer, fs []lockops.DoctorFinding) error {
+func WriteDoctorLines(w io.Writer, fs []diagnose.DoctorFinding) error {
 	for _, f := range fs {
 		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\n", f.Kind, printable.String(f.Where()), printable.String(f.Detail)); err != nil {
 			return err
@@ -25,7 +26,7 @@ const DoctorSchema = 1
 
 // WriteDoctorJSON writes the `zkscope doctor --json` document: fields may
 // be added, never renamed or dropped.
-func WriteDoctorJSON(w io.Writer, servers []string, root string, locks int, fs []lockops.DoctorFinding) error {
+func WriteDoctorJSON(w io.Writer, servers []string, root string, locks int, fs []diagnose.DoctorFinding) error {
 	type findingJSON struct {
 		Kind     string   `json:"kind"`
 		Lock     *string  `json:"lock"`

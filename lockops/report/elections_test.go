@@ -6,6 +6,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -71,7 +72,7 @@ func electionQueues() []lockops.Queue {
 			"/hbase/master": {0x302}, "/overseer_elect/election/" + n1: {0x100000000000002}, "/locks/maintenance": {0x502, 0x503, 0x504}},
 		Sessions: []int64{0x101, 0x102, 0x103, 0x201, 0x202, 0x301, 0x302, 0x100000000000001, 0x100000000000002, 0x501, 0x502, 0x503, 0x504},
 	}}}
-	lockops.ApplyEnsemble(e, qs)
-	lockops.Diagnose(qs, lockops.ServerDiagnoseOptions{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
+	diagnose.ApplyEnsemble(e, qs)
+	diagnose.Diagnose(qs, diagnose.Options{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
 	return qs
 }

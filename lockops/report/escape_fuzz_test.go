@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/lockops/redislock"
@@ -72,14 +73,14 @@ func FuzzTablesEscapeServerText(f *testing.F) {
 				return report.WriteTableWith(b, []lockops.Queue{q}, now, report.TableOptions{FullNames: full, Footnote: text})
 			}), "\n")
 		}
-		ss := []lockops.Session{{ID: 0x100, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: now,
-			Holds:   []lockops.SessionLock{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}},
-			WaitsOn: []lockops.SessionLock{{Lock: dir, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
+		ss := []diagnose.Session{{ID: 0x100, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: now,
+			Holds:   []diagnose.SessionLock{{Lock: dir, Node: node, Mode: lockops.ModeExclusive, Since: now}},
+			WaitsOn: []diagnose.SessionLock{{Lock: dir, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
 		check("sessions", write("sessions", func(b *bytes.Buffer) error { return report.WriteSessionsTable(b, ss, now) }), "\n")
 		ens := report.EnsembleReport{Members: []report.MemberReport{{Addr: name, Role: text, Version: &text, Zxid: &name, Refused: []string{name}, Fix: &text, Error: &text}},
 			Changes: []string{text}}
 		check("ensemble", write("ensemble", func(b *bytes.Buffer) error { return report.WriteEnsembleTable(b, ens) }), "\n")
-		fs := []lockops.DoctorFinding{{Kind: "watch-missing", Lock: dir, Node: node, Detail: text}, {Kind: "owner-disconnected", Session: 0x100, Nodes: []string{node}, Detail: text}}
+		fs := []diagnose.DoctorFinding{{Kind: "watch-missing", Lock: dir, Node: node, Detail: text}, {Kind: "owner-disconnected", Session: 0x100, Nodes: []string{node}, Detail: text}}
 		check("doctor", write("doctor", func(b *bytes.Buffer) error { return report.WriteDoctorLines(b, fs) }), "\n\t")
 		rep := history.Report{Root: dir, End: now, Locks: []history.LockHistory{{Path: dir, Kind: lockops.KindCuratorMutex,
 			Tenures: []history.Tenure{{Node: node, Session: 0x100, Data: data, Arrived: history.Moment{Time: now}, Held: history.Moment{Zxid: 2, Time: now}},

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 )
 
 // The `zkscope locks --json` document (shared/locks-json.md) is written
@@ -75,14 +76,14 @@ func WriteJSON(w io.Writer, servers []string, queues []lockops.Queue) error {
 
 // WriteJSONWith is [WriteJSON] with the report's "verification" object
 // (what the servers could not confirm and why; left out when v is nil).
-func WriteJSONWith(w io.Writer, servers []string, queues []lockops.Queue, v *lockops.Verification) error {
+func WriteJSONWith(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification) error {
 	return WriteJSONReport(w, servers, queues, v, nil)
 }
 
 // WriteJSONReport is [WriteJSONWith] with the scan's problems that belong
 // to no lock (unreadable subtrees, [lockops.Unreadable]): a top-level "problems"
 // array, written only when there are some.
-func WriteJSONReport(w io.Writer, servers []string, queues []lockops.Queue, v *lockops.Verification, scanProblems []lockops.Problem) error {
+func WriteJSONReport(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification, scanProblems []lockops.Problem) error {
 	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

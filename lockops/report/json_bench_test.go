@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 )
 
 // BenchmarkWriteJSON10k writes the JSON report of a decoded 10,000-contender
@@ -19,7 +20,7 @@ func BenchmarkWriteJSON10k(b *testing.B) {
 			Data: []byte(fmt.Sprintf("worker-%d", i)), Ctime: 1_700_000_000_000 + int64(i)/4})
 	}
 	qs := []lockops.Queue{lockops.Decode(d, lockops.DecodeOptions{})}
-	lockops.Diagnose(qs, lockops.ServerDiagnoseOptions{})
+	diagnose.Diagnose(qs, diagnose.Options{})
 	for b.Loop() {
 		if err := WriteJSON(io.Discard, []string{"127.0.0.1:2181"}, qs); err != nil {
 			b.Fatal(err)

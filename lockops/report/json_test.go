@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/internal/contracttest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
@@ -75,7 +76,7 @@ func jsonCases() map[string]struct {
 		for i := range qs {
 			qs[i].ReadAt = now // node ages (age_ms) are counted to the read
 		}
-		lockops.Diagnose(qs, lockops.ServerDiagnoseOptions{HeldLongerThan: time.Hour, Now: now})
+		diagnose.Diagnose(qs, diagnose.Options{HeldLongerThan: time.Hour, Now: now})
 		return qs
 	}
 	return map[string]struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/printable"
 )
 
@@ -17,7 +18,7 @@ const SessionsSchema = 1
 
 // WriteSessionsJSON writes the `zkscope sessions --json` document (README
 // "Session view"): fields may be added, never renamed or dropped.
-func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []lockops.Session, now time.Time) error {
+func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []diagnose.Session, now time.Time) error {
 	type lockJSON struct {
 		Lock    string  `json:"lock"`
 		Recipe  string  `json:"recipe"`
@@ -43,7 +44,7 @@ func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []lockops.
 		WaitsOn         []lockJSON `json:"waits_on"`
 		Ours            bool       `json:"ours"`
 	}
-	locks := func(ls []lockops.SessionLock) []lockJSON {
+	locks := func(ls []diagnose.SessionLock) []lockJSON {
 		out := []lockJSON{}
 		for _, l := range ls {
 			j := lockJSON{Lock: l.Lock, Recipe: string(l.Kind), Node: l.Node, Mode: string(l.Mode)}
@@ -95,7 +96,7 @@ func WriteSessionsJSON(w io.Writer, servers []string, root string, ss []lockops.
 // WriteSessionsTable writes one row per session, then its locks. The rows
 // are aligned together (a tabwriter block ends at a line without a tab,
 // so they are aligned first, then interleaved with the lock lines).
-func WriteSessionsTable(w io.Writer, ss []lockops.Session, now time.Time) error {
+func WriteSessionsTable(w io.Writer, ss []diagnose.Session, now time.Time) error {
 	if len(ss) == 0 {
 		_, err := fmt.Fprintln(w, "no sessions found")
 		return err
@@ -128,7 +129,7 @@ func WriteSessionsTable(w io.Writer, ss []lockops.Session, now time.Time) error 
 // HeldAge says what is known of how long a session has held l: its
 // node's age ("node age 3m"), which bounds the hold from above (a node
 // holds from when those before it left; one read cannot know when).
-func HeldAge(l lockops.SessionLock, now time.Time) string {
+func HeldAge(l diagnose.SessionLock, now time.Time) string {
 	if l.Since.IsZero() {
 		return "node age unknown"
 	}
@@ -138,7 +139,7 @@ func HeldAge(l lockops.SessionLock, now time.Time) string {
 // WaitedFor says how long a session has waited on l: "for 3m", or for a
 // wait by watch alone, which node it watches (the servers keep no time
 // for a watch).
-func WaitedFor(l lockops.SessionLock, now time.Time) string {
+func WaitedFor(l diagnose.SessionLock, now time.Time) string {
 	if l.WatchOnly {
 		return "watching " + printable.String(l.Node) + " (owns no node: since unknown)"
 	}
@@ -147,7 +148,7 @@ func WaitedFor(l lockops.SessionLock, now time.Time) string {
 
 // SessionRow is a session's cells in the table's order (shared with the
 // TUI's session view), escaped ([printable.String]).
-func SessionRow(s lockops.Session, now time.Time) []string {
+func SessionRow(s diagnose.Session, now time.Time) []string {
 	id := lockops.FormatSession(s.ID)
 	if s.Ours {
 		id += " (ours)"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 )
 
 // TestSessionsTableAligned: the session rows stay aligned in columns
@@ -15,11 +16,11 @@ import (
 // which node it watches instead of a time.
 func TestSessionsTableAligned(t *testing.T) {
 	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
-	lock := lockops.SessionLock{Lock: "/app/l", Kind: lockops.KindKazooLock, Node: "/app/l/x__lock__0000000000", Mode: lockops.ModeExclusive, Since: now.Add(-time.Minute)}
-	watch := lockops.SessionLock{Lock: "/app/leader", Kind: lockops.KindEphemeralLock, Node: "/app/leader", Mode: lockops.ModeExclusive, WatchOnly: true}
-	ss := []lockops.Session{
-		{ID: 0x1, Client: "127.0.0.1:1", Member: "m:2181", Holds: []lockops.SessionLock{lock}},
-		{ID: 0x100000000000002, Client: "10.0.0.1:50000", Member: "m:2181", WaitsOn: []lockops.SessionLock{watch}},
+	lock := diagnose.SessionLock{Lock: "/app/l", Kind: lockops.KindKazooLock, Node: "/app/l/x__lock__0000000000", Mode: lockops.ModeExclusive, Since: now.Add(-time.Minute)}
+	watch := diagnose.SessionLock{Lock: "/app/leader", Kind: lockops.KindEphemeralLock, Node: "/app/leader", Mode: lockops.ModeExclusive, WatchOnly: true}
+	ss := []diagnose.Session{
+		{ID: 0x1, Client: "127.0.0.1:1", Member: "m:2181", Holds: []diagnose.SessionLock{lock}},
+		{ID: 0x100000000000002, Client: "10.0.0.1:50000", Member: "m:2181", WaitsOn: []diagnose.SessionLock{watch}},
 	}
 	var b bytes.Buffer
 	if err := WriteSessionsTable(&b, ss, now); err != nil {

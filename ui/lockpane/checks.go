@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -49,7 +50,7 @@ type carried struct {
 // sessionFinding is a session-level problem involving the shown lock,
 // with the other lock directories it spans.
 type sessionFinding struct {
-	lockops.SessionProblem
+	diagnose.SessionProblem
 	mine, others []string
 }
 
@@ -73,7 +74,7 @@ const (
 // servers last answered (f) for the nodes they still concern.
 func viewedQueue(q lockops.Queue, ens *zkview.Ensemble, f *serverFindings, now time.Time) lockops.Queue {
 	qs := []lockops.Queue{q}
-	lockops.ApplyEnsemble(ens, qs)
+	diagnose.ApplyEnsemble(ens, qs)
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	f.carryTo(&qs[0])
 	paneWatchers(&qs[0]) // watchers.go
@@ -138,7 +139,7 @@ func (f *serverFindings) carryTo(q *lockops.Queue) {
 type verified struct {
 	queue    lockops.Queue
 	findings *serverFindings
-	pings    lockops.PingWatch
+	pings    diagnose.PingWatch
 }
 
 // verifyQueue applies the servers' answer ens to raw (the queue of one
@@ -147,12 +148,12 @@ type verified struct {
 // directories they own nodes in. pings is the pane's record of sessions
 // answering only pings, to which ens is added (a copy: the caller keeps
 // the one returned).
-func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *zkview.Ensemble, pings lockops.PingWatch, now time.Time) verified {
+func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *zkview.Ensemble, pings diagnose.PingWatch, now time.Time) verified {
 	qs := []lockops.Queue{raw}
-	lockops.ApplyEnsemble(ens, qs)
+	diagnose.ApplyEnsemble(ens, qs)
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	own := len(qs[0].Problems)
-	lockops.DiagnoseServers(qs, lockops.ServerDiagnoseOptions{Now: now, Ensemble: ens})
+	diagnose.Servers(qs, diagnose.Options{Now: now, Ensemble: ens})
 	f := &serverFindings{byNode: map[nodeKey][]carried{}}
 	at := map[string]int{}
 	for i, x := range qs[0].Participants {
@@ -171,7 +172,7 @@ func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *
 	pings.Add(ens)
 	if ens != nil {
 		all := append(qs, relatedQueues(ctx, c, qs[0], ens)...)
-		for _, sp := range lockops.DiagnoseSessions(all, lockops.SessionCheckOptions{Ensemble: ens, PingOnlySince: pings.Since(), HungAfter: sessionHungAfter, SilentSince: pings.Silent()}) {
+		for _, sp := range diagnose.Sessions(all, diagnose.SessionOptions{Ensemble: ens, PingOnlySince: pings.Since(), HungAfter: sessionHungAfter, SilentSince: pings.Silent()}) {
 			if sp.Kind == lockops.ProblemOwnerDisconnected {
 				continue // already per node (DiagnoseServers)
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -28,7 +29,7 @@ func TestLiveSessionHung(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var (
-		pings lockops.PingWatch
+		pings diagnose.PingWatch
 		v     verified
 	)
 	for {

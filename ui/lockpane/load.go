@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -259,7 +260,7 @@ const verifyTimeout = 2 * time.Second
 // which client each session comes from, and returns raw (the decoded
 // queue of read id) with that applied and wholly diagnosed (verifyQueue;
 // pings is the pane's record of sessions answering only pings, a copy).
-func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, pings lockops.PingWatch, clock func() time.Time) tea.Cmd {
+func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, pings diagnose.PingWatch, clock func() time.Time) tea.Cmd {
 	return func() tea.Msg {
 		asked := clock()
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)

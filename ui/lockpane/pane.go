@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -103,7 +104,7 @@ type Model struct {
 	// to the reads until the next; pings follows the sessions answering
 	// only pings across answers.
 	findings *serverFindings
-	pings    lockops.PingWatch
+	pings    diagnose.PingWatch
 	// noted is the footnote made of ens (view.go), made once per answer.
 	noted struct {
 		ens  *zkview.Ensemble

@@ -1,4 +1,4 @@
-package lockops
+package diagnose
 
 import (
 	"path"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -144,7 +145,7 @@ func TestDoctorFindsProblems(t *testing.T) {
 // on a hand-built view.
 func TestDiagnoseWithServersView(t *testing.T) {
 	holder, waiter := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001"), locktest.CuratorName(locktest.UUIDB, "lock-", "0000000002")
-	q := Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), DecodeOptions{})
+	q := lockops.Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), lockops.DecodeOptions{})
 	e := &zkview.Ensemble{Members: []zkview.Member{{
 		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
 		Clients:  map[int64]string{0x22: "10.0.0.2:5000"},
@@ -152,9 +153,9 @@ func TestDiagnoseWithServersView(t *testing.T) {
 		Sessions: []int64{0x11, 0x22, 0x33, 0x44},
 		Via:      map[string]string{"cons": "4lw", "wchp": "4lw", "dump": "4lw"},
 	}}}
-	qs := []Queue{q}
+	qs := []lockops.Queue{q}
 	ApplyEnsemble(e, qs)
-	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
+	Diagnose(qs, Options{Ensemble: e})
 	if got := problemKinds(qs[0]); got != "owner-disconnected,herd" {
 		t.Errorf("problems %q, want owner-disconnected (0x11 has no connection) and herd (3 watchers)", got)
 	}
@@ -164,9 +165,9 @@ func TestDiagnoseWithServersView(t *testing.T) {
 
 	// The holder's session is gone from every member's list.
 	e.Members[0].Sessions = []int64{0x22}
-	qs = []Queue{Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), DecodeOptions{})}
+	qs = []lockops.Queue{lockops.Decode(dir("/l", kid(holder, 0x11), kid(waiter, 0x22)), lockops.DecodeOptions{})}
 	ApplyEnsemble(e, qs)
-	Diagnose(qs, ServerDiagnoseOptions{Ensemble: e})
+	Diagnose(qs, Options{Ensemble: e})
 	if got := problemKinds(qs[0]); !strings.HasPrefix(got, "dead-owner") {
 		t.Errorf("problems %q, want dead-owner first", got)
 	}

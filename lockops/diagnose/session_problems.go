@@ -1,4 +1,4 @@
-package lockops
+package diagnose
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -17,14 +18,14 @@ import (
 
 // SessionProblem is a problem of one or more sessions.
 type SessionProblem struct {
-	Kind     ProblemKind
+	Kind     lockops.ProblemKind
 	Sessions []int64  // the sessions concerned, sorted
 	Nodes    []string // their lock nodes concerned
 	Detail   string   // one plain sentence
 }
 
-// SessionCheckOptions tune [DiagnoseSessions].
-type SessionCheckOptions struct {
+// SessionOptions tune [Sessions].
+type SessionOptions struct {
 	// Ensemble is what the members said now (nil: skip the checks that
 	// need it: hung holders, disconnected owners).
 	Ensemble *zkview.Ensemble
@@ -41,12 +42,12 @@ type SessionCheckOptions struct {
 	SilentSince map[int64]time.Time
 }
 
-// DiagnoseSessions finds the session-level problems of queues: wait-for
+// Sessions finds the session-level problems of queues: wait-for
 // cycles between sessions across lock directories (session-deadlock),
 // holders that sent nothing at all, or answered only pings for longer
 // than o.HungAfter (session-hung), and sessions owning ephemerals that no member lists a
 // connection of (owner-disconnected, once per session).
-func DiagnoseSessions(queues []Queue, o SessionCheckOptions) []SessionProblem {
+func Sessions(queues []lockops.Queue, o SessionOptions) []SessionProblem {
 	out := waitForCycles(queues)
 	out = append(out, hungHolders(queues, o)...)
 	out = append(out, disconnectedOwners(o.Ensemble)...)
@@ -64,9 +65,9 @@ type waitEdge struct {
 // lockBlocks reports whether p takes part in a lock where waiting means
 // waiting for the holders: mutexes and read/write locks, not semaphores
 // (another lease holder may free a slot) or leader latches.
-func lockBlocks(p *Participant) bool {
+func lockBlocks(p *lockops.Participant) bool {
 	switch p.Mode {
-	case ModeExclusive, ModeRead, ModeWrite:
+	case lockops.ModeExclusive, lockops.ModeRead, lockops.ModeWrite:
 		return p.Ephemeral && p.Session != 0
 	}
 	return false
@@ -74,19 +75,19 @@ func lockBlocks(p *Participant) bool {
 
 // waitForGraph is who waits on whom: an edge from each waiting session to
 // every other session holding the lock it waits on.
-func waitForGraph(queues []Queue) map[int64][]waitEdge {
+func waitForGraph(queues []lockops.Queue) map[int64][]waitEdge {
 	g := map[int64][]waitEdge{}
 	for qi := range queues {
 		q := &queues[qi]
-		var holders []*Participant
+		var holders []*lockops.Participant
 		for i := range q.Participants {
-			if p := &q.Participants[i]; p.State == StateHolding && lockBlocks(p) {
+			if p := &q.Participants[i]; p.State == lockops.StateHolding && lockBlocks(p) {
 				holders = append(holders, p)
 			}
 		}
 		for i := range q.Participants {
 			p := &q.Participants[i]
-			if p.State != StateWaiting || !lockBlocks(p) {
+			if p.State != lockops.StateWaiting || !lockBlocks(p) {
 				continue
 			}
 			for _, h := range holders {
@@ -101,7 +102,7 @@ func waitForGraph(queues []Queue) map[int64][]waitEdge {
 
 // waitForCycles reports each set of sessions that wait on each other (a
 // strongly connected part of the wait-for graph) once.
-func waitForCycles(queues []Queue) []SessionProblem {
+func waitForCycles(queues []lockops.Queue) []SessionProblem {
 	g := waitForGraph(queues)
 	var out []SessionProblem
 	for _, scc := range stronglyConnected(g) {
@@ -116,13 +117,13 @@ func waitForCycles(queues []Queue) []SessionProblem {
 		for _, s := range scc {
 			for _, e := range g[s] {
 				if in[e.to] {
-					lines = append(lines, fmt.Sprintf("%s waits in %s (%s) for %s, held by %s", FormatSession(s), e.lock, baseOf(e.waiter), baseOf(e.holder), FormatSession(e.to)))
+					lines = append(lines, fmt.Sprintf("%s waits in %s (%s) for %s, held by %s", lockops.FormatSession(s), e.lock, baseOf(e.waiter), baseOf(e.holder), lockops.FormatSession(e.to)))
 					nodes = append(nodes, e.waiter, e.holder)
 				}
 			}
 		}
 		slices.Sort(nodes)
-		out = append(out, SessionProblem{Kind: ProblemSessionDeadlock, Sessions: scc, Nodes: slices.Compact(nodes),
+		out = append(out, SessionProblem{Kind: lockops.ProblemSessionDeadlock, Sessions: scc, Nodes: slices.Compact(nodes),
 			Detail: fmt.Sprintf("sessions %s wait on each other: %s; none will ever proceed: stop one of their clients or evict its session (zkscope evict --session)",
 				joinSessions(scc), strings.Join(lines, "; "))})
 	}
@@ -435,21 +436,21 @@ func (w *PingWatch) quietFor(keep func(zkview.Conn, time.Duration) bool) map[int
 // thirds of its session timeout (not answering: as soon as samples show
 // it), or for o.HungAfter (idle, or not answering: not yet known), or
 // that answered only pings for o.HungAfter.
-func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
+func hungHolders(queues []lockops.Queue, o SessionOptions) []SessionProblem {
 	if o.HungAfter <= 0 || o.Ensemble == nil {
 		return nil
 	}
 	held := map[int64][]string{}
 	for qi := range queues {
 		for _, p := range queues[qi].Participants {
-			if p.State == StateHolding && p.Ephemeral && p.Session != 0 {
+			if p.State == lockops.StateHolding && p.Ephemeral && p.Session != 0 {
 				held[p.Session] = append(held[p.Session], p.Node)
 			}
 		}
 	}
 	var out []SessionProblem
 	hung := func(id int64, detail string) {
-		out = append(out, SessionProblem{Kind: ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id], Detail: detail})
+		out = append(out, SessionProblem{Kind: lockops.ProblemSessionHung, Sessions: []int64{id}, Nodes: held[id], Detail: detail})
 	}
 	for _, id := range sortedKeys(held) {
 		if since, ok := o.SilentSince[id]; ok {
@@ -457,10 +458,10 @@ func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
 			switch {
 			case SilenceProves(to, d):
 				hung(id, fmt.Sprintf("session %s holds %d lock(s) and has sent nothing, not even a ping, for %s or more (a live client pings every third of its %s session timeout): its client is not answering (a stopped or frozen process, or a cut connection); the servers expire the session %s after its last packet, and its lock nodes go with it",
-					FormatSession(id), len(held[id]), FormatAge(d), FormatAge(to), FormatAge(to)))
+					lockops.FormatSession(id), len(held[id]), lockops.FormatAge(d), lockops.FormatAge(to), lockops.FormatAge(to)))
 			case d >= o.HungAfter:
 				hung(id, fmt.Sprintf("session %s holds %d lock(s) and has sent nothing at all for %s or more, not even a ping (a live client pings every third of its %s session timeout: it may be idle, or not answering)",
-					FormatSession(id), len(held[id]), FormatAge(d), FormatAge(to)))
+					lockops.FormatSession(id), len(held[id]), lockops.FormatAge(d), lockops.FormatAge(to)))
 			}
 			continue
 		}
@@ -470,7 +471,7 @@ func hungHolders(queues []Queue, o SessionCheckOptions) []SessionProblem {
 		}
 		if d := o.Ensemble.At.Sub(since); d >= o.HungAfter {
 			hung(id, fmt.Sprintf("session %s holds %d lock(s) and has answered only pings for %s or more: its client may be hung while its heartbeat thread lives (or it works without ZooKeeper)",
-				FormatSession(id), len(held[id]), FormatAge(d)))
+				lockops.FormatSession(id), len(held[id]), lockops.FormatAge(d)))
 		}
 	}
 	return out
@@ -511,8 +512,8 @@ func disconnectedOwners(e *zkview.Ensemble) []SessionProblem {
 		if connected[id] || !known || len(eph) == 0 {
 			continue
 		}
-		out = append(out, SessionProblem{Kind: ProblemOwnerDisconnected, Sessions: []int64{id}, Nodes: slices.Sorted(slices.Values(eph)),
-			Detail: fmt.Sprintf("session %s owns %d ephemeral node(s) but is connected to no member: its client is gone or partitioned, and they go when the session expires", FormatSession(id), len(eph))})
+		out = append(out, SessionProblem{Kind: lockops.ProblemOwnerDisconnected, Sessions: []int64{id}, Nodes: slices.Sorted(slices.Values(eph)),
+			Detail: fmt.Sprintf("session %s owns %d ephemeral node(s) but is connected to no member: its client is gone or partitioned, and they go when the session expires", lockops.FormatSession(id), len(eph))})
 	}
 	return out
 }
@@ -521,29 +522,29 @@ func disconnectedOwners(e *zkview.Ensemble) []SessionProblem {
 // every session that owns a node of queues reported owner-disconnected
 // (which [Diagnose] keeps per node, as `locks --json` reports it) or that
 // e's members list owning an ephemeral node at or below root while none
-// lists a connection of it ([DiagnoseSessions]). Nodes are its lock
+// lists a connection of it ([Sessions]). Nodes are its lock
 // nodes, then its other ephemeral nodes as e lists them (anywhere). A
 // session whose every node at or below root is already a sharper
 // leader-client-gone is left to that problem. Sorted by session.
-func OwnersDisconnected(queues []Queue, e *zkview.Ensemble, root string) []SessionProblem {
+func OwnersDisconnected(queues []lockops.Queue, e *zkview.Ensemble, root string) []SessionProblem {
 	nodes := map[int64][]string{} // lock nodes per session
 	sharper := map[string]bool{}  // nodes already leader-client-gone
 	for qi := range queues {
 		q := &queues[qi]
 		for _, pr := range q.Problems {
 			switch pr.Kind {
-			case ProblemOwnerDisconnected:
-				if at := ParticipantIndex(*q, pr.Node); at >= 0 {
+			case lockops.ProblemOwnerDisconnected:
+				if at := lockops.ParticipantIndex(*q, pr.Node); at >= 0 {
 					s := q.Participants[at].Session
 					nodes[s] = append(nodes[s], pr.Node)
 				}
-			case ProblemLeaderClientGone:
+			case lockops.ProblemLeaderClientGone:
 				sharper[pr.Node] = true
 			}
 		}
 	}
 	for _, sp := range disconnectedOwners(e) {
-		if id := sp.Sessions[0]; nodes[id] == nil && slices.ContainsFunc(sp.Nodes, func(n string) bool { return under(n, root) && !sharper[n] }) {
+		if id := sp.Sessions[0]; nodes[id] == nil && slices.ContainsFunc(sp.Nodes, func(n string) bool { return lockops.Under(n, root) && !sharper[n] }) {
 			nodes[id] = []string{}
 		}
 	}
@@ -558,11 +559,11 @@ func OwnersDisconnected(queues []Queue, e *zkview.Ensemble, root string) []Sessi
 		}
 		next := ""
 		if len(locks) > 0 {
-			next = " (zkscope evict --session " + FormatSession(id) + " removes its lock nodes now)"
+			next = " (zkscope evict --session " + lockops.FormatSession(id) + " removes its lock nodes now)"
 		}
-		out = append(out, SessionProblem{Kind: ProblemOwnerDisconnected, Sessions: []int64{id}, Nodes: all,
+		out = append(out, SessionProblem{Kind: lockops.ProblemOwnerDisconnected, Sessions: []int64{id}, Nodes: all,
 			Detail: fmt.Sprintf("session %s is alive but connected to no member: its client is gone or partitioned; its %s go when the session expires%s: %s",
-				FormatSession(id), countNodes(len(locks), len(others)), next, listNodes(all, 10))})
+				lockops.FormatSession(id), countNodes(len(locks), len(others)), next, listNodes(all, 10))})
 	}
 	return out
 }
@@ -595,21 +596,21 @@ func listNodes(nodes []string, max int) string {
 // applySessionProblems adds each cross-directory deadlock and hung holder
 // to the queue of its first node, once (owner-disconnected is already
 // reported per node).
-func applySessionProblems(queues []Queue, ps []SessionProblem) {
+func applySessionProblems(queues []lockops.Queue, ps []SessionProblem) {
 	for _, sp := range ps {
-		if sp.Kind == ProblemOwnerDisconnected {
+		if sp.Kind == lockops.ProblemOwnerDisconnected {
 			continue
 		}
 		for _, n := range sp.Nodes {
 			if qi := queueOf(queues, n); qi >= 0 {
-				queues[qi].Problems = append(queues[qi].Problems, Problem{Kind: sp.Kind, Node: n, Detail: sp.Detail})
+				queues[qi].Problems = append(queues[qi].Problems, lockops.Problem{Kind: sp.Kind, Node: n, Detail: sp.Detail})
 				break
 			}
 		}
 	}
 }
 
-func queueOf(queues []Queue, node string) int {
+func queueOf(queues []lockops.Queue, node string) int {
 	for qi := range queues {
 		for _, p := range queues[qi].Participants {
 			if p.Node == node {
@@ -632,7 +633,7 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 func joinSessions(ids []int64) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
-		s[i] = FormatSession(id)
+		s[i] = lockops.FormatSession(id)
 	}
 	return strings.Join(s, ", ")
 }

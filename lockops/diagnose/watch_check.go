@@ -1,4 +1,4 @@
-package lockops
+package diagnose
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -46,9 +47,9 @@ const WatchConfirmGap = time.Second
 // first (nil ones skipped; the last one is applied): a data or exists wait
 // that none lists is missing (WatchObserved false) when two successive
 // answers judge it (see above), the later of them one its queue was read
-// after ([Queue.ReadAt]) — the newest such pair — and its wait was first
-// read before the earlier began ([Participant.WaitSeen], else ReadAt).
-func ApplySamples(queues []Queue, samples ...*zkview.Ensemble) {
+// after ([lockops.Queue.ReadAt]) — the newest such pair — and its wait was first
+// read before the earlier began ([lockops.Participant.WaitSeen], else ReadAt).
+func ApplySamples(queues []lockops.Queue, samples ...*zkview.Ensemble) {
 	samples = slices.DeleteFunc(slices.Clone(samples), func(e *zkview.Ensemble) bool { return e == nil })
 	if len(samples) == 0 {
 		return
@@ -59,7 +60,7 @@ func ApplySamples(queues []Queue, samples ...*zkview.Ensemble) {
 
 // judgeWaits marks missing the waits of queues that a pair of samples
 // judges ([ApplySamples]).
-func judgeWaits(queues []Queue, samples []*zkview.Ensemble) {
+func judgeWaits(queues []lockops.Queue, samples []*zkview.Ensemble) {
 	for qi := range queues {
 		q := &queues[qi]
 		if prev, cur := JudgingPair(samples, q.ReadAt); cur != nil {
@@ -95,8 +96,8 @@ func JudgingPair(samples []*zkview.Ensemble, readAt time.Time) (prev, cur *zkvie
 // wait, first read at seen, and both may judge it (see [ApplySamples];
 // p's queue read after cur ended). It does not look at when the samples
 // began or the queue was read.
-func WatchMissingIn(prev, cur *zkview.Ensemble, p *Participant, seen time.Time) bool {
-	if p.WatcherOnly || p.State != StateWaiting || p.Watches == "" || p.WatchKind != WatchData && p.WatchKind != WatchExists {
+func WatchMissingIn(prev, cur *zkview.Ensemble, p *lockops.Participant, seen time.Time) bool {
+	if p.WatcherOnly || p.State != lockops.StateWaiting || p.Watches == "" || p.WatchKind != lockops.WatchData && p.WatchKind != lockops.WatchExists {
 		return false
 	}
 	if p.WatchObserved != nil && *p.WatchObserved {
@@ -107,7 +108,7 @@ func WatchMissingIn(prev, cur *zkview.Ensemble, p *Participant, seen time.Time) 
 
 // waitSeen is when p's wait was first read: its WaitSeen, else when its
 // queue q was read.
-func waitSeen(q *Queue, p *Participant) time.Time {
+func waitSeen(q *lockops.Queue, p *lockops.Participant) time.Time {
 	if !p.WaitSeen.IsZero() {
 		return p.WaitSeen
 	}
@@ -116,18 +117,12 @@ func waitSeen(q *Queue, p *Participant) time.Time {
 
 // missedBy reports whether the sample e, begun after zkscope read p's
 // wait (at seen), knows that p's session does not watch p.Watches.
-func missedBy(e *zkview.Ensemble, seen time.Time, p *Participant) bool {
+func missedBy(e *zkview.Ensemble, seen time.Time, p *lockops.Participant) bool {
 	if e == nil || seen.IsZero() || !seen.Before(e.At) {
 		return false
 	}
 	z, ok := e.ReadZxid()
 	return ok && e.WatchMissing(p.Session, p.Watches, z)
-}
-
-// WatchMissingProblem is the watch-missing problem of p (WatchObserved
-// false), as [Diagnose] reports it.
-func WatchMissingProblem(p *Participant) Problem {
-	return Problem{Kind: ProblemWatchMissing, Node: p.Node, Detail: watchMissingDetail(p)}
 }
 
 // ConfirmWatches gives a one-shot read (`locks`, `doctor`) the second
@@ -140,7 +135,7 @@ func WatchMissingProblem(p *Participant) Problem {
 // samples to apply (prev nil and cur first when none was needed). A lock
 // that cannot be read again keeps its first read (its waits stay
 // unknown).
-func ConfirmWatches(ctx context.Context, c *zkview.Client, first *zkview.Ensemble, queues []Queue, maxLeases int) (prev, cur *zkview.Ensemble, err error) {
+func ConfirmWatches(ctx context.Context, c *zkview.Client, first *zkview.Ensemble, queues []lockops.Queue, maxLeases int) (prev, cur *zkview.Ensemble, err error) {
 	var again []int
 	for qi := range queues {
 		if queueHasCandidate(first, &queues[qi]) {
@@ -176,10 +171,10 @@ func ConfirmWatches(ctx context.Context, c *zkview.Client, first *zkview.Ensembl
 
 // queueHasCandidate reports whether e misses a wait of q (or of its
 // other views) that it may judge.
-func queueHasCandidate(e *zkview.Ensemble, q *Queue) bool {
+func queueHasCandidate(e *zkview.Ensemble, q *lockops.Queue) bool {
 	for i := range q.Participants {
 		p := &q.Participants[i]
-		if p.State == StateWaiting && !p.WatcherOnly && (p.WatchKind == WatchData || p.WatchKind == WatchExists) && missedBy(e, waitSeen(q, p), p) {
+		if p.State == lockops.StateWaiting && !p.WatcherOnly && (p.WatchKind == lockops.WatchData || p.WatchKind == lockops.WatchExists) && missedBy(e, waitSeen(q, p), p) {
 			return true
 		}
 	}
@@ -191,11 +186,11 @@ func queueHasCandidate(e *zkview.Ensemble, q *Queue) bool {
 	return false
 }
 
-// readLockAgain reads and decodes the lock q again, as [Scan] read it.
-func readLockAgain(ctx context.Context, c *zkview.Client, q Queue, maxLeases int) (Queue, error) {
+// readLockAgain reads and decodes the lock q again, as [lockops.Scan] read it.
+func readLockAgain(ctx context.Context, c *zkview.Client, q lockops.Queue, maxLeases int) (lockops.Queue, error) {
 	switch q.Kind {
-	case KindCuratorSemaphoreV2, KindKazooSemaphore:
-		qs, err := Scan(ctx, c, q.Path, ScanOptions{MaxLeases: maxLeases})
+	case lockops.KindCuratorSemaphoreV2, lockops.KindKazooSemaphore:
+		qs, err := lockops.Scan(ctx, c, q.Path, lockops.ScanOptions{MaxLeases: maxLeases})
 		if err != nil {
 			return q, err
 		}
@@ -206,11 +201,11 @@ func readLockAgain(ctx context.Context, c *zkview.Client, q Queue, maxLeases int
 		}
 		return q, errors.New("no longer a lock")
 	}
-	d, err := ReadDir(ctx, c, q.Path)
+	d, err := lockops.ReadDir(ctx, c, q.Path)
 	if err != nil {
 		return q, err
 	}
-	n := Decode(d, DecodeOptions{MaxLeases: maxLeases})
+	n := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: maxLeases})
 	n.Path, n.ReadAt = q.Path, time.Now()
 	return n, nil
 }
@@ -218,20 +213,20 @@ func readLockAgain(ctx context.Context, c *zkview.Client, q Queue, maxLeases int
 // KeepWaitsSeen carries to next (a later read of the same lock) when each
 // wait of prev was first read: a node waiting on the same node in both
 // has waited on it all along (nodes between cannot appear), so its
-// [Participant.WaitSeen] stays; other waits begin at next.ReadAt.
-func KeepWaitsSeen(prev, next *Queue) {
+// [lockops.Participant.WaitSeen] stays; other waits begin at next.ReadAt.
+func KeepWaitsSeen(prev, next *lockops.Queue) {
 	if len(prev.Participants) == 0 {
 		return
 	}
-	was := make(map[string]*Participant, len(prev.Participants))
+	was := make(map[string]*lockops.Participant, len(prev.Participants))
 	for i := range prev.Participants {
-		if p := &prev.Participants[i]; p.State == StateWaiting && !p.WatcherOnly {
+		if p := &prev.Participants[i]; p.State == lockops.StateWaiting && !p.WatcherOnly {
 			was[p.Node] = p
 		}
 	}
 	for i := range next.Participants {
 		p := &next.Participants[i]
-		if o := was[p.Node]; o != nil && p.State == StateWaiting && o.Watches == p.Watches && !p.WatcherOnly {
+		if o := was[p.Node]; o != nil && p.State == lockops.StateWaiting && o.Watches == p.Watches && !p.WatcherOnly {
 			p.WaitSeen = o.WaitSeen
 			if p.WaitSeen.IsZero() {
 				p.WaitSeen = prev.ReadAt

@@ -1,9 +1,10 @@
-package lockops
+package diagnose
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -21,7 +22,7 @@ func TestDiagnoseSplit(t *testing.T) {
 		locktest.CuratorName(locktest.UUIDA, "lock-", d[:9]+"4"), // persistent, waits on the third
 		locktest.CuratorName(locktest.UUIDB, "lock-", d[:9]+"5"), // session 0x55: no server knows it
 	}
-	raw := Decode(dir("/l", kid(names[0], 0x11), kid(names[1], 0x22), kid(names[2], 0x33), kid(names[3], 0), kid(names[4], 0x55)), DecodeOptions{})
+	raw := lockops.Decode(dir("/l", kid(names[0], 0x11), kid(names[1], 0x22), kid(names[2], 0x33), kid(names[3], 0), kid(names[4], 0x55)), lockops.DecodeOptions{})
 	e := &zkview.Ensemble{Members: []zkview.Member{{
 		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
 		Clients: map[int64]string{0x22: "10.0.0.2:5000", 0x33: "10.0.0.3:5000"},
@@ -33,31 +34,31 @@ func TestDiagnoseSplit(t *testing.T) {
 	}}}
 	// The third waiter's watch is missing as two samples found it
 	// (ApplySamples; one answer leaves it unknown).
-	missing := func(qs []Queue) {
+	missing := func(qs []lockops.Queue) {
 		no := false
 		qs[0].Participants[2].WatchObserved = &no
 	}
-	whole := []Queue{copyForTest(raw)}
+	whole := []lockops.Queue{copyForTest(raw)}
 	ApplyEnsemble(e, whole)
 	missing(whole)
-	Diagnose(whole, ServerDiagnoseOptions{Ensemble: e})
+	Diagnose(whole, Options{Ensemble: e})
 
-	split := []Queue{copyForTest(raw)}
+	split := []lockops.Queue{copyForTest(raw)}
 	ApplyEnsemble(e, split)
 	missing(split)
-	DiagnoseQueue(split, DiagnoseOptions{})
+	lockops.DiagnoseQueue(split, lockops.DiagnoseOptions{})
 	queueOnly := len(split[0].Problems)
 	for _, p := range split[0].Problems {
 		switch p.Kind {
-		case ProblemWatchMissing, ProblemDeadOwner, ProblemOwnerDisconnected, ProblemDeadlock:
+		case lockops.ProblemWatchMissing, lockops.ProblemDeadOwner, lockops.ProblemOwnerDisconnected, lockops.ProblemDeadlock:
 			t.Errorf("DiagnoseQueue reported %s on %s: that needs the servers", p.Kind, p.Node)
 		}
 	}
-	DiagnoseServers(split, ServerDiagnoseOptions{Ensemble: e})
+	Servers(split, Options{Ensemble: e})
 	if queueOnly == 0 || queueOnly == len(split[0].Problems) {
 		t.Errorf("queue checks found %d of %d problems; want some of each part", queueOnly, len(split[0].Problems))
 	}
-	key := func(q Queue) []string {
+	key := func(q lockops.Queue) []string {
 		var out []string
 		for _, p := range q.Problems {
 			out = append(out, string(p.Kind)+" "+p.Node+" "+p.Detail)
@@ -68,14 +69,14 @@ func TestDiagnoseSplit(t *testing.T) {
 	if got, want := key(split[0]), key(whole[0]); !slices.Equal(got, want) {
 		t.Errorf("split diagnosis:\n%q\nwant Diagnose's:\n%q", got, want)
 	}
-	for _, k := range []ProblemKind{ProblemPersistentLockNode, ProblemWatchMissing, ProblemOwnerDisconnected, ProblemDeadOwner, ProblemHerd} {
-		if !slices.ContainsFunc(whole[0].Problems, func(p Problem) bool { return p.Kind == k }) {
+	for _, k := range []lockops.ProblemKind{lockops.ProblemPersistentLockNode, lockops.ProblemWatchMissing, lockops.ProblemOwnerDisconnected, lockops.ProblemDeadOwner, lockops.ProblemHerd} {
+		if !slices.ContainsFunc(whole[0].Problems, func(p lockops.Problem) bool { return p.Kind == k }) {
 			t.Errorf("the fixture should show %s; problems %s", k, problemKinds(whole[0]))
 		}
 	}
 }
 
-func copyForTest(q Queue) Queue {
+func copyForTest(q lockops.Queue) lockops.Queue {
 	q.Participants = slices.Clone(q.Participants)
 	q.Problems = slices.Clone(q.Problems)
 	return q

@@ -1,9 +1,22 @@
-package lockops
+// Package diagnose is the servers' view of locks: what the members say
+// (Verify, ApplyEnsemble: clients, watches, the waiters seen only in the
+// watch lists), whether a waiter's watch is missing (watch_check.go:
+// two samples, ordered by zxid), the problems that need the servers
+// ([Diagnose], [Servers]) and those of sessions across locks
+// (session_problems.go: wait-for cycles, holders answering only pings
+// or nothing), the sessions' own read ([ScanSessions]) and doctor's
+// findings. The checks themselves are the recipe model's, over plain
+// values ([lockops.DiagnoseWith]).
+//
+// It asks the servers through zkview and reads locks through scan; it
+// imports no package that acts on locks, nor report, ui or cmd.
+package diagnose
 
 import (
 	"context"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -11,7 +24,7 @@ import (
 // and fills each participant's Client (its session's address) and, for
 // data and exists waits, WatchObserved. It returns what the servers said,
 // for [Diagnose].
-func Verify(ctx context.Context, c *zkview.Client, queues []Queue) *zkview.Ensemble {
+func Verify(ctx context.Context, c *zkview.Client, queues []lockops.Queue) *zkview.Ensemble {
 	e := c.Introspect(ctx)
 	ApplyEnsemble(e, queues)
 	return e
@@ -23,13 +36,13 @@ func Verify(ctx context.Context, c *zkview.Client, queues []Queue) *zkview.Ensem
 // tell a missing watch from one set a moment after the sample, or from
 // a wait that moved meanwhile ([ApplySamples] can). Children watches
 // never appear in the servers' watch lists: their WatchObserved stays nil.
-func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
+func ApplyEnsemble(e *zkview.Ensemble, queues []lockops.Queue) {
 	if e == nil {
 		return
 	}
 	for qi := range queues {
 		q := &queues[qi]
-		ApplyWatchers(q, e.Watchers, e.ClientOf) // candidates that own no node (election.go)
+		lockops.ApplyWatchers(q, e.Watchers, e.ClientOf) // candidates that own no node (election.go)
 		// Which nodes of this lock each session really watches.
 		watching := map[int64][]string{}
 		for _, p := range q.Participants {
@@ -48,7 +61,7 @@ func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
 				}
 			}
 			p.ObservedWatches = watching[p.Session]
-			if p.Watches != "" && (p.WatchKind == WatchData || p.WatchKind == WatchExists) {
+			if p.Watches != "" && (p.WatchKind == lockops.WatchData || p.WatchKind == lockops.WatchExists) {
 				p.WatchObserved = nil
 				if observed, _ := e.WatchObserved(p.Session, p.Watches); observed {
 					p.WatchObserved = &observed
@@ -59,8 +72,8 @@ func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
 	}
 }
 
-// ServerDiagnoseOptions tune [Diagnose] and [DiagnoseServers].
-type ServerDiagnoseOptions struct {
+// Options tune [Diagnose] and [Servers].
+type Options struct {
 	// HeldLongerThan flags holders whose node is older than this (0: off).
 	HeldLongerThan time.Duration
 	// Now is the time to measure ages against (zero: time.Now()).
@@ -81,45 +94,45 @@ type ServerDiagnoseOptions struct {
 }
 
 // queueOptions are o's options of the checks of one queue.
-func (o ServerDiagnoseOptions) queueOptions() DiagnoseOptions {
-	return DiagnoseOptions{HeldLongerThan: o.HeldLongerThan, Now: o.Now, Herd: o.Herd}
+func (o Options) queueOptions() lockops.DiagnoseOptions {
+	return lockops.DiagnoseOptions{HeldLongerThan: o.HeldLongerThan, Now: o.Now, Herd: o.Herd}
 }
 
 // Diagnose adds to each queue the problems that need more than the names:
 // persistent lock nodes, waits the servers do not confirm, long holds,
 // several nodes of one session, read→write upgrade deadlocks and herds;
 // then, across all of queues, sessions waiting on each other between
-// directories and holders answering only pings ([DiagnoseSessions]), each
+// directories and holders answering only pings ([Sessions]), each
 // added once, to the queue of its first node.
 // Run [Verify] first for the checks that need the servers.
 //
-// Diagnose is [DiagnoseQueue] and [DiagnoseServers] in one pass (the
+// Diagnose is [lockops.DiagnoseQueue] and [Servers] in one pass (the
 // problems in the report's order) plus the session-level problems; a
 // caller re-reading one lock often (the TUI's lock pane) runs the first
 // on every read and the others only when the servers' view changes.
-func Diagnose(queues []Queue, o ServerDiagnoseOptions) {
-	DiagnoseWith(queues, o.queueOptions(), ViewOf(o.Ensemble), QueueChecks|ServerChecks)
-	applySessionProblems(queues, append(waitForCycles(queues), hungHolders(queues, SessionCheckOptions{
+func Diagnose(queues []lockops.Queue, o Options) {
+	lockops.DiagnoseWith(queues, o.queueOptions(), ViewOf(o.Ensemble), lockops.QueueChecks|lockops.ServerChecks)
+	applySessionProblems(queues, append(waitForCycles(queues), hungHolders(queues, SessionOptions{
 		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter, SilentSince: o.SilentSince})...))
 }
 
-// DiagnoseServers adds to each queue the problems that need what the
+// Servers adds to each queue the problems that need what the
 // servers said ([Verify], o.Ensemble; nil: only the waits already marked
 // unconfirmed): waits no server lists (watch-missing), owners the servers
 // no longer know or that have no connection, waiters the servers see
 // watching each other, and herds the servers list beyond those the recipe
-// predicts. Session-level problems are [DiagnoseSessions]'.
-func DiagnoseServers(queues []Queue, o ServerDiagnoseOptions) {
-	DiagnoseWith(queues, o.queueOptions(), ViewOf(o.Ensemble), ServerChecks)
+// predicts. Session-level problems are [Sessions]'.
+func Servers(queues []lockops.Queue, o Options) {
+	lockops.DiagnoseWith(queues, o.queueOptions(), ViewOf(o.Ensemble), lockops.ServerChecks)
 }
 
 // ViewOf is what e (nil: the servers were not asked) says that the checks
-// of one queue use ([DiagnoseWith]), nil for nil.
-func ViewOf(e *zkview.Ensemble) *ServersView {
+// of one queue use ([lockops.DiagnoseWith]), nil for nil.
+func ViewOf(e *zkview.Ensemble) *lockops.ServersView {
 	if e == nil {
 		return nil
 	}
-	v := &ServersView{ConnsKnown: allConnsKnown(e), Watchers: e.Watchers}
+	v := &lockops.ServersView{ConnsKnown: allConnsKnown(e), Watchers: e.Watchers}
 	v.Sessions, v.SessionsComplete = e.Sessions()
 	return v
 }

@@ -1,4 +1,4 @@
-package lockops
+package diagnose
 
 import (
 	"cmp"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -36,17 +37,17 @@ type Session struct {
 
 // SessionLock is a lock a session holds or waits on.
 type SessionLock struct {
-	Lock string // the lock's path (as reported by locks)
-	Kind Kind   // its recipe
-	Node string // the session's node in it (WatchOnly: the node it watches)
-	Mode Mode   // exclusive, read, write, lease, leader
+	Lock string       // the lock's path (as reported by locks)
+	Kind lockops.Kind // its recipe
+	Node string       // the session's node in it (WatchOnly: the node it watches)
+	Mode lockops.Mode // exclusive, read, write, lease, leader
 	// Since is the node's creation (for a holder: not when it began to
 	// hold); zero for a WatchOnly wait (no node of its own, so no time
 	// the servers keep).
 	Since time.Time
 	// WatchOnly: the session owns no node of the lock and waits by
 	// watching the holder's (a plain ephemeral lock's or a Kafka/HDFS
-	// leader node's candidates: see [Participant.WatcherOnly]).
+	// leader node's candidates: see [lockops.Participant.WatcherOnly]).
 	WatchOnly bool
 }
 
@@ -54,16 +55,16 @@ type SessionLock struct {
 // too: their waiters show only in the servers' watch lists), asks the
 // members, and joins both ([JoinSessions]). When the scan fails the
 // sessions come without their locks, with the scan's error (a scan cut
-// short, [ErrScanTruncated], with what it found).
-func ScanSessions(ctx context.Context, c *zkview.Client, root string) ([]Session, *zkview.Ensemble, []Queue, error) {
-	queues, err := Scan(ctx, c, root, ScanOptions{})
-	if err != nil && !errors.Is(err, ErrScanTruncated) {
+// short, [lockops.ErrScanTruncated], with what it found).
+func ScanSessions(ctx context.Context, c *zkview.Client, root string) ([]Session, *zkview.Ensemble, []lockops.Queue, error) {
+	queues, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{})
+	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
 		queues = nil
 	}
 	e := c.Introspect(ctx)
-	if err == nil || errors.Is(err, ErrScanTruncated) {
+	if err == nil || errors.Is(err, lockops.ErrScanTruncated) {
 		var ferr error
-		if queues, ferr = FindEphemeralLocks(ctx, c, root, e, queues); ferr != nil {
+		if queues, ferr = lockops.FindEphemeralLocks(ctx, c, root, e, queues); ferr != nil {
 			err = ferr
 		}
 	}
@@ -74,7 +75,7 @@ func ScanSessions(ctx context.Context, c *zkview.Client, root string) ([]Session
 // JoinSessions lists every session e reports, joined with the lock nodes
 // of queues (held and waited on), sorted by id. own is the asking
 // client's session (0: none).
-func JoinSessions(e *zkview.Ensemble, queues []Queue, own int64) []Session {
+func JoinSessions(e *zkview.Ensemble, queues []lockops.Queue, own int64) []Session {
 	byID := map[int64]*Session{}
 	get := func(id int64) *Session {
 		s := byID[id]
@@ -120,7 +121,7 @@ func JoinSessions(e *zkview.Ensemble, queues []Queue, own int64) []Session {
 			if p.WatcherOnly {
 				l.Since = time.Time{}
 			}
-			if p.State == StateHolding {
+			if p.State == lockops.StateHolding {
 				s.Holds = append(s.Holds, l)
 			} else {
 				s.WaitsOn = append(s.WaitsOn, l)

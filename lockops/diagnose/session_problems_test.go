@@ -1,4 +1,4 @@
-package lockops
+package diagnose
 
 import (
 	"fmt"
@@ -7,16 +7,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 )
 
-func holding(node string, s int64) Participant {
-	return Participant{Node: node, Name: baseOf(node), Ephemeral: true, Mode: ModeExclusive, State: StateHolding, Session: s}
+func holding(node string, s int64) lockops.Participant {
+	return lockops.Participant{Node: node, Name: baseOf(node), Ephemeral: true, Mode: lockops.ModeExclusive, State: lockops.StateHolding, Session: s}
 }
 
-func waiting(node string, s int64, pos int) Participant {
-	return Participant{Node: node, Name: baseOf(node), Ephemeral: true, Mode: ModeExclusive, State: StateWaiting, Session: s, Position: pos}
+func waiting(node string, s int64, pos int) lockops.Participant {
+	return lockops.Participant{Node: node, Name: baseOf(node), Ephemeral: true, Mode: lockops.ModeExclusive, State: lockops.StateWaiting, Session: s, Position: pos}
 }
 
 // TestSessionDeadlockAcrossDirectories: A holds /x and waits on /y, B
@@ -24,12 +25,12 @@ func waiting(node string, s int64, pos int) Participant {
 // naming A and B (not C), added once.
 func TestSessionDeadlockAcrossDirectories(t *testing.T) {
 	const a, b, c = 0x101, 0x102, 0x103
-	qs := []Queue{
-		{Path: "/x", Kind: KindKazooLock, Participants: []Participant{holding("/x/a-0000000000", a), waiting("/x/b-0000000001", b, 1), waiting("/x/c-0000000002", c, 2)}},
-		{Path: "/y", Kind: KindCuratorMutex, Participants: []Participant{holding("/y/_c_b-lock-0000000000", b), waiting("/y/_c_a-lock-0000000001", a, 1)}},
+	qs := []lockops.Queue{
+		{Path: "/x", Kind: lockops.KindKazooLock, Participants: []lockops.Participant{holding("/x/a-0000000000", a), waiting("/x/b-0000000001", b, 1), waiting("/x/c-0000000002", c, 2)}},
+		{Path: "/y", Kind: lockops.KindCuratorMutex, Participants: []lockops.Participant{holding("/y/_c_b-lock-0000000000", b), waiting("/y/_c_a-lock-0000000001", a, 1)}},
 	}
-	ps := DiagnoseSessions(qs, SessionCheckOptions{})
-	if len(ps) != 1 || ps[0].Kind != ProblemSessionDeadlock {
+	ps := Sessions(qs, SessionOptions{})
+	if len(ps) != 1 || ps[0].Kind != lockops.ProblemSessionDeadlock {
 		t.Fatalf("problems %+v", ps)
 	}
 	p := ps[0]
@@ -44,16 +45,16 @@ func TestSessionDeadlockAcrossDirectories(t *testing.T) {
 	if strings.Contains(p.Detail, "0x103") {
 		t.Errorf("a plain waiter is named: %s", p.Detail)
 	}
-	Diagnose(qs, ServerDiagnoseOptions{})
+	Diagnose(qs, Options{})
 	n := 0
 	for _, q := range qs {
 		for _, pr := range q.Problems {
-			if pr.Kind == ProblemSessionDeadlock {
+			if pr.Kind == lockops.ProblemSessionDeadlock {
 				n++
 			}
 		}
 	}
-	if n != 1 || ProblemSessionDeadlock.Severity() != SeverityError {
+	if n != 1 || lockops.ProblemSessionDeadlock.Severity() != lockops.SeverityError {
 		t.Errorf("session-deadlock reported %d times", n)
 	}
 }
@@ -61,14 +62,14 @@ func TestSessionDeadlockAcrossDirectories(t *testing.T) {
 // TestNoDeadlockWithoutCycle: a chain A→B→C is waiting, not a deadlock;
 // semaphore leases make no edges.
 func TestNoDeadlockWithoutCycle(t *testing.T) {
-	qs := []Queue{
-		{Path: "/x", Participants: []Participant{holding("/x/n-0000000000", 2), waiting("/x/n-0000000001", 1, 1)}},
-		{Path: "/y", Participants: []Participant{holding("/y/n-0000000000", 3), waiting("/y/n-0000000001", 2, 1)}},
-		{Path: "/s", Participants: []Participant{
-			{Node: "/s/l-1", Ephemeral: true, Mode: ModeLease, State: StateHolding, Session: 1},
-			{Node: "/s/l-2", Ephemeral: true, Mode: ModeLease, State: StateWaiting, Session: 3}}},
+	qs := []lockops.Queue{
+		{Path: "/x", Participants: []lockops.Participant{holding("/x/n-0000000000", 2), waiting("/x/n-0000000001", 1, 1)}},
+		{Path: "/y", Participants: []lockops.Participant{holding("/y/n-0000000000", 3), waiting("/y/n-0000000001", 2, 1)}},
+		{Path: "/s", Participants: []lockops.Participant{
+			{Node: "/s/l-1", Ephemeral: true, Mode: lockops.ModeLease, State: lockops.StateHolding, Session: 1},
+			{Node: "/s/l-2", Ephemeral: true, Mode: lockops.ModeLease, State: lockops.StateWaiting, Session: 3}}},
 	}
-	if ps := DiagnoseSessions(qs, SessionCheckOptions{}); len(ps) != 0 {
+	if ps := Sessions(qs, SessionOptions{}); len(ps) != 0 {
 		t.Errorf("problems %+v", ps)
 	}
 }
@@ -113,16 +114,16 @@ func TestPingOnly(t *testing.T) {
 	if s := w.Since()[0x1000000000001]; !s.Equal(t0) {
 		t.Errorf("since %v", s)
 	}
-	qs := []Queue{{Path: "/x", Participants: []Participant{holding("/x/n-0000000000", 0x1000000000001), holding("/y/n-0000000000", 0x1000000000003)}}}
+	qs := []lockops.Queue{{Path: "/x", Participants: []lockops.Participant{holding("/x/n-0000000000", 0x1000000000001), holding("/y/n-0000000000", 0x1000000000003)}}}
 	for _, c := range []struct {
 		after time.Duration
 		want  int
 	}{{2 * time.Minute, 0}, {time.Minute, 1}} {
-		ps := DiagnoseSessions(qs, SessionCheckOptions{Ensemble: after, PingOnlySince: w.Since(), HungAfter: c.after})
+		ps := Sessions(qs, SessionOptions{Ensemble: after, PingOnlySince: w.Since(), HungAfter: c.after})
 		if len(ps) != c.want {
 			t.Errorf("hung-after %s: %+v", c.after, ps)
 		}
-		if len(ps) == 1 && (ps[0].Kind != ProblemSessionHung || ps[0].Sessions[0] != 0x1000000000001) {
+		if len(ps) == 1 && (ps[0].Kind != lockops.ProblemSessionHung || ps[0].Sessions[0] != 0x1000000000001) {
 			t.Errorf("hung %+v", ps[0])
 		}
 	}
@@ -134,8 +135,8 @@ func TestDisconnectedOwnerPerSession(t *testing.T) {
 	e := &zkview.Ensemble{Members: []zkview.Member{{Addr: "m:2181", ConnsKnown: true, Via: map[string]string{"dump": "4lw"},
 		Ephemerals: map[int64][]string{0x11: {"/x/a", "/x/b"}, 0x12: {"/x/c"}},
 		Conns:      []zkview.Conn{{SessionID: 0x12, HasSession: true}}}}}
-	ps := DiagnoseSessions(nil, SessionCheckOptions{Ensemble: e})
-	if len(ps) != 1 || ps[0].Kind != ProblemOwnerDisconnected || ps[0].Sessions[0] != 0x11 || len(ps[0].Nodes) != 2 {
+	ps := Sessions(nil, SessionOptions{Ensemble: e})
+	if len(ps) != 1 || ps[0].Kind != lockops.ProblemOwnerDisconnected || ps[0].Sessions[0] != 0x11 || len(ps[0].Nodes) != 2 {
 		t.Errorf("problems %+v", ps)
 	}
 }
@@ -150,11 +151,13 @@ func TestOwnersDisconnected(t *testing.T) {
 		Ephemerals: map[int64][]string{0x11: {"/x/svc", "/x/l/n-0000000000", "/x/m/n-0000000003"}, 0x12: {"/x/solo"},
 			0x13: {"/x/leader"}, 0x14: {"/elsewhere/a"}, 0x15: {"/x/ok"}},
 		Conns: []zkview.Conn{{SessionID: 0x15, HasSession: true}}}}}
-	od := func(n string) Problem { return Problem{Kind: ProblemOwnerDisconnected, Node: n} }
-	qs := []Queue{
-		{Path: "/x/l", Participants: []Participant{holding("/x/l/n-0000000000", 0x11)}, Problems: []Problem{od("/x/l/n-0000000000")}},
-		{Path: "/x/m", Participants: []Participant{holding("/x/m/n-0000000003", 0x11)}, Problems: []Problem{od("/x/m/n-0000000003")}},
-		{Path: "/x/leader", Participants: []Participant{holding("/x/leader", 0x13)}, Problems: []Problem{{Kind: ProblemLeaderClientGone, Node: "/x/leader"}}},
+	od := func(n string) lockops.Problem {
+		return lockops.Problem{Kind: lockops.ProblemOwnerDisconnected, Node: n}
+	}
+	qs := []lockops.Queue{
+		{Path: "/x/l", Participants: []lockops.Participant{holding("/x/l/n-0000000000", 0x11)}, Problems: []lockops.Problem{od("/x/l/n-0000000000")}},
+		{Path: "/x/m", Participants: []lockops.Participant{holding("/x/m/n-0000000003", 0x11)}, Problems: []lockops.Problem{od("/x/m/n-0000000003")}},
+		{Path: "/x/leader", Participants: []lockops.Participant{holding("/x/leader", 0x13)}, Problems: []lockops.Problem{{Kind: lockops.ProblemLeaderClientGone, Node: "/x/leader"}}},
 	}
 	ps := OwnersDisconnected(qs, e, "/x")
 	if len(ps) != 2 {
@@ -168,7 +171,7 @@ func TestOwnersDisconnected(t *testing.T) {
 		t.Errorf("0x12: %+v", p)
 	}
 	fs := DoctorFindings(qs, nil, ps)
-	if len(fs) != 3 || fs[0].Kind != ProblemLeaderClientGone || fs[1].Where() != "0x11" || fs[1].Node != "/x/l/n-0000000000" {
+	if len(fs) != 3 || fs[0].Kind != lockops.ProblemLeaderClientGone || fs[1].Where() != "0x11" || fs[1].Node != "/x/l/n-0000000000" {
 		t.Errorf("findings %+v", fs)
 	}
 }
@@ -192,8 +195,8 @@ func TestStoppedHolderNotAnswering(t *testing.T) {
 		return e
 	}
 	stopped, pinger := int64(0x1000000000000001), int64(0x1000000000000002)
-	qs := []Queue{{Path: "/x", Participants: []Participant{holding("/x/n-0000000000", stopped)}},
-		{Path: "/y", Participants: []Participant{holding("/y/n-0000000000", pinger)}}}
+	qs := []lockops.Queue{{Path: "/x", Participants: []lockops.Participant{holding("/x/n-0000000000", stopped)}},
+		{Path: "/y", Participants: []lockops.Participant{holding("/y/n-0000000000", pinger)}}}
 	detail := func(ps []SessionProblem, id int64) string {
 		for _, p := range ps {
 			if p.Sessions[0] == id {
@@ -212,7 +215,7 @@ func TestStoppedHolderNotAnswering(t *testing.T) {
 		{"5s, hung-after 1m", 5 * time.Second, time.Minute, ""},
 	} {
 		before, after := sample(0, 40, 40), sample(c.span, 40, 41)
-		ps := DiagnoseSessions(qs, SessionCheckOptions{Ensemble: after, HungAfter: c.after,
+		ps := Sessions(qs, SessionOptions{Ensemble: after, HungAfter: c.after,
 			PingOnlySince: PingOnlySince(before, after), SilentSince: SilentSince(before, after)})
 		got := detail(ps, stopped)
 		if c.stopped == "" && got != "" || !strings.Contains(got, c.stopped) || strings.Contains(got, "only pings") {
@@ -240,7 +243,7 @@ func TestStoppedHolderNotAnswering(t *testing.T) {
 	if _, ok := w.NotAnswering()[stopped]; !ok {
 		t.Error("21s of silence on a 30s session is not proof")
 	}
-	ps := DiagnoseSessions(qs, SessionCheckOptions{Ensemble: sample(21*time.Second, 40, 43), HungAfter: time.Minute,
+	ps := Sessions(qs, SessionOptions{Ensemble: sample(21*time.Second, 40, 43), HungAfter: time.Minute,
 		PingOnlySince: w.Since(), SilentSince: w.Silent()})
 	if d := detail(ps, stopped); !strings.Contains(d, "not answering") {
 		t.Errorf("flagged after 21s of silence with a minute's HungAfter: %q", d)
@@ -251,8 +254,8 @@ func TestStoppedHolderNotAnswering(t *testing.T) {
 // removes the node.
 func TestPersistentLockNodeNamesEvict(t *testing.T) {
 	node := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001")
-	qs := []Queue{Decode(dir("/l", kid(node, 0)), DecodeOptions{})}
-	Diagnose(qs, ServerDiagnoseOptions{})
+	qs := []lockops.Queue{lockops.Decode(dir("/l", kid(node, 0)), lockops.DecodeOptions{})}
+	Diagnose(qs, Options{})
 	if len(qs[0].Problems) == 0 || !strings.Contains(qs[0].Problems[0].Detail, "zkscope evict /l/"+node) {
 		t.Errorf("problems %+v", qs[0].Problems)
 	}

@@ -1,4 +1,6 @@
-package lockops
+package diagnose
+
+import "github.com/zkscope/zkscope/lockops"
 
 // The `zkscope doctor` report: one finding per problem, as lines
 // (kind<TAB>where<TAB>detail) or as one JSON document (README "Finding
@@ -6,7 +8,7 @@ package lockops
 
 // DoctorFinding is one problem doctor reports.
 type DoctorFinding struct {
-	Kind ProblemKind
+	Kind lockops.ProblemKind
 	// Lock is the lock's path ("" for a subtree left unread or a
 	// session's problem).
 	Lock string
@@ -25,7 +27,7 @@ type DoctorFinding struct {
 // per-session problem, else the node.
 func (f DoctorFinding) Where() string {
 	if f.Session != 0 {
-		return FormatSession(f.Session)
+		return lockops.FormatSession(f.Session)
 	}
 	return f.Node
 }
@@ -33,14 +35,14 @@ func (f DoctorFinding) Where() string {
 // DoctorFindings lists what doctor reports, in order: subtrees left
 // unread, each lock's problems but info (owner-disconnected aside), then
 // owner-disconnected once per session (perSession, [OwnersDisconnected]).
-func DoctorFindings(queues []Queue, unreadable []Problem, perSession []SessionProblem) []DoctorFinding {
+func DoctorFindings(queues []lockops.Queue, unreadable []lockops.Problem, perSession []SessionProblem) []DoctorFinding {
 	var out []DoctorFinding
 	for _, u := range unreadable {
 		out = append(out, DoctorFinding{Kind: u.Kind, Node: u.Node, Detail: u.Detail})
 	}
 	for _, q := range queues {
 		for _, pr := range q.Problems {
-			if pr.Severity() == SeverityInfo || pr.Kind == ProblemOwnerDisconnected {
+			if pr.Severity() == lockops.SeverityInfo || pr.Kind == lockops.ProblemOwnerDisconnected {
 				continue
 			}
 			node := pr.Node

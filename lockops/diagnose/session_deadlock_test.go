@@ -1,4 +1,4 @@
-package lockops_test
+package diagnose_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
@@ -36,7 +37,7 @@ func TestSessionDeadlockLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lockops.Diagnose(queues, lockops.ServerDiagnoseOptions{Ensemble: lockops.Verify(ctx, op, queues)})
+	diagnose.Diagnose(queues, diagnose.Options{Ensemble: diagnose.Verify(ctx, op, queues)})
 	var found []lockops.Problem
 	for _, q := range queues {
 		for _, p := range q.Problems {

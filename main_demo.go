@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui"
 	"github.com/zkscope/zkscope/zkview"
@@ -231,9 +232,9 @@ func printDemoQueues(ctx context.Context, c *zkview.Client, out io.Writer, every
 			}
 		case <-t.C:
 			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			qs, err := lockops.Scan(sctx, c, demoLocksRoot, lockops.ScanOptions{})
+			qs, err := scan.Scan(sctx, c, demoLocksRoot, scan.Options{})
 			cancel()
-			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+			if err != nil && !errors.Is(err, scan.ErrTruncated) {
 				if ctx.Err() != nil {
 					continue
 				}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/report"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -108,7 +108,7 @@ report (schema 1).`,
 			}
 			defer c.Close()
 			ss, e, _, err := diagnose.ScanSessions(ctx, c, p)
-			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+			if err != nil && !errors.Is(err, scan.ErrTruncated) {
 				return scanError(p, err)
 			}
 			if withLocks {

@@ -22,6 +22,7 @@ import (
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/lockops/report"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -85,14 +86,14 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 		first = c.Introspect(ctx) // the first of the two samples
 	}
 	var unreadable []lockops.Problem
-	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
-	o := lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped}
+	skipped := func(p string, err error) { unreadable = append(unreadable, scan.Unreadable(p, err)) }
+	o := scan.Options{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped}
 	if prog != nil {
 		o.Progress = prog.update
 	}
-	queues, err := lockops.Scan(ctx, c, p, o)
+	queues, err := scan.Scan(ctx, c, p, o)
 	prog.done()
-	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return r, scanError(p, err)
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
@@ -105,7 +106,7 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 	}
 	// Plain ephemeral locks: p itself, and the ephemeral nodes the servers
 	// list sessions watching.
-	queues, ferr := lockops.FindEphemeralLocks(ctx, c, p, e, queues)
+	queues, ferr := scan.FindEphemeralLocks(ctx, c, p, e, queues)
 	if ferr != nil {
 		return r, scanError(p, ferr)
 	}
@@ -249,7 +250,7 @@ queues change until Ctrl-C.`,
 			if !watchIt {
 				prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
 				queues, v, unreadable, err := scanLocks(ctx, c, p, f, prog)
-				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+				if err != nil && !errors.Is(err, scan.ErrTruncated) {
 					return err
 				}
 				if rerr := render(out, scanReport{queues: queues, v: v, unreadable: unreadable}); rerr != nil {
@@ -410,7 +411,7 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 			defer c.Close()
 			prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
 			r, err := scanLocksEnsemble(ctx, c, p, f, prog)
-			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+			if err != nil && !errors.Is(err, scan.ErrTruncated) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", printable.String(err.Error()))
 				return exitError{2}
 			}

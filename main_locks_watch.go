@@ -23,6 +23,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -50,7 +51,7 @@ type lockWatch struct {
 	render func(io.Writer, scanReport) error
 
 	raw        map[string]lockops.Queue // by path, as decoded
-	caches     map[string]*lockops.DirCache
+	caches     map[string]*scan.DirCache
 	owner      map[string][]string // watched directory -> the paths of its locks
 	unreadable []lockops.Problem
 	// ens is the servers' last answer; samples are their last answers,
@@ -114,9 +115,9 @@ func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string
 // locks still there) and watches them.
 func (w *lockWatch) scan(ctx context.Context) error {
 	var unreadable []lockops.Problem
-	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
-	queues, err := lockops.Scan(ctx, w.c, w.path, lockops.ScanOptions{MaxLeases: w.f.maxLeases, Depth: w.f.depth, Skipped: skipped})
-	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+	skipped := func(p string, err error) { unreadable = append(unreadable, scan.Unreadable(p, err)) }
+	queues, err := scan.Scan(ctx, w.c, w.path, scan.Options{MaxLeases: w.f.maxLeases, Depth: w.f.depth, Skipped: skipped})
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return scanError(w.path, err)
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
@@ -124,7 +125,7 @@ func (w *lockWatch) scan(ctx context.Context) error {
 	// servers list sessions watching (their children watch, set below,
 	// fires when the node is deleted).
 	w.verifyIfDue(ctx)
-	if queues, err = lockops.FindEphemeralLocks(ctx, w.c, w.path, w.ens, queues); err != nil {
+	if queues, err = scan.FindEphemeralLocks(ctx, w.c, w.path, w.ens, queues); err != nil {
 		return scanError(w.path, err)
 	}
 	w.unreadable = unreadable
@@ -145,7 +146,7 @@ func (w *lockWatch) scan(ctx context.Context) error {
 		}
 	}
 	if w.caches == nil {
-		w.caches = map[string]*lockops.DirCache{}
+		w.caches = map[string]*scan.DirCache{}
 	}
 	for p := range w.caches {
 		if _, ok := w.raw[p]; !ok {
@@ -177,7 +178,7 @@ func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
 	case lockops.KindEphemeralLock:
 		w.rereadEphemeral(ctx, lock)
 	case lockops.KindCuratorSemaphoreV2, lockops.KindKazooSemaphore:
-		qs, err := lockops.Scan(ctx, w.c, lock, lockops.ScanOptions{MaxLeases: w.f.maxLeases})
+		qs, err := scan.Scan(ctx, w.c, lock, scan.Options{MaxLeases: w.f.maxLeases})
 		if err == nil && len(qs) == 1 {
 			w.note(&qs[0])
 			w.raw[lock] = qs[0]
@@ -220,7 +221,7 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 		return
 	}
 	go w.await(ctx, lock, ch)
-	d, cache, err := lockops.ReadDirAgain(ctx, w.c, lock, names, *st, w.caches[lock])
+	d, cache, err := scan.ReadDirAgain(ctx, w.c, lock, names, *st, w.caches[lock])
 	if err != nil {
 		return // drawn as it was; the next change or scan reads it again
 	}

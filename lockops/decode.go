@@ -46,7 +46,7 @@ func Decode(d Dir, o DecodeOptions) Queue {
 		k = Detect(d) // a semaphore: by its layout
 	default:
 		k = c.KindOf(c.Dominant()) // what Detect says, from the census taken
-		if f := familyOfChildren(d.Children); f != "" {
+		if f := FamilyOfChildren(d.Children); f != "" {
 			k = f // a system's election: by its node names
 		} else if len(d.Children) == 0 && d.Stat.EphemeralOwner != 0 && d.Stat.Czxid != 0 {
 			k = KindEphemeralLock // an ephemeral node read as a lock: it holds itself

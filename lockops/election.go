@@ -9,7 +9,6 @@ package lockops
 // seen only in the servers' watch lists ([diagnose.ApplyEnsemble]).
 
 import (
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -17,8 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // ModeLeader is the mode of a system election's candidates (the leader
@@ -101,19 +98,19 @@ func (k Kind) WatcherWaiters() bool {
 	return k == KindKafkaController || k == KindHadoopHA || k == KindEphemeralLock
 }
 
-// familyOf is the system election a directory's children make, "" when
+// FamilyOf is the system election a directory's children make, "" when
 // none: HDFS's lock or breadcrumb, Kafka's controller epoch with the
 // controller or the brokers, HBase's backup masters (with its master).
-func familyOf(names []string) Kind {
+func FamilyOf(names []string) Kind {
 	return familyOfEach(len(names), func(i int) string { return names[i] })
 }
 
-// familyOfChildren is [familyOf] over a directory as read.
-func familyOfChildren(children []Child) Kind {
+// FamilyOfChildren is [FamilyOf] over a directory as read.
+func FamilyOfChildren(children []Child) Kind {
 	return familyOfEach(len(children), func(i int) string { return children[i].Name })
 }
 
-// familyOfEach is [familyOf] over n names, in one pass without a copy
+// familyOfEach is [FamilyOf] over n names, in one pass without a copy
 // (every directory of a scan is asked). Between two elections the leader
 // node is missing: a Kafka root still has its controller_epoch next to
 // its brokers, HBase's root its backup-masters.
@@ -363,66 +360,6 @@ func readProto(b []byte) (map[int]pbField, error) {
 		}
 	}
 	return out, nil
-}
-
-// election notes d, read by the walk, when it is a system's election whose
-// context lies elsewhere (Kafka's brokers, HBase's backup masters, Solr's
-// overseer leader node), to be read after the walk; below says the walk
-// goes on under d (a Kafka or HBase root holds more than the election).
-func (s *scanner) election(d *zkview.WalkDir) (noted, below bool) {
-	switch familyOf(d.Names) {
-	case KindKafkaController, KindHBaseMaster:
-		s.elections = append(s.elections, dirOf(d))
-		return true, true
-	}
-	if cen := CensusOfNames(d.Names); SolrLeaderOf(d.Path) != "" && cen.Dominant() == Solr {
-		s.elections = append(s.elections, dirOf(d))
-		return true, false
-	}
-	return false, false
-}
-
-// readElections reads the context of the elections the walk met and
-// decodes them.
-func (s *scanner) readElections(ctx context.Context) error {
-	for _, d := range s.elections {
-		d, err := withElectionContext(ctx, s.c, d)
-		if err = s.leaveOut(d.Path, err); err != nil {
-			return err
-		}
-		s.add(Decode(d, DecodeOptions{}))
-	}
-	return nil
-}
-
-// withElectionContext adds to d, an election's directory as read, the
-// nodes its decoder reads elsewhere (Dir.Context).
-func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, error) {
-	var at string
-	switch familyOfChildren(d.Children) {
-	case KindKafkaController:
-		at = KafkaBrokersOf(d.Path)
-	case KindHBaseMaster:
-		at = JoinPath(d.Path, HBaseBackupsDir)
-	default:
-		leader := SolrLeaderOf(d.Path)
-		if leader == "" {
-			return d, nil
-		}
-		d.Context = []Child{}
-		n, err := c.Get(leader)
-		if err != nil {
-			return d, IgnoreGone(err)
-		}
-		d.Context = append(d.Context, ChildOf(SolrLeaderNode, leader, &n.Stat, n.Data))
-		return d, nil
-	}
-	kids, err := readDir(ctx, c, at)
-	if err != nil {
-		return d, IgnoreGone(err)
-	}
-	d.Context = kids.Children
-	return d, nil
 }
 
 // System is the name of the system whose leader election k is ("Kafka",

@@ -198,7 +198,7 @@ func TestFamilyBetweenElections(t *testing.T) {
 		"controller_epoch":                "",
 		"brokers,config":                  "",
 	} {
-		if got := familyOf(strings.Split(names, ",")); got != want {
+		if got := FamilyOf(strings.Split(names, ",")); got != want {
 			t.Errorf("familyOf(%s) = %q, want %q", names, got, want)
 		}
 	}

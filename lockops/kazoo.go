@@ -18,6 +18,10 @@ const (
 	KazooReadMarker = "__rlock__"
 )
 
+// IsKazooLease reports whether name is a kazoo Semaphore lease's:
+// uuid4().hex, 32 hex digits, not sequential.
+func IsKazooLease(name string) bool { return len(name) == 32 && isHex(name) }
+
 // KazooSemaphoreLock ends the path of a kazoo Semaphore's internal lock,
 // next to the semaphore: <sem>-__lock__.
 const KazooSemaphoreLock = "-__lock__"

@@ -217,5 +217,5 @@ func IsLockDir(names []string) bool {
 			return true
 		}
 	}
-	return familyOf(names) != ""
+	return FamilyOf(names) != ""
 }

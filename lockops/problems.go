@@ -1,11 +1,5 @@
 package lockops
 
-import (
-	"errors"
-
-	"github.com/go-zookeeper/zk"
-)
-
 // ProblemKind names one thing that can be wrong with a lock. Its values
 // are part of the `zkscope locks --json` contract (shared/locks-json.md)
 // and of `zkscope doctor`'s output: never rename them.
@@ -93,7 +87,7 @@ const (
 	ProblemLeaderClientGone ProblemKind = "leader-client-gone"
 	// ProblemUnreadable: a subtree a scan could not read (the session's
 	// ACL does not allow it, or it vanished mid-scan) and left out; locks
-	// below it are not checked. Not a lock's problem: see [Unreadable].
+	// below it are not checked. Not a lock's problem: see [scan.Unreadable].
 	ProblemUnreadable ProblemKind = "unreadable"
 
 	// ProblemRedisNoExpiry: a Redis lock key that never expires; if its
@@ -211,16 +205,3 @@ func (k ProblemKind) Severity() Severity {
 
 // Severity is the severity of p's kind.
 func (p Problem) Severity() Severity { return p.Kind.Severity() }
-
-// Unreadable is the problem of a subtree at p that a scan left out
-// because reading it failed with err ([ScanOptions.Skipped]).
-func Unreadable(p string, err error) Problem {
-	why := "vanished during the scan"
-	switch {
-	case errors.Is(err, zk.ErrNoAuth):
-		why = "not readable with this session's credentials (NoAuth); locks below it were not checked"
-	case !errors.Is(err, zk.ErrNoNode):
-		why = err.Error()
-	}
-	return Problem{Kind: ProblemUnreadable, Node: p, Detail: why}
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
@@ -213,11 +214,11 @@ func lockCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
 		if len(names) == 0 {
 			// A node of another lock's queue (watched by its waiters) is
 			// that lock's participant, never a plain ephemeral lock.
-			if dir, _, _, err := lockops.EnclosingLock(ctx, c, p); err != nil || dir != "" {
+			if dir, _, _, err := scan.EnclosingLock(ctx, c, p); err != nil || dir != "" {
 				return lockMsg{id: id, path: p, err: err}
 			}
 		}
-		d, err := lockops.ReadDir(ctx, c, p)
+		d, err := scan.ReadDir(ctx, c, p)
 		if err != nil {
 			return lockMsg{id: id, path: p, err: err}
 		}
@@ -241,7 +242,7 @@ func lockProbeCmd(c *zkview.Client, paths []string) tea.Cmd {
 				msg.none = append(msg.none, p)
 				continue
 			}
-			d, err := lockops.ReadDir(ctx, c, p)
+			d, err := scan.ReadDir(ctx, c, p)
 			if err != nil {
 				continue
 			}
@@ -297,7 +298,7 @@ func askSessionsView(c *zkview.Client, root string, id uint64, later bool) tea.C
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		ss, e, queues, err := diagnose.ScanSessions(ctx, c, root)
-		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+		if err != nil && !errors.Is(err, scan.ErrTruncated) {
 			err = fmt.Errorf("scan the locks below %s: %w", root, err)
 		}
 		return sessionsViewMsg{id: id, root: root, ss: ss, ens: e, queues: queues, at: e.At, err: err}

@@ -16,6 +16,7 @@ import (
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
@@ -334,7 +335,7 @@ func TestLiveWatchMarks(t *testing.T) {
 	defer cancel()
 	known := false
 	for !known && ctx.Err() == nil {
-		d, err := lockops.ReadDir(ctx, c, lockPath)
+		d, err := scan.ReadDir(ctx, c, lockPath)
 		if err != nil {
 			t.Fatal(err)
 		}

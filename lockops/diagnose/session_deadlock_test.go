@@ -8,6 +8,7 @@ import (
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/lockops/take/taketest"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -33,7 +34,7 @@ func TestSessionDeadlockLive(t *testing.T) {
 	taketest.TakeAsync(ctx, b, x, take.Options{Library: lockops.Curator})
 	locktest.WaitChildren(t, op, x, 2)
 	locktest.WaitChildren(t, op, y, 2)
-	queues, err := lockops.Scan(ctx, op, root, lockops.ScanOptions{})
+	queues, err := scan.Scan(ctx, op, root, scan.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

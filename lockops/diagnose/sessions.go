@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -55,16 +56,16 @@ type SessionLock struct {
 // too: their waiters show only in the servers' watch lists), asks the
 // members, and joins both ([JoinSessions]). When the scan fails the
 // sessions come without their locks, with the scan's error (a scan cut
-// short, [lockops.ErrScanTruncated], with what it found).
+// short, [scan.ErrTruncated], with what it found).
 func ScanSessions(ctx context.Context, c *zkview.Client, root string) ([]Session, *zkview.Ensemble, []lockops.Queue, error) {
-	queues, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{})
-	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+	queues, err := scan.Scan(ctx, c, root, scan.Options{})
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		queues = nil
 	}
 	e := c.Introspect(ctx)
-	if err == nil || errors.Is(err, lockops.ErrScanTruncated) {
+	if err == nil || errors.Is(err, scan.ErrTruncated) {
 		var ferr error
-		if queues, ferr = lockops.FindEphemeralLocks(ctx, c, root, e, queues); ferr != nil {
+		if queues, ferr = scan.FindEphemeralLocks(ctx, c, root, e, queues); ferr != nil {
 			err = ferr
 		}
 	}

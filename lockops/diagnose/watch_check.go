@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -186,11 +187,11 @@ func queueHasCandidate(e *zkview.Ensemble, q *lockops.Queue) bool {
 	return false
 }
 
-// readLockAgain reads and decodes the lock q again, as [lockops.Scan] read it.
+// readLockAgain reads and decodes the lock q again, as [scan.Scan] read it.
 func readLockAgain(ctx context.Context, c *zkview.Client, q lockops.Queue, maxLeases int) (lockops.Queue, error) {
 	switch q.Kind {
 	case lockops.KindCuratorSemaphoreV2, lockops.KindKazooSemaphore:
-		qs, err := lockops.Scan(ctx, c, q.Path, lockops.ScanOptions{MaxLeases: maxLeases})
+		qs, err := scan.Scan(ctx, c, q.Path, scan.Options{MaxLeases: maxLeases})
 		if err != nil {
 			return q, err
 		}
@@ -201,7 +202,7 @@ func readLockAgain(ctx context.Context, c *zkview.Client, q lockops.Queue, maxLe
 		}
 		return q, errors.New("no longer a lock")
 	}
-	d, err := lockops.ReadDir(ctx, c, q.Path)
+	d, err := scan.ReadDir(ctx, c, q.Path)
 	if err != nil {
 		return q, err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -15,7 +16,7 @@ import (
 func readEphemeralNodeLock(ctx context.Context, c *zkview.Client, l nodeLock) (nodeLock, error) {
 	n, err := c.Get(l.node)
 	if err != nil {
-		return l, lockops.IgnoreGone(err)
+		return l, scan.IgnoreGone(err)
 	}
 	if n.Stat.EphemeralOwner == 0 {
 		return l, nil
@@ -56,7 +57,7 @@ func (l *nodeLock) participant() (lockops.Participant, bool) {
 // node of any known recipe is listed but not read further.
 func readNodeLock(ctx context.Context, c *zkview.Client, node string) (nodeLock, error) {
 	l := nodeLock{node: node, queue: lockops.Queue{Path: path.Dir(node), Kind: lockops.KindUnknown}, at: -1}
-	d, ok, err := lockops.ReadLockDirOf(ctx, c, path.Dir(node))
+	d, ok, err := scan.ReadLockDirOf(ctx, c, path.Dir(node))
 	if err != nil {
 		return l, err
 	}

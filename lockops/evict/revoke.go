@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -163,7 +164,7 @@ func noRevocation(k lockops.Kind) string {
 // than a node of one, which node holds it (the one to revoke, or to evict
 // when its recipe has no revocation); isDir is false otherwise.
 func revokeHolderInstead(ctx context.Context, c *zkview.Client, node string) (why string, isDir bool) {
-	d, ok, err := lockops.ReadLockDirOf(ctx, c, node)
+	d, ok, err := scan.ReadLockDirOf(ctx, c, node)
 	if err != nil || !ok || d.Path != node {
 		return "", false
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -57,13 +58,13 @@ func PlanSession(ctx context.Context, c *zkview.Client, session int64, under str
 	if session == c.SessionID() {
 		return nil, audit.Refuse(c, lockops.OpForceDelete, under, session, "session "+lockops.FormatSession(session)+" is zkscope's own: release our locks instead")
 	}
-	queues, err := lockops.Scan(ctx, c, under, lockops.ScanOptions{})
+	queues, err := scan.Scan(ctx, c, under, scan.Options{})
 	if err != nil { // ErrScanTruncated too: a partial list would leave nodes behind
 		return nil, fmt.Errorf("scan the locks below %s: %w", under, err)
 	}
 	// Single-node locks (a plain ephemeral lock, a leader node) are found
 	// through the sessions the servers list watching them.
-	if queues, err = lockops.FindEphemeralLocks(ctx, c, under, c.Introspect(ctx), queues); err != nil {
+	if queues, err = scan.FindEphemeralLocks(ctx, c, under, c.Introspect(ctx), queues); err != nil {
 		return nil, fmt.Errorf("look for single-node locks below %s: %w", under, err)
 	}
 	return planEviction(queues, session, under), nil

@@ -81,7 +81,7 @@ func WriteJSONWith(w io.Writer, servers []string, queues []lockops.Queue, v *dia
 }
 
 // WriteJSONReport is [WriteJSONWith] with the scan's problems that belong
-// to no lock (unreadable subtrees, [lockops.Unreadable]): a top-level "problems"
+// to no lock (unreadable subtrees, [scan.Unreadable]): a top-level "problems"
 // array, written only when there are some.
 func WriteJSONReport(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification, scanProblems []lockops.Problem) error {
 	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB

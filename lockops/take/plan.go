@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -42,7 +43,7 @@ const neighbourLimit = 256
 // not shown by contenders or by the locks next to it, and the context has
 // no default_recipe, and when the request contradicts the contenders
 // already there, it returns a [*lockops.Refusal] naming the flag that decides. A
-// path inside another lock's directory ([lockops.EnclosingLock]) is refused too,
+// path inside another lock's directory ([scan.EnclosingLock]) is refused too,
 // naming that lock.
 func PlanTake(ctx context.Context, c *zkview.Client, lockPath string, o Options) (Plan, error) {
 	lockPath = path.Clean(lockPath)
@@ -98,7 +99,7 @@ func readNeighbours(ctx context.Context, c *zkview.Client, lockPath string) (nei
 	slices.Sort(sibs)
 	sibs = sibs[:min(len(sibs), neighbourLimit)]
 	found := make([][]*lockops.Library, len(sibs))
-	err = lockops.ForEach(ctx, len(sibs), func(i int) error {
+	err = scan.ForEach(ctx, len(sibs), func(i int) error {
 		kids, err := listOrNone(ctx, c, zkview.Join(parent, sibs[i]))
 		if err != nil {
 			return fmt.Errorf("list %s: %w", zkview.Join(parent, sibs[i]), err)
@@ -343,9 +344,9 @@ func findParticipant(q lockops.Queue, name string) int {
 }
 
 // insideLock refuses op on p when p is (or would be created) inside a lock
-// directory ([lockops.EnclosingLock]), naming that directory; nil otherwise.
+// directory ([scan.EnclosingLock]), naming that directory; nil otherwise.
 func insideLock(ctx context.Context, c *zkview.Client, op, p string) error {
-	dir, kind, sem, err := lockops.EnclosingLock(ctx, c, p)
+	dir, kind, sem, err := scan.EnclosingLock(ctx, c, p)
 	switch {
 	case err != nil:
 		return fmt.Errorf("%s %s: %w", op, p, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -228,7 +229,7 @@ func relatedQueues(ctx context.Context, c *zkview.Client, q lockops.Queue, ens *
 				break
 			}
 			seen[d] = true
-			raw, err := lockops.ReadDir(ctx, c, d)
+			raw, err := scan.ReadDir(ctx, c, d)
 			if err != nil {
 				continue
 			}

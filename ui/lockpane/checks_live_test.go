@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -33,7 +34,7 @@ func TestLiveSessionHung(t *testing.T) {
 		v     verified
 	)
 	for {
-		raw, err := lockops.ReadDir(ctx, c, lock)
+		raw, err := scan.ReadDir(ctx, c, lock)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -85,7 +86,7 @@ type Model struct {
 	loadedAt time.Time // when the last read of ours finished
 	// dirCache is what the last read knew of path's children (the next
 	// read reads only new ones).
-	dirCache *lockops.DirCache
+	dirCache *scan.DirCache
 	// loadStarted is when the last read started; holding says a change
 	// is held back until loadEvery after it.
 	loadStarted time.Time

@@ -1,4 +1,4 @@
-package lockops
+package scan
 
 import (
 	"bytes"

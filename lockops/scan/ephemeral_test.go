@@ -1,4 +1,4 @@
-package lockops
+package scan
 
 import (
 	"testing"
@@ -57,10 +57,10 @@ func TestEphemeralRegistriesAreNoLocks(t *testing.T) {
 	locktest.ExistsWatch(t, s2, base+"/one/m")
 
 	got := map[string]bool{}
-	for _, l := range locksJSON(t, cs, base).objs("locks") {
-		got[l.str("path")] = true
-		if l.str("recipe") != "zookeeper.ephemeral-lock" {
-			t.Errorf("%s: recipe %s", l.str("path"), l.str("recipe"))
+	for _, l := range locksJSON(t, cs, base).Objs("locks") {
+		got[l.Str("path")] = true
+		if l.Str("recipe") != "zookeeper.ephemeral-lock" {
+			t.Errorf("%s: recipe %s", l.Str("path"), l.Str("recipe"))
 		}
 	}
 	for _, p := range append(locks, base+"/one/m") {
@@ -73,7 +73,7 @@ func TestEphemeralRegistriesAreNoLocks(t *testing.T) {
 			t.Errorf("the registry entry %s is reported as a lock", p)
 		}
 	}
-	if ls := locksJSON(t, cs, inst).objs("locks"); len(ls) != 1 || ls[0].str("path") != inst {
+	if ls := locksJSON(t, cs, inst).Objs("locks"); len(ls) != 1 || ls[0].Str("path") != inst {
 		t.Errorf("asked by its path, the instance is not read as a lock: %v", ls)
 	}
 }

@@ -1,4 +1,4 @@
-package lockops
+package scan
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -42,7 +43,7 @@ func TestScanFindsEveryLock(t *testing.T) {
 	mk(base+"/ksem/"+locktest.HexB, "holder", zk.FlagEphemeral)
 	mk(base+"/ksem-__lock__/"+locktest.HexC+"__lock__", "b'id'", seqE)
 
-	qs, err := Scan(context.Background(), c, base, ScanOptions{})
+	qs, err := Scan(context.Background(), c, base, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,32 +63,32 @@ func TestScanFindsEveryLock(t *testing.T) {
 	}
 	for _, q := range qs {
 		if q.Path == base+"/app/locks/orders" {
-			if q.Participants[0].State != StateHolding || string(q.Participants[0].Data) != "10.0.0.1" || q.Participants[0].Session != c.SessionID() {
+			if q.Participants[0].State != lockops.StateHolding || string(q.Participants[0].Data) != "10.0.0.1" || q.Participants[0].Session != c.SessionID() {
 				t.Errorf("orders holder %+v", q.Participants[0])
 			}
 		}
-		if q.Path == base+"/ksem" && (q.MaxLeases != 1 || q.Participants[1].WatchKind != WatchChildren) {
+		if q.Path == base+"/ksem" && (q.MaxLeases != 1 || q.Participants[1].WatchKind != lockops.WatchChildren) {
 			t.Errorf("kazoo semaphore: max %d, %+v", q.MaxLeases, q.Participants)
 		}
 	}
 
 	// A lock path itself, and a semaphore path itself.
-	qs, err = Scan(context.Background(), c, base+"/app/locks/rw", ScanOptions{})
-	if err != nil || len(qs) != 1 || qs[0].Kind != KindCuratorRW {
+	qs, err = Scan(context.Background(), c, base+"/app/locks/rw", Options{})
+	if err != nil || len(qs) != 1 || qs[0].Kind != lockops.KindCuratorRW {
 		t.Fatalf("scan of a lock: %v %+v", err, qs)
 	}
-	qs, err = Scan(context.Background(), c, base+"/ksem", ScanOptions{})
-	if err != nil || len(qs) != 1 || qs[0].Kind != KindKazooSemaphore {
+	qs, err = Scan(context.Background(), c, base+"/ksem", Options{})
+	if err != nil || len(qs) != 1 || qs[0].Kind != lockops.KindKazooSemaphore {
 		t.Fatalf("scan of a kazoo semaphore: %v %+v", err, qs)
 	}
 	// Depth bound.
-	qs, _ = Scan(context.Background(), c, base, ScanOptions{Depth: 2})
+	qs, _ = Scan(context.Background(), c, base, Options{Depth: 2})
 	for _, q := range qs {
 		if q.Path == base+"/deep/a/b/c" {
 			t.Errorf("depth 2 reached %s", q.Path)
 		}
 	}
-	if _, err := Scan(context.Background(), c, base+"/missing", ScanOptions{}); err == nil {
+	if _, err := Scan(context.Background(), c, base+"/missing", Options{}); err == nil {
 		t.Error("scan of a missing path succeeded")
 	}
 }

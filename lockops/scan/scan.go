@@ -1,4 +1,15 @@
-package lockops
+// Package scan reads ZooKeeper locks: every lock directory below a path
+// on the tree walker ([Scan]: semaphores' two places paired, a system's
+// election read with its context, elections.go), one directory read
+// again cheaply ([ReadDirAgain]), the lock directory a node is in or
+// would be created in ([ReadLockDirOf], [EnclosingLock], lockdir.go), the
+// plain ephemeral locks the servers' watch lists point at
+// ([FindEphemeralLocks]), and the subtrees it could not read
+// ([Unreadable]). Decoding is the recipe model's ([lockops.Decode]).
+//
+// It reads through zkview; it imports no other lock package, nor ui or
+// cmd.
+package scan
 
 import (
 	"context"
@@ -13,19 +24,20 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// ScanOptions tune [Scan].
-type ScanOptions struct {
-	// MaxLeases is passed to semaphore decoding (see [DecodeOptions]).
+// Options tune [Scan].
+type Options struct {
+	// MaxLeases is passed to semaphore decoding (see [lockops.DecodeOptions]).
 	MaxLeases int
 	// Depth bounds how many levels below the path are searched for locks
 	// (0: no bound).
 	Depth int
 	// MaxNodes stops the walk after listing this many znodes (0:
 	// 5,000,000); the queues found so far are returned with
-	// ErrScanTruncated. The walk's memory follows the directories waiting
+	// [ErrTruncated]. The walk's memory follows the directories waiting
 	// to be listed, not the tree, so the bound is about time.
 	MaxNodes int
 	// Skipped, when set, is told of each subtree below the path that
@@ -40,28 +52,30 @@ type ScanOptions struct {
 	Progress func(nodes, locks int)
 }
 
-// ErrScanTruncated is returned (with the locks found so far) when a scan
-// stopped at ScanOptions.MaxNodes.
-var ErrScanTruncated = errors.New("stopped after listing the maximum number of znodes; scan a narrower path")
+// ErrTruncated is returned (with the locks found so far) when a scan
+// stopped at Options.MaxNodes.
+var ErrTruncated = errors.New("stopped after listing the maximum number of znodes; scan a narrower path")
 
 // scanParallel is how many semaphores are read at once after the walk.
 const scanParallel = 16
 
 // Scan reads the lock at p, or every lock below p when p is not a lock
-// itself, and decodes each ([Decode]). The tree is walked breadth-first
+// itself, and decodes each ([lockops.Decode]). The tree is walked breadth-first
 // ([zkview.Client.Walk]): every listing and every lock node's data travel
 // in multi-read batches, and a lock directory is recognised from its
 // children's names, so only lock nodes' data is read. Semaphores (whose
 // queues span two directories) are read after the walk. Paths are the
 // client's view (chroot removed).
-func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Queue, error) {
+func Scan(ctx context.Context, c *zkview.Client, p string, o Options) ([]lockops.Queue, error) {
 	if o.MaxNodes <= 0 {
 		o.MaxNodes = 5000000
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &scanner{c: c, o: o, listed: 1, root: p, cancel: cancel}
-	read := func(dir string, names []string) bool { return IsLockDir(names) && !IsCuratorSemaphore(names) }
+	read := func(dir string, names []string) bool {
+		return lockops.IsLockDir(names) && !lockops.IsCuratorSemaphore(names)
+	}
 	err := c.Walk(ctx, p, zkview.WalkOptions{Read: read, DirStat: true}, func(d *zkview.WalkDir) bool {
 		return s.visit(ctx, d)
 	})
@@ -78,20 +92,20 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o ScanOptions) ([]Que
 		return s.sorted(), err
 	}
 	if s.truncated {
-		return s.sorted(), ErrScanTruncated
+		return s.sorted(), ErrTruncated
 	}
 	return s.sorted(), nil
 }
 
 type scanner struct {
 	c      *zkview.Client
-	o      ScanOptions
+	o      Options
 	root   string
 	cancel context.CancelFunc
 	err    error // the first failure that ends the scan
 
 	mu        sync.Mutex
-	queues    []Queue
+	queues    []lockops.Queue
 	listed    int
 	truncated bool
 	// Semaphores met by the walk, read after it: Curator's (the path) and
@@ -99,21 +113,21 @@ type scanner struct {
 	curatorSems, kazooSems []string
 	// Systems' elections met by the walk, read with their context after
 	// it (election.go).
-	elections []Dir
+	elections []lockops.Dir
 }
 
 // add keeps q, just read and decoded (its ReadAt is now).
-func (s *scanner) add(q Queue) {
+func (s *scanner) add(q lockops.Queue) {
 	q.ReadAt = time.Now()
 	s.mu.Lock()
 	s.queues = append(s.queues, q)
 	s.mu.Unlock()
 }
 
-func (s *scanner) sorted() []Queue {
+func (s *scanner) sorted() []lockops.Queue {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := append([]Queue(nil), s.queues...)
+	out := append([]lockops.Queue(nil), s.queues...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
@@ -132,12 +146,12 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 	case d.Nodes != nil:
 		noted, below := s.election(d)
 		if !noted {
-			s.add(Decode(dirOf(d), DecodeOptions{MaxLeases: s.o.MaxLeases}))
+			s.add(lockops.Decode(dirOf(d), lockops.DecodeOptions{MaxLeases: s.o.MaxLeases}))
 		}
 		if !below {
 			return false
 		}
-	case IsCuratorSemaphore(d.Names):
+	case lockops.IsCuratorSemaphore(d.Names):
 		s.curatorSems = append(s.curatorSems, d.Path)
 		return false
 	case d.Depth == 0 && s.isKazooSemaphore(d):
@@ -148,7 +162,7 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 		return false
 	}
 	kids := d.Names
-	if slices.ContainsFunc(d.Names, func(n string) bool { return strings.HasSuffix(n, KazooSemaphoreLock) }) {
+	if slices.ContainsFunc(d.Names, func(n string) bool { return strings.HasSuffix(n, lockops.KazooSemaphoreLock) }) {
 		kids = s.kazooPairs(d)
 	}
 	s.mu.Lock()
@@ -174,11 +188,11 @@ func (s *scanner) kazooPairs(d *zkview.WalkDir) []string {
 	}
 	kids := d.Names[:0:0]
 	for _, n := range d.Names {
-		if base, ok := strings.CutSuffix(n, KazooSemaphoreLock); ok && has[base] {
+		if base, ok := strings.CutSuffix(n, lockops.KazooSemaphoreLock); ok && has[base] {
 			s.kazooSems = append(s.kazooSems, zkview.Join(d.Path, base))
 			continue
 		}
-		if has[n+KazooSemaphoreLock] {
+		if has[n+lockops.KazooSemaphoreLock] {
 			continue // the semaphore, read with its queue
 		}
 		kids = append(kids, n)
@@ -189,30 +203,30 @@ func (s *scanner) kazooPairs(d *zkview.WalkDir) []string {
 // isKazooSemaphore says whether the walk's root d, not a lock itself, is
 // a kazoo semaphore (its queue is a sibling, d-__lock__).
 func (s *scanner) isKazooSemaphore(d *zkview.WalkDir) bool {
-	if d.Path == "/" || IsLockDir(d.Names) {
+	if d.Path == "/" || lockops.IsLockDir(d.Names) {
 		return false
 	}
 	sibs, _, err := s.c.Children(path.Dir(d.Path))
-	return err == nil && slices.Contains(sibs, path.Base(d.Path)+KazooSemaphoreLock)
+	return err == nil && slices.Contains(sibs, path.Base(d.Path)+lockops.KazooSemaphoreLock)
 }
 
-// dirOf is the lock directory d, read by the walk, for [Decode]: children
+// dirOf is the lock directory d, read by the walk, for [lockops.Decode]: children
 // deleted between the listing and the read (or unreadable) are left out.
-func dirOf(d *zkview.WalkDir) Dir {
-	kids := make([]Child, 0, len(d.Nodes))
+func dirOf(d *zkview.WalkDir) lockops.Dir {
+	kids := make([]lockops.Child, 0, len(d.Nodes))
 	for i := range d.Nodes {
 		n := &d.Nodes[i]
 		if n.Err != nil {
 			continue
 		}
-		kids = append(kids, ChildOf(d.Names[i], n.Path, &n.Stat, n.Data))
+		kids = append(kids, lockops.ChildOf(d.Names[i], n.Path, &n.Stat, n.Data))
 	}
-	return Dir{Path: d.Path, Stat: d.Stat, Children: kids}
+	return lockops.Dir{Path: d.Path, Stat: d.Stat, Children: kids}
 }
 
 // semaphores reads the semaphores the walk met.
 func (s *scanner) semaphores(ctx context.Context) error {
-	read := func(p string, get func(context.Context, string) (Queue, error)) error {
+	read := func(p string, get func(context.Context, string) (lockops.Queue, error)) error {
 		q, err := get(ctx, p)
 		if err == nil {
 			s.add(q)
@@ -226,39 +240,39 @@ func (s *scanner) semaphores(ctx context.Context) error {
 	return ForEach(ctx, len(s.kazooSems), func(i int) error { return read(s.kazooSems[i], s.kazooSemaphore) })
 }
 
-func (s *scanner) curatorSemaphore(ctx context.Context, p string) (Queue, error) {
-	leases, err := readDir(ctx, s.c, JoinPath(p, CuratorLeases))
+func (s *scanner) curatorSemaphore(ctx context.Context, p string) (lockops.Queue, error) {
+	leases, err := readDir(ctx, s.c, lockops.JoinPath(p, lockops.CuratorLeases))
 	if err != nil {
-		return Queue{}, err
+		return lockops.Queue{}, err
 	}
-	locks, err := readDir(ctx, s.c, JoinPath(p, CuratorLocks))
+	locks, err := readDir(ctx, s.c, lockops.JoinPath(p, lockops.CuratorLocks))
 	if err != nil {
-		return Queue{}, err
+		return lockops.Queue{}, err
 	}
 	leases.Aux = &locks
-	return Decode(leases, DecodeOptions{Kind: KindCuratorSemaphoreV2, MaxLeases: s.o.MaxLeases}), nil
+	return lockops.Decode(leases, lockops.DecodeOptions{Kind: lockops.KindCuratorSemaphoreV2, MaxLeases: s.o.MaxLeases}), nil
 }
 
-func (s *scanner) kazooSemaphore(ctx context.Context, p string) (Queue, error) {
+func (s *scanner) kazooSemaphore(ctx context.Context, p string) (lockops.Queue, error) {
 	sem, err := readDir(ctx, s.c, p)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return Queue{}, err
+		return lockops.Queue{}, err
 	}
 	sem.Path = p
-	queue, err := readDir(ctx, s.c, p+KazooSemaphoreLock)
+	queue, err := readDir(ctx, s.c, p+lockops.KazooSemaphoreLock)
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
-		return Queue{}, err
+		return lockops.Queue{}, err
 	}
-	queue.Path = p + KazooSemaphoreLock
+	queue.Path = p + lockops.KazooSemaphoreLock
 	sem.Aux = &queue
-	return Decode(sem, DecodeOptions{Kind: KindKazooSemaphore, MaxLeases: s.o.MaxLeases}), nil
+	return lockops.Decode(sem, lockops.DecodeOptions{Kind: lockops.KindKazooSemaphore, MaxLeases: s.o.MaxLeases}), nil
 }
 
-// ReadDir reads a lock directory for [Decode]: its own data and stat and
+// ReadDir reads a lock directory for [lockops.Decode]: its own data and stat and
 // all its children's, in one listing and one bulk read. Children deleted
 // between the two are left out.
 // A system's election gets the nodes it keeps elsewhere (Dir.Context).
-func ReadDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
+func ReadDir(ctx context.Context, c *zkview.Client, p string) (lockops.Dir, error) {
 	d, err := readDir(ctx, c, p)
 	if err != nil {
 		return d, err
@@ -266,21 +280,21 @@ func ReadDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
 	return withElectionContext(ctx, c, d)
 }
 
-func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
+func readDir(ctx context.Context, c *zkview.Client, p string) (lockops.Dir, error) {
 	self, err := c.Get(p)
 	if err != nil {
-		return Dir{Path: p}, fmt.Errorf("read %s: %w", p, err)
+		return lockops.Dir{Path: p}, fmt.Errorf("read %s: %w", p, err)
 	}
 	_, nodes, err := c.ChildrenNodes(ctx, p)
 	if err != nil {
-		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
+		return lockops.Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
 	}
-	d := Dir{Path: p, Stat: self.Stat, Data: self.Data, Children: make([]Child, 0, len(nodes))}
+	d := lockops.Dir{Path: p, Stat: self.Stat, Data: self.Data, Children: make([]lockops.Child, 0, len(nodes))}
 	for _, n := range nodes {
 		if n.Err != nil {
 			continue // deleted meanwhile (or unreadable): not in the queue now
 		}
-		d.Children = append(d.Children, ChildOf(n.Name(), n.Path, &n.Stat, n.Data))
+		d.Children = append(d.Children, lockops.ChildOf(n.Name(), n.Path, &n.Stat, n.Data))
 	}
 	return d, nil
 }
@@ -288,23 +302,23 @@ func readDir(ctx context.Context, c *zkview.Client, p string) (Dir, error) {
 // readChildren bulk-reads the children of p already listed (names, with
 // p's stat from the same listing): one round of multi-reads, no second
 // listing. p's own data is not read (only semaphores need it).
-func readChildren(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat) (Dir, error) {
+func readChildren(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat) (lockops.Dir, error) {
 	// Read straight into the children (a 10,000-contender lock is read
 	// into one slice, not copied through intermediate ones).
-	kids := make([]Child, len(names))
+	kids := make([]lockops.Child, len(names))
 	paths := joinAll(p, names)
 	err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
 		if err != nil {
-			kids[i] = Child{} // deleted meanwhile (or unreadable): dropped below
+			kids[i] = lockops.Child{} // deleted meanwhile (or unreadable): dropped below
 			return
 		}
-		kids[i] = ChildOf(paths[i][len(paths[i])-len(names[i]):], paths[i], st, data)
+		kids[i] = lockops.ChildOf(paths[i][len(paths[i])-len(names[i]):], paths[i], st, data)
 	})
 	if err != nil {
-		return Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
+		return lockops.Dir{Path: p}, fmt.Errorf("read children of %s: %w", p, err)
 	}
-	kids = slices.DeleteFunc(kids, func(k Child) bool { return k.Path == "" })
-	return Dir{Path: p, Stat: st, Children: kids}, nil
+	kids = slices.DeleteFunc(kids, func(k lockops.Child) bool { return k.Path == "" })
+	return lockops.Dir{Path: p, Stat: st, Children: kids}, nil
 }
 
 // joinAll joins dir with each name, the paths sharing one allocation
@@ -362,7 +376,7 @@ func ForEach(ctx context.Context, n int, f func(int) error) error {
 
 // leaveOut decides about a subtree at p that failed with err: nil (left
 // out) when it was deleted meanwhile, or when it is not readable and the
-// caller collects such subtrees ([ScanOptions.Skipped]); else err.
+// caller collects such subtrees ([Options.Skipped]); else err.
 func (s *scanner) leaveOut(p string, err error) error {
 	gone := errors.Is(err, zk.ErrNoNode)
 	if err == nil || !gone && (!errors.Is(err, zk.ErrNoAuth) || s.o.Skipped == nil) {
@@ -390,23 +404,23 @@ type DirCache struct {
 	Path     string
 	Data     []byte // the directory's own data,
 	Version  int32  // at this data version
-	Children map[string]Child
+	Children map[string]lockops.Child
 }
 
 // ReadDirAgain reads the lock directory p just listed as names (st: the
-// listing's stat of p) for [Decode]: only children that prev (the last
+// listing's stat of p) for [lockops.Decode]: only children that prev (the last
 // read's cache; nil: none) does not hold are read, departed ones are
 // dropped, and p's own data is read only when its version changed. It
 // returns the directory and the cache for the next read; prev is not
 // changed. Children deleted between the listing and the read are left out.
-func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat, prev *DirCache) (Dir, *DirCache, error) {
-	next := &DirCache{Path: p, Children: make(map[string]Child, len(names))}
+func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []string, st zk.Stat, prev *DirCache) (lockops.Dir, *DirCache, error) {
+	next := &DirCache{Path: p, Children: make(map[string]lockops.Child, len(names))}
 	if prev != nil && prev.Path == p && prev.Version == st.Version {
 		next.Data, next.Version = prev.Data, prev.Version
 	} else {
 		self, err := c.Get(p)
 		if err != nil {
-			return Dir{Path: p}, nil, fmt.Errorf("read %s: %w", p, err)
+			return lockops.Dir{Path: p}, nil, fmt.Errorf("read %s: %w", p, err)
 		}
 		next.Data, next.Version = self.Data, self.Stat.Version
 	}
@@ -422,16 +436,16 @@ func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []strin
 	}
 	if len(fresh) > 0 {
 		paths := joinAll(p, fresh)
-		kids := make([]Child, len(fresh))
+		kids := make([]lockops.Child, len(fresh))
 		err := c.GetManyFunc(ctx, paths, func(i int, data []byte, st *zk.Stat, err error) {
 			if err != nil {
-				kids[i] = Child{} // deleted meanwhile (or unreadable): dropped
+				kids[i] = lockops.Child{} // deleted meanwhile (or unreadable): dropped
 				return
 			}
-			kids[i] = ChildOf(fresh[i], paths[i], st, data)
+			kids[i] = lockops.ChildOf(fresh[i], paths[i], st, data)
 		})
 		if err != nil {
-			return Dir{Path: p}, nil, fmt.Errorf("read children of %s: %w", p, err)
+			return lockops.Dir{Path: p}, nil, fmt.Errorf("read children of %s: %w", p, err)
 		}
 		for _, k := range kids {
 			if k.Path != "" {
@@ -439,7 +453,7 @@ func ReadDirAgain(ctx context.Context, c *zkview.Client, p string, names []strin
 			}
 		}
 	}
-	d := Dir{Path: p, Stat: st, Data: next.Data, Children: make([]Child, 0, len(next.Children))}
+	d := lockops.Dir{Path: p, Stat: st, Data: next.Data, Children: make([]lockops.Child, 0, len(next.Children))}
 	for _, n := range names {
 		if k, ok := next.Children[n]; ok {
 			d.Children = append(d.Children, k)

@@ -1,4 +1,4 @@
-package lockops
+package scan
 
 // Interop for `zkscope locks --json`: real Curator 5.4 and kazoo clients
 // (and go-zookeeper's zk.Lock), each contender on its own session, build
@@ -16,13 +16,14 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops/internal/contracttest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 // locksJSON runs the real `zkscope locks PATH --json`.
-func locksJSON(t *testing.T, servers, p string, extra ...string) jsonObj {
+func locksJSON(t *testing.T, servers, p string, extra ...string) contracttest.Obj {
 	t.Helper()
 	cmd := locktest.ZkscopeCmd(t, t.TempDir(), servers, append([]string{"locks", p, "--json"}, extra...)...)
 	var out strings.Builder
@@ -30,27 +31,27 @@ func locksJSON(t *testing.T, servers, p string, extra ...string) jsonObj {
 	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 0 {
 		t.Fatalf("zkscope locks %s --json: exit %d: %s", p, code, stderr)
 	}
-	r, err := decodeReport([]byte(out.String()))
+	r, err := contracttest.DecodeReport([]byte(out.String()))
 	if err != nil {
 		t.Fatalf("bad JSON: %v\n%s", err, out.String())
 	}
-	checkContract(t, r)
+	contracttest.Check(t, r)
 	return r
 }
 
 // settled fetches the report until the lock at p has n participants and
 // the servers confirm every data/exists wait, and returns that lock.
-func settled(t *testing.T, servers, p string, n int, extra ...string) jsonObj {
+func settled(t *testing.T, servers, p string, n int, extra ...string) contracttest.Obj {
 	t.Helper()
-	var last jsonObj
+	var last contracttest.Obj
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		r := locksJSON(t, servers, p, extra...)
-		if locks := r.objs("locks"); len(locks) == 1 && r.num("schema") == 1 {
+		if locks := r.Objs("locks"); len(locks) == 1 && r.Num("schema") == 1 {
 			last = locks[0]
-			ok := len(last.objs("participants")) == n
-			for _, pp := range last.objs("participants") {
-				if requireObserved && !pp.isNull("watch_kind") && pp.str("watch_kind") != "children" && !pp.flag("watch_observed") {
+			ok := len(last.Objs("participants")) == n
+			for _, pp := range last.Objs("participants") {
+				if requireObserved && !pp.IsNull("watch_kind") && pp.Str("watch_kind") != "children" && !pp.Flag("watch_observed") {
 					ok = false
 				}
 			}
@@ -68,19 +69,19 @@ func settled(t *testing.T, servers, p string, n int, extra ...string) jsonObj {
 
 // queueShape renders a lock as "state mode -> watched-position (kind)"
 // lines, positions standing for nodes.
-func queueShape(l jsonObj) string {
+func queueShape(l contracttest.Obj) string {
 	pos := map[string]int{}
-	for _, p := range l.objs("participants") {
-		pos[p.str("node")] = p.num("position")
+	for _, p := range l.Objs("participants") {
+		pos[p.Str("node")] = p.Num("position")
 	}
 	var lines []string
-	for _, p := range l.objs("participants") {
-		s := fmt.Sprintf("%d %s %s", p.num("position"), p.str("state"), p.str("mode"))
-		if w := p.str("watches"); w != "" {
+	for _, p := range l.Objs("participants") {
+		s := fmt.Sprintf("%d %s %s", p.Num("position"), p.Str("state"), p.Str("mode"))
+		if w := p.Str("watches"); w != "" {
 			if i, ok := pos[w]; ok {
-				s += fmt.Sprintf(" -> %d (%s)", i, p.str("watch_kind"))
+				s += fmt.Sprintf(" -> %d (%s)", i, p.Str("watch_kind"))
 			} else {
-				s += fmt.Sprintf(" -> %s (%s)", w, p.str("watch_kind"))
+				s += fmt.Sprintf(" -> %s (%s)", w, p.Str("watch_kind"))
 			}
 		}
 		lines = append(lines, s)
@@ -88,17 +89,17 @@ func queueShape(l jsonObj) string {
 	return strings.Join(lines, "\n")
 }
 
-func expectShape(t *testing.T, l jsonObj, recipe string, want ...string) {
+func expectShape(t *testing.T, l contracttest.Obj, recipe string, want ...string) {
 	t.Helper()
-	if l.str("recipe") != recipe {
-		t.Errorf("%s: recipe %s, want %s", l.str("path"), l.str("recipe"), recipe)
+	if l.Str("recipe") != recipe {
+		t.Errorf("%s: recipe %s, want %s", l.Str("path"), l.Str("recipe"), recipe)
 	}
 	if got := queueShape(l); got != strings.Join(want, "\n") {
-		t.Errorf("%s (%s):\n%s\nwant:\n%s", l.str("path"), l.str("recipe"), got, strings.Join(want, "\n"))
+		t.Errorf("%s (%s):\n%s\nwant:\n%s", l.Str("path"), l.Str("recipe"), got, strings.Join(want, "\n"))
 	}
-	for _, p := range l.objs("participants") {
-		if !p.flag("ephemeral") || p.str("session") == "0x0" || !strings.HasPrefix(p.str("session"), "0x") || p.str("ctime") == "" {
-			t.Errorf("%s: participant fields %v", l.str("path"), p)
+	for _, p := range l.Objs("participants") {
+		if !p.Flag("ephemeral") || p.Str("session") == "0x0" || !strings.HasPrefix(p.Str("session"), "0x") || p.Str("ctime") == "" {
+			t.Errorf("%s: participant fields %v", l.Str("path"), p)
 		}
 	}
 }
@@ -128,7 +129,7 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 		cur.Await(t, "m1", "acquired")
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "curator.mutex", "0 holding exclusive", "1 waiting exclusive -> 0 (data)", "2 waiting exclusive -> 1 (data)")
-		if holder := l.objs("participants")[0]; requireObserved && !strings.HasPrefix(holder.str("client"), "127.0.0.1:") {
+		if holder := l.Objs("participants")[0]; requireObserved && !strings.HasPrefix(holder.Str("client"), "127.0.0.1:") {
 			t.Errorf("holder's client address: %v", holder["client"])
 		}
 		cur.Release(t, "m1")
@@ -178,8 +179,8 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 		nodesIn(t, c, p, 3)
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "curator.rwlock", "0 holding write", "1 holding read", "2 waiting read -> 0 (data)")
-		if ps := l.objs("participants"); ps[0].str("session") != ps[1].str("session") {
-			t.Errorf("downgrade nodes of different sessions: %s %s", ps[0].str("session"), ps[1].str("session"))
+		if ps := l.Objs("participants"); ps[0].Str("session") != ps[1].Str("session") {
+			t.Errorf("downgrade nodes of different sessions: %s %s", ps[0].Str("session"), ps[1].Str("session"))
 		}
 	})
 
@@ -200,7 +201,7 @@ func TestLocksJSONCuratorInterop(t *testing.T) {
 		expectShape(t, settled(t, cs, p, 5, "--max-leases", "2"), "curator.semaphore-v2", want...)
 		// Without --max-leases it is inferred from the waiting lease.
 		l := settled(t, cs, p, 5)
-		if l.num("max_leases") != 2 {
+		if l.Num("max_leases") != 2 {
 			t.Errorf("inferred max_leases %v", l["max_leases"])
 		}
 		cur.Release(t, "s1")
@@ -247,7 +248,7 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		kz.Await(t, "k1", "acquired")
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "kazoo.lock", "0 holding exclusive", "1 waiting exclusive -> 0 (data)", "2 waiting exclusive -> 1 (data)")
-		if d := l.objs("participants")[1].str("data"); d != "k2" {
+		if d := l.Objs("participants")[1].Str("data"); d != "k2" {
 			t.Errorf("data %q, want the identifier k2", d)
 		}
 	})
@@ -286,10 +287,10 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 			t.Errorf("no deadlock risk reported: %v", l["problems"])
 		}
 		kz.Release(t, "d1")
-		var r jsonObj
+		var r contracttest.Obj
 		locktest.WaitFor(t, "the deadlock to be reported (or, kazoo >= 2.9, the reader to acquire)", 60*time.Second, func() bool {
 			r = locksJSON(t, cs, p)
-			locks := r.objs("locks")
+			locks := r.Objs("locks")
 			return len(locks) == 1 && hasProblem(locks[0], "deadlock") || kz.Has("d2", "acquired")
 		})
 		if kz.Has("d2", "acquired") {
@@ -297,15 +298,15 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 			expectShape(t, settled(t, cs, p, 2), "kazoo.rwlock", "0 holding read", "1 waiting write -> 0 (data)")
 			return
 		}
-		l = r.objs("locks")[0]
-		ps := l.objs("participants")
-		if len(ps) != 2 || len(ps[0].strs("observed_watches")) != 1 || ps[1].str("watches") != ps[0].str("node") {
+		l = r.Objs("locks")[0]
+		ps := l.Objs("participants")
+		if len(ps) != 2 || len(ps[0].Strs("observed_watches")) != 1 || ps[1].Str("watches") != ps[0].Str("node") {
 			t.Errorf("the reader should be seen watching the writer behind it, which watches the reader: %v", ps)
 		}
 		cmd := locktest.ZkscopeCmd(t, t.TempDir(), cs, "doctor", p)
 		var out strings.Builder
 		cmd.Stdout = &out
-		if code, _ := locktest.RunWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "deadlock\t"+ps[0].str("node")) {
+		if code, _ := locktest.RunWithin(t, cmd, 60*time.Second); code != 1 || !strings.Contains(out.String(), "deadlock\t"+ps[0].Str("node")) {
 			t.Errorf("doctor (exit %d) did not report the deadlock:\n%s", code, out.String())
 		}
 	})
@@ -320,7 +321,7 @@ func TestLocksJSONKazooInterop(t *testing.T) {
 		nodesIn(t, c, p+"-__lock__", 2)
 		l := settled(t, cs, p, 3)
 		expectShape(t, l, "kazoo.semaphore", "0 holding lease", "1 waiting lock -> "+p+" (children)", "2 waiting lock -> 1 (data)")
-		if l.num("max_leases") != 1 {
+		if l.Num("max_leases") != 1 {
 			t.Errorf("max_leases %v, want 1 (the semaphore node's data)", l["max_leases"])
 		}
 		kz.Release(t, "s1")
@@ -378,9 +379,9 @@ func TestLocksJSONGoZKInterop(t *testing.T) {
 // report the holder's client address).
 const requireObserved = true
 
-func hasProblem(l jsonObj, kind string) bool {
-	for _, p := range l.objs("problems") {
-		if p.str("kind") == kind {
+func hasProblem(l contracttest.Obj, kind string) bool {
+	for _, p := range l.Objs("problems") {
+		if p.Str("kind") == kind {
 			return true
 		}
 	}

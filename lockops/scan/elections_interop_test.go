@@ -1,4 +1,4 @@
-package lockops
+package scan
 
 // Single-node locks and elections on a real server. No Kafka, Hadoop,
 // HBase or Solr binaries exist here: each layout is built node by node as
@@ -17,6 +17,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/internal/contracttest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -28,21 +30,21 @@ func TestElectionsInterop(t *testing.T) {
 	s := locktest.BuildElections(t, cl.Addrs(), base)
 
 	r := locksJSON(t, cs, base)
-	locks := map[string]jsonObj{}
-	for _, l := range r.objs("locks") {
-		locks[l.str("recipe")] = l
+	locks := map[string]contracttest.Obj{}
+	for _, l := range r.Objs("locks") {
+		locks[l.Str("recipe")] = l
 	}
 	if len(locks) != 4 {
 		t.Fatalf("locks: %v", r)
 	}
 	kafka := locks["kafka.controller"]
-	ps := kafka.objs("participants")
-	if kafka.str("path") != base+"/kafka" || len(ps) != 3 {
+	ps := kafka.Objs("participants")
+	if kafka.Str("path") != base+"/kafka" || len(ps) != 3 {
 		t.Fatalf("kafka: %v", kafka)
 	}
 	lead := ps[0]
-	if lead.str("state") != "holding" || lead.str("node") != base+"/kafka/controller" ||
-		lead.str("session") != FormatSession(s["broker1"].Conn().SessionID()) {
+	if lead.Str("state") != "holding" || lead.Str("node") != base+"/kafka/controller" ||
+		lead.Str("session") != lockops.FormatSession(s["broker1"].Conn().SessionID()) {
 		t.Errorf("kafka controller: %v", lead)
 	}
 	if pl, _ := lead["payload"].(map[string]any); pl["brokerid"] != float64(1) || pl["host"] != "kafka1:9092" {
@@ -50,8 +52,8 @@ func TestElectionsInterop(t *testing.T) {
 	}
 	for i, p := range ps[1:] {
 		pl, _ := p["payload"].(map[string]any)
-		if p.str("state") != "waiting" || p["own_node"] != false || p.str("watch_kind") != "exists" || !p.flag("watch_observed") ||
-			p.str("watches") != base+"/kafka/controller" || !strings.HasPrefix(p.str("client"), "127.0.0.1:") || pl["broker"] != fmt.Sprint(i+2) {
+		if p.Str("state") != "waiting" || p["own_node"] != false || p.Str("watch_kind") != "exists" || !p.Flag("watch_observed") ||
+			p.Str("watches") != base+"/kafka/controller" || !strings.HasPrefix(p.Str("client"), "127.0.0.1:") || pl["broker"] != fmt.Sprint(i+2) {
 			t.Errorf("kafka waiter %d: %v", i, p)
 		}
 	}
@@ -59,13 +61,13 @@ func TestElectionsInterop(t *testing.T) {
 		t.Errorf("kafka context: %v", kafka["context"])
 	}
 	hdfs := locks["hadoop.ha"]
-	if ps := hdfs.objs("participants"); len(ps) != 2 || ps[0].str("session") != FormatSession(s["zkfc1"].Conn().SessionID()) ||
-		ps[1].str("session") != FormatSession(s["zkfc2"].Conn().SessionID()) || ps[1].str("watch_kind") != "exists" {
+	if ps := hdfs.Objs("participants"); len(ps) != 2 || ps[0].Str("session") != lockops.FormatSession(s["zkfc1"].Conn().SessionID()) ||
+		ps[1].Str("session") != lockops.FormatSession(s["zkfc2"].Conn().SessionID()) || ps[1].Str("watch_kind") != "exists" {
 		t.Errorf("hdfs: %v", hdfs)
 	}
 	hbase := locks["hbase.master"]
-	if ps := hbase.objs("participants"); len(ps) != 2 || ps[1].str("node") != base+"/hbase/backup-masters/hm2,16000,1700000000001" ||
-		ps[1].str("watches") != base+"/hbase/master" || !ps[1].flag("watch_observed") {
+	if ps := hbase.Objs("participants"); len(ps) != 2 || ps[1].Str("node") != base+"/hbase/backup-masters/hm2,16000,1700000000001" ||
+		ps[1].Str("watches") != base+"/hbase/master" || !ps[1].Flag("watch_observed") {
 		t.Errorf("hbase: %v", hbase)
 	}
 	solr := locks["solr.overseer"]
@@ -73,7 +75,7 @@ func TestElectionsInterop(t *testing.T) {
 
 	// doctor: the HDFS failover that did not finish.
 	out, code := doctor(t, cs, base)
-	if code != 1 || !strings.Contains(out, "failover-unfinished\t"+base+"/hadoop-ha/ns1/"+HadoopBreadcrumbNode) {
+	if code != 1 || !strings.Contains(out, "failover-unfinished\t"+base+"/hadoop-ha/ns1/"+lockops.HadoopBreadcrumbNode) {
 		t.Errorf("doctor (exit %d) did not report the stale breadcrumb:\n%s", code, out)
 	}
 	if strings.Contains(out, "herd\t") {
@@ -92,7 +94,7 @@ func TestElectionsInterop(t *testing.T) {
 	}
 	// With --force-leader (and the owner expected, not asked): deleted.
 	cmd = locktest.ZkscopeCmd(t, t.TempDir(), cs, "evict", base+"/kafka/controller", "--force-leader", "--yes",
-		"--expect-session", FormatSession(s["broker1"].Conn().SessionID()))
+		"--expect-session", lockops.FormatSession(s["broker1"].Conn().SessionID()))
 	var out2 strings.Builder
 	cmd.Stdout = &out2
 	if code, stderr := locktest.RunWithin(t, cmd, 60*time.Second); code != 0 || !strings.Contains(out2.String(), "a new election among the 2 sessions watching it") {
@@ -132,22 +134,22 @@ func TestEphemeralLockKazooCuratorInterop(t *testing.T) {
 	cur.Await(t, "c4", "waiting")
 
 	l := settled(t, cs, lock, 4)
-	if l.str("recipe") != "zookeeper.ephemeral-lock" || l.str("path") != lock {
+	if l.Str("recipe") != "zookeeper.ephemeral-lock" || l.Str("path") != lock {
 		t.Fatalf("lock %v", l)
 	}
-	ps := l.objs("participants")
-	if ps[0].str("state") != "holding" || ps[0].str("data") != "k1" || ps[0].str("node") != lock {
+	ps := l.Objs("participants")
+	if ps[0].Str("state") != "holding" || ps[0].Str("data") != "k1" || ps[0].Str("node") != lock {
 		t.Errorf("holder %v", ps[0])
 	}
 	for i, p := range ps[1:] {
-		if p.str("state") != "waiting" || p.str("watch_kind") != "exists" || p["own_node"] != false || p.str("node") != lock ||
-			!p.isNull("seq") || !strings.HasPrefix(p.str("client"), "127.0.0.1:") {
+		if p.Str("state") != "waiting" || p.Str("watch_kind") != "exists" || p["own_node"] != false || p.Str("node") != lock ||
+			!p.IsNull("seq") || !strings.HasPrefix(p.Str("client"), "127.0.0.1:") {
 			t.Errorf("waiter %d: %v", i, p)
 		}
 	}
 	// The same lock found from its parent: the servers list it watched.
 	parent := locksJSON(t, cs, lock[:strings.LastIndexByte(lock, '/')])
-	if locks := parent.objs("locks"); len(locks) != 1 || locks[0].str("path") != lock || len(locks[0].objs("participants")) != 4 {
+	if locks := parent.Objs("locks"); len(locks) != 1 || locks[0].Str("path") != lock || len(locks[0].Objs("participants")) != 4 {
 		t.Errorf("from the parent: %v", parent)
 	}
 	out, code := doctor(t, cs, lock)
@@ -206,13 +208,13 @@ func TestElectionsNoLeaderInterop(t *testing.T) {
 		locktest.MustCreate(t, a, p, nil, zk.FlagPersistent)
 	}
 	locktest.MustCreate(t, a, base+"/kafka/controller_epoch", []byte("8"), zk.FlagPersistent)
-	locktest.MustCreate(t, a, base+"/hadoop-ha/ns2/"+HadoopBreadcrumbNode, locktest.ActiveNodeInfo("ns2", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
+	locktest.MustCreate(t, a, base+"/hadoop-ha/ns2/"+lockops.HadoopBreadcrumbNode, locktest.ActiveNodeInfo("ns2", "nn1", "nn1.example", 8020, 8019), zk.FlagPersistent)
 	waiting := map[string][]string{} // lock path -> the sessions watching its missing leader node
 	watchMissing := func(lockPath, node string, conn *zk.Conn) {
 		if ok, _, _, err := conn.ExistsW(node); err != nil || ok {
 			t.Fatalf("exists watch on the missing %s: %v %v", node, ok, err)
 		}
-		waiting[lockPath] = append(waiting[lockPath], FormatSession(conn.SessionID()))
+		waiting[lockPath] = append(waiting[lockPath], lockops.FormatSession(conn.SessionID()))
 	}
 	for i := 1; i <= 3; i++ {
 		b := locktest.NewClient(t, cl.Addrs()).Conn()
@@ -221,34 +223,34 @@ func TestElectionsNoLeaderInterop(t *testing.T) {
 	}
 	for _, ns := range []string{"ns1", "ns2"} {
 		for i := 0; i < 2; i++ {
-			watchMissing(base+"/hadoop-ha/"+ns, base+"/hadoop-ha/"+ns+"/"+HadoopLockNode, locktest.NewClient(t, cl.Addrs()).Conn())
+			watchMissing(base+"/hadoop-ha/"+ns, base+"/hadoop-ha/"+ns+"/"+lockops.HadoopLockNode, locktest.NewClient(t, cl.Addrs()).Conn())
 		}
 	}
 
 	r := locksJSON(t, cs, base)
-	locks := r.objs("locks")
+	locks := r.Objs("locks")
 	if len(locks) != 3 {
 		t.Fatalf("want Kafka and two HDFS elections: %v", r)
 	}
 	for _, l := range locks {
-		want := waiting[l.str("path")]
-		ps := l.objs("participants")
+		want := waiting[l.Str("path")]
+		ps := l.Objs("participants")
 		if len(ps) != len(want) {
-			t.Errorf("%s: participants %v, want the %d sessions watching", l.str("path"), ps, len(want))
+			t.Errorf("%s: participants %v, want the %d sessions watching", l.Str("path"), ps, len(want))
 			continue
 		}
 		for i, p := range ps {
-			if p.str("state") != "waiting" || p.str("session") != want[i] || p.str("watch_kind") != "exists" || p["own_node"] != false || !p.flag("watch_observed") {
-				t.Errorf("%s waiter %d: %v", l.str("path"), i, p)
+			if p.Str("state") != "waiting" || p.Str("session") != want[i] || p.Str("watch_kind") != "exists" || p["own_node"] != false || !p.Flag("watch_observed") {
+				t.Errorf("%s waiter %d: %v", l.Str("path"), i, p)
 			}
 		}
-		probs := l.objs("problems")
-		if len(probs) != 1 || probs[0].str("kind") != "no-leader" || !strings.Contains(probs[0].str("detail"), strings.Join(want, ", ")) {
-			t.Errorf("%s: problems %v", l.str("path"), probs)
+		probs := l.Objs("problems")
+		if len(probs) != 1 || probs[0].Str("kind") != "no-leader" || !strings.Contains(probs[0].Str("detail"), strings.Join(want, ", ")) {
+			t.Errorf("%s: problems %v", l.Str("path"), probs)
 		}
 	}
 	kafka := locks[len(locks)-1] // sorted by path: hadoop-ha, kafka
-	if pl, _ := kafka.objs("participants")[1]["payload"].(map[string]any); kafka.str("recipe") != "kafka.controller" || pl["broker"] != "2" {
+	if pl, _ := kafka.Objs("participants")[1]["payload"].(map[string]any); kafka.Str("recipe") != "kafka.controller" || pl["broker"] != "2" {
 		t.Errorf("kafka's waiters are not named by their broker registration: %v", kafka)
 	}
 	out, code := doctor(t, cs, base)

@@ -1,4 +1,4 @@
-package lockops
+package scan
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -71,14 +72,14 @@ func BenchmarkLock10kVsKazoo(b *testing.B) {
 
 	ctx := context.Background()
 
-	read := func() Queue {
+	read := func() lockops.Queue {
 		d, err := ReadDir(ctx, c, p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return Decode(d, DecodeOptions{})
+		return lockops.Decode(d, lockops.DecodeOptions{})
 	}
-	if q := read(); len(q.Participants) != n || q.Kind != KindKazooLock {
+	if q := read(); len(q.Participants) != n || q.Kind != lockops.KindKazooLock {
 		b.Fatalf("decoded %d participants of %s", len(q.Participants), q.Kind)
 	}
 	// A production server has long compiled its multi-read path; a fresh

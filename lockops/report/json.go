@@ -190,6 +190,17 @@ func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q lockops.Queue) error {
 // A Redis lock's participant (redis) has a null session and ctime; age_ms
 // counts from ctime to readAt (its queue's [lockops.Queue.ReadAt]).
 func appendParticipantJSON(b []byte, p *lockops.Participant, times *ctimes, redis bool, readAt time.Time) []byte {
+	b = appendPlaceJSON(b, p, redis)
+	b = appendWaitJSON(b, p, times, redis)
+	b = appendTimesJSON(b, p, times, redis, readAt)
+	b = appendExtrasJSON(b, p)
+	return append(b, "}\n"...)
+}
+
+// appendPlaceJSON opens p's object with who it is and its place in the
+// queue: node, seq, mode, state, position, session, ephemeral, client,
+// data.
+func appendPlaceJSON(b []byte, p *lockops.Participant, redis bool) []byte {
 	b = append(b, `{"node":`...)
 	b = appendJSONString(b, p.Node)
 	b = append(b, `,"seq":`...)
@@ -216,12 +227,16 @@ func appendParticipantJSON(b []byte, p *lockops.Participant, times *ctimes, redi
 	b = appendJSONStringOrNull(b, p.Client)
 	b = append(b, `,"data":`...)
 	if utf8.Valid(p.Data) {
-		b = appendJSONString(b, string(p.Data))
-	} else {
-		b = append(b, '"')
-		b = base64.StdEncoding.AppendEncode(b, p.Data)
-		b = append(b, `","data_encoding":"base64"`...)
+		return appendJSONString(b, string(p.Data))
 	}
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, p.Data)
+	return append(b, `","data_encoding":"base64"`...)
+}
+
+// appendWaitJSON appends p's ctime and what it waits on: watches,
+// watch_kind, watch_observed.
+func appendWaitJSON(b []byte, p *lockops.Participant, times *ctimes, redis bool) []byte {
 	if redis {
 		b = append(b, `,"ctime":null,"watches":`...)
 	} else {
@@ -238,10 +253,13 @@ func appendParticipantJSON(b []byte, p *lockops.Participant, times *ctimes, redi
 	}
 	b = append(b, `,"watch_observed":`...)
 	if p.WatchObserved != nil {
-		b = strconv.AppendBool(b, *p.WatchObserved)
-	} else {
-		b = append(b, "null"...)
+		return strconv.AppendBool(b, *p.WatchObserved)
 	}
+	return append(b, "null"...)
+}
+
+// appendTimesJSON appends p's age_ms, held_since and held_since_source.
+func appendTimesJSON(b []byte, p *lockops.Participant, times *ctimes, redis bool, readAt time.Time) []byte {
 	b = append(b, `,"age_ms":`...)
 	if redis || p.WatcherOnly || p.Ctime.IsZero() || readAt.IsZero() {
 		b = append(b, "null"...)
@@ -250,13 +268,17 @@ func appendParticipantJSON(b []byte, p *lockops.Participant, times *ctimes, redi
 	}
 	b = append(b, `,"held_since":`...)
 	if p.HeldSince.IsZero() {
-		b = append(b, `null,"held_since_source":null`...)
-	} else {
-		b = append(b, '"')
-		b = times.append(b, p.HeldSince)
-		b = append(b, `","held_since_source":`...)
-		b = appendJSONString(b, string(p.HeldSource))
+		return append(b, `null,"held_since_source":null`...)
 	}
+	b = append(b, '"')
+	b = times.append(b, p.HeldSince)
+	b = append(b, `","held_since_source":`...)
+	return appendJSONString(b, string(p.HeldSource))
+}
+
+// appendExtrasJSON appends p's fields beyond the contract's, each only
+// when it has one: observed_watches, ttl_ms, holds, own_node, payload.
+func appendExtrasJSON(b []byte, p *lockops.Participant) []byte {
 	if len(p.ObservedWatches) > 0 {
 		b = append(b, `,"observed_watches":[`...)
 		for i, w := range p.ObservedWatches {
@@ -282,8 +304,7 @@ func appendParticipantJSON(b []byte, p *lockops.Participant, times *ctimes, redi
 	if p.WatcherOnly {
 		b = append(b, `,"own_node":false`...)
 	}
-	b = appendPayloadJSON(b, p.Payload)
-	return append(b, "}\n"...)
+	return appendPayloadJSON(b, p.Payload)
 }
 
 // AppendProblemJSON appends pr's object, newline included. A problem of

@@ -24,7 +24,7 @@ import (
 // demoJavaDir, run by java's source launcher, so no compiler step) and
 // kazoo in a Python process, each contender on its own session, taking
 // turns as an application would. A library that is not installed has
-// zkscope processes write its format instead (lockops.RunDemoLocks), and
+// zkscope processes write its format instead (take.RunDemoLocks), and
 // the demo says so.
 
 // demoJavaDir is where Debian's packages put Curator's and ZooKeeper's jars.

@@ -55,7 +55,7 @@ type lockWatch struct {
 	owner      map[string][]string // watched directory -> the paths of its locks
 	unreadable []lockops.Problem
 	// ens is the servers' last answer; samples are their last answers,
-	// oldest first, for lockops.ApplySamples (a watch two of them miss
+	// oldest first, for diagnose.ApplySamples (a watch two of them miss
 	// is missing).
 	ens        *zkview.Ensemble
 	samples    []*zkview.Ensemble

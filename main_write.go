@@ -1,7 +1,7 @@
 package main
 
 // The create, set, delete, getacl and setacl subcommands: plain znode
-// changes through lockops.Mutations, so each is version-checked, refused in
+// changes through audit.Mutations, so each is version-checked, refused in
 // read-only mode and audited exactly as the TUI's.
 
 import (

@@ -6,12 +6,9 @@ package lockops
 // their own (HBase's backup masters, Solr's election queue) or none at
 // all and wait with an exists watch on the leader node (Kafka's brokers,
 // HDFS's failover controllers, a hand-written ephemeral lock): those are
-// seen only in the servers' watch lists ([diagnose.ApplyEnsemble]).
+// seen only in the servers' watch lists (diagnose.ApplyEnsemble).
 
 import (
-	"encoding/binary"
-	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"strconv"
@@ -82,7 +79,7 @@ func (k Kind) SingleNode() bool {
 }
 
 // SystemElection reports whether k is the leader election of a system
-// (Kafka, HDFS, HBase, Solr): [evict.Evict] asks for [evict.Options.ForceLeader]
+// (Kafka, HDFS, HBase, Solr): evict.Evict asks for evict.Options.ForceLeader
 // before deleting its leader.
 func (k Kind) SystemElection() bool {
 	switch k {
@@ -224,63 +221,6 @@ func watcherMode(k Kind) Mode {
 	return ModeLeader
 }
 
-// checkElection adjusts the servers' problems of an election or a
-// single-node lock: its waiters own no node, so none can wait on another
-// (a leader watching its own node is no deadlock); a system's candidates
-// all watch the leader node by design (no herd to fix); and a leader whose
-// session lives on while its client is connected to no server makes the
-// others wait for the session to expire: the owner-disconnected problem
-// of that node becomes this sharper one.
-func checkElection(ix *queueIndex) {
-	q := ix.q
-	if !q.Kind.SingleNode() && !q.Kind.SystemElection() {
-		return
-	}
-	ix.out = slices.DeleteFunc(ix.out, func(p Problem) bool {
-		return p.Kind == ProblemDeadlock && q.Kind.SingleNode() ||
-			p.Kind == ProblemHerd && q.Kind.SystemElection() // Kafka's brokers, HDFS's controllers: by design
-	})
-	for i := range ix.out {
-		pr := &ix.out[i]
-		if pr.Kind == ProblemNoLeader {
-			pr.Detail = withRacers(pr.Detail, q)
-		}
-		if pr.Kind != ProblemOwnerDisconnected {
-			continue
-		}
-		at := ParticipantIndex(*q, pr.Node)
-		if at < 0 || q.Participants[at].State != StateHolding || q.Participants[at].WatcherOnly {
-			continue
-		}
-		pr.Kind = ProblemLeaderClientGone
-		pr.Detail = fmt.Sprintf("the %s's session %s is alive but its client is connected to no server: no new election until the session expires; stop that process for good, or evict the node once it is gone",
-			LeaderWord(q.Kind), FormatSession(q.Participants[at].Session))
-	}
-}
-
-// racersNote ends a no-leader problem's detail that names the sessions
-// waiting to race for the missing node.
-const racersNote = ", racing to create it: "
-
-// withRacers is the detail of q's no-leader problem naming the sessions
-// the servers list waiting for the missing leader node, once (the
-// checks may run again on the same problems).
-func withRacers(detail string, q *Queue) string {
-	if strings.Contains(detail, racersNote) {
-		return detail
-	}
-	var ids []string
-	for _, p := range q.Participants {
-		if p.WatcherOnly {
-			ids = append(ids, FormatSession(p.Session))
-		}
-	}
-	if len(ids) == 0 {
-		return detail
-	}
-	return fmt.Sprintf("%s; %s waiting with an exists watch on %s%s%s", detail, Plural(len(ids), "session"), q.Participants[0].Watches, racersNote, strings.Join(ids, ", "))
-}
-
 // LeaderWord is what a kind's holder is called.
 func LeaderWord(k Kind) string {
 	switch k {
@@ -297,7 +237,7 @@ func LeaderWord(k Kind) string {
 }
 
 // NextElection says what the system does once the leader node of a q's
-// kind is deleted: the consequence [evict.PreviewEvict] spells out.
+// kind is deleted: the consequence evict.PreviewEvict spells out.
 func NextElection(k Kind) string {
 	switch k {
 	case KindKafkaController:
@@ -310,56 +250,6 @@ func NextElection(k Kind) string {
 		return "the next node in the overseer election queue becomes overseer and rewrites the leader node"
 	}
 	return "every session watching the node wakes at once and races to create it"
-}
-
-// pbField is one field of a protobuf message read by [readProto]: a
-// varint or a length-delimited value (string, bytes, nested message).
-type pbField struct {
-	varint uint64
-	bytes  []byte
-	isLen  bool
-}
-
-// readProto reads the fields of one protobuf message (wire format: tag
-// varints, varint and length-delimited values; 32- and 64-bit fixed
-// values are skipped). The last value of a repeated field wins.
-func readProto(b []byte) (map[int]pbField, error) {
-	out := map[int]pbField{}
-	for len(b) > 0 {
-		tag, n := binary.Uvarint(b)
-		if n <= 0 || tag>>3 == 0 {
-			return nil, errors.New("not a protobuf message (bad field tag)")
-		}
-		b = b[n:]
-		field := int(tag >> 3)
-		switch tag & 7 {
-		case 0:
-			v, n := binary.Uvarint(b)
-			if n <= 0 {
-				return nil, errors.New("truncated varint")
-			}
-			out[field], b = pbField{varint: v}, b[n:]
-		case 2:
-			l, n := binary.Uvarint(b)
-			if n <= 0 || uint64(len(b)-n) < l {
-				return nil, errors.New("truncated length-delimited field")
-			}
-			out[field], b = pbField{bytes: b[n : n+int(l)], isLen: true}, b[n+int(l):]
-		case 1:
-			if len(b) < 8 {
-				return nil, errors.New("truncated fixed64")
-			}
-			b = b[8:]
-		case 5:
-			if len(b) < 4 {
-				return nil, errors.New("truncated fixed32")
-			}
-			b = b[4:]
-		default:
-			return nil, fmt.Errorf("unsupported wire type %d", tag&7)
-		}
-	}
-	return out, nil
 }
 
 // System is the name of the system whose leader election k is ("Kafka",

@@ -6,7 +6,7 @@ package lockops
 // deleted. Every waiter watches the same node, so all wake at once (a
 // herd). The waiters own no node: the servers' watch lists (wchp) are the
 // only place they show. Any ephemeral node with no known recipe that
-// sessions watch is read as one ([scan.FindEphemeralLocks]).
+// sessions watch is read as one (scan.FindEphemeralLocks).
 
 import (
 	"path"
@@ -22,7 +22,7 @@ var Ephemeral = &Library{
 }
 
 // decodeEphemeral reads d, the lock node itself (its own stat and data):
-// its owner holds. The waiters come from the servers ([diagnose.ApplyEnsemble]).
+// its owner holds. The waiters come from the servers (diagnose.ApplyEnsemble).
 func decodeEphemeral(d Dir) Queue {
 	if d.Stat.Czxid == 0 {
 		return Queue{} // gone

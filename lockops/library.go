@@ -12,7 +12,7 @@ import (
 // takes locks in, how our own node is named (take). The decoders of its
 // recipes, which order the nodes, find the holders and each waiter's
 // watch target, live in the library's file next to it (curator.go,
-// kazoo.go, gozk.go, zookeeper.go); [Decode] and [take.Take] both call them.
+// kazoo.go, gozk.go, zookeeper.go); [Decode] and take.Take both call them.
 //
 // A *Library is compared by identity: the package's variables [Curator],
 // [Kazoo], [GoZK], [ZooKeeper] and [ZooKeeperDocs] are the only values.

@@ -5,7 +5,7 @@ package lockops
 // and of `zkscope doctor`'s output: never rename them.
 type ProblemKind string
 
-// The problem kinds, as [Decode] and [diagnose.Diagnose] report them.
+// The problem kinds, as [Decode] and diagnose.Diagnose report them.
 const (
 	// ProblemPersistentLockNode: a lock node that is not ephemeral; no
 	// session will ever release it.
@@ -87,7 +87,7 @@ const (
 	ProblemLeaderClientGone ProblemKind = "leader-client-gone"
 	// ProblemUnreadable: a subtree a scan could not read (the session's
 	// ACL does not allow it, or it vanished mid-scan) and left out; locks
-	// below it are not checked. Not a lock's problem: see [scan.Unreadable].
+	// below it are not checked. Not a lock's problem: see scan.Unreadable.
 	ProblemUnreadable ProblemKind = "unreadable"
 
 	// ProblemRedisNoExpiry: a Redis lock key that never expires; if its
@@ -120,7 +120,7 @@ const (
 	// expiry: its client crashed, paused or was cut off while holding.
 	ProblemHolderExpired ProblemKind = "holder-session-expired"
 	// ProblemWaitedTooLong: a waiter that waited longer than
-	// [history.Options.WaitedLongerThan].
+	// history.Options.WaitedLongerThan.
 	ProblemWaitedTooLong ProblemKind = "waited-too-long"
 	// ProblemForceDeleted: a lock node deleted by another session than
 	// its owner.

@@ -139,7 +139,7 @@ type Participant struct {
 	// WaitSeen is when zkscope first read this waiter waiting on Watches
 	// (zkscope's clock; zero: when its queue was read, [Queue.ReadAt]):
 	// a wait a sample of the servers' watches began after cannot be
-	// judged by it ([diagnose.ApplySamples]).
+	// judged by it (diagnose.ApplySamples).
 	WaitSeen time.Time
 
 	// Watches is the node (or, for a children watch, the parent) this
@@ -224,7 +224,7 @@ type Queue struct {
 	// ReadAt is when the read this queue was decoded from finished
 	// (zkscope's clock; zero when unknown): node ages are counted to it,
 	// and a sample of the servers' watches taken after it may judge its
-	// waits ([diagnose.ApplySamples]).
+	// waits (diagnose.ApplySamples).
 	ReadAt       time.Time
 	MaxLeases    int // semaphores: given or inferred; 0 otherwise
 	Participants []Participant
@@ -232,7 +232,7 @@ type Queue struct {
 	// Others says how other libraries would see a mixed directory (one
 	// entry per other library present), nil when only one is present.
 	Others []Queue
-	// Validity is what is left of a held Redlock ([redislock.Decode]), when
+	// Validity is what is left of a held Redlock (redislock.Decode), when
 	// HasValidity.
 	Validity    time.Duration
 	HasValidity bool
@@ -263,7 +263,7 @@ func (q *Queue) filter(s State) []Participant {
 }
 
 // Clone copies q deeply enough that applying the servers' view to the
-// copy ([diagnose.ApplyEnsemble]) and diagnosing it ([diagnose.Diagnose]) leaves q as it was.
+// copy (diagnose.ApplyEnsemble) and diagnosing it (diagnose.Diagnose) leaves q as it was.
 func (q Queue) Clone() Queue {
 	q.Participants = append([]Participant(nil), q.Participants...)
 	q.Problems = append([]Problem(nil), q.Problems...)

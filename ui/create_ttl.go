@@ -28,7 +28,7 @@ func parseTTL(s string) (time.Duration, bool) {
 	return d, true
 }
 
-// createTTLCmd makes a TTL node. lockops.Mutations has no TTL create, so
+// createTTLCmd makes a TTL node. audit.Mutations has no TTL create, so
 // this calls the connection directly, refusing in read-only mode and
 // writing the audit log entry itself.
 func createTTLCmd(c *zkview.Client, p string, data []byte, flags int32, ttl time.Duration) tea.Cmd {

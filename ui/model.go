@@ -158,7 +158,7 @@ type Model struct {
 	ensView  ensemble.Model // `:ensemble` (ui/ensemble)
 	sessView sessions.Model // `:sessions` (ui/sessions)
 	// sessPings follows the session view's reads, to tell sessions that
-	// answered only pings since when (lockops.PingWatch).
+	// answered only pings since when (diagnose.PingWatch).
 	sessPings diagnose.PingWatch
 	sessRoot  string // the path whose locks :sessions joins
 	sessFocus int64  // a session to put the cursor on once the view has read

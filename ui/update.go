@@ -181,7 +181,7 @@ func (m *Model) onSessionsView(msg sessionsViewMsg) tea.Cmd {
 const sessionHungAfter = time.Minute
 
 // sessionNotes are the words after each session with a session-level
-// problem (lockops.DiagnoseSessions), and how long others have sent
+// problem (diagnose.Sessions), and how long others have sent
 // nothing at all (at once) or answered only pings (after a while).
 func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, w *diagnose.PingWatch, now time.Time) map[int64]string {
 	notes := map[int64]string{}

@@ -139,7 +139,7 @@ func auditResult(e *Entry, err error) {
 
 // Record writes an audit entry for an operation and its outcome. An audit
 // failure never hides the operation's own result; it is reported through
-// AuditErrors so the CLI and UI can show it.
+// [Errors] so the CLI and UI can show it.
 func Record(c *zkview.Client, op, path string, version *int32, session int64, err error) {
 	e := Entry{Operation: op, Path: path, Version: version}
 	if session != 0 {

@@ -42,7 +42,7 @@ func ApplyEnsemble(e *zkview.Ensemble, queues []lockops.Queue) {
 	}
 	for qi := range queues {
 		q := &queues[qi]
-		lockops.ApplyWatchers(q, e.Watchers, e.ClientOf) // candidates that own no node (election.go)
+		lockops.ApplyWatchers(q, e.Watchers, e.ClientOf) // candidates that own no node (the recipe model's election.go)
 		// Which nodes of this lock each session really watches.
 		watching := map[int64][]string{}
 		for _, p := range q.Participants {

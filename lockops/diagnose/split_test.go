@@ -9,7 +9,7 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// TestDiagnoseSplit: DiagnoseQueue and DiagnoseServers together find what
+// TestDiagnoseSplit: DiagnoseQueue and Servers together find what
 // Diagnose finds (per queue; Diagnose adds the session-level problems),
 // neither finds a problem twice, and DiagnoseQueue asks nothing of the
 // servers' view.

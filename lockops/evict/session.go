@@ -59,7 +59,7 @@ func PlanSession(ctx context.Context, c *zkview.Client, session int64, under str
 		return nil, audit.Refuse(c, lockops.OpForceDelete, under, session, "session "+lockops.FormatSession(session)+" is zkscope's own: release our locks instead")
 	}
 	queues, err := scan.Scan(ctx, c, under, scan.Options{})
-	if err != nil { // ErrScanTruncated too: a partial list would leave nodes behind
+	if err != nil { // scan.ErrTruncated too: a partial list would leave nodes behind
 		return nil, fmt.Errorf("scan the locks below %s: %w", under, err)
 	}
 	// Single-node locks (a plain ephemeral lock, a leader node) are found

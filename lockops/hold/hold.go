@@ -66,7 +66,7 @@ const (
 	// someone else, or we were disconnected for longer than the session
 	// timeout. Never "held" again.
 	StateLost
-	// StateReleased: we let go with [take.Held.Release].
+	// StateReleased: we let go with take.Held.Release.
 	StateReleased
 )
 
@@ -86,7 +86,7 @@ func (s State) String() string {
 }
 
 // OpDeleteLost is the audit operation of our own node deleted after the
-// lock had been declared lost (the session came back; see [take.Held]).
+// lock had been declared lost (the session came back; see take.Held).
 const OpDeleteLost = "delete-lost"
 
 // Change is one change of a held lock's state.
@@ -96,7 +96,7 @@ type Change struct {
 	Reason string
 	// Deadline (StateHeld and StateSuspended) is the moment the lock must be
 	// treated as lost unless the servers answer again: the last contact
-	// plus the session timeout, less a margin (see [take.Held.Deadline]).
+	// plus the session timeout, less a margin (see take.Held.Deadline).
 	Deadline time.Time
 	// RevokeRequested is set when someone wrote Curator's "__REVOKE__" to
 	// our node (a revocation request; the state is unchanged).

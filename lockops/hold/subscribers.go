@@ -3,7 +3,7 @@ package hold
 import "time"
 
 // Subscribers are the readers of a held lock's changes and deadlines
-// (of a [*take.Held] or a [*redislock.Held]); its owner's mutex guards them.
+// (of a take.Held or a redislock.Held); its owner's mutex guards them.
 type Subscribers struct {
 	subs      []chan Change
 	deadlines []chan time.Time

@@ -2,7 +2,7 @@ package lockrun
 
 // CMD started under a held lock, with the guard that stops it at the
 // lock's deadline: starting it, reporting the guard's signals, stopping
-// and reaping it. The holding loop is runUnderLock's (ops_run.go).
+// and reaping it. The holding loop is runUnderLock's (run.go).
 
 import (
 	"fmt"

@@ -1,7 +1,7 @@
 package lockrun
 
 // `zkscope lock KEY [-- CMD]` on Redis servers: the same run as on
-// ZooKeeper (ops_run.go: wait, hold until a signal or run CMD under the
+// ZooKeeper (run.go: wait, hold until a signal or run CMD under the
 // watchdog, release, exit 75 when lost), with a Redis lock.
 
 import (

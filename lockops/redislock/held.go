@@ -20,7 +20,7 @@ import (
 )
 
 // Held is a Redis lock zkscope holds (from [Take]). All methods
-// are safe for concurrent use; it offers what a [*take.Held] does (State,
+// are safe for concurrent use; it offers what a take.Held does (State,
 // Changes, Deadlines, Release), so the lock pane and `zkscope lock` treat
 // both alike.
 //
@@ -90,7 +90,7 @@ func (h *Held) deadlineLocked() time.Time {
 	return h.lastContact.Add(h.TTL - redlockDrift(h.TTL) - hold.LossMargin(h.TTL))
 }
 
-// Changes returns a new channel of state changes, as [take.Held.Changes]: closed
+// Changes returns a new channel of state changes, as take.Held.Changes: closed
 // after StateReleased or StateLost.
 func (h *Held) Changes() <-chan hold.Change {
 	h.mu.Lock()
@@ -99,7 +99,7 @@ func (h *Held) Changes() <-chan hold.Change {
 }
 
 // Deadlines returns a new channel holding the latest [Held.Deadline],
-// as [take.Held.Deadlines]: closed when the lock is lost or released.
+// as take.Held.Deadlines: closed when the lock is lost or released.
 func (h *Held) Deadlines() <-chan time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()

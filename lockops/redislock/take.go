@@ -5,7 +5,7 @@ package redislock
 // several masters as a Redlock: held when a majority was set within the
 // validity (the TTL less the time taken and the clock drift), released
 // everywhere otherwise. While someone else holds it, Take waits and tries
-// again. The held lock is a [*Held] (redis_take_held.go).
+// again. The held lock is a [*Held] (held.go).
 
 import (
 	"context"
@@ -41,7 +41,7 @@ type TakeOptions struct {
 	ReadOnly bool
 	// Context is the context name written to the audit log.
 	Context string
-	// Progress, when set, is called (from TakeRedis's goroutine) when the
+	// Progress, when set, is called (from [Take]'s goroutine) when the
 	// holder we wait behind changes, or the masters stop answering.
 	Progress func(Progress)
 }

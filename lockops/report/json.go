@@ -17,7 +17,7 @@ import (
 // The `zkscope locks --json` document (shared/locks-json.md) is written
 // here and only here: no struct mirrors it. Golden files and a round trip
 // through encoding/json against the contract's field list check it
-// (report_json_test.go).
+// (json_test.go).
 //
 // Beyond the contract's fields, a lock may carry "max_leases" (a
 // semaphore's lease count, when known) and "other_views" (how each other
@@ -81,7 +81,7 @@ func WriteJSONWith(w io.Writer, servers []string, queues []lockops.Queue, v *dia
 }
 
 // WriteJSONReport is [WriteJSONWith] with the scan's problems that belong
-// to no lock (unreadable subtrees, [scan.Unreadable]): a top-level "problems"
+// to no lock (unreadable subtrees, scan.Unreadable): a top-level "problems"
 // array, written only when there are some.
 func WriteJSONReport(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification, scanProblems []lockops.Problem) error {
 	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB

@@ -37,7 +37,7 @@ type TableOptions struct {
 	// pipe: names a script can pass to evict).
 	FullNames bool
 	// Footnote, when set, is printed once after the table (why clients or
-	// watches are unknown: [diagnose.Verification.Note]).
+	// watches are unknown: diagnose.Verification.Note).
 	Footnote string
 	// Held adds the HELD column to every lock (`locks --watch`, which
 	// sees holders begin): how long each holder has held where known,

@@ -3,7 +3,7 @@ package scan
 // Single-node locks and elections on a real server. No Kafka, Hadoop,
 // HBase or Solr binaries exist here: each layout is built node by node as
 // the system writes it (node flags and data bytes from its sources; see
-// election_test.go), every system process on its own session, and the
+// locktest.BuildElections), every system process on its own session, and the
 // candidates set the watches the systems set (exists on the leader node,
 // Solr's getData on its predecessor). The plain ephemeral lock is taken
 // by real kazoo and Curator clients with the create-or-watch pattern.

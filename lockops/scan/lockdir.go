@@ -36,7 +36,7 @@ func ReadLockDirOf(ctx context.Context, c *zkview.Client, dir string) (lockops.D
 	if lockops.IsLockDir(names) {
 		d, err := readChildren(ctx, c, dir, names, st)
 		if err == nil {
-			d, err = withElectionContext(ctx, c, d) // election.go
+			d, err = withElectionContext(ctx, c, d) // elections.go
 		}
 		return d, err == nil, err
 	}

@@ -112,7 +112,7 @@ type scanner struct {
 	// kazoo's (the path of the semaphore, its queue being path-__lock__).
 	curatorSems, kazooSems []string
 	// Systems' elections met by the walk, read with their context after
-	// it (election.go).
+	// it (elections.go).
 	elections []lockops.Dir
 }
 

@@ -2,8 +2,8 @@ package take
 
 // A lock zkscope holds: its state and what it publishes (changes,
 // deadlines, loss, revocation). Two goroutines keep it current: the node
-// watcher (take_held_watch.go) and the monitor, the one that changes its
-// state (take_held_monitor.go); after a loss, take_lost.go.
+// watcher (held_watch.go) and the monitor, the one that changes its
+// state (held_monitor.go); after a loss, lost.go.
 
 import (
 	"fmt"

@@ -410,7 +410,7 @@ func makeParents(conn *zk.Conn, abs string, containers bool) error {
 }
 
 // guardCreate refuses to create the node p, or the missing nodes above
-// it, inside a lock directory ([scan.EnclosingLock]): only that lock's recipe
+// it, inside a lock directory (scan.EnclosingLock): only that lock's recipe
 // makes nodes there. The take's planner refuses such a path first; this
 // is the last check before any create other than our own lock node's, so
 // that no path, planned or not, forges a participant of someone's lock.

@@ -18,7 +18,7 @@ import (
 )
 
 // TakeModes and TakeRecipes are the choices of the take dialog; a nil
-// library is "auto": decided by lockops.PlanTake, or refused.
+// library is "auto": decided by take.PlanTake, or refused.
 var (
 	TakeModes   = []lockops.Mode{lockops.ModeExclusive, lockops.ModeRead, lockops.ModeWrite}
 	TakeRecipes = append([]*lockops.Library{nil}, lockops.TakeLibraries()...)
@@ -34,7 +34,7 @@ const (
 )
 
 // Planner starts the read that plans a take of path with o (see
-// lockops.PlanTake); it returns the request id and the command, or a nil
+// take.PlanTake); it returns the request id and the command, or a nil
 // command when no plan can be asked for (not connected).
 type Planner func(path string, o take.Options) (uint64, tea.Cmd)
 

@@ -17,7 +17,7 @@ import (
 // up to ten times a second, but the servers are asked at most every
 // reverifyEvery: the queue's own checks (lockops.DiagnoseQueue) run on
 // every read, while those that need the servers' view
-// (lockops.DiagnoseServers) and the session-level ones (wait-for cycles
+// (diagnose.Servers) and the session-level ones (wait-for cycles
 // across directories, holders answering only pings) run once per answer
 // of the servers. Their problems are carried to the reads that follow,
 // for the nodes still there and unchanged (same state, same wait): what
@@ -92,7 +92,7 @@ func rawOf(q lockops.Queue, decoded int) lockops.Queue {
 	return q
 }
 
-// forgetView clears what lockops.ApplyEnsemble and the pane's judgement
+// forgetView clears what diagnose.ApplyEnsemble and the pane's judgement
 // of the waits set.
 func forgetView(q *lockops.Queue) {
 	for i := range q.Participants {
@@ -175,7 +175,7 @@ func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *
 		all := append(qs, relatedQueues(ctx, c, qs[0], ens)...)
 		for _, sp := range diagnose.Sessions(all, diagnose.SessionOptions{Ensemble: ens, PingOnlySince: pings.Since(), HungAfter: sessionHungAfter, SilentSince: pings.Silent()}) {
 			if sp.Kind == lockops.ProblemOwnerDisconnected {
-				continue // already per node (DiagnoseServers)
+				continue // already per node (diagnose.Servers)
 			}
 			mine, others := splitNodes(sp.Nodes, raw.Path)
 			if len(mine) == 0 {

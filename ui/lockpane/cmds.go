@@ -20,7 +20,7 @@ import (
 // fetchTimeout bounds one read or one change.
 const fetchTimeout = 10 * time.Second
 
-// takeCmd runs lockops.Take (blocking until the lock is ours, ctx ends or
+// takeCmd runs take.Take (blocking until the lock is ours, ctx ends or
 // it fails) and reports where we stand through progress.
 func takeCmd(ctx context.Context, c *zkview.Client, id uint64, lockPath string, o take.Options, progress chan take.Progress) tea.Cmd {
 	return func() tea.Msg {

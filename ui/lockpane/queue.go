@@ -109,7 +109,7 @@ func (p *Model) resetDir(path string) {
 
 // judgeWatches marks missing (✗, with its watch-missing problem) each
 // wait that two of the servers' answers both miss and may judge
-// (lockops.JudgingPair, lockops.WatchMissingIn): answers begun after the
+// (diagnose.JudgingPair, diagnose.WatchMissingIn): answers begun after the
 // read that first showed the wait (the memo's watchSince), the later one
 // ended before q was read. Anything less stays unknown (?). Unless owned,
 // q's participants and problems are copied before the first change.

@@ -1,9 +1,9 @@
 package lockpane
 
 // Lock actions on Redis locks, through lockops' Redis acting API: take
-// (lockops.TakeRedis: SET NX PX with a random token, a Redlock on several
+// (redislock.Take: SET NX PX with a random token, a Redlock on several
 // masters; waiting while another client holds it), release (the held
-// lock's compare-and-delete) and force-delete (lockops.EvictRedis: only
+// lock's compare-and-delete) and force-delete (redislock.Evict: only
 // while the key holds the token shown). Revoke is refused: Redis locks
 // have no protocol to ask a holder to let go. Their state lives here and
 // outlives the key shown, as the ZooKeeper actions' does.

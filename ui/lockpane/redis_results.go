@@ -136,7 +136,7 @@ func (p *Model) redisBannerLines() []string {
 	return []string{st.Holder.Render(fmt.Sprintf("● we hold %s · safe for %s · u releases", printable.String(h.Key), common.FormatAge(h.Deadline().Sub(p.now))))}
 }
 
-// redisTakeCmd runs lockops.TakeRedis (blocking until the lock is ours,
+// redisTakeCmd runs redislock.Take (blocking until the lock is ours,
 // ctx ends or it fails), reporting what it waits behind through progress.
 func redisTakeCmd(ctx context.Context, c *redisview.Client, id uint64, key string, o redislock.TakeOptions, progress chan redislock.Progress) tea.Cmd {
 	return func() tea.Msg {

@@ -18,34 +18,20 @@ import (
 	"github.com/zkscope/zkscope/lockops/audit/audittest"
 	"github.com/zkscope/zkscope/lockops/internal/locktest"
 	"github.com/zkscope/zkscope/lockops/redislock"
-	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/redisview/redistest"
 )
 
 // redisServerAndClient starts a redis-server with a client to it, the
 // audit log in a temporary directory.
 func redisServerAndClient(t *testing.T) (*redistest.Server, *goredis.Client) {
-	s := redistest.Start(t)
 	audittest.ToTemp(t)
-	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
-	t.Cleanup(func() { r.Close() })
-	return s, r
+	return locktest.RedisServerAndClient(t)
 }
 
 // readRedis reads pattern from urls and decodes it.
 func readRedis(t *testing.T, pattern string, urls ...string) []lockops.Queue {
 	t.Helper()
-	eps, err := redisview.ParseServers(strings.Join(urls, ","))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := redisview.Open(redisview.Config{Servers: eps, DialTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	reads := c.ReadLocks(context.Background(), pattern)
-	return redislock.Decode(reads, time.Now())
+	return redislock.Decode(locktest.RedisReads(t, pattern, urls...), time.Now())
 }
 
 // TestRedisLockExcludesRedisPy: while `zkscope lock` holds a key (its TTL

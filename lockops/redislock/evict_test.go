@@ -80,11 +80,8 @@ func TestRedisEvictRefusesNonLock(t *testing.T) {
 // redisServerAndClient starts a redis-server with a client to it, the
 // audit log in a temporary directory.
 func redisServerAndClient(t *testing.T) (*redistest.Server, *goredis.Client) {
-	s := redistest.Start(t)
 	audittest.ToTemp(t)
-	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
-	t.Cleanup(func() { r.Close() })
-	return s, r
+	return locktest.RedisServerAndClient(t)
 }
 
 // TestRedisEvictRefusesChangedToken: evict deletes a key only while it

@@ -25,17 +25,7 @@ import (
 // readRedis reads pattern from urls and decodes it.
 func readRedis(t *testing.T, pattern string, urls ...string) []lockops.Queue {
 	t.Helper()
-	eps, err := redisview.ParseServers(strings.Join(urls, ","))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := redisview.Open(redisview.Config{Servers: eps, DialTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	reads := c.ReadLocks(context.Background(), pattern)
-	return Decode(reads, time.Now())
+	return Decode(locktest.RedisReads(t, pattern, urls...), time.Now())
 }
 
 func TestRedisPyLockInterop(t *testing.T) {

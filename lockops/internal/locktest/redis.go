@@ -12,6 +12,7 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/redisview/redistest"
 )
 
@@ -98,4 +99,27 @@ func WaitRenewals(t *testing.T, addr, key string, n int) {
 		last = ttl
 		return rises >= n
 	})
+}
+
+// RedisServerAndClient starts a redis-server with a client to it.
+func RedisServerAndClient(t *testing.T) (*redistest.Server, *goredis.Client) {
+	s := redistest.Start(t)
+	r := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+	t.Cleanup(func() { r.Close() })
+	return s, r
+}
+
+// RedisReads reads pattern from the servers at urls, as locks reads it.
+func RedisReads(t *testing.T, pattern string, urls ...string) []redisview.Read {
+	t.Helper()
+	eps, err := redisview.ParseServers(strings.Join(urls, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := redisview.Open(redisview.Config{Servers: eps, DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	return c.ReadLocks(context.Background(), pattern)
 }

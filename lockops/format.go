@@ -12,14 +12,6 @@ import (
 // lowercase hex.
 func FormatSession(id int64) string { return "0x" + strconv.FormatUint(uint64(id), 16) }
 
-// Capitalize upper-cases s's first letter (ASCII).
-func Capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
 // ShortName shortens the random part of a lock node's name so a queue fits
 // a terminal: Curator's "_c_5b0e61c1-…-lock-0000000007" keeps the UUID's
 // first group, kazoo's and go-zookeeper's hex keep 8 digits.
@@ -55,19 +47,12 @@ func FormatAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
+// Plural is n what, "s" added but for one: "1 lock", "3 locks".
 func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// SingularS is the "s" of a verb whose subject is n things ("1 lock uses").
-func SingularS(n int) string {
-	if n == 1 {
-		return "s"
-	}
-	return ""
 }
 
 // DescribeDataWith shows node data in at most max runes: text as escape

@@ -165,6 +165,7 @@ var auditErrors = make(chan error, 16)
 // directory, ...) so they can be shown; the operations themselves go on.
 func Errors() <-chan error { return auditErrors }
 
+// VersionPtr is v as an entry's Version.
 func VersionPtr(v int32) *int32 { return &v }
 
 var (

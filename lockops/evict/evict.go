@@ -203,7 +203,7 @@ func nextHolders(before, after lockops.Queue) []string {
 func evictWarnings(p *Preview, part lockops.Participant) []string {
 	var w []string
 	if k := lockops.Kind(p.Recipe); p.Holding && (k.SingleNode() || k.SystemElection()) {
-		w = append(w, "This is the "+lockops.LeaderWord(k)+"'s node: deleting it starts a new election. "+lockops.Capitalize(lockops.NextElection(k))+".")
+		w = append(w, "This is the "+lockops.LeaderWord(k)+"'s node: deleting it starts a new election. "+capitalize(lockops.NextElection(k))+".")
 	}
 	if p.Holding || !p.Participant {
 		w = append(w,
@@ -317,4 +317,12 @@ func mustBeParticipant(ctx context.Context, c *zkview.Client, node string) error
 		return fmt.Errorf("force-delete %s: %w", node, err)
 	}
 	return lockops.Refusef(lockops.OpForceDelete, node, "%s; pass --any-node to delete it anyway", notLockNode(l))
+}
+
+// capitalize upper-cases s's first letter (ASCII).
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

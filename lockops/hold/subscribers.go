@@ -59,6 +59,8 @@ func (s *Subscribers) NotifyLocked(ev Change) {
 	}
 }
 
+// CloseSubsLocked ends every reader of changes. Caller holds the owner's
+// mutex.
 func (s *Subscribers) CloseSubsLocked() {
 	for _, ch := range s.subs {
 		close(ch)

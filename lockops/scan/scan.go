@@ -390,6 +390,7 @@ func (s *scanner) leaveOut(p string, err error) error {
 	return nil
 }
 
+// IgnoreGone is err, nil when it says the node is gone (ErrNoNode).
 func IgnoreGone(err error) error {
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil

@@ -181,7 +181,7 @@ func chooseLibrary(n neighbourhood, defaultRecipe string) (*lockops.Library, str
 	switch {
 	case len(n.libs) == 1 && n.libs[0].Takes():
 		l := n.libs[0]
-		return l, fmt.Sprintf("no contenders yet; the %s next to it use%s %s: taking in %s's format", lockops.Plural(n.dirs, "lock"), lockops.SingularS(n.dirs), l, l)
+		return l, fmt.Sprintf("no contenders yet; the %s next to it use%s %s: taking in %s's format", lockops.Plural(n.dirs, "lock"), singularS(n.dirs), l, l)
 	case len(n.libs) == 1:
 		seen = fmt.Sprintf("; the locks next to it use %s, which zkscope does not take", n.libs[0])
 	case len(n.libs) > 1:
@@ -356,4 +356,12 @@ func insideLock(ctx context.Context, c *zkview.Client, op, p string) error {
 		return lockops.Refusef(op, p, "it is inside the %s %s, where every node is one of its participants, not a lock of its own: zkscope does not take semaphore leases", kind, sem)
 	}
 	return lockops.Refusef(op, p, "it is inside the %s %s, where every node is a participant of that lock, not a lock of its own: did you mean %s?", kind, dir, dir)
+}
+
+// singularS is the "s" of a verb whose subject is n things ("1 lock uses").
+func singularS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
 }

@@ -197,6 +197,8 @@ func checkLock(l Obj) []string {
 	return bad
 }
 
+// CheckParticipant is what is wrong with participant p (at where; of a
+// Redis lock when redis) against the contract.
 func CheckParticipant(where string, p Obj, redis bool) []string {
 	want := contractParticipant
 	if redis {

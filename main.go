@@ -14,7 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/lockrun"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/zkview"
@@ -30,7 +30,7 @@ var conn zkview.Flags
 var connectTimeout time.Duration
 
 func main() {
-	lockops.WatchdogMain() // `zkscope lock -- CMD` re-executes zkscope as its watchdog
+	lockrun.WatchdogMain() // `zkscope lock -- CMD` re-executes zkscope as its watchdog
 	root := newRoot()
 	cmd, err := root.ExecuteC()
 	if err != nil {

@@ -15,6 +15,8 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -192,8 +194,8 @@ func TestLocksJSONContractEveryProblemKind(t *testing.T) {
 		queues = append(queues, q)
 	}
 	var out bytes.Buffer
-	v := lockops.Verified(nil, 0)
-	if err := lockops.WriteJSONWith(&out, []string{"127.0.0.1:2181"}, queues, &v); err != nil {
+	v := diagnose.Verified(nil, 0)
+	if err := report.WriteJSONWith(&out, []string{"127.0.0.1:2181"}, queues, &v); err != nil {
 		t.Fatal(err)
 	}
 	r := checkContract(t, out.Bytes())
@@ -249,7 +251,7 @@ func TestLocksJSONContractLive(t *testing.T) {
 	}
 	ver, _ := r["verification"].(map[string]any)
 	note, _ := ver["note"].(string)
-	if ver == nil || ver["clients_known"] != false || !strings.Contains(note, lockops.WhitelistLine) || !strings.Contains(note, "admin_port") {
+	if ver == nil || ver["clients_known"] != false || !strings.Contains(note, diagnose.WhitelistLine) || !strings.Contains(note, "admin_port") {
 		t.Errorf("verification %v: want clients unknown and the whitelist line and admin_port in the note", ver)
 	}
 
@@ -259,7 +261,7 @@ func TestLocksJSONContractLive(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("locks: exit %d\n%s", code, stderr)
 	}
-	for _, want := range []string{"_c_5b0e61c1-0000-4000-8000-000000000001-lock-0000000000", "as kazoo.lock sees it: /app/locks/mixed", "note: clients (-) and watches (?) unknown", lockops.WhitelistLine} {
+	for _, want := range []string{"_c_5b0e61c1-0000-4000-8000-000000000001-lock-0000000000", "as kazoo.lock sees it: /app/locks/mixed", "note: clients (-) and watches (?) unknown", diagnose.WhitelistLine} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q:\n%s", want, out)
 		}
@@ -269,7 +271,7 @@ func TestLocksJSONContractLive(t *testing.T) {
 	}
 	// doctor says it once on stderr.
 	_, _, stderr = runBinary(t, env, "-s", s, "doctor", "/app")
-	if strings.Count(stderr, lockops.WhitelistLine) != 1 {
+	if strings.Count(stderr, diagnose.WhitelistLine) != 1 {
 		t.Errorf("doctor does not say once why watches are unknown:\n%s", stderr)
 	}
 }

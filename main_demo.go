@@ -21,6 +21,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -166,7 +168,7 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	if o.PeerCommand == nil {
 		o.PeerCommand = demoPeerCommand
 	}
-	cs := startDemoContenders(ctx, o.PeerCommand, dir, strings.Join(servers, ","), lockops.DemoLocks(demoLocksRoot))
+	cs := startDemoContenders(ctx, o.PeerCommand, dir, strings.Join(servers, ","), take.DemoLocks(demoLocksRoot))
 	clusterMu.Lock()
 	peers = cs
 	clusterMu.Unlock()
@@ -174,11 +176,11 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		contenders <- lockops.RunDemoLocks(ctx, servers, cs.rest) // zkscope stands in for the others
+		contenders <- take.RunDemoLocks(ctx, servers, cs.rest) // zkscope stands in for the others
 	}()
 	// Open on live queues: wait (briefly) for every demo lock's first
 	// contender.
-	for _, l := range lockops.DemoLocks(demoLocksRoot) {
+	for _, l := range take.DemoLocks(demoLocksRoot) {
 		waitForContender(ctx, c, l.Path, 15*time.Second)
 	}
 	if o.Ready != nil {
@@ -230,9 +232,9 @@ func printDemoQueues(ctx context.Context, c *zkview.Client, out io.Writer, every
 			}
 		case <-t.C:
 			sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			qs, err := lockops.Scan(sctx, c, demoLocksRoot, lockops.ScanOptions{})
+			qs, err := scan.Scan(sctx, c, demoLocksRoot, scan.Options{})
 			cancel()
-			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+			if err != nil && !errors.Is(err, scan.ErrTruncated) {
 				if ctx.Err() != nil {
 					continue
 				}

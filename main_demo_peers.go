@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/take"
 )
 
 // The demo's contenders are the lock libraries themselves when they are
@@ -23,7 +24,7 @@ import (
 // demoJavaDir, run by java's source launcher, so no compiler step) and
 // kazoo in a Python process, each contender on its own session, taking
 // turns as an application would. A library that is not installed has
-// zkscope processes write its format instead (lockops.RunDemoLocks), and
+// zkscope processes write its format instead (take.RunDemoLocks), and
 // the demo says so.
 
 // demoJavaDir is where Debian's packages put Curator's and ZooKeeper's jars.
@@ -156,7 +157,7 @@ os._exit(0)
 // demoPeer is one library's process running the contenders of its locks.
 type demoPeer struct {
 	lib   *lockops.Library
-	locks []lockops.DemoLock
+	locks []take.DemoLock
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	done  chan struct{} // closed when the process has exited
@@ -232,7 +233,7 @@ type peerCommand func(lib *lockops.Library, dir string) (*exec.Cmd, error)
 // startDemoPeer starts lib's process (made by command) for locks against
 // connect and waits until its contenders are connected (or it fails, or
 // ctx ends).
-func startDemoPeer(ctx context.Context, command peerCommand, lib *lockops.Library, locks []lockops.DemoLock, dir, connect string) (*demoPeer, error) {
+func startDemoPeer(ctx context.Context, command peerCommand, lib *lockops.Library, locks []take.DemoLock, dir, connect string) (*demoPeer, error) {
 	cmd, err := command(lib, dir)
 	if err != nil {
 		return nil, err
@@ -323,7 +324,7 @@ func (p *demoPeer) stop() {
 // library saying which.
 type demoContenders struct {
 	peers []*demoPeer
-	rest  []lockops.DemoLock
+	rest  []take.DemoLock
 	lines []string // "curator-mutex, curator-rwlock: Apache Curator's own clients (java, 8 sessions)"
 	// faked is set when zkscope writes some library's format.
 	faked bool
@@ -332,9 +333,9 @@ type demoContenders struct {
 // startDemoContenders starts, for each library of locks, its own process
 // (made by command) when it is installed here, else leaves its locks to
 // zkscope.
-func startDemoContenders(ctx context.Context, command peerCommand, dir, connect string, locks []lockops.DemoLock) *demoContenders {
+func startDemoContenders(ctx context.Context, command peerCommand, dir, connect string, locks []take.DemoLock) *demoContenders {
 	var libs []*lockops.Library
-	byLib := map[*lockops.Library][]lockops.DemoLock{}
+	byLib := map[*lockops.Library][]take.DemoLock{}
 	for _, l := range locks {
 		if byLib[l.Library] == nil {
 			libs = append(libs, l.Library)

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/report"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -61,11 +63,11 @@ changed in between (a member going down or coming back, a new leader).
 				}
 				prev, e = e, zkview.IntrospectConfig(ctx, cfg, zkview.IntrospectOptions{Detail: true})
 			}
-			r := lockops.NewEnsembleReport(e, prev)
+			r := report.NewEnsembleReport(e, prev)
 			if asJSON {
-				return lockops.WriteEnsembleJSON(printable.JSON(cmd.OutOrStdout()), r)
+				return report.WriteEnsembleJSON(printable.JSON(cmd.OutOrStdout()), r)
 			}
-			return lockops.WriteEnsembleTable(cmd.OutOrStdout(), r)
+			return report.WriteEnsembleTable(cmd.OutOrStdout(), r)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the JSON report (schema 1)")
@@ -105,21 +107,21 @@ report (schema 1).`,
 				return err
 			}
 			defer c.Close()
-			ss, e, _, err := lockops.ScanSessions(ctx, c, p)
-			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+			ss, e, _, err := diagnose.ScanSessions(ctx, c, p)
+			if err != nil && !errors.Is(err, scan.ErrTruncated) {
 				return scanError(p, err)
 			}
 			if withLocks {
-				ss = lockops.SessionsOwningLocks(ss)
+				ss = diagnose.SessionsOwningLocks(ss)
 			}
 			now := time.Now()
 			if asJSON {
-				return lockops.WriteSessionsJSON(printable.JSON(cmd.OutOrStdout()), c.Servers(), p, ss, now)
+				return report.WriteSessionsJSON(printable.JSON(cmd.OutOrStdout()), c.Servers(), p, ss, now)
 			}
-			v := lockops.Verified(e, c.Config().AdminPort)
+			v := diagnose.Verified(e, c.Config().AdminPort)
 			if len(ss) == 0 && v.Note != "" {
 				fmt.Fprintln(cmd.OutOrStdout(), "no sessions listed: the members did not say (see the note below)")
-			} else if werr := lockops.WriteSessionsTable(cmd.OutOrStdout(), ss, now); werr != nil {
+			} else if werr := report.WriteSessionsTable(cmd.OutOrStdout(), ss, now); werr != nil {
 				return werr
 			}
 			if v.Note != "" {

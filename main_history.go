@@ -16,6 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 )
 
@@ -105,10 +108,10 @@ func runHistory(out, errOut io.Writer, p string, f historyFlags, now time.Time) 
 	if f.waitedLimit < 0 || f.heldLimit < 0 || f.maxLeases < 0 {
 		return usagef("--waited-longer-than, --held-longer-than and --max-leases must not be negative")
 	}
-	var since, until, at lockops.Point
+	var since, until, at history.Point
 	for _, x := range []struct {
 		flag, s string
-		p       *lockops.Point
+		p       *history.Point
 	}{{"--since", f.since, &since}, {"--until", f.until, &until}, {"--at", f.at, &at}} {
 		var err error
 		if *x.p, err = parsePoint(x.s, now); err != nil {
@@ -124,7 +127,7 @@ func runHistory(out, errOut io.Writer, p string, f historyFlags, now time.Time) 
 	if !at.IsZero() {
 		stop = at
 	}
-	r, err := lockops.ReplayAll(src, p, stop, lockops.ReplayOptions{MaxLeases: f.maxLeases})
+	r, err := history.ReplayAll(src, p, stop, history.ReplayOptions{MaxLeases: f.maxLeases})
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
@@ -134,19 +137,19 @@ func runHistory(out, errOut io.Writer, p string, f historyFlags, now time.Time) 
 	if !at.IsZero() {
 		return writeHistoryAt(out, r, at, servers, f)
 	}
-	rep := r.Report(lockops.HistoryOptions{Since: since, Until: until.Time, WaitedLongerThan: f.waitedLimit})
+	rep := r.Report(history.Options{Since: since, Until: until.Time, WaitedLongerThan: f.waitedLimit})
 	if f.asJSON {
-		return lockops.WriteHistoryJSON(printable.JSON(out), rep)
+		return history.WriteJSON(printable.JSON(out), rep)
 	}
 	name := lockops.ShortName
 	if !writerIsTerminal(out) {
 		name = func(s string) string { return s }
 	}
-	return lockops.WriteHistoryTable(out, rep, name)
+	return history.WriteTable(out, rep, name)
 }
 
 // writeHistoryAt prints the queues as they were at `at`, as locks does.
-func writeHistoryAt(out io.Writer, r *lockops.Replay, at lockops.Point, servers []string, f historyFlags) error {
+func writeHistoryAt(out io.Writer, r *history.Replay, at history.Point, servers []string, f historyFlags) error {
 	when := at.Time
 	if when.IsZero() {
 		_, last, _ := r.Span()
@@ -156,30 +159,30 @@ func writeHistoryAt(out io.Writer, r *lockops.Replay, at lockops.Point, servers 
 	for i := range queues {
 		queues[i].ReadAt = when // ages are counted to that moment
 	}
-	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Now: when})
+	diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: f.heldLimit, Now: when})
 	if f.asJSON {
-		return lockops.WriteJSON(printable.JSON(out), servers, queues)
+		return report.WriteJSON(printable.JSON(out), servers, queues)
 	}
-	return lockops.WriteTableWith(out, queues, when, lockops.TableOptions{FullNames: !writerIsTerminal(out)})
+	return report.WriteTableWith(out, queues, when, report.TableOptions{FullNames: !writerIsTerminal(out)})
 }
 
 // openHistory opens the source f names: its events, the servers it came
 // from (when known) and what to do when done (close it, and say whether
 // the log ended with a truncated entry).
-func openHistory(f historyFlags) (lockops.EventSource, []string, func(io.Writer), error) {
+func openHistory(f historyFlags) (history.EventSource, []string, func(io.Writer), error) {
 	if f.recording != "" {
 		file, err := os.Open(f.recording)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("open recording: %w", err)
 		}
-		h, src, err := lockops.OpenRecording(file)
+		h, src, err := history.OpenRecording(file)
 		if err != nil {
 			file.Close()
 			return nil, nil, nil, fmt.Errorf("%s: %w", f.recording, err)
 		}
 		return src, h.Servers, func(io.Writer) { file.Close() }, nil
 	}
-	r, err := lockops.OpenTxnlogHistory(f.txnlogDir)
+	r, err := history.OpenTxnlogHistory(f.txnlogDir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -200,40 +203,40 @@ var agoPattern = regexp.MustCompile(`^-?([0-9][0-9hms.]*)( ago)?$`)
 
 // parsePoint reads a time or zxid the way history's flags take them
 // ("" is the zero Point).
-func parsePoint(s string, now time.Time) (lockops.Point, error) {
+func parsePoint(s string, now time.Time) (history.Point, error) {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "":
-		return lockops.Point{}, nil
+		return history.Point{}, nil
 	case s == "now":
-		return lockops.Point{Time: now}, nil
+		return history.Point{Time: now}, nil
 	case strings.HasPrefix(s, "0x"):
 		z, err := strconv.ParseUint(s[2:], 16, 64)
 		if err != nil || z == 0 {
-			return lockops.Point{}, errors.New("not a zxid (0x and hex digits)")
+			return history.Point{}, errors.New("not a zxid (0x and hex digits)")
 		}
-		return lockops.Point{Zxid: int64(z)}, nil
+		return history.Point{Zxid: int64(z)}, nil
 	}
 	if m := agoPattern.FindStringSubmatch(s); m != nil && strings.ContainsAny(m[1], "hms") {
 		d, err := time.ParseDuration(m[1])
 		if err != nil {
-			return lockops.Point{}, fmt.Errorf("not a duration: %w", err)
+			return history.Point{}, fmt.Errorf("not a duration: %w", err)
 		}
-		return lockops.Point{Time: now.Add(-d)}, nil
+		return history.Point{Time: now.Add(-d)}, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return lockops.Point{Time: t}, nil
+		return history.Point{Time: t}, nil
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02 15:04:05", "2006-01-02T15:04", "2006-01-02 15:04"} {
 		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return lockops.Point{Time: t}, nil
+			return history.Point{Time: t}, nil
 		}
 	}
 	for _, layout := range []string{"15:04:05", "15:04"} {
 		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
 			y, mo, d := now.UTC().Date()
-			return lockops.Point{Time: time.Date(y, mo, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)}, nil
+			return history.Point{Time: time.Date(y, mo, d, t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)}, nil
 		}
 	}
-	return lockops.Point{}, errors.New("not a time: give RFC 3339 (2026-11-23T03:12:00Z), 03:12:00 (today, UTC), 10m ago, now, or a zxid 0x…")
+	return history.Point{}, errors.New("not a time: give RFC 3339 (2026-11-23T03:12:00Z), 03:12:00 (today, UTC), 10m ago, now, or a zxid 0x…")
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -374,7 +374,7 @@ func copyDataDir(t *testing.T, data string) string {
 // TestParsePoint: the forms history's time flags take.
 func TestParsePoint(t *testing.T) {
 	now := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
-	for s, want := range map[string]lockops.Point{
+	for s, want := range map[string]history.Point{
 		"":                          {},
 		"now":                       {Time: now},
 		"10m":                       {Time: now.Add(-10 * time.Minute)},

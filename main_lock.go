@@ -19,6 +19,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/lockrun"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -112,7 +117,7 @@ locks", for what Redis locks cannot promise).`,
 			if err != nil {
 				return usage(err)
 			}
-			sig, err := lockops.ParseSignal(killSignal)
+			sig, err := lockrun.ParseSignal(killSignal)
 			if err != nil {
 				return usage(err)
 			}
@@ -125,14 +130,14 @@ locks", for what Redis locks cannot promise).`,
 			if revocable && lib != nil && lib != lockops.Curator {
 				return usagef("--revocable honours Curator's revocation requests: it does not go with --recipe %s", lib.Name)
 			}
-			opts := lockops.TakeOptions{Library: lib, Mode: m, ForceRecipe: forceRecipe, Note: note}
+			opts := take.Options{Library: lib, Mode: m, ForceRecipe: forceRecipe, Note: note}
 			switch {
 			case noWait && cmd.Flags().Changed("timeout"):
 				return usagef("--no-wait and --timeout exclude each other")
 			case noWait:
-				opts.Wait = lockops.WaitNone
+				opts.Wait = hold.WaitNone
 			case timeout > 0:
-				opts.Wait, opts.Timeout = lockops.WaitTimeout, timeout
+				opts.Wait, opts.Timeout = hold.WaitTimeout, timeout
 			}
 			signals := make(chan os.Signal, 4)
 			signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -143,7 +148,7 @@ locks", for what Redis locks cannot promise).`,
 				return err
 			}
 			defer c.Close()
-			code, err := lockops.RunLockCommand(ctx, c, lockops.LockCommand{
+			code, err := lockrun.Run(ctx, c, lockrun.LockCommand{
 				Path: lockPath, Take: opts, Args: command,
 				KillSignal: sig, KillGrace: killGrace, Revocable: revocable,
 				Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
@@ -248,7 +253,7 @@ while it still holds that token (--token T --yes for scripts).`,
 				}
 			}
 			if yes && expectSession == "" {
-				return lockops.Refuse(nil, lockops.OpForceDelete, args[0], 0,
+				return audit.Refuse(nil, lockops.OpForceDelete, args[0], 0,
 					"--yes needs --expect-session (the owner you mean to evict), so a new owner is never deleted by mistake")
 			}
 			ctx := context.Background()
@@ -257,16 +262,16 @@ while it still holds that token (--token T --yes for scripts).`,
 				return err
 			}
 			defer c.Close()
-			if err := lockops.RefuseReadOnly(c, lockops.OpForceDelete, args[0]); err != nil {
+			if err := audit.RefuseReadOnly(c, lockops.OpForceDelete, args[0]); err != nil {
 				return err // before the preview: nothing to confirm
 			}
-			opts := lockops.EvictOptions{AnyNode: anyNode, ForceLeader: forceLeader}
-			p, err := lockops.PreviewEvict(ctx, c, args[0], opts)
+			opts := evict.Options{AnyNode: anyNode, ForceLeader: forceLeader}
+			p, err := evict.PreviewEvict(ctx, c, args[0], opts)
 			if err != nil {
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprint(out, lockops.FormatEvictPreview(p))
+			fmt.Fprint(out, evict.FormatPreview(p))
 			if expectSession != "" && p.Session != wantSession {
 				return fmt.Errorf("nothing deleted: %s now belongs to session %s, not %s", p.Node, lockops.FormatSession(p.Session), lockops.FormatSession(wantSession))
 			}
@@ -278,7 +283,7 @@ while it still holds that token (--token T --yes for scripts).`,
 					return err
 				}
 			}
-			if err := lockops.Evict(ctx, c, p.Node, p.Expect, opts); err != nil {
+			if err := evict.Evict(ctx, c, p.Node, p.Expect, opts); err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "deleted %s\n", printable.String(p.Node))
@@ -313,7 +318,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 		return err
 	}
 	defer c.Close()
-	plan, err := lockops.PlanEvictSession(ctx, c, id, under) // refuses --read-only first
+	plan, err := evict.PlanSession(ctx, c, id, under) // refuses --read-only first
 	if err != nil {
 		return err
 	}
@@ -327,7 +332,7 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 			return err
 		}
 	}
-	return lockops.EvictSession(ctx, c, plan, func(n lockops.SessionEvictNode, err error) {
+	return evict.EvictSession(ctx, c, plan, func(n evict.SessionEvictNode, err error) {
 		if err != nil {
 			fmt.Fprintf(out, "not deleted %s: %s\n", printable.String(n.Node), printable.String(err.Error()))
 			return
@@ -338,28 +343,28 @@ func evictSession(cmd *cobra.Command, sessionArg, under string, yes, forceLeader
 
 // confirmEvictSession asks the operator at the terminal to type the
 // session id. Without a terminal on stdin nothing can confirm: refused.
-func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *lockops.SessionEviction) error {
+func confirmEvictSession(cmd *cobra.Command, c *zkview.Client, plan *evict.SessionEviction) error {
 	sid := lockops.FormatSession(plan.Session)
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
-		return lockops.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session,
+		return audit.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session,
 			"stdin is not a terminal, so nobody can confirm; pass --yes to delete the session's lock nodes without asking")
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "\nType the session id (%s) to delete these %d node(s): ", sid, len(plan.Nodes))
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != sid {
-		return lockops.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session, "not confirmed (the session id typed was not "+sid+"): nothing deleted")
+		return audit.Refuse(c, lockops.OpForceDelete, plan.Under, plan.Session, "not confirmed (the session id typed was not "+sid+"): nothing deleted")
 	}
 	return nil
 }
 
 // confirmEvict asks the operator at the terminal to type p's sequence
 // number. Without a terminal on stdin nothing can confirm: refused.
-func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *lockops.EvictPreview) error {
+func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *evict.Preview) error {
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
-		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
+		return audit.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --expect-session %s to delete it without asking", lockops.FormatSession(p.Session)))
 	}
 	what := "sequence number" // a single-node lock's node has none: its name
@@ -370,7 +375,7 @@ func confirmEvict(cmd *cobra.Command, c *zkview.Client, p *lockops.EvictPreview)
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.SequenceSuffix() {
-		return lockops.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the "+what+" typed was not "+p.SequenceSuffix()+"): nothing deleted")
+		return audit.Refuse(c, lockops.OpForceDelete, p.Node, p.Session, "not confirmed (the "+what+" typed was not "+p.SequenceSuffix()+"): nothing deleted")
 	}
 	return nil
 }
@@ -409,7 +414,7 @@ latch) is refused with exit status 2 and left unchanged.`,
 				return err
 			}
 			defer c.Close()
-			res, err := lockops.Revoke(ctx, c, args[0], wait)
+			res, err := evict.Revoke(ctx, c, args[0], wait)
 			if err != nil {
 				return err
 			}
@@ -440,7 +445,7 @@ func parseHexID(s string) (int64, error) {
 func reportAuditErrors() {
 	for {
 		select {
-		case err := <-lockops.AuditErrors():
+		case err := <-audit.Errors():
 			fmt.Fprintln(os.Stderr, "zkscope: WARNING: the audit log was not written:", err)
 		default:
 			return

@@ -19,6 +19,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/report"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -68,7 +72,7 @@ func (f *lockScanFlags) register(cmd *cobra.Command, heldDefault time.Duration) 
 // out and come back as [lockops.ProblemUnreadable] problems.
 //
 // prog, when not nil, shows how far the scan got.
-func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, lockops.Verification, []lockops.Problem, error) {
+func scanLocks(ctx context.Context, c *zkview.Client, p string, f lockScanFlags, prog *progressLine) ([]lockops.Queue, diagnose.Verification, []lockops.Problem, error) {
 	r, err := scanLocksEnsemble(ctx, c, p, f, prog)
 	return r.queues, r.v, r.unreadable, err
 }
@@ -82,14 +86,14 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 		first = c.Introspect(ctx) // the first of the two samples
 	}
 	var unreadable []lockops.Problem
-	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
-	o := lockops.ScanOptions{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped}
+	skipped := func(p string, err error) { unreadable = append(unreadable, scan.Unreadable(p, err)) }
+	o := scan.Options{MaxLeases: f.maxLeases, Depth: f.depth, Skipped: skipped}
 	if prog != nil {
 		o.Progress = prog.update
 	}
-	queues, err := lockops.Scan(ctx, c, p, o)
+	queues, err := scan.Scan(ctx, c, p, o)
 	prog.done()
-	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return r, scanError(p, err)
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
@@ -102,7 +106,7 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 	}
 	// Plain ephemeral locks: p itself, and the ephemeral nodes the servers
 	// list sessions watching.
-	queues, ferr := lockops.FindEphemeralLocks(ctx, c, p, e, queues)
+	queues, ferr := scan.FindEphemeralLocks(ctx, c, p, e, queues)
 	if ferr != nil {
 		return r, scanError(p, ferr)
 	}
@@ -112,20 +116,20 @@ func scanLocksEnsemble(ctx context.Context, c *zkview.Client, p string, f lockSc
 	var prev, cur *zkview.Ensemble
 	if e != nil {
 		var cerr error
-		if prev, cur, cerr = lockops.ConfirmWatches(ctx, c, e, queues, f.maxLeases); cerr != nil {
+		if prev, cur, cerr = diagnose.ConfirmWatches(ctx, c, e, queues, f.maxLeases); cerr != nil {
 			return r, cerr
 		}
 	}
-	lockops.ApplySamples(queues, prev, cur)
-	o2 := lockops.DiagnoseOptions{HeldLongerThan: f.heldLimit, Ensemble: cur}
+	diagnose.ApplySamples(queues, prev, cur)
+	o2 := diagnose.Options{HeldLongerThan: f.heldLimit, Ensemble: cur}
 	if first != nil {
-		o2.PingOnlySince, o2.HungAfter = lockops.PingOnlySince(first, e), f.hungAfter
-		o2.SilentSince = lockops.SilentSince(first, e)
+		o2.PingOnlySince, o2.HungAfter = diagnose.PingOnlySince(first, e), f.hungAfter
+		o2.SilentSince = diagnose.SilentSince(first, e)
 	}
-	lockops.Diagnose(queues, o2)
-	v := lockops.Verified(cur, c.Config().AdminPort)
+	diagnose.Diagnose(queues, o2)
+	v := diagnose.Verified(cur, c.Config().AdminPort)
 	if len(queues) == 0 {
-		v = lockops.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
+		v = diagnose.Verification{Asked: !f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
 	return scanReport{queues: queues, v: v, unreadable: unreadable, ens: cur}, err
 }
@@ -155,7 +159,7 @@ func scanError(p string, err error) error {
 
 // footnote is the table's note on unknown clients and watches: only when
 // some participant shows them.
-func footnote(queues []lockops.Queue, v lockops.Verification) string {
+func footnote(queues []lockops.Queue, v diagnose.Verification) string {
 	for _, q := range queues {
 		if len(q.Participants) > 0 {
 			return v.Note
@@ -235,9 +239,9 @@ queues change until Ctrl-C.`,
 			tty := writerIsTerminal(out)
 			render := func(out io.Writer, r scanReport) error {
 				if asJSON {
-					return lockops.WriteJSONReport(printable.JSON(out), c.Servers(), r.queues, &r.v, r.unreadable)
+					return report.WriteJSONReport(printable.JSON(out), c.Servers(), r.queues, &r.v, r.unreadable)
 				}
-				err := lockops.WriteTableWith(out, r.queues, time.Now(), lockops.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v), Held: watchIt})
+				err := report.WriteTableWith(out, r.queues, time.Now(), report.TableOptions{FullNames: !tty, Footnote: footnote(r.queues, r.v), Held: watchIt})
 				for _, u := range r.unreadable {
 					fmt.Fprintf(out, "unreadable %s: %s\n", printable.String(u.Node), printable.String(u.Detail))
 				}
@@ -246,7 +250,7 @@ queues change until Ctrl-C.`,
 			if !watchIt {
 				prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
 				queues, v, unreadable, err := scanLocks(ctx, c, p, f, prog)
-				if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+				if err != nil && !errors.Is(err, scan.ErrTruncated) {
 					return err
 				}
 				if rerr := render(out, scanReport{queues: queues, v: v, unreadable: unreadable}); rerr != nil {
@@ -276,7 +280,7 @@ queues change until Ctrl-C.`,
 // scanReport is what one scan found, as the locks command draws it.
 type scanReport struct {
 	queues     []lockops.Queue
-	v          lockops.Verification
+	v          diagnose.Verification
 	unreadable []lockops.Problem
 	ens        *zkview.Ensemble // what the servers said (nil: not asked)
 }
@@ -289,7 +293,7 @@ type watchOutput struct {
 	out, errOut io.Writer
 	path        string
 	json, tty   bool
-	rec         *lockops.Recorder // --record, nil without
+	rec         *history.Recorder // --record, nil without
 }
 
 // frame writes one frame drawn by draw.
@@ -344,17 +348,6 @@ func (o oneLine) Write(b []byte) (int, error) {
 func writerIsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isTerminal(f)
-}
-
-// watchDirs are the directories whose children make up q.
-func watchDirs(q lockops.Queue) []string {
-	switch q.Kind {
-	case lockops.KindCuratorSemaphoreV2:
-		return []string{zkview.Join(q.Path, "leases"), zkview.Join(q.Path, "locks")}
-	case lockops.KindKazooSemaphore:
-		return []string{q.Path, q.Path + "-__lock__"}
-	}
-	return []string{q.Path}
 }
 
 func newDoctorCmd() *cobra.Command {
@@ -418,7 +411,7 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 			defer c.Close()
 			prog := newProgressLine(cmd.ErrOrStderr(), !asJSON, true)
 			r, err := scanLocksEnsemble(ctx, c, p, f, prog)
-			if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+			if err != nil && !errors.Is(err, scan.ErrTruncated) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", printable.String(err.Error()))
 				return exitError{2}
 			}
@@ -436,15 +429,15 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`,
 
 // reportDoctor prints what a doctor scan found (lines, or --json) and
 // turns it into doctor's exit status: owner-disconnected once per session
-// ([lockops.OwnersDisconnected]), every other problem once per node.
+// ([diagnose.OwnersDisconnected]), every other problem once per node.
 func reportDoctor(cmd *cobra.Command, c *zkview.Client, p string, r scanReport, scanErr error, asJSON bool) error {
-	fs := lockops.DoctorFindings(r.queues, r.unreadable, lockops.OwnersDisconnected(r.queues, r.ens, p))
+	fs := diagnose.DoctorFindings(r.queues, r.unreadable, diagnose.OwnersDisconnected(r.queues, r.ens, p))
 	out := cmd.OutOrStdout()
 	var err error
 	if asJSON {
-		err = lockops.WriteDoctorJSON(printable.JSON(out), c.Servers(), p, len(r.queues), fs)
+		err = report.WriteDoctorJSON(printable.JSON(out), c.Servers(), p, len(r.queues), fs)
 	} else {
-		err = lockops.WriteDoctorLines(out, fs)
+		err = report.WriteDoctorLines(out, fs)
 	}
 	if err != nil {
 		return err

@@ -21,6 +21,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -48,11 +51,11 @@ type lockWatch struct {
 	render func(io.Writer, scanReport) error
 
 	raw        map[string]lockops.Queue // by path, as decoded
-	caches     map[string]*lockops.DirCache
+	caches     map[string]*scan.DirCache
 	owner      map[string][]string // watched directory -> the paths of its locks
 	unreadable []lockops.Problem
 	// ens is the servers' last answer; samples are their last answers,
-	// oldest first, for lockops.ApplySamples (a watch two of them miss
+	// oldest first, for diagnose.ApplySamples (a watch two of them miss
 	// is missing).
 	ens        *zkview.Ensemble
 	samples    []*zkview.Ensemble
@@ -112,9 +115,9 @@ func watchLocks(ctx context.Context, c *zkview.Client, out watchOutput, p string
 // locks still there) and watches them.
 func (w *lockWatch) scan(ctx context.Context) error {
 	var unreadable []lockops.Problem
-	skipped := func(p string, err error) { unreadable = append(unreadable, lockops.Unreadable(p, err)) }
-	queues, err := lockops.Scan(ctx, w.c, w.path, lockops.ScanOptions{MaxLeases: w.f.maxLeases, Depth: w.f.depth, Skipped: skipped})
-	if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+	skipped := func(p string, err error) { unreadable = append(unreadable, scan.Unreadable(p, err)) }
+	queues, err := scan.Scan(ctx, w.c, w.path, scan.Options{MaxLeases: w.f.maxLeases, Depth: w.f.depth, Skipped: skipped})
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return scanError(w.path, err)
 	}
 	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
@@ -122,7 +125,7 @@ func (w *lockWatch) scan(ctx context.Context) error {
 	// servers list sessions watching (their children watch, set below,
 	// fires when the node is deleted).
 	w.verifyIfDue(ctx)
-	if queues, err = lockops.FindEphemeralLocks(ctx, w.c, w.path, w.ens, queues); err != nil {
+	if queues, err = scan.FindEphemeralLocks(ctx, w.c, w.path, w.ens, queues); err != nil {
 		return scanError(w.path, err)
 	}
 	w.unreadable = unreadable
@@ -143,7 +146,7 @@ func (w *lockWatch) scan(ctx context.Context) error {
 		}
 	}
 	if w.caches == nil {
-		w.caches = map[string]*lockops.DirCache{}
+		w.caches = map[string]*scan.DirCache{}
 	}
 	for p := range w.caches {
 		if _, ok := w.raw[p]; !ok {
@@ -175,13 +178,13 @@ func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
 	case lockops.KindEphemeralLock:
 		w.rereadEphemeral(ctx, lock)
 	case lockops.KindCuratorSemaphoreV2, lockops.KindKazooSemaphore:
-		qs, err := lockops.Scan(ctx, w.c, lock, lockops.ScanOptions{MaxLeases: w.f.maxLeases})
+		qs, err := scan.Scan(ctx, w.c, lock, scan.Options{MaxLeases: w.f.maxLeases})
 		if err == nil && len(qs) == 1 {
 			w.note(&qs[0])
 			w.raw[lock] = qs[0]
 			w.record(&qs[0], 0)
 		}
-		for _, d := range watchDirs(q) {
+		for _, d := range q.Dirs() {
 			w.arm(ctx, d)
 		}
 	default:
@@ -192,12 +195,12 @@ func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
 // watchedDirs are the directories whose children watch tells a change of
 // q: a plain ephemeral lock's parent (its node created or deleted; the
 // servers do not list children watches, so zkscope is never counted as
-// one of its waiters), else [watchDirs].
+// one of its waiters), else [lockops.Queue.Dirs].
 func watchedDirs(q lockops.Queue) []string {
 	if q.Kind == lockops.KindEphemeralLock {
 		return []string{path.Dir(q.Path)}
 	}
-	return watchDirs(q)
+	return q.Dirs()
 }
 
 // rereadLock lists lock with a new watch and reads its new children.
@@ -218,7 +221,7 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 		return
 	}
 	go w.await(ctx, lock, ch)
-	d, cache, err := lockops.ReadDirAgain(ctx, w.c, lock, names, *st, w.caches[lock])
+	d, cache, err := scan.ReadDirAgain(ctx, w.c, lock, names, *st, w.caches[lock])
 	if err != nil {
 		return // drawn as it was; the next change or scan reads it again
 	}
@@ -298,11 +301,11 @@ func (w *lockWatch) draw(ctx context.Context) error {
 		w.verifyIfDue(ctx)
 	}
 	w.forgetGone(queues)
-	lockops.ApplySamples(queues, w.samples...)
-	lockops.Diagnose(queues, lockops.DiagnoseOptions{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
-	v := lockops.Verified(w.ens, w.c.Config().AdminPort)
+	diagnose.ApplySamples(queues, w.samples...)
+	diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: w.f.heldLimit, Ensemble: w.ens})
+	v := diagnose.Verified(w.ens, w.c.Config().AdminPort)
 	if len(queues) == 0 {
-		v = lockops.Verification{Asked: !w.f.noVerify, ClientsKnown: true, WatchesKnown: true}
+		v = diagnose.Verification{Asked: !w.f.noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
 	r := scanReport{queues: queues, v: v, unreadable: w.unreadable}
 	if err := w.out.frame(func(out io.Writer) error { return w.render(out, r) }); err != nil {
@@ -413,7 +416,7 @@ func (w *watchOutput) startRecording(file, root string, servers []string) (func(
 	if err != nil {
 		return nil, fmt.Errorf("--record: %w", err)
 	}
-	rec, err := lockops.NewRecorder(f, root, servers, time.Now())
+	rec, err := history.NewRecorder(f, root, servers, time.Now())
 	if err != nil {
 		f.Close()
 		return nil, err

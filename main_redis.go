@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +19,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
@@ -110,8 +111,8 @@ func contextName(getenv func(string) string) string {
 // zkscope through the return values.
 func init() { redis.SetLogger(&logging.VoidLogger{}) }
 
-// readRedisLocks reads and decodes the locks matching pattern (the keys
-// [lockops.IsRedisLock] counts as locks, as the terminal UI does). A single
+// readRedisLocks reads and decodes the locks matching pattern
+// ([redislock.Locks], as the terminal UI does). A single
 // server that fails is an error; of a Redlock's masters, only all failing
 // is (the others' reads are decoded, the failing ones named as problems).
 func readRedisLocks(ctx context.Context, cfg redisview.Config, pattern string) ([]lockops.Queue, []string, error) {
@@ -130,9 +131,7 @@ func readRedisLocks(ctx context.Context, cfg redisview.Config, pattern string) (
 	if len(errs) == len(reads) {
 		return nil, nil, errors.Join(errs...)
 	}
-	queues := slices.DeleteFunc(lockops.DecodeRedis(reads, time.Now()), func(q lockops.Queue) bool { return !lockops.IsRedisLock(q) })
-	lockops.DiagnoseRedis(queues, lockops.RedisDiagnoseOptions{})
-	return queues, c.Servers(), nil
+	return redislock.Locks(reads, time.Now()), c.Servers(), nil
 }
 
 // redisOneShot: locks and doctor on Redis tune the process as one-shot
@@ -158,9 +157,9 @@ func runRedisLocks(cmd *cobra.Command, args []string, asJSON bool) (handled bool
 	}
 	out := cmd.OutOrStdout()
 	if asJSON {
-		return true, lockops.WriteJSON(printable.JSON(out), servers, queues)
+		return true, report.WriteJSON(printable.JSON(out), servers, queues)
 	}
-	return true, lockops.WriteTableWith(out, queues, time.Now(), lockops.TableOptions{FullNames: true})
+	return true, report.WriteTableWith(out, queues, time.Now(), report.TableOptions{FullNames: true})
 }
 
 // runRedisDoctor is `zkscope doctor PATTERN` on Redis servers: the

@@ -18,6 +18,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/lockrun"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
@@ -25,7 +28,7 @@ import (
 
 // redisLockFlags adds lock's Redis-only flags.
 func redisLockFlags(f *pflag.FlagSet) {
-	f.Duration("ttl", lockops.DefaultRedisTTL, "Redis only: the key's expiry, extended at a third of it while held")
+	f.Duration("ttl", redislock.DefaultTTL, "Redis only: the key's expiry, extended at a third of it while held")
 }
 
 // redisEvictFlags adds evict's Redis-only flags.
@@ -52,7 +55,7 @@ func refuseZooKeeperFlags(cmd *cobra.Command, t redisTarget, op, key string, nam
 				return err
 			}
 			defer c.Close()
-			return lockops.RefuseRedis(c, t.context, op, key, "", fmt.Sprintf("--%s is for ZooKeeper locks; Redis locks are SET NX keys (one exclusive holder, a token, a TTL): leave it out", n))
+			return redislock.Refuse(c, t.context, op, key, "", fmt.Sprintf("--%s is for ZooKeeper locks; Redis locks are SET NX keys (one exclusive holder, a token, a TTL): leave it out", n))
 		}
 	}
 	return nil
@@ -72,7 +75,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 		return true, err
 	}
 	f := cmd.Flags()
-	o := lockops.RedisTakeOptions{ReadOnly: t.readOnly, Context: t.context}
+	o := redislock.TakeOptions{ReadOnly: t.readOnly, Context: t.context}
 	o.TTL, _ = f.GetDuration("ttl")
 	o.Note, _ = f.GetString("note")
 	timeout, _ := f.GetDuration("timeout")
@@ -86,11 +89,11 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	case noWait && f.Changed("timeout"):
 		return true, usagef("--no-wait and --timeout exclude each other")
 	case noWait:
-		o.Wait = lockops.WaitNone
+		o.Wait = hold.WaitNone
 	case timeout > 0:
-		o.Wait, o.Timeout = lockops.WaitTimeout, timeout
+		o.Wait, o.Timeout = hold.WaitTimeout, timeout
 	}
-	sig, err := lockops.ParseSignal(killSignal)
+	sig, err := lockrun.ParseSignal(killSignal)
 	if err != nil {
 		return true, usage(err)
 	}
@@ -102,7 +105,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
-	code, err := lockops.RunRedisLockCommand(context.Background(), c, lockops.LockCommand{
+	code, err := lockrun.RunRedis(context.Background(), c, lockrun.LockCommand{
 		Path: key, Args: command, KillSignal: sig, KillGrace: killGrace,
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Messages: os.Stderr, Signals: signals,
 	}, o)
@@ -149,28 +152,28 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 	}
 	defer c.Close()
 	ctx := context.Background()
-	opts := lockops.RedisEvictOptions{ReadOnly: t.readOnly, Context: t.context}
+	opts := redislock.EvictOptions{ReadOnly: t.readOnly, Context: t.context}
 	if yes && token == "" {
-		return true, lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, key, "",
+		return true, redislock.Refuse(c, t.context, lockops.OpForceDelete, key, "",
 			"--yes needs --token (the token you mean to evict, as `zkscope locks` shows it), so a new holder's key is never deleted by mistake")
 	}
 	if t.readOnly {
-		_, err := lockops.EvictRedis(ctx, c, key, token, opts) // refused and audited
+		_, err := redislock.Evict(ctx, c, key, token, opts) // refused and audited
 		return true, err
 	}
-	p, err := lockops.PreviewRedisEvict(ctx, c, key)
+	p, err := redislock.PreviewEvict(ctx, c, key)
 	if err != nil {
 		return true, err
 	}
 	if !p.Lock && !anyKey {
-		return true, lockops.NotRedisLock(c, t.context, p) // as ZooKeeper's evict without --any-node
+		return true, redislock.NotLock(c, t.context, p) // as ZooKeeper's evict without --any-node
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprint(out, lockops.FormatRedisEvictPreview(p))
+	fmt.Fprint(out, redislock.FormatEvictPreview(p))
 	if token == "" {
 		token = p.Token
 	} else if token != p.Token {
-		return true, lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, key, token,
+		return true, redislock.Refuse(c, t.context, lockops.OpForceDelete, key, token,
 			fmt.Sprintf("nothing deleted: %s now holds the token %q, not %q (--token)", key, p.Token, token))
 	}
 	if !yes {
@@ -178,7 +181,7 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 			return true, err
 		}
 	}
-	n, err := lockops.EvictRedis(ctx, c, key, token, opts)
+	n, err := redislock.Evict(ctx, c, key, token, opts)
 	if err != nil {
 		return true, err
 	}
@@ -188,17 +191,17 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 
 // confirmRedisEvict asks the operator at the terminal to type the token's
 // last characters. Without a terminal on stdin nothing can confirm: refused.
-func confirmRedisEvict(cmd *cobra.Command, c *redisview.Client, t redisTarget, p *lockops.RedisEvictPreview) error {
+func confirmRedisEvict(cmd *cobra.Command, c *redisview.Client, t redisTarget, p *redislock.EvictPreview) error {
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
-		return lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, p.Key, p.Token, fmt.Sprintf(
+		return redislock.Refuse(c, t.context, lockops.OpForceDelete, p.Key, p.Token, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --token %q to delete it without asking", p.Token))
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "\nType the token's last characters (%s) to delete it: ", printable.String(p.ConfirmSuffix()))
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.ConfirmSuffix() {
-		return lockops.RefuseRedis(c, t.context, lockops.OpForceDelete, p.Key, p.Token, "not confirmed (what was typed was not "+p.ConfirmSuffix()+"): nothing deleted")
+		return redislock.Refuse(c, t.context, lockops.OpForceDelete, p.Key, p.Token, "not confirmed (what was typed was not "+p.ConfirmSuffix()+"): nothing deleted")
 	}
 	return nil
 }
@@ -211,7 +214,7 @@ func runRedisRevoke(args []string) (handled bool, err error) {
 		return ok, err
 	}
 	defer c.Close()
-	return true, lockops.RefuseRedis(c, t.context, lockops.OpRevoke, args[0], "",
+	return true, redislock.Refuse(c, t.context, lockops.OpRevoke, args[0], "",
 		"Redis locks have no revocation protocol (nothing asks a holder to let go); `zkscope evict` deletes the key without telling its holder")
 }
 

@@ -1,7 +1,7 @@
 package main
 
 // The create, set, delete, getacl and setacl subcommands: plain znode
-// changes through lockops.Mutations, so each is version-checked, refused in
+// changes through audit.Mutations, so each is version-checked, refused in
 // read-only mode and audited exactly as the TUI's.
 
 import (
@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -103,7 +104,7 @@ lock with 'zkscope lock', or create them in the TUI).`,
 				return err
 			}
 			defer c.Close()
-			created, err := lockops.Mutations{Client: c}.CreateWith(cmd.Context(), args[0], b, opts)
+			created, err := audit.Mutations{Client: c}.CreateWith(cmd.Context(), args[0], b, opts)
 			if err != nil {
 				return err
 			}
@@ -178,9 +179,9 @@ Refused in read-only mode; recorded in the audit log.`,
 				return err
 			}
 			want := expectVersion(version, n.Stat.Version)
-			st, err := lockops.Mutations{Client: c}.Set(cmd.Context(), p, b, want)
+			st, err := audit.Mutations{Client: c}.Set(cmd.Context(), p, b, want)
 			if errors.Is(err, zk.ErrBadVersion) {
-				return lockops.VersionConflict(c, "set", p, want)
+				return audit.VersionConflict(c, "set", p, want)
 			}
 			if err != nil {
 				return err
@@ -227,7 +228,7 @@ read-only mode; recorded in the audit log.`,
 			defer c.Close()
 			p := args[0]
 			if err := c.RefuseReadOnly("delete", p); err != nil {
-				return lockops.Mutations{Client: c}.Delete(cmd.Context(), p, version) // refused and audited
+				return audit.Mutations{Client: c}.Delete(cmd.Context(), p, version) // refused and audited
 			}
 			n, err := c.Get(p)
 			if err != nil {
@@ -242,7 +243,7 @@ read-only mode; recorded in the audit log.`,
 					return err
 				}
 			}
-			mut := lockops.Mutations{Client: c}
+			mut := audit.Mutations{Client: c}
 			if recursive {
 				deleted := 0
 				if err := mut.DeleteTree(cmd.Context(), p, v, func(n int) { deleted = n }); err != nil {
@@ -270,7 +271,7 @@ func confirmDelete(cmd *cobra.Command, c *zkview.Client, p string, st zk.Stat, r
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !isTerminal(in) {
 		if recursive {
-			return lockops.Refuse(c, lockops.OpDelete, p, 0, "stdin is not a terminal, so nobody can confirm deleting a subtree; pass --yes")
+			return audit.Refuse(c, lockops.OpDelete, p, 0, "stdin is not a terminal, so nobody can confirm deleting a subtree; pass --yes")
 		}
 		return nil
 	}
@@ -284,7 +285,7 @@ func confirmDelete(cmd *cobra.Command, c *zkview.Client, p string, st zk.Stat, r
 	}
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if typed := strings.TrimSpace(line); typed != name && !(name == "y" && strings.EqualFold(typed, "yes")) {
-		return lockops.Refuse(c, lockops.OpDelete, p, 0, "not confirmed: nothing deleted")
+		return audit.Refuse(c, lockops.OpDelete, p, 0, "not confirmed: nothing deleted")
 	}
 	return nil
 }
@@ -383,7 +384,7 @@ out of changing it again.`,
 			if err != nil {
 				return err
 			}
-			nst, err := lockops.Mutations{Client: c}.SetACL(cmd.Context(), p, acl, expectVersion(version, st.Aversion))
+			nst, err := audit.Mutations{Client: c}.SetACL(cmd.Context(), p, acl, expectVersion(version, st.Aversion))
 			if err != nil {
 				return err
 			}

@@ -8,19 +8,32 @@ import (
 	"crypto/rand"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // Curator lock names inside protected node names.
 const (
-	curatorLock  = "lock-"
-	curatorRead  = "__READ__"
-	curatorWrite = "__WRIT__"
-	curatorLatch = "latch-"
-	curatorLease = "lease-"
+	CuratorLockMarker  = "lock-"
+	CuratorReadMarker  = "__READ__"
+	CuratorWriteMarker = "__WRIT__"
+	CuratorLatchMarker = "latch-"
+	curatorLease       = "lease-"
 )
+
+// A Curator SemaphoreV2 keeps two directories below its path: its leases
+// and the queue of its internal lock.
+const (
+	CuratorLeases = "leases"
+	CuratorLocks  = "locks"
+)
+
+// IsCuratorSemaphore reports whether names, the children of a path, are a
+// Curator SemaphoreV2's directory: leases and locks, and maybe its lease
+// count node.
+func IsCuratorSemaphore(names []string) bool {
+	return slices.Contains(names, CuratorLeases) && slices.Contains(names, CuratorLocks) && len(names) <= 3
+}
 
 // Curator is Apache Curator's format: InterProcessMutex, LeaderSelector,
 // InterProcessReadWriteLock, InterProcessSemaphoreV2 and LeaderLatch.
@@ -28,11 +41,11 @@ var Curator = &Library{
 	Name: "curator", Title: "Curator",
 	parse:  parseCurator,
 	kindOf: curatorKind,
-	take: &takeFormat{
-		kinds:            map[Mode]Kind{ModeExclusive: KindCuratorMutex, ModeRead: KindCuratorRW, ModeWrite: KindCuratorRW},
-		marker:           curatorMarker,
-		newPrefix:        curatorPrefix,
-		containerParents: true,
+	Format: &TakeFormat{
+		Kinds:            map[Mode]Kind{ModeExclusive: KindCuratorMutex, ModeRead: KindCuratorRW, ModeWrite: KindCuratorRW},
+		Marker:           curatorMarker,
+		NewPrefix:        curatorPrefix,
+		ContainerParents: true,
 	},
 }
 
@@ -42,7 +55,7 @@ func parseCurator(name string) (marker, seq string, ok bool) {
 		return "", "", false
 	}
 	tail := rest[37:]
-	for _, m := range []string{curatorRead, curatorWrite, curatorLatch, curatorLease, curatorLock} {
+	for _, m := range []string{CuratorReadMarker, CuratorWriteMarker, CuratorLatchMarker, curatorLease, CuratorLockMarker} {
 		if s, ok := strings.CutPrefix(tail, m); ok {
 			return m, s, true
 		}
@@ -52,11 +65,11 @@ func parseCurator(name string) (marker, seq string, ok bool) {
 
 func curatorKind(has func(string) bool) Kind {
 	switch {
-	case has(curatorRead) || has(curatorWrite):
+	case has(CuratorReadMarker) || has(CuratorWriteMarker):
 		return KindCuratorRW
-	case has(curatorLatch):
+	case has(CuratorLatchMarker):
 		return KindCuratorLeaderLatch
-	case has(curatorLease) && !has(curatorLock):
+	case has(curatorLease) && !has(CuratorLockMarker):
 		return KindCuratorSemaphoreV2
 	}
 	return KindCuratorMutex
@@ -65,11 +78,11 @@ func curatorKind(has func(string) bool) Kind {
 func curatorMarker(m Mode) string {
 	switch m {
 	case ModeRead:
-		return curatorRead
+		return CuratorReadMarker
 	case ModeWrite:
-		return curatorWrite
+		return CuratorWriteMarker
 	}
-	return curatorLock
+	return CuratorLockMarker
 }
 
 // curatorPrefix is ProtectedUtils' "_c_" + UUID (java.util.UUID.randomUUID,
@@ -123,7 +136,7 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 			ps[i].Watches, ps[i].WatchKind = ps[i-maxLeases].Node, WatchData
 		}
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // decodeCuratorRW: InterProcessReadWriteLock. All children sorted by the
@@ -134,8 +147,8 @@ func decodeCuratorMutex(dir string, children []Child, lockName string, mode Mode
 // later sequential node; 5.5+: a non-sequential node with the writer's
 // sequence, which we order after the writer).
 func decodeCuratorRW(dir string, children []Child) []Participant {
-	key := func(c *Child) string { return curatorKey(c.Name, curatorRead, curatorWrite) }
-	isWriter := func(c *Child) bool { return strings.Contains(c.Name, curatorWrite) }
+	key := func(c *Child) string { return curatorKey(c.Name, CuratorReadMarker, CuratorWriteMarker) }
+	isWriter := func(c *Child) bool { return strings.Contains(c.Name, CuratorWriteMarker) }
 	kids := sortByKey(children, key, isWriter)
 	var holdingWriter int64 = 0
 	if len(kids) > 0 && isWriter(kids[0]) && kids[0].Owner != 0 {
@@ -156,7 +169,7 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 			if firstWriter < 0 {
 				firstWriter = i
 			}
-		case strings.Contains(c.Name, curatorRead):
+		case strings.Contains(c.Name, CuratorReadMarker):
 			ps[i] = participant(dir, c, ModeRead, key(c))
 			switch {
 			case firstWriter < 0:
@@ -175,7 +188,7 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 			}
 		}
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // decodeCuratorSemaphore: InterProcessSemaphoreV2 at <path>, d being
@@ -185,16 +198,16 @@ func decodeCuratorRW(dir string, children []Child) []Participant {
 func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 	semPath := d.Path
 	leasesPath := d.Path
-	if path.Base(d.Path) == "leases" {
+	if path.Base(d.Path) == CuratorLeases {
 		semPath = path.Dir(d.Path)
 	}
 	q := Queue{Path: semPath, Kind: KindCuratorSemaphoreV2}
 	leases := decodeCuratorMutex(leasesPath, d.Children, curatorLease, ModeLease, len(d.Children))
 	var locks []Participant
-	locksPath := zkview.Join(semPath, "locks")
+	locksPath := JoinPath(semPath, CuratorLocks)
 	if d.Aux != nil {
 		locksPath = d.Aux.Path
-		locks = decodeCuratorMutex(locksPath, d.Aux.Children, curatorLock, ModeLock, 1)
+		locks = decodeCuratorMutex(locksPath, d.Aux.Children, CuratorLockMarker, ModeLock, 1)
 	}
 	var head int64
 	if len(locks) > 0 {
@@ -239,6 +252,9 @@ func decodeCuratorSemaphore(d Dir, maxLeases int) Queue {
 		}
 		waiting = append(waiting, l)
 	}
-	q.Participants = number(append(holding, waiting...))
+	q.Participants = NumberPositions(append(holding, waiting...))
 	return q
 }
+
+// RevokeMessage is Curator's revocation request (Revoker.REVOKE_MESSAGE).
+var RevokeMessage = []byte("__REVOKE__")

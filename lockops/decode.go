@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // DecodeOptions tune [Decode].
@@ -37,7 +35,7 @@ const overflowRisk = 1 << 20
 // its recipe computes: the order, who holds, and what each waiter watches
 // with which call. It is a pure function of d.
 func Decode(d Dir, o DecodeOptions) Queue {
-	var c census
+	var c Census
 	if d.Aux == nil {
 		c = takeCensus(d.Children)
 	}
@@ -47,20 +45,20 @@ func Decode(d Dir, o DecodeOptions) Queue {
 	case d.Aux != nil:
 		k = Detect(d) // a semaphore: by its layout
 	default:
-		k = c.kindOf(c.dominant()) // what Detect says, from the census taken
-		if f := familyOfChildren(d.Children); f != "" {
+		k = c.KindOf(c.Dominant()) // what Detect says, from the census taken
+		if f := FamilyOfChildren(d.Children); f != "" {
 			k = f // a system's election: by its node names
 		} else if len(d.Children) == 0 && d.Stat.EphemeralOwner != 0 && d.Stat.Czxid != 0 {
 			k = KindEphemeralLock // an ephemeral node read as a lock: it holds itself
 		}
 	}
-	q := decodeAs(d, k, o)
+	q := DecodeAs(d, k, o)
 	if own := k.Library(); d.Aux == nil && own != nil && !k.SingleNode() {
 		names := []string{own.String()}
-		for _, l := range c.present() {
+		for _, l := range c.Present() {
 			if l != own {
 				names = append(names, l.String())
-				q.Others = append(q.Others, decodeAs(d, c.kindOf(l), o))
+				q.Others = append(q.Others, DecodeAs(d, c.KindOf(l), o))
 			}
 		}
 		if len(names) > 1 {
@@ -83,10 +81,10 @@ type recipe struct {
 // recipes are the recipes the decoders know, by kind.
 var recipes = map[Kind]recipe{
 	KindCuratorMutex: {Curator, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLock, ModeExclusive, 1)}
+		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, CuratorLockMarker, ModeExclusive, 1)}
 	}},
 	KindCuratorLeaderLatch: {Curator, func(d Dir, o DecodeOptions) Queue {
-		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, curatorLatch, ModeLatch, 1)}
+		return Queue{Participants: decodeCuratorMutex(d.Path, d.Children, CuratorLatchMarker, ModeLatch, 1)}
 	}},
 	KindCuratorRW: {Curator, func(d Dir, o DecodeOptions) Queue {
 		return Queue{Participants: decodeCuratorRW(d.Path, d.Children)}
@@ -115,8 +113,8 @@ var recipes = map[Kind]recipe{
 	KindEphemeralLock:   {Ephemeral, func(d Dir, o DecodeOptions) Queue { return decodeEphemeral(d) }},
 }
 
-// decodeAs decodes d as recipe k, whatever its names say.
-func decodeAs(d Dir, k Kind, o DecodeOptions) Queue {
+// DecodeAs decodes d as recipe k, whatever its names say.
+func DecodeAs(d Dir, k Kind, o DecodeOptions) Queue {
 	r, ok := recipes[k]
 	if !ok {
 		q := Queue{Path: d.Path, Kind: KindUnknown, Participants: decodeUnknown(d.Path, d.Children)}
@@ -151,8 +149,8 @@ func participant(dir string, c *Child, mode Mode, seqStr string) Participant {
 	return p
 }
 
-// number sets positions 0..n-1 in slice order.
-func number(ps []Participant) []Participant {
+// NumberPositions sets positions 0..n-1 in slice order.
+func NumberPositions(ps []Participant) []Participant {
 	for i := range ps {
 		ps[i].Position = i
 	}
@@ -216,7 +214,7 @@ func decodeUnknown(dir string, children []Child) []Participant {
 	if len(ps) > 0 {
 		ps[0].State = StateHolding
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // structuralProblems are the problems one read of the directory shows
@@ -308,7 +306,7 @@ func checkGoZKStray(d Dir, q *Queue) []Problem {
 	var out []Problem
 	for _, c := range d.Children {
 		if _, ok := goZKSeq(c.Name); !ok {
-			out = append(out, Problem{Kind: ProblemStrayChild, Node: zkview.Join(d.Path, c.Name),
+			out = append(out, Problem{Kind: ProblemStrayChild, Node: JoinPath(d.Path, c.Name),
 				Detail: "go-zookeeper's Lock cannot parse this name and fails for every contender (leaving its own node behind)"})
 		}
 	}
@@ -359,3 +357,7 @@ func checkSequenceOverflow(d Dir, q *Queue) []Problem {
 	}
 	return nil
 }
+
+// Recognised reports whether k is a lock recipe zkscope decodes by its
+// library's rules (not [KindUnknown]).
+func Recognised(k Kind) bool { return k != "" && k != KindUnknown }

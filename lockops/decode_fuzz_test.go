@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
 
 func FuzzParseSeq(f *testing.F) {
@@ -30,9 +32,9 @@ func FuzzParseSeq(f *testing.F) {
 // decode without panicking, in every recipe, into a well-formed queue.
 func FuzzDecode(f *testing.F) {
 	f.Add("_c_ffffffff-0000-4000-8000-000000000001-lock-0000000001\n000\nconfig", []byte{1, 2, 0}, int32(5))
-	f.Add(hexA+"__lock__-000000001\n"+hexB+"__rlock__0000000002\n"+hexC+"__lock__2147483647", []byte{1, 1, 2}, int32(2147483640))
-	f.Add("_c_"+hexA+"-lock--000000001\n_c_"+hexB+"-lock-0000000002\nx-1-0000000003\nread-0000000004\nwrite-0000000005", []byte{3}, int32(0))
-	f.Add(cur(uuidA, "__WRIT__", "0000000003")+"\n"+cur(uuidB, "__READ__", "0000000003")+"\n"+cur(uuidC, "lease-", "0000000001"), []byte{7, 7, 9}, int32(9))
+	f.Add(locktest.HexA+"__lock__-000000001\n"+locktest.HexB+"__rlock__0000000002\n"+locktest.HexC+"__lock__2147483647", []byte{1, 1, 2}, int32(2147483640))
+	f.Add("_c_"+locktest.HexA+"-lock--000000001\n_c_"+locktest.HexB+"-lock-0000000002\nx-1-0000000003\nread-0000000004\nwrite-0000000005", []byte{3}, int32(0))
+	f.Add(locktest.CuratorName(locktest.UUIDA, "__WRIT__", "0000000003")+"\n"+locktest.CuratorName(locktest.UUIDB, "__READ__", "0000000003")+"\n"+locktest.CuratorName(locktest.UUIDC, "lease-", "0000000001"), []byte{7, 7, 9}, int32(9))
 	f.Fuzz(func(t *testing.T, names string, owners []byte, cversion int32) {
 		var kids []Child
 		seen := map[string]bool{} // a directory's names are unique

@@ -4,22 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-)
 
-// Names as the libraries make them. The UUIDs are chosen so that sorting by
-// full name disagrees with sorting by sequence.
-const (
-	uuidA = "ffffffff-0000-4000-8000-000000000001"
-	uuidB = "00000000-0000-4000-8000-000000000002"
-	uuidC = "88888888-0000-4000-8000-000000000003"
-	uuidD = "44444444-0000-4000-8000-000000000004"
-	hexA  = "ffffffffffffffffffffffffffffff01"
-	hexB  = "00000000000000000000000000000002"
-	hexC  = "88888888888888888888888888888803"
-	hexD  = "44444444444444444444444444444404"
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
-
-func cur(uuid, marker, seq string) string { return "_c_" + uuid + "-" + marker + seq }
 
 // kid is a child owned by session (0: persistent).
 func kid(name string, session int64) Child {
@@ -81,7 +68,7 @@ func problemKinds(q Queue) string {
 }
 
 func TestDecodeCuratorMutex(t *testing.T) {
-	a, b, c := cur(uuidA, "lock-", "0000000000"), cur(uuidB, "lock-", "0000000001"), cur(uuidC, "lock-", "0000000007")
+	a, b, c := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000000"), locktest.CuratorName(locktest.UUIDB, "lock-", "0000000001"), locktest.CuratorName(locktest.UUIDC, "lock-", "0000000007")
 	q := Decode(dir("/l", kid(b, 2), kid(c, 3), kid(a, 1)), DecodeOptions{})
 	checkQueue(t, q, KindCuratorMutex, hold(a), wait(b, a, WatchData), wait(c, b, WatchData))
 	if p := q.Participants[0]; p.Session != 1 || !p.Ephemeral || p.Seq != 0 || !p.HasSeq || p.Node != "/l/"+a || p.Mode != ModeExclusive {
@@ -95,7 +82,7 @@ func TestDecodeCuratorMutex(t *testing.T) {
 func TestDecodeCuratorStrayAndOverflow(t *testing.T) {
 	// "000" sorts before every ten-digit sequence: Curator's holder is a
 	// stray and the real first contender waits on it forever.
-	a := cur(uuidA, "lock-", "0000000004")
+	a := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000004")
 	q := Decode(dir("/l", kid(a, 1), kid("000", 0), kid("zz-config", 0)), DecodeOptions{})
 	checkQueue(t, q, KindCuratorMutex, hold("000"), wait(a, "000", WatchData), wait("zz-config", "", ""))
 	if got := problemKinds(q); got != "stray-child" {
@@ -103,7 +90,7 @@ func TestDecodeCuratorStrayAndOverflow(t *testing.T) {
 	}
 
 	// After overflow: string order puts negatives first, reversed.
-	p1, n1, n2 := cur(uuidA, "lock-", "2147483647"), cur(uuidB, "lock-", "-2147483648"), cur(uuidC, "lock-", "-000000001")
+	p1, n1, n2 := locktest.CuratorName(locktest.UUIDA, "lock-", "2147483647"), locktest.CuratorName(locktest.UUIDB, "lock-", "-2147483648"), locktest.CuratorName(locktest.UUIDC, "lock-", "-000000001")
 	q = Decode(dir("/l", kid(p1, 1), kid(n1, 2), kid(n2, 3)), DecodeOptions{})
 	checkQueue(t, q, KindCuratorMutex, hold(n2), wait(n1, n2, WatchData), wait(p1, n1, WatchData))
 	if q.Participants[0].Seq != -1 || q.Participants[1].Seq != -2147483648 {
@@ -115,12 +102,12 @@ func TestDecodeCuratorStrayAndOverflow(t *testing.T) {
 }
 
 func TestDecodeCuratorRW(t *testing.T) {
-	w0, r1, w2, r3 := cur(uuidA, "__WRIT__", "0000000000"), cur(uuidB, "__READ__", "0000000001"), cur(uuidC, "__WRIT__", "0000000002"), cur(uuidD, "__READ__", "0000000003")
+	w0, r1, w2, r3 := locktest.CuratorName(locktest.UUIDA, "__WRIT__", "0000000000"), locktest.CuratorName(locktest.UUIDB, "__READ__", "0000000001"), locktest.CuratorName(locktest.UUIDC, "__WRIT__", "0000000002"), locktest.CuratorName(locktest.UUIDD, "__READ__", "0000000003")
 	q := Decode(dir("/rw", kid(r3, 4), kid(w2, 3), kid(r1, 2), kid(w0, 1)), DecodeOptions{})
 	// Writers watch the node before them of any kind; readers the FIRST writer.
 	checkQueue(t, q, KindCuratorRW, hold(w0), wait(r1, w0, WatchData), wait(w2, r1, WatchData), wait(r3, w0, WatchData))
 
-	r0, r1b, w2b, r3b := cur(uuidA, "__READ__", "0000000000"), cur(uuidB, "__READ__", "0000000001"), cur(uuidC, "__WRIT__", "0000000002"), cur(uuidD, "__READ__", "0000000003")
+	r0, r1b, w2b, r3b := locktest.CuratorName(locktest.UUIDA, "__READ__", "0000000000"), locktest.CuratorName(locktest.UUIDB, "__READ__", "0000000001"), locktest.CuratorName(locktest.UUIDC, "__WRIT__", "0000000002"), locktest.CuratorName(locktest.UUIDD, "__READ__", "0000000003")
 	q = Decode(dir("/rw", kid(r0, 1), kid(r1b, 2), kid(w2b, 3), kid(r3b, 4)), DecodeOptions{})
 	checkQueue(t, q, KindCuratorRW, hold(r0), hold(r1b), wait(w2b, r1b, WatchData), wait(r3b, w2b, WatchData))
 	if q.Participants[2].Mode != ModeWrite || q.Participants[0].Mode != ModeRead {
@@ -130,13 +117,13 @@ func TestDecodeCuratorRW(t *testing.T) {
 
 func TestDecodeCuratorDowngrade(t *testing.T) {
 	// ≤5.4: the read node is a later sequential node of the writer's session.
-	w, r, other := cur(uuidA, "__WRIT__", "0000000003"), cur(uuidB, "__READ__", "0000000004"), cur(uuidC, "__READ__", "0000000005")
+	w, r, other := locktest.CuratorName(locktest.UUIDA, "__WRIT__", "0000000003"), locktest.CuratorName(locktest.UUIDB, "__READ__", "0000000004"), locktest.CuratorName(locktest.UUIDC, "__READ__", "0000000005")
 	q := Decode(dir("/rw", kid(other, 9), kid(r, 7), kid(w, 7)), DecodeOptions{})
 	checkQueue(t, q, KindCuratorRW, hold(w), hold(r), wait(other, w, WatchData))
 
 	// 5.5+: a non-sequential read node with the writer's sequence (a tie),
 	// whose UUID sorts before the writer's.
-	w5, r5 := cur(uuidA, "__WRIT__", "0000000003"), cur(uuidB, "__READ__", "0000000003")
+	w5, r5 := locktest.CuratorName(locktest.UUIDA, "__WRIT__", "0000000003"), locktest.CuratorName(locktest.UUIDB, "__READ__", "0000000003")
 	q = Decode(dir("/rw", kid(r5, 7), kid(w5, 7), kid(other, 9)), DecodeOptions{})
 	checkQueue(t, q, KindCuratorRW, hold(w5), hold(r5), wait(other, w5, WatchData))
 	if q.Problems != nil {
@@ -151,8 +138,8 @@ func TestDecodeCuratorDowngrade(t *testing.T) {
 }
 
 func TestDecodeCuratorSemaphoreV2(t *testing.T) {
-	l0, l1, l2 := cur(uuidA, "lease-", "0000000000"), cur(uuidB, "lease-", "0000000001"), cur(uuidC, "lease-", "0000000002")
-	k0, k1 := cur(uuidC, "lock-", "0000000004"), cur(uuidD, "lock-", "0000000005")
+	l0, l1, l2 := locktest.CuratorName(locktest.UUIDA, "lease-", "0000000000"), locktest.CuratorName(locktest.UUIDB, "lease-", "0000000001"), locktest.CuratorName(locktest.UUIDC, "lease-", "0000000002")
+	k0, k1 := locktest.CuratorName(locktest.UUIDC, "lock-", "0000000004"), locktest.CuratorName(locktest.UUIDD, "lock-", "0000000005")
 	locks := dir("/sem/locks", kid(k1, 4), kid(k0, 3))
 	d := dir("/sem/leases", kid(l0, 1), kid(l1, 2), kid(l2, 3))
 	d.Aux = &locks
@@ -176,7 +163,7 @@ func TestDecodeCuratorSemaphoreV2(t *testing.T) {
 }
 
 func TestDecodeCuratorLeaderLatch(t *testing.T) {
-	a, b := cur(uuidA, "latch-", "0000000001"), cur(uuidB, "latch-", "0000000002")
+	a, b := locktest.CuratorName(locktest.UUIDA, "latch-", "0000000001"), locktest.CuratorName(locktest.UUIDB, "latch-", "0000000002")
 	q := Decode(dir("/leader", kid(b, 2), kid(a, 1)), DecodeOptions{})
 	checkQueue(t, q, KindCuratorLeaderLatch, hold(a), wait(b, a, WatchData))
 	if q.Participants[0].Mode != ModeLatch {
@@ -185,13 +172,13 @@ func TestDecodeCuratorLeaderLatch(t *testing.T) {
 }
 
 func TestDecodeKazoo(t *testing.T) {
-	a, b, c := hexA+"__lock__0000000000", hexB+"__lock__0000000001", hexC+"__lock__0000000002"
+	a, b, c := locktest.HexA+"__lock__0000000000", locktest.HexB+"__lock__0000000001", locktest.HexC+"__lock__0000000002"
 	q := Decode(dir("/k", kid(c, 3), kid(a, 1), kid(b, 2), kid("unrelated", 0)), DecodeOptions{})
 	checkQueue(t, q, KindKazooLock, hold(a), wait(b, a, WatchData), wait(c, b, WatchData))
 
 	// Read/write: a reader waits on the NEAREST writer ahead (Curator: the
 	// first); a writer on the nearest node of either kind.
-	w0, w1, r2, r3, w4 := hexA+"__lock__0000000000", hexB+"__lock__0000000001", hexC+"__rlock__0000000002", hexD+"__rlock__0000000003", hexA[:31]+"5__lock__0000000004"
+	w0, w1, r2, r3, w4 := locktest.HexA+"__lock__0000000000", locktest.HexB+"__lock__0000000001", locktest.HexC+"__rlock__0000000002", locktest.HexD+"__rlock__0000000003", locktest.HexA[:31]+"5__lock__0000000004"
 	q = Decode(dir("/k", kid(r3, 4), kid(w4, 5), kid(w0, 1), kid(w1, 2), kid(r2, 3)), DecodeOptions{})
 	checkQueue(t, q, KindKazooRW, hold(w0), wait(w1, w0, WatchData), wait(r2, w1, WatchData), wait(r3, w1, WatchData), wait(w4, r3, WatchData))
 	if got := problemKinds(q); got != "kazoo-rw-deadlock-risk,kazoo-rw-deadlock-risk" {
@@ -206,7 +193,7 @@ func TestDecodeKazoo(t *testing.T) {
 func TestDecodeKazooInvisibleNegative(t *testing.T) {
 	// kazoo's `-?\d{10}` misses "-000000001": the others ignore that node,
 	// and it judges only by its own sequence: both think they hold.
-	neg, pos := hexA+"__lock__-000000001", hexB+"__lock__0000000005"
+	neg, pos := locktest.HexA+"__lock__-000000001", locktest.HexB+"__lock__0000000005"
 	q := Decode(dir("/k", kid(pos, 2), kid(neg, 1)), DecodeOptions{})
 	checkQueue(t, q, KindKazooLock, hold(neg), hold(pos))
 	if got := problemKinds(q); got != "invisible-sequence,sequence-overflow" {
@@ -215,25 +202,25 @@ func TestDecodeKazooInvisibleNegative(t *testing.T) {
 }
 
 func TestDecodeKazooSemaphore(t *testing.T) {
-	sem := dir("/sem", kid(hexA, 1), kid(hexB, 2))
+	sem := dir("/sem", kid(locktest.HexA, 1), kid(locktest.HexB, 2))
 	sem.Data = []byte("2")
-	q1, q2 := hexC+"__lock__0000000000", hexD+"__lock__0000000001"
+	q1, q2 := locktest.HexC+"__lock__0000000000", locktest.HexD+"__lock__0000000001"
 	queue := dir("/sem-__lock__", kid(q2, 4), kid(q1, 3))
 	sem.Aux = &queue
 	q := Decode(sem, DecodeOptions{})
 	if q.MaxLeases != 2 || q.Path != "/sem" {
 		t.Errorf("max %d path %s", q.MaxLeases, q.Path)
 	}
-	checkQueue(t, q, KindKazooSemaphore, hold(hexB), hold(hexA), wait(q1, "/sem", WatchChildren), wait(q2, q1, WatchData))
+	checkQueue(t, q, KindKazooSemaphore, hold(locktest.HexB), hold(locktest.HexA), wait(q1, "/sem", WatchChildren), wait(q2, q1, WatchData))
 
 	// A free lease: the queue's head is about to take it.
 	sem.Children = sem.Children[:1]
 	q = Decode(sem, DecodeOptions{})
-	checkQueue(t, q, KindKazooSemaphore, hold(hexA), hold(q1), wait(q2, q1, WatchData))
+	checkQueue(t, q, KindKazooSemaphore, hold(locktest.HexA), hold(q1), wait(q2, q1, WatchData))
 }
 
 func TestDecodeGoZK(t *testing.T) {
-	a, b, c := "_c_"+hexA+"-lock-0000000000", "_c_"+hexB+"-lock-0000000001", "_c_"+hexC+"-lock-0000000003"
+	a, b, c := "_c_"+locktest.HexA+"-lock-0000000000", "_c_"+locktest.HexB+"-lock-0000000001", "_c_"+locktest.HexC+"-lock-0000000003"
 	q := Decode(dir("/g", kid(c, 3), kid(b, 2), kid(a, 1)), DecodeOptions{})
 	checkQueue(t, q, KindGoZK, hold(a), wait(b, a, WatchData), wait(c, b, WatchData))
 
@@ -243,7 +230,7 @@ func TestDecodeGoZK(t *testing.T) {
 	}
 
 	// A negative predecessor is never chosen.
-	n := "_c_" + hexC + "-lock--000000001"
+	n := "_c_" + locktest.HexC + "-lock--000000001"
 	q = Decode(dir("/g", kid(b, 2), kid(n, 3)), DecodeOptions{})
 	checkQueue(t, q, KindGoZK, hold(n), wait(b, "", ""))
 	if !strings.Contains(problemKinds(q), "no-predecessor") {
@@ -253,7 +240,7 @@ func TestDecodeGoZK(t *testing.T) {
 	// Equal sequences (two parents' counters, a hand-made node): each of a
 	// tie watches the nearest lower sequence, a later one the first of the
 	// tie in name order.
-	t1, t2, d := "_c_"+hexD+"-lock-0000000001", "_c_"+hexB+"-lock-0000000001", "_c_"+hexD+"-lock-0000000002"
+	t1, t2, d := "_c_"+locktest.HexD+"-lock-0000000001", "_c_"+locktest.HexB+"-lock-0000000001", "_c_"+locktest.HexD+"-lock-0000000002"
 	q = Decode(dir("/g", kid(d, 4), kid(t1, 2), kid(a, 1), kid(t2, 3)), DecodeOptions{})
 	checkQueue(t, q, KindGoZK, hold(a), wait(t2, a, WatchData), wait(t1, a, WatchData), wait(d, t2, WatchData))
 }
@@ -273,8 +260,8 @@ func TestDecodeZooKeeperRecipes(t *testing.T) {
 }
 
 func TestDecodeMixedAndUnknown(t *testing.T) {
-	c1, c2 := cur(uuidA, "lock-", "0000000001"), cur(uuidB, "lock-", "0000000003")
-	k := hexC + "__lock__0000000002"
+	c1, c2 := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001"), locktest.CuratorName(locktest.UUIDB, "lock-", "0000000003")
+	k := locktest.HexC + "__lock__0000000002"
 	q := Decode(dir("/m", kid(c1, 1), kid(k, 2), kid(c2, 3)), DecodeOptions{})
 	// Curator sorts the kazoo node by its whole name ('8' > '0'): last, a stray in its view.
 	checkQueue(t, q, KindCuratorMutex, hold(c1), wait(c2, c1, WatchData), wait(k, "", ""))
@@ -294,7 +281,7 @@ func TestDecodeMixedAndUnknown(t *testing.T) {
 }
 
 func TestDecodeOverflowRiskAndTies(t *testing.T) {
-	a, b := cur(uuidA, "lock-", "0000000001"), cur(uuidB, "lock-", "0000000001")
+	a, b := locktest.CuratorName(locktest.UUIDA, "lock-", "0000000001"), locktest.CuratorName(locktest.UUIDB, "lock-", "0000000001")
 	d := dir("/l", kid(a, 1), kid(b, 2))
 	d.Stat.Cversion = 2147483000
 	q := Decode(d, DecodeOptions{})

@@ -1,67 +1,13 @@
 package lockops
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
-// Verify asks the servers once (every member: see [zkview.Client.Introspect])
-// and fills each participant's Client (its session's address) and, for
-// data and exists waits, WatchObserved. It returns what the servers said,
-// for [Diagnose].
-func Verify(ctx context.Context, c *zkview.Client, queues []Queue) *zkview.Ensemble {
-	e := c.Introspect(ctx)
-	ApplyEnsemble(e, queues)
-	return e
-}
-
-// ApplyEnsemble fills Client, WatchObserved and ObservedWatches from what
-// the servers said. A data or exists wait the servers list is observed
-// (true); one they do not list stays unknown (nil): one sample cannot
-// tell a missing watch from one set a moment after the sample, or from
-// a wait that moved meanwhile ([ApplySamples] can). Children watches
-// never appear in the servers' watch lists: their WatchObserved stays nil.
-func ApplyEnsemble(e *zkview.Ensemble, queues []Queue) {
-	if e == nil {
-		return
-	}
-	for qi := range queues {
-		q := &queues[qi]
-		applyWatchers(e, q) // candidates that own no node (election.go)
-		// Which nodes of this lock each session really watches.
-		watching := map[int64][]string{}
-		for _, p := range q.Participants {
-			if p.WatcherOnly {
-				continue // its node is the holder's, counted once
-			}
-			for _, s := range e.Watchers(p.Node) {
-				watching[s] = append(watching[s], p.Node)
-			}
-		}
-		for i := range q.Participants {
-			p := &q.Participants[i]
-			if p.Session != 0 {
-				if addr, ok := e.ClientOf(p.Session); ok {
-					p.Client = addr
-				}
-			}
-			p.ObservedWatches = watching[p.Session]
-			if p.Watches != "" && (p.WatchKind == WatchData || p.WatchKind == WatchExists) {
-				p.WatchObserved = nil
-				if observed, _ := e.WatchObserved(p.Session, p.Watches); observed {
-					p.WatchObserved = &observed
-				}
-			}
-		}
-		ApplyEnsemble(e, q.Others)
-	}
-}
-
-// DiagnoseOptions tune [Diagnose].
+// DiagnoseOptions tune the checks of one queue ([DiagnoseQueue],
+// [DiagnoseWith]).
 type DiagnoseOptions struct {
 	// HeldLongerThan flags holders whose node is older than this (0: off).
 	HeldLongerThan time.Duration
@@ -69,61 +15,51 @@ type DiagnoseOptions struct {
 	Now time.Time
 	// Herd is how many waiters on one node make a herd (0: 3).
 	Herd int
-	// Ensemble is what the servers said ([Verify]); nil skips the checks
-	// that need it (dead or disconnected owners, herds seen on the servers).
-	Ensemble *zkview.Ensemble
-	// PingOnlySince maps sessions that answered only pings to since when
-	// ([PingOnlySince] of two samples, or a [PingWatch]); a holder among
-	// them for HungAfter or longer is session-hung (0: off).
-	PingOnlySince map[int64]time.Time
-	HungAfter     time.Duration
-	// SilentSince maps sessions that sent nothing at all, not even a
-	// ping, between samples to since when ([SilentSince]).
-	SilentSince map[int64]time.Time
 }
 
-// Diagnose adds to each queue the problems that need more than the names:
-// persistent lock nodes, waits the servers do not confirm, long holds,
-// several nodes of one session, read→write upgrade deadlocks and herds;
-// then, across all of queues, sessions waiting on each other between
-// directories and holders answering only pings ([DiagnoseSessions]), each
-// added once, to the queue of its first node.
-// Run [Verify] first for the checks that need the servers.
-//
-// Diagnose is [DiagnoseQueue] and [DiagnoseServers] in one pass (the
-// problems in the report's order) plus the session-level problems; a
-// caller re-reading one lock often (the TUI's lock pane) runs the first
-// on every read and the others only when the servers' view changes.
-func Diagnose(queues []Queue, o DiagnoseOptions) {
-	o = o.withDefaults()
-	for qi := range queues {
-		diagnose(&queues[qi], o, queueChecks|serverChecks)
-	}
-	applySessionProblems(queues, append(waitForCycles(queues), hungHolders(queues, SessionCheckOptions{
-		Ensemble: o.Ensemble, PingOnlySince: o.PingOnlySince, HungAfter: o.HungAfter, SilentSince: o.SilentSince})...))
+// ServersView is what the servers said that the checks of one queue use,
+// as plain values (made from the members' answers by those who ask them).
+type ServersView struct {
+	// Sessions are the sessions the servers know; SessionsComplete says
+	// every member listed its sessions (a session none lists is gone).
+	Sessions         map[int64]bool
+	SessionsComplete bool
+	// ConnsKnown says every member listed its connections (a session
+	// missing from all of them has no connection).
+	ConnsKnown bool
+	// Watchers are the sessions the servers list watching node with a
+	// data or exists watch.
+	Watchers func(node string) []int64
 }
+
+// Checks selects the checks [DiagnoseWith] runs: those of the queue
+// alone, those needing the servers' view, or both.
+type Checks uint8
+
+// The parts of the checks.
+const (
+	QueueChecks Checks = 1 << iota
+	ServerChecks
+)
 
 // DiagnoseQueue adds to each queue the problems its own nodes show, with
 // no question to the servers: persistent lock nodes, long holds, several
 // nodes of one session, upgrade deadlocks and the herds the recipe
 // predicts. It is cheap enough to run on every read of a busy lock.
 func DiagnoseQueue(queues []Queue, o DiagnoseOptions) {
-	o = o.withDefaults()
-	for qi := range queues {
-		diagnose(&queues[qi], o, queueChecks)
-	}
+	DiagnoseWith(queues, o, nil, QueueChecks)
 }
 
-// DiagnoseServers adds to each queue the problems that need what the
-// servers said ([Verify], o.Ensemble; nil: only the waits already marked
-// unconfirmed): waits no server lists (watch-missing), owners the servers
-// no longer know or that have no connection, waiters the servers see
-// watching each other, and herds the servers list beyond those the recipe
-// predicts. Session-level problems are [DiagnoseSessions]'.
-func DiagnoseServers(queues []Queue, o DiagnoseOptions) {
+// DiagnoseWith adds to each queue the problems the checks of parts find,
+// in the order the report lists them; the server checks judge what view
+// (nil: not asked) says. Both parts in one pass are a report's whole
+// diagnosis of each lock; a caller re-reading one lock often runs the
+// queue's checks on every read and the servers' only when their answer
+// changes.
+func DiagnoseWith(queues []Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
 	o = o.withDefaults()
 	for qi := range queues {
-		diagnose(&queues[qi], o, serverChecks)
+		diagnose(&queues[qi], o, view, parts)
 	}
 }
 
@@ -137,21 +73,12 @@ func (o DiagnoseOptions) withDefaults() DiagnoseOptions {
 	return o
 }
 
-// checkParts selects [diagnose]'s checks: those of the queue alone, those
-// needing the servers' view, or both.
-type checkParts uint8
-
-const (
-	queueChecks checkParts = 1 << iota
-	serverChecks
-)
-
 // diagnose appends q's problems to q.Problems: each check of parts in
 // turn, in the order the report lists them (per node, per session, then
 // per queue).
-func diagnose(q *Queue, o DiagnoseOptions, parts checkParts) {
-	ix := newQueueIndex(q, o, parts)
-	queue, servers := parts&queueChecks != 0, parts&serverChecks != 0
+func diagnose(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
+	ix := newQueueIndex(q, o, view, parts)
+	queue, servers := parts&QueueChecks != 0, parts&ServerChecks != 0
 	for i := range q.Participants {
 		p := &q.Participants[i]
 		if p.Mode == ModeStray {
@@ -175,7 +102,7 @@ func diagnose(q *Queue, o DiagnoseOptions, parts checkParts) {
 			checkLeaseOrphan(ix, s)
 		}
 	}
-	if servers && o.Ensemble != nil {
+	if servers && view != nil {
 		for i := range q.Participants {
 			p := &q.Participants[i]
 			checkDeadOwner(ix, p)
@@ -194,20 +121,16 @@ func diagnose(q *Queue, o DiagnoseOptions, parts checkParts) {
 // and sorted lists, not copies or maps of everything, since a queue can
 // hold 10,000 participants, each usually of its own session.
 type queueIndex struct {
-	q  *Queue
-	o  DiagnoseOptions
-	rw bool // a read/write lock
+	q    *Queue
+	o    DiagnoseOptions
+	view *ServersView // nil: the servers were not asked (or not judged)
+	rw   bool         // a read/write lock
 	// sessions are the sessions owning several ephemeral nodes of the lock,
 	// in session order.
 	sessions []sessionNodes
 	// position of each node, only when a check needs it (see positions).
 	pos map[string]int
-	// With o.Ensemble: the sessions the servers know (all of them when
-	// sessionsComplete), and whether every member listed its connections.
-	liveSessions     map[int64]bool
-	sessionsComplete bool
-	connsKnown       bool
-	out              []Problem
+	out []Problem
 }
 
 // sessionNodes are one session's ephemeral nodes of a lock, by mode, as
@@ -217,15 +140,14 @@ type sessionNodes struct {
 	reads, writes, leases, others []int
 }
 
-func newQueueIndex(q *Queue, o DiagnoseOptions, parts checkParts) *queueIndex {
+func newQueueIndex(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) *queueIndex {
 	ix := &queueIndex{q: q, o: o, out: q.Problems,
 		rw: q.Kind == KindCuratorRW || q.Kind == KindKazooRW || q.Kind == KindZooKeeperDocsRW}
-	if parts&queueChecks != 0 {
+	if parts&QueueChecks != 0 {
 		ix.sessions = sharedSessions(q)
 	}
-	if o.Ensemble != nil && parts&serverChecks != 0 {
-		ix.liveSessions, ix.sessionsComplete = o.Ensemble.Sessions()
-		ix.connsKnown = allConnsKnown(o.Ensemble)
+	if parts&ServerChecks != 0 {
+		ix.view = view
 	}
 	return ix
 }
@@ -285,13 +207,13 @@ func (ix *queueIndex) positions() map[string]int {
 	return ix.pos
 }
 
-// sessionAlive is [zkview.Ensemble.SessionAlive] from the sessions listed
-// once.
+// sessionAlive reports whether the servers know session s, and whether
+// that is known (every member listed its sessions).
 func (ix *queueIndex) sessionAlive(s int64) (alive, known bool) {
-	if ix.liveSessions[s] {
+	if ix.view.Sessions[s] {
 		return true, true
 	}
-	return false, ix.sessionsComplete
+	return false, ix.view.SessionsComplete
 }
 
 func (ix *queueIndex) add(kind ProblemKind, node, format string, args ...any) {
@@ -325,18 +247,4 @@ func CountProblems(queues []Queue) int {
 		}
 	}
 	return n
-}
-
-// allConnsKnown reports whether every member listed its connections (so a
-// session missing from all of them really has no connection).
-func allConnsKnown(e *zkview.Ensemble) bool {
-	if len(e.Members) == 0 {
-		return false
-	}
-	for _, m := range e.Members {
-		if !m.ConnsKnown {
-			return false
-		}
-	}
-	return true
 }

@@ -23,7 +23,7 @@ func persistentSentence(s State, node string) string {
 	return "a " + string(s) + " node that is not ephemeral: no session will ever release it; once its owner is gone, zkscope evict " + node + " removes it"
 }
 
-// checkWatchMissing: a wait [ApplySamples] found missing in two samples.
+// checkWatchMissing: a wait diagnose.ApplySamples found missing in two samples.
 func checkWatchMissing(ix *queueIndex, p *Participant) {
 	if p.WatchObserved != nil && !*p.WatchObserved {
 		ix.addDetail(ProblemWatchMissing, p.Node, watchMissingDetail(p))
@@ -115,7 +115,7 @@ func checkOwnerDisconnected(ix *queueIndex, p *Participant) {
 	if !p.Ephemeral {
 		return
 	}
-	if alive, _ := ix.sessionAlive(p.Session); alive && p.Client == "" && ix.connsKnown {
+	if alive, _ := ix.sessionAlive(p.Session); alive && p.Client == "" && ix.view.ConnsKnown {
 		ix.add(ProblemOwnerDisconnected, p.Node, "session %s is alive but connected to no server: its client is gone or partitioned, and the node goes when the session expires", FormatSession(p.Session))
 	}
 }
@@ -138,20 +138,20 @@ func checkDeadlock(ix *queueIndex, p *Participant) {
 // checkHerd: o.Herd or more waiters on one node, as the recipe predicts
 // (queue checks) or as the servers list (server checks: only where they
 // list more than predicted); read/write locks aside: their readers share.
-func checkHerd(ix *queueIndex, parts checkParts) {
+func checkHerd(ix *queueIndex, parts Checks) {
 	if ix.rw {
 		return
 	}
 	q, o := ix.q, ix.o
 	predicted := predictedHerds(q, o.Herd)
 	herds := predicted
-	if parts&queueChecks == 0 {
+	if parts&QueueChecks == 0 {
 		herds = map[string]int{}
 	}
-	if o.Ensemble != nil && parts&serverChecks != 0 {
+	if ix.view != nil {
 		for i := range q.Participants {
 			node := q.Participants[i].Node
-			if n := len(o.Ensemble.Watchers(node)); n > predicted[node] && n >= o.Herd {
+			if n := len(ix.view.Watchers(node)); n > predicted[node] && n >= o.Herd {
 				herds[node] = n
 			}
 		}
@@ -210,4 +210,72 @@ func eachWatchesItsPredecessor(q *Queue) bool {
 		}
 	}
 	return true
+}
+
+func watchMissingDetail(p *Participant) string {
+	return "waits on " + p.Watches + ", but no server lists session " + FormatSession(p.Session) +
+		" watching it in two samples a second or more apart, both begun after zkscope read this wait: it may never wake up"
+}
+
+// WatchMissingProblem is the watch-missing problem of p (WatchObserved
+// false), as diagnose.Diagnose reports it.
+func WatchMissingProblem(p *Participant) Problem {
+	return Problem{Kind: ProblemWatchMissing, Node: p.Node, Detail: watchMissingDetail(p)}
+}
+
+// checkElection adjusts the servers' problems of an election or a
+// single-node lock: its waiters own no node, so none can wait on another
+// (a leader watching its own node is no deadlock); a system's candidates
+// all watch the leader node by design (no herd to fix); and a leader whose
+// session lives on while its client is connected to no server makes the
+// others wait for the session to expire: the owner-disconnected problem
+// of that node becomes this sharper one.
+func checkElection(ix *queueIndex) {
+	q := ix.q
+	if !q.Kind.SingleNode() && !q.Kind.SystemElection() {
+		return
+	}
+	ix.out = slices.DeleteFunc(ix.out, func(p Problem) bool {
+		return p.Kind == ProblemDeadlock && q.Kind.SingleNode() ||
+			p.Kind == ProblemHerd && q.Kind.SystemElection() // Kafka's brokers, HDFS's controllers: by design
+	})
+	for i := range ix.out {
+		pr := &ix.out[i]
+		if pr.Kind == ProblemNoLeader {
+			pr.Detail = withRacers(pr.Detail, q)
+		}
+		if pr.Kind != ProblemOwnerDisconnected {
+			continue
+		}
+		at := ParticipantIndex(*q, pr.Node)
+		if at < 0 || q.Participants[at].State != StateHolding || q.Participants[at].WatcherOnly {
+			continue
+		}
+		pr.Kind = ProblemLeaderClientGone
+		pr.Detail = fmt.Sprintf("the %s's session %s is alive but its client is connected to no server: no new election until the session expires; stop that process for good, or evict the node once it is gone",
+			LeaderWord(q.Kind), FormatSession(q.Participants[at].Session))
+	}
+}
+
+// racersNote ends a no-leader problem's detail that names the sessions
+// waiting to race for the missing node.
+const racersNote = ", racing to create it: "
+
+// withRacers is the detail of q's no-leader problem naming the sessions
+// the servers list waiting for the missing leader node, once (the
+// checks may run again on the same problems).
+func withRacers(detail string, q *Queue) string {
+	if strings.Contains(detail, racersNote) {
+		return detail
+	}
+	var ids []string
+	for _, p := range q.Participants {
+		if p.WatcherOnly {
+			ids = append(ids, FormatSession(p.Session))
+		}
+	}
+	if len(ids) == 0 {
+		return detail
+	}
+	return fmt.Sprintf("%s; %s waiting with an exists watch on %s%s%s", detail, Plural(len(ids), "session"), q.Participants[0].Watches, racersNote, strings.Join(ids, ", "))
 }

@@ -6,19 +6,13 @@ package lockops
 // their own (HBase's backup masters, Solr's election queue) or none at
 // all and wait with an exists watch on the leader node (Kafka's brokers,
 // HDFS's failover controllers, a hand-written ephemeral lock): those are
-// seen only in the servers' watch lists ([ApplyEnsemble]).
+// seen only in the servers' watch lists (diagnose.ApplyEnsemble).
 
 import (
-	"context"
-	"encoding/binary"
-	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // ModeLeader is the mode of a system election's candidates (the leader
@@ -85,7 +79,7 @@ func (k Kind) SingleNode() bool {
 }
 
 // SystemElection reports whether k is the leader election of a system
-// (Kafka, HDFS, HBase, Solr): [Evict] asks for [EvictOptions.ForceLeader]
+// (Kafka, HDFS, HBase, Solr): evict.Evict asks for evict.Options.ForceLeader
 // before deleting its leader.
 func (k Kind) SystemElection() bool {
 	switch k {
@@ -95,25 +89,25 @@ func (k Kind) SystemElection() bool {
 	return false
 }
 
-// watcherWaiters reports whether the candidates of k wait without a node
+// WatcherWaiters reports whether the candidates of k wait without a node
 // of their own (so the servers' watch lists are the only place they show).
-func (k Kind) watcherWaiters() bool {
+func (k Kind) WatcherWaiters() bool {
 	return k == KindKafkaController || k == KindHadoopHA || k == KindEphemeralLock
 }
 
-// familyOf is the system election a directory's children make, "" when
+// FamilyOf is the system election a directory's children make, "" when
 // none: HDFS's lock or breadcrumb, Kafka's controller epoch with the
 // controller or the brokers, HBase's backup masters (with its master).
-func familyOf(names []string) Kind {
+func FamilyOf(names []string) Kind {
 	return familyOfEach(len(names), func(i int) string { return names[i] })
 }
 
-// familyOfChildren is [familyOf] over a directory as read.
-func familyOfChildren(children []Child) Kind {
+// FamilyOfChildren is [FamilyOf] over a directory as read.
+func FamilyOfChildren(children []Child) Kind {
 	return familyOfEach(len(children), func(i int) string { return children[i].Name })
 }
 
-// familyOfEach is [familyOf] over n names, in one pass without a copy
+// familyOfEach is [FamilyOf] over n names, in one pass without a copy
 // (every directory of a scan is asked). Between two elections the leader
 // node is missing: a Kafka root still has its controller_epoch next to
 // its brokers, HBase's root its backup-masters.
@@ -121,15 +115,15 @@ func familyOfEach(n int, name func(i int) string) Kind {
 	var controller, epoch, brokers, backups bool
 	for i := 0; i < n; i++ {
 		switch name(i) {
-		case hadoopLock, hadoopBreadcrumb:
+		case HadoopLockNode, HadoopBreadcrumbNode:
 			return KindHadoopHA
-		case kafkaController:
+		case KafkaControllerNode:
 			controller = true
-		case kafkaEpoch:
+		case KafkaEpochNode:
 			epoch = true
 		case "brokers":
 			brokers = true
-		case hbaseBackups:
+		case HBaseBackupsDir:
 			backups = true
 		}
 	}
@@ -166,15 +160,16 @@ func noLeader(lockPath, what, next string) Problem {
 	return Problem{Kind: ProblemNoLeader, Node: lockPath, Detail: "no " + what + " now: " + next}
 }
 
-// applyWatchers adds to a single-node lock whose candidates own no node
+// ApplyWatchers adds to a single-node lock whose candidates own no node
 // (Kafka, HDFS, a plain ephemeral lock) one waiter for each session the
-// servers list watching the leader node, the leader's own session aside,
-// in session order, each named by its client and (Kafka) its broker.
-// With no leader now (between two elections) the waiters are those
-// watching the missing node with exists, as the candidates do while they
-// race to create it. Waiters added by an earlier call are replaced.
-func applyWatchers(e *zkview.Ensemble, q *Queue) {
-	if !q.Kind.watcherWaiters() {
+// servers list watching the leader node (watchers), the leader's own
+// session aside, in session order, each named by its client (clientOf)
+// and (Kafka) its broker. With no leader now (between two elections) the
+// waiters are those watching the missing node with exists, as the
+// candidates do while they race to create it. Waiters added by an earlier
+// call are replaced.
+func ApplyWatchers(q *Queue, watchers func(node string) []int64, clientOf func(session int64) (addr string, ok bool)) {
+	if !q.Kind.WatcherWaiters() {
 		return
 	}
 	q.Participants = slices.DeleteFunc(q.Participants, func(p Participant) bool { return p.WatcherOnly })
@@ -182,7 +177,7 @@ func applyWatchers(e *zkview.Ensemble, q *Queue) {
 	if node == "" {
 		return
 	}
-	sessions := slices.Clone(e.Watchers(node))
+	sessions := slices.Clone(watchers(node))
 	slices.Sort(sessions)
 	observed := true
 	for _, s := range slices.Compact(sessions) {
@@ -192,7 +187,7 @@ func applyWatchers(e *zkview.Ensemble, q *Queue) {
 		w := Participant{Node: node, Name: path.Base(node), Mode: watcherMode(q.Kind), State: StateWaiting,
 			Position: len(q.Participants), Session: s, Ephemeral: true, WatcherOnly: true,
 			Watches: node, WatchKind: WatchExists, WatchObserved: &observed, Payload: q.labels[s]}
-		if addr, ok := e.ClientOf(s); ok {
+		if addr, ok := clientOf(s); ok {
 			w.Client = addr
 		}
 		q.Participants = append(q.Participants, w)
@@ -209,9 +204,9 @@ func watchedLeaderNode(q Queue) (node string, holder int64) {
 	}
 	switch q.Kind {
 	case KindKafkaController:
-		return zkJoin(q.Path, kafkaController), 0
+		return JoinPath(q.Path, KafkaControllerNode), 0
 	case KindHadoopHA:
-		return zkJoin(q.Path, hadoopLock), 0
+		return JoinPath(q.Path, HadoopLockNode), 0
 	case KindEphemeralLock:
 		return q.Path, 0
 	}
@@ -226,65 +221,8 @@ func watcherMode(k Kind) Mode {
 	return ModeLeader
 }
 
-// checkElection adjusts the servers' problems of an election or a
-// single-node lock: its waiters own no node, so none can wait on another
-// (a leader watching its own node is no deadlock); a system's candidates
-// all watch the leader node by design (no herd to fix); and a leader whose
-// session lives on while its client is connected to no server makes the
-// others wait for the session to expire: the owner-disconnected problem
-// of that node becomes this sharper one.
-func checkElection(ix *queueIndex) {
-	q := ix.q
-	if !q.Kind.SingleNode() && !q.Kind.SystemElection() {
-		return
-	}
-	ix.out = slices.DeleteFunc(ix.out, func(p Problem) bool {
-		return p.Kind == ProblemDeadlock && q.Kind.SingleNode() ||
-			p.Kind == ProblemHerd && q.Kind.SystemElection() // Kafka's brokers, HDFS's controllers: by design
-	})
-	for i := range ix.out {
-		pr := &ix.out[i]
-		if pr.Kind == ProblemNoLeader {
-			pr.Detail = withRacers(pr.Detail, q)
-		}
-		if pr.Kind != ProblemOwnerDisconnected {
-			continue
-		}
-		at := participantIndex(*q, pr.Node)
-		if at < 0 || q.Participants[at].State != StateHolding || q.Participants[at].WatcherOnly {
-			continue
-		}
-		pr.Kind = ProblemLeaderClientGone
-		pr.Detail = fmt.Sprintf("the %s's session %s is alive but its client is connected to no server: no new election until the session expires; stop that process for good, or evict the node once it is gone",
-			leaderWord(q.Kind), FormatSession(q.Participants[at].Session))
-	}
-}
-
-// racersNote ends a no-leader problem's detail that names the sessions
-// waiting to race for the missing node.
-const racersNote = ", racing to create it: "
-
-// withRacers is the detail of q's no-leader problem naming the sessions
-// the servers list waiting for the missing leader node, once (the
-// checks may run again on the same problems).
-func withRacers(detail string, q *Queue) string {
-	if strings.Contains(detail, racersNote) {
-		return detail
-	}
-	var ids []string
-	for _, p := range q.Participants {
-		if p.WatcherOnly {
-			ids = append(ids, FormatSession(p.Session))
-		}
-	}
-	if len(ids) == 0 {
-		return detail
-	}
-	return fmt.Sprintf("%s; %s waiting with an exists watch on %s%s%s", detail, plural(len(ids), "session"), q.Participants[0].Watches, racersNote, strings.Join(ids, ", "))
-}
-
-// leaderWord is what a kind's holder is called.
-func leaderWord(k Kind) string {
+// LeaderWord is what a kind's holder is called.
+func LeaderWord(k Kind) string {
 	switch k {
 	case KindKafkaController:
 		return "Kafka controller"
@@ -299,7 +237,7 @@ func leaderWord(k Kind) string {
 }
 
 // NextElection says what the system does once the leader node of a q's
-// kind is deleted: the consequence [PreviewEvict] spells out.
+// kind is deleted: the consequence evict.PreviewEvict spells out.
 func NextElection(k Kind) string {
 	switch k {
 	case KindKafkaController:
@@ -312,128 +250,6 @@ func NextElection(k Kind) string {
 		return "the next node in the overseer election queue becomes overseer and rewrites the leader node"
 	}
 	return "every session watching the node wakes at once and races to create it"
-}
-
-// pbField is one field of a protobuf message read by [readProto]: a
-// varint or a length-delimited value (string, bytes, nested message).
-type pbField struct {
-	varint uint64
-	bytes  []byte
-	isLen  bool
-}
-
-// readProto reads the fields of one protobuf message (wire format: tag
-// varints, varint and length-delimited values; 32- and 64-bit fixed
-// values are skipped). The last value of a repeated field wins.
-func readProto(b []byte) (map[int]pbField, error) {
-	out := map[int]pbField{}
-	for len(b) > 0 {
-		tag, n := binary.Uvarint(b)
-		if n <= 0 || tag>>3 == 0 {
-			return nil, errors.New("not a protobuf message (bad field tag)")
-		}
-		b = b[n:]
-		field := int(tag >> 3)
-		switch tag & 7 {
-		case 0:
-			v, n := binary.Uvarint(b)
-			if n <= 0 {
-				return nil, errors.New("truncated varint")
-			}
-			out[field], b = pbField{varint: v}, b[n:]
-		case 2:
-			l, n := binary.Uvarint(b)
-			if n <= 0 || uint64(len(b)-n) < l {
-				return nil, errors.New("truncated length-delimited field")
-			}
-			out[field], b = pbField{bytes: b[n : n+int(l)], isLen: true}, b[n+int(l):]
-		case 1:
-			if len(b) < 8 {
-				return nil, errors.New("truncated fixed64")
-			}
-			b = b[8:]
-		case 5:
-			if len(b) < 4 {
-				return nil, errors.New("truncated fixed32")
-			}
-			b = b[4:]
-		default:
-			return nil, fmt.Errorf("unsupported wire type %d", tag&7)
-		}
-	}
-	return out, nil
-}
-
-// election notes d, read by the walk, when it is a system's election whose
-// context lies elsewhere (Kafka's brokers, HBase's backup masters, Solr's
-// overseer leader node), to be read after the walk; below says the walk
-// goes on under d (a Kafka or HBase root holds more than the election).
-func (s *scanner) election(d *zkview.WalkDir) (noted, below bool) {
-	switch familyOf(d.Names) {
-	case KindKafkaController, KindHBaseMaster:
-		s.elections = append(s.elections, dirOf(d))
-		return true, true
-	}
-	if cen := censusOfNames(d.Names); solrLeaderOf(d.Path) != "" && cen.dominant() == Solr {
-		s.elections = append(s.elections, dirOf(d))
-		return true, false
-	}
-	return false, false
-}
-
-// readElections reads the context of the elections the walk met and
-// decodes them.
-func (s *scanner) readElections(ctx context.Context) error {
-	for _, d := range s.elections {
-		d, err := withElectionContext(ctx, s.c, d)
-		if err = s.leaveOut(d.Path, err); err != nil {
-			return err
-		}
-		s.add(Decode(d, DecodeOptions{}))
-	}
-	return nil
-}
-
-// withElectionContext adds to d, an election's directory as read, the
-// nodes its decoder reads elsewhere (Dir.Context).
-func withElectionContext(ctx context.Context, c *zkview.Client, d Dir) (Dir, error) {
-	var at string
-	switch familyOfChildren(d.Children) {
-	case KindKafkaController:
-		at = kafkaBrokersOf(d.Path)
-	case KindHBaseMaster:
-		at = zkJoin(d.Path, hbaseBackups)
-	default:
-		leader := solrLeaderOf(d.Path)
-		if leader == "" {
-			return d, nil
-		}
-		d.Context = []Child{}
-		n, err := c.Get(leader)
-		if err != nil {
-			return d, ignoreGone(err)
-		}
-		d.Context = append(d.Context, ChildOf(solrLeader, leader, &n.Stat, n.Data))
-		return d, nil
-	}
-	kids, err := readDir(ctx, c, at)
-	if err != nil {
-		return d, ignoreGone(err)
-	}
-	d.Context = kids.Children
-	return d, nil
-}
-
-// leaderRefusal refuses, without o.ForceLeader, to force-delete the
-// leader node of a system's election (Kafka, HDFS, HBase, Solr), saying
-// what the system would do and the flag that decides; nil otherwise.
-func leaderRefusal(l nodeLock, o EvictOptions) error {
-	p, ok := l.participant()
-	if o.ForceLeader || !ok || p.State != StateHolding || !l.queue.Kind.SystemElection() {
-		return nil
-	}
-	return refuse(OpForceDelete, l.node, "it is the %s's node (%s): deleting it starts a new election: %s; pass --force-leader to delete it anyway",
-		leaderWord(l.queue.Kind), l.queue.Kind, NextElection(l.queue.Kind))
 }
 
 // System is the name of the system whose leader election k is ("Kafka",
@@ -450,42 +266,4 @@ func (k Kind) System() string {
 		return "Solr"
 	}
 	return ""
-}
-
-// ForcesElection reports whether p's node is the leader node of a
-// system's election (Kafka, HDFS, HBase, Solr): deleting it starts a new
-// election in that system, and [Evict] needs [EvictOptions.ForceLeader].
-func (p *EvictPreview) ForcesElection() bool {
-	return p != nil && p.Holding && Kind(p.Recipe).SystemElection()
-}
-
-// LeaderConfirmation is what an operator types to confirm force-deleting
-// a system's leader node where no flag can be passed (the TUI's
-// equivalent of --force-leader): the system and the node, "kafka
-// controller", "hdfs ActiveStandbyElectorLock", "solr 0000000003"; ""
-// when p's node is no system's leader ([EvictPreview.ForcesElection]).
-func (p *EvictPreview) LeaderConfirmation() string {
-	if !p.ForcesElection() {
-		return ""
-	}
-	return strings.ToLower(Kind(p.Recipe).System()) + " " + p.SequenceSuffix()
-}
-
-// capitalize upper-cases s's first letter (ASCII).
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
-}
-
-// racers counts the sessions the servers (e) list watching the node of a
-// single-node lock q whose candidates own no node, its holder aside.
-func racers(e *zkview.Ensemble, q Queue) int {
-	if !q.Kind.watcherWaiters() {
-		return 0
-	}
-	qs := []Queue{q.Clone()}
-	applyWatchers(e, &qs[0])
-	return len(qs[0].Waiters())
 }

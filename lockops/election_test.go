@@ -1,82 +1,11 @@
 package lockops
 
 import (
-	"encoding/binary"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/go-zookeeper/zk"
-
-	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/lockops/internal/locktest"
 )
-
-// The systems' payloads, written as each system writes them (from their
-// sources: kafka.zk.ZkData, HAZKInfo.proto with ActiveStandbyElector,
-// HBase's MasterAddressTracker with ZKMetadata and ProtobufMagic, Solr's
-// LeaderElector and OverseerElectionContext). Shared with the interop
-// tests, which build the same layouts on a real server.
-
-// kafkaControllerData is ControllerZNode.encode: version 1 (Kafka < 3.4)
-// or 2 (with kraftControllerEpoch, -1 in ZooKeeper mode).
-func kafkaControllerData(version, broker int, tsMillis int64) []byte {
-	if version == 1 {
-		return []byte(fmt.Sprintf(`{"version":1,"brokerid":%d,"timestamp":"%d"}`, broker, tsMillis))
-	}
-	return []byte(fmt.Sprintf(`{"version":2,"brokerid":%d,"timestamp":"%d","kraftControllerEpoch":-1}`, broker, tsMillis))
-}
-
-// kafkaBrokerData is BrokerIdZNode.encode, version 5.
-func kafkaBrokerData(host string, port int) []byte {
-	return []byte(fmt.Sprintf(`{"features":{},"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"},"endpoints":["PLAINTEXT://%s:%d"],"jmx_port":-1,"port":%d,"host":"%s","version":5,"timestamp":"1700000000000"}`, host, port, port, host))
-}
-
-// pbLen and pbVarint append one protobuf field.
-func pbLen(b []byte, field int, v []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(field)<<3|2)
-	b = binary.AppendUvarint(b, uint64(len(v)))
-	return append(b, v...)
-}
-
-func pbVarint(b []byte, field int, v uint64) []byte {
-	b = binary.AppendUvarint(b, uint64(field)<<3)
-	return binary.AppendUvarint(b, v)
-}
-
-// activeNodeInfo is HAZKInfo.proto's ActiveNodeInfo as protobuf writes it.
-func activeNodeInfo(ns, nn, host string, port, zkfcPort int) []byte {
-	var b []byte
-	b = pbLen(b, 1, []byte(ns))
-	b = pbLen(b, 2, []byte(nn))
-	b = pbLen(b, 3, []byte(host))
-	b = pbVarint(b, 4, uint64(port))
-	return pbVarint(b, 5, uint64(zkfcPort))
-}
-
-// hbaseMasterData is MasterAddressTracker.toByteArray behind
-// RecoverableZooKeeper's metadata (process id and 8 salt bytes).
-func hbaseMasterData(process, host string, port int, startCode int64, infoPort int) []byte {
-	var sn []byte
-	sn = pbLen(sn, 1, []byte(host))
-	sn = pbVarint(sn, 2, uint64(port))
-	sn = pbVarint(sn, 3, uint64(startCode))
-	var m []byte
-	m = pbLen(m, 1, sn)
-	m = pbVarint(m, 2, 0)
-	m = pbVarint(m, 3, uint64(infoPort))
-	data := append([]byte("PBUF"), m...)
-	id := append([]byte(process), 1, 2, 3, 4, 5, 6, 7, 8)
-	meta := []byte{0xFF}
-	meta = binary.BigEndian.AppendUint32(meta, uint32(len(id)))
-	meta = append(meta, id...)
-	return append(meta, data...)
-}
-
-// solrName is LeaderElector's election node name.
-func solrName(session int64, node string, seq int) string {
-	return fmt.Sprintf("%d-%s-n_%010d", session, node, seq)
-}
 
 func withData(c Child, data []byte) Child { c.Data = data; return c }
 
@@ -90,12 +19,12 @@ func payloadOf(t *testing.T, p Participant) string {
 
 func TestDecodeKafkaController(t *testing.T) {
 	root := dir("/kafka",
-		withData(kid("controller", 0x101), kafkaControllerData(2, 1, 1_700_000_000_123)),
+		withData(kid("controller", 0x101), locktest.KafkaControllerData(2, 1, 1_700_000_000_123)),
 		withData(kid("controller_epoch", 0), []byte("7")),
 		kid("brokers", 0), kid("admin", 0))
 	root.Context = []Child{
-		withData(kid("1", 0x101), kafkaBrokerData("kafka1", 9092)),
-		withData(kid("2", 0x102), kafkaBrokerData("kafka2", 9092)),
+		withData(kid("1", 0x101), locktest.KafkaBrokerData("kafka1", 9092)),
+		withData(kid("2", 0x102), locktest.KafkaBrokerData("kafka2", 9092)),
 	}
 	q := Decode(root, DecodeOptions{})
 	if q.Kind != KindKafkaController || len(q.Participants) != 1 || len(q.Problems) != 0 {
@@ -112,7 +41,7 @@ func TestDecodeKafkaController(t *testing.T) {
 		t.Errorf("context %q", got)
 	}
 	// Version 1, and a controller that does not parse: raw data kept.
-	if got := decodeKafkaController(kafkaControllerData(1, 3, 5)).String(); got != "brokerid=3 version=1 timestamp=1970-01-01T00:00:00.005Z" {
+	if got := decodeKafkaController(locktest.KafkaControllerData(1, 3, 5)).String(); got != "brokerid=3 version=1 timestamp=1970-01-01T00:00:00.005Z" {
 		t.Errorf("v1 payload %q", got)
 	}
 	if p := decodeKafkaController([]byte("garbage")); p.Err == "" {
@@ -126,21 +55,21 @@ func TestDecodeKafkaController(t *testing.T) {
 }
 
 func TestDecodeHadoopHA(t *testing.T) {
-	nn1, nn2 := activeNodeInfo("ns1", "nn1", "host1", 8020, 8019), activeNodeInfo("ns1", "nn2", "host2", 8020, 8019)
+	nn1, nn2 := locktest.ActiveNodeInfo("ns1", "nn1", "host1", 8020, 8019), locktest.ActiveNodeInfo("ns1", "nn2", "host2", 8020, 8019)
 	cases := []struct {
 		name     string
 		kids     []Child
 		holder   string
 		problems string
 	}{
-		{"settled", []Child{withData(kid(hadoopLock, 0x201), nn1), withData(kid(hadoopBreadcrumb, 0), nn1)},
+		{"settled", []Child{withData(kid(HadoopLockNode, 0x201), nn1), withData(kid(HadoopBreadcrumbNode, 0), nn1)},
 			"nameservice=ns1 namenode=nn1 host=host1 port=8020 zkfc_port=8019", ""},
-		{"failover unfinished", []Child{withData(kid(hadoopLock, 0x202), nn2), withData(kid(hadoopBreadcrumb, 0), nn1)},
+		{"failover unfinished", []Child{withData(kid(HadoopLockNode, 0x202), nn2), withData(kid(HadoopBreadcrumbNode, 0), nn1)},
 			"nameservice=ns1 namenode=nn2 host=host2 port=8020 zkfc_port=8019", "failover-unfinished"},
-		{"no active, breadcrumb left", []Child{withData(kid(hadoopBreadcrumb, 0), nn1)}, "", "no-leader"},
-		{"first election", []Child{withData(kid(hadoopLock, 0x201), nn1)},
+		{"no active, breadcrumb left", []Child{withData(kid(HadoopBreadcrumbNode, 0), nn1)}, "", "no-leader"},
+		{"first election", []Child{withData(kid(HadoopLockNode, 0x201), nn1)},
 			"nameservice=ns1 namenode=nn1 host=host1 port=8020 zkfc_port=8019", ""},
-		{"not protobuf", []Child{withData(kid(hadoopLock, 0x201), []byte("hello"))}, "unparsed: not an HA ActiveNodeInfo protobuf: unsupported wire type 4", ""},
+		{"not protobuf", []Child{withData(kid(HadoopLockNode, 0x201), []byte("hello"))}, "unparsed: not an HA ActiveNodeInfo protobuf: unsupported wire type 4", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -167,10 +96,10 @@ func TestDecodeHadoopHA(t *testing.T) {
 
 func TestDecodeHBaseMaster(t *testing.T) {
 	d := dir("/hbase",
-		withData(kid("master", 0x301), hbaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
+		withData(kid("master", 0x301), locktest.HBaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
 		kid("backup-masters", 0), kid("rs", 0), kid("meta-region-server", 0))
-	second := withData(kid("hm3,16000,1700000000002", 0x303), hbaseMasterData("99@hm3", "hm3", 16000, 1_700_000_000_002, 16010))
-	first := withData(kid("hm2,16000,1700000000001", 0x302), hbaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))
+	second := withData(kid("hm3,16000,1700000000002", 0x303), locktest.HBaseMasterData("99@hm3", "hm3", 16000, 1_700_000_000_002, 16010))
+	first := withData(kid("hm2,16000,1700000000001", 0x302), locktest.HBaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))
 	second.Czxid, first.Czxid = 20, 10
 	d.Context = []Child{second, first}
 	q := Decode(d, DecodeOptions{})
@@ -188,7 +117,7 @@ func TestDecodeHBaseMaster(t *testing.T) {
 	}
 	// Data written without RecoverableZooKeeper's metadata, and data
 	// that is no protobuf.
-	plain := hbaseMasterData("x", "hm9", 1, 2, 3)[5+1+8:]
+	plain := locktest.HBaseMasterData("x", "hm9", 1, 2, 3)[5+1+8:]
 	if got := decodeHBaseMaster(plain).Get("host"); got != "hm9" {
 		t.Errorf("without metadata: host %q", got)
 	}
@@ -199,7 +128,7 @@ func TestDecodeHBaseMaster(t *testing.T) {
 
 func TestDecodeSolrOverseer(t *testing.T) {
 	s1, s2, s3 := int64(72057594037927937), int64(72057594037927938), int64(72057594037927939)
-	n1, n2, n3 := solrName(s1, "10.0.0.1:8983_solr", 1), solrName(s2, "10.0.0.2:8983_solr", 2), solrName(s3, "10.0.0.3:8983_solr", 10)
+	n1, n2, n3 := locktest.SolrName(s1, "10.0.0.1:8983_solr", 1), locktest.SolrName(s2, "10.0.0.2:8983_solr", 2), locktest.SolrName(s3, "10.0.0.3:8983_solr", 10)
 	d := dir("/overseer_elect/election", kid(n3, s3), kid(n1, s1), kid(n2, s2))
 	d.Context = []Child{{Name: "leader", Path: "/overseer_elect/leader", Data: []byte(`{"id":"` + n1 + `"}`), Owner: s1}}
 	q := Decode(d, DecodeOptions{})
@@ -225,52 +154,9 @@ func TestDecodeSolrOverseer(t *testing.T) {
 		t.Errorf("leader mismatch: %+v", q.Problems)
 	}
 	// joinAtHead: a non-sequential node reusing the second's sequence.
-	head := solrName(s3, "10.0.0.3:8983_solr", 2)
+	head := locktest.SolrName(s3, "10.0.0.3:8983_solr", 2)
 	if q := Decode(dir("/e/election", kid(n1, s1), kid(n2, s2), kid(head, s3)), DecodeOptions{}); len(q.Problems) != 1 || q.Problems[0].Kind != ProblemSequenceTie {
 		t.Errorf("joinAtHead tie: %+v", q.Problems)
-	}
-}
-
-func TestEphemeralLockWaitersFromServers(t *testing.T) {
-	st := zk.Stat{Czxid: 5, Ctime: 1_700_000_000_000, EphemeralOwner: 0x401}
-	q := Decode(EphemeralDir("/locks/job", st, []byte("worker-1")), DecodeOptions{Kind: KindEphemeralLock})
-	if len(q.Participants) != 1 || q.Participants[0].State != StateHolding || q.Participants[0].Node != "/locks/job" {
-		t.Fatalf("queue %+v", q)
-	}
-	e := &zkview.Ensemble{Members: []zkview.Member{{
-		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
-		Clients:  map[int64]string{0x401: "10.0.0.1:4000", 0x402: "10.0.0.2:4000", 0x403: "10.0.0.3:4000", 0x404: "10.0.0.4:4000"},
-		Watches:  map[string][]int64{"/locks/job": {0x404, 0x402, 0x403, 0x401}},
-		Sessions: []int64{0x401, 0x402, 0x403, 0x404},
-	}}}
-	qs := []Queue{q}
-	ApplyEnsemble(e, qs)
-	ApplyEnsemble(e, qs) // again: the same waiters, not twice as many
-	Diagnose(qs, DiagnoseOptions{Ensemble: e})
-	q = qs[0]
-	if len(q.Participants) != 4 {
-		t.Fatalf("participants %+v", q.Participants)
-	}
-	for i, p := range q.Participants[1:] {
-		if !p.WatcherOnly || p.State != StateWaiting || p.Session != int64(0x402+i) || p.WatchKind != WatchExists ||
-			p.Watches != "/locks/job" || p.Client == "" || p.WatchObserved == nil || !*p.WatchObserved || p.Position != i+1 {
-			t.Errorf("waiter %d: %+v", i, p)
-		}
-	}
-	var kinds []string
-	for _, p := range q.Problems {
-		kinds = append(kinds, string(p.Kind))
-	}
-	if got := strings.Join(kinds, ","); got != "herd" {
-		t.Errorf("problems %q: %+v", got, q.Problems)
-	}
-	// The holder's client gone (its session alive): the sharper problem.
-	delete(e.Members[0].Clients, 0x401)
-	qs = []Queue{Decode(EphemeralDir("/locks/job", st, nil), DecodeOptions{Kind: KindEphemeralLock})}
-	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e, Herd: 10})
-	if len(qs[0].Problems) != 1 || qs[0].Problems[0].Kind != ProblemLeaderClientGone {
-		t.Errorf("client gone: %+v", qs[0].Problems)
 	}
 }
 
@@ -280,7 +166,7 @@ func TestFamilyNamesDoNotMatchOtherDirectories(t *testing.T) {
 			t.Errorf("%v is read as a lock directory", names)
 		}
 	}
-	for _, names := range [][]string{{"controller", "controller_epoch", "brokers"}, {hadoopBreadcrumb}, {"master", "backup-masters", "rs"}, {solrName(1, "h:1_solr", 0)}} {
+	for _, names := range [][]string{{"controller", "controller_epoch", "brokers"}, {HadoopBreadcrumbNode}, {"master", "backup-masters", "rs"}, {locktest.SolrName(1, "h:1_solr", 0)}} {
 		if !IsLockDir(names) {
 			t.Errorf("%v is not read as an election", names)
 		}
@@ -290,9 +176,9 @@ func TestFamilyNamesDoNotMatchOtherDirectories(t *testing.T) {
 // FuzzElectionPayloads: the payload decoders never panic, whatever the
 // bytes.
 func FuzzElectionPayloads(f *testing.F) {
-	f.Add(kafkaControllerData(2, 1, 5))
-	f.Add(activeNodeInfo("ns", "nn", "h", 1, 2))
-	f.Add(hbaseMasterData("p", "h", 1, 2, 3))
+	f.Add(locktest.KafkaControllerData(2, 1, 5))
+	f.Add(locktest.ActiveNodeInfo("ns", "nn", "h", 1, 2))
+	f.Add(locktest.HBaseMasterData("p", "h", 1, 2, 3))
 	f.Add([]byte{0xFF, 0, 0, 0, 9})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		decodeKafkaController(b)
@@ -300,63 +186,6 @@ func FuzzElectionPayloads(f *testing.F) {
 		decodeActiveNodeInfo(b)
 		decodeHBaseMaster(b)
 	})
-}
-
-// electionQueues are the systems' elections for the JSON golden case
-// "elections": Kafka's controller with two brokers waiting in the
-// servers' watch lists, HDFS with a stale breadcrumb, HBase with a
-// backup master, Solr's overseer queue, and a plain ephemeral lock with
-// a herd of three.
-func electionQueues() []Queue {
-	at := func(d Dir, ms int64) Dir {
-		for i := range d.Children {
-			d.Children[i].Ctime = ms + int64(i)*1001
-			d.Children[i].Czxid = int64(100 + i)
-		}
-		for i := range d.Context {
-			d.Context[i].Ctime = ms + int64(i)*1001
-			d.Context[i].Czxid = int64(200 + i)
-		}
-		return d
-	}
-	kafka := dir("/kafka",
-		withData(kid("controller", 0x101), kafkaControllerData(2, 1, 1_700_000_000_123)),
-		withData(kid("controller_epoch", 0), []byte("7")), kid("brokers", 0))
-	kafka.Context = []Child{
-		withData(kid("1", 0x101), kafkaBrokerData("kafka1", 9092)),
-		withData(kid("2", 0x102), kafkaBrokerData("kafka2", 9092)),
-		withData(kid("3", 0x103), kafkaBrokerData("kafka3", 9092)),
-	}
-	hdfs := dir("/hadoop-ha/ns1",
-		withData(kid(hadoopLock, 0x201), activeNodeInfo("ns1", "nn2", "nn2.example", 8020, 8019)),
-		withData(kid(hadoopBreadcrumb, 0), activeNodeInfo("ns1", "nn1", "nn1.example", 8020, 8019)))
-	hbase := dir("/hbase",
-		withData(kid("master", 0x301), hbaseMasterData("4242@hm1", "hm1", 16000, 1_700_000_000_000, 16010)),
-		kid("backup-masters", 0))
-	hbase.Context = []Child{withData(kid("hm2,16000,1700000000001", 0x302), hbaseMasterData("77@hm2", "hm2", 16000, 1_700_000_000_001, 16010))}
-	n1, n2 := solrName(72057594037927937, "10.0.0.1:8983_solr", 1), solrName(72057594037927938, "10.0.0.2:8983_solr", 2)
-	solr := dir("/overseer_elect/election", kid(n1, 0x100000000000001), kid(n2, 0x100000000000002))
-	solr.Context = []Child{{Name: "leader", Path: "/overseer_elect/leader", Data: []byte(`{"id":"` + n1 + `"}`), Owner: 0x100000000000001}}
-	eph := EphemeralDir("/locks/maintenance", zk.Stat{Czxid: 9, Ctime: 1_700_000_500_000, EphemeralOwner: 0x501}, []byte("alice@ops1"))
-	qs := []Queue{
-		Decode(at(kafka, 1_700_000_000_000), DecodeOptions{}),
-		Decode(at(hdfs, 1_700_000_100_000), DecodeOptions{}),
-		Decode(at(hbase, 1_700_000_200_000), DecodeOptions{}),
-		Decode(at(solr, 1_700_000_300_000), DecodeOptions{}),
-		Decode(eph, DecodeOptions{Kind: KindEphemeralLock}),
-	}
-	e := &zkview.Ensemble{Members: []zkview.Member{{
-		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
-		Clients: map[int64]string{0x101: "10.0.1.1:5000", 0x102: "10.0.1.2:5000", 0x103: "10.0.1.3:5000", 0x201: "10.0.2.1:5000",
-			0x202: "10.0.2.2:5000", 0x301: "10.0.3.1:5000", 0x302: "10.0.3.2:5000", 0x100000000000001: "10.0.0.1:5000",
-			0x100000000000002: "10.0.0.2:5000", 0x501: "10.0.5.1:5000", 0x502: "10.0.5.2:5000", 0x503: "10.0.5.3:5000", 0x504: "10.0.5.4:5000"},
-		Watches: map[string][]int64{"/kafka/controller": {0x101, 0x102, 0x103}, "/hadoop-ha/ns1/ActiveStandbyElectorLock": {0x202},
-			"/hbase/master": {0x302}, "/overseer_elect/election/" + n1: {0x100000000000002}, "/locks/maintenance": {0x502, 0x503, 0x504}},
-		Sessions: []int64{0x101, 0x102, 0x103, 0x201, 0x202, 0x301, 0x302, 0x100000000000001, 0x100000000000002, 0x501, 0x502, 0x503, 0x504},
-	}}}
-	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e, Now: time.UnixMilli(1_700_000_600_000)})
-	return qs
 }
 
 // TestFamilyBetweenElections: a system's directory is recognised while
@@ -369,33 +198,8 @@ func TestFamilyBetweenElections(t *testing.T) {
 		"controller_epoch":                "",
 		"brokers,config":                  "",
 	} {
-		if got := familyOf(strings.Split(names, ",")); got != want {
+		if got := FamilyOf(strings.Split(names, ",")); got != want {
 			t.Errorf("familyOf(%s) = %q, want %q", names, got, want)
 		}
-	}
-}
-
-// TestEphemeralLockWaitersLeaveOutSelf: the asking client's own watch
-// (the TUI's reads watch the node they show) makes it no waiter, and no
-// herd: two sessions and zkscope watch the node.
-func TestEphemeralLockWaitersLeaveOutSelf(t *testing.T) {
-	st := zk.Stat{Czxid: 5, Ctime: 1_700_000_000_000, EphemeralOwner: 0x401}
-	qs := []Queue{Decode(EphemeralDir("/locks/job", st, []byte("worker-1")), DecodeOptions{Kind: KindEphemeralLock})}
-	e := &zkview.Ensemble{Self: 0x409, Members: []zkview.Member{{
-		Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true, SessionsKnown: true,
-		Clients:  map[int64]string{0x401: "10.0.0.1:4000", 0x402: "10.0.0.2:4000", 0x403: "10.0.0.3:4000", 0x409: "10.0.0.9:4000"},
-		Watches:  map[string][]int64{"/locks/job": {0x409, 0x402, 0x403}, "/svc/only-us": {0x409}},
-		Sessions: []int64{0x401, 0x402, 0x403, 0x409},
-	}}}
-	ApplyEnsemble(e, qs)
-	Diagnose(qs, DiagnoseOptions{Ensemble: e})
-	if ps := qs[0].Participants; len(ps) != 3 || ps[1].Session != 0x402 || ps[2].Session != 0x403 {
-		t.Errorf("waiters %+v", ps)
-	}
-	if len(qs[0].Problems) != 0 {
-		t.Errorf("problems %+v", qs[0].Problems)
-	}
-	if got := watchedPaths(e); len(got) != 1 || got[0] != "/locks/job" {
-		t.Errorf("watched paths %v: a node only zkscope watches is no candidate", got)
 	}
 }

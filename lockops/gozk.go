@@ -22,10 +22,10 @@ var GoZK = &Library{
 		return "", "", false
 	},
 	kindOf: func(func(string) bool) Kind { return KindGoZK },
-	take: &takeFormat{
-		kinds:  map[Mode]Kind{ModeExclusive: KindGoZK},
-		marker: func(Mode) string { return "lock-" },
-		newPrefix: func(string) string {
+	Format: &TakeFormat{
+		Kinds:  map[Mode]Kind{ModeExclusive: KindGoZK},
+		Marker: func(Mode) string { return "lock-" },
+		NewPrefix: func(string) string {
 			b := uuid4() // CreateProtectedEphemeralSequential: 16 random bytes, hex
 			return fmt.Sprintf("_c_%x-lock-", b[:])
 		},
@@ -85,5 +85,5 @@ func decodeGoZK(dir string, children []Child) []Participant {
 		}
 		prev, g = g, end
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }

@@ -16,8 +16,8 @@ import (
 
 // HDFS's node names.
 const (
-	hadoopLock       = "ActiveStandbyElectorLock"
-	hadoopBreadcrumb = "ActiveBreadCrumb"
+	HadoopLockNode       = "ActiveStandbyElectorLock"
+	HadoopBreadcrumbNode = "ActiveBreadCrumb"
 )
 
 // Hadoop is HDFS/YARN HA's ActiveStandbyElector (hadoop.ha).
@@ -26,7 +26,7 @@ var Hadoop = &Library{Name: "hadoop", Title: "Hadoop HA"}
 // decodeHadoop reads d, an elector's working directory (<parent>/<ns>).
 func decodeHadoop(d Dir) Queue {
 	var q Queue
-	lock, crumb := childNamed(d.Children, hadoopLock), childNamed(d.Children, hadoopBreadcrumb)
+	lock, crumb := childNamed(d.Children, HadoopLockNode), childNamed(d.Children, HadoopBreadcrumbNode)
 	var last *Payload
 	if crumb != nil {
 		last = decodeActiveNodeInfo(crumb.Data)
@@ -34,18 +34,18 @@ func decodeHadoop(d Dir) Queue {
 	}
 	switch {
 	case lock == nil && crumb != nil:
-		q.Problems = append(q.Problems, noLeader(zkJoin(d.Path, hadoopLock), "active NameNode",
+		q.Problems = append(q.Problems, noLeader(JoinPath(d.Path, HadoopLockNode), "active NameNode",
 			fmt.Sprintf("the last active (%s) left no clean release: the next failover controller to win fences it first", describeNameNode(last, crumb.Data))))
 		return q
 	case lock == nil:
-		q.Problems = append(q.Problems, noLeader(zkJoin(d.Path, hadoopLock), "active NameNode",
+		q.Problems = append(q.Problems, noLeader(JoinPath(d.Path, HadoopLockNode), "active NameNode",
 			"no failover controller holds the lock: every NameNode is standby (or its controller is down)"))
 		return q
 	}
 	lead := leaderParticipant(d.Path, lock, decodeActiveNodeInfo)
 	q.Participants = []Participant{lead}
 	if crumb != nil && !bytes.Equal(crumb.Data, lock.Data) {
-		q.Problems = append(q.Problems, Problem{Kind: ProblemFailoverUnfinished, Node: zkJoin(d.Path, hadoopBreadcrumb),
+		q.Problems = append(q.Problems, Problem{Kind: ProblemFailoverUnfinished, Node: JoinPath(d.Path, HadoopBreadcrumbNode),
 			Detail: fmt.Sprintf("the breadcrumb names %s but the lock is held for %s: a failover that did not finish (the new active has not fenced the old one and written the breadcrumb); check both NameNodes' HA state", describeNameNode(last, crumb.Data), describeNameNode(lead.Payload, lock.Data))})
 	}
 	return q
@@ -83,7 +83,7 @@ func decodeActiveNodeInfo(data []byte) *Payload {
 // parse.
 func describeNameNode(p *Payload, raw []byte) string {
 	if p == nil || p.Err != "" {
-		return DescribeData(raw, 40)
+		return DescribeDataWith(raw, 40, nil)
 	}
 	return fmt.Sprintf("%s (%s:%s)", p.Get("namenode"), p.Get("host"), p.Get("port"))
 }

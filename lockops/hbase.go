@@ -20,8 +20,8 @@ import (
 
 // HBase's node names.
 const (
-	hbaseMaster  = "master"
-	hbaseBackups = "backup-masters"
+	HBaseMasterNode = "master"
+	HBaseBackupsDir = "backup-masters"
 )
 
 // HBase is HBase's active master election (hbase.master).
@@ -32,12 +32,12 @@ var HBase = &Library{Name: "hbase", Title: "HBase"}
 // on it with exists, oldest first.
 func decodeHBase(d Dir) Queue {
 	var q Queue
-	master := zkJoin(d.Path, hbaseMaster)
-	if c := childNamed(d.Children, hbaseMaster); c != nil {
+	master := JoinPath(d.Path, HBaseMasterNode)
+	if c := childNamed(d.Children, HBaseMasterNode); c != nil {
 		q.Participants = append(q.Participants, leaderParticipant(d.Path, c, decodeHBaseMaster))
 	} else {
 		q.Problems = append(q.Problems, noLeader(master, "active HBase master",
-			"a backup master takes over as soon as it creates "+hbaseMaster+"; with no backup master registered, none will"))
+			"a backup master takes over as soon as it creates "+HBaseMasterNode+"; with no backup master registered, none will"))
 	}
 	backups := slices.Clone(d.Context)
 	slices.SortFunc(backups, func(a, b Child) int {
@@ -45,12 +45,12 @@ func decodeHBase(d Dir) Queue {
 	})
 	for i := range backups {
 		c := &backups[i]
-		p := participant(zkJoin(d.Path, hbaseBackups), c, ModeLeader, "")
+		p := participant(JoinPath(d.Path, HBaseBackupsDir), c, ModeLeader, "")
 		p.State, p.Watches, p.WatchKind = StateWaiting, master, WatchExists
 		p.Payload = decodeHBaseMaster(c.Data)
 		q.Participants = append(q.Participants, p)
 	}
-	number(q.Participants)
+	NumberPositions(q.Participants)
 	return q
 }
 

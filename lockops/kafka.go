@@ -19,9 +19,9 @@ import (
 
 // Kafka's node names.
 const (
-	kafkaController = "controller"
-	kafkaEpoch      = "controller_epoch"
-	kafkaBrokerIDs  = "brokers/ids"
+	KafkaControllerNode = "controller"
+	KafkaEpochNode      = "controller_epoch"
+	kafkaBrokerIDs      = "brokers/ids"
 )
 
 // Kafka is Kafka's controller election (kafka.controller).
@@ -31,7 +31,7 @@ var Kafka = &Library{Name: "kafka", Title: "Kafka"}
 // broker registrations in d.Context.
 func decodeKafka(d Dir) Queue {
 	q := Queue{labels: map[int64]*Payload{}}
-	if e := childNamed(d.Children, kafkaEpoch); e != nil {
+	if e := childNamed(d.Children, KafkaEpochNode); e != nil {
 		q.Context = append(q.Context, Field{Key: "controller_epoch", Value: strings.TrimSpace(string(e.Data)), Num: isDecimal(strings.TrimSpace(string(e.Data)))})
 	}
 	var ids []string
@@ -45,10 +45,10 @@ func decodeKafka(d Dir) Queue {
 	if len(ids) > 0 {
 		q.Context = append(q.Context, text("brokers", strings.Join(ids, ",")))
 	}
-	c := childNamed(d.Children, kafkaController)
+	c := childNamed(d.Children, KafkaControllerNode)
 	if c == nil {
-		q.Problems = append(q.Problems, noLeader(zkJoin(d.Path, kafkaController), "Kafka controller",
-			"the brokers elect one as soon as one creates "+kafkaController+"; if none does, no broker is up or none can reach ZooKeeper"))
+		q.Problems = append(q.Problems, noLeader(JoinPath(d.Path, KafkaControllerNode), "Kafka controller",
+			"the brokers elect one as soon as one creates "+KafkaControllerNode+"; if none does, no broker is up or none can reach ZooKeeper"))
 		return q
 	}
 	lead := leaderParticipant(d.Path, c, decodeKafkaController)
@@ -119,19 +119,10 @@ func isDecimal(s string) bool {
 	return err == nil
 }
 
-// kafkaBrokersOf is where a Kafka root's broker registrations are.
-func kafkaBrokersOf(root string) string { return zkJoin(root, kafkaBrokerIDs) }
-
-// zkJoin joins znode paths ("/" + "a" is "/a").
-func zkJoin(dir, rel string) string {
-	if dir == "/" {
-		return "/" + rel
-	}
-	return dir + "/" + rel
-}
+// KafkaBrokersOf is where a Kafka root's broker registrations are.
+func KafkaBrokersOf(root string) string { return JoinPath(root, kafkaBrokerIDs) }
 
 // formatMillis is ms since the epoch in the report's time format.
 func formatMillis(ms int64) string {
-	var t ctimes
-	return string(t.append(nil, time.UnixMilli(ms).UTC()))
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }

@@ -14,19 +14,27 @@ import (
 
 // kazoo node names (NODE_NAME of Lock/WriteLock and ReadLock).
 const (
-	kazooLock  = "__lock__"
-	kazooRLock = "__rlock__"
+	KazooLockMarker = "__lock__"
+	KazooReadMarker = "__rlock__"
 )
+
+// IsKazooLease reports whether name is a kazoo Semaphore lease's:
+// uuid4().hex, 32 hex digits, not sequential.
+func IsKazooLease(name string) bool { return len(name) == 32 && isHex(name) }
+
+// KazooSemaphoreLock ends the path of a kazoo Semaphore's internal lock,
+// next to the semaphore: <sem>-__lock__.
+const KazooSemaphoreLock = "-__lock__"
 
 // Kazoo is python-zk/kazoo's format: Lock, WriteLock, ReadLock, Semaphore.
 var Kazoo = &Library{
 	Name: "kazoo", Title: "kazoo",
 	parse:  parseKazoo,
 	kindOf: kazooKind,
-	take: &takeFormat{
-		kinds:  map[Mode]Kind{ModeExclusive: KindKazooLock, ModeRead: KindKazooRW, ModeWrite: KindKazooRW},
-		marker: kazooMarker,
-		newPrefix: func(marker string) string {
+	Format: &TakeFormat{
+		Kinds:  map[Mode]Kind{ModeExclusive: KindKazooLock, ModeRead: KindKazooRW, ModeWrite: KindKazooRW},
+		Marker: kazooMarker,
+		NewPrefix: func(marker string) string {
 			b := uuid4() // uuid4().hex
 			return fmt.Sprintf("%x%s", b[:], marker)
 		},
@@ -37,7 +45,7 @@ func parseKazoo(name string) (marker, seq string, ok bool) {
 	if len(name) <= 32 || !isHex(name[:32]) {
 		return "", "", false
 	}
-	for _, m := range []string{kazooLock, kazooRLock} {
+	for _, m := range []string{KazooLockMarker, KazooReadMarker} {
 		if s, ok := strings.CutPrefix(name[32:], m); ok {
 			if _, ok := ParseSeq(s); ok {
 				return m, s, true
@@ -48,7 +56,7 @@ func parseKazoo(name string) (marker, seq string, ok bool) {
 }
 
 func kazooKind(has func(string) bool) Kind {
-	if has(kazooRLock) {
+	if has(KazooReadMarker) {
 		return KindKazooRW
 	}
 	return KindKazooLock
@@ -56,9 +64,9 @@ func kazooKind(has func(string) bool) Kind {
 
 func kazooMarker(m Mode) string {
 	if m == ModeRead {
-		return kazooRLock
+		return KazooReadMarker
 	}
-	return kazooLock
+	return KazooLockMarker
 }
 
 // kazooSeq is the sequence kazoo compares: the text after the lock's node
@@ -96,7 +104,7 @@ func kazooContenders(children []Child, rw bool) []kazooContender {
 		if n.lib != Kazoo {
 			continue
 		}
-		read := n.marker == kazooRLock
+		read := n.marker == KazooReadMarker
 		if read && !rw {
 			continue // a plain Lock ignores __rlock__
 		}
@@ -169,7 +177,7 @@ func decodeKazooLock(dir string, children []Child, rw bool) []Participant {
 		}
 		g = end
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // decodeKazooSemaphore: kazoo Semaphore at d.Path (every child is a lease
@@ -204,7 +212,7 @@ func decodeKazooSemaphore(d Dir, maxLeases int) Queue {
 		q.Problems = append(q.Problems, Problem{Kind: ProblemLeasesExceedMax,
 			Detail: fmt.Sprintf("%d leases held for max_leases %d", len(holding), maxLeases)})
 	}
-	q.Participants = number(append(holding, queue...))
+	q.Participants = NumberPositions(append(holding, queue...))
 	return q
 }
 

@@ -12,7 +12,7 @@ import (
 // takes locks in, how our own node is named (take). The decoders of its
 // recipes, which order the nodes, find the holders and each waiter's
 // watch target, live in the library's file next to it (curator.go,
-// kazoo.go, gozk.go, zookeeper.go); [Decode] and [Take] both call them.
+// kazoo.go, gozk.go, zookeeper.go); [Decode] and take.Take both call them.
 //
 // A *Library is compared by identity: the package's variables [Curator],
 // [Kazoo], [GoZK], [ZooKeeper] and [ZooKeeperDocs] are the only values.
@@ -28,21 +28,21 @@ type Library struct {
 	// carry these markers.
 	kindOf func(markers func(marker string) bool) Kind
 	// take is nil for libraries zkscope does not take locks in.
-	take *takeFormat
+	Format *TakeFormat
 }
 
-// takeFormat is how zkscope writes a node of a library when it joins a
+// TakeFormat is how zkscope writes a node of a library when it joins a
 // queue: the recipe each mode makes, the marker of each mode, the random
 // protection prefix, and whether parents are containers.
-type takeFormat struct {
-	kinds            map[Mode]Kind
-	marker           func(m Mode) string
-	newPrefix        func(marker string) string // without the sequence
-	containerParents bool                       // Curator: CONTAINER parents; others persistent
+type TakeFormat struct {
+	Kinds            map[Mode]Kind
+	Marker           func(m Mode) string
+	NewPrefix        func(Marker string) string // without the sequence
+	ContainerParents bool                       // Curator: CONTAINER parents; others persistent
 }
 
-// libraries in the order a name is classified and ties are broken.
-var libraries = []*Library{Curator, GoZK, Kazoo, ZooKeeper, ZooKeeperDocs, Solr}
+// Libraries in the order a name is classified and ties are broken.
+var Libraries = []*Library{Curator, GoZK, Kazoo, ZooKeeper, ZooKeeperDocs, Solr}
 
 // String is the library's title.
 func (l *Library) String() string {
@@ -53,7 +53,7 @@ func (l *Library) String() string {
 }
 
 // Takes reports whether zkscope can take locks in this library's format.
-func (l *Library) Takes() bool { return l != nil && l.take != nil }
+func (l *Library) Takes() bool { return l != nil && l.Format != nil }
 
 // TakesMode reports whether zkscope takes locks of mode in this library's
 // format (go-zookeeper's and plain ephemeral locks are exclusive only).
@@ -61,7 +61,7 @@ func (l *Library) TakesMode(m Mode) bool {
 	if !l.Takes() {
 		return false
 	}
-	_, ok := l.take.kinds[m]
+	_, ok := l.Format.Kinds[m]
 	return ok
 }
 
@@ -103,7 +103,7 @@ type nodeName struct {
 // parseName classifies one child name. It never fails: unknown names have
 // a nil lib.
 func parseName(name string) nodeName {
-	for _, l := range libraries {
+	for _, l := range Libraries {
 		if m, s, ok := l.parse(name); ok {
 			return nodeName{lib: l, marker: m, seqStr: s}
 		}
@@ -111,24 +111,28 @@ func parseName(name string) nodeName {
 	return nodeName{}
 }
 
+// LibraryOf is the library whose lock node name is name, nil when it is
+// no library's.
+func LibraryOf(name string) *Library { return parseName(name).lib }
+
 // Detect names the recipe of a lock directory from its children's names
 // (and, for semaphores, its layout: see [Dir]). Mixed directories get the
 // recipe of the library with the most nodes there.
 func Detect(d Dir) Kind {
 	if d.Aux != nil {
-		if path.Base(d.Path) == "leases" {
+		if path.Base(d.Path) == CuratorLeases {
 			return KindCuratorSemaphoreV2
 		}
 		return KindKazooSemaphore
 	}
 	c := takeCensus(d.Children)
-	return c.kindOf(c.dominant())
+	return c.KindOf(c.Dominant())
 }
 
-// census is what a directory's names say, from one pass over them: how
+// Census is what a directory's names say, from one pass over them: how
 // many nodes each library has there, and which of its lock names occur.
-type census struct {
-	count map[*Library]int
+type Census struct {
+	Count map[*Library]int
 	seen  []libMarker // distinct, in order of first occurrence
 }
 
@@ -137,31 +141,31 @@ type libMarker struct {
 	marker string
 }
 
-func takeCensus(children []Child) census {
-	c := census{count: make(map[*Library]int, 2)}
+func takeCensus(children []Child) Census {
+	c := Census{Count: make(map[*Library]int, 2)}
 	for i := range children {
 		c.add(parseName(children[i].Name))
 	}
 	return c
 }
 
-// censusOfNames is takeCensus over bare names.
-func censusOfNames(names []string) census {
-	c := census{count: make(map[*Library]int, 2)}
+// CensusOfNames is takeCensus over bare names.
+func CensusOfNames(names []string) Census {
+	c := Census{Count: make(map[*Library]int, 2)}
 	for _, n := range names {
 		c.add(parseName(n))
 	}
 	return c
 }
 
-func (c *census) add(n nodeName) {
-	c.count[n.lib]++
+func (c *Census) add(n nodeName) {
+	c.Count[n.lib]++
 	if n.lib != nil && !c.has(n.lib, n.marker) {
 		c.seen = append(c.seen, libMarker{n.lib, n.marker})
 	}
 }
 
-func (c *census) has(lib *Library, marker string) bool {
+func (c *Census) has(lib *Library, marker string) bool {
 	for _, s := range c.seen {
 		if s.lib == lib && s.marker == marker {
 			return true
@@ -170,33 +174,33 @@ func (c *census) has(lib *Library, marker string) bool {
 	return false
 }
 
-// present lists the libraries with nodes in the directory, in [libraries]
+// Present lists the libraries with nodes in the directory, in [Libraries]
 // order.
-func (c *census) present() []*Library {
+func (c *Census) Present() []*Library {
 	var out []*Library
-	for _, l := range libraries {
-		if c.count[l] > 0 {
+	for _, l := range Libraries {
+		if c.Count[l] > 0 {
 			out = append(out, l)
 		}
 	}
 	return out
 }
 
-// dominant is the library with most nodes (ties: the order of
-// [libraries]), nil when there is no lock node at all.
-func (c *census) dominant() *Library {
+// Dominant is the library with most nodes (ties: the order of
+// [Libraries]), nil when there is no lock node at all.
+func (c *Census) Dominant() *Library {
 	var best *Library
 	n := 0
-	for _, l := range libraries {
-		if c.count[l] > n {
-			best, n = l, c.count[l]
+	for _, l := range Libraries {
+		if c.Count[l] > n {
+			best, n = l, c.Count[l]
 		}
 	}
 	return best
 }
 
-// kindOf is the recipe a library's nodes make in this directory.
-func (c *census) kindOf(l *Library) Kind {
+// KindOf is the recipe a library's nodes make in this directory.
+func (c *Census) KindOf(l *Library) Kind {
 	if l == nil {
 		return KindUnknown
 	}
@@ -213,5 +217,5 @@ func IsLockDir(names []string) bool {
 			return true
 		}
 	}
-	return familyOf(names) != ""
+	return FamilyOf(names) != ""
 }

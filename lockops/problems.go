@@ -1,17 +1,11 @@
 package lockops
 
-import (
-	"errors"
-
-	"github.com/go-zookeeper/zk"
-)
-
 // ProblemKind names one thing that can be wrong with a lock. Its values
 // are part of the `zkscope locks --json` contract (shared/locks-json.md)
 // and of `zkscope doctor`'s output: never rename them.
 type ProblemKind string
 
-// The problem kinds, as [Decode] and [Diagnose] report them.
+// The problem kinds, as [Decode] and diagnose.Diagnose report them.
 const (
 	// ProblemPersistentLockNode: a lock node that is not ephemeral; no
 	// session will ever release it.
@@ -93,7 +87,7 @@ const (
 	ProblemLeaderClientGone ProblemKind = "leader-client-gone"
 	// ProblemUnreadable: a subtree a scan could not read (the session's
 	// ACL does not allow it, or it vanished mid-scan) and left out; locks
-	// below it are not checked. Not a lock's problem: see [Unreadable].
+	// below it are not checked. Not a lock's problem: see scan.Unreadable.
 	ProblemUnreadable ProblemKind = "unreadable"
 
 	// ProblemRedisNoExpiry: a Redis lock key that never expires; if its
@@ -126,7 +120,7 @@ const (
 	// expiry: its client crashed, paused or was cut off while holding.
 	ProblemHolderExpired ProblemKind = "holder-session-expired"
 	// ProblemWaitedTooLong: a waiter that waited longer than
-	// [HistoryOptions.WaitedLongerThan].
+	// history.Options.WaitedLongerThan.
 	ProblemWaitedTooLong ProblemKind = "waited-too-long"
 	// ProblemForceDeleted: a lock node deleted by another session than
 	// its owner.
@@ -211,16 +205,3 @@ func (k ProblemKind) Severity() Severity {
 
 // Severity is the severity of p's kind.
 func (p Problem) Severity() Severity { return p.Kind.Severity() }
-
-// Unreadable is the problem of a subtree at p that a scan left out
-// because reading it failed with err ([ScanOptions.Skipped]).
-func Unreadable(p string, err error) Problem {
-	why := "vanished during the scan"
-	switch {
-	case errors.Is(err, zk.ErrNoAuth):
-		why = "not readable with this session's credentials (NoAuth); locks below it were not checked"
-	case !errors.Is(err, zk.ErrNoNode):
-		why = err.Error()
-	}
-	return Problem{Kind: ProblemUnreadable, Node: p, Detail: why}
-}

@@ -2,12 +2,11 @@ package lockops
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-zookeeper/zk"
-
-	"github.com/zkscope/zkscope/zkview"
 )
 
 // Kind names a lock recipe as decoded, in the words of the
@@ -85,7 +84,7 @@ func (c *Child) path(dir string) string {
 	if c.Path != "" {
 		return c.Path
 	}
-	return zkview.Join(dir, c.Name)
+	return JoinPath(dir, c.Name)
 }
 
 // Dir is everything a decoder reads about one lock: the directory's own
@@ -140,7 +139,7 @@ type Participant struct {
 	// WaitSeen is when zkscope first read this waiter waiting on Watches
 	// (zkscope's clock; zero: when its queue was read, [Queue.ReadAt]):
 	// a wait a sample of the servers' watches began after cannot be
-	// judged by it ([ApplySamples]).
+	// judged by it (diagnose.ApplySamples).
 	WaitSeen time.Time
 
 	// Watches is the node (or, for a children watch, the parent) this
@@ -225,7 +224,7 @@ type Queue struct {
 	// ReadAt is when the read this queue was decoded from finished
 	// (zkscope's clock; zero when unknown): node ages are counted to it,
 	// and a sample of the servers' watches taken after it may judge its
-	// waits ([ApplySamples]).
+	// waits (diagnose.ApplySamples).
 	ReadAt       time.Time
 	MaxLeases    int // semaphores: given or inferred; 0 otherwise
 	Participants []Participant
@@ -233,7 +232,7 @@ type Queue struct {
 	// Others says how other libraries would see a mixed directory (one
 	// entry per other library present), nil when only one is present.
 	Others []Queue
-	// Validity is what is left of a held Redlock ([DecodeRedis]), when
+	// Validity is what is left of a held Redlock (redislock.Decode), when
 	// HasValidity.
 	Validity    time.Duration
 	HasValidity bool
@@ -264,7 +263,7 @@ func (q *Queue) filter(s State) []Participant {
 }
 
 // Clone copies q deeply enough that applying the servers' view to the
-// copy ([ApplyEnsemble]) and diagnosing it ([Diagnose]) leaves q as it was.
+// copy (diagnose.ApplyEnsemble) and diagnosing it (diagnose.Diagnose) leaves q as it was.
 func (q Queue) Clone() Queue {
 	q.Participants = append([]Participant(nil), q.Participants...)
 	q.Problems = append([]Problem(nil), q.Problems...)
@@ -276,4 +275,22 @@ func (q Queue) Clone() Queue {
 		q.Others = others
 	}
 	return q
+}
+
+// ParticipantIndex is node's index in q.Participants, -1 when absent.
+func ParticipantIndex(q Queue, node string) int {
+	return slices.IndexFunc(q.Participants, func(p Participant) bool { return p.Node == node })
+}
+
+// Dirs are the directories whose children make up q: a semaphore's two
+// places (Curator's leases/ and locks/, kazoo's <sem> and <sem>-__lock__),
+// else its path.
+func (q *Queue) Dirs() []string {
+	switch q.Kind {
+	case KindCuratorSemaphoreV2:
+		return []string{JoinPath(q.Path, CuratorLeases), JoinPath(q.Path, CuratorLocks)}
+	case KindKazooSemaphore:
+		return []string{q.Path, q.Path + KazooSemaphoreLock}
+	}
+	return []string{q.Path}
 }

@@ -22,9 +22,9 @@ import (
 
 // Solr's node names.
 const (
-	solrMarker   = "-n_"
-	solrElection = "election"
-	solrLeader   = "leader"
+	solrMarker      = "-n_"
+	SolrElectionDir = "election"
+	SolrLeaderNode  = "leader"
 )
 
 // Solr is Solr's LeaderElector (solr.overseer).
@@ -79,11 +79,11 @@ func decodeSolr(d Dir) Queue {
 		}
 		q.Participants = append(q.Participants, p)
 	}
-	number(q.Participants)
-	if l := childNamed(d.Context, solrLeader); l != nil {
+	NumberPositions(q.Participants)
+	if l := childNamed(d.Context, SolrLeaderNode); l != nil {
 		q.Context, q.Problems = solrLeaderContext(d.Path, l, q.Participants)
 	} else if len(q.Participants) > 0 && d.Context != nil {
-		q.Problems = append(q.Problems, Problem{Kind: ProblemFailoverUnfinished, Node: zkJoin(path.Dir(d.Path), solrLeader),
+		q.Problems = append(q.Problems, Problem{Kind: ProblemFailoverUnfinished, Node: JoinPath(path.Dir(d.Path), SolrLeaderNode),
 			Detail: "no leader node: " + q.Participants[0].Name + " is first in line but has not (yet) taken over"})
 	}
 	return q
@@ -108,7 +108,7 @@ func solrLeaderContext(dir string, l *Child, ps []Participant) ([]Field, []Probl
 		ID string `json:"id"`
 	}
 	if err := json.Unmarshal(l.Data, &v); err != nil || v.ID == "" {
-		return []Field{text("leader", DescribeData(l.Data, 60))}, nil
+		return []Field{text("leader", DescribeDataWith(l.Data, 60, nil))}, nil
 	}
 	ctx := []Field{text("leader", v.ID)}
 	if len(ps) > 0 && ps[0].Name != v.ID {
@@ -118,11 +118,11 @@ func solrLeaderContext(dir string, l *Child, ps []Participant) ([]Field, []Probl
 	return ctx, nil
 }
 
-// solrLeaderOf is the leader node of an overseer election directory
+// SolrLeaderOf is the leader node of an overseer election directory
 // (<parent>/election → <parent>/leader), "" for shard elections.
-func solrLeaderOf(dir string) string {
-	if path.Base(dir) != solrElection || path.Base(path.Dir(dir)) != "overseer_elect" {
+func SolrLeaderOf(dir string) string {
+	if path.Base(dir) != SolrElectionDir || path.Base(path.Dir(dir)) != "overseer_elect" {
 		return ""
 	}
-	return zkJoin(path.Dir(dir), solrLeader)
+	return JoinPath(path.Dir(dir), SolrLeaderNode)
 }

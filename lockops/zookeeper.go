@@ -105,7 +105,7 @@ func decodeZooKeeperLock(dir string, children []Child) []Participant {
 		ps[i].State = StateWaiting
 		ps[i].Watches, ps[i].WatchKind = ps[i-1].Node, WatchExists
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }
 
 // decodeDocsRW: the shared-lock recipe of ZooKeeper's documentation. By
@@ -152,5 +152,5 @@ func decodeDocsRW(dir string, children []Child) []Participant {
 		ps[i].State = StateWaiting
 		ps[i].Watches, ps[i].WatchKind = ps[pred].Node, WatchExists
 	}
-	return number(ps)
+	return NumberPositions(ps)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/tree"
 	"strings"
 	"time"
 
@@ -13,6 +11,11 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -211,11 +214,11 @@ func lockCmd(c *zkview.Client, id uint64, p string) tea.Cmd {
 		if len(names) == 0 {
 			// A node of another lock's queue (watched by its waiters) is
 			// that lock's participant, never a plain ephemeral lock.
-			if dir, _, _, err := lockops.EnclosingLock(ctx, c, p); err != nil || dir != "" {
+			if dir, _, _, err := scan.EnclosingLock(ctx, c, p); err != nil || dir != "" {
 				return lockMsg{id: id, path: p, err: err}
 			}
 		}
-		d, err := lockops.ReadDir(ctx, c, p)
+		d, err := scan.ReadDir(ctx, c, p)
 		if err != nil {
 			return lockMsg{id: id, path: p, err: err}
 		}
@@ -239,7 +242,7 @@ func lockProbeCmd(c *zkview.Client, paths []string) tea.Cmd {
 				msg.none = append(msg.none, p)
 				continue
 			}
-			d, err := lockops.ReadDir(ctx, c, p)
+			d, err := scan.ReadDir(ctx, c, p)
 			if err != nil {
 				continue
 			}
@@ -294,8 +297,8 @@ func askSessionsView(c *zkview.Client, root string, id uint64, later bool) tea.C
 	ask := func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		ss, e, queues, err := lockops.ScanSessions(ctx, c, root)
-		if err != nil && !errors.Is(err, lockops.ErrScanTruncated) {
+		ss, e, queues, err := diagnose.ScanSessions(ctx, c, root)
+		if err != nil && !errors.Is(err, scan.ErrTruncated) {
 			err = fmt.Errorf("scan the locks below %s: %w", root, err)
 		}
 		return sessionsViewMsg{id: id, root: root, ss: ss, ens: e, queues: queues, at: e.At, err: err}
@@ -311,7 +314,7 @@ func tick() tea.Cmd {
 }
 
 // createCmd makes a node through the audited mutations.
-func createCmd(mut lockops.Mutations, p string, data []byte, flags int32) tea.Cmd {
+func createCmd(mut audit.Mutations, p string, data []byte, flags int32) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -324,7 +327,7 @@ func createCmd(mut lockops.Mutations, p string, data []byte, flags int32) tea.Cm
 }
 
 // setCmd writes data if the node is still at version.
-func setCmd(mut lockops.Mutations, p string, data []byte, version int32) tea.Cmd {
+func setCmd(mut audit.Mutations, p string, data []byte, version int32) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -335,7 +338,7 @@ func setCmd(mut lockops.Mutations, p string, data []byte, version int32) tea.Cmd
 
 // deleteCmd deletes p (no children) if it is still at version. A whole
 // tree goes through [Model.beginDeleteTree].
-func deleteCmd(mut lockops.Mutations, p string, version int32) tea.Cmd {
+func deleteCmd(mut audit.Mutations, p string, version int32) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -27,7 +28,7 @@ func parseTTL(s string) (time.Duration, bool) {
 	return d, true
 }
 
-// createTTLCmd makes a TTL node. lockops.Mutations has no TTL create, so
+// createTTLCmd makes a TTL node. audit.Mutations has no TTL create, so
 // this calls the connection directly, refusing in read-only mode and
 // writing the audit log entry itself.
 func createTTLCmd(c *zkview.Client, p string, data []byte, flags int32, ttl time.Duration) tea.Cmd {
@@ -35,20 +36,20 @@ func createTTLCmd(c *zkview.Client, p string, data []byte, flags int32, ttl time
 		if c == nil {
 			return mutationMsg{op: "create", path: p, err: errors.New("not connected")}
 		}
-		audit := func(path string, err error) {
-			e := lockops.AuditEntry{Operation: lockops.OpCreate, Path: path, Result: lockops.AuditOK}
+		recordAudit := func(path string, err error) {
+			e := audit.Entry{Operation: lockops.OpCreate, Path: path, Result: audit.OK}
 			if err != nil {
-				e.Result, e.Error = lockops.AuditFailed, err.Error()
+				e.Result, e.Error = audit.Failed, err.Error()
 			} else {
 				v := int32(0)
 				e.Version = &v
 			}
-			lockops.Audit(c, e) // a failure to log never hides the result
+			audit.Append(c, e) // a failure to log never hides the result
 		}
 		if c.Config().ReadOnly {
 			err := fmt.Errorf("create %s: %w", p, zkview.ErrReadOnly)
-			e := lockops.AuditEntry{Operation: lockops.OpCreate, Path: p, Result: lockops.AuditRefused, Error: err.Error()}
-			lockops.Audit(c, e)
+			e := audit.Entry{Operation: lockops.OpCreate, Path: p, Result: audit.Refused, Error: err.Error()}
+			audit.Append(c, e)
 			return mutationMsg{op: "create", path: p, err: err}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
@@ -73,11 +74,11 @@ func createTTLCmd(c *zkview.Client, p string, data []byte, flags int32, ttl time
 			if errors.Is(r.err, zk.ErrUnknown) {
 				err = fmt.Errorf("create %s: %w (the server refuses TTL nodes unless every member runs with zookeeper.extendedTypesEnabled=true)", p, r.err)
 			}
-			audit(p, err)
+			recordAudit(p, err)
 			return mutationMsg{op: "create", path: p, err: err}
 		}
 		created := c.Rel(r.path)
-		audit(created, nil)
+		recordAudit(created, nil)
 		return mutationMsg{op: "create", path: created, flags: flags, ttl: ttl}
 	}
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/ui/dialog"
 )
 
@@ -32,15 +35,15 @@ var fitDialogs = []struct {
 }{
 	{"take", func(m *Model) dialog.Dialog {
 		d := dialog.NewTake(m.st, m.keys.Lock, "/app/locks/orders", lockops.KindCuratorMutex, true,
-			func(string, lockops.TakeOptions) (uint64, tea.Cmd) { return 9, func() tea.Msg { return nil } })
+			func(string, take.Options) (uint64, tea.Cmd) { return 9, func() tea.Msg { return nil } })
 		d.Init()
-		d.Update(dialog.TakePlanMsg{ID: 9, Plan: lockops.TakePlan{Kind: lockops.KindCuratorMutex, Library: lockops.Curator}})
+		d.Update(dialog.TakePlanMsg{ID: 9, Plan: take.Plan{Kind: lockops.KindCuratorMutex, Library: lockops.Curator}})
 		return d
 	}, "⏎ take"},
 	{"force-delete", func(m *Model) dialog.Dialog {
 		d := dialog.NewForceDelete(m.st, m.keys.Lock, lockops.Participant{Node: fitNode}, "H1", 7, fitView{})
 		d.Init()
-		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: fitNode, Preview: &lockops.EvictPreview{
+		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: fitNode, Preview: &evict.Preview{
 			Node: fitNode, LockPath: "/app/locks/orders", Session: 0x1000000a1b2c0001, Ephemeral: true, Client: "10.0.3.11:50112",
 			Data: []byte("alice@build7 zkscope pid 4242: deploy"), Czxid: 0x1f, HeldFor: 95 * time.Second,
 			Recipe: "curator.mutex", Participant: true, Holding: true, NextHolders: []string{"n"},
@@ -51,7 +54,7 @@ var fitDialogs = []struct {
 	{"force-delete-leader", func(m *Model) dialog.Dialog {
 		d := dialog.NewForceDelete(m.st, m.keys.Lock, lockops.Participant{Node: "/kafka/controller"}, "H1", 7, fitView{})
 		d.Init()
-		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: "/kafka/controller", Preview: &lockops.EvictPreview{
+		d.Update(dialog.EvictPreviewMsg{ID: 7, Node: "/kafka/controller", Preview: &evict.Preview{
 			Node: "/kafka/controller", Ephemeral: true, Session: 0x101, Recipe: "kafka.controller", Participant: true,
 			Holding: true, Racers: 2, Warnings: []string{"This is the leader's node: deleting it starts a new election."}}})
 		return d
@@ -60,19 +63,19 @@ var fitDialogs = []struct {
 		return dialog.NewRevoke(m.st, m.keys.Lock, lockops.Participant{Node: fitNode, Session: 0x101, Client: "10.0.3.11:50112", Data: []byte("worker-2")}, "H1")
 	}, "y/⏎ revoke"},
 	{"quit-holding", func(m *Model) dialog.Dialog {
-		return dialog.NewQuitHolding(m.st, m.keys.Lock, &lockops.Held{Path: "/app/locks/orders", Mode: lockops.ModeExclusive, Acquired: fixedTime.Add(-time.Minute)}, fitView{})
+		return dialog.NewQuitHolding(m.st, m.keys.Lock, &take.Held{Path: "/app/locks/orders", Mode: lockops.ModeExclusive, Acquired: fixedTime.Add(-time.Minute)}, fitView{})
 	}, "y/⏎ release and quit"},
 	{"lost", func(m *Model) dialog.Dialog {
 		return dialog.NewLost(m.st, m.keys.Lock, "/app/locks/orders", "The session expired: the servers deleted our node 0000000054 and another client may hold the lock now.", true)
 	}, "⏎ understood"},
 	{"rejoin", func(m *Model) dialog.Dialog {
-		return dialog.NewRejoinOffer(m.st, m.keys.Lock, "/app/locks/orders", "The session expired while we waited: our node is gone.", lockops.TakeOptions{})
+		return dialog.NewRejoinOffer(m.st, m.keys.Lock, "/app/locks/orders", "The session expired while we waited: our node is gone.", take.Options{})
 	}, "y/⏎ rejoin"},
 	{"redis-take", func(m *Model) dialog.Dialog {
 		return dialog.NewRedisTake(m.st, m.keys.Lock, "lock:orders:42", lockops.KindRedlock)
 	}, "TTL:"},
 	{"redis-evict", func(m *Model) dialog.Dialog {
-		d := dialog.NewRedisEvict(m.st, m.keys.Lock, &lockops.RedisEvictPreview{Key: "lock:orders:42", Recipe: lockops.KindRedlock,
+		d := dialog.NewRedisEvict(m.st, m.keys.Lock, &redislock.EvictPreview{Key: "lock:orders:42", Recipe: lockops.KindRedlock,
 			Token: "3f1c2a9e-77d1-4b8e-9a0c-5e2f7d6b1a44", TTL: 25 * time.Second,
 			Holding: []string{"127.0.0.1:6379", "127.0.0.1:6380"}, Others: []string{"127.0.0.1:6381: no such key"}, Majority: true})
 		d.Init()

@@ -16,6 +16,10 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/themes"
@@ -224,9 +228,9 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 	m.detail.SetLock(true)
 	m.lock.SetQueueAt(q, fixedTime)
 	st, keys, lk := m.st, m.keys, common.DefaultLockKeyMap()
-	held := &lockops.Held{Path: p, Node: q.Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: fixedTime}
+	held := &take.Held{Path: p, Node: q.Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: fixedTime}
 	fd := dialog.NewForceDelete(st, lk, q.Participants[1], name, 7, m.lock)
-	pv := &lockops.EvictPreview{Node: q.Participants[1].Node, LockPath: p, Session: 0x77, Ephemeral: true, Client: name, Data: data,
+	pv := &evict.Preview{Node: q.Participants[1].Node, LockPath: p, Session: 0x77, Ephemeral: true, Client: name, Data: data,
 		Recipe: string(q.Kind), Participant: true, NextHolders: []string{q.Participants[2].Node, text}, Warnings: []string{text}}
 	fdBefore := dialog.NewForceDelete(st, lk, q.Participants[1], name, 8, m.lock)
 	fd.Update(dialog.EvictPreviewMsg{ID: 7, Node: pv.Node, Preview: pv})
@@ -234,7 +238,7 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 	waiter.NextHolders = nil
 	fdWaiter := dialog.NewForceDelete(st, lk, q.Participants[2], name, 9, m.lock)
 	fdWaiter.Update(dialog.EvictPreviewMsg{ID: 9, Node: waiter.Node, Preview: &waiter})
-	noPlan := func(string, lockops.TakeOptions) (uint64, tea.Cmd) { return 0, nil }
+	noPlan := func(string, take.Options) (uint64, tea.Cmd) { return 0, nil }
 	for _, d := range []dialog.Dialog{
 		dialog.NewDelete(st, keys, p, 1),
 		dialog.NewDeleteTree(st, keys, p, 1, 3, 40),
@@ -244,10 +248,10 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 		dialog.NewRevoke(st, lk, q.Participants[0], name),
 		dialog.NewQuitHolding(st, lk, held, m.lock),
 		dialog.NewLost(st, lk, p, text, true),
-		dialog.NewRejoinOffer(st, lk, p, text, lockops.TakeOptions{}),
+		dialog.NewRejoinOffer(st, lk, p, text, take.Options{}),
 		dialog.NewTake(st, lk, p, q.Kind, true, noPlan),
 		dialog.NewRedisTake(st, lk, name, lockops.KindRedisSetNX),
-		dialog.NewRedisEvict(st, lk, &lockops.RedisEvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}),
+		dialog.NewRedisEvict(st, lk, &redislock.EvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}),
 		dialog.NewRedisQuit(st, lk, name),
 	} {
 		m.dialogs.Open(d)
@@ -296,8 +300,8 @@ func redisQueue(p, name string, data []byte) lockops.Queue {
 
 // fuzzSessions is a session holding a lock at p and waiting by watch on
 // a node named by text, its client name and its last operation text.
-func fuzzSessions(p, name, text string) []lockops.Session {
-	return []lockops.Session{{ID: 0x77, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: fixedTime, EphemeralsKnown: true,
-		Holds:   []lockops.SessionLock{{Lock: p, Kind: lockops.KindCuratorMutex, Node: p + "/" + elementName(name), Mode: lockops.ModeExclusive, Since: fixedTime}},
-		WaitsOn: []lockops.SessionLock{{Lock: "/app/" + elementName(text), Kind: lockops.KindKazooLock, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
+func fuzzSessions(p, name, text string) []diagnose.Session {
+	return []diagnose.Session{{ID: 0x77, Client: name, Member: text, LastOp: text, Timeout: time.Second, Established: fixedTime, EphemeralsKnown: true,
+		Holds:   []diagnose.SessionLock{{Lock: p, Kind: lockops.KindCuratorMutex, Node: p + "/" + elementName(name), Mode: lockops.ModeExclusive, Since: fixedTime}},
+		WaitsOn: []diagnose.SessionLock{{Lock: "/app/" + elementName(text), Kind: lockops.KindKazooLock, Node: text, Mode: lockops.ModeExclusive, WatchOnly: true}}}}
 }

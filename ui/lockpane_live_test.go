@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -14,27 +13,33 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/lockops/take"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 // contender takes lockPath on its own session (a real contender in
 // Curator's format) and returns once it holds or waits there.
-func contender(t *testing.T, lockPath, note string) (held func() *lockops.Held) {
+func contender(t *testing.T, lockPath, note string) (held func() *take.Held) {
 	t.Helper()
 	return contenderWith(t, liveClient(t), lockPath, note)
 }
 
 // contenderWith is [contender] on the connection c.
-func contenderWith(t *testing.T, c *zkview.Client, lockPath, note string) (held func() *lockops.Held) {
+func contenderWith(t *testing.T, c *zkview.Client, lockPath, note string) (held func() *take.Held) {
 	t.Helper()
-	ch := make(chan *lockops.Held, 1)
+	ch := make(chan *take.Held, 1)
 	queued := make(chan struct{}, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go func() {
-		h, err := lockops.Take(ctx, c, lockPath, lockops.TakeOptions{Library: lockops.Curator, Note: note,
-			Progress: func(lockops.Progress) {
+		h, err := take.Take(ctx, c, lockPath, take.Options{Library: lockops.Curator, Note: note,
+			Progress: func(take.Progress) {
 				select {
 				case queued <- struct{}{}:
 				default:
@@ -51,8 +56,8 @@ func contenderWith(t *testing.T, c *zkview.Client, lockPath, note string) (held 
 	case <-time.After(15 * time.Second):
 		t.Fatalf("contender %s never queued", note)
 	}
-	var h *lockops.Held
-	return func() *lockops.Held {
+	var h *take.Held
+	return func() *take.Held {
 		if h == nil {
 			select {
 			case h = <-ch:
@@ -157,7 +162,7 @@ func TestLiveTakeForceDeleteQuit(t *testing.T) {
 		return strings.Contains(s, "We hold this lock") && d.m.lock.Holding() && len(d.m.lock.Queue().Participants) == 1
 	})
 	deadline := time.Now().Add(10 * time.Second)
-	for alphaHeld.State() != lockops.StateLost {
+	for alphaHeld.State() != hold.StateLost {
 		if time.Now().After(deadline) {
 			t.Fatalf("alpha's lock is %s after the force-delete, want lost", alphaHeld.State())
 		}
@@ -236,18 +241,18 @@ func TestLiveHeldRevokedThenLost(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := lockops.Revoke(ctx, other, ours, 100*time.Millisecond); err != nil {
+	if _, err := evict.Revoke(ctx, other, ours, 100*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	d.until(t, 15*time.Second, "the revocation request shown", func(d *liveDriver) bool {
 		return strings.Contains(d.screen(), "Someone asked for it")
 	})
 
-	pv, err := lockops.PreviewEvict(ctx, other, ours, lockops.EvictOptions{})
+	pv, err := evict.PreviewEvict(ctx, other, ours, evict.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lockops.Evict(ctx, other, ours, pv.Expect, lockops.EvictOptions{}); err != nil {
+	if err := evict.Evict(ctx, other, ours, pv.Expect, evict.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	d.until(t, 15*time.Second, "the LOST alert", func(d *liveDriver) bool {
@@ -330,12 +335,12 @@ func TestLiveWatchMarks(t *testing.T) {
 	defer cancel()
 	known := false
 	for !known && ctx.Err() == nil {
-		d, err := lockops.ReadDir(ctx, c, lockPath)
+		d, err := scan.ReadDir(ctx, c, lockPath)
 		if err != nil {
 			t.Fatal(err)
 		}
 		qs := []lockops.Queue{lockops.Decode(d, lockops.DecodeOptions{})}
-		lockops.Verify(ctx, c, qs)
+		diagnose.Verify(ctx, c, qs)
 		for _, x := range qs[0].Participants {
 			known = known || x.WatchObserved != nil && *x.WatchObserved
 		}

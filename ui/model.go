@@ -15,13 +15,6 @@ package ui
 
 import (
 	"context"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/detail"
-	"github.com/zkscope/zkscope/ui/dialog"
-	"github.com/zkscope/zkscope/ui/ensemble"
-	"github.com/zkscope/zkscope/ui/lockpane"
-	"github.com/zkscope/zkscope/ui/sessions"
-	"github.com/zkscope/zkscope/ui/tree"
 	"os"
 	"strings"
 	"time"
@@ -31,8 +24,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/detail"
+	"github.com/zkscope/zkscope/ui/dialog"
+	"github.com/zkscope/zkscope/ui/ensemble"
+	"github.com/zkscope/zkscope/ui/lockpane"
+	"github.com/zkscope/zkscope/ui/sessions"
+	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -132,7 +133,7 @@ type Model struct {
 	opts   Options
 	client *zkview.Client
 	cache  treeSource // the lazy tree cache (zkview)
-	mut    lockops.Mutations
+	mut    audit.Mutations
 	conn   <-chan zkview.ConnEvent
 	unsub  func()
 	now    func() time.Time
@@ -157,8 +158,8 @@ type Model struct {
 	ensView  ensemble.Model // `:ensemble` (ui/ensemble)
 	sessView sessions.Model // `:sessions` (ui/sessions)
 	// sessPings follows the session view's reads, to tell sessions that
-	// answered only pings since when (lockops.PingWatch).
-	sessPings lockops.PingWatch
+	// answered only pings since when (diagnose.PingWatch).
+	sessPings diagnose.PingWatch
 	sessRoot  string // the path whose locks :sessions joins
 	sessFocus int64  // a session to put the cursor on once the view has read
 
@@ -260,7 +261,7 @@ func New(opts Options) Model {
 func (m *Model) attach(c *zkview.Client, context string) {
 	m.client = c
 	m.opts.Context = context
-	m.mut = lockops.Mutations{Client: c}
+	m.mut = audit.Mutations{Client: c}
 	m.cache = zkview.NewTree(c)
 	m.conn, m.unsub = c.Subscribe()
 	m.readOnly = m.opts.ReadOnly || c.Config().ReadOnly

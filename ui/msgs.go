@@ -1,13 +1,14 @@
 package ui
 
 import (
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/tree"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -77,7 +78,7 @@ type lockProbeMsg struct {
 type sessionsViewMsg struct {
 	id     uint64
 	root   string
-	ss     []lockops.Session
+	ss     []diagnose.Session
 	ens    *zkview.Ensemble
 	queues []lockops.Queue
 	at     time.Time

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -75,14 +76,14 @@ func (m *Model) beginDeleteTree(p string, version int32) tea.Cmd {
 func deleteTreeWalk(c *zkview.Client, p string, version int32, ch chan<- tea.Msg) {
 	msg := mutationMsg{op: "delete tree", path: p}
 	defer func() {
-		e := lockops.AuditEntry{Operation: lockops.OpDelete, Path: p, Version: &version, Result: lockops.AuditOK}
+		e := audit.Entry{Operation: lockops.OpDelete, Path: p, Version: &version, Result: audit.OK}
 		switch {
 		case errors.Is(msg.err, zkview.ErrReadOnly):
-			e.Result, e.Error = lockops.AuditRefused, msg.err.Error()
+			e.Result, e.Error = audit.Refused, msg.err.Error()
 		case msg.err != nil:
-			e.Result, e.Error = lockops.AuditFailed, msg.err.Error()
+			e.Result, e.Error = audit.Failed, msg.err.Error()
 		}
-		lockops.Audit(c, e) // a failure to log never hides the result
+		audit.Append(c, e) // a failure to log never hides the result
 		ch <- msg
 	}()
 	if c.Config().ReadOnly {

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
@@ -95,19 +96,17 @@ func redisAddrOf(oe *net.OpError) string {
 }
 
 // redisQueues reads keys from every server and decodes those that are
-// locks ([lockops.IsRedisLock]), keyed by key name, as of the read and
-// diagnosed.
+// locks ([redislock.Locks], as `zkscope locks` does), keyed by key name,
+// as of the read and diagnosed.
 func redisQueues(ctx context.Context, c *redisview.Client, keys []string) (map[string]lockops.Queue, error) {
 	reads := c.ReadKeys(ctx, keys)
 	if err := redisview.AllFailed(reads); err != nil {
 		return nil, redisError(err)
 	}
-	queues := lockops.DecodeRedis(reads, time.Now())
-	lockops.DiagnoseRedis(queues, lockops.RedisDiagnoseOptions{})
 	out := map[string]lockops.Queue{}
-	for _, q := range queues {
+	for _, q := range redislock.Locks(reads, time.Now()) {
 		name, _, _ := strings.Cut(q.Path, "@") // a master's own lock: key@host:port
-		if _, seen := out[name]; !seen && lockops.IsRedisLock(q) {
+		if _, seen := out[name]; !seen {
 			q.Participants = distinctNodes(q.Participants)
 			out[name] = q
 		}

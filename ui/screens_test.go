@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -44,17 +45,17 @@ func TestEnsembleScreen(t *testing.T) {
 
 // sessionsFixture is a kazoo holder of /app/locks waiting on /app/jobs and
 // an idle session.
-func sessionsFixture() []lockops.Session {
-	lock := func(dir, name string, ago time.Duration) lockops.SessionLock {
-		return lockops.SessionLock{Lock: dir, Kind: lockops.KindKazooLock, Node: dir + "/" + name, Mode: lockops.ModeExclusive, Since: fixedTime.Add(-ago)}
+func sessionsFixture() []diagnose.Session {
+	lock := func(dir, name string, ago time.Duration) diagnose.SessionLock {
+		return diagnose.SessionLock{Lock: dir, Kind: lockops.KindKazooLock, Node: dir + "/" + name, Mode: lockops.ModeExclusive, Since: fixedTime.Add(-ago)}
 	}
-	k := lockops.Session{ID: 0x1000abcdef00007, Client: "127.0.0.1:50112", Member: "127.0.0.1:2181", Timeout: 10 * time.Second,
+	k := diagnose.Session{ID: 0x1000abcdef00007, Client: "127.0.0.1:50112", Member: "127.0.0.1:2181", Timeout: 10 * time.Second,
 		Established: fixedTime.Add(-time.Hour), LastOp: "PING", Received: 7, Sent: 7, EphemeralsKnown: true,
-		Holds:   []lockops.SessionLock{lock("/app/locks", "ab__lock__0000000003", 3*time.Minute)},
-		WaitsOn: []lockops.SessionLock{lock("/app/jobs", "cd__lock__0000000001", time.Minute)}}
-	idle := lockops.Session{ID: 0x1000abcdef00009, Client: "10.0.0.9:4000", Member: "127.0.0.1:2181", Timeout: 10 * time.Second,
+		Holds:   []diagnose.SessionLock{lock("/app/locks", "ab__lock__0000000003", 3*time.Minute)},
+		WaitsOn: []diagnose.SessionLock{lock("/app/jobs", "cd__lock__0000000001", time.Minute)}}
+	idle := diagnose.Session{ID: 0x1000abcdef00009, Client: "10.0.0.9:4000", Member: "127.0.0.1:2181", Timeout: 10 * time.Second,
 		Established: fixedTime.Add(-2 * time.Hour), LastOp: "GETD", EphemeralsKnown: true}
-	return []lockops.Session{idle, k}
+	return []diagnose.Session{idle, k}
 }
 
 // TestSessionsScreen opens `:sessions /app`, drops a stale read, draws

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/zkscope/zkscope/printable"
-	"github.com/zkscope/zkscope/ui/common"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +13,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/printable"
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -245,9 +245,9 @@ func scanLocksWalk(ctx context.Context, cancel context.CancelFunc, c *zkview.Cli
 	progress := func(nodes, locks int) {
 		prog.send(searchProgressMsg{id: id, listed: nodes, found: locks}, false)
 	}
-	qs, err := lockops.Scan(ctx, c, root, lockops.ScanOptions{Skipped: msg.skipped.note, Progress: progress})
+	qs, err := scan.Scan(ctx, c, root, scan.Options{Skipped: msg.skipped.note, Progress: progress})
 	switch {
-	case errors.Is(err, lockops.ErrScanTruncated):
+	case errors.Is(err, scan.ErrTruncated):
 		msg.truncated = true
 	case err != nil && ctx.Err() != nil:
 		msg.truncated, msg.cancelled = true, true

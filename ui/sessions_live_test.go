@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
@@ -25,7 +26,7 @@ func TestLiveSessionsJumpToLock(t *testing.T) {
 	kz.Await(t, "holder", "acquired")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	raw, err := lockops.ReadDir(ctx, c, lockPath)
+	raw, err := scan.ReadDir(ctx, c, lockPath)
 	if err != nil {
 		t.Fatal(err)
 	}

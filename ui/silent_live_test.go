@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -119,7 +119,7 @@ func TestLiveLockFootnote4lw(t *testing.T) {
 		return len(d.m.lock.Queue().Participants) == 2 && strings.Contains(d.screen(), "4lw.commands.whitelist")
 	})
 	s := flatPane(d.screen())
-	for _, want := range []string{"watches (?) unknown", "refused the four-letter words", lockops.WhitelistLine} {
+	for _, want := range []string{"watches (?) unknown", "refused the four-letter words", diagnose.WhitelistLine} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the footnote lacks %q:\n%s", want, d.screen())
 		}

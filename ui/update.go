@@ -3,14 +3,15 @@ package ui
 import (
 	"context"
 	"fmt"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/lockpane"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/lockpane"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -180,12 +181,12 @@ func (m *Model) onSessionsView(msg sessionsViewMsg) tea.Cmd {
 const sessionHungAfter = time.Minute
 
 // sessionNotes are the words after each session with a session-level
-// problem (lockops.DiagnoseSessions), and how long others have sent
+// problem (diagnose.Sessions), and how long others have sent
 // nothing at all (at once) or answered only pings (after a while).
-func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, w *lockops.PingWatch, now time.Time) map[int64]string {
+func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, w *diagnose.PingWatch, now time.Time) map[int64]string {
 	notes := map[int64]string{}
 	pings := w.Since()
-	for _, p := range lockops.DiagnoseSessions(queues, lockops.SessionCheckOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter, SilentSince: w.Silent()}) {
+	for _, p := range diagnose.Sessions(queues, diagnose.SessionOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter, SilentSince: w.Silent()}) {
 		for _, s := range p.Sessions {
 			notes[s] = string(p.Kind)
 		}
@@ -208,7 +209,7 @@ func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, w *lockops.PingWat
 func (m *Model) openSessions(root string) tea.Cmd {
 	m.screen = screenSessions
 	if root != m.sessRoot {
-		m.sessPings = lockops.PingWatch{}
+		m.sessPings = diagnose.PingWatch{}
 	}
 	m.sessRoot = root
 	m.layout()

@@ -3,7 +3,8 @@ package dialog
 import (
 	"time"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/take"
 )
 
 // The actions of the node forms (create, edit, delete, delete tree); the
@@ -49,13 +50,13 @@ type (
 	// its choice ("" when the operator chose).
 	Take struct {
 		Path string
-		Opts lockops.TakeOptions
+		Opts take.Options
 		Why  string
 	}
 	// Rejoin takes Path again with the options of the wait that was lost.
 	Rejoin struct {
 		Path string
-		Opts lockops.TakeOptions
+		Opts take.Options
 	}
 	// RejoinDeclined: the operator chose not to queue for Path again.
 	RejoinDeclined struct{ Path string }
@@ -67,11 +68,11 @@ type (
 	Revoke struct{ Node, Label string }
 	// Evict force-deletes Preview's node if it is still the one shown.
 	Evict struct {
-		Preview *lockops.EvictPreview
+		Preview *evict.Preview
 		Label   string
 		// ForceLeader: the operator typed the leader confirmation of a
 		// system's leader node (Kafka, HDFS, HBase, Solr): deleting it
-		// starts a new election ([lockops.EvictOptions.ForceLeader]).
+		// starts a new election ([evict.Options.ForceLeader]).
 		ForceLeader bool
 	}
 	// EvictUnreadable: the node to force-delete could not be read.
@@ -86,14 +87,14 @@ type (
 	// TakePlanMsg is the take dialog's plan for its choices (request ID).
 	TakePlanMsg struct {
 		ID   uint64
-		Plan lockops.TakePlan
+		Plan take.Plan
 		Err  error
 	}
 	// EvictPreviewMsg is what force-deleting Node would do (request ID).
 	EvictPreviewMsg struct {
 		ID      uint64
 		Node    string
-		Preview *lockops.EvictPreview
+		Preview *evict.Preview
 		Err     error
 	}
 )

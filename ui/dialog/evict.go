@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
@@ -25,7 +26,7 @@ type ForceDelete struct {
 	target  lockops.Participant
 	label   string
 	id      uint64 // the preview's request id
-	preview *lockops.EvictPreview
+	preview *evict.Preview
 	seq     textinput.Model
 	view    LockView
 }
@@ -45,7 +46,7 @@ func (d *ForceDelete) ID() string { return "force-delete" }
 func (d *ForceDelete) Init() tea.Cmd { return d.seq.Focus() }
 
 // Preview is what the preview read said (nil until it came).
-func (d *ForceDelete) Preview() *lockops.EvictPreview { return d.preview }
+func (d *ForceDelete) Preview() *evict.Preview { return d.preview }
 
 // Update implements [Dialog]: the preview's reply, and keys (⏎ deletes
 // once the exact sequence number is typed; esc cancels).
@@ -145,7 +146,7 @@ func (d *ForceDelete) View(w int) string {
 }
 
 // want is what confirms the delete: the sequence number, or for a
-// system's leader node the system and the node ([lockops.EvictPreview.LeaderConfirmation]).
+// system's leader node the system and the node ([evict.Preview.LeaderConfirmation]).
 func (d *ForceDelete) want() string {
 	if c := d.preview.LeaderConfirmation(); c != "" {
 		return c

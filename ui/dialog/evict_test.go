@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -21,7 +22,7 @@ func (stubView) WaiterEvictNext(string) string    { return "the next waiter re-c
 
 // forceDeleteWith opens the force-delete dialog on pv and delivers the
 // preview.
-func forceDeleteWith(t *testing.T, pv *lockops.EvictPreview) *ForceDelete {
+func forceDeleteWith(t *testing.T, pv *evict.Preview) *ForceDelete {
 	t.Helper()
 	d := NewForceDelete(styles(t), common.DefaultLockKeyMap(), lockops.Participant{Node: pv.Node}, "L", 7, stubView{})
 	d.Init()
@@ -53,7 +54,7 @@ func TestForceDeleteSystemLeader(t *testing.T) {
 		{"hbase.master", "/hbase/master", "master", "hbase master", "HBase"},
 		{"solr.overseer", "/overseer_elect/election/72057594037927937-10.0.0.1:8983_solr-n_0000000001", "0000000001", "solr 0000000001", "Solr"},
 	} {
-		pv := &lockops.EvictPreview{Node: tc.node, Ephemeral: true, Session: 0x101, Recipe: tc.recipe, Participant: true,
+		pv := &evict.Preview{Node: tc.node, Ephemeral: true, Session: 0x101, Recipe: tc.recipe, Participant: true,
 			Holding: true, Racers: 2, Warnings: []string{"This is the leader's node: deleting it starts a new election."}}
 		d := forceDeleteWith(t, pv)
 		box := ansi.Strip(d.View(90))
@@ -74,7 +75,7 @@ func TestForceDeleteSystemLeader(t *testing.T) {
 	}
 	// A plain ephemeral lock's holder and a Solr candidate that waits: no
 	// system leader, the usual confirmation, no ForceLeader.
-	for _, pv := range []*lockops.EvictPreview{
+	for _, pv := range []*evict.Preview{
 		{Node: "/app/maintenance", Ephemeral: true, Recipe: "zookeeper.ephemeral-lock", Participant: true, Holding: true},
 		{Node: "/overseer_elect/election/72057594037927938-10.0.0.2:8983_solr-n_0000000002", Ephemeral: true, Recipe: "solr.overseer", Participant: true},
 	} {

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
@@ -16,12 +17,12 @@ import (
 // and quits; ctrl+c quits at once (closing the session deletes our node).
 type QuitHolding struct {
 	lockBase
-	held *lockops.Held
+	held *take.Held
 	view LockView
 }
 
 // NewQuitHolding asks about quitting while holding held.
-func NewQuitHolding(st *themes.Styles, keys common.LockKeyMap, held *lockops.Held, view LockView) *QuitHolding {
+func NewQuitHolding(st *themes.Styles, keys common.LockKeyMap, held *take.Held, view LockView) *QuitHolding {
 	return &QuitHolding{lockBase: lockBase{st: st, keys: keys}, held: held, view: view}
 }
 
@@ -98,11 +99,11 @@ func (d *Lost) View(w int) string {
 type RejoinOffer struct {
 	lockBase
 	path, reason string
-	opts         lockops.TakeOptions
+	opts         take.Options
 }
 
 // NewRejoinOffer offers to take path again with opts after reason.
-func NewRejoinOffer(st *themes.Styles, keys common.LockKeyMap, path, reason string, opts lockops.TakeOptions) *RejoinOffer {
+func NewRejoinOffer(st *themes.Styles, keys common.LockKeyMap, path, reason string, opts take.Options) *RejoinOffer {
 	return &RejoinOffer{lockBase: lockBase{st: st, keys: keys}, path: path, reason: reason, opts: opts}
 }
 

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
@@ -27,7 +28,7 @@ type (
 		TTL time.Duration
 	}
 	// RedisEvict deletes Preview's key where it still holds its token.
-	RedisEvict struct{ Preview *lockops.RedisEvictPreview }
+	RedisEvict struct{ Preview *redislock.EvictPreview }
 	// RedisReleaseAndQuit releases the Redis lock we hold, then quits.
 	RedisReleaseAndQuit struct{}
 )
@@ -48,7 +49,7 @@ func NewRedisTake(st *themes.Styles, keys common.LockKeyMap, key string, recipe 
 	k := newLockInput("key")
 	k.SetValue(pre.shown)
 	ttl := newLockInput("TTL")
-	ttl.SetValue(lockops.DefaultRedisTTL.String())
+	ttl.SetValue(redislock.DefaultTTL.String())
 	ttl.SetWidth(12)
 	return &RedisTakeForm{lockBase: lockBase{st: st, keys: keys}, recipe: recipe, key: pre, fields: [2]textinput.Model{k, ttl}, focus: 1}
 }
@@ -110,12 +111,12 @@ func (d *RedisTakeForm) View(w int) string {
 // its token, typed, before deleting it where it still holds that token.
 type RedisEvictForm struct {
 	lockBase
-	pv *lockops.RedisEvictPreview
+	pv *redislock.EvictPreview
 	in textinput.Model
 }
 
 // NewRedisEvict asks about force-deleting pv's key.
-func NewRedisEvict(st *themes.Styles, keys common.LockKeyMap, pv *lockops.RedisEvictPreview) *RedisEvictForm {
+func NewRedisEvict(st *themes.Styles, keys common.LockKeyMap, pv *redislock.EvictPreview) *RedisEvictForm {
 	in := newLockInput("end of the token")
 	in.SetWidth(16)
 	return &RedisEvictForm{lockBase: lockBase{st: st, keys: keys}, pv: pv, in: in}

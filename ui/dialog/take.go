@@ -12,12 +12,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
 // TakeModes and TakeRecipes are the choices of the take dialog; a nil
-// library is "auto": decided by lockops.PlanTake, or refused.
+// library is "auto": decided by take.PlanTake, or refused.
 var (
 	TakeModes   = []lockops.Mode{lockops.ModeExclusive, lockops.ModeRead, lockops.ModeWrite}
 	TakeRecipes = append([]*lockops.Library{nil}, lockops.TakeLibraries()...)
@@ -33,9 +34,9 @@ const (
 )
 
 // Planner starts the read that plans a take of path with o (see
-// lockops.PlanTake); it returns the request id and the command, or a nil
+// take.PlanTake); it returns the request id and the command, or a nil
 // command when no plan can be asked for (not connected).
-type Planner func(path string, o lockops.TakeOptions) (uint64, tea.Cmd)
+type Planner func(path string, o take.Options) (uint64, tea.Cmd)
 
 // TakeLock joins (or creates) a lock's queue as a real contender: path,
 // mode, recipe and note, with the plan for those choices shown before ⏎.
@@ -52,7 +53,7 @@ type TakeLock struct {
 	// The plan for the choices shown (read in a command): planFor is the
 	// choices it was made for, planErr the refusal's reason; submitting
 	// is set when ⏎ waits for it.
-	plan       *lockops.TakePlan
+	plan       *take.Plan
 	planErr    string
 	planFor    string
 	planID     uint64
@@ -98,9 +99,9 @@ func (d *TakeLock) ModeNames() []string { return takeModeNames(d.modeChoices()) 
 
 // choices are the dialog's path, options and their key (what a plan was
 // made for).
-func (d *TakeLock) choices() (string, lockops.TakeOptions, string) {
+func (d *TakeLock) choices() (string, take.Options, string) {
 	lp := path.Clean(strings.TrimSpace(d.target.value(d.path.Value())))
-	o := lockops.TakeOptions{Library: TakeRecipes[d.recipe], Mode: TakeModes[d.mode], Note: strings.TrimSpace(d.note.Value())}
+	o := take.Options{Library: TakeRecipes[d.recipe], Mode: TakeModes[d.mode], Note: strings.TrimSpace(d.note.Value())}
 	return lp, o, fmt.Sprintf("%s|%s|%d", lp, o.Mode, d.recipe)
 }
 

@@ -16,7 +16,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
@@ -31,7 +31,7 @@ type Model struct {
 	st     *themes.Styles
 	w, h   int
 	last   *zkview.Ensemble
-	report lockops.EnsembleReport
+	report report.EnsembleReport
 	// marked maps a member's address to why it is highlighted (it went
 	// down, or it is a new leader), until it changes again.
 	marked map[string]string
@@ -51,7 +51,7 @@ func (m *Model) Loaded() bool { return m.last != nil }
 // SetEnsemble takes a new snapshot; what changed since the previous one is
 // highlighted and listed.
 func (m *Model) SetEnsemble(e *zkview.Ensemble) {
-	m.report = lockops.NewEnsembleReport(e, m.last)
+	m.report = report.NewEnsembleReport(e, m.last)
 	for _, c := range m.report.Changes {
 		m.events = append(m.events, e.At.Format("15:04:05")+"  "+c)
 	}
@@ -111,7 +111,7 @@ func (m Model) lines() []string {
 	}
 	rows := [][]string{header}
 	for _, mem := range m.report.Members {
-		rows = append(rows, lockops.EnsembleRow(mem))
+		rows = append(rows, report.EnsembleRow(mem))
 	}
 	widths := make([]int, len(header))
 	for _, r := range rows {
@@ -160,7 +160,7 @@ func (m Model) lines() []string {
 
 // rowStyle colours a member by role and highlight; the cursor row is
 // reversed.
-func (m Model) rowStyle(mem lockops.MemberReport, i int) lipgloss.Style {
+func (m Model) rowStyle(mem report.MemberReport, i int) lipgloss.Style {
 	s := m.st.Row
 	switch {
 	case m.marked[mem.Addr] != "":

@@ -2,15 +2,18 @@ package lockpane
 
 import (
 	"context"
-	"github.com/zkscope/zkscope/printable"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/take"
+	"github.com/zkscope/zkscope/printable"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 )
 
 // Lock actions: take (join a queue as a real contender), release, revoke
@@ -28,8 +31,8 @@ type lockActions struct {
 
 	taking *takeState
 
-	held        *lockops.Held
-	holdState   lockops.HoldState
+	held        *take.Held
+	holdState   hold.State
 	holdReason  string
 	revokeAsked bool
 	// holdDeadline is when the lock must be treated as lost unless the
@@ -47,7 +50,7 @@ type takeState struct {
 	path     string
 	mode     lockops.Mode
 	cancel   context.CancelFunc
-	progress lockops.Progress
+	progress take.Progress
 	started  time.Time
 	gone     bool // GotoMsg sent
 }
@@ -56,7 +59,7 @@ func (a *lockActions) waiting() bool { return a.taking != nil }
 
 // holding reports whether we hold a lock that is not lost.
 func (a *lockActions) holding() bool {
-	return a.held != nil && (a.holdState == lockops.StateHeld || a.holdState == lockops.StateSuspended)
+	return a.held != nil && (a.holdState == hold.StateHeld || a.holdState == hold.StateSuspended)
 }
 
 // isOurs reports whether node is the node of our take or our lock.
@@ -64,7 +67,7 @@ func (a *lockActions) isOurs(node string) bool {
 	if node == "" {
 		return false
 	}
-	if a.held != nil && a.held.Node == node && a.holdState != lockops.StateReleased {
+	if a.held != nil && a.held.Node == node && a.holdState != hold.StateReleased {
 		return true
 	}
 	return a.taking != nil && a.taking.progress.Node == node
@@ -74,35 +77,35 @@ func (a *lockActions) isOurs(node string) bool {
 type (
 	takeProgressMsg struct {
 		id uint64
-		p  lockops.Progress
+		p  take.Progress
 	}
 	takeDoneMsg struct {
 		id      uint64
 		path    string
-		opts    lockops.TakeOptions // as asked (to rejoin with)
-		held    *lockops.Held
-		changes <-chan lockops.HoldChange
+		opts    take.Options // as asked (to rejoin with)
+		held    *take.Held
+		changes <-chan hold.Change
 		err     error
 	}
 	// holdTickMsg moves the SUSPENDED countdown on.
 	holdTickMsg struct {
-		held *lockops.Held
+		held *take.Held
 		at   time.Time
 	}
 	holdChangeMsg struct {
-		held *lockops.Held
-		ch   lockops.HoldChange
+		held *take.Held
+		ch   hold.Change
 		ok   bool
-		next <-chan lockops.HoldChange
+		next <-chan hold.Change
 	}
 	releaseDoneMsg struct {
-		held *lockops.Held
+		held *take.Held
 		err  error
 		quit bool
 	}
 	revokeDoneMsg struct {
 		node, label string
-		res         lockops.RevokeResult
+		res         evict.RevokeResult
 		err         error
 	}
 	evictDoneMsg struct {
@@ -130,7 +133,7 @@ func (p *Model) open(d dialog.Dialog) {
 }
 
 // Held is the lock we hold or held last (nil when none).
-func (p *Model) Held() *lockops.Held { return p.act.held }
+func (p *Model) Held() *take.Held { return p.act.held }
 
 // Holding reports whether we hold a lock (held or suspended): quitting
 // should ask first ([Model.ConfirmQuit]).
@@ -265,7 +268,7 @@ func revokeRefusal(k lockops.Kind, x lockops.Participant, label string) string {
 	switch {
 	case !lockops.Recognised(k):
 		return "zkscope does not recognise this lock's recipe: only the holder of a Curator lock can be revoked."
-	case lockops.NotRevocable(k, x) == "":
+	case evict.NotRevocable(k, x) == "":
 		return ""
 	case x.State != lockops.StateHolding:
 		return label + " is waiting, not holding: only a holder can be asked to let go. Use X to remove a waiter."
@@ -311,7 +314,7 @@ func (p *Model) startTake(cursorPath string, onLock bool) tea.Cmd {
 }
 
 // planTake starts the read that plans a take for the take dialog.
-func (p *Model) planTake(lp string, o lockops.TakeOptions) (uint64, tea.Cmd) {
+func (p *Model) planTake(lp string, o take.Options) (uint64, tea.Cmd) {
 	if p.client == nil {
 		return 0, nil
 	}
@@ -359,7 +362,7 @@ func (p *Model) HandleAction(act dialog.Action) (cmd tea.Cmd, ok bool) {
 
 // beginTake starts waiting for lp with opts (a rejoin: the take dialog's
 // choices again).
-func (p *Model) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
+func (p *Model) beginTake(lp string, opts take.Options) tea.Cmd {
 	if !p.mayTake() {
 		return nil
 	}
@@ -368,7 +371,7 @@ func (p *Model) beginTake(lp string, opts lockops.TakeOptions) tea.Cmd {
 	t := &takeState{id: p.act.seq, path: lp, mode: opts.Mode, cancel: cancel, started: p.clock()}
 	p.act.taking = t
 	p.note = common.Status{}
-	progress := make(chan lockops.Progress, 16)
+	progress := make(chan take.Progress, 16)
 	return tea.Batch(
 		takeCmd(ctx, p.client, t.id, lp, opts, progress),
 		listenTakeProgress(progress, t.id),
@@ -387,7 +390,7 @@ func (p *Model) release(quit bool) tea.Cmd {
 		return nil
 	}
 	h := p.act.held
-	if h == nil || p.act.holdState == lockops.StateReleased {
+	if h == nil || p.act.holdState == hold.StateReleased {
 		if quit {
 			return tea.Quit
 		}

@@ -3,8 +3,6 @@ package lockpane
 import (
 	"context"
 	"fmt"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +12,12 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 )
 
 func lockKey(s string) tea.KeyPressMsg {
@@ -43,15 +46,15 @@ func typeText(p *Model, s string) {
 }
 
 // evictPreview is what PreviewEvict says of mutexQueue's holder.
-func evictPreview() *lockops.EvictPreview {
+func evictPreview() *evict.Preview {
 	q := mutexQueue()
 	h := q.Participants[0]
-	return &lockops.EvictPreview{
+	return &evict.Preview{
 		Node: h.Node, LockPath: lockDir, Session: h.Session, Ephemeral: true, Client: "10.0.3.11:50112",
 		Data: h.Data, Czxid: 0x1f, Version: 0, Created: h.Ctime, HeldFor: 95 * time.Second,
 		Recipe: "curator.mutex", Holding: true, NextHolders: []string{q.Participants[1].Node},
 		Warnings: []string{"The holder is NOT told: if it is still running it will go on as if it held the lock, while the next waiter takes it too. Stop the holder first, or use revoke if it is revocable."},
-		Expect:   lockops.Expect{Session: h.Session, Czxid: 0x1f, Version: 0},
+		Expect:   evict.Expect{Session: h.Session, Czxid: 0x1f, Version: 0},
 	}
 }
 
@@ -98,7 +101,7 @@ func TestForceDeleteDialog(t *testing.T) {
 		t.Fatalf("the exact sequence number did not start the delete (busy %q)", p.act.busy)
 	}
 	// A changed node: nothing deleted, and the operator is told.
-	p.Update(evictDoneMsg{node: evictPreview().Node, label: "H1", err: &lockops.ChangedError{Node: evictPreview().Node, What: "czxid (it was deleted and re-created)", Want: "0x1f", Got: "0x40"}})
+	p.Update(evictDoneMsg{node: evictPreview().Node, label: "H1", err: &evict.ChangedError{Node: evictPreview().Node, What: "czxid (it was deleted and re-created)", Want: "0x1f", Got: "0x40"}})
 	if n := paneScreen(p); !strings.Contains(n, "Nothing deleted") || p.act.busy != "" {
 		t.Fatalf("a refused delete is not reported:\n%s", n)
 	}
@@ -199,7 +202,7 @@ func TestRevokeDialog(t *testing.T) {
 	if cmd := press(p, "y"); cmd == nil || p.Modal() {
 		t.Fatal("y did not start the revocation")
 	}
-	p.Update(revokeDoneMsg{label: "H1", res: lockops.RevokeResult{Released: false}})
+	p.Update(revokeDoneMsg{label: "H1", res: evict.RevokeResult{Released: false}})
 	if !strings.Contains(p.note.Text, "did not make the lock revocable") {
 		t.Fatalf("an ignored revocation is not explained: %q", p.note.Text)
 	}
@@ -252,8 +255,8 @@ func TestRevokeOnlyCuratorHolders(t *testing.T) {
 func TestHoldAlertsAndQuit(t *testing.T) {
 	p := testPane(themes.Dark, 80, 24)
 	p.SetQueueAt(mutexQueue(), lockT0)
-	h := &lockops.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0.Add(-5 * time.Second)}
-	p.act.held, p.act.holdState = h, lockops.StateHeld
+	h := &take.Held{Path: lockDir, Node: mutexQueue().Participants[0].Node, Mode: lockops.ModeExclusive, Acquired: lockT0.Add(-5 * time.Second)}
+	p.act.held, p.act.holdState = h, hold.StateHeld
 	out := paneScreen(p)
 	if !strings.Contains(out, "We hold this lock (exclusive) for 5s") || !strings.Contains(out, "you") {
 		t.Fatalf("our lock is not shown:\n%s", out)
@@ -280,12 +283,12 @@ func TestHoldAlertsAndQuit(t *testing.T) {
 	}
 
 	// SUSPENDED then LOST.
-	p.act.held, p.act.holdState = h, lockops.StateHeld
-	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateSuspended, Reason: "disconnected from ZooKeeper"}})
+	p.act.held, p.act.holdState = h, hold.StateHeld
+	p.Update(holdChangeMsg{held: h, ok: true, ch: hold.Change{State: hold.StateSuspended, Reason: "disconnected from ZooKeeper"}})
 	if out := paneScreen(p); !strings.Contains(out, "SUSPENDED") || !strings.Contains(ansi.Strip(p.HeaderBadge()), "SUSPENDED") {
 		t.Fatalf("SUSPENDED not shown:\n%s", out)
 	}
-	p.Update(holdChangeMsg{held: h, ok: true, ch: lockops.HoldChange{State: lockops.StateLost, Reason: "session 0x1 expired"}})
+	p.Update(holdChangeMsg{held: h, ok: true, ch: hold.Change{State: hold.StateLost, Reason: "session 0x1 expired"}})
 	if _, ok := front[*dialog.Lost](p); !ok || !p.Modal() || p.Holding() {
 		t.Fatal("LOST did not alert")
 	}
@@ -307,7 +310,7 @@ func TestTakeProgressBanner(t *testing.T) {
 	q := mutexQueue()
 	p.SetQueueAt(q, lockT0)
 	p.act.taking = &takeState{id: 7, path: lockDir, mode: lockops.ModeExclusive, started: lockT0.Add(-3 * time.Second), gone: true, cancel: func() {}}
-	p.Update(takeProgressMsg{id: 7, p: lockops.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
+	p.Update(takeProgressMsg{id: 7, p: take.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
 	out := paneScreen(p)
 	for _, want := range []string{"We wait at position 3 of 5 on W1", "u stops waiting", "W2  ○ exclusive", " you "} {
 		if !strings.Contains(out, want) {

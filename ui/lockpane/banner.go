@@ -2,12 +2,13 @@ package lockpane
 
 import (
 	"fmt"
-	"github.com/zkscope/zkscope/printable"
-	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/printable"
+	"github.com/zkscope/zkscope/ui/common"
 )
 
 // bannerLines are the pane's lines about our own take or lock, drawn above
@@ -49,28 +50,28 @@ func (p *Model) bannerLines() []string {
 			out = append(out, p.spinner.View()+" "+st.Info.Render("Taking "+printable.String(t.path)+"…"))
 		}
 	}
-	if h := a.held; h != nil && a.holdState != lockops.StateReleased {
+	if h := a.held; h != nil && a.holdState != hold.StateReleased {
 		since := common.FormatAge(p.now.Sub(h.Acquired))
 		where := ""
 		if h.Path != p.path {
 			where = " " + printable.String(h.Path)
 		}
 		switch a.holdState {
-		case lockops.StateHeld:
+		case hold.StateHeld:
 			s := st.Success.Render(fmt.Sprintf("● We hold this lock%s (%s) for %s", where, h.Mode, since)) + st.Muted.Render(" · u releases")
 			out = append(out, s)
 			out = append(out, st.Muted.Render(fmt.Sprintf("  fence %d · session %s", h.Czxid, lockops.FormatSession(h.Session))))
 			if a.revokeAsked {
 				out = append(out, st.Warning.Render("  Someone asked for it (revocation request)."))
 			}
-		case lockops.StateSuspended:
+		case hold.StateSuspended:
 			out = append(out, st.BadgeWarn.Render("SUSPENDED")+" "+st.Warning.Render("Disconnected: we may no longer hold"+where+"."))
 			if !a.holdDeadline.IsZero() {
 				left := max(a.holdDeadline.Sub(p.now), 0)
 				out = append(out, "  "+st.Warning.Render(fmt.Sprintf("Treated as LOST in %.1fs", left.Seconds()))+st.Muted.Render(" unless ZooKeeper answers (fence "+fmt.Sprint(h.Czxid)+")"))
 			}
 			out = append(out, st.Muted.Render("  "+printable.String(a.holdReason)))
-		case lockops.StateLost:
+		case hold.StateLost:
 			out = append(out, st.BadgeErr.Render("LOST")+" "+st.Error.Render("We no longer hold"+where+"."))
 			out = append(out, st.Muted.Render("  "+printable.String(a.holdReason)))
 		}
@@ -92,14 +93,14 @@ func (p *Model) HeaderBadge() string {
 		return st.StateWarn.Render("waiting for " + printable.String(a.taking.path))
 	case a.held == nil:
 		return ""
-	case a.holdState == lockops.StateHeld:
+	case a.holdState == hold.StateHeld:
 		return st.StateOK.Render("holding " + printable.String(a.held.Path))
-	case a.holdState == lockops.StateSuspended && !a.holdDeadline.IsZero():
+	case a.holdState == hold.StateSuspended && !a.holdDeadline.IsZero():
 		left := max(a.holdDeadline.Sub(p.now), 0)
 		return st.StateWarn.Render(fmt.Sprintf("lock SUSPENDED %s (lost in %.1fs)", printable.String(a.held.Path), left.Seconds()))
-	case a.holdState == lockops.StateSuspended:
+	case a.holdState == hold.StateSuspended:
 		return st.StateWarn.Render("lock SUSPENDED " + printable.String(a.held.Path))
-	case a.holdState == lockops.StateLost:
+	case a.holdState == hold.StateLost:
 		return st.StateErr.Render("lock LOST " + printable.String(a.held.Path))
 	}
 	return ""

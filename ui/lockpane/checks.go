@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -15,7 +17,7 @@ import (
 // up to ten times a second, but the servers are asked at most every
 // reverifyEvery: the queue's own checks (lockops.DiagnoseQueue) run on
 // every read, while those that need the servers' view
-// (lockops.DiagnoseServers) and the session-level ones (wait-for cycles
+// (diagnose.Servers) and the session-level ones (wait-for cycles
 // across directories, holders answering only pings) run once per answer
 // of the servers. Their problems are carried to the reads that follow,
 // for the nodes still there and unchanged (same state, same wait): what
@@ -49,7 +51,7 @@ type carried struct {
 // sessionFinding is a session-level problem involving the shown lock,
 // with the other lock directories it spans.
 type sessionFinding struct {
-	lockops.SessionProblem
+	diagnose.SessionProblem
 	mine, others []string
 }
 
@@ -73,7 +75,7 @@ const (
 // servers last answered (f) for the nodes they still concern.
 func viewedQueue(q lockops.Queue, ens *zkview.Ensemble, f *serverFindings, now time.Time) lockops.Queue {
 	qs := []lockops.Queue{q}
-	lockops.ApplyEnsemble(ens, qs)
+	diagnose.ApplyEnsemble(ens, qs)
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	f.carryTo(&qs[0])
 	paneWatchers(&qs[0]) // watchers.go
@@ -90,7 +92,7 @@ func rawOf(q lockops.Queue, decoded int) lockops.Queue {
 	return q
 }
 
-// forgetView clears what lockops.ApplyEnsemble and the pane's judgement
+// forgetView clears what diagnose.ApplyEnsemble and the pane's judgement
 // of the waits set.
 func forgetView(q *lockops.Queue) {
 	for i := range q.Participants {
@@ -138,7 +140,7 @@ func (f *serverFindings) carryTo(q *lockops.Queue) {
 type verified struct {
 	queue    lockops.Queue
 	findings *serverFindings
-	pings    lockops.PingWatch
+	pings    diagnose.PingWatch
 }
 
 // verifyQueue applies the servers' answer ens to raw (the queue of one
@@ -147,12 +149,12 @@ type verified struct {
 // directories they own nodes in. pings is the pane's record of sessions
 // answering only pings, to which ens is added (a copy: the caller keeps
 // the one returned).
-func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *zkview.Ensemble, pings lockops.PingWatch, now time.Time) verified {
+func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *zkview.Ensemble, pings diagnose.PingWatch, now time.Time) verified {
 	qs := []lockops.Queue{raw}
-	lockops.ApplyEnsemble(ens, qs)
+	diagnose.ApplyEnsemble(ens, qs)
 	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
 	own := len(qs[0].Problems)
-	lockops.DiagnoseServers(qs, lockops.DiagnoseOptions{Now: now, Ensemble: ens})
+	diagnose.Servers(qs, diagnose.Options{Now: now, Ensemble: ens})
 	f := &serverFindings{byNode: map[nodeKey][]carried{}}
 	at := map[string]int{}
 	for i, x := range qs[0].Participants {
@@ -171,9 +173,9 @@ func verifyQueue(ctx context.Context, c *zkview.Client, raw lockops.Queue, ens *
 	pings.Add(ens)
 	if ens != nil {
 		all := append(qs, relatedQueues(ctx, c, qs[0], ens)...)
-		for _, sp := range lockops.DiagnoseSessions(all, lockops.SessionCheckOptions{Ensemble: ens, PingOnlySince: pings.Since(), HungAfter: sessionHungAfter, SilentSince: pings.Silent()}) {
+		for _, sp := range diagnose.Sessions(all, diagnose.SessionOptions{Ensemble: ens, PingOnlySince: pings.Since(), HungAfter: sessionHungAfter, SilentSince: pings.Silent()}) {
 			if sp.Kind == lockops.ProblemOwnerDisconnected {
-				continue // already per node (DiagnoseServers)
+				continue // already per node (diagnose.Servers)
 			}
 			mine, others := splitNodes(sp.Nodes, raw.Path)
 			if len(mine) == 0 {
@@ -227,7 +229,7 @@ func relatedQueues(ctx context.Context, c *zkview.Client, q lockops.Queue, ens *
 				break
 			}
 			seen[d] = true
-			raw, err := lockops.ReadDir(ctx, c, d)
+			raw, err := scan.ReadDir(ctx, c, d)
 			if err != nil {
 				continue
 			}

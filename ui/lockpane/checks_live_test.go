@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -28,11 +30,11 @@ func TestLiveSessionHung(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var (
-		pings lockops.PingWatch
+		pings diagnose.PingWatch
 		v     verified
 	)
 	for {
-		raw, err := lockops.ReadDir(ctx, c, lock)
+		raw, err := scan.ReadDir(ctx, c, lock)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -27,7 +28,7 @@ func TestServerFindingsCarried(t *testing.T) {
 			Conns: []zkview.Conn{c}, Clients: map[int64]string{holder.Session: c.Addr}, Watches: map[string][]int64{},
 			Sessions: []int64{holder.Session, q.Participants[1].Session}}}}
 	}
-	var pings lockops.PingWatch
+	var pings diagnose.PingWatch
 	pings.Add(ens(lockT0.Add(-2*time.Minute), 100))
 	now := lockT0
 	v := verifyQueue(context.Background(), nil, rawOf(q, 0), ens(now, 108), pings, now)

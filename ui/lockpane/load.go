@@ -9,6 +9,9 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -25,7 +28,7 @@ type lockLoadedMsg struct {
 	// first ones; rawOf takes off the rest for a verification).
 	decoded int
 	// cache is what this read knew of the children, for the next read.
-	cache *lockops.DirCache
+	cache *scan.DirCache
 	// children is how many children the directory had in this read.
 	children int
 	// zxid is the directory's pzxid in this read's listing: the last
@@ -145,7 +148,7 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
-	p.remember(&msg.queue, lockops.Moment{Zxid: msg.zxid, Time: msg.at}) // timeline.go: copies what it keeps
+	p.remember(&msg.queue, history.Moment{Zxid: msg.zxid, Time: msg.at}) // timeline.go: copies what it keeps
 	p.setQueueAt(msg.queue, msg.at, true)                                // viewedQueue's copy, made for this message
 	p.children, p.counted = msg.children, true
 	p.stopWatch()
@@ -210,9 +213,9 @@ func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 // the queue's own checks, and the problems the servers' last answer found
 // (f, see checks.go).
 // Lock nodes do not change once written: only children that the last
-// read's cache (nil: none) does not know are read ([lockops.ReadDirAgain]),
+// read's cache (nil: none) does not know are read ([scan.ReadDirAgain]),
 // so a busy lock costs its arrivals, not its length, per change.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, cache *lockops.DirCache) tea.Cmd {
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, cache *scan.DirCache) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -234,7 +237,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 			return msg
 		}
 		msg.changed, msg.zxid = w.ch, w.st.Pzxid
-		d, next, err := lockops.ReadDirAgain(ctx, c, path, w.names, w.st, cache)
+		d, next, err := scan.ReadDirAgain(ctx, c, path, w.names, w.st, cache)
 		msg.cache = next
 		if err != nil {
 			msg.err, msg.at = err, clock()
@@ -258,7 +261,7 @@ const verifyTimeout = 2 * time.Second
 // which client each session comes from, and returns raw (the decoded
 // queue of read id) with that applied and wholly diagnosed (verifyQueue;
 // pings is the pane's record of sessions answering only pings, a copy).
-func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, pings lockops.PingWatch, clock func() time.Time) tea.Cmd {
+func verifyLockCmd(c *zkview.Client, id uint64, path string, raw lockops.Queue, pings diagnose.PingWatch, clock func() time.Time) tea.Cmd {
 	return func() tea.Msg {
 		asked := clock()
 		ctx, cancel := context.WithTimeout(context.Background(), verifyTimeout)

@@ -17,6 +17,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -84,7 +86,7 @@ type Model struct {
 	loadedAt time.Time // when the last read of ours finished
 	// dirCache is what the last read knew of path's children (the next
 	// read reads only new ones).
-	dirCache *lockops.DirCache
+	dirCache *scan.DirCache
 	// loadStarted is when the last read started; holding says a change
 	// is held back until loadEvery after it.
 	loadStarted time.Time
@@ -103,7 +105,7 @@ type Model struct {
 	// to the reads until the next; pings follows the sessions answering
 	// only pings across answers.
 	findings *serverFindings
-	pings    lockops.PingWatch
+	pings    diagnose.PingWatch
 	// noted is the footnote made of ens (view.go), made once per answer.
 	noted struct {
 		ens  *zkview.Ensemble

@@ -2,8 +2,6 @@ package lockpane
 
 import (
 	"fmt"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/dialog"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +11,10 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/take"
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -167,7 +168,7 @@ func TestLockPaneGolden(t *testing.T) {
 			q := mutexQueue()
 			p.SetQueueAt(q, lockT0)
 			p.act.taking = &takeState{id: 7, path: lockDir, mode: lockops.ModeExclusive, started: lockT0.Add(-3 * time.Second), gone: true, cancel: func() {}}
-			p.Update(takeProgressMsg{id: 7, p: lockops.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
+			p.Update(takeProgressMsg{id: 7, p: take.Progress{Path: lockDir, Node: q.Participants[2].Node, Position: 2, QueueLen: 5, WaitingOn: q.Participants[1].Node}})
 		},
 	}
 	for name, scene := range scenes {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/ui/common"
 )
 
@@ -102,18 +103,18 @@ func (p *Model) resetDir(path string) {
 	p.dirCache = nil
 	p.holding = false
 	p.verifiedAt, p.verifying, p.ens, p.ensAt, p.samples = time.Time{}, false, nil, time.Time{}, nil
-	p.findings, p.pings = nil, lockops.PingWatch{}
+	p.findings, p.pings = nil, diagnose.PingWatch{}
 	p.entries, p.heights = nil, nil
 }
 
 // judgeWatches marks missing (✗, with its watch-missing problem) each
 // wait that two of the servers' answers both miss and may judge
-// (lockops.JudgingPair, lockops.WatchMissingIn): answers begun after the
+// (diagnose.JudgingPair, diagnose.WatchMissingIn): answers begun after the
 // read that first showed the wait (the memo's watchSince), the later one
 // ended before q was read. Anything less stays unknown (?). Unless owned,
 // q's participants and problems are copied before the first change.
 func (p *Model) judgeWatches(q *lockops.Queue, owned bool) {
-	prev, cur := lockops.JudgingPair(p.samples, q.ReadAt)
+	prev, cur := diagnose.JudgingPair(p.samples, q.ReadAt)
 	if cur == nil {
 		return
 	}
@@ -121,7 +122,7 @@ func (p *Model) judgeWatches(q *lockops.Queue, owned bool) {
 	for i := range q.Participants {
 		x := &q.Participants[i]
 		m := p.memoOf(i, x.Node)
-		if m == nil || x.WatchObserved != nil || !lockops.WatchMissingIn(prev, cur, x, m.watchSince) {
+		if m == nil || x.WatchObserved != nil || !diagnose.WatchMissingIn(prev, cur, x, m.watchSince) {
 			continue
 		}
 		if !copied { // the caller's slices are not ours to change

@@ -1,9 +1,9 @@
 package lockpane
 
 // Lock actions on Redis locks, through lockops' Redis acting API: take
-// (lockops.TakeRedis: SET NX PX with a random token, a Redlock on several
+// (redislock.Take: SET NX PX with a random token, a Redlock on several
 // masters; waiting while another client holds it), release (the held
-// lock's compare-and-delete) and force-delete (lockops.EvictRedis: only
+// lock's compare-and-delete) and force-delete (redislock.Evict: only
 // while the key holds the token shown). Revoke is refused: Redis locks
 // have no protocol to ask a holder to let go. Their state lives here and
 // outlives the key shown, as the ZooKeeper actions' does.
@@ -17,6 +17,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
@@ -30,8 +32,8 @@ type redisActions struct {
 	seq     uint64
 
 	taking *redisTake
-	held   *lockops.RedisHeld
-	state  lockops.HoldState
+	held   *redislock.Held
+	state  hold.State
 	reason string
 }
 
@@ -40,44 +42,44 @@ type redisTake struct {
 	id       uint64
 	key      string
 	cancel   context.CancelFunc
-	progress lockops.RedisProgress
+	progress redislock.Progress
 	started  time.Time
 }
 
 // holding reports whether we hold a Redis lock that is not lost.
 func (a *redisActions) holding() bool {
-	return a.held != nil && (a.state == lockops.StateHeld || a.state == lockops.StateSuspended)
+	return a.held != nil && (a.state == hold.StateHeld || a.state == hold.StateSuspended)
 }
 
 // Messages of the Redis lock actions.
 type (
 	redisTakeProgressMsg struct {
 		id uint64
-		p  lockops.RedisProgress
-		ch <-chan lockops.RedisProgress
+		p  redislock.Progress
+		ch <-chan redislock.Progress
 	}
 	redisTakeDoneMsg struct {
 		id      uint64
 		key     string
-		held    *lockops.RedisHeld
-		changes <-chan lockops.HoldChange
+		held    *redislock.Held
+		changes <-chan hold.Change
 		err     error
 	}
 	redisHoldChangeMsg struct {
-		held *lockops.RedisHeld
-		ch   lockops.HoldChange
+		held *redislock.Held
+		ch   hold.Change
 		ok   bool
-		next <-chan lockops.HoldChange
+		next <-chan hold.Change
 	}
 	redisReleaseDoneMsg struct {
-		held *lockops.RedisHeld
+		held *redislock.Held
 		err  error
 		quit bool
 	}
 	redisEvictPreviewMsg struct {
 		id  uint64
 		key string
-		pv  *lockops.RedisEvictPreview
+		pv  *redislock.EvictPreview
 		err error
 	}
 	redisEvictDoneMsg struct {
@@ -101,13 +103,13 @@ func (p *Model) SetRedisClient(c *redisview.Client, contextName string) {
 }
 
 // RedisHeld is the Redis lock we hold or held last (nil when none).
-func (p *Model) RedisHeld() *lockops.RedisHeld { return p.redis.held }
+func (p *Model) RedisHeld() *redislock.Held { return p.redis.held }
 
 // isOurRedis reports whether x is the lock we hold (its key, with our
 // token).
 func (p *Model) isOurRedis(x lockops.Participant) bool {
 	h := p.redis.held
-	return h != nil && p.redis.state != lockops.StateReleased && string(x.Data) == h.Token
+	return h != nil && p.redis.state != hold.StateReleased && string(x.Data) == h.Token
 }
 
 // redisActionKey handles a lock action key on Redis.
@@ -152,7 +154,7 @@ func (p *Model) startRedisTake(cursorPath string) tea.Cmd {
 	case a.holding():
 		p.setNote(common.LevelWarn, "We already hold "+a.held.Key+": press u to release it first.")
 	default:
-		d := dialog.NewRedisTake(p.st, p.keys, key, lockops.RedisRecipe(a.c))
+		d := dialog.NewRedisTake(p.st, p.keys, key, redislock.Recipe(a.c))
 		p.open(d)
 		return d.Init()
 	}
@@ -169,8 +171,8 @@ func (p *Model) beginRedisTake(key string, ttl time.Duration) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	a.taking = &redisTake{id: a.seq, key: key, cancel: cancel, started: p.clock()}
 	p.note = common.Status{}
-	progress := make(chan lockops.RedisProgress, 16)
-	o := lockops.RedisTakeOptions{TTL: ttl, Context: a.context, Note: "TUI"}
+	progress := make(chan redislock.Progress, 16)
+	o := redislock.TakeOptions{TTL: ttl, Context: a.context, Note: "TUI"}
 	return tea.Batch(redisTakeCmd(ctx, a.c, a.seq, key, o, progress), listenRedisProgress(progress, a.seq))
 }
 
@@ -223,7 +225,7 @@ func (p *Model) handleRedisAction(act dialog.Action) (tea.Cmd, bool) {
 		return p.beginRedisTake(a.Key, a.TTL), true
 	case dialog.RedisEvict:
 		p.act.busy = "Force-deleting " + a.Preview.Key + "…"
-		return redisEvictCmd(p.redis.c, a.Preview, lockops.RedisEvictOptions{ReadOnly: p.readOnly, Context: p.redis.context}), true
+		return redisEvictCmd(p.redis.c, a.Preview, redislock.EvictOptions{ReadOnly: p.readOnly, Context: p.redis.context}), true
 	case dialog.RedisReleaseAndQuit:
 		return p.redisRelease(true), true
 	}

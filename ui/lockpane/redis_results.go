@@ -11,6 +11,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/hold"
+	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
@@ -79,7 +81,7 @@ func (p *Model) onRedisTakeDone(msg redisTakeDoneMsg) tea.Cmd {
 		p.setNote(common.LevelErr, redisErrText(msg.err))
 		return nil
 	}
-	a.held, a.state, a.reason = msg.held, lockops.StateHeld, ""
+	a.held, a.state, a.reason = msg.held, hold.StateHeld, ""
 	p.setNote(common.LevelOK, fmt.Sprintf("We hold %s; zkscope extends it every %s. u releases it.", msg.key, common.FormatAge(msg.held.TTL/3)))
 	return tea.Batch(listenRedisHold(msg.held, msg.changes), p.Reload())
 }
@@ -91,11 +93,11 @@ func (p *Model) onRedisHoldChange(msg redisHoldChangeMsg) tea.Cmd {
 	}
 	a.state, a.reason = msg.ch.State, msg.ch.Reason
 	switch msg.ch.State {
-	case lockops.StateSuspended:
+	case hold.StateSuspended:
 		p.setNote(common.LevelWarn, "SUSPENDED: "+msg.held.Key+" could not be extended ("+msg.ch.Reason+"); it is lost at the deadline unless a server answers.")
-	case lockops.StateLost:
+	case hold.StateLost:
 		p.setNote(common.LevelErr, "LOST "+msg.held.Key+": "+msg.ch.Reason+". It stays lost: t takes it again.")
-	case lockops.StateHeld:
+	case hold.StateHeld:
 		p.setNote(common.LevelOK, "Holding "+msg.held.Key+" again: an extension reached the servers.")
 	}
 	return tea.Batch(listenRedisHold(msg.held, msg.next), p.Reload())
@@ -122,29 +124,29 @@ func (p *Model) redisBannerLines() []string {
 		return []string{st.Warning.Render(line + " · u stops")}
 	}
 	h := a.held
-	if h == nil || a.state == lockops.StateReleased {
+	if h == nil || a.state == hold.StateReleased {
 		return p.redlockLines()
 	}
 	switch a.state {
-	case lockops.StateLost:
+	case hold.StateLost:
 		return []string{st.Error.Render("✕ LOST " + printable.String(h.Key+": "+a.reason))}
-	case lockops.StateSuspended:
+	case hold.StateSuspended:
 		return []string{st.Warning.Render(fmt.Sprintf("⚠ SUSPENDED %s: lost in %s unless a server answers", printable.String(h.Key), common.FormatAge(h.Deadline().Sub(p.now))))}
 	}
 	return []string{st.Holder.Render(fmt.Sprintf("● we hold %s · safe for %s · u releases", printable.String(h.Key), common.FormatAge(h.Deadline().Sub(p.now))))}
 }
 
-// redisTakeCmd runs lockops.TakeRedis (blocking until the lock is ours,
+// redisTakeCmd runs redislock.Take (blocking until the lock is ours,
 // ctx ends or it fails), reporting what it waits behind through progress.
-func redisTakeCmd(ctx context.Context, c *redisview.Client, id uint64, key string, o lockops.RedisTakeOptions, progress chan lockops.RedisProgress) tea.Cmd {
+func redisTakeCmd(ctx context.Context, c *redisview.Client, id uint64, key string, o redislock.TakeOptions, progress chan redislock.Progress) tea.Cmd {
 	return func() tea.Msg {
-		o.Progress = func(pr lockops.RedisProgress) {
+		o.Progress = func(pr redislock.Progress) {
 			select {
 			case progress <- pr:
 			default: // full: the pane shows the newest it gets
 			}
 		}
-		h, err := lockops.TakeRedis(ctx, c, key, o)
+		h, err := redislock.Take(ctx, c, key, o)
 		close(progress)
 		msg := redisTakeDoneMsg{id: id, key: key, held: h, err: err}
 		if h != nil {
@@ -156,7 +158,7 @@ func redisTakeCmd(ctx context.Context, c *redisview.Client, id uint64, key strin
 
 // listenRedisProgress delivers the take's progress reports one at a time
 // (each message re-arms it).
-func listenRedisProgress(ch <-chan lockops.RedisProgress, id uint64) tea.Cmd {
+func listenRedisProgress(ch <-chan redislock.Progress, id uint64) tea.Cmd {
 	return func() tea.Msg {
 		pr, ok := <-ch
 		if !ok {
@@ -167,7 +169,7 @@ func listenRedisProgress(ch <-chan lockops.RedisProgress, id uint64) tea.Cmd {
 }
 
 // listenRedisHold delivers the held lock's state changes one at a time.
-func listenRedisHold(h *lockops.RedisHeld, ch <-chan lockops.HoldChange) tea.Cmd {
+func listenRedisHold(h *redislock.Held, ch <-chan hold.Change) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -177,7 +179,7 @@ func listenRedisHold(h *lockops.RedisHeld, ch <-chan lockops.HoldChange) tea.Cmd
 	}
 }
 
-func redisReleaseCmd(h *lockops.RedisHeld, quit bool) tea.Cmd {
+func redisReleaseCmd(h *redislock.Held, quit bool) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -189,18 +191,18 @@ func redisEvictPreviewCmd(c *redisview.Client, id uint64, key string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		pv, err := lockops.PreviewRedisEvict(ctx, c, key)
+		pv, err := redislock.PreviewEvict(ctx, c, key)
 		return redisEvictPreviewMsg{id: id, key: key, pv: pv, err: err}
 	}
 }
 
 // redisEvictCmd deletes pv's key where it still holds pv's token.
-func redisEvictCmd(c *redisview.Client, pv *lockops.RedisEvictPreview, o lockops.RedisEvictOptions) tea.Cmd {
+func redisEvictCmd(c *redisview.Client, pv *redislock.EvictPreview, o redislock.EvictOptions) tea.Cmd {
 	key, token := pv.Key, pv.Token
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		n, err := lockops.EvictRedis(ctx, c, key, token, o)
+		n, err := redislock.Evict(ctx, c, key, token, o)
 		return redisEvictDoneMsg{key: key, n: n, err: err}
 	}
 }

@@ -1,17 +1,21 @@
 package lockpane
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/evict"
+	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/zkview"
-	"strings"
-	"time"
 )
 
 // Results of the lock actions, one handler per message.
@@ -71,7 +75,7 @@ func (p *Model) onTakeDone(msg takeDoneMsg) tea.Cmd {
 			p.setNote(common.LevelInfo, "Stopped waiting for "+t.path+"; our node was deleted.")
 		case errors.Is(msg.err, zkview.ErrReadOnly):
 			p.setNote(common.LevelWarn, readOnlyLockNote)
-		case errors.Is(msg.err, lockops.ErrLost):
+		case errors.Is(msg.err, hold.ErrLost):
 			// The session ended (or our node went) while we waited: the
 			// place is gone for good; offer to queue again.
 			p.setNote(common.LevelErr, "Lost our place in the queue of "+t.path+".")
@@ -83,7 +87,7 @@ func (p *Model) onTakeDone(msg takeDoneMsg) tea.Cmd {
 		}
 		return p.Reload()
 	}
-	a.held, a.holdState, a.holdReason, a.revokeAsked = msg.held, lockops.StateHeld, "", false
+	a.held, a.holdState, a.holdReason, a.revokeAsked = msg.held, hold.StateHeld, "", false
 	a.holdDeadline = time.Time{}
 	p.setNote(common.LevelOK, fmt.Sprintf("We hold %s (%s). u releases it.", msg.held.Path, msg.held.Mode))
 	var gotoLock tea.Cmd
@@ -97,7 +101,7 @@ func (p *Model) onTakeDone(msg takeDoneMsg) tea.Cmd {
 // onHoldTick moves the SUSPENDED countdown on.
 func (p *Model) onHoldTick(msg holdTickMsg) tea.Cmd {
 	a := &p.act
-	if msg.held != a.held || a.holdState != lockops.StateSuspended {
+	if msg.held != a.held || a.holdState != hold.StateSuspended {
 		return nil
 	}
 	p.now = msg.at
@@ -122,7 +126,7 @@ func (p *Model) onHoldChange(msg holdChangeMsg) tea.Cmd {
 	if msg.held != a.held {
 		return cmd
 	}
-	if c.State == lockops.StateHeld || c.State == lockops.StateSuspended {
+	if c.State == hold.StateHeld || c.State == hold.StateSuspended {
 		a.holdDeadline = c.Deadline
 	}
 	if c.RevokeRequested {
@@ -132,13 +136,13 @@ func (p *Model) onHoldChange(msg holdChangeMsg) tea.Cmd {
 	if c.State != a.holdState {
 		a.holdState, a.holdReason = c.State, c.Reason
 		switch c.State {
-		case lockops.StateSuspended:
+		case hold.StateSuspended:
 			p.setNote(common.LevelWarn, "SUSPENDED: "+c.Reason)
 			cmd = tea.Batch(cmd, holdTick(msg.held))
-		case lockops.StateLost:
+		case hold.StateLost:
 			p.setNote(common.LevelErr, "LOST: "+c.Reason)
 			p.open(dialog.NewLost(p.st, p.keys, msg.held.Path, c.Reason, c.WatchingForReturn))
-		case lockops.StateHeld:
+		case hold.StateHeld:
 			p.setNote(common.LevelOK, "Reconnected on the same session: we still hold "+msg.held.Path+".")
 		}
 	}
@@ -151,13 +155,13 @@ func (p *Model) onReleaseDone(msg releaseDoneMsg) tea.Cmd {
 	a.busy = ""
 	if msg.held == a.held {
 		a.held = nil
-		a.holdState = lockops.StateReleased
+		a.holdState = hold.StateReleased
 	}
 	if msg.quit {
 		return tea.Quit
 	}
 	if msg.err != nil {
-		if errors.Is(msg.err, lockops.ErrLost) {
+		if errors.Is(msg.err, hold.ErrLost) {
 			p.setNote(common.LevelWarn, "Nothing to release: "+msg.err.Error())
 		} else {
 			p.setNote(common.LevelErr, "Release failed: "+msg.err.Error())
@@ -200,7 +204,7 @@ func (p *Model) aboutNodesLock(node string) {
 func (p *Model) onEvictDone(msg evictDoneMsg) tea.Cmd {
 	a := &p.act
 	a.busy = ""
-	var changed *lockops.ChangedError
+	var changed *evict.ChangedError
 	var refused *lockops.Refusal
 	switch {
 	case errors.As(msg.err, &refused):

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/history"
 )
 
 // The ring's bounds: at most ringStates states and ringParticipants
@@ -26,7 +27,7 @@ const (
 // timeline is the shown lock's past states and how they are shown.
 type timeline struct {
 	path   string
-	states []lockops.LockState // oldest first
+	states []history.LockState // oldest first
 	kept   int                 // participants over states
 	// txnlog is the transaction log given to the TUI ("": none); fromLog
 	// says states come from it (for path), loading that it is being read,
@@ -50,7 +51,7 @@ type timeline struct {
 type timelineLoadedMsg struct {
 	id     uint64
 	path   string
-	states []lockops.LockState
+	states []history.LockState
 	err    error
 }
 
@@ -62,7 +63,7 @@ func (p *Model) SetTxnlog(dir string) { p.hist.txnlog = dir }
 // and the time), in the ring when it differs from the last
 // state kept (another set of nodes, or a node changed state); after the
 // states replayed from a transaction log, the live ones follow them.
-func (p *Model) remember(q *lockops.Queue, at lockops.Moment) {
+func (p *Model) remember(q *lockops.Queue, at history.Moment) {
 	h := &p.hist
 	if q.Path != h.path {
 		h.path, h.states, h.kept, h.step = q.Path, h.states[:0], 0, -1
@@ -82,7 +83,7 @@ func (p *Model) remember(q *lockops.Queue, at lockops.Moment) {
 		}
 	}
 	c := lockops.Queue{Path: q.Path, Kind: q.Kind, MaxLeases: q.MaxLeases, Participants: append([]lockops.Participant(nil), q.Participants...)}
-	h.states = append(h.states, lockops.LockState{At: at, Queue: c})
+	h.states = append(h.states, history.LockState{At: at, Queue: c})
 	h.kept += len(c.Participants)
 }
 
@@ -195,12 +196,12 @@ func (p *Model) loadTimeline(again bool) tea.Cmd {
 // timelineLogCmd replays the transaction log in dir for the lock at path.
 func timelineLogCmd(dir, path string, id uint64) tea.Cmd {
 	return func() tea.Msg {
-		src, closeLog, err := lockops.OpenTxnlog(dir)
+		src, closeLog, err := history.OpenTxnlog(dir)
 		if err != nil {
 			return timelineLoadedMsg{id: id, path: path, err: err}
 		}
 		defer closeLog()
-		states, err := lockops.LockStates(src, path, ringStates, lockops.ReplayOptions{})
+		states, err := history.LockStates(src, path, ringStates, history.ReplayOptions{})
 		return timelineLoadedMsg{id: id, path: path, states: states, err: err}
 	}
 }
@@ -226,10 +227,10 @@ func (p *Model) onTimelineLoaded(msg timelineLoadedMsg) tea.Cmd {
 }
 
 // shownState is the state the timeline shows (false: none kept).
-func (p *Model) shownState() (lockops.LockState, int, bool) {
+func (p *Model) shownState() (history.LockState, int, bool) {
 	h := &p.hist
 	if len(h.states) == 0 || h.path != p.path {
-		return lockops.LockState{}, 0, false
+		return history.LockState{}, 0, false
 	}
 	i := h.step
 	if i < 0 || i >= len(h.states) {

@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -70,7 +72,7 @@ func (p *Model) timelineSource() string {
 
 // holderLetters gives each node that held in states its mark, in the
 // order they first held.
-func holderLetters(states []lockops.LockState) map[string]byte {
+func holderLetters(states []history.LockState) map[string]byte {
 	out := map[string]byte{}
 	for i := range states {
 		for _, x := range states[i].Queue.Participants {
@@ -189,7 +191,7 @@ const maxLegendLines = 3
 // id or address), else its short name: long data (a description) is
 // often the same for every contender.
 func participantName(x lockops.Participant) string {
-	if d := lockops.DescribeData(x.Data, 25); d != "-" && !strings.HasPrefix(d, "<") && !strings.HasSuffix(d, "…") {
+	if d := report.DescribeData(x.Data, 25); d != "-" && !strings.HasPrefix(d, "<") && !strings.HasSuffix(d, "…") {
 		return d
 	}
 	return common.ShortName(lockops.ShortName(x.Name), 28)
@@ -197,12 +199,12 @@ func participantName(x lockops.Participant) string {
 
 // stateLines draws state i: when, then each participant with its wait
 // chain as it was.
-func (p *Model) stateLines(s lockops.LockState, i int, marks map[string]byte) []string {
+func (p *Model) stateLines(s history.LockState, i int, marks map[string]byte) []string {
 	st := p.st
 	q := &s.Queue
 	head := fmt.Sprintf("state %d/%d at %s", i+1, len(p.hist.states), fmtClock(s.At.Time))
 	if s.At.Zxid != 0 {
-		head += " · zxid " + lockops.FormatZxid(s.At.Zxid)
+		head += " · zxid " + history.FormatZxid(s.At.Zxid)
 	}
 	if p.hist.step < 0 && p.hist.live() {
 		head += " (the newest)"

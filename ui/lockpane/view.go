@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 )
@@ -437,7 +438,7 @@ func (p *Model) footnote() string {
 		if p.client != nil {
 			adminPort = p.client.Config().AdminPort
 		}
-		p.noted.ens, p.noted.text = p.ens, printable.String(lockops.Verified(p.ens, adminPort).Note)
+		p.noted.ens, p.noted.text = p.ens, printable.String(diagnose.Verified(p.ens, adminPort).Note)
 	}
 	return p.noted.text
 }

@@ -20,6 +20,8 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
@@ -46,7 +48,7 @@ func (k SortKey) String() string {
 // row is one line of the list: a session, or one of its locks.
 type row struct {
 	s    int // index into Model.shown
-	lock *lockops.SessionLock
+	lock *diagnose.SessionLock
 	hold bool
 }
 
@@ -54,7 +56,7 @@ type row struct {
 type Model struct {
 	st     *themes.Styles
 	w, h   int
-	all    []lockops.Session
+	all    []diagnose.Session
 	at     time.Time
 	root   string
 	err    error
@@ -66,7 +68,7 @@ type Model struct {
 	// seen is when each wait by watch alone (no node, so no time the
 	// servers keep) was first seen, by session and node, for the root.
 	seen   map[string]time.Time
-	shown  []lockops.Session
+	shown  []diagnose.Session
 	rows   []row
 	cursor int
 	offset int
@@ -86,7 +88,7 @@ func (m *Model) Root() string { return m.root }
 
 // SetSessions shows ss, joined with the locks below root, as read at at;
 // the cursor stays on the same session or lock when it is still there.
-func (m *Model) SetSessions(ss []lockops.Session, root string, at time.Time) {
+func (m *Model) SetSessions(ss []diagnose.Session, root string, at time.Time) {
 	keep := m.selectedKey()
 	m.noteWatchWaits(ss, root, at)
 	m.all, m.root, m.at, m.err, m.loaded = ss, root, at, nil, true
@@ -95,7 +97,7 @@ func (m *Model) SetSessions(ss []lockops.Session, root string, at time.Time) {
 
 // noteWatchWaits remembers when each wait by watch alone of ss was first
 // seen (forgetting those gone, and all of them for another root).
-func (m *Model) noteWatchWaits(ss []lockops.Session, root string, at time.Time) {
+func (m *Model) noteWatchWaits(ss []diagnose.Session, root string, at time.Time) {
 	if root != m.root {
 		m.seen = nil
 	}
@@ -118,7 +120,7 @@ func (m *Model) noteWatchWaits(ss []lockops.Session, root string, at time.Time) 
 func watchKey(id int64, node string) string { return fmt.Sprintf("%x %s", id, node) }
 
 // All is every session of the last result, filtered out or not.
-func (m *Model) All() []lockops.Session { return m.all }
+func (m *Model) All() []diagnose.Session { return m.all }
 
 // SetError shows why the last read failed (the rows stay).
 func (m *Model) SetError(err error) { m.err, m.loaded = err, true }
@@ -153,9 +155,9 @@ func (m *Model) Bottom() { m.cursor = len(m.rows) - 1; m.clamp() }
 // Selected is the session under the cursor and, when the cursor is on one
 // of its locks, that lock (nil otherwise); ok is false when the list is
 // empty.
-func (m *Model) Selected() (s lockops.Session, l *lockops.SessionLock, ok bool) {
+func (m *Model) Selected() (s diagnose.Session, l *diagnose.SessionLock, ok bool) {
 	if m.cursor >= len(m.rows) {
-		return lockops.Session{}, nil, false
+		return diagnose.Session{}, nil, false
 	}
 	r := m.rows[m.cursor]
 	return m.shown[r.s], r.lock, true
@@ -228,7 +230,7 @@ func (m *Model) rebuild(keep string) {
 	m.clamp()
 }
 
-func searchText(s lockops.Session) string {
+func searchText(s diagnose.Session) string {
 	parts := []string{lockops.FormatSession(s.ID), s.Client, s.Member, s.LastOp}
 	for _, l := range slices.Concat(s.Holds, s.WaitsOn) {
 		parts = append(parts, l.Lock, l.Node)
@@ -236,7 +238,7 @@ func searchText(s lockops.Session) string {
 	return strings.ToLower(strings.Join(parts, " "))
 }
 
-func (m *Model) less(a, b lockops.Session) int {
+func (m *Model) less(a, b diagnose.Session) int {
 	byID := cmp.Compare(uint64(a.ID), uint64(b.ID))
 	var c int
 	switch m.sort {
@@ -303,7 +305,7 @@ func (m Model) lines() []string {
 		widths[i] = lipgloss.Width(h)
 	}
 	for i, s := range m.shown {
-		cells[i] = lockops.SessionRow(s, m.at)
+		cells[i] = report.SessionRow(s, m.at)
 		for j, c := range cells[i] {
 			widths[j] = max(widths[j], lipgloss.Width(c))
 		}
@@ -326,9 +328,9 @@ func (m Model) lines() []string {
 			}
 		} else {
 			verb, st := "waits on", m.st.Waiter
-			how := lockops.WaitedFor(*r.lock, m.at)
+			how := report.WaitedFor(*r.lock, m.at)
 			if r.hold {
-				verb, st, how = "holds   ", m.st.Holder, lockops.HeldAge(*r.lock, m.at)
+				verb, st, how = "holds   ", m.st.Holder, report.HeldAge(*r.lock, m.at)
 			}
 			if r.lock.WatchOnly {
 				how = "watching " + r.lock.Node + " (owns no node)"

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/themes"
 )
 
@@ -26,26 +27,26 @@ func styles(t *testing.T) *themes.Styles {
 
 // fixture is a kazoo holder of /locks/a waiting on /locks/b, a Curator
 // holder of /locks/b waiting on /locks/a, an idle session and ours.
-func fixture() []lockops.Session {
-	lock := func(dir, node string, kind lockops.Kind, ago time.Duration) lockops.SessionLock {
-		return lockops.SessionLock{Lock: dir, Kind: kind, Node: dir + "/" + node, Mode: lockops.ModeExclusive, Since: at.Add(-ago)}
+func fixture() []diagnose.Session {
+	lock := func(dir, node string, kind lockops.Kind, ago time.Duration) diagnose.SessionLock {
+		return diagnose.SessionLock{Lock: dir, Kind: kind, Node: dir + "/" + node, Mode: lockops.ModeExclusive, Since: at.Add(-ago)}
 	}
-	base := func(id int64, client string, est time.Duration, lop string) lockops.Session {
-		return lockops.Session{ID: id, Client: client, Member: "127.0.0.1:2181", Timeout: 10 * time.Second,
+	base := func(id int64, client string, est time.Duration, lop string) diagnose.Session {
+		return diagnose.Session{ID: id, Client: client, Member: "127.0.0.1:2181", Timeout: 10 * time.Second,
 			Established: at.Add(-est), LastOp: lop, Received: 40, Sent: 41, EphemeralsKnown: true,
 			ConnectedToSome: true, ConnectionsKnown: true}
 	}
 	k := base(0x100000a2b0001, "127.0.0.1:50112", time.Hour, "PING")
-	k.Holds = []lockops.SessionLock{lock("/locks/a", "8b1e4f2a__lock__0000000000", lockops.KindKazooLock, 5*time.Minute)}
-	k.WaitsOn = []lockops.SessionLock{lock("/locks/b", "c1d0__lock__0000000001", lockops.KindKazooLock, 4*time.Minute)}
+	k.Holds = []diagnose.SessionLock{lock("/locks/a", "8b1e4f2a__lock__0000000000", lockops.KindKazooLock, 5*time.Minute)}
+	k.WaitsOn = []diagnose.SessionLock{lock("/locks/b", "c1d0__lock__0000000001", lockops.KindKazooLock, 4*time.Minute)}
 	k.Ephemerals = []string{k.Holds[0].Node, k.WaitsOn[0].Node}
 	c := base(0x100000a2b0002, "127.0.0.1:50114", 2*time.Hour, "GETD")
-	c.Holds = []lockops.SessionLock{lock("/locks/b", "_c_77-lock-0000000000", lockops.KindCuratorMutex, 6*time.Minute)}
-	c.WaitsOn = []lockops.SessionLock{lock("/locks/a", "_c_78-lock-0000000001", lockops.KindCuratorMutex, 4*time.Minute)}
+	c.Holds = []diagnose.SessionLock{lock("/locks/b", "_c_77-lock-0000000000", lockops.KindCuratorMutex, 6*time.Minute)}
+	c.WaitsOn = []diagnose.SessionLock{lock("/locks/a", "_c_78-lock-0000000001", lockops.KindCuratorMutex, 4*time.Minute)}
 	idle := base(0x100000a2b0003, "10.1.2.3:40000", 3*time.Hour, "PING")
 	ours := base(0x100000a2b0004, "127.0.0.1:50200", time.Second, "GETC")
 	ours.Ours = true
-	return []lockops.Session{idle, c, ours, k}
+	return []diagnose.Session{idle, c, ours, k}
 }
 
 func view(t *testing.T, m Model) string {
@@ -128,17 +129,17 @@ func TestSortFilterSelect(t *testing.T) {
 func TestWatchOnlyWait(t *testing.T) {
 	m := New(styles(t))
 	m.SetSize(130, 12)
-	w := lockops.Session{ID: 0x7, Client: "127.0.0.1:6000", Member: "127.0.0.1:2181", ConnectedToSome: true, ConnectionsKnown: true,
-		WaitsOn: []lockops.SessionLock{{Lock: "/app/leader", Kind: lockops.KindEphemeralLock, Node: "/app/leader", Mode: lockops.ModeExclusive, WatchOnly: true}}}
-	m.SetSessions([]lockops.Session{w}, "/app", at)
+	w := diagnose.Session{ID: 0x7, Client: "127.0.0.1:6000", Member: "127.0.0.1:2181", ConnectedToSome: true, ConnectionsKnown: true,
+		WaitsOn: []diagnose.SessionLock{{Lock: "/app/leader", Kind: lockops.KindEphemeralLock, Node: "/app/leader", Mode: lockops.ModeExclusive, WatchOnly: true}}}
+	m.SetSessions([]diagnose.Session{w}, "/app", at)
 	if out := view(t, m); !strings.Contains(out, "waits on /app/leader  zookeeper.ephemeral-lock exclusive  watching /app/leader (owns no node)") || strings.Contains(out, "seen waiting") {
 		t.Errorf("first refresh:\n%s", out)
 	}
-	m.SetSessions([]lockops.Session{w}, "/app", at.Add(30*time.Second))
+	m.SetSessions([]diagnose.Session{w}, "/app", at.Add(30*time.Second))
 	if out := view(t, m); !strings.Contains(out, "(owns no node), seen waiting for 30s") {
 		t.Errorf("second refresh:\n%s", out)
 	}
-	m.SetSessions([]lockops.Session{w}, "/", at.Add(40*time.Second))
+	m.SetSessions([]diagnose.Session{w}, "/", at.Add(40*time.Second))
 	if out := view(t, m); strings.Contains(out, "seen waiting") {
 		t.Errorf("another root kept the times:\n%s", out)
 	}
@@ -149,17 +150,17 @@ func TestWatchOnlyWait(t *testing.T) {
 // packets, Curator's long node names), the header is whole, no row is
 // cut, and a lock's line ends with how long.
 func TestSessionsFitWidth(t *testing.T) {
-	var ss []lockops.Session
+	var ss []diagnose.Session
 	for i, name := range []string{"_c_ea2cbf23-fba3-4430-99a3-eb317e02c5a4-lock-0000000104", "_c_13b92084-49a0-486e-abbb-b24bf7d24bdf-__READ__0000000042"} {
-		s := lockops.Session{ID: 0x100000483930001 + int64(i), Client: "127.0.0.1:58436", Member: "127.0.0.1:44339", Timeout: 10 * time.Second,
+		s := diagnose.Session{ID: 0x100000483930001 + int64(i), Client: "127.0.0.1:58436", Member: "127.0.0.1:44339", Timeout: 10 * time.Second,
 			Established: at.Add(-6 * time.Minute), LastOp: "EXIS", Received: 18260, Sent: 20120, EphemeralsKnown: true,
 			ConnectedToSome: true, ConnectionsKnown: true}
-		l := lockops.SessionLock{Lock: "/app/locks/curator-mutex", Kind: lockops.KindCuratorMutex, Node: "/app/locks/curator-mutex/" + name, Mode: lockops.ModeExclusive, Since: at.Add(-75 * time.Second)}
+		l := diagnose.SessionLock{Lock: "/app/locks/curator-mutex", Kind: lockops.KindCuratorMutex, Node: "/app/locks/curator-mutex/" + name, Mode: lockops.ModeExclusive, Since: at.Add(-75 * time.Second)}
 		if i == 0 {
 			s.Ours = true
-			s.Holds = []lockops.SessionLock{l}
+			s.Holds = []diagnose.SessionLock{l}
 		} else {
-			s.WaitsOn = []lockops.SessionLock{l}
+			s.WaitsOn = []diagnose.SessionLock{l}
 		}
 		s.Ephemerals = []string{l.Node}
 		ss = append(ss, s)

@@ -1,0 +1,9 @@
+package evict
+
+import (
+	"testing"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }

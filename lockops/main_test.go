@@ -1,0 +1,9 @@
+package lockops
+
+import (
+	"testing"
+
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+func TestMain(m *testing.M) { zktest.Main(m) }

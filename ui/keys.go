@@ -1,16 +1,14 @@
 package ui
 
 import (
-	"context"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/tree"
-	"os"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 )
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -275,18 +273,4 @@ func (m *Model) handleWheel(ms tea.Mouse) {
 		return
 	}
 	m.detail.ScrollBy(step)
-}
-
-func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
-}
-
-func removeFile(name string) tea.Cmd {
-	if name == "" {
-		return nil
-	}
-	return func() tea.Msg {
-		os.Remove(name)
-		return nil
-	}
 }

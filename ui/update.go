@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -323,27 +322,6 @@ func (m *Model) onConn(ev zkview.ConnEvent) {
 	if ev.Err != nil {
 		m.setStatus(common.LevelWarn, ev.Err.Error())
 	}
-}
-
-func (m *Model) onContext(msg contextMsg) tea.Cmd {
-	if msg.err != nil {
-		m.setStatus(common.LevelErr, fmt.Sprintf("Could not open context %s: %v", msg.name, msg.err))
-		return nil
-	}
-	old := m.client
-	m.Close() // the tree cache and the state subscription; no I/O
-	var closeOld tea.Cmd
-	if old != nil {
-		closeOld = func() tea.Msg { old.Close(); return nil } // closing a session is a round trip
-	}
-	m.statsWant = map[string]bool{}
-	m.lockProbed = map[string]int64{}
-	m.detail.Reset()
-	m.attach(msg.client, msg.name)
-	m.lock.SetClient(m.client, m.readOnly)
-	m.tree.Reset()
-	m.setStatus(common.LevelOK, "Switched to context "+msg.name+".")
-	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.cache), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
 }
 
 // cd expands the way to p and puts the cursor on it.

@@ -22,6 +22,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, m.frames.afterUpdate(msg, cmd)
 }
 
+// update routes msg: the terminal's messages (its size and background,
+// keys, the mouse) here, every answer through updateReply; then it keeps
+// the derived state in step (afterChange).
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
@@ -40,6 +43,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.handleClick(msg.Mouse()))
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg.Mouse())
+	default:
+		cmds = m.updateReply(msg)
+	}
+	cmds = append(cmds, m.afterChange(), m.busyCmd())
+	return tea.Batch(cmds...)
+}
+
+// updateReply routes an answer of the root's commands (or the lock pane's,
+// the dialogs') to what it is for; update calls it for every message that
+// is not the terminal's.
+func (m *Model) updateReply(msg tea.Msg) []tea.Cmd {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
 	case connMsg:
 		m.onConn(msg.ev)
 		cmds = append(cmds, listenConn(m.conn))
@@ -100,8 +116,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		act, cmd := m.dialogs.Update(msg) // replies the dialogs wait for
 		cmds = append(cmds, cmd, m.onDialogAction(act), m.lock.Update(msg))
 	}
-	cmds = append(cmds, m.afterChange(), m.busyCmd())
-	return tea.Batch(cmds...)
+	return cmds
 }
 
 // keyPressed drops the warning or error the status line and the lock

@@ -35,6 +35,25 @@ func IsCuratorSemaphore(names []string) bool {
 	return slices.Contains(names, CuratorLeases) && slices.Contains(names, CuratorLocks) && len(names) <= 3
 }
 
+// IsCuratorLeases reports whether dir, with children names, is the leases/
+// directory of a Curator SemaphoreV2 at its parent: named leases and
+// holding Curator's lease nodes only. It tells a semaphore whose locks/
+// is gone: locks/ is a container that only holds nodes while a client
+// queues for a lease, and the server deletes an emptied container, so a
+// semaphore whose leases are held with nobody waiting soon has leases/
+// alone.
+func IsCuratorLeases(dir string, names []string) bool {
+	if path.Base(dir) != CuratorLeases || dir == "/"+CuratorLeases || len(names) == 0 {
+		return false
+	}
+	for _, n := range names {
+		if LibraryOf(n) != Curator || !strings.Contains(n, curatorLease) {
+			return false
+		}
+	}
+	return true
+}
+
 // Curator is Apache Curator's format: InterProcessMutex, LeaderSelector,
 // InterProcessReadWriteLock, InterProcessSemaphoreV2 and LeaderLatch.
 var Curator = &Library{

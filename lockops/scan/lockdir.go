@@ -132,6 +132,9 @@ func lockDirKind(c *zkview.Client, d string, names []string) (kind lockops.Kind,
 	if s, ok := curatorSemaphoreOf(c, d); ok && curatorOnly(names) {
 		return lockops.KindCuratorSemaphoreV2, s
 	}
+	if lockops.IsCuratorLeases(d, names) { // its locks/ reaped
+		return lockops.KindCuratorSemaphoreV2, path.Dir(d)
+	}
 	siblingOf := func(name string) bool {
 		sibs, _, err := c.Children(path.Dir(d))
 		return err == nil && slices.Contains(sibs, name)

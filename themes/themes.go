@@ -179,26 +179,6 @@ type Styles struct {
 // New builds the styles of palette p.
 func New(p Palette) Styles {
 	none := p.Name == None
-	fg := func(c color.Color) lipgloss.Style {
-		s := lipgloss.NewStyle()
-		if c != nil {
-			s = s.Foreground(c)
-		}
-		return s
-	}
-	bg := func(s lipgloss.Style, c color.Color) lipgloss.Style {
-		if c != nil {
-			s = s.Background(c)
-		}
-		return s
-	}
-	border := func(c color.Color) lipgloss.Style {
-		s := lipgloss.NewStyle().Border(lipgloss.RoundedBorder())
-		if c != nil {
-			s = s.BorderForeground(c)
-		}
-		return s
-	}
 	s := Styles{Palette: p, NoColor: none}
 	s.Base = fg(p.Fg)
 	s.Muted = fg(p.Muted)
@@ -207,7 +187,43 @@ func New(p Palette) Styles {
 	if none {
 		s.Subtle = s.Subtle.Faint(true)
 	}
+	s.setHeader(p, none)
+	s.setPanes(p, none)
+	s.setRows(p, none)
+	s.setDetail(p)
+	s.setLocks(p, none)
+	s.setFooter(p)
+	return s
+}
 
+// fg is a style in colour c (nil: the terminal's).
+func fg(c color.Color) lipgloss.Style {
+	s := lipgloss.NewStyle()
+	if c != nil {
+		s = s.Foreground(c)
+	}
+	return s
+}
+
+// bg is s on background c (nil: the terminal's).
+func bg(s lipgloss.Style, c color.Color) lipgloss.Style {
+	if c != nil {
+		s = s.Background(c)
+	}
+	return s
+}
+
+// border is a rounded border in colour c (nil: the terminal's).
+func border(c color.Color) lipgloss.Style {
+	s := lipgloss.NewStyle().Border(lipgloss.RoundedBorder())
+	if c != nil {
+		s = s.BorderForeground(c)
+	}
+	return s
+}
+
+// setHeader builds the header bar's styles.
+func (s *Styles) setHeader(p Palette, none bool) {
 	s.Header = bg(fg(p.Fg), p.HeaderBg)
 	s.HeaderTitle = bg(fg(p.Accent).Bold(true), p.HeaderBg)
 	s.HeaderKey = bg(fg(p.Muted), p.HeaderBg)
@@ -219,7 +235,10 @@ func New(p Palette) Styles {
 		s.StateWarn = s.StateWarn.Underline(true)
 		s.StateErr = s.StateErr.Reverse(true)
 	}
+}
 
+// setPanes builds the panes' borders and titles.
+func (s *Styles) setPanes(p Palette, none bool) {
 	s.Pane = border(p.Border)
 	s.PaneFocused = border(p.Accent)
 	if none {
@@ -229,7 +248,10 @@ func New(p Palette) Styles {
 	s.PaneEdgeFocused = fg(p.Accent)
 	s.PaneTitle = fg(p.Muted).Bold(true)
 	s.PaneTitleFocused = fg(p.Accent).Bold(true)
+}
 
+// setRows builds the tree rows' styles and the node markers'.
+func (s *Styles) setRows(p Palette, none bool) {
 	s.Row = fg(p.Fg)
 	s.RowSelected = bg(fg(p.SelFg), p.SelBg).Bold(true)
 	s.RowSelectedBlur = bg(fg(p.Fg), p.SelBlurBg)
@@ -249,14 +271,20 @@ func New(p Palette) Styles {
 	s.Container = fg(p.Container)
 	s.TTL = fg(p.TTL)
 	s.Lock = fg(p.Lock).Bold(true)
+}
 
+// setDetail builds the detail pane's styles.
+func (s *Styles) setDetail(p Palette) {
 	s.Section = fg(p.Accent).Bold(true)
 	s.Key = fg(p.Muted)
 	s.Value = fg(p.Fg)
 	s.Data = fg(p.Fg)
 	s.Tab = fg(p.Muted)
 	s.TabActive = fg(p.Accent).Bold(true).Underline(true)
+}
 
+// setLocks builds the lock pane's styles: queues, watches, badges.
+func (s *Styles) setLocks(p Palette, none bool) {
 	s.Holder = fg(p.Holder).Bold(true)
 	s.Waiter = fg(p.Waiter)
 	s.Fresh = bg(fg(p.SelFg), p.Fresh).Bold(true)
@@ -274,7 +302,11 @@ func New(p Palette) Styles {
 		s.BadgeWarn = s.Badge
 		s.BadgeErr = s.Badge.Bold(true)
 	}
+}
 
+// setFooter builds the footer's, help's, status line's, dialogs' and
+// command line's styles.
+func (s *Styles) setFooter(p Palette) {
 	s.Footer = fg(p.Muted)
 	s.HelpKey = fg(p.Accent).Bold(true)
 	s.HelpDesc = fg(p.Muted)
@@ -289,5 +321,4 @@ func New(p Palette) Styles {
 	s.DialogTitle = fg(p.Accent).Bold(true)
 	s.Prompt = fg(p.Accent).Bold(true)
 	s.Input = fg(p.Fg)
-	return s
 }

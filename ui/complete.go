@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/redistree"
 	"github.com/zkscope/zkscope/zkview"
 )
 
@@ -181,8 +182,8 @@ func (m *Model) complete() tea.Cmd {
 			_, arg, _ := strings.Cut(s, " ")
 			if cdDir(s) != "" {
 				arg = arg[strings.LastIndexByte(arg, '/')+1:]
-			} else if _, _, key := redisCdGroup(s); key && m.redis != nil {
-				arg = redisCandidate(arg)
+			} else if _, _, key := redistree.CdGroup(s); key && m.redis != nil {
+				arg = redistree.Candidate(arg)
 			}
 			if arg == "" {
 				arg = strings.TrimSpace(s)

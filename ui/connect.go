@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -10,13 +12,16 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/printable"
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
 )
 
 // The connection at start ([Options.Dial]): the UI shows at once with a
 // "connecting to …" screen, the last failed attempt under it, and starts
 // when the client arrives in a dialedMsg. If the connect gives up, the
-// screen says why in one line; r tries again, q quits.
+// screen says why in one line; r tries again, q quits. `:ctx NAME`
+// connects to another context (connectCmd) and switches to it
+// (onContext).
 
 // dialState is the connect at start while it runs or after it failed.
 type dialState struct {
@@ -144,4 +149,36 @@ func (m *Model) dialView() string {
 	body := lipgloss.Place(m.width, m.height-1, lipgloss.Center, lipgloss.Center,
 		lipgloss.JoinVertical(lipgloss.Center, lines...))
 	return m.headerView() + "\n" + body
+}
+
+// connectCmd opens another context for `:ctx`.
+func connectCmd(connect func(context.Context, string) (*zkview.Client, error), name string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := connect(ctx, name)
+		return contextMsg{name: name, client: c, err: err}
+	}
+}
+
+// onContext switches to the context `:ctx` opened (or says why not).
+func (m *Model) onContext(msg contextMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, fmt.Sprintf("Could not open context %s: %v", msg.name, msg.err))
+		return nil
+	}
+	old := m.client
+	m.Close() // the tree cache and the state subscription; no I/O
+	var closeOld tea.Cmd
+	if old != nil {
+		closeOld = func() tea.Msg { old.Close(); return nil } // closing a session is a round trip
+	}
+	m.statsWant = map[string]bool{}
+	m.lockProbed = map[string]int64{}
+	m.detail.Reset()
+	m.attach(msg.client, msg.name)
+	m.lock.SetClient(m.client, m.readOnly)
+	m.tree.Reset()
+	m.setStatus(common.LevelOK, "Switched to context "+msg.name+".")
+	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.cache), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
 }

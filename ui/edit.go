@@ -187,3 +187,34 @@ func unhex(c byte) byte {
 	}
 	return c - '0'
 }
+
+func (m *Model) onEditor(msg editorMsg) tea.Cmd {
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, fmt.Sprintf("The editor failed (%v); nothing was changed. Set $EDITOR to your editor.", msg.err))
+		return removeFile(msg.file)
+	}
+	return readEdited(msg)
+}
+
+func (m *Model) onEdited(msg editedMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.setStatus(common.LevelErr, fmt.Sprintf("Not saved (%v); nothing was written. Press e to edit again.", msg.err))
+		return nil
+	case !msg.changed:
+		m.setStatus(common.LevelInfo, "No change: nothing written.")
+		return nil
+	}
+	m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))
+	return setCmd(m.mut, msg.path, msg.data, msg.version)
+}
+
+func removeFile(name string) tea.Cmd {
+	if name == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		os.Remove(name)
+		return nil
+	}
+}

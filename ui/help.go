@@ -1,13 +1,15 @@
 package ui
 
 import (
+	"fmt"
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"fmt"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/zkscope/zkscope/ui/common"
-	"strings"
 )
 
 // handleHelpKey scrolls the `?` screen when it does not fit (movement

@@ -1,18 +1,19 @@
 package ui
 
 import (
-	"context"
-	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/ui/tree"
-	"os"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/tree"
 )
 
+// handleKey routes a key: to the connect screen, the front dialog, the
+// prompt or overlay of the mode, the view replacing the tree, else the
+// tree's screen (its own keys, the lock pane's, the focused pane's).
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.dialing() {
 		return m.handleDialKey(msg)
@@ -38,57 +39,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.redisKey(msg); ok {
 		return cmd
 	}
-
-	k := m.keys
-	switch {
-	case key.Matches(msg, k.Quit):
-		return m.quit()
-	case key.Matches(msg, k.Help):
-		m.mode = modeHelp
-		return nil
-	case key.Matches(msg, k.Command):
-		return m.openInput(modeCommand, ":", "")
-	case key.Matches(msg, k.Filter):
-		return m.openInput(modeFilter, "/", m.tree.OpenFilter())
-	case key.Matches(msg, k.Search):
-		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", "") // ↑ brings the last query back
-	case key.Matches(msg, k.Focus):
-		if m.focus == focusTree {
-			m.focus = focusDetail
-		} else {
-			m.focus = focusTree
-		}
-		return nil
-	case key.Matches(msg, k.Cancel):
-		if m.search.running {
-			m.cancelSearch() // the results found so far follow
-			return nil
-		}
-		if m.tree.Filter().Query != "" {
-			m.tree.ClearFilter()
-		}
-		m.focus = focusTree
-		return nil
-	case key.Matches(msg, k.Refresh):
-		if m.cache != nil {
-			m.cache.Refresh()
-			m.tree.ForgetNodes()
-			m.statsWant = map[string]bool{}
-			m.setStatus(common.LevelInfo, "Reloading…")
-			return m.selectPath(m.tree.CursorPath())
-		}
-		return nil
-	case key.Matches(msg, k.Yank):
-		p := m.tree.CursorPath()
-		m.setStatus(common.LevelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
-		return tea.SetClipboard(p)
-	case key.Matches(msg, k.Viewer):
-		m.detail.NextViewer()
-		return nil
-	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
-		return m.startEdit(msg)
+	if cmd, ok := m.treeScreenKey(msg); ok {
+		return cmd
 	}
-	if key.Matches(msg, k.Lock.Session) && m.detail.IsLock() {
+	if key.Matches(msg, m.keys.Lock.Session) && m.detail.IsLock() {
 		return m.goToSession()
 	}
 	if cmd, ok := m.lock.ActionKey(msg, m.tree.CursorPath(), m.detail.IsLock()); ok {
@@ -98,6 +52,62 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.handleDetailKey(msg)
 	}
 	return m.handleTreeKey(msg)
+}
+
+// treeScreenKey handles the keys of the tree's screen that are the same
+// whatever the focus (the lock pane's and the panes' own come after); ok
+// says msg was one of them.
+func (m *Model) treeScreenKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit(), true
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+		return nil, true
+	case key.Matches(msg, k.Command):
+		return m.openInput(modeCommand, ":", ""), true
+	case key.Matches(msg, k.Filter):
+		return m.openInput(modeFilter, "/", m.tree.OpenFilter()), true
+	case key.Matches(msg, k.Search):
+		return m.openInput(modeSearch, "find below "+m.tree.CursorPath()+": ", ""), true // ↑ brings the last query back
+	case key.Matches(msg, k.Focus):
+		if m.focus == focusTree {
+			m.focus = focusDetail
+		} else {
+			m.focus = focusTree
+		}
+		return nil, true
+	case key.Matches(msg, k.Cancel):
+		if m.search.running {
+			m.cancelSearch() // the results found so far follow
+			return nil, true
+		}
+		if m.tree.Filter().Query != "" {
+			m.tree.ClearFilter()
+		}
+		m.focus = focusTree
+		return nil, true
+	case key.Matches(msg, k.Refresh):
+		if m.cache != nil {
+			m.cache.Refresh()
+			m.tree.ForgetNodes()
+			m.statsWant = map[string]bool{}
+			m.setStatus(common.LevelInfo, "Reloading…")
+			return m.selectPath(m.tree.CursorPath()), true
+		}
+		return nil, true
+	case key.Matches(msg, k.Yank):
+		p := m.tree.CursorPath()
+		m.setStatus(common.LevelOK, "Copied "+p+" to the clipboard (through the terminal: OSC 52).")
+		return tea.SetClipboard(p), true
+	case key.Matches(msg, k.Viewer):
+		m.detail.NextViewer()
+		return nil, true
+	case key.Matches(msg, k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree):
+		return m.startEdit(msg), true
+	}
+	return nil, false
 }
 
 // quit ends the program, asking first while we hold a lock.
@@ -275,18 +285,4 @@ func (m *Model) handleWheel(ms tea.Mouse) {
 		return
 	}
 	m.detail.ScrollBy(step)
-}
-
-func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
-}
-
-func removeFile(name string) tea.Cmd {
-	if name == "" {
-		return nil
-	}
-	return func() tea.Msg {
-		os.Remove(name)
-		return nil
-	}
 }

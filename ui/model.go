@@ -4,12 +4,13 @@
 //
 // The components are packages of their own: ui/tree (the tree pane),
 // ui/detail (the node under the cursor), ui/lockpane (the lock queue and
-// the lock actions), ui/dialog (every dialog, on one overlay stack) and
+// the lock actions), ui/dialog (every dialog, on one overlay stack),
+// ui/ensemble and ui/sessions (the views that replace the tree) and
 // ui/common (what they share). Every ZooKeeper read goes through zkview
 // (the lazy tree cache) and every change through lockops (audited
 // mutations), always from a command, never from Update; on Redis servers
-// (redis*.go) the tree, the detail and the lock pane read through
-// redisview instead. It must not be imported by zkview or lockops.
+// (redis*.go) the tree reads the keyspace through ui/redistree, and the
+// detail and the lock pane read through redisview. It must not be imported by zkview or lockops.
 // ARCHITECTURE.md maps features to files.
 package ui
 

@@ -11,8 +11,12 @@ import (
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/audit"
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
 )
+
+// Node changes (the forms' create, edit and delete, a whole tree's
+// delete): the commands, audited, and what their results say.
 
 // withVersionNow fills msg's current version when the change was refused
 // because the node changed meanwhile, so the message can say which version
@@ -131,4 +135,85 @@ func (m *Model) onDeleteProgress(msg deleteProgressMsg) tea.Cmd {
 	r.deleted = msg.deleted
 	ch := r.ch
 	return func() tea.Msg { return <-ch }
+}
+
+// createCmd makes a node through the audited mutations.
+func createCmd(mut audit.Mutations, p string, data []byte, flags int32) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		created, err := mut.Create(ctx, p, data, flags)
+		if created == "" {
+			created = p
+		}
+		return mutationMsg{op: "create", path: created, err: err, flags: flags}
+	}
+}
+
+// setCmd writes data if the node is still at version.
+func setCmd(mut audit.Mutations, p string, data []byte, version int32) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		_, err := mut.Set(ctx, p, data, version)
+		return withVersionNow(mut.Client, mutationMsg{op: "edit", path: p, err: err}, version)
+	}
+}
+
+// deleteCmd deletes p (no children) if it is still at version. A whole
+// tree goes through [Model.beginDeleteTree].
+func deleteCmd(mut audit.Mutations, p string, version int32) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		return withVersionNow(mut.Client, mutationMsg{op: "delete", path: p, err: mut.Delete(ctx, p, version)}, version)
+	}
+}
+
+// onMutation reports a change and refreshes what it touched.
+func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
+	if msg.op == "delete tree" {
+		m.deleting = nil
+	}
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, mutationError(msg))
+		if m.cache != nil {
+			return m.selectPath(m.tree.CursorPath()) // show the current version
+		}
+		return nil
+	}
+	done := map[string]string{"create": "Created", "edit": "Saved", "delete": "Deleted", "delete tree": "Deleted the tree"}[msg.op]
+	m.setStatus(common.LevelOK, fmt.Sprintf("%s %s.", done, msg.path))
+	if m.cache == nil {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if msg.op == "create" {
+		m.made.Note(msg.path, msg.flags, msg.ttl)
+		cmds = append(cmds, m.cd(msg.path))
+	}
+	cmds = append(cmds, m.selectPath(m.tree.CursorPath()))
+	return tea.Batch(cmds...)
+}
+
+// mutationError is one plain sentence about a failed change and what to do.
+func mutationError(msg mutationMsg) string {
+	err := msg.err
+	switch {
+	case errors.Is(err, zkview.ErrReadOnly):
+		return "Read-only mode: nothing was changed (started with --read-only or the context is read_only)."
+	case errors.Is(err, zk.ErrBadVersion):
+		return badVersionText(msg)
+	case errors.Is(err, zk.ErrNotEmpty):
+		return fmt.Sprintf("%s has children: use D to delete the whole tree.", msg.path)
+	case errors.Is(err, zk.ErrNodeExists):
+		return fmt.Sprintf("%s already exists.", msg.path)
+	case errors.Is(err, zk.ErrNoNode):
+		return fmt.Sprintf("%s: the node (or its parent) no longer exists.", msg.path)
+	case errors.Is(err, zk.ErrNoAuth):
+		return fmt.Sprintf("%s: not allowed by the node's ACL.", msg.path)
+	case errors.Is(err, zk.ErrNoChildrenForEphemerals):
+		return "Ephemeral nodes cannot have children."
+	}
+	return fmt.Sprintf("%s failed: %v", msg.op, err)
 }

@@ -1,17 +1,18 @@
 package ui
 
 // The TUI on Redis servers (--server redis://…): the same root model, its
-// tree reading the keyspace through redisTree (redis_tree.go), the detail
-// pane showing a key (ui/detail/redis.go) and the lock pane reading a lock
-// key through its loader seam (ui/lockpane/redis.go). The hooks into the
+// tree reading the keyspace through ui/redistree, the detail pane showing
+// a key (ui/detail/redis.go) and the lock pane reading a lock key through
+// its loader seam (ui/lockpane/redis.go). The hooks into the
 // ZooKeeper code paths are one line each, at the top of the function they
 // replace (m.redis != nil). What makes no sense on Redis (editing nodes,
 // sessions, the ensemble, contexts) says so in the status line; find
-// searches key names (redis_find.go).
+// searches key names.
 
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -21,7 +22,7 @@ import (
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/detail"
-	"github.com/zkscope/zkscope/ui/lockpane"
+	"github.com/zkscope/zkscope/ui/redistree"
 	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -39,10 +40,12 @@ type RedisOptions struct {
 	Context string
 }
 
+var _ treeSource = (*redistree.Tree)(nil)
+
 // redisState is the root model's Redis mode.
 type redisState struct {
 	c       *redisview.Client
-	tree    *redisTree
+	tree    *redistree.Tree
 	context string // for the audit log
 	// warned: levels whose listing stopped at the limit, already said.
 	warned map[string]bool
@@ -55,7 +58,7 @@ const redisReselectTicks = 2
 
 // attachRedis makes o's servers the model's source (at start).
 func (m *Model) attachRedis(o RedisOptions) {
-	t := newRedisTree(o.Client, o.ListLimit)
+	t := redistree.New(o.Client, o.ListLimit)
 	m.redis = &redisState{c: o.Client, tree: t, context: o.Context, warned: map[string]bool{}}
 	m.cache = t
 	m.state = zkview.ConnEvent{State: zkview.StateConnecting, Server: strings.Join(o.Client.Servers(), ",")}
@@ -67,7 +70,8 @@ func (m *Model) startRedis() {
 	if m.redis == nil {
 		return
 	}
-	m.lock.SetLoader(redisLoader(m.redis.c), m.readOnly)
+	c := m.redis.c
+	m.lock.SetLoader(func(ctx context.Context, p string) (lockops.Queue, error) { return redistree.ReadLock(ctx, c, p) }, m.readOnly)
 	m.lock.SetRedisClient(m.redis.c, m.redis.context)
 	m.detail.SetRedisMode(true)
 }
@@ -79,20 +83,6 @@ func (m *Model) redisInit() tea.Cmd {
 		return nil
 	}
 	return tea.Batch(listenTree(m.cache), redisPingCmd(m.redis.c))
-}
-
-// redisLoader reads the lock at a tree path for the lock pane.
-func redisLoader(c *redisview.Client) lockpane.Loader {
-	return func(ctx context.Context, p string) (lockops.Queue, error) {
-		key := common.RedisKeyOf(p)
-		qs, err := redisQueues(ctx, c, []string{key})
-		if err != nil {
-			return lockops.Queue{Path: p}, err
-		}
-		q := qs[key] // none: nobody holds it any more
-		q.Path = p
-		return q, nil
-	}
 }
 
 // onRedis handles the Redis mode's messages.
@@ -221,18 +211,9 @@ func (m *Model) warnTruncated() {
 		}
 		if n, scanning, cut := m.redis.tree.Progress(p); cut && !scanning {
 			m.redis.warned[p] = true
-			m.setStatus(common.LevelWarn, fmt.Sprintf("Listed %s after looking at %d keys (the limit): some names may be missing; open a narrower group with :cd %s…", redisGroupName(p), n, redisGroupName(p)+redisview.Separator))
+			m.setStatus(common.LevelWarn, fmt.Sprintf("Listed %s after looking at %d keys (the limit): some names may be missing; open a narrower group with :cd %s…", redistree.GroupName(p), n, redistree.GroupName(p)+redisview.Separator))
 		}
 	}
-}
-
-// redisGroupName names the group at p for a person ("every key" at the
-// top).
-func redisGroupName(p string) string {
-	if k := common.RedisKeyOf(p); k != "" {
-		return k
-	}
-	return "every key"
 }
 
 // redisBusy is the header's busy text while a level is scanned.
@@ -241,7 +222,7 @@ func (m *Model) redisBusy() string {
 		return ""
 	}
 	if p, n, ok := m.redis.tree.Scanning(); ok {
-		return fmt.Sprintf("scanning %s (%d keys)", redisGroupName(p), n)
+		return fmt.Sprintf("scanning %s (%d keys)", redistree.GroupName(p), n)
 	}
 	return ""
 }
@@ -315,4 +296,83 @@ func (m *Model) shownName(p string) string {
 		return common.RedisKeyOf(p)
 	}
 	return p
+}
+
+// redisFind starts a find for q below the cursor's group (a key with
+// nothing below it: its own group): the key names that contain q, any
+// case (redistree.Find); the hits open as ZooKeeper's do.
+func (m *Model) redisFind(q string) tea.Cmd {
+	root := m.tree.CursorPath()
+	if n, ok := m.redis.tree.Node(root); ok && root != "/" && n.Stat.NumChildren == 0 {
+		root = path.Dir(root)
+	}
+	m.lastFind = q
+	m.setStatus(common.LevelInfo, fmt.Sprintf("Searching the key names in %s for %q… (esc stops)", redistree.GroupName(root), q))
+	return m.beginSearch(root, q, false)
+}
+
+// redisFindClient is the client a find runs on: nil on ZooKeeper.
+func (m *Model) redisFindClient() *redisview.Client {
+	if m.redis == nil {
+		return nil
+	}
+	return m.redis.c
+}
+
+// redisFindWalk is searchWalk on Redis: the names below root's group
+// containing query, as one searchMsg after progress reports.
+func redisFindWalk(ctx context.Context, cancel context.CancelFunc, c *redisview.Client, id uint64, root, query string, ch chan<- tea.Msg) {
+	defer cancel()
+	msg := searchMsg{id: id, root: root, query: query}
+	prog := progressSender{ch: ch}
+	progress := func(n int) { prog.send(searchProgressMsg{id: id, listed: n, found: n, dir: root}, false) }
+	paths, truncated, err := redistree.Find(ctx, c, root, query, searchReadLimit, progress)
+	switch {
+	case ctx.Err() != nil:
+		msg.truncated, msg.cancelled = true, true
+	case err != nil:
+		msg.err = err
+	}
+	msg.truncated = msg.truncated || truncated
+	for _, p := range paths {
+		msg.hits = append(msg.hits, searchHit{Path: p})
+	}
+	msg.scanned = len(paths)
+	ch <- msg
+}
+
+// redisKeySuggestions completes `:cd KEY` from the names of its group as
+// far as known (the tree's listing, or the one completion asked for).
+func (m *Model) redisKeySuggestions(line string) []string {
+	dir, _, ok := redistree.CdGroup(line)
+	if !ok {
+		return nil
+	}
+	names, ok := m.childNames(dir)
+	if !ok {
+		return nil
+	}
+	return redistree.Suggestions(line, names, maxSuggestions)
+}
+
+// askRedisCompletion lists the group a `:cd KEY` line completes in when
+// the tree has not listed it (one listing per group, request id, short
+// timeout).
+func (m *Model) askRedisCompletion(line string) tea.Cmd {
+	dir, group, ok := redistree.CdGroup(line)
+	if !ok || m.compl.asking == dir {
+		return nil
+	}
+	if _, ok := m.childNames(dir); ok {
+		return nil
+	}
+	m.compl.asking = dir
+	id := m.nextID("complete")
+	c := m.redis.c
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), completeTimeout)
+		defer cancel()
+		names, err := redistree.GroupNames(ctx, c, group)
+		return completionMsg{id: id, dir: dir, names: names, err: err}
+	}
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -328,21 +327,6 @@ func TestRedisNoAuthIsOneLine(t *testing.T) {
 	})
 }
 
-func TestRedisErrorWording(t *testing.T) {
-	for in, want := range map[string]string{
-		"WRONGTYPE Operation against a key holding the wrong kind of value": "press r to read it again",
-		"NOAUTH Authentication required.":                                   "put user:password in --auth-file",
-		"WRONGPASS invalid username-password pair or user is disabled.":     "refused the credentials",
-	} {
-		if got := redisError(errors.New(in)).Error(); !strings.Contains(got, want) {
-			t.Errorf("%q → %q, want %q in it", in, got, want)
-		}
-	}
-	if redisError(nil) != nil {
-		t.Error("nil is no error")
-	}
-}
-
 // TestRedisHeldLockLostWhenServerStops: a lock taken in the TUI with a
 // 1s TTL, then the server stopped: the pane says SUSPENDED, then LOST,
 // and the lock stays lost (u has nothing to release).
@@ -379,36 +363,4 @@ func TestRedisHeldLockLostWhenServerStops(t *testing.T) {
 	}
 	d.apply(tea.KeyPressMsg{Code: 'u', Text: "u"})
 	d.until(t, 5*time.Second, "nothing to release", screenHas("We hold no lock"))
-}
-
-// TestRedisQueuesDiagnoseLocksOnly: the TUI judges a lock's expiry
-// against the other locks read with it, as `zkscope locks` does, not
-// against every key on screen: caches with short TTLs next to three
-// locks make none of the locks an outlier.
-func TestRedisQueuesDiagnoseLocksOnly(t *testing.T) {
-	_, c, r := redisLive(t)
-	ctx := context.Background()
-	keys := []string{"lock:a", "lock:b", "lock:c"}
-	for i, key := range keys {
-		r.Set(ctx, key, fmt.Sprintf("tok-%d", i), time.Duration(100+50*i)*time.Second)
-	}
-	for i := range 5 {
-		key := fmt.Sprintf("cache:%d", i)
-		r.Set(ctx, key, "value", 10*time.Second)
-		keys = append(keys, key)
-	}
-	got, err := redisQueues(ctx, c, keys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 3 {
-		t.Fatalf("%d locks among the keys, want the 3 lock: keys: %v", len(got), got)
-	}
-	for name, q := range got {
-		for _, p := range q.Problems {
-			if p.Kind == lockops.ProblemRedisTTLOutlier {
-				t.Errorf("%s: %s: %s (judged against the caches)", name, p.Kind, p.Detail)
-			}
-		}
-	}
 }

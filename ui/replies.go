@@ -1,17 +1,19 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"errors"
 	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
 	"github.com/go-zookeeper/zk"
+
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
-	"strings"
 )
 
-// The replies to the root's ZooKeeper reads and changes, applied to the
+// The replies to the root's ZooKeeper reads (reads.go), applied to the
 // model. A reply whose request id is no longer the newest for its key is
 // dropped (Model.current).
 
@@ -217,135 +219,6 @@ func (m *Model) onLock(msg lockMsg) {
 		m.detail.SetLockErr(nil)
 		m.lock.SetQueue(msg.queue)
 	}
-}
-
-func (m *Model) onSearch(msg searchMsg) {
-	if !m.current("search", msg.id) {
-		return
-	}
-	m.search.running = false
-	m.search.run = nil
-	if msg.err != nil {
-		m.setStatus(common.LevelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
-		return
-	}
-	m.search.hits = msg.hits
-	m.search.scanned = msg.scanned
-	m.search.truncated = msg.truncated
-	m.search.cursor = 0
-	m.mode = modeResults
-	note := ""
-	switch {
-	case msg.cancelled && m.search.query == "locks":
-		note = " (stopped early: the list is incomplete)"
-	case msg.cancelled:
-		note = fmt.Sprintf(" (stopped after %d names: the list is incomplete)", msg.scanned)
-	case msg.truncated && m.search.query == "locks":
-		note = " (stopped after the scan's node limit: search a narrower path)"
-	case msg.truncated:
-		note = fmt.Sprintf(" (data read of the first %d nodes only; names of all %d)", searchReadLimit, msg.scanned)
-	}
-	level, skipped := common.LevelInfo, skippedText(msg.skipped)
-	if skipped != "" {
-		level = common.LevelWarn
-	}
-	if m.search.query == "locks" {
-		m.setStatus(level, fmt.Sprintf("%s below %s%s.%s ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note, skipped))
-		return
-	}
-	m.setStatus(level, fmt.Sprintf("%s for %q below %s%s.%s", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note, skipped))
-}
-
-// skippedText is the status line's word on the subtrees a walk left out
-// ("" when none).
-func skippedText(s skippedTrees) string {
-	if s.n == 0 {
-		return ""
-	}
-	why := "deleted meanwhile"
-	if errors.Is(s.err, zk.ErrNoAuth) {
-		why = "not readable with this session's credentials (NoAuth; see --auth-file)"
-	}
-	if s.n == 1 {
-		return fmt.Sprintf(" Skipped %s: %s.", s.first, why)
-	}
-	return fmt.Sprintf(" Skipped %d subtrees, first %s: %s.", s.n, s.first, why)
-}
-
-// onMutation reports a change and refreshes what it touched.
-func (m *Model) onMutation(msg mutationMsg) tea.Cmd {
-	if msg.op == "delete tree" {
-		m.deleting = nil
-	}
-	if msg.err != nil {
-		m.setStatus(common.LevelErr, mutationError(msg))
-		if m.cache != nil {
-			return m.selectPath(m.tree.CursorPath()) // show the current version
-		}
-		return nil
-	}
-	done := map[string]string{"create": "Created", "edit": "Saved", "delete": "Deleted", "delete tree": "Deleted the tree"}[msg.op]
-	m.setStatus(common.LevelOK, fmt.Sprintf("%s %s.", done, msg.path))
-	if m.cache == nil {
-		return nil
-	}
-	var cmds []tea.Cmd
-	if msg.op == "create" {
-		m.made.Note(msg.path, msg.flags, msg.ttl)
-		cmds = append(cmds, m.cd(msg.path))
-	}
-	cmds = append(cmds, m.selectPath(m.tree.CursorPath()))
-	return tea.Batch(cmds...)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// mutationError is one plain sentence about a failed change and what to do.
-func mutationError(msg mutationMsg) string {
-	err := msg.err
-	switch {
-	case errors.Is(err, zkview.ErrReadOnly):
-		return "Read-only mode: nothing was changed (started with --read-only or the context is read_only)."
-	case errors.Is(err, zk.ErrBadVersion):
-		return badVersionText(msg)
-	case errors.Is(err, zk.ErrNotEmpty):
-		return fmt.Sprintf("%s has children: use D to delete the whole tree.", msg.path)
-	case errors.Is(err, zk.ErrNodeExists):
-		return fmt.Sprintf("%s already exists.", msg.path)
-	case errors.Is(err, zk.ErrNoNode):
-		return fmt.Sprintf("%s: the node (or its parent) no longer exists.", msg.path)
-	case errors.Is(err, zk.ErrNoAuth):
-		return fmt.Sprintf("%s: not allowed by the node's ACL.", msg.path)
-	case errors.Is(err, zk.ErrNoChildrenForEphemerals):
-		return "Ephemeral nodes cannot have children."
-	}
-	return fmt.Sprintf("%s failed: %v", msg.op, err)
-}
-
-func (m *Model) onEditor(msg editorMsg) tea.Cmd {
-	if msg.err != nil {
-		m.setStatus(common.LevelErr, fmt.Sprintf("The editor failed (%v); nothing was changed. Set $EDITOR to your editor.", msg.err))
-		return removeFile(msg.file)
-	}
-	return readEdited(msg)
-}
-
-func (m *Model) onEdited(msg editedMsg) tea.Cmd {
-	switch {
-	case msg.err != nil:
-		m.setStatus(common.LevelErr, fmt.Sprintf("Not saved (%v); nothing was written. Press e to edit again.", msg.err))
-		return nil
-	case !msg.changed:
-		m.setStatus(common.LevelInfo, "No change: nothing written.")
-		return nil
-	}
-	m.setStatus(common.LevelInfo, fmt.Sprintf("Writing %s (if still at version %d)…", msg.path, msg.version))
-	return setCmd(m.mut, msg.path, msg.data, msg.version)
 }
 
 // syncLockTag gives the tree's tag of the lock the pane reads (kind,

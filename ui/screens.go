@@ -9,13 +9,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/ensemble"
 	"github.com/zkscope/zkscope/ui/sessions"
 )
 
-// The views that replace the tree (`:ensemble`): their keys and title line.
+// The views that replace the tree (`:ensemble`, `:sessions`): opening
+// them, their reads' replies, their keys and title line. Their reads are
+// in reads.go (askEnsembleView, askSessionsView).
 
 // helpKeys is the key map the footer and the `?` screen show: the view's
 // that replaces the tree, else the root's (which switches on focus).
@@ -166,4 +169,67 @@ func (m *Model) screenTitle() string {
 		return common.Truncate(m.st.Breadcrumb.Render(" members of "+strings.Join(servers, ",")+" (every 3 s; a member going down or a new leader is marked ◀)"), m.width)
 	}
 	return ""
+}
+
+// onEnsembleView shows a detailed snapshot and, while the view is open,
+// asks again after a pause.
+func (m *Model) onEnsembleView(msg ensembleViewMsg) tea.Cmd {
+	if !m.current("ensemble-view", msg.id) {
+		return nil
+	}
+	m.ensView.SetEnsemble(msg.ens)
+	if m.screen != screenEnsemble || m.client == nil {
+		return nil
+	}
+	return askEnsembleView(m.client.Config(), m.nextID("ensemble-view"), true)
+}
+
+// onSessionsView shows the sessions, with what is wrong with them, and,
+// while the view is open, reads again after a pause.
+func (m *Model) onSessionsView(msg sessionsViewMsg) tea.Cmd {
+	if !m.current("sessions-view", msg.id) {
+		return nil
+	}
+	m.sessPings.Add(msg.ens)
+	m.sessView.SetSessions(msg.ss, msg.root, msg.at)
+	if m.sessFocus != 0 {
+		if !m.sessView.Focus(m.sessFocus) {
+			m.setStatus(common.LevelWarn, "No member reports session "+lockops.FormatSession(m.sessFocus)+" any more.")
+		}
+		m.sessFocus = 0
+	}
+	m.sessView.SetNotes(sessions.Notes(msg.queues, msg.ens, &m.sessPings, msg.at))
+	if msg.err != nil {
+		m.sessView.SetError(msg.err)
+	}
+	if m.screen != screenSessions || m.client == nil {
+		return nil
+	}
+	return askSessionsView(m.client, m.sessRoot, m.nextID("sessions-view"), true)
+}
+
+// openSessions shows the session view with the locks below root and reads
+// now.
+func (m *Model) openSessions(root string) tea.Cmd {
+	m.screen = screenSessions
+	if root != m.sessRoot {
+		m.sessPings = diagnose.PingWatch{}
+	}
+	m.sessRoot = root
+	m.layout()
+	if m.client == nil {
+		return nil
+	}
+	m.setStatus(common.LevelInfo, "Asking the members for their sessions and scanning the locks below "+root+"…")
+	return askSessionsView(m.client, root, m.nextID("sessions-view"), false)
+}
+
+// openEnsemble shows the ensemble view and asks the members now.
+func (m *Model) openEnsemble() tea.Cmd {
+	m.screen = screenEnsemble
+	m.layout()
+	if m.client == nil {
+		return nil
+	}
+	return askEnsembleView(m.client.Config(), m.nextID("ensemble-view"), false)
 }

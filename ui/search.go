@@ -273,3 +273,63 @@ type searchState struct {
 	offset    int
 	run       *searchRun // the walk in progress (search.go)
 }
+
+func (m *Model) onSearch(msg searchMsg) {
+	if !m.current("search", msg.id) {
+		return
+	}
+	m.search.running = false
+	m.search.run = nil
+	if msg.err != nil {
+		m.setStatus(common.LevelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
+		return
+	}
+	m.search.hits = msg.hits
+	m.search.scanned = msg.scanned
+	m.search.truncated = msg.truncated
+	m.search.cursor = 0
+	m.mode = modeResults
+	note := ""
+	switch {
+	case msg.cancelled && m.search.query == "locks":
+		note = " (stopped early: the list is incomplete)"
+	case msg.cancelled:
+		note = fmt.Sprintf(" (stopped after %d names: the list is incomplete)", msg.scanned)
+	case msg.truncated && m.search.query == "locks":
+		note = " (stopped after the scan's node limit: search a narrower path)"
+	case msg.truncated:
+		note = fmt.Sprintf(" (data read of the first %d nodes only; names of all %d)", searchReadLimit, msg.scanned)
+	}
+	level, skipped := common.LevelInfo, skippedText(msg.skipped)
+	if skipped != "" {
+		level = common.LevelWarn
+	}
+	if m.search.query == "locks" {
+		m.setStatus(level, fmt.Sprintf("%s below %s%s.%s ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note, skipped))
+		return
+	}
+	m.setStatus(level, fmt.Sprintf("%s for %q below %s%s.%s", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note, skipped))
+}
+
+// skippedText is the status line's word on the subtrees a walk left out
+// ("" when none).
+func skippedText(s skippedTrees) string {
+	if s.n == 0 {
+		return ""
+	}
+	why := "deleted meanwhile"
+	if errors.Is(s.err, zk.ErrNoAuth) {
+		why = "not readable with this session's credentials (NoAuth; see --auth-file)"
+	}
+	if s.n == 1 {
+		return fmt.Sprintf(" Skipped %s: %s.", s.first, why)
+	}
+	return fmt.Sprintf(" Skipped %d subtrees, first %s: %s.", s.n, s.first, why)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

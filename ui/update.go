@@ -2,14 +2,10 @@ package ui
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/zkscope/zkscope/lockops"
-	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/lockpane"
 	"github.com/zkscope/zkscope/zkview"
@@ -23,6 +19,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, m.frames.afterUpdate(msg, cmd)
 }
 
+// update routes msg: the terminal's messages (its size and background,
+// keys, the mouse) here, every answer through updateReply; then it keeps
+// the derived state in step (afterChange).
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	var cmds []tea.Cmd
 	switch msg := msg.(type) {
@@ -41,6 +40,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		cmds = append(cmds, m.handleClick(msg.Mouse()))
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg.Mouse())
+	default:
+		cmds = m.updateReply(msg)
+	}
+	cmds = append(cmds, m.afterChange(), m.busyCmd())
+	return tea.Batch(cmds...)
+}
+
+// updateReply routes an answer of the root's commands (or the lock pane's,
+// the dialogs') to what it is for; update calls it for every message that
+// is not the terminal's.
+func (m *Model) updateReply(msg tea.Msg) []tea.Cmd {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
 	case connMsg:
 		m.onConn(msg.ev)
 		cmds = append(cmds, listenConn(m.conn))
@@ -101,8 +113,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		act, cmd := m.dialogs.Update(msg) // replies the dialogs wait for
 		cmds = append(cmds, cmd, m.onDialogAction(act), m.lock.Update(msg))
 	}
-	cmds = append(cmds, m.afterChange(), m.busyCmd())
-	return tea.Batch(cmds...)
+	return cmds
 }
 
 // keyPressed drops the warning or error the status line and the lock
@@ -137,97 +148,6 @@ func (m *Model) ephemeralLockNow() tea.Cmd {
 		return nil
 	}
 	return lockCmd(m.client, m.nextID("lock"), p)
-}
-
-// onEnsembleView shows a detailed snapshot and, while the view is open,
-// asks again after a pause.
-func (m *Model) onEnsembleView(msg ensembleViewMsg) tea.Cmd {
-	if !m.current("ensemble-view", msg.id) {
-		return nil
-	}
-	m.ensView.SetEnsemble(msg.ens)
-	if m.screen != screenEnsemble || m.client == nil {
-		return nil
-	}
-	return askEnsembleView(m.client.Config(), m.nextID("ensemble-view"), true)
-}
-
-// onSessionsView shows the sessions, with what is wrong with them, and,
-// while the view is open, reads again after a pause.
-func (m *Model) onSessionsView(msg sessionsViewMsg) tea.Cmd {
-	if !m.current("sessions-view", msg.id) {
-		return nil
-	}
-	m.sessPings.Add(msg.ens)
-	m.sessView.SetSessions(msg.ss, msg.root, msg.at)
-	if m.sessFocus != 0 {
-		if !m.sessView.Focus(m.sessFocus) {
-			m.setStatus(common.LevelWarn, "No member reports session "+lockops.FormatSession(m.sessFocus)+" any more.")
-		}
-		m.sessFocus = 0
-	}
-	m.sessView.SetNotes(sessionNotes(msg.queues, msg.ens, &m.sessPings, msg.at))
-	if msg.err != nil {
-		m.sessView.SetError(msg.err)
-	}
-	if m.screen != screenSessions || m.client == nil {
-		return nil
-	}
-	return askSessionsView(m.client, m.sessRoot, m.nextID("sessions-view"), true)
-}
-
-// sessionHungAfter is how long a holder answering only pings is marked in
-// the session view.
-const sessionHungAfter = time.Minute
-
-// sessionNotes are the words after each session with a session-level
-// problem (diagnose.Sessions), and how long others have sent
-// nothing at all (at once) or answered only pings (after a while).
-func sessionNotes(queues []lockops.Queue, e *zkview.Ensemble, w *diagnose.PingWatch, now time.Time) map[int64]string {
-	notes := map[int64]string{}
-	pings := w.Since()
-	for _, p := range diagnose.Sessions(queues, diagnose.SessionOptions{Ensemble: e, PingOnlySince: pings, HungAfter: sessionHungAfter, SilentSince: w.Silent()}) {
-		for _, s := range p.Sessions {
-			notes[s] = string(p.Kind)
-		}
-	}
-	for s, since := range w.NotAnswering() {
-		if notes[s] == "" {
-			notes[s] = "not answering: nothing sent for " + lockops.FormatAge(now.Sub(since))
-		}
-	}
-	for s, since := range pings {
-		if notes[s] == "" && now.Sub(since) >= sessionHungAfter {
-			notes[s] = "only pings for " + lockops.FormatAge(now.Sub(since))
-		}
-	}
-	return notes
-}
-
-// openSessions shows the session view with the locks below root and reads
-// now.
-func (m *Model) openSessions(root string) tea.Cmd {
-	m.screen = screenSessions
-	if root != m.sessRoot {
-		m.sessPings = diagnose.PingWatch{}
-	}
-	m.sessRoot = root
-	m.layout()
-	if m.client == nil {
-		return nil
-	}
-	m.setStatus(common.LevelInfo, "Asking the members for their sessions and scanning the locks below "+root+"…")
-	return askSessionsView(m.client, root, m.nextID("sessions-view"), false)
-}
-
-// openEnsemble shows the ensemble view and asks the members now.
-func (m *Model) openEnsemble() tea.Cmd {
-	m.screen = screenEnsemble
-	m.layout()
-	if m.client == nil {
-		return nil
-	}
-	return askEnsembleView(m.client.Config(), m.nextID("ensemble-view"), false)
 }
 
 // onTick ages the status line and, now and then, re-reads the visible
@@ -323,27 +243,6 @@ func (m *Model) onConn(ev zkview.ConnEvent) {
 	if ev.Err != nil {
 		m.setStatus(common.LevelWarn, ev.Err.Error())
 	}
-}
-
-func (m *Model) onContext(msg contextMsg) tea.Cmd {
-	if msg.err != nil {
-		m.setStatus(common.LevelErr, fmt.Sprintf("Could not open context %s: %v", msg.name, msg.err))
-		return nil
-	}
-	old := m.client
-	m.Close() // the tree cache and the state subscription; no I/O
-	var closeOld tea.Cmd
-	if old != nil {
-		closeOld = func() tea.Msg { old.Close(); return nil } // closing a session is a round trip
-	}
-	m.statsWant = map[string]bool{}
-	m.lockProbed = map[string]int64{}
-	m.detail.Reset()
-	m.attach(msg.client, msg.name)
-	m.lock.SetClient(m.client, m.readOnly)
-	m.tree.Reset()
-	m.setStatus(common.LevelOK, "Switched to context "+msg.name+".")
-	return tea.Batch(closeOld, listenConn(m.conn), listenTree(m.cache), introspect(m.client, m.nextID("ensemble"), false), m.cd("/"))
 }
 
 // cd expands the way to p and puts the cursor on it.

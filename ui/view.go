@@ -2,8 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"github.com/zkscope/zkscope/printable"
-	"github.com/zkscope/zkscope/ui/common"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -11,6 +9,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/zkscope/zkscope/printable"
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview"
 )
 

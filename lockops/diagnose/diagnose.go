@@ -4,9 +4,11 @@
 // two samples, ordered by zxid), the problems that need the servers
 // ([Diagnose], [Servers]) and those of sessions across locks
 // (session_problems.go: wait-for cycles, holders answering only pings
-// or nothing), the sessions' own read ([ScanSessions]) and doctor's
-// findings. The checks themselves are the recipe model's, over plain
-// values ([lockops.DiagnoseWith]).
+// or nothing), one lock shown alone diagnosed wholly with one answer of
+// the servers, its sessions followed into the other lock directories they
+// own nodes in ([Lock], for the TUI's lock pane), the sessions' own read
+// ([ScanSessions]) and doctor's findings. The checks themselves are the
+// recipe model's, over plain values ([lockops.DiagnoseWith]).
 //
 // It asks the servers through zkview and reads locks through scan; it
 // imports no package that acts on locks, nor report, ui or cmd.

@@ -5,7 +5,7 @@
 //
 // Its dialogs are ui/dialog types opened on the overlay it shares with the
 // root model; their actions come back through [Model.HandleAction]. Its
-// commands (cmds.go, load.go) do the I/O through lockops and zkview. It
+// commands (action_cmds.go, load.go) do the I/O through lockops and zkview. It
 // imports ui/common, ui/dialog, lockops, zkview and themes.
 package lockpane
 

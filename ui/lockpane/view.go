@@ -150,10 +150,10 @@ func (p *Model) sessionLines() []string {
 	}
 	var out []string
 	for _, f := range p.findings.sessions {
-		if !slices.ContainsFunc(f.mine, func(n string) bool { _, ok := p.byNode[n]; return ok }) {
+		if !slices.ContainsFunc(f.Mine, func(n string) bool { _, ok := p.byNode[n]; return ok }) {
 			continue
 		}
-		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, printable.String(f.words())))
+		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, printable.String(sessionWords(f))))
 	}
 	return out
 }

@@ -6,8 +6,8 @@
 // and their locks alike, so the root can jump to the lock under it.
 //
 // It does no I/O: the root scans and asks the members on a tick and hands
-// each result to [Model.SetSessions]. It imports no other ui package but
-// ui/common.
+// each result to [Model.SetSessions], with the words after the sessions
+// that [Notes] makes of it. It imports no other ui package but ui/common.
 package sessions
 
 import (

@@ -1,14 +1,22 @@
-package ui
-
-// The Redis keyspace as the tree's source: redisview lists one level of
-// names grouped by ':' at a time (SCAN MATCH prefix*), and this adapter
-// gives those levels to the tree as directories of paths, so the tree,
+// Package redistree is the Redis keyspace as the TUI's tree: [Tree] gives
+// the levels of names that redisview lists (SCAN MATCH prefix*, names
+// grouped by ':') to the root model as directories of paths, so the tree,
 // `:cd`, the `/` filter and the stat loads work as they do on ZooKeeper.
+// Beside it, what the root's Redis mode reads through the same keyspace:
+// the locks among keys ([Queues], decoded by lockops/redislock), the key
+// names a find or a `:cd` completion needs, and errors worded for the
+// status line ([Error]).
 //
 // A key's path is its names joined with '/' (lock:orders:42 is
-// /lock/orders/42, escaped as ui/common/redis.go says). Redis has no watches: a level is read when opened and
-// again on a refresh (r); while a huge level is scanned, what was found so
-// far is shown and the header counts the keys seen.
+// /lock/orders/42, escaped as ui/common/redis.go says). Redis has no
+// watches: a level is read when opened and again on a refresh (r); while
+// a huge level is scanned, what was found so far is shown and the header
+// counts the keys seen.
+//
+// It does I/O only in the methods and functions the root calls from its
+// commands (and in Tree's own goroutines). It imports ui/common and no
+// other ui package; only the root model imports it.
+package redistree
 
 import (
 	"context"
@@ -17,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -25,23 +34,27 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// redisPrefixOf is the SCAN prefix of the level under path p.
-func redisPrefixOf(p string) string {
+// prefixOf is the SCAN prefix of the level under path p.
+func prefixOf(p string) string {
 	if k := common.RedisKeyOf(p); k != "" || p != "/" && p != "" {
 		return k + redisview.Separator
 	}
 	return ""
 }
 
-// redisLevel is one listed level, as far as its scan got.
-type redisLevel struct {
+// refreshTimeout bounds the listing of one level on a refresh.
+const refreshTimeout = 10 * time.Second
+
+// listing is one listed level, as far as its scan got.
+type listing struct {
 	names []string // sorted path elements; replaced, never changed
 	kids  map[string]redisview.Child
 	level redisview.Level
 }
 
-// redisTree implements treeSource over a Redis keyspace.
-type redisTree struct {
+// Tree is the tree's source over a Redis keyspace (the root model's
+// treeSource, as *zkview.Tree is on ZooKeeper).
+type Tree struct {
 	c     *redisview.Client
 	limit int
 
@@ -51,26 +64,26 @@ type redisTree struct {
 	closed sync.Once
 
 	mu      sync.Mutex
-	levels  map[string]*redisLevel
-	loads   map[string]*redisLoad // scans in flight, by path
+	levels  map[string]*listing
+	loads   map[string]*levelScan // scans in flight, by path
 	pending map[string]zkview.TreeChange
 }
 
-// redisLoad is one scan of a level in flight.
-type redisLoad struct {
+// levelScan is one scan of a level in flight.
+type levelScan struct {
 	cancel context.CancelFunc
 }
 
-var _ treeSource = (*redisTree)(nil)
-
-func newRedisTree(c *redisview.Client, limit int) *redisTree {
-	t := &redisTree{
+// New starts a tree over c's keyspace, listing at most limit keys per
+// level (0: redisview.DefaultListLimit); Close stops it.
+func New(c *redisview.Client, limit int) *Tree {
+	t := &Tree{
 		c: c, limit: limit,
 		events:  make(chan zkview.TreeEvent),
 		notify:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
-		levels:  map[string]*redisLevel{},
-		loads:   map[string]*redisLoad{},
+		levels:  map[string]*listing{},
+		loads:   map[string]*levelScan{},
 		pending: map[string]zkview.TreeChange{},
 	}
 	go t.pump()
@@ -78,7 +91,7 @@ func newRedisTree(c *redisview.Client, limit int) *redisTree {
 }
 
 // pump hands the coalesced changes to the one listener.
-func (t *redisTree) pump() {
+func (t *Tree) pump() {
 	for {
 		select {
 		case <-t.notify:
@@ -101,7 +114,7 @@ func (t *redisTree) pump() {
 }
 
 // changed records a change of p (t.mu held) and wakes the pump.
-func (t *redisTree) changed(p string, c zkview.TreeChange) {
+func (t *Tree) changed(p string, c zkview.TreeChange) {
 	t.pending[p] |= c
 	select {
 	case t.notify <- struct{}{}:
@@ -109,19 +122,20 @@ func (t *redisTree) changed(p string, c zkview.TreeChange) {
 	}
 }
 
-func (t *redisTree) Events() <-chan zkview.TreeEvent { return t.events }
+// Events are the levels' changes, coalesced, for the one listener.
+func (t *Tree) Events() <-chan zkview.TreeEvent { return t.events }
 
 // Expand lists the level under p (every server's keys starting with its
 // prefix), showing the names found so far while the scan goes on. A newer
 // listing of p, or a collapse, makes this one stale (zkview.ErrStale).
-func (t *redisTree) Expand(ctx context.Context, p string) error {
+func (t *Tree) Expand(ctx context.Context, p string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	load := &redisLoad{cancel: cancel}
+	load := &levelScan{cancel: cancel}
 	t.mu.Lock()
 	if n, ok := t.nodeLocked(p); ok && !n.Gone && n.Stat.NumChildren == 0 && p != "/" {
 		// Its level's listing saw no key below it: nothing to scan.
-		t.levels[p] = newRedisLevel(redisview.Level{Prefix: redisPrefixOf(p), Done: true})
+		t.levels[p] = newListing(redisview.Level{Prefix: prefixOf(p), Done: true})
 		t.mu.Unlock()
 		return nil
 	}
@@ -130,14 +144,14 @@ func (t *redisTree) Expand(ctx context.Context, p string) error {
 	}
 	t.loads[p] = load
 	t.mu.Unlock()
-	l, err := t.c.ListLevel(ctx, redisPrefixOf(p), redisview.ListOptions{Limit: t.limit,
+	l, err := t.c.ListLevel(ctx, prefixOf(p), redisview.ListOptions{Limit: t.limit,
 		Progress: func(l redisview.Level) { t.apply(p, load, l) }})
 	if errors.Is(err, context.DeadlineExceeded) && l.Scanned > 0 {
 		l.Truncated, err = true, nil // out of time: show what was found
 	}
-	var rl *redisLevel
+	var rl *listing
 	if err == nil {
-		rl = newRedisLevel(l) // outside the lock: a big level takes a while
+		rl = newListing(l) // outside the lock: a big level takes a while
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -146,7 +160,7 @@ func (t *redisTree) Expand(ctx context.Context, p string) error {
 	}
 	delete(t.loads, p)
 	if err != nil {
-		return redisError(err)
+		return Error(err)
 	}
 	t.levels[p] = rl
 	return nil
@@ -155,8 +169,8 @@ func (t *redisTree) Expand(ctx context.Context, p string) error {
 // apply shows a scan's level found so far, unless the scan is no longer
 // p's newest. The level is built before taking the lock: the UI reads
 // the tree meanwhile.
-func (t *redisTree) apply(p string, load *redisLoad, l redisview.Level) {
-	rl := newRedisLevel(l)
+func (t *Tree) apply(p string, load *levelScan, l redisview.Level) {
+	rl := newListing(l)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loads[p] == load {
@@ -165,9 +179,9 @@ func (t *redisTree) apply(p string, load *redisLoad, l redisview.Level) {
 	}
 }
 
-// newRedisLevel indexes a listing by path element.
-func newRedisLevel(l redisview.Level) *redisLevel {
-	rl := &redisLevel{names: make([]string, len(l.Children)), kids: make(map[string]redisview.Child, len(l.Children)), level: l}
+// newListing indexes a listing by path element.
+func newListing(l redisview.Level) *listing {
+	rl := &listing{names: make([]string, len(l.Children)), kids: make(map[string]redisview.Child, len(l.Children)), level: l}
 	for i, c := range l.Children {
 		rl.names[i] = common.RedisName(c.Name)
 		rl.kids[rl.names[i]] = c
@@ -181,7 +195,7 @@ func newRedisLevel(l redisview.Level) *redisLevel {
 
 // Progress is how far the listing of p got: keys seen, whether it is
 // still scanning and whether it stopped at the limit.
-func (t *redisTree) Progress(p string) (scanned int, scanning, truncated bool) {
+func (t *Tree) Progress(p string) (scanned int, scanning, truncated bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	l := t.levels[p]
@@ -193,7 +207,7 @@ func (t *redisTree) Progress(p string) (scanned int, scanning, truncated bool) {
 }
 
 // Scanning is a level being listed (ok false: none), with the keys seen.
-func (t *redisTree) Scanning() (p string, scanned int, ok bool) {
+func (t *Tree) Scanning() (p string, scanned int, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for q := range t.loads {
@@ -209,7 +223,7 @@ func (t *redisTree) Scanning() (p string, scanned int, ok bool) {
 
 // Collapse forgets p's level and every level below it, stopping their
 // scans.
-func (t *redisTree) Collapse(p string) {
+func (t *Tree) Collapse(p string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	prefix := strings.TrimSuffix(p, "/") + "/"
@@ -226,7 +240,9 @@ func (t *redisTree) Collapse(p string) {
 	}
 }
 
-func (t *redisTree) Children(p string) ([]string, bool) {
+// Children are the names of p's level as far as listed (false: not
+// listed).
+func (t *Tree) Children(p string) ([]string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if l := t.levels[p]; l != nil {
@@ -236,7 +252,7 @@ func (t *redisTree) Children(p string) ([]string, bool) {
 }
 
 // DirStat is a level's stat: only its number of names is meaningful.
-func (t *redisTree) DirStat(p string) (zk.Stat, bool) {
+func (t *Tree) DirStat(p string) (zk.Stat, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if l := t.levels[p]; l != nil {
@@ -248,13 +264,13 @@ func (t *redisTree) DirStat(p string) (zk.Stat, bool) {
 // Node is what the listing of p's level says of p: a stat whose child
 // count is the number of keys below it (not its names: that would need
 // the level under it scanned).
-func (t *redisTree) Node(p string) (zkview.TreeNode, bool) {
+func (t *Tree) Node(p string) (zkview.TreeNode, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.nodeLocked(p)
 }
 
-func (t *redisTree) nodeLocked(p string) (zkview.TreeNode, bool) {
+func (t *Tree) nodeLocked(p string) (zkview.TreeNode, bool) {
 	if p == "/" {
 		l := t.levels["/"]
 		if l == nil {
@@ -281,7 +297,7 @@ func (t *redisTree) nodeLocked(p string) (zkview.TreeNode, bool) {
 
 // IsKey reports whether p is a key (not only a group of keys), as its
 // level's listing says.
-func (t *redisTree) IsKey(p string) bool {
+func (t *Tree) IsKey(p string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	i := strings.LastIndexByte(p, '/')
@@ -298,12 +314,12 @@ func (t *redisTree) IsKey(p string) bool {
 
 // LoadStats has nothing to read: a row's stat comes from its level's
 // listing (the keys themselves are read for the lock tags and the detail
-// pane, see redis.go).
-func (t *redisTree) LoadStats(context.Context, []string) error { return nil }
+// pane, see ui/redis.go).
+func (t *Tree) LoadStats(context.Context, []string) error { return nil }
 
 // Select is what the listing knows of p; the key itself is read by the
-// Redis select command.
-func (t *redisTree) Select(_ context.Context, p string) (zkview.TreeNode, error) {
+// root's Redis select command.
+func (t *Tree) Select(_ context.Context, p string) (zkview.TreeNode, error) {
 	n, _ := t.Node(p)
 	n.Path = p
 	return n, nil
@@ -312,7 +328,7 @@ func (t *redisTree) Select(_ context.Context, p string) (zkview.TreeNode, error)
 // Refresh lists every open level again, one after the other (each is a
 // SCAN of the whole keyspace), in the background; the tree follows
 // through Events. A level being listed already is left to that listing.
-func (t *redisTree) Refresh() {
+func (t *Tree) Refresh() {
 	t.mu.Lock()
 	var open []string
 	for p := range t.levels {
@@ -335,7 +351,7 @@ func (t *redisTree) Refresh() {
 			if !still {
 				continue // collapsed meanwhile
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
 			err := t.Expand(ctx, p)
 			cancel()
 			if err == nil {
@@ -348,7 +364,7 @@ func (t *redisTree) Refresh() {
 }
 
 // Close stops every scan and the event pump.
-func (t *redisTree) Close() {
+func (t *Tree) Close() {
 	t.closed.Do(func() {
 		close(t.done)
 		t.mu.Lock()

@@ -11,7 +11,6 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
-	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/ui/common"
@@ -19,7 +18,10 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
-// Commands do the I/O. Each captures the values it needs before its
+// The commands doing the root's reads of ZooKeeper (and the listeners of
+// its connection and tree events); replies.go applies their answers.
+// Changes are in mutate.go, `:ctx` in connect.go, the `:` line in
+// cmdline.go. Each command captures the values it needs before its
 // closure and returns a message; none touches the model.
 
 const (
@@ -311,47 +313,4 @@ func askSessionsView(c *zkview.Client, root string, id uint64, later bool) tea.C
 
 func tick() tea.Cmd {
 	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return common.TickMsg{At: t} })
-}
-
-// createCmd makes a node through the audited mutations.
-func createCmd(mut audit.Mutations, p string, data []byte, flags int32) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
-		defer cancel()
-		created, err := mut.Create(ctx, p, data, flags)
-		if created == "" {
-			created = p
-		}
-		return mutationMsg{op: "create", path: created, err: err, flags: flags}
-	}
-}
-
-// setCmd writes data if the node is still at version.
-func setCmd(mut audit.Mutations, p string, data []byte, version int32) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
-		defer cancel()
-		_, err := mut.Set(ctx, p, data, version)
-		return withVersionNow(mut.Client, mutationMsg{op: "edit", path: p, err: err}, version)
-	}
-}
-
-// deleteCmd deletes p (no children) if it is still at version. A whole
-// tree goes through [Model.beginDeleteTree].
-func deleteCmd(mut audit.Mutations, p string, version int32) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
-		defer cancel()
-		return withVersionNow(mut.Client, mutationMsg{op: "delete", path: p, err: mut.Delete(ctx, p, version)}, version)
-	}
-}
-
-// connectCmd opens another context for `:ctx`.
-func connectCmd(connect func(context.Context, string) (*zkview.Client, error), name string) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := connect(ctx, name)
-		return contextMsg{name: name, client: c, err: err}
-	}
 }

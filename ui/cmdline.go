@@ -1,15 +1,18 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"fmt"
-	"github.com/zkscope/zkscope/themes"
-	"github.com/zkscope/zkscope/ui/common"
 	"path"
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
 )
 
-// The `:` command line.
+// The `:` command line: what each command does (its completion is in
+// complete.go).
 
 // runCommand executes a `:` command line.
 func (m *Model) runCommand(line string) tea.Cmd {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkscope/zkscope/config"
 	"github.com/zkscope/zkscope/lockops/lockrun"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/themes"
@@ -24,7 +25,7 @@ import (
 // overrides the module version from the build info.
 var version = ""
 
-var conn zkview.Flags
+var conn config.Flags
 
 // connectTimeout is --connect-timeout (0: the session timeout).
 var connectTimeout time.Duration
@@ -123,7 +124,7 @@ func connectWith(ctx context.Context, adjust func(*zkview.Config)) (*zkview.Clie
 	if err := redisForZooKeeper(); err != nil { // main_redis.go
 		return nil, usage(err)
 	}
-	cfg, err := zkview.ResolveConfig(conn, os.Getenv)
+	cfg, err := config.ResolveZooKeeper(conn, os.Getenv)
 	if err != nil {
 		return nil, usage(err) // the connect string, context, credentials file: input
 	}

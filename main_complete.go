@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkscope/zkscope/config"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -43,7 +44,7 @@ func pathCandidates(typed string) []string {
 	if parent == "" {
 		parent = "/"
 	}
-	cfg, err := zkview.ResolveConfig(conn, os.Getenv)
+	cfg, err := config.ResolveZooKeeper(conn, os.Getenv)
 	if err != nil || zkview.CheckConfig(cfg) != nil {
 		return nil
 	}

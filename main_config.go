@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/config"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -32,15 +32,15 @@ or --config FILE).`,
 
 // loadConfig reads the config file the flags select (a missing default
 // file is an empty config).
-func loadConfig() (*zkview.FileConfig, string, error) {
-	path, explicit := zkview.ConfigPath(conn, os.Getenv)
-	fc, err := zkview.LoadConfigFile(path, explicit)
+func loadConfig() (*config.File, string, error) {
+	path, explicit := config.FilePath(conn, os.Getenv)
+	fc, err := config.LoadFile(path, explicit)
 	return fc, path, err
 }
 
 // currentContext is the context in use: --context, else ZKSCOPE_CONTEXT,
 // else the file's current_context.
-func currentContext(fc *zkview.FileConfig) string {
+func currentContext(fc *config.File) string {
 	switch {
 	case conn.Context != "":
 		return conn.Context
@@ -107,14 +107,14 @@ func newUseContextCmd() *cobra.Command {
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeContexts,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, _ := zkview.ConfigPath(conn, os.Getenv)
+			path, _ := config.FilePath(conn, os.Getenv)
 			if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("no config file %s: write one with a [contexts.%s] table first (see the README)", path, args[0])
 			}
 			if err := knownContext(path, args[0]); err != nil {
 				return err
 			}
-			if err := zkview.SetCurrentContext(path, args[0]); err != nil {
+			if err := config.SetCurrentContext(path, args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "Switched to context %q.\n", args[0])
@@ -146,7 +146,7 @@ func newCurrentContextCmd() *cobra.Command {
 // knownContext refuses, as a usage error, a context name the config file
 // at path does not define.
 func knownContext(path, name string) error {
-	fc, err := zkview.LoadConfigFile(path, true)
+	fc, err := config.LoadFile(path, true)
 	if err != nil {
 		return err
 	}

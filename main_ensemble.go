@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/zkscope/zkscope/config"
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/lockops/scan"
@@ -42,7 +43,7 @@ changed in between (a member going down or coming back, a new leader).
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			cfg, err := zkview.ResolveConfig(conn, os.Getenv)
+			cfg, err := config.ResolveZooKeeper(conn, os.Getenv)
 			if err != nil {
 				return usage(err)
 			}

@@ -7,103 +7,40 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
 	"github.com/spf13/cobra"
 
+	"github.com/zkscope/zkscope/config"
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/redislock"
 	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/redisview"
-	"github.com/zkscope/zkscope/zkview"
 )
 
-// redisTarget is what a command against Redis servers needs: the servers
-// and credentials, the context's name (for the audit log) and whether
-// changes are refused.
-type redisTarget struct {
-	cfg      redisview.Config
-	context  string
-	readOnly bool // --read-only or the context's read_only
-}
+// redisTarget is what a command against Redis servers needs.
+type redisTarget = config.Redis
 
 // redisServer is the --server value (else ZKSCOPE_SERVER, else the
 // context's servers) when it names Redis servers, with the credentials;
 // ok false when the servers are ZooKeeper's.
 func redisServer(getenv func(string) string) (cfg redisview.Config, ok bool, err error) {
 	t, ok, err := resolveRedis(getenv)
-	return t.cfg, ok, err
+	return t.Config, ok, err
 }
 
 // resolveRedis is [redisServer] with the context's name and read-only
-// setting; TLS (rediss://) takes --tls-ca, --tls-cert, --tls-key,
-// --tls-server-name and the context's tls table, as ZooKeeper does.
+// setting.
 func resolveRedis(getenv func(string) string) (t redisTarget, ok bool, err error) {
-	ctx, auth, err := zkview.ResolveContextSettings(conn, getenv)
-	server := cmp.Or(strings.TrimSpace(conn.Server), getenv("ZKSCOPE_SERVER"))
-	if server == "" && err == nil {
-		server = ctx.Servers
-	}
-	if !redisview.IsRedisServer(server) {
-		return t, false, nil
-	}
-	if err != nil {
-		return t, true, usage(err)
-	}
-	eps, err := redisview.ParseServers(server)
-	if err != nil {
-		return t, true, usage(err)
-	}
-	if conn.Server != "" && redisview.HasCredentials(eps) {
-		return t, true, usagef("--server holds credentials, which other users can read in the process list: put user:password in --auth-file (or ZKSCOPE_AUTH, or the context)")
-	}
-	cfg := redisview.Config{Servers: eps, DialTimeout: cmp.Or(connectTimeout, 5*time.Second)}
-	if auth != "" {
-		cfg.Username, cfg.Password, _ = strings.Cut(auth, ":")
-		if cfg.Username == "default" {
-			cfg.Username = ""
-		}
-	}
-	if cfg.TLS, err = redisTLS(eps, ctx, getenv); err != nil {
-		return t, true, usage(err)
-	}
-	return redisTarget{cfg: cfg, context: contextName(getenv), readOnly: conn.ReadOnly || ctx.ReadOnly}, true, nil
-}
-
-// redisTLS is the TLS configuration of rediss:// servers from the same
-// flags and context table as ZooKeeper's; TLS settings given for plain
-// redis:// servers are refused rather than ignored.
-func redisTLS(eps []redisview.Endpoint, ctx zkview.ContextConfig, getenv func(string) string) (*tls.Config, error) {
-	t, err := zkview.ResolveTLS(conn, ctx, getenv)
-	if err != nil || t == nil {
-		return nil, err
-	}
-	for _, e := range eps {
-		if !e.TLS {
-			return nil, fmt.Errorf("TLS settings (--tls* or the context's tls table) given, but redis://%s is plain: write rediss://%s", e.Addr, e.Addr)
-		}
-	}
-	return t.ClientConfig()
-}
-
-// contextName is the context in use (--context, ZKSCOPE_CONTEXT, the
-// config file's current_context), "" when none, for the audit log.
-func contextName(getenv func(string) string) string {
-	if name := cmp.Or(conn.Context, getenv("ZKSCOPE_CONTEXT")); name != "" {
-		return name
-	}
-	if fc, err := zkview.LoadConfigFile(zkview.ConfigFilePath(conn, getenv)); err == nil {
-		return fc.CurrentContext
-	}
-	return ""
+	conn.ConnectTimeout = connectTimeout
+	t, ok, err = config.ResolveRedis(conn, getenv)
+	return t, ok, usage(err)
 }
 
 // go-redis writes its own log lines (reconnects, pool errors) on stderr,

@@ -50,12 +50,12 @@ func onlyRedisFlag(cmd *cobra.Command, name string) error {
 func refuseZooKeeperFlags(cmd *cobra.Command, t redisTarget, op, key string, names ...string) error {
 	for _, n := range names {
 		if f := cmd.Flags().Lookup(n); f != nil && f.Changed {
-			c, err := redisview.Open(t.cfg)
+			c, err := redisview.Open(t.Config)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			return redislock.Refuse(c, t.context, op, key, "", fmt.Sprintf("--%s is for ZooKeeper locks; Redis locks are SET NX keys (one exclusive holder, a token, a TTL): leave it out", n))
+			return redislock.Refuse(c, t.Context, op, key, "", fmt.Sprintf("--%s is for ZooKeeper locks; Redis locks are SET NX keys (one exclusive holder, a token, a TTL): leave it out", n))
 		}
 	}
 	return nil
@@ -75,7 +75,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 		return true, err
 	}
 	f := cmd.Flags()
-	o := redislock.TakeOptions{ReadOnly: t.readOnly, Context: t.context}
+	o := redislock.TakeOptions{ReadOnly: t.ReadOnly, Context: t.Context}
 	o.TTL, _ = f.GetDuration("ttl")
 	o.Note, _ = f.GetString("note")
 	timeout, _ := f.GetDuration("timeout")
@@ -97,7 +97,7 @@ func runRedisLock(cmd *cobra.Command, key string, command []string) (handled boo
 	if err != nil {
 		return true, usage(err)
 	}
-	c, err := redisview.Open(t.cfg)
+	c, err := redisview.Open(t.Config)
 	if err != nil {
 		return true, err
 	}
@@ -146,18 +146,18 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 	token, _ := f.GetString("token")
 	yes, _ := f.GetBool("yes")
 	anyKey, _ := f.GetBool("any-key")
-	c, err := redisview.Open(t.cfg)
+	c, err := redisview.Open(t.Config)
 	if err != nil {
 		return true, err
 	}
 	defer c.Close()
 	ctx := context.Background()
-	opts := redislock.EvictOptions{ReadOnly: t.readOnly, Context: t.context}
+	opts := redislock.EvictOptions{ReadOnly: t.ReadOnly, Context: t.Context}
 	if yes && token == "" {
-		return true, redislock.Refuse(c, t.context, lockops.OpForceDelete, key, "",
+		return true, redislock.Refuse(c, t.Context, lockops.OpForceDelete, key, "",
 			"--yes needs --token (the token you mean to evict, as `zkscope locks` shows it), so a new holder's key is never deleted by mistake")
 	}
-	if t.readOnly {
+	if t.ReadOnly {
 		_, err := redislock.Evict(ctx, c, key, token, opts) // refused and audited
 		return true, err
 	}
@@ -166,14 +166,14 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 		return true, err
 	}
 	if !p.Lock && !anyKey {
-		return true, redislock.NotLock(c, t.context, p) // as ZooKeeper's evict without --any-node
+		return true, redislock.NotLock(c, t.Context, p) // as ZooKeeper's evict without --any-node
 	}
 	out := cmd.OutOrStdout()
 	fmt.Fprint(out, redislock.FormatEvictPreview(p))
 	if token == "" {
 		token = p.Token
 	} else if token != p.Token {
-		return true, redislock.Refuse(c, t.context, lockops.OpForceDelete, key, token,
+		return true, redislock.Refuse(c, t.Context, lockops.OpForceDelete, key, token,
 			fmt.Sprintf("nothing deleted: %s now holds the token %q, not %q (--token)", key, p.Token, token))
 	}
 	if !yes {
@@ -194,14 +194,14 @@ func runRedisEvict(cmd *cobra.Command, args []string) (handled bool, err error) 
 func confirmRedisEvict(cmd *cobra.Command, c *redisview.Client, t redisTarget, p *redislock.EvictPreview) error {
 	in, ok := cmd.InOrStdin().(*os.File)
 	if !ok || !term.IsTerminal(in.Fd()) {
-		return redislock.Refuse(c, t.context, lockops.OpForceDelete, p.Key, p.Token, fmt.Sprintf(
+		return redislock.Refuse(c, t.Context, lockops.OpForceDelete, p.Key, p.Token, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --token %q to delete it without asking", p.Token))
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "\nType the token's last characters (%s) to delete it: ", printable.String(p.ConfirmSuffix()))
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != p.ConfirmSuffix() {
-		return redislock.Refuse(c, t.context, lockops.OpForceDelete, p.Key, p.Token, "not confirmed (what was typed was not "+p.ConfirmSuffix()+"): nothing deleted")
+		return redislock.Refuse(c, t.Context, lockops.OpForceDelete, p.Key, p.Token, "not confirmed (what was typed was not "+p.ConfirmSuffix()+"): nothing deleted")
 	}
 	return nil
 }
@@ -214,7 +214,7 @@ func runRedisRevoke(args []string) (handled bool, err error) {
 		return ok, err
 	}
 	defer c.Close()
-	return true, redislock.Refuse(c, t.context, lockops.OpRevoke, args[0], "",
+	return true, redislock.Refuse(c, t.Context, lockops.OpRevoke, args[0], "",
 		"Redis locks have no revocation protocol (nothing asks a holder to let go); `zkscope evict` deletes the key without telling its holder")
 }
 
@@ -226,6 +226,6 @@ func openRedisTarget() (t redisTarget, c *redisview.Client, ok bool, err error) 
 	if !ok || err != nil {
 		return t, nil, ok, err
 	}
-	c, err = redisview.Open(t.cfg)
+	c, err = redisview.Open(t.Config)
 	return t, c, true, err
 }

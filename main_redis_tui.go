@@ -25,10 +25,10 @@ func runRedisTUI(theme string) (handled bool, err error) {
 		return true, usagef("--theme: %w", err)
 	}
 	return true, ui.Run(ui.Options{
-		Redis:    &ui.RedisOptions{Client: c, Context: t.context},
+		Redis:    &ui.RedisOptions{Client: c, Context: t.Context},
 		Servers:  c.Servers(),
-		Context:  headerContext(zkview.Config{Context: t.context}),
+		Context:  headerContext(zkview.Config{Context: t.Context}),
 		Theme:    theme,
-		ReadOnly: t.readOnly,
+		ReadOnly: t.ReadOnly,
 	})
 }

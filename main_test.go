@@ -3,15 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
-	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -89,32 +86,6 @@ func TestTreeAndGet(t *testing.T) {
 	_, err = run(t, "-s", srv.ConnectString(), "get", base+"/missing")
 	if err == nil || !strings.Contains(err.Error(), "node does not exist") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("get of a missing node: want a one-line 'does not exist' error, got %v", err)
-	}
-}
-
-// TestREADMEConfigExample: the config file shown in the docs
-// (docs/configuration.md) loads.
-func TestREADMEConfigExample(t *testing.T) {
-	doc, err := os.ReadFile("docs/configuration.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(doc), "```toml\n")
-	if !ok {
-		t.Fatal("docs/configuration.md has no toml example")
-	}
-	example, _, _ := strings.Cut(rest, "```")
-	p := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(p, []byte(example), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fc, err := zkview.LoadConfigFile(p, true)
-	if err != nil {
-		t.Fatalf("the config example of docs/configuration.md: %v", err)
-	}
-	prod := fc.Contexts["prod"]
-	if fc.CurrentContext != "local" || !prod.ReadOnly || prod.SessionTimeout != 10*time.Second || prod.TLS == nil || prod.TLS.ServerName != "zk.prod.internal" || prod.AdminPort != 8080 {
-		t.Errorf("parsed %+v / prod %+v", fc, prod)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/zkscope/zkscope/config"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui"
 	"github.com/zkscope/zkscope/zkview"
@@ -22,7 +23,7 @@ func runTUI(ctx context.Context) error {
 	if handled, err := runRedisTUI(themeName); handled {
 		return err // --server redis://… (main_redis_tui.go)
 	}
-	cfg, cfgErr := zkview.ResolveConfig(conn, os.Getenv)
+	cfg, cfgErr := config.ResolveZooKeeper(conn, os.Getenv)
 	settings := uiSettings()
 	theme := themeName
 	if theme == "" {
@@ -49,7 +50,7 @@ func runTUI(ctx context.Context) error {
 		ReadOnly: conn.ReadOnly,
 		Contexts: settings.ContextNames(),
 		Connect: func(ctx context.Context, name string) (*zkview.Client, error) {
-			cfg, err := zkview.ResolveContext(conn, name, os.Getenv)
+			cfg, err := config.ResolveContext(conn, name, os.Getenv)
 			if err != nil {
 				return nil, err
 			}
@@ -62,10 +63,10 @@ func runTUI(ctx context.Context) error {
 // the contexts `:ctx` offers), as opposed to the connection zkview
 // resolves. A file that cannot be read gives none: ResolveConfig reports
 // the same failure.
-func uiSettings() *zkview.FileConfig {
-	fc, err := zkview.LoadConfigFile(zkview.ConfigFilePath(conn, os.Getenv))
+func uiSettings() *config.File {
+	fc, err := config.LoadFile(config.FilePath(conn, os.Getenv))
 	if err != nil {
-		return &zkview.FileConfig{}
+		return &config.File{}
 	}
 	return fc
 }

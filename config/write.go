@@ -1,4 +1,4 @@
-package zkview
+package config
 
 import (
 	"fmt"
@@ -9,18 +9,6 @@ import (
 	"strings"
 )
 
-// ConfigPath is the config file the flags select: --config (explicit), else
-// [DefaultConfigPath].
-func ConfigPath(f Flags, getenv func(string) string) (path string, explicit bool) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	if f.ConfigFile != "" {
-		return expandHome(f.ConfigFile, getenv), true
-	}
-	return expandHome(DefaultConfigPath(getenv), getenv), false
-}
-
 // currentContextLine matches the top-level current_context key.
 var currentContextLine = regexp.MustCompile(`^\s*current_context\s*=`)
 
@@ -28,7 +16,7 @@ var currentContextLine = regexp.MustCompile(`^\s*current_context\s*=`)
 // the rest of the file (comments included) as it is. name must be one of
 // the file's contexts. The file is replaced atomically.
 func SetCurrentContext(path, name string) error {
-	fc, err := LoadConfigFile(path, true)
+	fc, err := LoadFile(path, true)
 	if err != nil {
 		return err
 	}
@@ -74,7 +62,7 @@ func SetCurrentContext(path, name string) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write config file: %w", err)
 	}
-	if _, err := LoadConfigFile(tmp.Name(), true); err != nil {
+	if _, err := LoadFile(tmp.Name(), true); err != nil {
 		return fmt.Errorf("config file would not load after the change (left unchanged): %w", err)
 	}
 	return os.Rename(tmp.Name(), path)

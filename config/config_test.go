@@ -1,4 +1,4 @@
-package zkview
+package config
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 const sampleConfig = `
@@ -39,7 +41,7 @@ func configHome(t *testing.T, content string) map[string]string {
 	return map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg}
 }
 
-func TestResolveConfigPrecedence(t *testing.T) {
+func TestResolveZooKeeperPrecedence(t *testing.T) {
 	env := configHome(t, sampleConfig)
 	home := env["HOME"]
 	if err := os.WriteFile(filepath.Join(home, "prod-auth"), []byte("# prod\nops:hunter2\n"), 0o600); err != nil {
@@ -67,7 +69,7 @@ func TestResolveConfigPrecedence(t *testing.T) {
 			for k, v := range tc.env {
 				e[k] = v
 			}
-			cfg, err := ResolveConfig(tc.flags, envOf(e))
+			cfg, err := ResolveZooKeeper(tc.flags, envOf(e))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +77,7 @@ func TestResolveConfigPrecedence(t *testing.T) {
 				t.Errorf("got %s %q ctx %q; want %s %q ctx %q", got, cfg.Chroot, cfg.Context, tc.servers, tc.chroot, tc.context)
 			}
 			// The UI's settings come from the same file, not the Config.
-			fc, err := LoadConfigFile(ConfigFilePath(tc.flags, envOf(e)))
+			fc, err := LoadFile(FilePath(tc.flags, envOf(e)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +87,7 @@ func TestResolveConfigPrecedence(t *testing.T) {
 		})
 	}
 
-	prod, err := ResolveConfig(Flags{Context: "prod"}, envOf(env))
+	prod, err := ResolveZooKeeper(Flags{Context: "prod"}, envOf(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,12 +97,12 @@ func TestResolveConfigPrecedence(t *testing.T) {
 	if len(prod.Auth) != 1 || string(prod.Auth[0].Secret) != "ops:hunter2" || prod.Auth[0].Scheme != "digest" {
 		t.Errorf("prod auth = %+v", prod.Auth)
 	}
-	want := TLSConfig{CAFile: filepath.Join(home, "ca.pem"), CertFile: "/etc/c.pem", KeyFile: "/etc/k.pem", ServerName: "zk.prod"}
+	want := zkview.TLSConfig{CAFile: filepath.Join(home, "ca.pem"), CertFile: "/etc/c.pem", KeyFile: "/etc/k.pem", ServerName: "zk.prod"}
 	if prod.TLS == nil || *prod.TLS != want {
 		t.Errorf("prod TLS = %+v, want %+v", prod.TLS, want)
 	}
 	// Flags override single TLS fields and the session timeout.
-	o, err := ResolveConfig(Flags{Context: "prod", TLSServerName: "other", SessionTimeout: 3 * time.Second}, envOf(env))
+	o, err := ResolveZooKeeper(Flags{Context: "prod", TLSServerName: "other", SessionTimeout: 3 * time.Second}, envOf(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +114,13 @@ func TestResolveConfigPrecedence(t *testing.T) {
 	for k, v := range env {
 		e2[k] = v
 	}
-	a, err := ResolveConfig(Flags{Context: "prod"}, envOf(e2))
+	a, err := ResolveZooKeeper(Flags{Context: "prod"}, envOf(e2))
 	if err != nil || string(a.Auth[0].Secret) != "env:pw" {
 		t.Errorf("ZKSCOPE_AUTH: %+v %v", a.Auth, err)
 	}
 	flagFile := filepath.Join(home, "flag-auth")
 	os.WriteFile(flagFile, []byte("flag:pw\n"), 0o400)
-	a, err = ResolveConfig(Flags{Context: "prod", AuthFile: flagFile}, envOf(e2))
+	a, err = ResolveZooKeeper(Flags{Context: "prod", AuthFile: flagFile}, envOf(e2))
 	if err != nil || string(a.Auth[0].Secret) != "flag:pw" {
 		t.Errorf("--auth-file: %+v %v", a.Auth, err)
 	}
@@ -133,25 +135,25 @@ func TestResolveConfigPrecedence(t *testing.T) {
 	}
 }
 
-func TestResolveConfigDefaults(t *testing.T) {
+func TestResolveZooKeeperDefaults(t *testing.T) {
 	env := map[string]string{"HOME": t.TempDir()} // no config file at all
-	cfg, err := ResolveConfig(Flags{}, envOf(env))
+	cfg, err := ResolveZooKeeper(Flags{}, envOf(env))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(cfg.Servers, ",") != DefaultServer || cfg.SessionTimeout != DefaultSessionTimeout || cfg.TLS != nil || cfg.Auth != nil || cfg.Context != "" {
+	if strings.Join(cfg.Servers, ",") != zkview.DefaultServer || cfg.SessionTimeout != zkview.DefaultSessionTimeout || cfg.TLS != nil || cfg.Auth != nil || cfg.Context != "" {
 		t.Errorf("defaults: %+v", cfg)
 	}
-	if got := DefaultConfigPath(envOf(env)); got != filepath.Join(env["HOME"], ".config", "zkscope", "config.toml") {
+	if got := DefaultPath(envOf(env)); got != filepath.Join(env["HOME"], ".config", "zkscope", "config.toml") {
 		t.Errorf("default path %s", got)
 	}
-	cfg, err = ResolveConfig(Flags{TLS: true}, envOf(env))
+	cfg, err = ResolveZooKeeper(Flags{TLS: true}, envOf(env))
 	if err != nil || cfg.TLS == nil {
 		t.Errorf("--tls alone: %+v %v", cfg.TLS, err)
 	}
 }
 
-func TestResolveConfigErrors(t *testing.T) {
+func TestResolveZooKeeperErrors(t *testing.T) {
 	good := configHome(t, sampleConfig)
 	weak := filepath.Join(good["HOME"], "weak-auth")
 	os.WriteFile(weak, []byte("u:p\n"), 0o644)
@@ -177,7 +179,7 @@ func TestResolveConfigErrors(t *testing.T) {
 		{name: "cert without key", env: map[string]string{"HOME": t.TempDir()}, flags: Flags{TLSCert: "/c.pem"}, want: []string{"--tls-key"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ResolveConfig(tc.flags, envOf(tc.env))
+			_, err := ResolveZooKeeper(tc.flags, envOf(tc.env))
 			if err == nil {
 				t.Fatal("want an error")
 			}
@@ -192,4 +194,8 @@ func TestResolveConfigErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
 }

@@ -197,16 +197,6 @@ func ContextName(f Flags, fc *File, getenv func(string) string) string {
 	return ""
 }
 
-// KnownContext is the named context of fc; unknown, the error lists those
-// fc has.
-func KnownContext(fc *File, name string) (Context, error) {
-	c, ok := fc.Contexts[name]
-	if !ok {
-		return Context{}, fmt.Errorf("no context %q in %s (known: %s)", name, fc.Path, knownList(fc))
-	}
-	return c, nil
-}
-
 // expandHome replaces a leading "~/" with the home directory.
 func expandHome(p string, getenv func(string) string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {

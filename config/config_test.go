@@ -199,3 +199,25 @@ func TestResolveZooKeeperErrors(t *testing.T) {
 func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
+
+// TestResolveTarget: redis:// and rediss:// server lists are Redis's,
+// anything else ZooKeeper's; credentials in --server are refused.
+func TestResolveTarget(t *testing.T) {
+	env := envOf(map[string]string{"HOME": t.TempDir()})
+	for _, tc := range []struct {
+		server  string
+		isRedis bool
+		err     string
+	}{
+		{server: "127.0.0.1:2181"},
+		{server: "zk1:2181,zk2:2181/app"},
+		{server: "redis://127.0.0.1:6379", isRedis: true},
+		{server: "rediss://a:6380,rediss://b:6380", isRedis: true},
+		{server: "redis://u:pw@127.0.0.1:6379", isRedis: true, err: "--server holds credentials"},
+	} {
+		got := Resolve(Flags{Server: tc.server}, env)
+		if got.IsRedis() != tc.isRedis || (tc.err == "") != (got.Err == nil) || (got.Err != nil && !strings.Contains(got.Err.Error(), tc.err)) {
+			t.Errorf("%s: redis %v, err %v; want redis %v, err %q", tc.server, got.IsRedis(), got.Err, tc.isRedis, tc.err)
+		}
+	}
+}

@@ -126,10 +126,7 @@ func NewCmdSessions(f *cmdutil.Factory) *cobra.Command {
 		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), cmdutil.ZnodeArgs(1)),
 		ValidArgsFunction: f.CompletePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Path = "/"
-			if len(args) == 1 {
-				o.Path = args[0]
-			}
+			o.Path = cmdutil.PathArg(args)
 			o.Out, o.ErrOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runSessions(cmd.Context(), f, o)
 		},

@@ -114,6 +114,15 @@ func ZnodeArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+// PathArg is a command's optional PATH argument: the first of args, else
+// the root, "/".
+func PathArg(args []string) string {
+	if len(args) > 0 {
+		return args[0]
+	}
+	return "/"
+}
+
 // LockPathArgs checks a lock command's argument: a znode path, or against
 // Redis servers a key or key pattern ("lock:*").
 func (f *Factory) LockPathArgs(cmd *cobra.Command, args []string) error {

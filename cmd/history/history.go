@@ -83,11 +83,7 @@ func NewCmdHistory() *cobra.Command {
 		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), cmdutil.ZnodeArgs(1)),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p := "/"
-			if len(args) == 1 {
-				p = args[0]
-			}
-			return runHistory(cmd.OutOrStdout(), cmd.ErrOrStderr(), p, f, time.Now())
+			return runHistory(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmdutil.PathArg(args), f, time.Now())
 		},
 	}
 	fl := cmd.Flags()

@@ -74,10 +74,7 @@ func NewCmdDoctor(f *cmdutil.Factory) *cobra.Command {
 			case isRedis:
 				return runRedisDoctor(cmd, f, r, args)
 			}
-			o.Path = "/"
-			if len(args) == 1 {
-				o.Path = args[0]
-			}
+			o.Path = cmdutil.PathArg(args)
 			return runDoctor(cmd.Context(), f, o)
 		},
 	}

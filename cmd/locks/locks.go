@@ -140,10 +140,7 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 			case isRedis:
 				return runRedisLocks(cmd, f, r, args, o.JSON)
 			}
-			o.Path = "/"
-			if len(args) == 1 {
-				o.Path = args[0]
-			}
+			o.Path = cmdutil.PathArg(args)
 			return runLocks(cmd.Context(), f, o)
 		},
 	}

@@ -52,10 +52,7 @@ func NewCmdTree(f *cmdutil.Factory) *cobra.Command {
 		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), cmdutil.ZnodeArgs(1)),
 		ValidArgsFunction: f.CompletePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Path = "/"
-			if len(args) == 1 {
-				o.Path = args[0]
-			}
+			o.Path = cmdutil.PathArg(args)
 			o.Out, o.ErrOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
 			return runTree(cmd.Context(), f, o)
 		},

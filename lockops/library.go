@@ -68,6 +68,17 @@ func (l *Library) TakesMode(m Mode) bool {
 // TakeLibraries are the libraries zkscope takes locks in, for choosers.
 func TakeLibraries() []*Library { return []*Library{Curator, Kazoo, GoZK} }
 
+// RecipeNames are the names of the libraries zkscope takes locks in, as
+// [ParseLibrary] takes them (completion, help): the taken libraries' and
+// the plain ephemeral lock's.
+func RecipeNames() []string {
+	var names []string
+	for _, l := range TakeLibraries() {
+		names = append(names, l.Name)
+	}
+	return append(names, Ephemeral.Name)
+}
+
 // ParseLibrary accepts the names the command line and the config file use
 // for the libraries zkscope takes locks in: "curator", "kazoo", "go-zk"
 // ("gozk" and "go-zookeeper" too).

@@ -2,6 +2,7 @@ package lockops
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -193,6 +194,11 @@ const (
 	ModeWrite Mode = "write"
 )
 
+// ModeNames are the lock modes [ParseMode] takes (completion, help).
+func ModeNames() []string {
+	return []string{string(ModeExclusive), string(ModeRead), string(ModeWrite)}
+}
+
 // ParseMode accepts "exclusive", "read" and "write" ("" means exclusive).
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
@@ -293,4 +299,15 @@ func (q *Queue) Dirs() []string {
 		return []string{q.Path, q.Path + KazooSemaphoreLock}
 	}
 	return []string{q.Path}
+}
+
+// WatchDirs are the directories whose children watch tells a change of
+// q: a plain ephemeral lock's parent (its node created or deleted; the
+// servers do not list children watches, so the watcher is never counted
+// as one of its waiters), else [Queue.Dirs].
+func (q *Queue) WatchDirs() []string {
+	if q.Kind == KindEphemeralLock {
+		return []string{path.Dir(q.Path)}
+	}
+	return q.Dirs()
 }

@@ -19,7 +19,7 @@ import (
 // The TUI on a real redis-server, driven through Update (liveDriver).
 
 // go-redis logs its failed dials (a stopped server) on stderr; the
-// binary silences it the same way (main_redis.go).
+// binary silences it the same way (cmdutil.OpenRedis, cmd/cmdutil/connect.go).
 func init() { redis.SetLogger(&logging.VoidLogger{}) }
 
 func redisLive(t *testing.T) (*redistest.Server, *redisview.Client, *redis.Client) {

@@ -22,6 +22,9 @@ import (
 // DefaultServer is used when no server is configured anywhere.
 const DefaultServer = "127.0.0.1:2181"
 
+// DefaultSessionTimeout is requested when nothing sets a session timeout.
+const DefaultSessionTimeout = 10 * time.Second
+
 // Auth is one credential sent with addAuth after every (re)connect.
 type Auth struct {
 	Scheme string // "digest"

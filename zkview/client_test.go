@@ -182,24 +182,6 @@ func TestDigestAuthNoAuth(t *testing.T) {
 	if nodes[0].Err != nil || !errors.Is(nodes[1].Err, zk.ErrNoAuth) {
 		t.Errorf("GetMany: %v / %v", nodes[0].Err, nodes[1].Err)
 	}
-	// Credentials resolved from the environment work end to end.
-	cfg, err := ResolveConfig(Flags{Server: cl.ConnectString(), ConfigFile: t.TempDir() + "/none.toml"}, func(k string) string {
-		if k == "ZKSCOPE_AUTH" {
-			return "alice:s3cret"
-		}
-		return ""
-	})
-	if err == nil {
-		t.Fatal("an explicit --config that does not exist must be an error")
-	}
-	cfg, err = ResolveConfig(Flags{Server: cl.ConnectString()}, envOf(map[string]string{"ZKSCOPE_AUTH": "alice:s3cret", "XDG_CONFIG_HOME": t.TempDir()}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	viaEnv := dial(t, cfg)
-	if _, err := viaEnv.Get(secret); err != nil {
-		t.Errorf("read with ZKSCOPE_AUTH credentials: %v", err)
-	}
 }
 
 func TestNodeDeletedBetweenListAndRead(t *testing.T) {
@@ -262,7 +244,3 @@ func sortedCopy(s []string) []string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
-func envOf(m map[string]string) func(string) string {
-	return func(k string) string { return m[k] }
-}

@@ -12,7 +12,7 @@ import (
 )
 
 // The replay's tests feed it events as the transaction log gives them
-// (the real log is read in the command-line test, main_history_test.go).
+// (the real log is read in the command-line test, cmd/history/history_test.go).
 
 var histT0 = time.Date(2026, 11, 23, 3, 0, 0, 0, time.UTC)
 

@@ -445,6 +445,10 @@ func exitCode(cmd *exec.Cmd, err error) int {
 	return cmd.ProcessState.ExitCode()
 }
 
+// KillSignalNames are the signals --kill-signal is usually given
+// (completion); [ParseSignal] takes more.
+func KillSignalNames() []string { return []string{"TERM", "INT", "HUP", "KILL"} }
+
 // ParseSignal accepts "TERM", "SIGTERM", "KILL", "INT", "HUP", "QUIT",
 // "USR1", "USR2" or a number.
 func ParseSignal(s string) (syscall.Signal, error) {

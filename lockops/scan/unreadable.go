@@ -2,6 +2,7 @@ package scan
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/go-zookeeper/zk"
 
@@ -19,4 +20,13 @@ func Unreadable(p string, err error) lockops.Problem {
 		why = err.Error()
 	}
 	return lockops.Problem{Kind: lockops.ProblemUnreadable, Node: p, Detail: why}
+}
+
+// PathError is the failure err of a scan of p in one line: a missing p
+// says so plainly.
+func PathError(p string, err error) error {
+	if errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("%s does not exist", p)
+	}
+	return err
 }

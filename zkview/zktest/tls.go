@@ -38,60 +38,16 @@ func GenerateTLS(dir string) (*TLSMaterial, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := newTestCA(time.Now())
 	if err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	caTmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "zkscope test CA"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("create CA certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, err
-	}
-	issue := func(serial int64, cn string, usage x509.ExtKeyUsage, dns []string, ips []net.IP) (certPEM, keyPEM []byte, err error) {
-		key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			return nil, nil, err
-		}
-		tmpl := &x509.Certificate{
-			SerialNumber: big.NewInt(serial),
-			Subject:      pkix.Name{CommonName: cn},
-			NotBefore:    now.Add(-time.Hour),
-			NotAfter:     now.Add(24 * time.Hour),
-			KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
-			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-			DNSNames:     dns,
-			IPAddresses:  ips,
-		}
-		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-		if err != nil {
-			return nil, nil, fmt.Errorf("create %s certificate: %w", cn, err)
-		}
-		pk, err := x509.MarshalPKCS8PrivateKey(key)
-		if err != nil {
-			return nil, nil, err
-		}
-		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-			pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pk}), nil
-	}
-	srvCert, srvKey, err := issue(2, TLSServerName, x509.ExtKeyUsageServerAuth,
+	srvCert, srvKey, err := ca.issue(2, TLSServerName, x509.ExtKeyUsageServerAuth,
 		[]string{TLSServerName, "localhost"}, []net.IP{net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		return nil, err
 	}
-	cliCert, cliKey, err := issue(3, "zkscope test client", x509.ExtKeyUsageClientAuth, nil, nil)
+	cliCert, cliKey, err := ca.issue(3, "zkscope test client", x509.ExtKeyUsageClientAuth, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +59,7 @@ func GenerateTLS(dir string) (*TLSMaterial, error) {
 		ServerName: TLSServerName,
 	}
 	files := map[string][]byte{
-		m.CAFile:     pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		m.CAFile:     pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.der}),
 		m.ServerPEM:  append(srvKey, srvCert...),
 		m.ClientCert: cliCert,
 		m.ClientKey:  cliKey,
@@ -114,6 +70,69 @@ func GenerateTLS(dir string) (*TLSMaterial, error) {
 		}
 	}
 	return m, nil
+}
+
+// testCA is a throw-away certificate authority: its certificate and key.
+type testCA struct {
+	cert *x509.Certificate
+	der  []byte
+	key  *ecdsa.PrivateKey
+	now  time.Time
+}
+
+// newTestCA makes a CA valid from an hour before now for a day.
+func newTestCA(now time.Time) (*testCA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "zkscope test CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("create CA certificate: %w", err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &testCA{cert: cert, der: der, key: key, now: now}, nil
+}
+
+// issue makes a certificate the CA signed, for usage, with a fresh key:
+// both as PEM (the key PKCS#8).
+func (ca *testCA) issue(serial int64, cn string, usage x509.ExtKeyUsage, dns []string, ips []net.IP) (certPEM, keyPEM []byte, err error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    ca.now.Add(-time.Hour),
+		NotAfter:     ca.now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		DNSNames:     dns,
+		IPAddresses:  ips,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create %s certificate: %w", cn, err)
+	}
+	pk, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pk}), nil
 }
 
 // ServerFiles returns the [TLSFiles] that make a server use this material

@@ -1,0 +1,8 @@
+package demo
+
+// Options and Run are the command's run and its options, for the
+// external tests.
+type Options = demoOptions
+
+// Run is runDemo.
+var Run = runDemo

@@ -1,0 +1,139 @@
+package locks
+
+// `locks --watch`: the frames lockops/follow's snapshots are drawn as,
+// and --record.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/zkscope/zkscope/cmd/cmdutil"
+	"github.com/zkscope/zkscope/lockops/follow"
+	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/printable"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// watchOutput is where and how `locks --watch` draws its frames: on a
+// terminal each frame clears the screen under a header; into a pipe the
+// table frames follow each other under a header line; with --json each
+// frame is one JSON document on one line (NDJSON), nothing else.
+type watchOutput struct {
+	out, errOut io.Writer
+	path        string
+	json, tty   bool
+}
+
+// watchLocks draws the locks at or below o.Path as they change, until ctx
+// ends; with --record it records every change seen.
+func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r renderer) error {
+	w := watchOutput{out: o.Out, errOut: o.ErrOut, path: o.Path, json: o.JSON, tty: r.tty}
+	fo := o.Scan.options(nil)
+	fo.Interval = o.Interval
+	if o.Record != "" {
+		rec, closeRec, err := startRecording(o.Record, o.Path, c.Servers())
+		if err != nil {
+			return err
+		}
+		defer closeRec()
+		fo.Observer = rec
+		fo.ObserveFailed = func(err error) {
+			fmt.Fprintf(o.ErrOut, "zkscope: %s: recording stopped\n", printable.String(err.Error()))
+		}
+	}
+	show := func(s follow.Snapshot) error {
+		if err := w.frame(func(out io.Writer) error { return r.render(out, s) }); err != nil {
+			return fmt.Errorf("draw: %w", err)
+		}
+		return nil
+	}
+	return follow.Follow(ctx, c, o.Path, fo, show, w.problem)
+}
+
+// frame writes one frame drawn by draw.
+func (w watchOutput) frame(draw func(io.Writer) error) error {
+	if w.json {
+		if err := draw(oneLine{w.out}); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w.out, "\n")
+		return err
+	}
+	if w.tty {
+		fmt.Fprint(w.out, "\x1b[H\x1b[2J")
+	}
+	fmt.Fprintf(w.out, "zkscope locks %s — %s — every change, Ctrl-C quits\n\n", w.path, time.Now().Format("15:04:05"))
+	if err := draw(w.out); err != nil {
+		return err
+	}
+	if !w.tty {
+		_, err := fmt.Fprintln(w.out)
+		return err
+	}
+	return nil
+}
+
+// problem reports a failed scan: on the screen in place of a frame, else
+// on stderr (a pipe of frames must stay parseable).
+func (w watchOutput) problem(err error) {
+	if w.tty && !w.json {
+		fmt.Fprintf(w.out, "\x1b[H\x1b[2J%s  (retrying)\n", printable.String(zkview.Explain(err).Error()))
+		return
+	}
+	fmt.Fprintf(w.errOut, "zkscope: %s (retrying)\n", printable.String(zkview.Explain(err).Error()))
+}
+
+// oneLine drops the newlines of a JSON document written through it: JSON
+// strings hold none unescaped, so what remains is the same document on
+// one line.
+type oneLine struct{ w io.Writer }
+
+func (o oneLine) Write(b []byte) (int, error) {
+	if bytes.IndexByte(b, '\n') < 0 {
+		return o.w.Write(b)
+	}
+	if _, err := o.w.Write(bytes.ReplaceAll(b, []byte("\n"), nil)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// newRecordFile refuses, before anything connects, a --record FILE that
+// exists (a recording is never overwritten) or whose directory does not;
+// "" is no recording. startRecording checks again as it creates the file.
+func newRecordFile(file string) error {
+	if file == "" {
+		return nil
+	}
+	if _, err := os.Lstat(file); err == nil {
+		return cmdutil.Usagef("--record %s: the file exists; record to a new file (zkscope never overwrites one)", file)
+	}
+	if st, err := os.Stat(filepath.Dir(file)); err != nil || !st.IsDir() {
+		return cmdutil.Usagef("--record %s: no directory %s to create it in", file, filepath.Dir(file))
+	}
+	return nil
+}
+
+// startRecording opens FILE for --record (a new file: a recording is
+// never overwritten) and writes its header; the returned func closes it.
+func startRecording(file, root string, servers []string) (*history.Recorder, func(), error) {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, nil, fmt.Errorf("--record %s: the file exists; record to a new file (zkscope never overwrites one)", file)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--record: %w", err)
+	}
+	rec, err := history.NewRecorder(f, root, servers, time.Now())
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return rec, func() { rec.Flush(); f.Close() }, nil
+}

@@ -1,0 +1,161 @@
+// Package follow reads the locks at or below a path as decoded,
+// verified and diagnosed snapshots: once ([Read], for `zkscope locks` and
+// `doctor`), or as they change ([Follow], for `locks --watch`): a full
+// scan at start and every interval, and between them only the lock
+// directories whose children watch fired, each re-read incrementally.
+// It imports scan and diagnose (and the recipe model), never report, ui
+// or the commands: what a snapshot looks like on a screen is the
+// caller's.
+package follow
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"time"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Options say how the locks are read and judged.
+type Options struct {
+	// MaxLeases is a semaphore's lease count (0: inferred).
+	MaxLeases int
+	// Depth is how many levels below the path to search (0: all).
+	Depth int
+	// HeldLongerThan flags holders older than this (0: never).
+	HeldLongerThan time.Duration
+	// NoVerify does not ask the servers who is connected and watching.
+	NoVerify bool
+	// HungAfter ([Read]): sample the members' connections twice this far
+	// apart; a holder that answered only pings (or nothing) between them
+	// is session-hung (0: off).
+	HungAfter time.Duration
+	// Progress ([Read]), when not nil, is told how far the scan got.
+	Progress Progress
+	// Interval ([Follow]) is how often the whole path is scanned again
+	// (at least [MinInterval]).
+	Interval time.Duration
+	// Observer ([Follow]), when not nil, is told every queue read; when
+	// it fails, ObserveFailed is told once and observing stops.
+	Observer      Observer
+	ObserveFailed func(error)
+}
+
+// Progress is told how far a scan got and when it ends (a command draws
+// it as a progress line).
+type Progress interface {
+	Update(nodes, locks int)
+	Done()
+}
+
+// Observer is told each queue as it was read (at: when; pzxid: its
+// directory's then, 0 when unknown); a history.Recorder is one.
+type Observer interface {
+	Observe(q *lockops.Queue, pzxid int64, at time.Time) error
+}
+
+// Snapshot is what one look at the locks found.
+type Snapshot struct {
+	Queues []lockops.Queue
+	// Verification says what the servers could not confirm (clients,
+	// watches) and why.
+	Verification diagnose.Verification
+	// Unreadable are the subtrees the session may not read, or that
+	// vanished meanwhile, as [lockops.ProblemUnreadable] problems.
+	Unreadable []lockops.Problem
+	// Ensemble is what the servers said ([Read]; nil when not asked).
+	Ensemble *zkview.Ensemble
+}
+
+// Read reads, verifies and diagnoses every lock at or below p. A scan
+// cut short ([scan.ErrTruncated]) returns what it found with that error.
+func Read(ctx context.Context, c *zkview.Client, p string, o Options) (Snapshot, error) {
+	c.PrepareBulk() // the bulk-read session's handshake overlaps the first listing
+	var first *zkview.Ensemble
+	if o.HungAfter > 0 {
+		first = c.Introspect(ctx) // the first of the two samples
+	}
+	queues, unreadable, err := scanAll(ctx, c, p, o)
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
+		return Snapshot{}, err
+	}
+	if first != nil && !waitUntil(ctx, first.End.Add(o.HungAfter)) {
+		return Snapshot{}, ctx.Err()
+	}
+	var e *zkview.Ensemble
+	if !o.NoVerify {
+		e = c.Introspect(ctx)
+	}
+	// Plain ephemeral locks: p itself, and the ephemeral nodes the servers
+	// list sessions watching.
+	queues, ferr := scan.FindEphemeralLocks(ctx, c, p, e, queues)
+	if ferr != nil {
+		return Snapshot{}, scan.PathError(p, ferr)
+	}
+	// A watch the servers do not list is missing only when a second
+	// sample, taken a moment later, misses it too (ConfirmWatches asks
+	// only when the first misses one it may judge).
+	var prev, cur *zkview.Ensemble
+	if e != nil {
+		var cerr error
+		if prev, cur, cerr = diagnose.ConfirmWatches(ctx, c, e, queues, o.MaxLeases); cerr != nil {
+			return Snapshot{}, cerr
+		}
+	}
+	diagnose.ApplySamples(queues, prev, cur)
+	do := diagnose.Options{HeldLongerThan: o.HeldLongerThan, Ensemble: cur}
+	if first != nil {
+		do.PingOnlySince, do.HungAfter = diagnose.PingOnlySince(first, e), o.HungAfter
+		do.SilentSince = diagnose.SilentSince(first, e)
+	}
+	diagnose.Diagnose(queues, do)
+	v := verification(queues, cur, c.Config().AdminPort, o.NoVerify)
+	return Snapshot{Queues: queues, Verification: v, Unreadable: unreadable, Ensemble: cur}, err
+}
+
+// scanAll scans the locks at or below p, with o's progress; the subtrees
+// it could not read come back as problems, sorted by node.
+func scanAll(ctx context.Context, c *zkview.Client, p string, o Options) ([]lockops.Queue, []lockops.Problem, error) {
+	var unreadable []lockops.Problem
+	skipped := func(p string, err error) { unreadable = append(unreadable, scan.Unreadable(p, err)) }
+	so := scan.Options{MaxLeases: o.MaxLeases, Depth: o.Depth, Skipped: skipped}
+	if o.Progress != nil {
+		so.Progress = o.Progress.Update
+	}
+	queues, err := scan.Scan(ctx, c, p, so)
+	if o.Progress != nil {
+		o.Progress.Done()
+	}
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
+		return nil, nil, scan.PathError(p, err)
+	}
+	sort.Slice(unreadable, func(i, j int) bool { return unreadable[i].Node < unreadable[j].Node })
+	return queues, unreadable, err
+}
+
+// verification is what the servers' answer e confirms of queues; with no
+// lock, there is nothing to confirm.
+func verification(queues []lockops.Queue, e *zkview.Ensemble, adminPort int, noVerify bool) diagnose.Verification {
+	if len(queues) == 0 {
+		return diagnose.Verification{Asked: !noVerify, ClientsKnown: true, WatchesKnown: true}
+	}
+	return diagnose.Verified(e, adminPort)
+}
+
+// waitUntil waits until t or ctx's end, reporting whether t came.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-time.After(d):
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

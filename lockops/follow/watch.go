@@ -1,0 +1,401 @@
+package follow
+
+// Following the locks: a full scan at start and every interval, and
+// between them only the lock directories that changed, each re-read
+// incrementally (lock nodes do not change once written). The servers are
+// asked who watches what at most every verifyEvery, snapshots are taken
+// at most every snapshotEvery.
+
+import (
+	"context"
+	"errors"
+	"path"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+const (
+	// MinInterval is the floor of [Options.Interval]: every interval is a
+	// full scan of the path.
+	MinInterval = time.Second
+	// snapshotEvery is the shortest time between two snapshots: changes
+	// in a snapshot's time are shown together.
+	snapshotEvery = 100 * time.Millisecond
+	// verifyEvery is how often the servers are asked (every member,
+	// four-letter words), however busy the locks.
+	verifyEvery = 3 * time.Second
+	// maxWatched is how many locks get a children watch.
+	maxWatched = 200
+)
+
+// lockWatch is the state of a [Follow].
+type lockWatch struct {
+	c    *zkview.Client
+	path string
+	o    Options
+	show func(Snapshot) error
+	// observer is o.Observer until it fails.
+	observer Observer
+
+	raw        map[string]lockops.Queue // by path, as decoded
+	caches     map[string]*scan.DirCache
+	owner      map[string][]string // watched directory -> the paths of its locks
+	unreadable []lockops.Problem
+	// ens is the servers' last answer; samples are their last answers,
+	// oldest first, for diagnose.ApplySamples (a watch two of them miss
+	// is missing).
+	ens        *zkview.Ensemble
+	samples    []*zkview.Ensemble
+	verifiedAt time.Time
+	// seen is what the reads showed of each node: when its wait began
+	// and when it began to hold (scanned: the first scan is done; holders
+	// it found began before zkscope looked).
+	seen    map[string]*nodeSeen
+	scanned bool
+
+	changed chan string
+	mu      sync.Mutex
+	armed   map[string]bool
+}
+
+// Follow shows the locks at or below p (show is given a snapshot after
+// every scan, and after every burst of changes) until ctx ends (nil) or
+// show fails (its error). A scan that fails is told to failed, and tried
+// again an interval later.
+func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show func(Snapshot) error, failed func(error)) error {
+	o.Interval = max(o.Interval, MinInterval)
+	w := &lockWatch{c: c, path: p, o: o, show: show, observer: o.Observer,
+		changed: make(chan string, maxWatched*2), armed: map[string]bool{}}
+	pending := map[string]bool{}
+	var frame <-chan time.Time
+	for {
+		if err := w.scan(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			failed(err)
+		} else if err := w.draw(ctx); err != nil {
+			return err
+		}
+		rescan := time.After(o.Interval)
+	between:
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-rescan:
+				break between
+			case dir := <-w.changed:
+				pending[dir] = true
+				if frame == nil {
+					frame = time.After(snapshotEvery)
+				}
+			case <-frame:
+				frame = nil
+				w.reread(ctx, pending)
+				clear(pending)
+				if err := w.draw(ctx); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+// scan reads every lock below the path afresh (keeping the caches of
+// locks still there) and watches them.
+func (w *lockWatch) scan(ctx context.Context) error {
+	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth})
+	if err != nil && !errors.Is(err, scan.ErrTruncated) {
+		return err
+	}
+	// Plain ephemeral locks: the path itself, and the ephemeral nodes the
+	// servers list sessions watching (their children watch, set below,
+	// fires when the node is deleted).
+	w.verifyIfDue(ctx)
+	if queues, err = scan.FindEphemeralLocks(ctx, w.c, w.path, w.ens, queues); err != nil {
+		return scan.PathError(w.path, err)
+	}
+	w.unreadable = unreadable
+	w.recordScan(queues)
+	w.raw = make(map[string]lockops.Queue, len(queues))
+	w.owner = map[string][]string{}
+	for i := range queues {
+		w.note(&queues[i])
+	}
+	w.scanned = true
+	for i, q := range queues {
+		w.raw[q.Path] = q
+		if i < maxWatched {
+			for _, dir := range q.WatchDirs() {
+				w.owner[dir] = append(w.owner[dir], q.Path)
+				w.arm(ctx, dir)
+			}
+		}
+	}
+	if w.caches == nil {
+		w.caches = map[string]*scan.DirCache{}
+	}
+	for p := range w.caches {
+		if _, ok := w.raw[p]; !ok {
+			delete(w.caches, p)
+		}
+	}
+	return nil
+}
+
+// reread reads the locks whose directories changed: a plain lock only
+// its new children (its watch re-armed by the same listing), a semaphore
+// through a scan of its path, a plain ephemeral lock its node.
+func (w *lockWatch) reread(ctx context.Context, dirs map[string]bool) {
+	done := map[string]bool{}
+	for dir := range dirs {
+		for _, lock := range w.owner[dir] {
+			if !done[lock] {
+				done[lock] = true
+				w.rereadOne(ctx, lock)
+			}
+		}
+	}
+}
+
+// rereadOne reads lock again, as its kind needs.
+func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
+	q := w.raw[lock]
+	switch q.Kind {
+	case lockops.KindEphemeralLock:
+		w.rereadEphemeral(ctx, lock)
+	case lockops.KindCuratorSemaphoreV2, lockops.KindKazooSemaphore:
+		qs, err := scan.Scan(ctx, w.c, lock, scan.Options{MaxLeases: w.o.MaxLeases})
+		if err == nil && len(qs) == 1 {
+			w.note(&qs[0])
+			w.raw[lock] = qs[0]
+			w.record(&qs[0], 0)
+		}
+		for _, d := range q.Dirs() {
+			w.arm(ctx, d)
+		}
+	default:
+		w.rereadLock(ctx, lock)
+	}
+}
+
+// rereadLock lists lock with a new watch and reads its new children.
+func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
+	w.mu.Lock()
+	w.armed[lock] = true
+	w.mu.Unlock()
+	names, st, ch, err := w.c.Conn().ChildrenW(w.c.Abs(lock))
+	if err != nil {
+		w.mu.Lock()
+		delete(w.armed, lock)
+		w.mu.Unlock()
+		if errors.Is(err, zk.ErrNoNode) {
+			delete(w.raw, lock) // the lock directory went away
+			delete(w.caches, lock)
+			w.record(&lockops.Queue{Path: lock}, 0)
+		}
+		return
+	}
+	go w.await(ctx, lock, ch)
+	d, cache, err := scan.ReadDirAgain(ctx, w.c, lock, names, *st, w.caches[lock])
+	if err != nil {
+		return // drawn as it was; the next change or scan reads it again
+	}
+	w.caches[lock] = cache
+	q := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.o.MaxLeases})
+	q.ReadAt = time.Now()
+	w.note(&q)
+	w.raw[lock] = q
+	w.record(&q, st.Pzxid)
+}
+
+// rereadEphemeral reads a plain ephemeral lock's node again (its
+// parent's children changed: the node may be deleted or created) and
+// watches the parent again. Gone, the lock is drawn free, with the
+// sessions the servers list waiting for it.
+func (w *lockWatch) rereadEphemeral(ctx context.Context, lock string) {
+	w.arm(ctx, path.Dir(lock)) // before the read: a change after it fires
+	d := lockops.EphemeralDir(lock, zk.Stat{}, nil)
+	n, err := w.c.Get(lock)
+	switch {
+	case err == nil && n.Stat.EphemeralOwner != 0:
+		d = lockops.EphemeralDir(lock, n.Stat, n.Data)
+	case err != nil && !errors.Is(err, zk.ErrNoNode):
+		return // drawn as it was; the next change or scan reads it again
+	}
+	q := lockops.Decode(d, lockops.DecodeOptions{Kind: lockops.KindEphemeralLock})
+	q.ReadAt = time.Now()
+	w.note(&q)
+	w.raw[lock] = q
+	w.record(&q, 0)
+}
+
+// arm sets a children watch on dir unless one is set.
+func (w *lockWatch) arm(ctx context.Context, dir string) {
+	w.mu.Lock()
+	if w.armed[dir] {
+		w.mu.Unlock()
+		return
+	}
+	w.armed[dir] = true
+	w.mu.Unlock()
+	_, _, ch, err := w.c.Conn().ChildrenW(w.c.Abs(dir))
+	if err != nil {
+		w.mu.Lock()
+		delete(w.armed, dir)
+		w.mu.Unlock()
+		return
+	}
+	go w.await(ctx, dir, ch)
+}
+
+// await reports dir's change once its watch fires.
+func (w *lockWatch) await(ctx context.Context, dir string, ch <-chan zk.Event) {
+	select {
+	case <-ch:
+	case <-ctx.Done():
+		return
+	}
+	w.mu.Lock()
+	delete(w.armed, dir)
+	w.mu.Unlock()
+	select {
+	case w.changed <- dir:
+	case <-ctx.Done():
+	}
+}
+
+// draw shows one snapshot: the queues as known, with the servers' view
+// (asked again when due) and diagnosed now.
+func (w *lockWatch) draw(ctx context.Context) error {
+	queues := make([]lockops.Queue, 0, len(w.raw))
+	for _, q := range w.raw {
+		queues = append(queues, q.Clone())
+	}
+	sort.Slice(queues, func(i, j int) bool { return queues[i].Path < queues[j].Path })
+	if len(queues) > 0 {
+		w.verifyIfDue(ctx)
+	}
+	w.forgetGone(queues)
+	diagnose.ApplySamples(queues, w.samples...)
+	diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: w.o.HeldLongerThan, Ensemble: w.ens})
+	v := verification(queues, w.ens, w.c.Config().AdminPort, w.o.NoVerify)
+	return w.show(Snapshot{Queues: queues, Verification: v, Unreadable: w.unreadable})
+}
+
+// verifyIfDue asks the servers who is connected and watching what, at
+// most every verifyEvery (never with NoVerify).
+func (w *lockWatch) verifyIfDue(ctx context.Context) {
+	if w.o.NoVerify || time.Since(w.verifiedAt) < verifyEvery {
+		return
+	}
+	vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	w.ens, w.verifiedAt = w.c.Introspect(vctx), time.Now()
+	cancel()
+	w.samples = append(w.samples[max(len(w.samples)-2, 0):], w.ens)
+}
+
+// nodeSeen is what a follow saw of one lock node.
+type nodeSeen struct {
+	czxid     int64
+	watches   string    // the node it waited on when last read
+	waitSeen  time.Time // since when it has waited on watches
+	holding   bool
+	heldSince time.Time // when it was first read holding (zero: at the first scan)
+}
+
+// note takes q, just read (ReadAt set), into what was seen of its nodes
+// and fills its participants' WaitSeen and HeldSince from it: a wait on
+// the same node as before keeps when it was first read; a holder's start
+// is the read that first showed it holding, unknown for a holder already
+// there at the first scan.
+func (w *lockWatch) note(q *lockops.Queue) {
+	if w.seen == nil {
+		w.seen = map[string]*nodeSeen{}
+	}
+	for i := range q.Participants {
+		p := &q.Participants[i]
+		if p.WatcherOnly {
+			continue
+		}
+		m := w.seen[p.Node]
+		if m == nil || m.czxid != p.Czxid {
+			m = &nodeSeen{czxid: p.Czxid}
+			w.seen[p.Node] = m
+			if p.State == lockops.StateHolding && w.scanned {
+				m.heldSince = q.ReadAt // appeared holding after the first scan
+			}
+		}
+		if p.State == lockops.StateWaiting && (m.watches != p.Watches || m.waitSeen.IsZero()) {
+			m.watches, m.waitSeen = p.Watches, q.ReadAt
+		}
+		if p.State == lockops.StateHolding && !m.holding {
+			m.holding = true
+			if m.heldSince.IsZero() && !m.waitSeen.IsZero() {
+				m.heldSince = q.ReadAt // seen waiting, now holding
+			}
+		}
+		if p.State == lockops.StateWaiting {
+			p.WaitSeen = m.waitSeen
+		}
+		if p.State == lockops.StateHolding && !m.heldSince.IsZero() {
+			p.HeldSince, p.HeldSource = m.heldSince, lockops.HeldSeen
+		}
+	}
+}
+
+// forgetGone drops what was seen of nodes no longer in queues.
+func (w *lockWatch) forgetGone(queues []lockops.Queue) {
+	present := make(map[string]bool, len(w.seen))
+	for _, q := range queues {
+		for _, p := range q.Participants {
+			present[p.Node] = true
+		}
+	}
+	for n := range w.seen {
+		if !present[n] {
+			delete(w.seen, n)
+		}
+	}
+}
+
+// recordScan records what a full scan found: every lock's queue, and the
+// locks of the last scan it no longer found as empty.
+func (w *lockWatch) recordScan(queues []lockops.Queue) {
+	if w.observer == nil {
+		return
+	}
+	found := make(map[string]bool, len(queues))
+	for i := range queues {
+		found[queues[i].Path] = true
+		w.record(&queues[i], 0)
+	}
+	for p := range w.raw {
+		if !found[p] {
+			w.record(&lockops.Queue{Path: p}, 0)
+		}
+	}
+}
+
+// record tells the observer q (read now, its directory's pzxid then; 0:
+// unknown). A failure stops the observing and is told once.
+func (w *lockWatch) record(q *lockops.Queue, pzxid int64) {
+	if w.observer == nil {
+		return
+	}
+	if err := w.observer.Observe(q, pzxid, time.Now()); err != nil {
+		w.observer = nil
+		if w.o.ObserveFailed != nil {
+			w.o.ObserveFailed(err)
+		}
+	}
+}

@@ -1,9 +1,0 @@
-package zktest
-
-import "syscall"
-
-// serverProcAttr puts a server in its own process group (stopped as one)
-// that dies with the process that started it.
-func serverProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}

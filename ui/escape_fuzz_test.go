@@ -101,7 +101,9 @@ func elementName(s string) string {
 // the connect screen, the lock pane (a
 // participant's name, data, client, watch target and problems; the read
 // error), a Redis key's detail and its lock pane, every dialog that shows
-// a name, `:sessions` and `:ensemble`.
+// a name (the problems in full included), `:sessions` and `:ensemble`.
+// The lock pane's timeline, fed by the pane's own reads, is drawn by
+// lockpane's FuzzTimelineEscapesServerText.
 func FuzzServerTextEscaped(f *testing.F) {
 	seeds := []string{
 		issueData, "\xc2\x9b2J", "\x9b31m", "\u202eevil\u202c \u2066x\u2069", "\xff\xfe\xe2\x82",
@@ -253,6 +255,7 @@ func drawDialogs(t *testing.T, name string, data []byte) {
 		dialog.NewRedisTake(st, lk, name, lockops.KindRedisSetNX),
 		dialog.NewRedisEvict(st, lk, &redislock.EvictPreview{Key: name, Recipe: lockops.KindRedlock, Token: text, Holding: []string{name}, Others: []string{text}}),
 		dialog.NewRedisQuit(st, lk, name),
+		dialog.NewProblems(st, lk, "Problems of "+name, q.Participants[1].Node, []dialog.ProblemText{{Badge: "watch-missing", Detail: text}, {Badge: "stale", Detail: name}}),
 	} {
 		m.dialogs.Open(d)
 		checkFrame(t, "dialog "+d.ID(), sgr.ReplaceAllString(m.View().Content, ""))

@@ -24,7 +24,10 @@ import (
 // answered its first request within probeAfter, zkview asks the address
 // once on a connection of its own ([peer.Probe]); when that names Redis or
 // an HTTP server, the waiting connection fails at once with a
-// [*peer.Mismatch]. A real ZooKeeper answers well within probeAfter, so it
+// [*peer.Mismatch]. A peer whose first answer is already an HTTP status
+// line or a RESP error (ZooKeeper's AdminServer, Jetty, answers the binary
+// request at once with "HTTP/1.1 400") fails the same way, without a
+// probe. A real ZooKeeper answers well within probeAfter, so it
 // is not asked at all. A peer that closes the connection without a word is
 // not asked: ZooKeeper itself does that (a member that is not serving, an
 // empty four-letter word answer), and neither Redis nor an HTTP server does.
@@ -32,6 +35,10 @@ import (
 // probeAfter is how long a peer may stay silent after the first request
 // before it is asked what it is.
 const probeAfter = 500 * time.Millisecond
+
+// sniffLen is how much of a peer's first answer is read at once to
+// recognise it (ZooKeeper's connect response is 40 bytes).
+const sniffLen = 64
 
 // mismatchMemory is how long a member that answered like something else is
 // not dialled again: go-zookeeper goes round its members, and a Redis port
@@ -47,6 +54,9 @@ type peerConn struct {
 	found func(error)      // told a mismatch; may be nil
 
 	answered atomic.Bool // the peer sent something: no probe from now on
+
+	head    []byte // what is left of the first answer (Read only)
+	headErr error  // the error that came with it
 
 	mu       sync.Mutex
 	timer    *time.Timer
@@ -79,14 +89,29 @@ func (c *peerConn) Write(p []byte) (int, error) {
 }
 
 func (c *peerConn) Read(p []byte) (int, error) {
-	n, err := c.Conn.Read(p)
-	if c.answered.Load() {
-		return n, err
+	if len(c.head) > 0 { // the rest of the first answer, read to recognise it
+		n := copy(p, c.head)
+		c.head = c.head[n:]
+		if len(c.head) == 0 {
+			return n, c.headErr
+		}
+		return n, nil
 	}
+	if c.answered.Load() {
+		return c.Conn.Read(p)
+	}
+	// The first answer is read whole (up to sniffLen), not only the
+	// length go-zookeeper asks for first: "HTTP" alone says nothing.
+	buf := make([]byte, sniffLen)
+	n, err := c.Conn.Read(buf)
 	if n > 0 {
 		c.answered.Store(true)
 		c.stopTimer()
-		return n, err
+		if k := peer.Recognise(buf[:n]); k == peer.Redis || k == peer.HTTP {
+			return 0, c.fail(k) // answered at once, but not as ZooKeeper
+		}
+		c.head, c.headErr = buf[:n], err
+		return c.Read(p)
 	}
 	if err != nil {
 		if m := c.mismatchErr(); m != nil {
@@ -125,6 +150,12 @@ func (c *peerConn) check() {
 	if k != peer.Redis && k != peer.HTTP {
 		return
 	}
+	c.fail(k)
+	c.Conn.Close() // wakes a Read waiting for an answer that never comes
+}
+
+// fail records that the peer is k, not ZooKeeper, and tells found.
+func (c *peerConn) fail(k peer.Kind) error {
 	m := &peer.Mismatch{Addr: c.addr, Got: k, Want: peer.ZooKeeper}
 	c.mu.Lock()
 	c.mismatch = m
@@ -132,7 +163,7 @@ func (c *peerConn) check() {
 	if c.found != nil {
 		c.found(m)
 	}
-	c.Conn.Close() // wakes a Read waiting for an answer that never comes
+	return m
 }
 
 // mismatchSeen is a member that answered like something else, and when.

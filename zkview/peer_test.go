@@ -32,10 +32,14 @@ func otherServers(t *testing.T) (redis, web, closed string) {
 
 // TestConnectNamesWhatAnswers: a Redis port, an HTTP port and a closed
 // port given as ZooKeeper fail the connect with what is there, not with
-// the connect deadline; a member list where one answers connects.
+// the connect deadline; a member list where one answers connects. The
+// HTTP ports are net/http's, which waits in silence for a request line,
+// and ZooKeeper's own AdminServer (Jetty), which answers the connect
+// request at once with "HTTP/1.1 400" and closes.
 func TestConnectNamesWhatAnswers(t *testing.T) {
 	redis, web, closed := otherServers(t)
 	zkAddr := zktest.Shared(t).Addrs()[0]
+	admin := zktest.Shared(t).Servers[0].AdminAddr
 	// Far longer than naming takes: a connect that waits for its deadline
 	// instead fails the test by its error.
 	const patience = 2 * time.Minute
@@ -46,6 +50,7 @@ func TestConnectNamesWhatAnswers(t *testing.T) {
 	}{
 		{[]string{redis}, []string{redis + " answered like Redis, not ZooKeeper", "give -s redis://" + redis}},
 		{[]string{web}, []string{web + " answered like an HTTP server, not ZooKeeper", "client port"}},
+		{[]string{admin}, []string{admin + " answered like an HTTP server, not ZooKeeper", "client port"}},
 		{[]string{closed}, []string{closed + ": connection refused", "is ZooKeeper running there?"}},
 		{[]string{closed, redis}, []string{"connect to " + closed + "," + redis + ": ", closed + ": connection refused", redis + " answered like Redis, not ZooKeeper"}},
 	} {
@@ -69,7 +74,7 @@ func TestConnectNamesWhatAnswers(t *testing.T) {
 
 	// ZooKeeper itself connects, alone and with a member down or a wrong
 	// port in the list.
-	for _, servers := range [][]string{{zkAddr}, {closed, zkAddr}, {redis, zkAddr}, {web, zkAddr}} {
+	for _, servers := range [][]string{{zkAddr}, {closed, zkAddr}, {redis, zkAddr}, {web, zkAddr}, {admin, zkAddr}} {
 		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		c, err := Connect(ctx, Config{Servers: servers, SessionTimeout: 4 * time.Second})
 		cancel()

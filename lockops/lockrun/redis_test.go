@@ -35,7 +35,8 @@ func readRedis(t *testing.T, pattern string, urls ...string) []lockops.Queue {
 }
 
 // TestRedisLockExcludesRedisPy: while `zkscope lock` holds a key (its TTL
-// of 1 s extended again and again), a redis-py Lock on the same key cannot
+// of 5 s extended again and again; with 1 s a loaded machine let it expire
+// before the first extension), a redis-py Lock on the same key cannot
 // take it and waits; it gets it only after CMD has finished. And the other
 // way round: while redis-py holds, zkscope --no-wait fails with exit 1,
 // zkscope without it waits and runs CMD once redis-py has released.
@@ -45,7 +46,7 @@ func TestRedisLockExcludesRedisPy(t *testing.T) {
 	dir := t.TempDir()
 	key, done := "lock:excl", filepath.Join(dir, "cmd-done")
 
-	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; touch "+done)
+	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "5s", "--", "sh", "-c", "echo started; read x; touch "+done)
 	cmdIn, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +109,7 @@ func TestRedisLockLostWhenServerStops(t *testing.T) {
 			s := redistest.Start(t)
 			audittest.ToTemp(t)
 			pidFile := filepath.Join(t.TempDir(), "pid")
-			cmd := locktest.RedisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "2s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
+			cmd := locktest.RedisCLI(t, s.URL(), "lock", "lock:lost", "--ttl", "5s", "--", "sh", "-c", "echo $$ > "+pidFile+"; echo started; exec sleep 120")
 			stderr, exited := locktest.StartUnderLock(t, cmd)
 			b, err := os.ReadFile(pidFile)
 			if err != nil {
@@ -150,7 +151,7 @@ func TestRedlockTakeOneMasterStopped(t *testing.T) {
 	key := "lock:redlock"
 	servers[2].Stop()
 
-	cmd := locktest.RedisCLI(t, urls, "lock", key, "--ttl", "1s", "--", "sh", "-c", "echo started; read x; exit 0")
+	cmd := locktest.RedisCLI(t, urls, "lock", key, "--ttl", "5s", "--", "sh", "-c", "echo started; read x; exit 0")
 	cmdIn, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +185,7 @@ func TestRedisLockHoldUntilSignal(t *testing.T) {
 	ctx := context.Background()
 	key := "lock:hold"
 
-	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "1s", "--note", "by hand")
+	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "5s", "--note", "by hand")
 	stderr, exited := locktest.StartCLI(t, cmd, "Ctrl-C releases")
 	if v, _ := r.Get(ctx, key).Result(); !strings.Contains(v, "zkscope pid") || !strings.Contains(v, ": by hand #") {
 		t.Fatalf("token %q", v)
@@ -216,14 +217,14 @@ func TestRedisLockLostWhenOverwritten(t *testing.T) {
 	s, r := redisServerAndClient(t)
 	ctx := context.Background()
 	key := "lock:overwritten"
-	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "3s", "--", "sh", "-c", "echo started; exec sleep 120")
+	cmd := locktest.RedisCLI(t, s.URL(), "lock", key, "--ttl", "5s", "--", "sh", "-c", "echo started; exec sleep 120")
 	stderr, exited := locktest.StartUnderLock(t, cmd)
 	r.Set(ctx, key, "intruder", time.Minute)
 	if code := locktest.WaitExit(t, cmd, exited, stderr); code != ExitLost || !strings.Contains(stderr.String(), key+" no longer holds our token") {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitLost, stderr.String())
 	}
 	v, _ := r.Get(ctx, key).Result()
-	if ttl, _ := r.PTTL(ctx, key).Result(); v != "intruder" || ttl <= 3*time.Second {
-		t.Fatalf("the new holder's key: %q, ttl %s (want it untouched: its own minute, not our 3s)", v, ttl)
+	if ttl, _ := r.PTTL(ctx, key).Result(); v != "intruder" || ttl <= 5*time.Second {
+		t.Fatalf("the new holder's key: %q, ttl %s (want it untouched: its own minute, not our 5s)", v, ttl)
 	}
 }

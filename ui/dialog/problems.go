@@ -10,7 +10,8 @@ import (
 )
 
 // ProblemText is one problem as the problems dialog shows it: its badge,
-// drawn by the lock pane in its severity's colour, and its detail.
+// drawn by the lock pane in its severity's colour, and its detail (plain
+// text, which may quote a server's: the dialog escapes it).
 type ProblemText struct {
 	Badge, Detail string
 }
@@ -56,7 +57,7 @@ func (d *Problems) View(w int) string {
 			body = append(body, "")
 		}
 		body = append(body, it.Badge)
-		body = append(body, wrapped(st.Base, it.Detail, inner)...)
+		body = append(body, wrapped(st.Base, printable.String(it.Detail), inner)...) // may quote names, data, tokens
 	}
 	body = append(body, "", d.hint("⏎", "close"))
 	return d.lockFrame(w, d.title, body, 1)

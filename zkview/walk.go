@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 
@@ -227,7 +228,7 @@ func (w *walker) handle(op *walkOp, r *readResult) error {
 			p.d.Stat = r.stat // zero when the directory vanished meanwhile
 		} else {
 			n := &p.d.Nodes[op.i]
-			n.Path = Join(p.d.Path, p.d.Names[op.i])
+			n.Path = op.path
 			n.Data, n.Stat, n.Err = r.data, r.stat, r.err
 		}
 		if p.left--; p.left == 0 {
@@ -261,8 +262,10 @@ func (w *walker) handle(op *walkOp, r *readResult) error {
 		p.left++
 		w.reads = append(w.reads, walkOp{op: readOp{opGetData, w.c.Abs(d.Path)}, dir: p, i: -1})
 	}
+	w.reads = slices.Grow(w.reads, len(d.Names))
 	for i, name := range d.Names {
-		w.reads = append(w.reads, walkOp{op: readOp{opGetData, w.c.Abs(Join(d.Path, name))}, dir: p, i: i})
+		np := Join(d.Path, name)
+		w.reads = append(w.reads, walkOp{op: readOp{opGetData, w.c.Abs(np)}, path: np, dir: p, i: i})
 	}
 	return nil
 }

@@ -59,6 +59,25 @@ func TestSessionDeadlockAcrossDirectories(t *testing.T) {
 	}
 }
 
+// TestDeadlockOfThreeBehindLongQueues: A holds /x and waits on /y, B holds
+// /y and waits on /z, C holds /z and waits on /x, each queue with many
+// plain waiters between: one session-deadlock naming exactly A, B and C.
+func TestDeadlockOfThreeBehindLongQueues(t *testing.T) {
+	const a, b, c = 0x201, 0x202, 0x203
+	q := func(dir string, holder, cycleWaiter int64) lockops.Queue {
+		ps := []lockops.Participant{holding(fmt.Sprintf("%s/n-%010d", dir, 0), holder)}
+		for i := 1; i <= 500; i++ {
+			ps = append(ps, waiting(fmt.Sprintf("%s/n-%010d", dir, i), int64(0x1000+i), i))
+		}
+		return lockops.Queue{Path: dir, Participants: append(ps, waiting(dir+"/n-0000000501", cycleWaiter, 501))}
+	}
+	qs := []lockops.Queue{q("/x", a, c), q("/y", b, a), q("/z", c, b)}
+	ps := Sessions(qs, SessionOptions{})
+	if len(ps) != 1 || !slices.Equal(ps[0].Sessions, []int64{a, b, c}) {
+		t.Fatalf("problems %+v", ps)
+	}
+}
+
 // TestNoDeadlockWithoutCycle: a chain A→B→C is waiting, not a deadlock;
 // semaphore leases make no edges.
 func TestNoDeadlockWithoutCycle(t *testing.T) {

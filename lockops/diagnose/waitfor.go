@@ -32,23 +32,34 @@ func lockBlocks(p *lockops.Participant) bool {
 }
 
 // waitForGraph is who waits on whom: an edge from each waiting session to
-// every other session holding the lock it waits on.
+// every other session holding the lock it waits on. Only sessions that
+// hold a lock somewhere are vertices: a session on a cycle is waited on,
+// so it holds, and a waiter holding nothing ends every path it is on. On
+// one long queue that leaves the few holders, not every waiter.
 func waitForGraph(queues []lockops.Queue) map[int64][]waitEdge {
+	holding := map[int64]bool{}
+	holders := make([][]*lockops.Participant, len(queues))
+	for qi := range queues {
+		q := &queues[qi]
+		for i := range q.Participants {
+			if p := &q.Participants[i]; p.State == lockops.StateHolding && lockBlocks(p) {
+				holders[qi] = append(holders[qi], p)
+				holding[p.Session] = true
+			}
+		}
+	}
 	g := map[int64][]waitEdge{}
 	for qi := range queues {
 		q := &queues[qi]
-		var holders []*lockops.Participant
-		for i := range q.Participants {
-			if p := &q.Participants[i]; p.State == lockops.StateHolding && lockBlocks(p) {
-				holders = append(holders, p)
-			}
+		if len(holders[qi]) == 0 {
+			continue
 		}
 		for i := range q.Participants {
 			p := &q.Participants[i]
-			if p.State != lockops.StateWaiting || !lockBlocks(p) {
+			if p.State != lockops.StateWaiting || !holding[p.Session] || !lockBlocks(p) {
 				continue
 			}
-			for _, h := range holders {
+			for _, h := range holders[qi] {
 				if h.Session != p.Session {
 					g[p.Session] = append(g[p.Session], waitEdge{to: h.Session, lock: q.Path, waiter: p.Node, holder: h.Node})
 				}

@@ -170,4 +170,3 @@ func moduleRoot(t *testing.T) string {
 	}
 	return filepath.Dir(strings.TrimSpace(string(out)))
 }
-

@@ -16,12 +16,13 @@ var dataLayers = []string{"zkview", "redisview"}
 // every one may import the recipe model, lockops): one way down, from
 // acting to reporting, diagnosing and reading.
 var lockEdges = map[string][]string{
-	"lockops/lockrun":   {"lockops/take", "lockops/redislock", "lockops/hold", "lockops/audit"},
+	"lockops/lockrun":   {"lockops/take", "lockops/redislock", "lockops/hold"},
 	"lockops/take":      {"lockops/scan", "lockops/hold", "lockops/audit"},
 	"lockops/evict":     {"lockops/scan", "lockops/audit"},
 	"lockops/redislock": {"lockops/report", "lockops/hold", "lockops/audit"},
 	"lockops/history":   {"lockops/report"},
-	"lockops/report":    {"lockops/diagnose", "lockops/scan"},
+	"lockops/report":    {"lockops/diagnose"},
+	"lockops/follow":    {"lockops/diagnose", "lockops/scan"},
 	"lockops/diagnose":  {"lockops/scan"},
 	"lockops/hold":      {"lockops/audit"},
 }

@@ -61,8 +61,14 @@ func TestWatchMissingUnderChurn(t *testing.T) {
 
 	env := []string{"XDG_STATE_HOME=" + t.TempDir()}
 	doctorRuns := 0
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) || doctorRuns < 2; doctorRuns++ {
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end) || doctorRuns < 2; {
 		code, lines, stderr := cmdtest.RunBinary(t, env, "-s", s, "doctor", base)
+		if strings.Contains(lines+stderr, ") unknown") {
+			// A member did not answer in time (a loaded machine): doctor
+			// rightly says the watches are unknown instead of judging them.
+			continue
+		}
+		doctorRuns++
 		if code != 1 {
 			t.Fatalf("doctor exit %d, want 1 (the stuck waiter); stdout:\n%s\nstderr:\n%s", code, lines, stderr)
 		}

@@ -64,6 +64,9 @@ func runDelete(ctx context.Context, f *cmdutil.Factory, o deleteOptions) error {
 	if err := checkVersion(o.Version); err != nil {
 		return err
 	}
+	if err := refuseServerNodes(f, o.Path); err != nil {
+		return err
+	}
 	c, err := f.Connect(ctx)
 	if err != nil {
 		return err
@@ -123,6 +126,21 @@ func confirmDelete(o deleteOptions, c *zkview.Client, st zk.Stat) error {
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	if typed := strings.TrimSpace(line); typed != name && !(name == "y" && strings.EqualFold(typed, "yes")) {
 		return audit.Refuse(c, lockops.OpDelete, p, 0, "not confirmed: nothing deleted")
+	}
+	return nil
+}
+
+// refuseServerNodes refuses, before connecting, to delete the root or the
+// server's own /zookeeper tree (its quotas and configuration), which no
+// server lets a client delete; under a chroot "/" is the application's
+// root, and is the servers' to judge.
+func refuseServerNodes(f *cmdutil.Factory, p string) error {
+	cfg, err := f.ZooKeeper()
+	if err != nil || cfg.Chroot != "" {
+		return err
+	}
+	if p == "/" || p == "/zookeeper" || strings.HasPrefix(p, "/zookeeper/") {
+		return cmdutil.Usagef("delete %s: the root and the server's own /zookeeper tree cannot be deleted", p)
 	}
 	return nil
 }

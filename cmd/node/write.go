@@ -95,6 +95,9 @@ func runCreate(cmd *cobra.Command, f *cmdutil.Factory, o createOptions, args []s
 		return cmdutil.Usagef("--mode %q: want one of %s", o.Mode, strings.Join(zkview.CreateModeNames(), ", "))
 	}
 	opts := zkview.CreateOptions{Mode: m, TTL: o.TTL, MakeParents: o.Parents}
+	if cmd.Flags().Changed("ttl") && m != zkview.ModeTTL && m != zkview.ModePersistentSequentialTTL {
+		return cmdutil.Usagef("create %s: --ttl applies to the ttl modes only (--mode ttl or persistent-sequential-ttl), not %s", args[0], m)
+	}
 	if err := zkview.CheckCreate(args[0], opts); err != nil {
 		return cmdutil.Usage(err)
 	}

@@ -210,15 +210,28 @@ func decodeRedlock(name string, reads []redisview.Read, per []*redisview.Key) lo
 	if held {
 		q.Validity, q.HasValidity = redlockValidity(holders)
 	} else {
-		q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedlockMinority,
-			Detail: fmt.Sprintf("on %d of %d masters, below the quorum of %d: no client holds this Redlock, and none can take it until these keys expire if too few masters are left free",
-				len(others), len(reads), quorum)})
+		q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedlockMinority, Detail: minorityDetail(tokens, count, len(reads), quorum)})
 	}
 	if len(tokens) > 1 {
 		q.Problems = append(q.Problems, lockops.Problem{Kind: lockops.ProblemRedlockSplit,
 			Detail: "different tokens on different masters: " + describeTokens(tokens, per, reads)})
 	}
 	return q
+}
+
+// minorityDetail says how far the best-placed token is from a quorum:
+// keys of different tokens on different masters are no majority together.
+func minorityDetail(tokens []string, count map[string]int, masters, quorum int) string {
+	best := 0
+	for _, t := range tokens {
+		best = max(best, count[t])
+	}
+	if len(tokens) > 1 {
+		return fmt.Sprintf("%d tokens, none on a quorum of %d masters (the most: %d of %d): no client holds this Redlock, and none can take it until these keys expire if too few masters are left free",
+			len(tokens), quorum, best, masters)
+	}
+	return fmt.Sprintf("on %d of %d masters, below the quorum of %d: no client holds this Redlock, and none can take it until these keys expire if too few masters are left free",
+		best, masters, quorum)
 }
 
 // redlockValidity is what is left of a held Redlock, seen from outside:

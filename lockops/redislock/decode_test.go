@@ -123,20 +123,21 @@ func TestDecodeRedlock(t *testing.T) {
 		brief    []string
 		problems []lockops.ProblemKind
 		validity time.Duration // -1: none
+		minority string        // what redlock-minority says
 	}{
 		{"all three", masters(k("T", 8*time.Second), k("T", 7*time.Second), k("T", 8*time.Second)),
 			[]string{"holding res@m1:6379 T 8s", "holding res@m2:6379 T 7s", "holding res@m3:6379 T 8s"},
-			nil, 7*time.Second - 82*time.Millisecond},
+			nil, 7*time.Second - 82*time.Millisecond, ""},
 		{"majority, one master without", masters(k("T", 10*time.Second), nil, k("T", 10*time.Second)),
-			[]string{"holding res@m1:6379 T 10s", "holding res@m3:6379 T 10s"}, nil, 10*time.Second - 102*time.Millisecond},
+			[]string{"holding res@m1:6379 T 10s", "holding res@m3:6379 T 10s"}, nil, 10*time.Second - 102*time.Millisecond, ""},
 		{"minority", masters(k("T", time.Second), nil, nil),
-			[]string{"waiting res@m1:6379 T 1s"}, []lockops.ProblemKind{lockops.ProblemRedlockMinority}, -1},
+			[]string{"waiting res@m1:6379 T 1s"}, []lockops.ProblemKind{lockops.ProblemRedlockMinority}, -1, "on 1 of 3 masters, below the quorum of 2"},
 		{"split, one majority", masters(k("A", 5*time.Second), k("B", 5*time.Second), k("A", 5*time.Second)),
 			[]string{"holding res@m1:6379 A 5s", "holding res@m3:6379 A 5s", "waiting res@m2:6379 B 5s"},
-			[]lockops.ProblemKind{lockops.ProblemRedlockSplit}, 5*time.Second - 52*time.Millisecond},
+			[]lockops.ProblemKind{lockops.ProblemRedlockSplit}, 5*time.Second - 52*time.Millisecond, ""},
 		{"split, no majority", masters(k("A", 5*time.Second), k("B", 5*time.Second), k("C", 5*time.Second)),
 			[]string{"waiting res@m1:6379 A 5s", "waiting res@m2:6379 B 5s", "waiting res@m3:6379 C 5s"},
-			[]lockops.ProblemKind{lockops.ProblemRedlockMinority, lockops.ProblemRedlockSplit}, -1},
+			[]lockops.ProblemKind{lockops.ProblemRedlockMinority, lockops.ProblemRedlockSplit}, -1, "3 tokens, none on a quorum of 2 masters (the most: 1 of 3)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -150,6 +151,11 @@ func TestDecodeRedlock(t *testing.T) {
 			}
 			if got := kinds(q.Problems); !slices.Equal(got, c.problems) {
 				t.Errorf("problems %v, want %v", got, c.problems)
+			}
+			for _, p := range q.Problems {
+				if p.Kind == lockops.ProblemRedlockMinority && !strings.Contains(p.Detail, c.minority) {
+					t.Errorf("minority says %q, want %q", p.Detail, c.minority)
+				}
 			}
 			if got := q.Validity; (c.validity < 0) == q.HasValidity || (q.HasValidity && got != c.validity) {
 				t.Errorf("validity %v (%v), want %v", got, q.HasValidity, c.validity)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestEnsembleScreen(t *testing.T) {
 	stale := m.nextID("ensemble-view")
 	id := m.nextID("ensemble-view")
 	mem := zkview.Member{Addr: "127.0.0.1:2181", Mode: "standalone", Version: "3.8.0-x, built on y", Zxid: 0x100000002,
-		Srvr: zkview.Srvr{LatencyAvg: 0.5, LatencyMax: 3, Connections: 2, NodeCount: 42},
+		Srvr: fourlw.Srvr{LatencyAvg: 0.5, LatencyMax: 3, Connections: 2, NodeCount: 42},
 		Via:  map[string]string{"srvr": "4lw", "cons": "4lw"}, Errs: map[string]error{}}
 	m = step(t, m, ensembleViewMsg{id: stale, ens: &zkview.Ensemble{At: fixedTime, Members: []zkview.Member{{Addr: "stale:1"}}}})
 	if m.ensView.Loaded() {

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"sort"
 	"strings"
@@ -420,8 +421,8 @@ func TestMultiReadTLS(t *testing.T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	conn := m.sess.conn
-	if pc, ok := conn.(*peerConn); ok {
-		conn = pc.Conn // a Redis or HTTP port would be named (peer.go)
+	if pc, ok := conn.(interface{ NetConn() net.Conn }); ok {
+		conn = pc.NetConn() // under peer.WatchZooKeeper's wrapper
 	}
 	if _, ok := conn.(*tls.Conn); !ok {
 		t.Errorf("sidecar connection is %T, want *tls.Conn", conn)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"net"
 	"net/http"
 	"slices"
@@ -35,7 +36,7 @@ type Ensemble struct {
 	// Config is the ensemble's membership from the members' `conf` (with
 	// [IntrospectOptions.Detail]) or the /zookeeper/config node
 	// ([Client.DynamicConfig]); nil when no member said.
-	Config []ConfServer
+	Config []fourlw.ConfServer
 	// Self is the asking client's session ([Client.Introspect]; 0 when
 	// asked without one): [Ensemble.Watchers] leaves its watches out (the
 	// TUI's reads watch the nodes they show).
@@ -55,9 +56,9 @@ type Member struct {
 	WatchZxid int64
 	// Srvr is the whole `srvr` reply (latency, node count, connections);
 	// zero when srvr was not answered.
-	Srvr Srvr
+	Srvr fourlw.Srvr
 	// Conns are the member's client connections (with and without sessions).
-	Conns []Conn
+	Conns []fourlw.Conn
 	// Clients maps each session connected to this member to its client
 	// address (from Conns and dump's connection list).
 	Clients map[int64]string
@@ -79,9 +80,9 @@ type Member struct {
 	// Detail, asked only with [IntrospectOptions.Detail]: `mntr` (data
 	// size, watch count; the AdminServer's monitor when refused), `conf`
 	// (myid, timeouts, membership) and `wchs` (data watch totals).
-	Mntr                            Mntr
-	Conf                            Conf
-	Wchs                            Wchs
+	Mntr                            fourlw.Mntr
+	Conf                            fourlw.Conf
+	Wchs                            fourlw.Wchs
 	MntrKnown, ConfKnown, WchsKnown bool
 	// FromConfig is set on a member that is not in the connect string but
 	// in the ensemble's configuration (see [Ensemble.Config]).
@@ -130,7 +131,7 @@ func (c *Client) IntrospectWith(ctx context.Context, opts IntrospectOptions) *En
 // IntrospectConfig asks the members of cfg (its servers, chroot, admin port
 // and TLS) without a session: it works when the ensemble has no quorum.
 func IntrospectConfig(ctx context.Context, cfg Config, opts IntrospectOptions) *Ensemble {
-	var dial WordDialer // plain TCP, or TLS like the session's (not c.dial: it records the session's dial outcomes)
+	var dial fourlw.WordDialer // plain TCP, or TLS like the session's (not c.dial: it records the session's dial outcomes)
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)
 		if err != nil {
@@ -141,7 +142,7 @@ func IntrospectConfig(ctx context.Context, cfg Config, opts IntrospectOptions) *
 			}
 			return e
 		}
-		dial = WordDialer(d)
+		dial = fourlw.WordDialer(d)
 	}
 	return introspect(ctx, cfg.Servers, cfg.Chroot, cfg.AdminPort, dial, opts)
 }
@@ -157,7 +158,7 @@ func IntrospectServers(ctx context.Context, servers []string, chroot string, adm
 // members that may go away.
 var introspectHTTP = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
-func introspect(ctx context.Context, servers []string, chroot string, adminPort int, dial WordDialer, opts IntrospectOptions) *Ensemble {
+func introspect(ctx context.Context, servers []string, chroot string, adminPort int, dial fourlw.WordDialer, opts IntrospectOptions) *Ensemble {
 	timeout := opts.MemberTimeout
 	if timeout <= 0 {
 		timeout = DefaultMemberTimeout
@@ -169,12 +170,12 @@ func introspect(ctx context.Context, servers []string, chroot string, adminPort 
 	}
 	var wg sync.WaitGroup
 	for i, addr := range servers {
-		var admin *AdminServer
+		var admin *fourlw.AdminServer
 		if a := opts.AdminAddrs[addr]; a != "" {
-			admin = &AdminServer{URL: "http://" + a, HTTP: introspectHTTP}
+			admin = &fourlw.AdminServer{URL: "http://" + a, HTTP: introspectHTTP}
 		} else if adminPort > 0 {
 			if host, _, err := net.SplitHostPort(addr); err == nil {
-				admin = &AdminServer{URL: "http://" + net.JoinHostPort(host, strconv.Itoa(adminPort)), HTTP: introspectHTTP}
+				admin = &fourlw.AdminServer{URL: "http://" + net.JoinHostPort(host, strconv.Itoa(adminPort)), HTTP: introspectHTTP}
 			}
 		}
 		wg.Add(1)
@@ -202,7 +203,7 @@ var (
 // askMember asks one member its four words at once, falling back to the
 // AdminServer for each refused word. The watch list (wchp) is asked once
 // srvr has answered, so that [Member.WatchZxid] is known to precede it.
-func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminServer, timeout time.Duration, words []string) Member {
+func askMember(ctx context.Context, addr string, dial fourlw.WordDialer, admin *fourlw.AdminServer, timeout time.Duration, words []string) Member {
 	m := Member{Addr: addr, Clients: map[int64]string{}, Watches: map[string][]int64{},
 		Ephemerals: map[int64][]string{}, Via: map[string]string{}, Errs: map[string]error{}}
 	replies := make([]string, len(words))
@@ -222,7 +223,7 @@ func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminSe
 				case <-ctx.Done():
 				}
 			}
-			replies[i], errs[i] = FourLetterWord(ctx, dial, addr, w, timeout)
+			replies[i], errs[i] = fourlw.FourLetterWord(ctx, dial, addr, w, timeout)
 			if w == "srvr" {
 				close(srvrDone)
 			}
@@ -233,7 +234,7 @@ func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminSe
 	// Unreachable: every word failed and none was a refusal.
 	unreachable := true
 	for _, err := range errs {
-		if err == nil || errors.Is(err, ErrWordRefused) {
+		if err == nil || errors.Is(err, fourlw.ErrWordRefused) {
 			unreachable = false
 		}
 	}
@@ -261,12 +262,12 @@ func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminSe
 		if errs[i] == nil {
 			continue
 		}
-		if !errors.Is(errs[i], ErrWordRefused) || admin == nil {
+		if !errors.Is(errs[i], fourlw.ErrWordRefused) || admin == nil {
 			m.Errs[w] = errs[i]
 		}
 	}
 	for i, w := range words {
-		if errs[i] == nil || !errors.Is(errs[i], ErrWordRefused) || admin == nil {
+		if errs[i] == nil || !errors.Is(errs[i], fourlw.ErrWordRefused) || admin == nil {
 			continue
 		}
 		wg.Add(1)
@@ -286,43 +287,43 @@ func askMember(ctx context.Context, addr string, dial WordDialer, admin *AdminSe
 func (m *Member) apply(word, reply string) error {
 	switch word {
 	case "srvr":
-		s, err := ParseSrvr(reply)
+		s, err := fourlw.ParseSrvr(reply)
 		if err != nil {
 			return err
 		}
 		m.Mode, m.Version, m.Zxid, m.Srvr = s.Mode, s.Version, s.Zxid, s
 	case "cons":
-		conns, err := ParseCons(reply)
+		conns, err := fourlw.ParseCons(reply)
 		if err != nil {
 			return err
 		}
 		m.setConns(conns)
 	case "wchp":
-		w, err := ParseWchp(reply)
+		w, err := fourlw.ParseWchp(reply)
 		if err != nil {
 			return err
 		}
 		m.Watches, m.WatchesKnown = w, true
 	case "dump":
-		d, err := ParseDump(reply)
+		d, err := fourlw.ParseDump(reply)
 		if err != nil {
 			return err
 		}
 		m.setDump(d, d.Sessions != nil)
 	case "mntr":
-		mn, err := ParseMntr(reply)
+		mn, err := fourlw.ParseMntr(reply)
 		if err != nil {
 			return err
 		}
 		m.Mntr, m.MntrKnown = mn, true
 	case "conf":
-		c, err := ParseConf(reply)
+		c, err := fourlw.ParseConf(reply)
 		if err != nil {
 			return err
 		}
 		m.Conf, m.ConfKnown, m.ID = c, true, c.ServerID
 	case "wchs":
-		w, err := ParseWchs(reply)
+		w, err := fourlw.ParseWchs(reply)
 		if err != nil {
 			return err
 		}
@@ -332,7 +333,7 @@ func (m *Member) apply(word, reply string) error {
 }
 
 // applyAdmin asks the AdminServer for what word would have said.
-func (m *Member) applyAdmin(ctx context.Context, mu *sync.Mutex, word string, a *AdminServer) error {
+func (m *Member) applyAdmin(ctx context.Context, mu *sync.Mutex, word string, a *fourlw.AdminServer) error {
 	switch word {
 	case "srvr":
 		mon, err := a.Monitor(ctx)
@@ -383,7 +384,7 @@ func (m *Member) applyAdmin(ctx context.Context, mu *sync.Mutex, word string, a 
 	return nil
 }
 
-func (m *Member) setConns(conns []Conn) {
+func (m *Member) setConns(conns []fourlw.Conn) {
 	m.Conns, m.ConnsKnown = conns, true
 	for _, c := range conns {
 		if c.HasSession {
@@ -392,7 +393,7 @@ func (m *Member) setConns(conns []Conn) {
 	}
 }
 
-func (m *Member) setDump(d Dump, complete bool) {
+func (m *Member) setDump(d fourlw.Dump, complete bool) {
 	for id, paths := range d.Ephemerals {
 		m.Ephemerals[id] = paths
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"slices"
 	"sync"
 	"time"
@@ -46,7 +47,7 @@ func (m *Member) Counter() int64 { return m.Zxid & 0xffffffff }
 func (m *Member) Refused() []string {
 	var out []string
 	for _, w := range append(slices.Clone(coreWords), detailWords...) {
-		if err := m.Errs[w]; err != nil && errors.Is(err, ErrWordRefused) {
+		if err := m.Errs[w]; err != nil && errors.Is(err, fourlw.ErrWordRefused) {
 			out = append(out, w)
 		}
 	}
@@ -56,7 +57,7 @@ func (m *Member) Refused() []string {
 // addConfigMembers fills e.Config from the members' `conf` and asks the
 // configured members the connect string lacks: those with a client address
 // are asked like the others; the rest are listed with [ErrNoClientAddr].
-func (e *Ensemble) addConfigMembers(ctx context.Context, dial WordDialer, timeout time.Duration, words []string) {
+func (e *Ensemble) addConfigMembers(ctx context.Context, dial fourlw.WordDialer, timeout time.Duration, words []string) {
 	for _, m := range e.Members {
 		if m.ConfKnown && len(m.Conf.Servers) > 0 {
 			e.Config = slices.Clone(m.Conf.Servers)
@@ -129,7 +130,7 @@ func (e *Ensemble) unknownIDs() int {
 // DynamicConfig reads the ensemble's configuration from the /zookeeper/config
 // node (outside any chroot). A server without one (standalone) gives no
 // servers and no error.
-func (c *Client) DynamicConfig() (servers []ConfServer, version string, err error) {
+func (c *Client) DynamicConfig() (servers []fourlw.ConfServer, version string, err error) {
 	data, _, err := c.Conn().Get("/zookeeper/config")
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, "", nil
@@ -137,7 +138,7 @@ func (c *Client) DynamicConfig() (servers []ConfServer, version string, err erro
 	if err != nil {
 		return nil, "", fmt.Errorf("read /zookeeper/config: %w", err)
 	}
-	return ParseDynamicConfig(string(data))
+	return fourlw.ParseDynamicConfig(string(data))
 }
 
 // Changes compares two snapshots of the same ensemble: members that went
@@ -171,4 +172,4 @@ func (e *Ensemble) Changes(prev *Ensemble) []string {
 }
 
 // WhitelistLine is the zoo.cfg line that lets zkscope ask everything it asks.
-func WhitelistLine() string { return "4lw.commands.whitelist=" + IntrospectionWords }
+func WhitelistLine() string { return "4lw.commands.whitelist=" + fourlw.IntrospectionWords }

@@ -3,6 +3,7 @@ package zkview
 import (
 	"context"
 	"errors"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"net"
 	"slices"
 	"strconv"
@@ -324,9 +325,9 @@ func TestIntrospectNoWhitelist(t *testing.T) {
 	cl := zktest.StartStandalone(t, zktest.Options{NoWhitelist: true})
 	s := cl.Servers[0]
 	ctx := context.Background()
-	_, err := FourLetterWord(ctx, nil, s.ClientAddr, "cons", time.Second)
-	var re *WordRefusedError
-	if !errors.As(err, &re) || re.Word != "cons" || re.Addr != s.ClientAddr || !errors.Is(err, ErrWordRefused) {
+	_, err := fourlw.FourLetterWord(ctx, nil, s.ClientAddr, "cons", time.Second)
+	var re *fourlw.WordRefusedError
+	if !errors.As(err, &re) || re.Word != "cons" || re.Addr != s.ClientAddr || !errors.Is(err, fourlw.ErrWordRefused) {
 		t.Fatalf("cons: %v", err)
 	}
 	for _, want := range []string{"4lw.commands.whitelist=srvr,mntr,cons,wchp,wchc,dump,conf,wchs", "zoo.cfg", "AdminServer"} {
@@ -355,7 +356,7 @@ func TestIntrospectNoWhitelist(t *testing.T) {
 	if m.Mode != "standalone" || m.Err != nil {
 		t.Errorf("member: mode %q err %v", m.Mode, m.Err)
 	}
-	if !errors.Is(e.Err(), ErrWordRefused) || !strings.Contains(e.Err().Error(), "4lw.commands.whitelist=") {
+	if !errors.Is(e.Err(), fourlw.ErrWordRefused) || !strings.Contains(e.Err().Error(), "4lw.commands.whitelist=") {
 		t.Errorf("Err() = %v", e.Err())
 	}
 	if obs, known := e.WatchObserved(sid, base); obs || known {
@@ -391,7 +392,7 @@ func TestIntrospectNoWhitelist(t *testing.T) {
 	}
 
 	// The AdminServer client on its own, ids exact above 2^53.
-	a := AdminServer{URL: "http://" + s.AdminAddr}
+	a := fourlw.AdminServer{URL: "http://" + s.AdminAddr}
 	conns, err := a.Connections(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -403,7 +404,7 @@ func TestIntrospectNoWhitelist(t *testing.T) {
 	if !found || sid < 1<<53 {
 		t.Errorf("connections %+v lack %#x", conns, sid)
 	}
-	if _, err := a.Leader(ctx); !IsAdminError(err) {
+	if _, err := a.Leader(ctx); !fourlw.IsAdminError(err) {
 		t.Errorf("leader on a standalone server: %v, want the AdminServer's own error", err)
 	}
 
@@ -416,7 +417,7 @@ func TestIntrospectNoWhitelist(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = FourLetterWord(cctx, nil, s.ClientAddr, "srvr", 10*time.Second)
+	_, err = fourlw.FourLetterWord(cctx, nil, s.ClientAddr, "srvr", 10*time.Second)
 	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
 		t.Errorf("stopped member: %v after %s", err, time.Since(start))
 	}
@@ -458,7 +459,7 @@ func TestIntrospectIPv6(t *testing.T) {
 			t.Errorf("asked at %s: WatchObserved = %v %v", servers[0], obs, known)
 		}
 	}
-	conns, err := AdminServer{URL: "http://" + s.AdminAddr}.Connections(context.Background())
+	conns, err := fourlw.AdminServer{URL: "http://" + s.AdminAddr}.Connections(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +470,7 @@ func TestIntrospectIPv6(t *testing.T) {
 	if !found {
 		t.Errorf("AdminServer connections %+v lack %s", conns, p.Local())
 	}
-	out, err := FourLetterWord(context.Background(), nil, v6, "cons", time.Second)
+	out, err := fourlw.FourLetterWord(context.Background(), nil, v6, "cons", time.Second)
 	t.Logf("cons over IPv6:\n%s", out)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package zkview
 import (
 	"context"
 	"errors"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -97,7 +98,7 @@ func TestOwnConnectionsNameWhatAnswers(t *testing.T) {
 	c := dial(t, Config{Servers: zktest.Shared(t).Addrs()})
 	for addr, what := range map[string]string{redis: "Redis", web: "an HTTP server"} {
 		want := addr + " answered like " + what + ", not ZooKeeper"
-		_, err := FourLetterWord(context.Background(), nil, addr, "srvr", 2*time.Minute)
+		_, err := fourlw.FourLetterWord(context.Background(), nil, addr, "srvr", 2*time.Minute)
 		if !peer.IsMismatch(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("srvr on %s: %v; want %q", addr, err, want)
 		}

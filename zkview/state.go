@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/peer"
 	"net"
 	"os"
 	"strings"
@@ -295,7 +296,7 @@ func ConnectReporting(ctx context.Context, cfg Config, report func(problem strin
 		if err != nil {
 			return nil, err
 		}
-		return watchPeer(conn, addr, WordDialer(base), func(m error) { c.noteMismatch(addr, m) }), nil
+		return peer.WatchZooKeeper(conn, addr, base, func(m error) { c.noteMismatch(addr, m) }), nil
 	}
 	c.publish(ConnEvent{State: StateConnecting, Server: cfg.Servers[0], Time: time.Now()})
 	if err := c.open(); err != nil {

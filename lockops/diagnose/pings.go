@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"time"
 
 	"github.com/zkscope/zkscope/zkview"
@@ -24,7 +25,7 @@ func PingOnly(before, after *zkview.Ensemble) map[int64]bool {
 	if dt <= 0 {
 		return nil
 	}
-	was := map[int64]zkview.Conn{}
+	was := map[int64]fourlw.Conn{}
 	wasAt := map[int64]string{}
 	for _, m := range before.Members {
 		for _, c := range m.Conns {
@@ -87,7 +88,7 @@ func recvedGrew(before, after *zkview.Ensemble) map[int64]bool {
 
 // memberConn is a connection and the member it is on.
 type memberConn struct {
-	conn   zkview.Conn
+	conn   fourlw.Conn
 	member string
 }
 
@@ -104,7 +105,7 @@ func connsBySession(e *zkview.Ensemble) map[int64]memberConn {
 }
 
 // sameConn reports whether c on member is the connection b was.
-func sameConn(b memberConn, member string, c zkview.Conn) bool {
+func sameConn(b memberConn, member string, c fourlw.Conn) bool {
 	return b.member == member && b.conn.Addr == c.Addr && b.conn.Established.Equal(c.Established)
 }
 
@@ -217,18 +218,18 @@ func (w *PingWatch) Since() map[int64]time.Time {
 // Silent maps the sessions that have sent nothing at all, not even a
 // ping, since an earlier sample (see [SilentSince]) to since when.
 func (w *PingWatch) Silent() map[int64]time.Time {
-	return w.quietFor(func(zkview.Conn, time.Duration) bool { return true })
+	return w.quietFor(func(fourlw.Conn, time.Duration) bool { return true })
 }
 
 // NotAnswering is [PingWatch.Silent] for the sessions whose silence proves
 // it ([SilenceProves]: two thirds of their timeout or more).
 func (w *PingWatch) NotAnswering() map[int64]time.Time {
-	return w.quietFor(func(c zkview.Conn, d time.Duration) bool { return SilenceProves(c.Timeout, d) })
+	return w.quietFor(func(c fourlw.Conn, d time.Duration) bool { return SilenceProves(c.Timeout, d) })
 }
 
 // quietFor maps the sessions quiet since an earlier sample, for a time d
 // that keep(their connection, d) accepts, to since when.
-func (w *PingWatch) quietFor(keep func(zkview.Conn, time.Duration) bool) map[int64]time.Time {
+func (w *PingWatch) quietFor(keep func(fourlw.Conn, time.Duration) bool) map[int64]time.Time {
 	out := map[int64]time.Time{}
 	if w.last == nil {
 		return out

@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"slices"
 	"strings"
 	"testing"
@@ -93,13 +94,13 @@ func TestNoDeadlockWithoutCycle(t *testing.T) {
 	}
 }
 
-func consSample(at time.Time, conns ...zkview.Conn) *zkview.Ensemble {
+func consSample(at time.Time, conns ...fourlw.Conn) *zkview.Ensemble {
 	return &zkview.Ensemble{At: at, Members: []zkview.Member{{Addr: "127.0.0.1:2181", Conns: conns, ConnsKnown: true}}}
 }
 
-func consOf(line string, t *testing.T) zkview.Conn {
+func consOf(line string, t *testing.T) fourlw.Conn {
 	t.Helper()
-	cs, err := zkview.ParseCons(line)
+	cs, err := fourlw.ParseCons(line)
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("parse %q: %v %v", line, cs, err)
 	}
@@ -153,7 +154,7 @@ func TestPingOnly(t *testing.T) {
 func TestDisconnectedOwnerPerSession(t *testing.T) {
 	e := &zkview.Ensemble{Members: []zkview.Member{{Addr: "m:2181", ConnsKnown: true, Via: map[string]string{"dump": "4lw"},
 		Ephemerals: map[int64][]string{0x11: {"/x/a", "/x/b"}, 0x12: {"/x/c"}},
-		Conns:      []zkview.Conn{{SessionID: 0x12, HasSession: true}}}}}
+		Conns:      []fourlw.Conn{{SessionID: 0x12, HasSession: true}}}}}
 	ps := Sessions(nil, SessionOptions{Ensemble: e})
 	if len(ps) != 1 || ps[0].Kind != lockops.ProblemOwnerDisconnected || ps[0].Sessions[0] != 0x11 || len(ps[0].Nodes) != 2 {
 		t.Errorf("problems %+v", ps)
@@ -169,7 +170,7 @@ func TestOwnersDisconnected(t *testing.T) {
 	e := &zkview.Ensemble{Members: []zkview.Member{{Addr: "m:2181", ConnsKnown: true, Via: map[string]string{"dump": "4lw"},
 		Ephemerals: map[int64][]string{0x11: {"/x/svc", "/x/l/n-0000000000", "/x/m/n-0000000003"}, 0x12: {"/x/solo"},
 			0x13: {"/x/leader"}, 0x14: {"/elsewhere/a"}, 0x15: {"/x/ok"}},
-		Conns: []zkview.Conn{{SessionID: 0x15, HasSession: true}}}}}
+		Conns: []fourlw.Conn{{SessionID: 0x15, HasSession: true}}}}}
 	od := func(n string) lockops.Problem {
 		return lockops.Problem{Kind: lockops.ProblemOwnerDisconnected, Node: n}
 	}
@@ -205,7 +206,7 @@ func TestOwnersDisconnected(t *testing.T) {
 func TestStoppedHolderNotAnswering(t *testing.T) {
 	t0 := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
 	const est = "est=1795420601472,to=30000"
-	conn := func(port string, recved int, lop string) zkview.Conn {
+	conn := func(port string, recved int, lop string) fourlw.Conn {
 		return consOf(fmt.Sprintf(" /127.0.0.1:%s[1](queued=0,recved=%d,sent=%d,sid=0x100000000000000%s,lop=%s,%s,lcxid=0x5,lzxid=0x9,lresp=100,llat=0,minlat=0,avglat=0,maxlat=1)", port, recved, recved, port[3:], lop, est), t)
 	}
 	sample := func(at time.Duration, stoppedRecved, pingerRecved int) *zkview.Ensemble {

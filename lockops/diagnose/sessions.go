@@ -24,7 +24,7 @@ type Session struct {
 	Established    time.Time // zero when not reported
 	LastOp         string
 	// LastResponse is the member's monotonic ms of its last answer (see
-	// [zkview.Conn.LastResponse]).
+	// [fourlw.Conn.LastResponse]).
 	LastResponse     int64
 	Received, Sent   int64
 	Queued           int64

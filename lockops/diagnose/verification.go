@@ -3,6 +3,7 @@ package diagnose
 import (
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"slices"
 	"strings"
 
@@ -52,7 +53,7 @@ func Verified(e *zkview.Ensemble, adminPort int) Verification {
 		v.ClientsKnown = v.ClientsKnown && m.ConnsKnown
 		v.WatchesKnown = v.WatchesKnown && m.WatchesKnown
 		for _, w := range []string{"cons", "wchp", "dump"} {
-			if err := m.Errs[w]; err != nil && errors.Is(err, zkview.ErrWordRefused) {
+			if err := m.Errs[w]; err != nil && errors.Is(err, fourlw.ErrWordRefused) {
 				if v.Refused == nil {
 					v.Refused = map[string][]string{}
 				}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func TestFormatLatency(t *testing.T) {
 	}
 	e := &zkview.Ensemble{At: time.Unix(0, 0), Members: []zkview.Member{{Addr: "zk1:2181",
 		Via:  map[string]string{"srvr": "4lw"},
-		Srvr: zkview.Srvr{Mode: "standalone", LatencyMin: 0, LatencyAvg: 0.42857142857142855, LatencyMax: 9}}}}
+		Srvr: fourlw.Srvr{Mode: "standalone", LatencyMin: 0, LatencyAvg: 0.42857142857142855, LatencyMax: 9}}}}
 	r := NewEnsembleReport(e, nil)
 	if l := r.Members[0].LatencyMs; l == nil || l.Avg != 0.4286 {
 		t.Fatalf("latency in the report: %+v, want avg 0.4286", l)

@@ -3,6 +3,7 @@ package ensemble
 import (
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"strings"
 	"testing"
 	"time"
@@ -19,9 +20,9 @@ var at = time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
 // member is an answering member of a 3-member ensemble.
 func member(id int64, mode string, zxid int64) zkview.Member {
 	return zkview.Member{Addr: fmt.Sprintf("10.0.0.%d:2181", id), ID: id, Mode: mode, Version: "3.8.0-abc, built on 2024-12-29", Zxid: zxid,
-		Srvr:      zkview.Srvr{LatencyMin: 0, LatencyAvg: 1.5, LatencyMax: 12, Connections: 4, Outstanding: 0, NodeCount: 120},
-		Mntr:      zkview.Mntr{ApproximateDataSize: 20480, WatchCount: 9},
-		Wchs:      zkview.Wchs{Connections: 2, Paths: 3, Watches: 5},
+		Srvr:      fourlw.Srvr{LatencyMin: 0, LatencyAvg: 1.5, LatencyMax: 12, Connections: 4, Outstanding: 0, NodeCount: 120},
+		Mntr:      fourlw.Mntr{ApproximateDataSize: 20480, WatchCount: 9},
+		Wchs:      fourlw.Wchs{Connections: 2, Paths: 3, Watches: 5},
 		MntrKnown: true, ConfKnown: true, WchsKnown: true,
 		Via:  map[string]string{"srvr": "4lw", "cons": "4lw", "wchp": "4lw", "dump": "4lw", "mntr": "4lw", "conf": "4lw", "wchs": "4lw"},
 		Errs: map[string]error{}}
@@ -98,7 +99,7 @@ func TestRefusedWords(t *testing.T) {
 	m := New(st)
 	m.SetSize(120, 12)
 	mem := zkview.Member{Addr: "10.0.0.1:2181", Mode: "standalone", Via: map[string]string{"srvr": "4lw"},
-		Errs: map[string]error{"cons": &zkview.WordRefusedError{Addr: "10.0.0.1:2181", Word: "cons"}}}
+		Errs: map[string]error{"cons": &fourlw.WordRefusedError{Addr: "10.0.0.1:2181", Word: "cons"}}}
 	m.SetEnsemble(snapshot(mem))
 	out := view(t, m)
 	if !strings.Contains(out, "refused: cons") || !strings.Contains(out, zkview.WhitelistLine()) {

@@ -2,6 +2,7 @@ package lockpane
 
 import (
 	"context"
+	"github.com/zkscope/zkscope/zkview/fourlw"
 	"strings"
 	"testing"
 	"time"
@@ -22,10 +23,10 @@ func TestServerFindingsCarried(t *testing.T) {
 	q := mutexQueue()
 	holder := q.Participants[0]
 	ens := func(at time.Time, recv int64) *zkview.Ensemble {
-		c := zkview.Conn{Addr: "10.0.0.1:5000", SessionID: holder.Session, HasSession: true, Recved: recv, Sent: recv,
+		c := fourlw.Conn{Addr: "10.0.0.1:5000", SessionID: holder.Session, HasSession: true, Recved: recv, Sent: recv,
 			Timeout: 30 * time.Second, LastOp: "PING", Established: lockT0.Add(-time.Hour)}
 		return &zkview.Ensemble{At: at, Members: []zkview.Member{{Addr: "zk1:2181", ConnsKnown: true, WatchesKnown: true,
-			Conns: []zkview.Conn{c}, Clients: map[int64]string{holder.Session: c.Addr}, Watches: map[string][]int64{},
+			Conns: []fourlw.Conn{c}, Clients: map[int64]string{holder.Session: c.Addr}, Watches: map[string][]int64{},
 			Sessions: []int64{holder.Session, q.Participants[1].Session}}}}
 	}
 	var pings diagnose.PingWatch

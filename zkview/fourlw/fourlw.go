@@ -1,10 +1,11 @@
-package zkview
+package fourlw
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/peer"
 	"io"
 	"net"
 	"strings"
@@ -77,7 +78,7 @@ func FourLetterWord(ctx context.Context, dial WordDialer, addr, word string, tim
 	if err != nil {
 		return "", fmt.Errorf("%s on %s: %w", word, addr, err)
 	}
-	conn = watchPeer(conn, addr, dial, nil) // a Redis or HTTP port says so (peer.go)
+	conn = peer.WatchZooKeeper(conn, addr, dial, nil) // a Redis or HTTP port says so
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() }) // wakes a blocked read
 	defer stop()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/wire"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -94,9 +95,9 @@ func (c *Client) PrepareBulk() {
 func (c *Client) ListChildren(ctx context.Context, p string) ([]string, zk.Stat, error) {
 	if m := c.multiRead(); m.usable() {
 		if s, err := m.session(ctx); err == nil {
-			body, err := s.call(ctx, func(xid int32) []byte { return childrenRequest(xid, c.Abs(p)) })
+			body, err := s.Call(ctx, func(xid int32) []byte { return wire.ChildrenRequest(xid, c.Abs(p)) })
 			if err == nil {
-				if names, st, err := decodeChildrenResponse(body); err == nil {
+				if names, st, err := wire.DecodeChildrenResponse(body); err == nil {
 					return names, st, nil
 				}
 			} else if errors.Is(err, zk.ErrNoNode) || errors.Is(err, zk.ErrNoAuth) {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/zkview/wire"
+
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -125,7 +127,7 @@ func TestMultiReadMatchesPipelined(t *testing.T) {
 	// node was read alone.
 	m := anon.multiRead()
 	m.mu.Lock()
-	drained := m.sess.drained.Load()
+	drained := m.sess.Drained()
 	m.mu.Unlock()
 	if drained != 1 {
 		t.Errorf("%d replies drained, want 1", drained)
@@ -180,7 +182,7 @@ func TestMultiReadSmallBatchesAndSplits(t *testing.T) {
 	// Each of the five batches was too big, drained once and split exactly
 	// by its ops' sizes.
 	m.mu.Lock()
-	drained := m.sess.drained.Load()
+	drained := m.sess.Drained()
 	m.mu.Unlock()
 	if drained != 5 {
 		t.Errorf("%d replies drained, want 5 (one per batch)", drained)
@@ -196,15 +198,15 @@ func TestSplitBatch(t *testing.T) {
 	const limit = 1000
 	for _, tc := range []struct {
 		name  string
-		big   replyTooLarge
+		big   wire.ReplyTooLarge
 		lo    int
 		hi    int
 		parts string
 	}{
-		{"exact", replyTooLarge{size: 1425, opSizes: []int{300, 300, 300, 300, 200}}, 10, 15, "10-12 12-15"},
-		{"one too big alone", replyTooLarge{size: 1600, opSizes: []int{100, 1200, 100}}, 0, 3, "0-1 1! 2-3"},
-		{"too big first and last", replyTooLarge{size: 2500, opSizes: []int{1200, 100, 1200}}, 0, 3, "0! 1-2 2!"},
-		{"sizes unknown: equal parts", replyTooLarge{size: 2600}, 0, 8, "0-3 3-6 6-8"},
+		{"exact", wire.ReplyTooLarge{Size: 1425, OpSizes: []int{300, 300, 300, 300, 200}}, 10, 15, "10-12 12-15"},
+		{"one too big alone", wire.ReplyTooLarge{Size: 1600, OpSizes: []int{100, 1200, 100}}, 0, 3, "0-1 1! 2-3"},
+		{"too big first and last", wire.ReplyTooLarge{Size: 2500, OpSizes: []int{1200, 100, 1200}}, 0, 3, "0! 1-2 2!"},
+		{"sizes unknown: equal parts", wire.ReplyTooLarge{Size: 2600}, 0, 8, "0-3 3-6 6-8"},
 	} {
 		var got []string
 		for _, p := range splitBatch(tc.lo, tc.hi, tc.big, limit) {
@@ -281,8 +283,8 @@ func TestMultiReadSessionReopens(t *testing.T) {
 		t.Error("the sidecar session was not reused")
 	}
 	// Broken under it: the next read opens a new one.
-	first.conn.Close()
-	waitFor(t, "the sidecar to notice its closed connection", 5*time.Second, first.dead)
+	first.Conn().Close()
+	waitFor(t, "the sidecar to notice its closed connection", 5*time.Second, first.Dead)
 	if _, err := c.getManyMulti(ctx, paths); err != nil {
 		t.Fatalf("read after the sidecar broke: %v", err)
 	}
@@ -291,51 +293,7 @@ func TestMultiReadSessionReopens(t *testing.T) {
 	second := m.sess
 	m.mu.Unlock()
 	c.Close()
-	waitFor(t, "the sidecar to close with the client", 5*time.Second, func() bool { return second == nil || second.dead() })
-}
-
-func FuzzDecodeMultiReadResponse(f *testing.F) {
-	ok := &juteWriter{}
-	ok.int32(opGetData)
-	ok.bool(false)
-	ok.int32(0)
-	ok.buffer([]byte("hello"))
-	ok.b = append(ok.b, make([]byte, statSize)...)
-	ok.int32(opError)
-	ok.bool(false)
-	ok.int32(-101)
-	ok.int32(-101)
-	ok.int32(-1)
-	ok.bool(true)
-	ok.int32(-1)
-	f.Add(ok.b, 2)
-	f.Add(ok.b[:20], 2)
-	f.Add([]byte{}, 0)
-	f.Add([]byte{0, 0, 0, 4, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xfe}, 1)
-	f.Fuzz(func(t *testing.T, b []byte, want int) {
-		var res []int
-		err := decodeMultiReadResponse(b, want, func(j int, data []byte, st *zk.Stat, err error) {
-			if j != len(res) || (err == nil) != (st != nil) {
-				t.Fatalf("result %d after %d, stat %v, err %v", j, len(res), st, err)
-			}
-			res = append(res, j)
-		})
-		if err == nil && len(res) != want {
-			t.Fatalf("%d results without error, %d asked for", len(res), want)
-		}
-		// The streaming size scan (used on replies too big to keep) agrees
-		// with the decoder on every reply the decoder accepts.
-		sizes := scanMultiReadSizes(bytes.NewReader(b))
-		if err == nil {
-			sum := 9
-			for _, s := range sizes {
-				sum += s
-			}
-			if len(sizes) != len(res) || sum > len(b) {
-				t.Fatalf("scan found %d ops in %d bytes, decoder %d ops in %d bytes", len(sizes), sum, len(res), len(b))
-			}
-		}
-	})
+	waitFor(t, "the sidecar to close with the client", 5*time.Second, func() bool { return second == nil || second.Dead() })
 }
 
 // TestMultiReadUnsupportedFallsBack makes the real server refuse the
@@ -377,7 +335,7 @@ func TestMultiReadUnsupportedFallsBack(t *testing.T) {
 	m.mu.Lock()
 	s := m.sess
 	m.mu.Unlock()
-	if s != nil && !s.dead() {
+	if s != nil && !s.Dead() {
 		t.Error("a sidecar session is open although multi-read is unsupported")
 	}
 	// The main session is untouched by the sidecar's refusal.
@@ -420,7 +378,7 @@ func TestMultiReadTLS(t *testing.T) {
 	m := c.multiRead()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	conn := m.sess.conn
+	conn := m.sess.Conn()
 	if pc, ok := conn.(interface{ NetConn() net.Conn }); ok {
 		conn = pc.NetConn() // under peer.WatchZooKeeper's wrapper
 	}
@@ -464,7 +422,7 @@ func TestMultiReadFollowsMember(t *testing.T) {
 		if m.sess == nil {
 			return ""
 		}
-		return m.sess.addr
+		return m.sess.Addr()
 	}
 	read()
 	first := c.Server()
@@ -500,7 +458,7 @@ func TestMultiReadSessionPingedAndClosed(t *testing.T) {
 	m.mu.Lock()
 	s := m.sess
 	m.mu.Unlock()
-	sid := fmt.Sprintf("sid=0x%x,", s.id)
+	sid := fmt.Sprintf("sid=0x%x,", s.ID())
 	cons := func() string {
 		out, err := zktest.FourLetterWord(cl.Addrs()[0], "cons", 3*time.Second)
 		if err != nil {
@@ -512,21 +470,21 @@ func TestMultiReadSessionPingedAndClosed(t *testing.T) {
 		t.Fatalf("the server does not list the sidecar session %s:\n%s", sid, cons())
 	}
 	// Pinged every timeout/3: six answers span two session timeouts.
-	waitFor(t, "six pings answered", 10*time.Second, func() bool { return s.pongs.Load() >= 6 })
+	waitFor(t, "six pings answered", 10*time.Second, func() bool { return s.Pongs() >= 6 })
 	if _, err := c.getManyMulti(ctx, paths); err != nil {
 		t.Fatal(err)
 	}
 	m.mu.Lock()
 	same := m.sess == s
 	m.mu.Unlock()
-	if !same || s.dead() {
-		t.Errorf("the pinged sidecar session was not reused (dead: %v)", s.dead())
+	if !same || s.Dead() {
+		t.Errorf("the pinged sidecar session was not reused (dead: %v)", s.Dead())
 	}
 	c.Close()
 	waitFor(t, "the sidecar session to be closed on the server", 5*time.Second, func() bool {
-		return s.dead() && !strings.Contains(cons(), sid)
+		return s.Dead() && !strings.Contains(cons(), sid)
 	})
-	if !s.closedOK.Load() {
+	if !s.ClosedOK() {
 		t.Error("the server did not answer closeSession (the session was left to expire)")
 	}
 }

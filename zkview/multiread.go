@@ -1,12 +1,10 @@
 package zkview
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"github.com/zkscope/zkscope/zkview/wire"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -31,11 +29,11 @@ type multiReadLimits struct {
 	maxReply   int   // reply bytes accepted
 	maxRequest int   // request bytes
 	inFlight   int   // requests in flight per call
-	opCode     int32 // opMultiRead (tests make the server refuse another)
+	opCode     int32 // wire.OpMultiRead (tests make the server refuse another)
 }
 
 var defaultMultiReadLimits = multiReadLimits{
-	maxOps: 1000, maxReply: 0xfffff, maxRequest: 512 << 10, inFlight: 4, opCode: opMultiRead,
+	maxOps: 1000, maxReply: 0xfffff, maxRequest: 512 << 10, inFlight: 4, opCode: wire.OpMultiRead,
 }
 
 // How long a sidecar may sit unused before it is closed, and how long
@@ -48,18 +46,6 @@ const (
 
 // errMultiReadUnsupported means the server does not know op code 22.
 var errMultiReadUnsupported = errors.New("the server does not support multi-read (ZooKeeper 3.6+)")
-
-// replyTooLarge is a reply that was drained unread because it exceeded
-// the limit. opSizes, when the drained reply could be followed, holds each
-// op's share of it, so the batch can be split exactly.
-type replyTooLarge struct {
-	size, limit int
-	opSizes     []int
-}
-
-func (e replyTooLarge) Error() string {
-	return fmt.Sprintf("multi-read reply of %d bytes exceeds %d", e.size, e.limit)
-}
 
 // multiReader is a client's multi-read state: support as detected, the
 // current sidecar session.
@@ -78,7 +64,7 @@ type multiReader struct {
 	done    chan struct{}
 
 	mu      sync.Mutex
-	sess    *sideSession
+	sess    *wire.Session
 	lastUse time.Time
 	closed  bool
 	// holdOff: no sidecar is tried before this time (set when opening one
@@ -88,22 +74,6 @@ type multiReader struct {
 
 // requestBuffers hold *[]byte for multi-read requests.
 var requestBuffers sync.Pool
-
-// replyBodies hold *[]byte for reply bodies: a caller done with a body
-// (a multi-read reply, decoded into copies) gives it back with putBody, so
-// a 10,000-node read reuses a few buffers instead of one per reply.
-var replyBodies sync.Pool
-
-func getBody(n int) []byte {
-	if p, _ := replyBodies.Get().(*[]byte); p != nil && cap(*p) >= n {
-		return (*p)[:n]
-	}
-	return make([]byte, n)
-}
-
-func putBody(b []byte) {
-	replyBodies.Put(&b)
-}
 
 // newMultiReader makes c's multi-read state; nothing runs until its
 // first use ([Client.multiRead]).
@@ -143,19 +113,19 @@ func (m *multiReader) run() {
 			m.sess = nil
 			m.mu.Unlock()
 			if s != nil {
-				s.close()
+				s.Close()
 			}
 			close(m.done)
 			return
 		case <-t.C:
 			m.mu.Lock()
-			var idle *sideSession
+			var idle *wire.Session
 			if m.sess != nil && time.Since(m.lastUse) > multiReadIdleClose {
 				idle, m.sess = m.sess, nil
 			}
 			m.mu.Unlock()
 			if idle != nil {
-				idle.close()
+				idle.Close()
 			}
 		}
 	}
@@ -175,7 +145,7 @@ func (m *multiReader) usable() bool {
 // session returns a live sidecar session on the member the main connection
 // uses, opening one when there is none (or the old one failed, or the main
 // connection moved to another member).
-func (m *multiReader) session(ctx context.Context) (*sideSession, error) {
+func (m *multiReader) session(ctx context.Context) (*wire.Session, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -184,11 +154,11 @@ func (m *multiReader) session(ctx context.Context) (*sideSession, error) {
 	m.lastUse = time.Now()
 	main := m.c.Server()
 	if s := m.sess; s != nil {
-		if !s.dead() && (main == "" || main == s.addr) {
+		if !s.Dead() && (main == "" || main == s.Addr()) {
 			return s, nil
 		}
 		m.sess = nil
-		go s.close()
+		go s.Close()
 	}
 	addrs := m.c.cfg.Servers
 	if main != "" {
@@ -255,7 +225,7 @@ func (m *multiReader) read(ctx context.Context, abs []string, each NodeFunc) err
 		}
 		err := m.batch(ctx, abs[lo:hi], func(j int, data []byte, st *zk.Stat, err error) { each(lo+j, data, st, err) })
 		<-slots
-		var big replyTooLarge
+		var big wire.ReplyTooLarge
 		switch {
 		case err == nil:
 		case errors.As(err, &big) && hi-lo > 1:
@@ -302,11 +272,11 @@ type batchPart struct {
 // replies fit with an eighth to spare (nodes may grow meanwhile): exactly
 // by each op's size when the drained reply told them, else into equal
 // parts by the total. A single op that cannot fit is read alone.
-func splitBatch(lo, hi int, big replyTooLarge, limit int) []batchPart {
-	const overhead = replyHeaderSize + 9 // reply header and done marker
+func splitBatch(lo, hi int, big wire.ReplyTooLarge, limit int) []batchPart {
+	const overhead = wire.ReplyHeaderSize + 9 // reply header and done marker
 	target := limit * 7 / 8
-	if len(big.opSizes) != hi-lo {
-		parts := (big.size + target - 1) / target
+	if len(big.OpSizes) != hi-lo {
+		parts := (big.Size + target - 1) / target
 		parts = max(2, min(parts, hi-lo))
 		step := (hi - lo + parts - 1) / parts
 		var out []batchPart
@@ -317,7 +287,7 @@ func splitBatch(lo, hi int, big replyTooLarge, limit int) []batchPart {
 	}
 	var out []batchPart
 	start, sum := lo, overhead
-	for i, size := range big.opSizes {
+	for i, size := range big.OpSizes {
 		op := lo + i
 		if overhead+size > limit {
 			if start < op {
@@ -343,8 +313,8 @@ func splitBatch(lo, hi int, big replyTooLarge, limit int) []batchPart {
 // failed under the request.
 func (m *multiReader) batch(ctx context.Context, paths []string, each NodeFunc) error {
 	return m.send(ctx,
-		func(dst []byte, xid int32) []byte { return multiReadRequest(dst, xid, m.lim.opCode, paths) },
-		func(body []byte) error { return decodeMultiReadResponse(body, len(paths), each) })
+		func(dst []byte, xid int32) []byte { return wire.MultiReadRequest(dst, xid, m.lim.opCode, paths) },
+		func(body []byte) error { return wire.DecodeMultiReadResponse(body, len(paths), each) })
 }
 
 // send sends the multi-read request build makes and decodes its reply,
@@ -362,18 +332,18 @@ func (m *multiReader) send(ctx context.Context, build func(dst []byte, xid int32
 		if reqBuf == nil {
 			reqBuf = new([]byte)
 		}
-		body, err := s.call(ctx, func(xid int32) []byte {
+		body, err := s.Call(ctx, func(xid int32) []byte {
 			*reqBuf = build(*reqBuf, xid)
 			return *reqBuf
 		})
 		requestBuffers.Put(reqBuf)
-		var big replyTooLarge
+		var big wire.ReplyTooLarge
 		switch {
 		case err == nil:
 			derr := decode(body)
-			putBody(body) // each was given copies
+			wire.PutBody(body) // each was given copies
 			if derr != nil {
-				s.fail(derr)
+				s.Fail(derr)
 				return derr
 			}
 			m.support.Store(1)
@@ -381,9 +351,9 @@ func (m *multiReader) send(ctx context.Context, build func(dst []byte, xid int32
 		case errors.As(err, &big):
 			m.support.Store(1)
 			return err
-		case errors.Is(err, errMultiReadUnsupported):
+		case errors.Is(err, wire.ErrUnimplemented):
 			m.unsupported(s)
-			return err
+			return fmt.Errorf("%w: %v", errMultiReadUnsupported, err)
 		case ctx.Err() != nil:
 			return ctx.Err()
 		}
@@ -401,48 +371,19 @@ func (m *multiReader) send(ctx context.Context, build func(dst []byte, xid int32
 // unsupported remembers that the server does not serve multi-read and
 // closes the sidecar s, which no request will use again (not leaving it to
 // the server to drop the connection).
-func (m *multiReader) unsupported(s *sideSession) {
+func (m *multiReader) unsupported(s *wire.Session) {
 	m.support.Store(-1)
 	m.mu.Lock()
 	if m.sess == s {
 		m.sess = nil
 	}
 	m.mu.Unlock()
-	s.close()
-}
-
-// sideSession is one sidecar connection with its session: requests are
-// pipelined (written under wmu, answered in order by the reader goroutine).
-type sideSession struct {
-	addr     string
-	conn     net.Conn
-	timeout  time.Duration // negotiated session timeout
-	maxReply int           // bigger replies are drained and refused
-	id       int64         // session id
-	pongs    atomic.Int64  // ping replies received
-	closedOK atomic.Bool   // the server answered closeSession
-	drained  atomic.Int64  // replies drained as too large
-
-	wmu sync.Mutex
-	xid atomic.Int32
-
-	pmu     sync.Mutex
-	pending map[int32]chan sideReply
-	err     error // why the session ended (under pmu)
-
-	done chan struct{} // closed when the reader ends
-	stop chan struct{} // closed to stop the pinger
-	once sync.Once
-}
-
-type sideReply struct {
-	body []byte
-	err  error
+	s.Close()
 }
 
 // openSideSession dials addr (TLS when configured), opens a session and
 // sends the client's credentials, all within multiReadDialTimeout.
-func openSideSession(ctx context.Context, c *Client, addr string, maxReply int) (*sideSession, error) {
+func openSideSession(ctx context.Context, c *Client, addr string, maxReply int) (*wire.Session, error) {
 	deadline := time.Now().Add(multiReadDialTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -458,7 +399,15 @@ func openSideSession(ctx context.Context, c *Client, addr string, maxReply int) 
 	stopWatch := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
 	defer stopWatch()
 	conn.SetDeadline(deadline)
-	s, err := handshake(conn, addr, c.cfg)
+	timeout := c.cfg.SessionTimeout
+	if timeout <= 0 {
+		timeout = DefaultSessionTimeout
+	}
+	auth := make([]wire.Auth, len(c.cfg.Auth))
+	for i, a := range c.cfg.Auth {
+		auth[i] = wire.Auth{Scheme: a.Scheme, Secret: a.Secret}
+	}
+	s, err := wire.Handshake(conn, addr, timeout, auth)
 	if err != nil {
 		conn.Close()
 		if ctx.Err() != nil {
@@ -467,252 +416,6 @@ func openSideSession(ctx context.Context, c *Client, addr string, maxReply int) 
 		return nil, fmt.Errorf("multi-read session with %s: %w", addr, err)
 	}
 	conn.SetDeadline(time.Time{})
-	s.maxReply = maxReply
-	go s.readLoop()
-	go s.pingLoop()
+	s.Start(maxReply)
 	return s, nil
-}
-
-// handshake opens the session and authenticates on a fresh connection.
-func handshake(conn net.Conn, addr string, cfg Config) (*sideSession, error) {
-	timeout := cfg.SessionTimeout
-	if timeout <= 0 {
-		timeout = DefaultSessionTimeout
-	}
-	if _, err := conn.Write(connectRequest(int32(timeout / time.Millisecond))); err != nil {
-		return nil, err
-	}
-	pkt, err := readPacket(conn, 1<<10)
-	if err != nil {
-		return nil, fmt.Errorf("read connect response: %w", err)
-	}
-	cr, err := decodeConnectResponse(pkt)
-	if err != nil {
-		return nil, err
-	}
-	if cr.TimeoutMs <= 0 {
-		return nil, errors.New("the server refused the session")
-	}
-	for _, a := range cfg.Auth {
-		if _, err := conn.Write(authRequest(a.Scheme, a.Secret)); err != nil {
-			return nil, fmt.Errorf("send %s credentials: %w", a.Scheme, err)
-		}
-		for {
-			pkt, err := readPacket(conn, 1<<10)
-			if err != nil {
-				return nil, fmt.Errorf("send %s credentials: %w", a.Scheme, err)
-			}
-			r := &juteReader{b: pkt}
-			xid, _, code := r.int32(), r.int64(), r.int32()
-			if r.err != nil {
-				return nil, r.err
-			}
-			if xid != xidAuth {
-				continue // a notification (none expected) or a ping
-			}
-			if code == codeAuthFailed {
-				return nil, fmt.Errorf("the server refused the %s credentials: %w", a.Scheme, zk.ErrAuthFailed)
-			}
-			if code != codeOK {
-				return nil, fmt.Errorf("send %s credentials: %w", a.Scheme, codeError(code))
-			}
-			break
-		}
-	}
-	return &sideSession{
-		addr: addr, conn: conn, timeout: time.Duration(cr.TimeoutMs) * time.Millisecond, id: cr.SessionID,
-		pending: map[int32]chan sideReply{}, done: make(chan struct{}), stop: make(chan struct{}),
-	}, nil
-}
-
-// readPacket reads one length-prefixed packet of at most limit bytes.
-func readPacket(r io.Reader, limit int) ([]byte, error) {
-	var lb [4]byte
-	if _, err := io.ReadFull(r, lb[:]); err != nil {
-		return nil, err
-	}
-	n := int(int32(binary.BigEndian.Uint32(lb[:])))
-	if n < 0 || n > limit {
-		return nil, fmt.Errorf("packet length %d out of range", n)
-	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// call sends the request build makes for a fresh xid and waits for its
-// reply body (after the reply header). A reply with an error code fails the
-// call; unknown op code 22 gives errMultiReadUnsupported.
-func (s *sideSession) call(ctx context.Context, build func(xid int32) []byte) ([]byte, error) {
-	xid := s.xid.Add(1) & 0x7fffffff
-	ch := make(chan sideReply, 1)
-	s.pmu.Lock()
-	if s.err != nil {
-		err := s.err
-		s.pmu.Unlock()
-		return nil, err
-	}
-	s.pending[xid] = ch
-	s.pmu.Unlock()
-	defer func() {
-		s.pmu.Lock()
-		delete(s.pending, xid)
-		s.pmu.Unlock()
-	}()
-	if err := s.write(build(xid)); err != nil {
-		return nil, err
-	}
-	readLimit := time.NewTimer(s.timeout * 2 / 3)
-	defer readLimit.Stop()
-	select {
-	case r := <-ch:
-		return r.body, r.err
-	case <-s.done:
-		select {
-		case r := <-ch:
-			return r.body, r.err
-		default:
-		}
-		s.pmu.Lock()
-		defer s.pmu.Unlock()
-		return nil, s.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-readLimit.C:
-		err := fmt.Errorf("no reply from %s within %s", s.addr, s.timeout*2/3)
-		s.fail(err)
-		return nil, err
-	}
-}
-
-// write sends one framed packet.
-func (s *sideSession) write(pkt []byte) error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.conn.SetWriteDeadline(time.Now().Add(s.timeout * 2 / 3))
-	if _, err := s.conn.Write(pkt); err != nil {
-		err = fmt.Errorf("write to %s: %w", s.addr, err)
-		s.fail(err)
-		return err
-	}
-	return nil
-}
-
-// readLoop hands each reply to its caller; a reply bigger than maxReply
-// is drained and answered with replyTooLarge.
-func (s *sideSession) readLoop() {
-	defer close(s.done)
-	br := bufio.NewReaderSize(s.conn, 64<<10)
-	var hdr [4 + replyHeaderSize]byte
-	for {
-		// The pinger makes the server answer at least every timeout/3.
-		s.conn.SetReadDeadline(time.Now().Add(s.timeout * 2 / 3))
-		if _, err := io.ReadFull(br, hdr[:4]); err != nil {
-			s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
-			return
-		}
-		n := int(int32(binary.BigEndian.Uint32(hdr[:4])))
-		if n < replyHeaderSize || n > 1<<30 {
-			s.fail(fmt.Errorf("reply length %d from %s out of range", n, s.addr))
-			return
-		}
-		if _, err := io.ReadFull(br, hdr[4:]); err != nil {
-			s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
-			return
-		}
-		xid := int32(binary.BigEndian.Uint32(hdr[4:8]))
-		code := int32(binary.BigEndian.Uint32(hdr[16:20]))
-		rest := n - replyHeaderSize
-		if xid == xidPing {
-			s.pongs.Add(1)
-		}
-		s.pmu.Lock()
-		ch := s.pending[xid]
-		s.pmu.Unlock()
-		var reply sideReply
-		switch {
-		case ch == nil || xid == xidPing || xid == xidNotification:
-			if _, err := io.CopyN(io.Discard, br, int64(rest)); err != nil {
-				s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
-				return
-			}
-			continue
-		case n > s.maxReply:
-			// Drained, noting each op's size on the way when it parses.
-			lr := &io.LimitedReader{R: br, N: int64(rest)}
-			var sizes []int
-			if code == codeOK {
-				sizes = scanMultiReadSizes(lr)
-			}
-			if _, err := io.Copy(io.Discard, lr); err != nil || lr.N > 0 {
-				s.fail(fmt.Errorf("read from %s: %v", s.addr, err))
-				return
-			}
-			s.drained.Add(1)
-			reply.err = replyTooLarge{size: n, limit: s.maxReply, opSizes: sizes}
-		default:
-			body := getBody(rest)
-			if _, err := io.ReadFull(br, body); err != nil {
-				s.fail(fmt.Errorf("read from %s: %w", s.addr, err))
-				return
-			}
-			reply.body = body
-		}
-		if code == codeUnimplemented {
-			reply = sideReply{err: errMultiReadUnsupported}
-		} else if code != codeOK {
-			reply = sideReply{err: fmt.Errorf("multi-read on %s: %w", s.addr, codeError(code))}
-		}
-		ch <- reply // buffered, one reply per xid
-	}
-}
-
-// pingLoop keeps the session alive.
-func (s *sideSession) pingLoop() {
-	t := time.NewTicker(s.timeout / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-s.done:
-			return
-		case <-t.C:
-			if s.write(frame(requestHeader(xidPing, opPing).b)) != nil {
-				return
-			}
-		}
-	}
-}
-
-// dead says whether the session has failed.
-func (s *sideSession) dead() bool {
-	s.pmu.Lock()
-	defer s.pmu.Unlock()
-	return s.err != nil
-}
-
-// fail ends the session with err (the first reason sticks).
-func (s *sideSession) fail(err error) {
-	s.pmu.Lock()
-	if s.err == nil {
-		s.err = err
-	}
-	s.pmu.Unlock()
-	s.once.Do(func() { close(s.stop) })
-	s.conn.Close()
-}
-
-// close ends the session properly: closeSession, wait briefly for the
-// answer, then close the connection.
-func (s *sideSession) close() {
-	if !s.dead() {
-		closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := s.call(closeCtx, func(xid int32) []byte { return frame(requestHeader(xid, opCloseSession).b) })
-		cancel()
-		s.closedOK.Store(err == nil)
-	}
-	s.fail(errors.New("multi-read session closed"))
 }

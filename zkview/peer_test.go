@@ -106,7 +106,7 @@ func TestOwnConnectionsNameWhatAnswers(t *testing.T) {
 		s, err := openSideSession(ctx, c, addr, defaultMultiReadLimits.maxReply)
 		cancel()
 		if err == nil {
-			s.conn.Close()
+			s.Conn().Close()
 		}
 		if !peer.IsMismatch(err) || !strings.Contains(err.Error(), want) {
 			t.Errorf("multi-read session with %s: %v; want %q", addr, err, want)

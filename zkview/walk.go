@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/wire"
 	"slices"
 	"sort"
 	"sync"
@@ -84,7 +85,7 @@ func (c *Client) Walk(ctx context.Context, root string, o WalkOptions, visit Wal
 // walkOp is one request of the walk: a listing (path, depth) or the read
 // of child i of dir.
 type walkOp struct {
-	op    readOp
+	op    wire.ReadOp
 	path  string
 	depth int
 	dir   *walkPending
@@ -99,7 +100,7 @@ type walkPending struct {
 
 type walkBatch struct {
 	ops []walkOp
-	res []readResult
+	res []wire.ReadResult
 	err error
 }
 
@@ -147,7 +148,7 @@ func (w *walker) run(ctx context.Context) error {
 			ops := w.take()
 			inFlight++
 			go func() {
-				res := make([]readResult, len(ops))
+				res := make([]wire.ReadResult, len(ops))
 				err := w.do(ctx, ops, res)
 				done <- walkBatch{ops: ops, res: res, err: err}
 			}()
@@ -181,8 +182,8 @@ func (w *walker) run(ctx context.Context) error {
 func (w *walker) take() []walkOp {
 	var ops []walkOp
 	size := 0
-	fits := func(op readOp) bool {
-		sz := 9 + 4 + len(op.path) + 1
+	fits := func(op wire.ReadOp) bool {
+		sz := 9 + 4 + len(op.Path) + 1
 		if len(ops) >= w.m.lim.maxOps || len(ops) > 0 && size+sz > w.m.lim.maxRequest {
 			return false
 		}
@@ -206,7 +207,7 @@ func (w *walker) take() []walkOp {
 			if e.root {
 				p = e.dir
 			}
-			op := readOp{opGetChildren, w.c.Abs(p)}
+			op := wire.ReadOp{Code: wire.OpGetChildren, Path: w.c.Abs(p)}
 			if !fits(op) {
 				return ops
 			}
@@ -221,33 +222,33 @@ func (w *walker) take() []walkOp {
 
 // handle takes one answer: a listing goes to the visitor (or waits for
 // its children's data), a child's data completes its directory.
-func (w *walker) handle(op *walkOp, r *readResult) error {
+func (w *walker) handle(op *walkOp, r *wire.ReadResult) error {
 	if op.dir != nil {
 		p := op.dir
 		if op.i < 0 {
-			p.d.Stat = r.stat // zero when the directory vanished meanwhile
+			p.d.Stat = r.Stat // zero when the directory vanished meanwhile
 		} else {
 			n := &p.d.Nodes[op.i]
 			n.Path = op.path
-			n.Data, n.Stat, n.Err = r.data, r.stat, r.err
+			n.Data, n.Stat, n.Err = r.Data, r.Stat, r.Err
 		}
 		if p.left--; p.left == 0 {
 			w.deliver(&p.d)
 		}
 		return nil
 	}
-	if r.err != nil {
+	if r.Err != nil {
 		if !w.rootDone {
-			return fmt.Errorf("list children of %s: %w", op.path, Explain(r.err))
+			return fmt.Errorf("list children of %s: %w", op.path, Explain(r.Err))
 		}
-		w.visit(&WalkDir{Path: op.path, Depth: op.depth, Err: fmt.Errorf("list children of %s: %w", op.path, Explain(r.err))})
+		w.visit(&WalkDir{Path: op.path, Depth: op.depth, Err: fmt.Errorf("list children of %s: %w", op.path, Explain(r.Err))})
 		return nil
 	}
 	w.rootDone = true
 	if w.o.PreOrder {
-		sort.Strings(r.names)
+		sort.Strings(r.Names)
 	}
-	d := WalkDir{Path: op.path, Depth: op.depth, Names: r.names}
+	d := WalkDir{Path: op.path, Depth: op.depth, Names: r.Names}
 	if w.o.Read == nil || !w.o.Read(d.Path, d.Names) {
 		w.deliver(&d)
 		return nil
@@ -260,12 +261,12 @@ func (w *walker) handle(op *walkOp, r *readResult) error {
 	p := &walkPending{d: d, left: len(d.Names)}
 	if w.o.DirStat {
 		p.left++
-		w.reads = append(w.reads, walkOp{op: readOp{opGetData, w.c.Abs(d.Path)}, dir: p, i: -1})
+		w.reads = append(w.reads, walkOp{op: wire.ReadOp{Code: wire.OpGetData, Path: w.c.Abs(d.Path)}, dir: p, i: -1})
 	}
 	w.reads = slices.Grow(w.reads, len(d.Names))
 	for i, name := range d.Names {
 		np := Join(d.Path, name)
-		w.reads = append(w.reads, walkOp{op: readOp{opGetData, w.c.Abs(np)}, path: np, dir: p, i: i})
+		w.reads = append(w.reads, walkOp{op: wire.ReadOp{Code: wire.OpGetData, Path: w.c.Abs(np)}, path: np, dir: p, i: i})
 	}
 	return nil
 }
@@ -306,13 +307,13 @@ func (w *walker) deliver(d *WalkDir) {
 
 // do runs one batch: one multi-read request (split when its reply is too
 // big), or pipelined requests when the server has no multi-read.
-func (w *walker) do(ctx context.Context, ops []walkOp, res []readResult) error {
+func (w *walker) do(ctx context.Context, ops []walkOp, res []wire.ReadResult) error {
 	if w.m.usable() {
-		rops := make([]readOp, len(ops))
+		rops := make([]wire.ReadOp, len(ops))
 		for i := range ops {
 			rops[i] = ops[i].op
 		}
-		err := w.m.readOps(ctx, rops, func(j int, r readResult) { res[j] = r })
+		err := w.m.readOps(ctx, rops, func(j int, r wire.ReadResult) { res[j] = r })
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -321,7 +322,7 @@ func (w *walker) do(ctx context.Context, ops []walkOp, res []readResult) error {
 }
 
 // pipelined answers ops with concurrent requests on the main connection.
-func (w *walker) pipelined(ctx context.Context, ops []walkOp, res []readResult) error {
+func (w *walker) pipelined(ctx context.Context, ops []walkOp, res []wire.ReadResult) error {
 	var wg sync.WaitGroup
 	var closed error
 	var mu sync.Mutex
@@ -336,9 +337,9 @@ func (w *walker) pipelined(ctx context.Context, ops []walkOp, res []readResult) 
 		go func(j int) {
 			defer func() { <-w.sem; wg.Done() }()
 			res[j] = w.c.readOne(ops[j].op)
-			if errors.Is(res[j].err, zk.ErrConnectionClosed) {
+			if errors.Is(res[j].Err, zk.ErrConnectionClosed) {
 				mu.Lock()
-				closed = res[j].err
+				closed = res[j].Err
 				mu.Unlock()
 			}
 		}(j)
@@ -351,26 +352,26 @@ func (w *walker) pipelined(ctx context.Context, ops []walkOp, res []readResult) 
 }
 
 // readOne answers one op on the main connection.
-func (c *Client) readOne(op readOp) readResult {
-	if op.code == opGetChildren {
-		names, _, err := c.Conn().Children(op.path)
-		return readResult{names: names, err: err}
+func (c *Client) readOne(op wire.ReadOp) wire.ReadResult {
+	if op.Code == wire.OpGetChildren {
+		names, _, err := c.Conn().Children(op.Path)
+		return wire.ReadResult{Names: names, Err: err}
 	}
-	data, st, err := c.Conn().Get(op.path)
+	data, st, err := c.Conn().Get(op.Path)
 	if err != nil {
-		return readResult{err: err}
+		return wire.ReadResult{Err: err}
 	}
-	return readResult{data: data, stat: *st}
+	return wire.ReadResult{Data: data, Stat: *st}
 }
 
 // readOps sends ops as one multi-read request; a reply too big is split
 // and the parts sent again, an op too big for any reply is answered on the
 // main connection.
-func (m *multiReader) readOps(ctx context.Context, ops []readOp, each func(j int, r readResult)) error {
+func (m *multiReader) readOps(ctx context.Context, ops []wire.ReadOp, each func(j int, r wire.ReadResult)) error {
 	err := m.send(ctx,
-		func(dst []byte, xid int32) []byte { return multiReadOpsRequest(dst, xid, m.lim.opCode, ops) },
-		func(body []byte) error { return decodeMultiReadOps(body, len(ops), each) })
-	var big replyTooLarge
+		func(dst []byte, xid int32) []byte { return wire.MultiReadOpsRequest(dst, xid, m.lim.opCode, ops) },
+		func(body []byte) error { return wire.DecodeMultiReadOps(body, len(ops), each) })
+	var big wire.ReplyTooLarge
 	if !errors.As(err, &big) {
 		return err
 	}
@@ -384,7 +385,7 @@ func (m *multiReader) readOps(ctx context.Context, ops []readOp, each func(j int
 			continue
 		}
 		lo := g.lo
-		if err := m.readOps(ctx, ops[g.lo:g.hi], func(j int, r readResult) { each(lo+j, r) }); err != nil {
+		if err := m.readOps(ctx, ops[g.lo:g.hi], func(j int, r wire.ReadResult) { each(lo+j, r) }); err != nil {
 			return err
 		}
 	}

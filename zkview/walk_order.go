@@ -1,6 +1,10 @@
 package zkview
 
-import "container/heap"
+import (
+	"container/heap"
+
+	"github.com/zkscope/zkscope/zkview/wire"
+)
 
 // The pre-order of [WalkOptions.PreOrder]: the listings waiting to be
 // sent are taken earliest first in the depth-first order of the sorted
@@ -11,7 +15,7 @@ import "container/heap"
 // by the batches in flight, not by the tree's width.
 
 // takePreOrder adds the earliest waiting listings to ops, as many as fit.
-func (w *walker) takePreOrder(ops []walkOp, fits func(readOp) bool) []walkOp {
+func (w *walker) takePreOrder(ops []walkOp, fits func(wire.ReadOp) bool) []walkOp {
 	q := (*preOrderQueue)(&w.expand)
 	ahead := 0 // children the listings taken bring
 	for len(w.expand) > 0 && len(ops) < w.m.lim.maxOps {
@@ -24,7 +28,7 @@ func (w *walker) takePreOrder(ops []walkOp, fits func(readOp) bool) []walkOp {
 			ahead += k
 		}
 		p := e.key
-		op := readOp{opGetChildren, w.c.Abs(p)}
+		op := wire.ReadOp{Code: wire.OpGetChildren, Path: w.c.Abs(p)}
 		if !fits(op) {
 			break
 		}

@@ -104,7 +104,7 @@ func TestWalk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m := c.multiRead(); mode == "split" && (m.sess == nil || m.sess.drained.Load() == 0) {
+			if m := c.multiRead(); mode == "split" && (m.sess == nil || m.sess.Drained() == 0) {
 				t.Error("no reply was split")
 			}
 			if fmt.Sprint(failed) != fmt.Sprint([]string{root + "/secret"}) {

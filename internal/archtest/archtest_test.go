@@ -58,6 +58,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"recipe model imports", []Package{{Path: "lockops", Imports: []string{"zkview"}}}, nil, "lockops imports zkview: lockops imports nothing"},
 		{"data layer imports locks", []Package{{Path: "zkview", Imports: []string{"lockops/scan"}}}, nil, "zkview is a data layer"},
 		{"data layer imports config", []Package{{Path: "redisview", Imports: []string{"config"}}}, nil, "redisview is a data layer"},
+		{"protocol package imports a client", []Package{{Path: "zkview/wire", Imports: []string{"zkview"}}}, nil, "zkview/wire imports only zkview/jute"},
+		{"codec imports", []Package{{Path: "zkview/jute", Imports: []string{"peer"}}}, nil, "zkview/jute imports nothing"},
 		{"data layers mix", []Package{{Path: "redisview", Imports: []string{"zkview"}}}, nil, "data layers do not import each other"},
 		{"lock packages upward", []Package{{Path: "lockops/scan", Imports: []string{"lockops/report"}}}, nil, "not one of the lock packages' imports"},
 		{"lock package imports ui", []Package{{Path: "lockops/take", Imports: []string{"ui/common"}}}, nil, "lock packages import no ui"},

@@ -6,11 +6,20 @@ import "strings"
 // a folder covers the packages below it too.
 
 // leaves import nothing of the module.
-var leaves = []string{"lockops", "printable", "peer", "themes", "internal/archtest"}
+var leaves = []string{"lockops", "printable", "peer", "themes", "zkview/jute", "internal/archtest"}
 
 // dataLayers talk to one kind of server each; they import no lock, ui,
 // command or config package, and not each other.
 var dataLayers = []string{"zkview", "redisview"}
+
+// protocolEdges are the only imports of zkscope allowed to the packages
+// that speak or read ZooKeeper's formats below zkview: they know nothing of
+// a client, each other's jobs, or anything above them.
+var protocolEdges = map[string][]string{
+	"zkview/wire":   {"zkview/jute"},
+	"zkview/txnlog": {"zkview/jute"},
+	"zkview/fourlw": {"peer"},
+}
 
 // lockEdges are the imports allowed between the lock packages (lockops/X;
 // every one may import the recipe model, lockops): one way down, from
@@ -47,7 +56,7 @@ func forbidden(from, to string, l Limits) string {
 	if to == "internal/archtest" {
 		return "the architecture rules are imported by nothing"
 	}
-	for _, rule := range []func(from, to string) string{leafRule, dataRule, lockRule, uiRule, cmdRule} {
+	for _, rule := range []func(from, to string) string{leafRule, protocolRule, dataRule, lockRule, uiRule, cmdRule} {
 		if why := rule(from, to); why != "" {
 			return why
 		}
@@ -62,6 +71,19 @@ func leafRule(from, to string) string {
 		}
 	}
 	return ""
+}
+
+func protocolRule(from, to string) string {
+	allowed, ok := protocolEdges[from]
+	if !ok {
+		return ""
+	}
+	for _, a := range allowed {
+		if to == a {
+			return ""
+		}
+	}
+	return from + " imports only " + strings.Join(allowed, ", ") + " of zkscope"
 }
 
 func dataRule(from, to string) string {

@@ -2,89 +2,20 @@ package txnlog
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
+	"github.com/zkscope/zkscope/zkview/jute"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 )
 
-// errShort is a record that ends before its fields do.
-var errShort = errors.New("record ends early")
-
-// decoder reads jute's binary encoding (big-endian integers, length-prefixed
-// buffers, strings and vectors; -1 for null) from one entry's bytes. The
-// first failure sticks: later reads return zero values, and err says why.
-type decoder struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (d *decoder) left() int { return len(d.b) - d.off }
-
-// fail records err (the first one) and makes every later read fail too.
-func (d *decoder) fail(err error) {
-	if d.err == nil {
-		d.err = err
-	}
-	d.off = len(d.b)
-}
-
-// take returns the next n bytes, sharing d.b.
-func (d *decoder) take(n int) []byte {
-	if n < 0 || n > d.left() {
-		d.fail(errShort)
-		return nil
-	}
-	d.off += n
-	return d.b[d.off-n : d.off : d.off]
-}
-
-// need consumes n bytes, or fails.
-func (d *decoder) need(n int) bool {
-	if d.left() < n {
-		d.fail(errShort)
-		return false
-	}
-	d.off += n
-	return true
-}
-
-func (d *decoder) int32() int32 {
-	if !d.need(4) {
-		return 0
-	}
-	return int32(binary.BigEndian.Uint32(d.b[d.off-4:]))
-}
-
-func (d *decoder) int64() int64 {
-	if !d.need(8) {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(d.b[d.off-8:]))
-}
-
-func (d *decoder) bool() bool {
-	return d.need(1) && d.b[d.off-1] != 0
-}
-
-// buffer returns a jute buffer (nil for a null one), sharing d's bytes.
-func (d *decoder) buffer() []byte {
-	n := d.int32()
-	if d.err != nil || n == -1 {
-		return nil
-	}
-	if n < -1 {
-		d.fail(fmt.Errorf("negative length %d", n))
-		return nil
-	}
-	return d.take(int(n))
-}
+// decoder reads one entry's records (jute, through [jute.Reader]): the
+// first failure sticks, later reads return zero values.
+type decoder struct{ jute.Reader }
 
 // str returns a jute ustring.
 func (d *decoder) str() string {
-	return internString(d.buffer())
+	return internString(d.Buffer())
 }
 
 // internString converts p, without allocating for the names ACLs repeat.
@@ -110,25 +41,12 @@ func internString(p []byte) string {
 	return string(p)
 }
 
-// count reads a vector's length; a null vector (-1) has none.
-func (d *decoder) count() int {
-	n := d.int32()
-	if n < -1 || int(n) > d.left() {
-		d.fail(fmt.Errorf("bad vector length %d", n))
-		return 0
-	}
-	if n == -1 {
-		return 0
-	}
-	return int(n)
-}
-
 // acls appends a vector of ACL to arena and returns the appended part.
 func (d *decoder) acls(arena *[]zk.ACL) []zk.ACL {
-	n := d.count()
+	n := d.Count()
 	start := len(*arena)
-	for i := 0; i < n && d.err == nil; i++ {
-		perms := d.int32()
+	for i := 0; i < n && d.Err() == nil; i++ {
+		perms := d.Int32()
 		scheme := d.str()
 		id := d.str()
 		*arena = append(*arena, zk.ACL{Perms: perms, Scheme: scheme, ID: id})
@@ -142,10 +60,10 @@ const headerSize = 8 + 4 + 8 + 8 + 4
 
 // header reads a TxnHeader into t, its length checked once.
 func (d *decoder) header(t *Txn) {
-	if !d.need(headerSize) {
+	h := d.Take(headerSize)
+	if h == nil {
 		return
 	}
-	h := d.b[d.off-headerSize : d.off]
 	t.Session = int64(binary.BigEndian.Uint64(h))
 	t.Cxid = int32(binary.BigEndian.Uint32(h[8:]))
 	t.Zxid = int64(binary.BigEndian.Uint64(h[12:]))
@@ -165,17 +83,17 @@ type parseState struct {
 // into a Txn whose slices share b and st.
 func (st *parseState) parseEntry(b []byte) (Txn, error) {
 	st.acls, st.ops, st.deletes = st.acls[:0], st.ops[:0], st.deletes[:0]
-	d := decoder{b: b}
+	d := decoder{jute.NewReader(b)}
 	var t Txn
 	d.header(&t)
-	if d.err != nil {
-		return t, fmt.Errorf("transaction header: %w", d.err)
+	if d.Err() != nil {
+		return t, fmt.Errorf("transaction header: %w", d.Err())
 	}
 	if err := st.record(&d, &t); err != nil {
 		return t, fmt.Errorf("%s record of zxid 0x%x: %w", t.Op, t.Zxid, err)
 	}
-	if d.left() >= 12 {
-		st.digest = Digest{Version: d.int32(), TreeDigest: d.int64()}
+	if d.Left() >= 12 {
+		st.digest = Digest{Version: d.Int32(), TreeDigest: d.Int64()}
 		t.Digest = &st.digest
 	}
 	return t, nil
@@ -185,11 +103,11 @@ func (st *parseState) parseEntry(b []byte) (Txn, error) {
 func (st *parseState) record(d *decoder, t *Txn) error {
 	switch t.Op {
 	case OpCreateSession:
-		t.Timeout = d.int32()
+		t.Timeout = d.Int32()
 	case OpCloseSession:
 		// Servers before 3.6 (or with closeSessionTxn disabled) write
 		// no record: nothing, or only the digest, follows.
-		if d.left() != 0 && d.left() != 12 {
+		if d.Left() != 0 && d.Left() != 12 {
 			st.closeSession(d, t)
 		}
 	case OpMulti:
@@ -197,12 +115,12 @@ func (st *parseState) record(d *decoder, t *Txn) error {
 	default:
 		return st.simple(d, t)
 	}
-	return d.err
+	return d.Err()
 }
 
 func (st *parseState) closeSession(d *decoder, t *Txn) {
-	n := d.count()
-	for i := 0; i < n && d.err == nil; i++ {
+	n := d.Count()
+	for i := 0; i < n && d.Err() == nil; i++ {
 		st.deletes = append(st.deletes, d.str())
 	}
 	t.Deletes = st.deletes[:len(st.deletes):len(st.deletes)]
@@ -212,48 +130,48 @@ func (st *parseState) closeSession(d *decoder, t *Txn) {
 func (st *parseState) simple(d *decoder, t *Txn) error {
 	switch t.Op {
 	case OpCreate, OpCreate2:
-		t.Path, t.Data, t.ACL = d.str(), d.buffer(), d.acls(&st.acls)
-		t.Ephemeral = d.bool()
-		if d.err == nil && d.left() == 0 {
+		t.Path, t.Data, t.ACL = d.str(), d.Buffer(), d.acls(&st.acls)
+		t.Ephemeral = d.Bool()
+		if d.Err() == nil && d.Left() == 0 {
 			t.ParentCVersion = -1 // a version 0 create: no parent cversion
 		} else {
-			t.ParentCVersion = d.int32()
+			t.ParentCVersion = d.Int32()
 		}
 	case OpCreateContainer:
-		t.Path, t.Data, t.ACL = d.str(), d.buffer(), d.acls(&st.acls)
-		t.ParentCVersion = d.int32()
+		t.Path, t.Data, t.ACL = d.str(), d.Buffer(), d.acls(&st.acls)
+		t.ParentCVersion = d.Int32()
 	case OpCreateTTL:
-		t.Path, t.Data, t.ACL = d.str(), d.buffer(), d.acls(&st.acls)
-		t.ParentCVersion, t.TTL = d.int32(), d.int64()
+		t.Path, t.Data, t.ACL = d.str(), d.Buffer(), d.acls(&st.acls)
+		t.ParentCVersion, t.TTL = d.Int32(), d.Int64()
 	case OpDelete, OpDeleteContainer:
 		t.Path = d.str()
 	case OpSetData, OpReconfig:
-		t.Path, t.Data, t.Version = d.str(), d.buffer(), d.int32()
+		t.Path, t.Data, t.Version = d.str(), d.Buffer(), d.Int32()
 	case OpCheck:
-		t.Path, t.Version = d.str(), d.int32()
+		t.Path, t.Version = d.str(), d.Int32()
 	case OpSetACL:
-		t.Path, t.ACL, t.Version = d.str(), d.acls(&st.acls), d.int32()
+		t.Path, t.ACL, t.Version = d.str(), d.acls(&st.acls), d.Int32()
 	case OpError:
-		t.Err = d.int32()
+		t.Err = d.Int32()
 	default:
 		return fmt.Errorf("unknown transaction type %d", int32(t.Op))
 	}
-	return d.err
+	return d.Err()
 }
 
 // multi decodes a MultiTxn: a vector of (type, record bytes).
 func (st *parseState) multi(d *decoder, t *Txn) {
-	n := d.count()
-	for i := 0; i < n && d.err == nil; i++ {
+	n := d.Count()
+	for i := 0; i < n && d.Err() == nil; i++ {
 		sub := Txn{Session: t.Session, Cxid: t.Cxid, Zxid: t.Zxid, Time: t.Time}
-		sub.Op = Op(d.int32())
-		rec := d.buffer()
-		if d.err != nil {
+		sub.Op = Op(d.Int32())
+		rec := d.Buffer()
+		if d.Err() != nil {
 			break
 		}
-		sd := decoder{b: rec}
+		sd := decoder{jute.NewReader(rec)}
 		if err := st.simple(&sd, &sub); err != nil {
-			d.fail(fmt.Errorf("multi op %d (%s): %w", i, sub.Op, err))
+			d.Fail(fmt.Errorf("multi op %d (%s): %w", i, sub.Op, err))
 			break
 		}
 		st.ops = append(st.ops, sub)

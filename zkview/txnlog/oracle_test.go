@@ -229,7 +229,7 @@ func javaString(b []byte) string {
 // encodeRecord serialises a multi's sub-operation back into jute, the bytes
 // the toolkit prints: a round trip of what the reader decoded.
 func encodeRecord(t Txn) []byte {
-	var e jute
+	var e recordWriter
 	switch t.Op {
 	case OpCreate, OpCreate2:
 		e.str(t.Path).buf(t.Data).acls(t.ACL).bool(t.Ephemeral).i32(t.ParentCVersion)
@@ -251,20 +251,20 @@ func encodeRecord(t Txn) []byte {
 	return e.b
 }
 
-// jute writes jute's binary encoding, for tests.
-type jute struct{ b []byte }
+// recordWriter writes jute's binary encoding, for tests.
+type recordWriter struct{ b []byte }
 
-func (e *jute) i32(v int32) *jute {
+func (e *recordWriter) i32(v int32) *recordWriter {
 	e.b = binary.BigEndian.AppendUint32(e.b, uint32(v))
 	return e
 }
 
-func (e *jute) i64(v int64) *jute {
+func (e *recordWriter) i64(v int64) *recordWriter {
 	e.b = binary.BigEndian.AppendUint64(e.b, uint64(v))
 	return e
 }
 
-func (e *jute) bool(v bool) *jute {
+func (e *recordWriter) bool(v bool) *recordWriter {
 	if v {
 		e.b = append(e.b, 1)
 	} else {
@@ -273,7 +273,7 @@ func (e *jute) bool(v bool) *jute {
 	return e
 }
 
-func (e *jute) buf(p []byte) *jute {
+func (e *recordWriter) buf(p []byte) *recordWriter {
 	if p == nil {
 		return e.i32(-1)
 	}
@@ -282,9 +282,9 @@ func (e *jute) buf(p []byte) *jute {
 	return e
 }
 
-func (e *jute) str(s string) *jute { return e.buf([]byte(s)) }
+func (e *recordWriter) str(s string) *recordWriter { return e.buf([]byte(s)) }
 
-func (e *jute) acls(acls []zk.ACL) *jute {
+func (e *recordWriter) acls(acls []zk.ACL) *recordWriter {
 	e.i32(int32(len(acls)))
 	for _, a := range acls {
 		e.i32(a.Perms).str(a.Scheme).str(a.ID)

@@ -336,7 +336,7 @@ func rawEntries(b []byte) [][]byte {
 // appendEntry appends a log entry (checksum, length, bytes, 'B') for a
 // setData of data at zxid.
 func appendEntry(b []byte, zxid int64, data []byte) []byte {
-	var e jute
+	var e recordWriter
 	e.i64(0x1234).i32(7).i64(zxid).i64(1_700_000_000_000).i32(int32(OpSetData))
 	e.str("/big").buf(data).i32(3)
 	b = binary.BigEndian.AppendUint64(b, uint64(adler32.Checksum(e.b)))

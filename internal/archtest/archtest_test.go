@@ -22,6 +22,43 @@ func TestArchitecture(t *testing.T) {
 	}
 }
 
+// TestArchitectureMap: ARCHITECTURE.md names every package, each in a row
+// of at most MaxOwnsCell characters.
+func TestArchitectureMap(t *testing.T) {
+	_, pkgs := modulePackages(t)
+	md, err := os.ReadFile(filepath.Join(moduleRoot(t), "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, p := range pkgs {
+		paths = append(paths, p.Path)
+	}
+	for _, v := range CheckMap(string(md), paths) {
+		t.Error(v)
+	}
+}
+
+// TestMapCatchesViolations: a package the map does not name and a row too
+// long are reported.
+func TestMapCatchesViolations(t *testing.T) {
+	md := "| `main.go` | The root. |\n| `zkview/` | " + strings.Repeat("x", MaxOwnsCell+1) + " |\n"
+	got := CheckMap(md, []string{".", "zkview", "redisview"})
+	var text []string
+	for _, v := range got {
+		text = append(text, v.String())
+	}
+	all := strings.Join(text, "\n")
+	for _, want := range []string{"names no package redisview", "the row of `zkview/` says 201 characters"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("want %q in:\n%s", want, all)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("%d violations, want 2:\n%s", len(got), all)
+	}
+}
+
 // TestRulesCatchViolations breaks each rule once on purpose, on a made-up
 // module, and expects each to be reported.
 func TestRulesCatchViolations(t *testing.T) {

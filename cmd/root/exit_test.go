@@ -15,15 +15,20 @@ import (
 // ends with.
 const exitStatusDoc = "../../docs/taking-and-breaking-locks.md"
 
+// exitStatusReadme is the README, which shows the same table.
+const exitStatusReadme = "../../README.md"
+
 // TestExitStatusTable: the exit status table of the docs is the one every
 // command's --help ends with.
 func TestExitStatusTable(t *testing.T) {
-	doc, err := os.ReadFile(exitStatusDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(doc), exitStatusMarkdown()) {
-		t.Errorf("the exit status table of %s is not exitStatuses; write:\n%s", exitStatusDoc, exitStatusMarkdown())
+	for _, page := range []string{exitStatusDoc, exitStatusReadme} {
+		doc, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), exitStatusMarkdown()) {
+			t.Errorf("the exit status table of %s is not exitStatuses; write:\n%s", page, exitStatusMarkdown())
+		}
 	}
 	root := NewCmdRoot(cmdutil.NewFactory(""))
 	var walk func(c *cobra.Command)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -185,6 +186,18 @@ func runProcess(b *testing.B, cmd *exec.Cmd, stdout *bytes.Buffer, want string, 
 		b.Fatalf("peak RSS of %s: time(1) wrote %q", strings.Join(cmd.Args, " "), raw)
 	}
 	return processRun{wall: wall, rss: kb * 1024}
+}
+
+// median is the runs' median wall time and median peak RSS.
+func median(runs []processRun) processRun {
+	walls := make([]time.Duration, len(runs))
+	rss := make([]int64, len(runs))
+	for i, r := range runs {
+		walls[i], rss[i] = r.wall, r.rss
+	}
+	slices.Sort(walls)
+	slices.Sort(rss)
+	return processRun{wall: walls[len(walls)/2], rss: rss[len(rss)/2]}
 }
 
 // mean averages runs: mean wall time and the highest peak RSS.

@@ -35,14 +35,16 @@ zk.stop()
 // BenchmarkLock10kVsKazoo reads and decodes a 10,000-contender kazoo lock
 // (one listing, one bulk read, decode) and, in the same run, times kazoo's
 // own Lock.contenders() on the same lock and `zkscope locks PATH --json` as
-// a whole process. Metrics: ms per read for each, and how many times
-// faster zkscope is than kazoo.
+// a whole process (median wall time and peak RSS; alternated with the
+// build ZKSCOPE_PEER_BIN names, if any). Metrics: ms per read for each, and
+// how many times faster zkscope is than kazoo.
 //
 // The contenders are what 10,000 clients make: one session each (on a
 // server of its own that lets sessions outlive their connections for the
 // run), so the lock is a healthy queue, not one session's 9,999 orphans.
 //
-//	go test ./lockops -run '^$' -bench Lock10kVsKazoo -benchtime 5x
+//	go test ./lockops/scan -run '^$' -bench Lock10kVsKazoo -benchtime 15x
+//	ZKSCOPE_PEER_BIN=/path/to/other/zkscope go test ./lockops/scan -run '^$' -bench Lock10kVsKazoo -benchtime 15x
 func BenchmarkLock10kVsKazoo(b *testing.B) {
 	const n = 10000
 	cl := zktest.StartStandalone(b, zktest.Options{MaxSessionTimeout: 600000, Extra: []string{"forceSync=no"}})
@@ -96,34 +98,42 @@ func BenchmarkLock10kVsKazoo(b *testing.B) {
 	b.StopTimer()
 
 	// The whole process, JSON output included (servers not asked: the
-	// comparison is with kazoo's read of the same data).
-	bin := locktest.ZkscopeBinary(b)
+	// comparison is with kazoo's read of the same data): wall time and peak
+	// RSS, medians. ZKSCOPE_PEER_BIN names another build, run alternately
+	// with this one (the peer-* metrics).
+	bins := []string{locktest.ZkscopeBinary(b)}
+	if peer := os.Getenv("ZKSCOPE_PEER_BIN"); peer != "" {
+		bins = append(bins, peer)
+	}
 	// The reader of the pipe keeps one buffer: the time is zkscope's, not
 	// this process's first touches of a fresh 8 MB buffer each run.
 	var stdout bytes.Buffer
 	stdout.Grow(8 << 20)
-	run := func() {
+	run := func(bin string) processRun {
 		cmd := exec.Command(bin, "-s", cl.ConnectString(), "locks", p, "--json", "--no-verify")
-		stdout.Reset()
-		cmd.Stdout = &stdout
-		if err := cmd.Run(); err != nil || !bytes.Contains(stdout.Bytes(), []byte(`"kazoo.lock"`)) {
-			b.Fatalf("zkscope locks --json: %v", err)
-		}
+		return runProcess(b, cmd, &stdout, `"kazoo.lock"`)
 	}
 	// Warm-up: the server's connection and session paths too (a fresh
 	// server answers the first few dozen clients slower).
 	for i := 0; i < 20; i++ {
-		run()
+		run(bins[i%len(bins)])
 	}
-	procStart := time.Now()
+	runs := make([][]processRun, len(bins))
 	for i := 0; i < b.N; i++ {
-		run()
+		for j, bin := range bins {
+			runs[j] = append(runs[j], run(bin))
+		}
 	}
-	proc := time.Since(procStart) / time.Duration(b.N)
+	proc := median(runs[0])
+	for j, prefix := range []string{"", "peer-"}[:len(bins)] {
+		r := median(runs[j])
+		b.ReportMetric(float64(r.wall)/1e6, prefix+"process-median-ms")
+		b.ReportMetric(float64(r.rss)/(1<<20), prefix+"process-median-peak-MB")
+	}
 
 	b.ReportMetric(float64(ours)/1e6, "zkscope-ms/op")
-	b.ReportMetric(float64(proc)/1e6, "zkscope-process-ms/op")
+	b.ReportMetric(float64(proc.wall)/1e6, "zkscope-process-ms/op")
 	b.ReportMetric(float64(kazoo)/1e6, "kazoo-contenders-ms/op")
 	b.ReportMetric(float64(kazoo)/float64(ours), "x-faster")
-	b.ReportMetric(float64(kazoo)/float64(proc), "x-faster-process")
+	b.ReportMetric(float64(kazoo)/float64(proc.wall), "x-faster-process")
 }

@@ -82,7 +82,7 @@ func scrape(t testing.TB, url string) map[string]*dto.MetricFamily {
 
 func get(t testing.TB, url string) string {
 	t.Helper()
-	resp, err := http.Get(url)
+	resp, err := httpClient.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,3 +158,5 @@ func lockSeries(fams map[string]*dto.MetricFamily) string {
 	sort.Strings(out)
 	return strings.Join(out, "\n")
 }
+
+var httpClient = &http.Client{Timeout: 10 * time.Second}

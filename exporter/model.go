@@ -10,6 +10,7 @@ package exporter
 import (
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,9 +54,8 @@ type Cluster struct {
 
 // root is what one followed path's reads found.
 type root struct {
-	queues []lockops.Queue
-	prints map[string]string // by lock path: the participants' fingerprint, to count changes
-	fresh  bool              // read and not failed since
+	queues []lockops.Queue // sorted by path
+	fresh  bool            // read and not failed since
 }
 
 // NewCluster is an empty model of the cluster name following roots (paths
@@ -64,7 +64,7 @@ func NewCluster(name string, m Mode, roots []string) *Cluster {
 	c := &Cluster{name: name, mode: m, roots: map[string]*root{}}
 	for _, r := range roots {
 		if _, dup := c.roots[r]; !dup {
-			c.roots[r] = &root{prints: map[string]string{}}
+			c.roots[r] = &root{}
 			c.order = append(c.order, r)
 		}
 	}
@@ -91,21 +91,60 @@ func (c *Cluster) applyLocked(rootPath string, queues []lockops.Queue, at time.T
 	if r == nil {
 		return
 	}
-	prints := make(map[string]string, len(queues))
-	for i := range queues {
-		q := &queues[i]
-		prints[q.Path] = fingerprint(q)
-		if old, ok := r.prints[q.Path]; !ok || old != prints[q.Path] {
-			c.events++
-		}
+	if !slices.IsSortedFunc(queues, byPath) {
+		queues = slices.Clone(queues)
+		slices.SortFunc(queues, byPath)
 	}
-	for p := range r.prints {
-		if _, ok := prints[p]; !ok {
-			c.events++ // a lock gone
-		}
-	}
-	r.queues, r.prints, r.fresh = queues, prints, true
+	c.events += changes(r.queues, queues)
+	r.queues, r.fresh = queues, true
 	c.lastRead, c.lastOK, c.lastErr = at, true, ""
+}
+
+func byPath(a, b lockops.Queue) int { return strings.Compare(a.Path, b.Path) }
+
+// changes counts the locks that differ between old and cur (both sorted
+// by path): appeared, gone, or with other participants or problems. A
+// walk of both, allocating nothing: it runs on every snapshot.
+func changes(old, cur []lockops.Queue) uint64 {
+	var n uint64
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		switch {
+		case j == len(cur) || i < len(old) && old[i].Path < cur[j].Path:
+			n++ // gone
+			i++
+		case i == len(old) || cur[j].Path < old[i].Path:
+			n++ // appeared
+			j++
+		default:
+			if !sameQueue(&old[i], &cur[j]) {
+				n++
+			}
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+// sameQueue reports whether a and b have the same participants (node,
+// state, data) and problem kinds.
+func sameQueue(a, b *lockops.Queue) bool {
+	if len(a.Participants) != len(b.Participants) || len(a.Problems) != len(b.Problems) {
+		return false
+	}
+	for k := range a.Participants {
+		pa, pb := &a.Participants[k], &b.Participants[k]
+		if pa.Node != pb.Node || pa.State != pb.State || string(pa.Data) != string(pb.Data) {
+			return false
+		}
+	}
+	for k := range a.Problems {
+		if a.Problems[k].Kind != b.Problems[k].Kind {
+			return false
+		}
+	}
+	return true
 }
 
 // Fail records a read of root that failed (every root when rootPath is
@@ -118,7 +157,7 @@ func (c *Cluster) Fail(rootPath string, err error, at time.Time) {
 	defer c.mu.Unlock()
 	for p, r := range c.roots {
 		if rootPath == "" || p == rootPath {
-			r.queues, r.prints, r.fresh = nil, map[string]string{}, false
+			r.queues, r.fresh = nil, false
 		}
 	}
 	c.readErrors++
@@ -175,20 +214,4 @@ func (c *Cluster) snapshot() (Status, []*lockops.Queue) {
 		}
 	}
 	return c.statusLocked(), out
-}
-
-// fingerprint says who is in q and in which state, to tell a change.
-func fingerprint(q *lockops.Queue) string {
-	b := make([]byte, 0, 32*len(q.Participants)+8*len(q.Problems))
-	for _, p := range q.Participants {
-		b = append(b, p.Node...)
-		b = append(b, p.Data...)
-		b = append(b, p.State...)
-		b = append(b, 0)
-	}
-	for _, pr := range q.Problems {
-		b = append(b, pr.Kind...)
-		b = append(b, 0)
-	}
-	return string(b)
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // Options say what a scrape serves.
@@ -49,30 +51,31 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 				fs = append(fs, figuresOf(q, now, c.o.HolderInfo))
 			}
 		}
-		collectCluster(ch, st, len(fs))
+		name := printable.String(st.Name) // a label value: valid UTF-8, no controls
+		collectCluster(ch, st, name, len(fs))
 		kept, rest, summed := capLocks(fs, c.o.MaxLocks)
 		for i := range kept {
-			collectLock(ch, st.Name, &kept[i])
+			collectLock(ch, name, &kept[i])
 		}
 		if rest != nil {
-			collectLock(ch, st.Name, rest)
+			collectLock(ch, name, rest)
 		}
 		if c.o.MaxLocks > 0 {
-			gauge(ch, descSummed, float64(summed), st.Name)
+			gauge(ch, descSummed, float64(summed), name)
 		}
 	}
 }
 
-func collectCluster(ch chan<- prometheus.Metric, st Status, locks int) {
-	gauge(ch, descLocks, float64(locks), st.Name)
-	gauge(ch, descUp, b2f(st.Up), st.Name)
+func collectCluster(ch chan<- prometheus.Metric, st Status, name string, locks int) {
+	gauge(ch, descLocks, float64(locks), name)
+	gauge(ch, descUp, b2f(st.Up), name)
 	if !st.LastRead.IsZero() {
-		gauge(ch, descLastRead, float64(st.LastRead.UnixMilli())/1000, st.Name)
-		gauge(ch, descLastOK, b2f(st.LastOK), st.Name)
+		gauge(ch, descLastRead, float64(st.LastRead.UnixMilli())/1000, name)
+		gauge(ch, descLastOK, b2f(st.LastOK), name)
 	}
-	ch <- prometheus.MustNewConstMetric(descReadErrors, prometheus.CounterValue, float64(st.ReadErrors), st.Name)
-	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(st.Events), st.Name)
-	gauge(ch, descFollowing, 1, st.Name, string(st.Mode), strconv.FormatBool(st.Mode.Live()))
+	ch <- prometheus.MustNewConstMetric(descReadErrors, prometheus.CounterValue, float64(st.ReadErrors), name)
+	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(st.Events), name)
+	gauge(ch, descFollowing, 1, name, string(st.Mode), strconv.FormatBool(st.Mode.Live()))
 }
 
 func collectLock(ch chan<- prometheus.Metric, cluster string, f *figures) {

@@ -2,6 +2,8 @@ package exporter_test
 
 import (
 	"fmt"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,5 +114,42 @@ func TestFailDropsLocks(t *testing.T) {
 	}
 	if e, _ := value(fams, "zkscope_cluster_read_errors_total", nil); e != 1 {
 		t.Errorf("read errors %v", e)
+	}
+}
+
+// TestOpenMetricsAndHealthz: /metrics answers OpenMetrics to a scraper
+// that asks for it, Prometheus text otherwise; /healthz names each
+// cluster's state.
+func TestOpenMetricsAndHealthz(t *testing.T) {
+	now := time.Now()
+	up := exporter.NewCluster("up", exporter.ModeWatches, []string{"/"})
+	up.Apply("/", []lockops.Queue{queue("/a", 1, now)}, now)
+	down := exporter.NewCluster("down\x1b", exporter.ModePolling, []string{"*"}) // a name is escaped as server text is
+	down.Fail("", fmt.Errorf("dial tcp: refused\x1b[2J"), now)
+	reg, err := exporter.Registry([]*exporter.Cluster{up, down}, exporter.Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := exporter.Handler(reg, []*exporter.Cluster{up, down})
+	for _, tc := range []struct{ accept, contentType, tail string }{
+		{"application/openmetrics-text; version=1.0.0", "application/openmetrics-text", "# EOF\n"},
+		{"text/plain", "text/plain", "\n"},
+	} {
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		req.Header.Set("Accept", tc.accept)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		body := w.Body.String()
+		if !strings.HasPrefix(w.Header().Get("Content-Type"), tc.contentType) || !strings.HasSuffix(body, tc.tail) ||
+			!strings.Contains(body, `zkscope_lock_holders{cluster="up",path="/a",recipe="curator.mutex"} 1`) ||
+			!strings.Contains(body, `zkscope_cluster_up{cluster="down\\x1b"} 0`) {
+			t.Errorf("Accept %s: %s\n%s", tc.accept, w.Header().Get("Content-Type"), body)
+		}
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/healthz", nil))
+	want := "ok\nup: up (watches)\ndown\\x1b: down: dial tcp: refused\\x1b[2J\n"
+	if w.Code != 200 || w.Body.String() != want {
+		t.Errorf("/healthz %d %q, want %q", w.Code, w.Body.String(), want)
 	}
 }

@@ -49,8 +49,9 @@ func get(url string) (int, string) {
 }
 
 // TestExporterTwoContexts: the binary follows a ZooKeeper context and a
-// Redis context at once, each labelled with its name; /healthz says
-// both are up; an interrupt ends it with status 0.
+// Redis context at once, each labelled with its name, served and written
+// to --textfile every second; /healthz says both are up; an interrupt
+// ends it with status 0.
 func TestExporterTwoContexts(t *testing.T) {
 	srv := zktest.Shared(t)
 	base, lock := persistentLock(t, srv.ConnectString())
@@ -68,8 +69,9 @@ func TestExporterTwoContexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	textfile := filepath.Join(t.TempDir(), "zkscope.prom")
 	cmd := exec.Command(cmdtest.Binary(t), "--config", cfg, "exporter", "--context", "zk", "--context", "cache",
-		"--listen", addr, "--poll-interval", "500ms", base)
+		"--listen", addr, "--poll-interval", "500ms", "--textfile", textfile, "--textfile-interval", "1s", base)
 	var stderr cmdtest.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -96,6 +98,10 @@ func TestExporterTwoContexts(t *testing.T) {
 			}
 		}
 		return true
+	})
+	cmdtest.WaitUntil(t, "the textfile written with both clusters", func() bool {
+		b, _ := os.ReadFile(textfile)
+		return strings.Contains(string(b), want[0]) && strings.Contains(string(b), want[2])
 	})
 	code, health := get("http://" + addr + "/healthz")
 	if code != 200 || !strings.Contains(health, "zk: up (watches)") || !strings.Contains(health, "cache: up (polling)") {

@@ -32,6 +32,13 @@ func resolveClusters(f *cmdutil.Factory, o exporterOptions) ([]*exporter.Cluster
 		seen[name] = true
 		targets = append(targets, named{name, contextTarget(f, name)})
 	}
+	redis, zookeeper := false, false
+	for _, n := range targets {
+		redis, zookeeper = redis || n.t.IsRedis(), zookeeper || !n.t.IsRedis()
+	}
+	if err := checkArgsFit(redis, zookeeper, o); err != nil {
+		return nil, nil, nil, err
+	}
 	var clusters []*exporter.Cluster
 	var sources []exporter.Source
 	var closers []func()
@@ -62,6 +69,18 @@ func resolveClusters(f *cmdutil.Factory, o exporterOptions) ([]*exporter.Cluster
 		sources = append(sources, exporter.ZooKeeper{Dial: dial, Options: o.followOptions()})
 	}
 	return clusters, sources, closeAll, nil
+}
+
+// checkArgsFit refuses PATH arguments when every cluster is Redis's and
+// --pattern when none is: they would be ignored.
+func checkArgsFit(redis, zookeeper bool, o exporterOptions) error {
+	switch {
+	case !zookeeper && len(o.Paths) > 0:
+		return cmdutil.Usagef("PATH arguments are ZooKeeper paths, and every cluster here is Redis's: give the key patterns with --pattern")
+	case !redis && len(o.Patterns) > 0:
+		return cmdutil.Usagef("--pattern selects Redis keys, and every cluster here is ZooKeeper's: give the paths as arguments")
+	}
+	return nil
 }
 
 // contextTarget resolves the named context alone: neither --server nor

@@ -144,6 +144,13 @@ func TestExporterOnceTextfile(t *testing.T) {
 	if matches, _ := filepath.Glob(file + ".*"); len(matches) != 0 {
 		t.Errorf("temporary files left: %v", matches)
 	}
+	// A path that does not exist: the file is written (the cluster down)
+	// and the status is 1, the reason on one line.
+	code, _, stderr = cmdtest.RunBinary(t, nil, "-s", srv.ConnectString(), "exporter", "--once", "--textfile", file, base+"/missing")
+	if b, _ = os.ReadFile(file); code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "down") ||
+		!strings.Contains(string(b), `zkscope_cluster_up{cluster="`+srv.ConnectString()+`"} 0`) {
+		t.Errorf("a missing path: exit %d, stderr %q, textfile:\n%s", code, stderr, b)
+	}
 }
 
 // TestExporterUsage: flags that cannot work are refused with status 2
@@ -158,6 +165,8 @@ func TestExporterUsage(t *testing.T) {
 		{[]string{"-s", "127.0.0.1:1", "exporter", "--include", "[", "/"}, "--include/--exclude"},
 		{[]string{"-s", "127.0.0.1:1", "exporter", "relative"}, "PATH \"relative\""},
 		{[]string{"-s", "127.0.0.1:1", "exporter", "--max-locks", "-1"}, "--max-locks"},
+		{[]string{"-s", "127.0.0.1:1", "exporter", "--pattern", "lock:*"}, "every cluster here is ZooKeeper's"},
+		{[]string{"-s", "redis://127.0.0.1:1", "exporter", "/app"}, "every cluster here is Redis's"},
 	} {
 		code, _, stderr := cmdtest.RunBinary(t, nil, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {

@@ -14,6 +14,8 @@ import (
 	"github.com/zkscope/zkscope/demo"
 	"github.com/zkscope/zkscope/demo/herd"
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/ui"
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // herdOptions are `demo --herd`'s flags.
@@ -79,7 +81,7 @@ func runHerd(ctx context.Context, o demoOptions) error {
 		return err
 	}
 	defer d.Close()
-	_, stopSignals := handleSignals(ctx, cancel, d)
+	stopIntr, stopSignals := handleSignals(ctx, cancel, d)
 	defer stopSignals()
 	if err := d.StartServer(ctx); err != nil {
 		if errors.Is(err, demo.ErrStopped) {
@@ -106,8 +108,40 @@ func runHerd(ctx context.Context, o demoOptions) error {
 		}
 		return herd.WriteTable(out, rep)
 	}
-	fmt.Fprintln(out, "Ctrl-C stops the demo and cleans up.")
-	return stopped(ctx, printReleases(ctx, out, h, o.Herd.Interval))
+	if o.NoTUI {
+		fmt.Fprintln(out, "Ctrl-C stops the demo and cleans up.")
+		return stopped(ctx, printReleases(ctx, out, h, o.Herd.Interval))
+	}
+	stopIntr()
+	return ui.RunHerd(ui.HerdOptions{Theme: o.Theme, Interval: o.Herd.Interval, Step: herdStep(h, d.Client())})
+}
+
+// herdStep is the screen's step: a round of releases (unless release is
+// false), then both locks read as zkscope reads any lock.
+func herdStep(h *herd.Herd, c *zkview.Client) func(ctx context.Context, release bool) (ui.HerdFrame, error) {
+	return func(ctx context.Context, release bool) (ui.HerdFrame, error) {
+		f := ui.HerdFrame{Contenders: h.Contenders()}
+		if release {
+			if _, err := h.Round(ctx); err != nil {
+				return f, err
+			}
+		}
+		queues, err := h.Queues(ctx, c)
+		if err != nil {
+			return f, err
+		}
+		for _, s := range herd.Styles {
+			n, total := h.Totals(s)
+			f.Locks = append(f.Locks, ui.HerdLock{Name: string(s), Recipe: s.Recipe(), Path: h.Path(s),
+				Queue: queues[s], Releases: n, Last: uiCounts(h.Last(s)), Total: uiCounts(total)})
+		}
+		return f, nil
+	}
+}
+
+func uiCounts(c herd.Counts) ui.HerdCounts {
+	return ui.HerdCounts{Notifications: c.Notifications, ServerNotifications: c.ServerNotifications,
+		Requests: c.Requests, Handover: c.Handover}
 }
 
 // stopped is nil when err came of ctx's end (Ctrl-C), else err.

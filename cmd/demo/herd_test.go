@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +76,60 @@ func TestDemoHerdFlags(t *testing.T) {
 			t.Errorf("%v: %v, want a usage error", args, err)
 		}
 	}
+}
+
+// TestDemoHerdTUI runs `zkscope demo --herd` in a terminal (tmux): both
+// queues drawn as the lock pane draws them, the naive one flagged herd,
+// under each the last release's counts from both sources (N-1
+// notifications against 1 for N contenders); space pauses, q quits.
+func TestDemoHerdTUI(t *testing.T) {
+	zktest.Require(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		zktest.Unavailable(t, "tmux is not installed")
+	}
+	s := cmdtest.StartTmux(t, "herd", 130, 40, "demo --herd --contenders 5 --interval 100ms")
+	// The server's start takes seconds on a loaded machine: wait longer
+	// than WaitFor does.
+	deadline := time.Now().Add(2 * time.Minute)
+	var scr string
+	for {
+		scr = s.Capture()
+		if strings.Count(scr, "after 3 releases") == 2 || strings.Count(scr, "after 4 releases") == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no third release on both locks within 2m:\n%s", scr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, want := range []string{"zookeeper.ephemeral-lock", "curator.mutex", " herd ", "4 waiting",
+		"notified (servers' wchc)", "the servers' view and the contenders' agree"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("no %q on the screen:\n%s", want, scr)
+		}
+	}
+	if got := lastCounts(scr, "notifications (contenders)"); got != [2]string{"4", "1"} {
+		t.Errorf("last release's notifications %v, want naive 4 and chain 1:\n%s", got, scr)
+	}
+	s.Keys("Space")
+	s.WaitFor("paused", cmdtest.Has("· paused"))
+	s.Keys("q")
+	s.WaitFor("the demo to quit", func(scr string) bool { return !strings.Contains(scr, "zkscope demo --herd") })
+}
+
+// lastCounts are the "last" column of the row named what under each of
+// the two queues.
+func lastCounts(scr, what string) [2]string {
+	var out [2]string
+	for _, line := range strings.Split(scr, "\n") {
+		for i, part := range strings.Split(line, "││") {
+			if i < 2 && strings.Contains(part, what) {
+				f := strings.Fields(strings.SplitN(part, what, 2)[1])
+				if len(f) > 0 {
+					out[i] = f[0]
+				}
+			}
+		}
+	}
+	return out
 }

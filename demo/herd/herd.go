@@ -155,6 +155,7 @@ func (h *Herd) Release(ctx context.Context, s Style) (Release, error) {
 	h.mu.Lock()
 	l.total.add(r.Counts)
 	l.releases++
+	l.last = r.Counts
 	h.mu.Unlock()
 	return r, nil
 }
@@ -178,6 +179,13 @@ func (h *Herd) Totals(s Style) (releases int, total Counts) {
 	defer h.mu.Unlock()
 	l := h.locks[s]
 	return l.releases, l.total
+}
+
+// Last is what lock s's last release cost (zero before the first).
+func (h *Herd) Last(s Style) Counts {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.locks[s].last
 }
 
 // Sessions are the contenders' session ids of lock s, in joining order.

@@ -105,6 +105,10 @@ func TestHerdDecoded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	queues, err := h.Queues(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
 	snap, err := follow.Read(ctx, c, root, follow.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +116,11 @@ func TestHerdDecoded(t *testing.T) {
 	byPath := map[string]lockops.Queue{}
 	for _, q := range snap.Queues {
 		byPath[q.Path] = q
+	}
+	for _, s := range herd.Styles {
+		if q := queues[s]; q.Path != h.Path(s) || q.Kind != byPath[h.Path(s)].Kind {
+			t.Errorf("Queues: %s lock read as %s %s", s, q.Path, q.Kind)
+		}
 	}
 	naive, ok := byPath[h.Path(herd.Naive)]
 	if !ok || naive.Kind != lockops.KindEphemeralLock || len(naive.Holders()) != 1 || len(naive.Waiters()) != n-1 || !hasProblem(naive, lockops.ProblemHerd) {

@@ -1,0 +1,53 @@
+package herdview
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/themes"
+)
+
+// TestViewFitsAndNamesSources: the screen is exactly its size, and every
+// number under a queue says where it comes from.
+func TestViewFitsAndNamesSources(t *testing.T) {
+	p, _ := themes.Pick(themes.Dark, true, false)
+	st := themes.New(p)
+	v := New(&st, 1500*time.Millisecond)
+	f := Frame{Contenders: 5, Locks: []Lock{
+		{Name: "naive", Recipe: "plain ephemeral node; every waiter watches it", Path: "/herd/naive/lock", Releases: 2,
+			Last: Counts{4, 4, 11, 3 * time.Millisecond}, Total: Counts{8, 8, 22, 7 * time.Millisecond}},
+		{Name: "chain", Recipe: "Curator mutex; each waiter watches its predecessor", Path: "/herd/chain", Releases: 2,
+			Last: Counts{1, 1, 1, time.Millisecond}, Total: Counts{2, 1, 2, 2 * time.Millisecond}},
+	}}
+	f.Locks[0].Queue.Kind = lockops.KindEphemeralLock
+	v.SetFrame(f)
+	for _, size := range [][2]int{{120, 36}, {80, 24}, {200, 50}} {
+		v.SetSize(size[0], size[1])
+		pw, ph := v.PaneSize()
+		pane := strings.TrimSuffix(strings.Repeat(strings.Repeat("x", pw)+"\n", ph), "\n")
+		out := v.Render([]string{pane, pane})
+		lines := strings.Split(out, "\n")
+		if len(lines) != size[1] {
+			t.Errorf("%v: %d lines", size, len(lines))
+		}
+		for i, l := range lines {
+			if w := lipgloss.Width(l); w > size[0] {
+				t.Errorf("%v: line %d is %d cells wide", size, i, w)
+			}
+		}
+		if size[0] < 120 {
+			continue
+		}
+		for _, want := range []string{"5 contenders on each lock", "notifications (contenders)", "notified (servers' wchc)",
+			"requests (contenders)", "after 2 releases", "the servers' view and the contenders' agree",
+			"the servers' view and the contenders' differ", "docs/herd.md"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: no %q in\n%s", size, want, out)
+			}
+		}
+	}
+}

@@ -32,6 +32,8 @@ type HerdOptions struct {
 	// the first frame) and returns what the locks look like after. It
 	// runs in a command, never in Update.
 	Step func(ctx context.Context, release bool) (HerdFrame, error)
+	// Notice is a line the footer shows until a key is pressed.
+	Notice string
 }
 
 // RunHerd runs `zkscope demo --herd`'s screen until q or Ctrl-C: every
@@ -76,6 +78,7 @@ func newHerdModel(ctx context.Context, o HerdOptions) *herdModel {
 	s := themes.New(p)
 	m := &herdModel{ctx: ctx, o: o, st: &s}
 	m.view = herdview.New(m.st, o.Interval)
+	m.view.SetNotice(o.Notice)
 	overlay := &dialog.Overlay{}
 	for range 2 {
 		m.panes = append(m.panes, lockpane.New(m.st, overlay))
@@ -112,6 +115,7 @@ func (m *herdModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			*m.st = themes.New(p) // the panes hold the same pointer
 		}
 	case tea.KeyPressMsg:
+		m.view.SetNotice("")
 		switch msg.String() {
 		case "q", "ctrl+c", "esc":
 			return m, tea.Quit

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -108,12 +109,16 @@ func runHerd(ctx context.Context, o demoOptions) error {
 		}
 		return herd.WriteTable(out, rep)
 	}
+	addrs := strings.Join(d.Env().Servers, ",")
+	watch := demo.WatchCommandAt(addrs, herd.DefaultRoot)
 	if o.NoTUI {
+		fmt.Fprintf(out, "ZooKeeper serves on %s; from another terminal: %s\n", addrs, watch)
 		fmt.Fprintln(out, "Ctrl-C stops the demo and cleans up.")
 		return stopped(ctx, printReleases(ctx, out, h, o.Herd.Interval))
 	}
 	stopIntr()
-	return ui.RunHerd(ui.HerdOptions{Theme: o.Theme, Interval: o.Herd.Interval, Step: herdStep(h, d.Client())})
+	return ui.RunHerd(ui.HerdOptions{Theme: o.Theme, Interval: o.Herd.Interval, Step: herdStep(h, d.Client()),
+		Notice: "From another terminal: " + watch})
 }
 
 // herdStep is the screen's step: a round of releases (unless release is

@@ -98,6 +98,9 @@ type Release struct {
 	// Released is the node its holder deleted; Holder the next holder's.
 	Released string `json:"released"`
 	Holder   string `json:"holder"`
+	// ReleasedBy and HeldBy are the sessions of the two ("0x…").
+	ReleasedBy string `json:"released_by"`
+	HeldBy     string `json:"held_by"`
 	Counts
 }
 
@@ -186,15 +189,6 @@ func (h *Herd) Last(s Style) Counts {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.locks[s].last
-}
-
-// Sessions are the contenders' session ids of lock s, in joining order.
-func (h *Herd) Sessions(s Style) []int64 {
-	var out []int64
-	for _, ct := range h.locks[s].cts {
-		out = append(out, ct.session)
-	}
-	return out
 }
 
 // Close ends every contender's session.

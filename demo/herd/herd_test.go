@@ -68,8 +68,8 @@ func TestHerdTotals(t *testing.T) {
 					if r.Notifications != r.ServerNotifications {
 						t.Errorf("%s release %d: contenders counted %d notifications, servers listed %d watchers", l.Lock, r.N, r.Notifications, r.ServerNotifications)
 					}
-					if r.Holder == "" || r.Holder == r.Released && l.Lock == herd.Chain {
-						t.Errorf("%s release %d: next holder %q after %q", l.Lock, r.N, r.Holder, r.Released)
+					if r.Holder == "" || r.HeldBy == r.ReleasedBy {
+						t.Errorf("%s release %d: next holder %q (%s) after %q (%s)", l.Lock, r.N, r.Holder, r.HeldBy, r.Released, r.ReleasedBy)
 					}
 				}
 			}

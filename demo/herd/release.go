@@ -18,7 +18,7 @@ import (
 // release's).
 func (l *lock) release(ctx context.Context, servers []string) (Release, error) {
 	holder := l.cts[l.holder]
-	r := Release{Lock: l.style, N: l.releases + 1, Released: holder.node}
+	r := Release{Lock: l.style, N: l.releases + 1, Released: holder.node, ReleasedBy: lockops.FormatSession(holder.session)}
 	watchers, err := watchersOf(ctx, servers, holder.node)
 	if err != nil {
 		return r, err
@@ -31,7 +31,7 @@ func (l *lock) release(ctx context.Context, servers []string) (Release, error) {
 		return r, err
 	}
 	r.Handover = next.at.Sub(t0)
-	r.Holder = l.cts[next.who].node
+	r.Holder, r.HeldBy = l.cts[next.who].node, lockops.FormatSession(l.cts[next.who].session)
 	if !sameSessions(notified, watchers) {
 		return r, fmt.Errorf("the servers listed sessions %s watching %s, but sessions %s were notified",
 			sessionList(watchers), r.Released, sessionList(notified))

@@ -7,6 +7,8 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
+
+	"github.com/zkscope/zkscope/printable"
 )
 
 // Report is what `zkscope demo --herd --report` prints: each lock's
@@ -81,7 +83,7 @@ PER RELEASE: notifications / requests. The naive lock is what 'zkscope doctor' f
 
 // WriteJSON writes rep as one JSON document.
 func WriteJSON(w io.Writer, rep Report) error {
-	e := json.NewEncoder(w)
+	e := json.NewEncoder(printable.JSON(w)) // node names are the server's text
 	e.SetIndent("", "  ")
 	return e.Encode(rep)
 }

@@ -55,6 +55,7 @@ type View struct {
 	interval time.Duration
 	paused   bool
 	status   string // an error, or "" (escaped when drawn)
+	notice   string // shown until a key is pressed
 }
 
 // New builds the view drawing with st; interval is the time between
@@ -71,6 +72,9 @@ func (v *View) SetFrame(f Frame) { v.frame = f }
 
 // SetPaused says whether releases are paused.
 func (v *View) SetPaused(p bool) { v.paused = p }
+
+// SetNotice shows text in the footer until it is cleared ("").
+func (v *View) SetNotice(text string) { v.notice = text }
 
 // SetStatus shows text on the status line (an error; "" clears it).
 func (v *View) SetStatus(text string) { v.status = text }
@@ -118,6 +122,9 @@ func (v *View) header() string {
 func (v *View) footer() string {
 	if v.status != "" {
 		return common.Truncate(v.st.Error.Render(printable.String(v.status)), v.w)
+	}
+	if v.notice != "" {
+		return common.Truncate(v.st.Info.Render(printable.String(v.notice)), v.w)
 	}
 	keys := v.st.HelpKey.Render("space") + v.st.HelpDesc.Render(" pause") + v.st.HelpSep.Render(" · ") +
 		v.st.HelpKey.Render("q") + v.st.HelpDesc.Render(" quit") + v.st.HelpSep.Render(" · ") +

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/themes"
@@ -48,6 +49,25 @@ func TestViewFitsAndNamesSources(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: no %q in\n%s", size, want, out)
 			}
+		}
+	}
+}
+
+// TestViewEscapesText: once the styling is taken off, nothing but text
+// reaches the terminal: a status (a server's error), a notice and the
+// titles with control characters and bidi overrides come out escaped.
+func TestViewEscapesText(t *testing.T) {
+	p, _ := themes.Pick(themes.None, true, true)
+	st := themes.New(p)
+	v := New(&st, time.Second)
+	v.SetSize(120, 30)
+	nasty := "a\x1b[31mred\x07\u202eevil\u009b"
+	v.SetFrame(Frame{Contenders: 2, Locks: []Lock{{Name: nasty, Recipe: nasty, Path: nasty}, {Name: "chain", Recipe: nasty}}})
+	for _, set := range []func(){func() { v.SetStatus(nasty) }, func() { v.SetStatus(""); v.SetNotice(nasty) }} {
+		set()
+		out := ansi.Strip(v.Render([]string{"", ""}))
+		if strings.ContainsAny(out, "\x1b\x07\u202e\u009b") || !strings.Contains(out, `a\x1b[31mred`) {
+			t.Errorf("raw control characters on the screen: %q", out)
 		}
 	}
 }

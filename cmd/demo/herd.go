@@ -146,7 +146,7 @@ func herdStep(h *herd.Herd, c *zkview.Client) func(ctx context.Context, release 
 
 func uiCounts(c herd.Counts) ui.HerdCounts {
 	return ui.HerdCounts{Notifications: c.Notifications, ServerNotifications: c.ServerNotifications,
-		Requests: c.Requests, Handover: c.Handover}
+		Requests: c.Requests, Reads: c.Reads, Handover: c.Handover}
 }
 
 // stopped is nil when err came of ctx's end (Ctrl-C), else err.
@@ -167,9 +167,9 @@ func printReleases(ctx context.Context, w io.Writer, h *herd.Herd, interval time
 		}
 		for _, r := range rs {
 			n, total := h.Totals(r.Lock)
-			fmt.Fprintf(w, "%-5s release %d: %s (the servers listed %s), %s, next holder after %s; so far %s and %s in %s\n",
+			fmt.Fprintf(w, "%-5s release %d: %s (the servers listed %s), %s (%s), next holder after %s; so far %s and %s in %s\n",
 				r.Lock, r.N, lockops.Plural(r.Notifications, "notification"), lockops.Plural(r.ServerNotifications, "watcher"),
-				lockops.Plural(r.Requests, "request"), r.Handover.Round(10*time.Microsecond),
+				lockops.Plural(r.Requests, "request"), lockops.Plural(r.Reads, "read"), r.Handover.Round(10*time.Microsecond),
 				lockops.Plural(total.Notifications, "notification"), lockops.Plural(total.Requests, "request"), lockops.Plural(n, "release"))
 		}
 		select {

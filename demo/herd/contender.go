@@ -18,7 +18,8 @@ type eventKind int
 
 const (
 	evNotified eventKind = iota // a watch notification arrived
-	evRequest                   // it sent a request
+	evRequest                   // it sent a write (a create)
+	evRead                      // it sent a read (children, exists, getData)
 	evHolding                   // it holds the lock
 	evWaiting                   // it waits again, its watch set
 	evReleased                  // it released the lock
@@ -59,8 +60,9 @@ func (ct *contender) report(k eventKind, err error) {
 	ct.events <- event{who: ct.id, kind: k, at: time.Now(), err: err}
 }
 
-// request counts one request before it is sent.
-func (ct *contender) request() { ct.report(evRequest, nil) }
+// write and read count one request before it is sent.
+func (ct *contender) write() { ct.report(evRequest, nil) }
+func (ct *contender) read()  { ct.report(evRead, nil) }
 
 // run serves commands and watch notifications until ctx ends.
 func (ct *contender) run(ctx context.Context) {
@@ -110,7 +112,7 @@ func (ct *contender) join() (<-chan zk.Event, bool, error) {
 		return ct.tryNaive()
 	}
 	data := []byte(fmt.Sprintf("zkscope herd demo, chain contender %d", ct.id))
-	ct.request()
+	ct.write()
 	name, err := ct.conn.Create(join(ct.dir, curatorPrefix()), data, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
 	if err != nil {
 		return nil, false, fmt.Errorf("create in %s: %w", ct.dir, err)
@@ -123,7 +125,7 @@ func (ct *contender) join() (<-chan zk.Event, bool, error) {
 // the directory and tries again; the chain's reads its place again.
 func (ct *contender) wake() (<-chan zk.Event, bool, error) {
 	if ct.style == Naive {
-		ct.request()
+		ct.read()
 		if _, _, err := ct.conn.Children(ct.dir); err != nil {
 			return nil, false, fmt.Errorf("list %s: %w", ct.dir, err)
 		}
@@ -138,7 +140,7 @@ func (ct *contender) tryNaive() (<-chan zk.Event, bool, error) {
 	lock := join(ct.dir, "lock")
 	data := []byte(fmt.Sprintf("zkscope herd demo, naive contender %d", ct.id))
 	for {
-		ct.request()
+		ct.write()
 		_, err := ct.conn.Create(lock, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
 		if err == nil {
 			ct.node = lock
@@ -147,7 +149,7 @@ func (ct *contender) tryNaive() (<-chan zk.Event, bool, error) {
 		if !errors.Is(err, zk.ErrNodeExists) {
 			return nil, false, fmt.Errorf("create %s: %w", lock, err)
 		}
-		ct.request()
+		ct.read()
 		ok, _, ch, err := ct.conn.ExistsW(lock)
 		if err != nil {
 			return nil, false, fmt.Errorf("exists %s: %w", lock, err)
@@ -164,7 +166,7 @@ func (ct *contender) tryNaive() (<-chan zk.Event, bool, error) {
 // the predecessor (read again when it went meanwhile).
 func (ct *contender) findPlace() (<-chan zk.Event, bool, error) {
 	for {
-		ct.request()
+		ct.read()
 		names, _, err := ct.conn.Children(ct.dir)
 		if err != nil {
 			return nil, false, fmt.Errorf("list %s: %w", ct.dir, err)
@@ -182,7 +184,7 @@ func (ct *contender) findPlace() (<-chan zk.Event, bool, error) {
 		if p.State == lockops.StateHolding {
 			return nil, true, nil
 		}
-		ct.request()
+		ct.read()
 		_, _, ch, err := ct.conn.GetW(p.Watches)
 		if errors.Is(err, zk.ErrNoNode) {
 			continue

@@ -79,6 +79,8 @@ type Counts struct {
 	// attempts, new watches) until the next holder held and every other
 	// waiter waited again (their own counters).
 	Requests int `json:"requests"`
+	// Reads are the reads among Requests (the rest are create attempts).
+	Reads int `json:"reads"`
 	// Handover is the time from the release until the next holder held.
 	Handover time.Duration `json:"handover_ns"`
 }
@@ -87,6 +89,7 @@ func (c *Counts) add(o Counts) {
 	c.Notifications += o.Notifications
 	c.ServerNotifications += o.ServerNotifications
 	c.Requests += o.Requests
+	c.Reads += o.Reads
 	c.Handover += o.Handover
 }
 

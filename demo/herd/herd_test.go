@@ -51,9 +51,9 @@ func TestHerdTotals(t *testing.T) {
 			want := map[herd.Style]herd.Counts{
 				// Each of the N-1 woken waiters re-reads the directory and
 				// tries to create; the N-2 who lose set a new watch.
-				herd.Naive: {Notifications: n * (n - 1), ServerNotifications: n * (n - 1), Requests: n * (3*n - 4)},
+				herd.Naive: {Notifications: n * (n - 1), ServerNotifications: n * (n - 1), Requests: n * (3*n - 4), Reads: n * (2*n - 3)},
 				// The one successor woken reads the directory and holds.
-				herd.Chain: {Notifications: n, ServerNotifications: n, Requests: n},
+				herd.Chain: {Notifications: n, ServerNotifications: n, Requests: n, Reads: n},
 			}
 			for _, l := range rep.Locks {
 				got := l.Total

@@ -69,6 +69,9 @@ func (l *lock) follow(ctx context.Context, released string, watchers []int64, c 
 				notified = append(notified, l.cts[ev.who].session)
 			case evRequest:
 				c.Requests++
+			case evRead:
+				c.Requests++
+				c.Reads++
 			case evHolding:
 				holding, next = true, ev
 				delete(busy, ev.who)

@@ -59,15 +59,15 @@ func Run(ctx context.Context, h *Herd, releases int) (Report, error) {
 func WriteTable(w io.Writer, rep Report) error {
 	fmt.Fprintf(w, "%d contenders on each lock, %d releases each\n\n", rep.Contenders, rep.Releases)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LOCK\tRECIPE\tNOTIFICATIONS\tSERVERS' VIEW\tREQUESTS\tPER RELEASE\tHANDOVER (MEAN)")
+	fmt.Fprintln(tw, "LOCK\tRECIPE\tNOTIFICATIONS\tSERVERS' VIEW\tREQUESTS\tREADS\tPER RELEASE\tHANDOVER (MEAN)")
 	for _, l := range rep.Locks {
 		perRelease := "-"
 		if rep.Releases > 0 {
 			perRelease = fmt.Sprintf("%.1f / %.1f", float64(l.Total.Notifications)/float64(rep.Releases),
 				float64(l.Total.Requests)/float64(rep.Releases))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", l.Lock, l.Recipe, l.Total.Notifications,
-			l.Total.ServerNotifications, l.Total.Requests, perRelease, meanHandover(l.Total.Handover, rep.Releases))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", l.Lock, l.Recipe, l.Total.Notifications,
+			l.Total.ServerNotifications, l.Total.Requests, l.Total.Reads, perRelease, meanHandover(l.Total.Handover, rep.Releases))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -75,7 +75,7 @@ func WriteTable(w io.Writer, rep Report) error {
 	_, err := fmt.Fprint(w, `
 NOTIFICATIONS: watch notifications the contenders received (their own counters).
 SERVERS' VIEW: sessions the servers listed watching the released node just before each release (wchc).
-REQUESTS: what the woken contenders sent until the next holder held (their own counters).
+REQUESTS: what the woken contenders sent until the next holder held (their own counters); READS: the reads among them.
 PER RELEASE: notifications / requests. The naive lock is what 'zkscope doctor' flags as a herd.
 `)
 	return err

@@ -23,6 +23,7 @@ type Counts struct {
 	Notifications       int           // the contenders' own count
 	ServerNotifications int           // sessions wchc listed watching the released node
 	Requests            int           // sent by the woken contenders (their own count)
+	Reads               int           // the reads among Requests
 	Handover            time.Duration // release until the next holder held (a sum in totals)
 }
 
@@ -45,7 +46,7 @@ type Frame struct {
 }
 
 // countsHeight is the lines under each queue: a blank and countLines.
-const countsHeight = 7
+const countsHeight = 8
 
 // View is the screen's layout and its parts other than the queues.
 type View struct {
@@ -161,6 +162,7 @@ func (v *View) countLines(l Lock) []string {
 		row("notifications (contenders)", last(l.Last.Notifications), l.Total.Notifications),
 		row("notified (servers' wchc)", last(l.Last.ServerNotifications), l.Total.ServerNotifications),
 		row("requests (contenders)", last(l.Last.Requests), l.Total.Requests),
+		row("  of which reads", last(l.Last.Reads), l.Total.Reads),
 		row("next holder after", handover, "mean "+mean),
 		agree,
 	}

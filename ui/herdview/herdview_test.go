@@ -20,9 +20,9 @@ func TestViewFitsAndNamesSources(t *testing.T) {
 	v := New(&st, 1500*time.Millisecond)
 	f := Frame{Contenders: 5, Locks: []Lock{
 		{Name: "naive", Recipe: "plain ephemeral node; every waiter watches it", Path: "/herd/naive/lock", Releases: 2,
-			Last: Counts{4, 4, 11, 3 * time.Millisecond}, Total: Counts{8, 8, 22, 7 * time.Millisecond}},
+			Last: Counts{4, 4, 11, 7, 3 * time.Millisecond}, Total: Counts{8, 8, 22, 14, 7 * time.Millisecond}},
 		{Name: "chain", Recipe: "Curator mutex; each waiter watches its predecessor", Path: "/herd/chain", Releases: 2,
-			Last: Counts{1, 1, 1, time.Millisecond}, Total: Counts{2, 1, 2, 2 * time.Millisecond}},
+			Last: Counts{1, 1, 1, 1, time.Millisecond}, Total: Counts{2, 1, 2, 2, 2 * time.Millisecond}},
 	}}
 	f.Locks[0].Queue.Kind = lockops.KindEphemeralLock
 	v.SetFrame(f)
@@ -44,7 +44,7 @@ func TestViewFitsAndNamesSources(t *testing.T) {
 			continue
 		}
 		for _, want := range []string{"5 contenders on each lock", "notifications (contenders)", "notified (servers' wchc)",
-			"requests (contenders)", "after 2 releases", "the servers' view and the contenders' agree",
+			"requests (contenders)", "of which reads", "after 2 releases", "the servers' view and the contenders' agree",
 			"the servers' view and the contenders' differ", "docs/herd.md"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: no %q in\n%s", size, want, out)

@@ -137,8 +137,10 @@ func herdStep(h *herd.Herd, c *zkview.Client) func(ctx context.Context, release 
 		}
 		for _, s := range herd.Styles {
 			n, total := h.Totals(s)
+			last := h.Last(s)
 			f.Locks = append(f.Locks, ui.HerdLock{Name: string(s), Recipe: s.Recipe(), Path: h.Path(s),
-				Queue: queues[s], Releases: n, Last: uiCounts(h.Last(s)), Total: uiCounts(total)})
+				Queue: queues[s], Releases: n, Last: uiCounts(last.Counts), Total: uiCounts(total),
+				WatchesBefore: last.WatchesBefore, WatchedNodes: last.WatchedNodes})
 		}
 		return f, nil
 	}
@@ -167,8 +169,9 @@ func printReleases(ctx context.Context, w io.Writer, h *herd.Herd, interval time
 		}
 		for _, r := range rs {
 			n, total := h.Totals(r.Lock)
-			fmt.Fprintf(w, "%-5s release %d: %s (the servers listed %s), %s (%s), next holder after %s; so far %s and %s in %s\n",
+			fmt.Fprintf(w, "%-5s release %d: %s (the servers listed %s; %s on %s), %s (%s), next holder after %s; so far %s and %s in %s\n",
 				r.Lock, r.N, lockops.Plural(r.Notifications, "notification"), lockops.Plural(r.ServerNotifications, "watcher"),
+				watchesText(r.WatchesBefore), lockops.Plural(r.WatchedNodes, "node"),
 				lockops.Plural(r.Requests, "request"), lockops.Plural(r.Reads, "read"), r.Handover.Round(10*time.Microsecond),
 				lockops.Plural(total.Notifications, "notification"), lockops.Plural(total.Requests, "request"), lockops.Plural(n, "release"))
 		}
@@ -178,4 +181,12 @@ func printReleases(ctx context.Context, w io.Writer, h *herd.Herd, interval time
 		}
 	}
 	return nil
+}
+
+// watchesText is "1 watch", "4 watches".
+func watchesText(n int) string {
+	if n == 1 {
+		return "1 watch"
+	}
+	return fmt.Sprintf("%d watches", n)
 }

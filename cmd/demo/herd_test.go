@@ -103,7 +103,7 @@ func TestDemoHerdTUI(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	for _, want := range []string{"zookeeper.ephemeral-lock", "curator.mutex", " herd ", "4 waiting",
-		"notified (servers' wchc)", "the servers' view and the contenders' agree"} {
+		"notified (servers' wchc)", "the servers' view and the contenders' agree", "4 on 1 node", "4 on 4 nodes"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("no %q on the screen:\n%s", want, scr)
 		}

@@ -101,6 +101,11 @@ type Release struct {
 	// Released is the node its holder deleted; Holder the next holder's.
 	Released string `json:"released"`
 	Holder   string `json:"holder"`
+	// WatchesBefore is the watches on the lock's nodes in the servers'
+	// wchc sample before the release, on WatchedNodes nodes: the naive
+	// lock's all on one, the chain's one on each but the last waiter's.
+	WatchesBefore int `json:"watches_before"`
+	WatchedNodes  int `json:"watched_nodes"`
 	// ReleasedBy and HeldBy are the sessions of the two ("0x…").
 	ReleasedBy string `json:"released_by"`
 	HeldBy     string `json:"held_by"`
@@ -161,7 +166,7 @@ func (h *Herd) Release(ctx context.Context, s Style) (Release, error) {
 	h.mu.Lock()
 	l.total.add(r.Counts)
 	l.releases++
-	l.last = r.Counts
+	l.last = r
 	h.mu.Unlock()
 	return r, nil
 }
@@ -187,8 +192,8 @@ func (h *Herd) Totals(s Style) (releases int, total Counts) {
 	return l.releases, l.total
 }
 
-// Last is what lock s's last release cost (zero before the first).
-func (h *Herd) Last(s Style) Counts {
+// Last is lock s's last release (zero before the first).
+func (h *Herd) Last(s Style) Release {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.locks[s].last

@@ -68,6 +68,13 @@ func TestHerdTotals(t *testing.T) {
 					if r.Notifications != r.ServerNotifications {
 						t.Errorf("%s release %d: contenders counted %d notifications, servers listed %d watchers", l.Lock, r.N, r.Notifications, r.ServerNotifications)
 					}
+					nodes := n - 1 // the chain: one watch on each node but the last waiter's
+					if l.Lock == herd.Naive {
+						nodes = 1 // every waiter on the one lock node
+					}
+					if r.WatchesBefore != n-1 || r.WatchedNodes != nodes {
+						t.Errorf("%s release %d: the servers listed %d watches on %d nodes before it, want %d on %d", l.Lock, r.N, r.WatchesBefore, r.WatchedNodes, n-1, nodes)
+					}
 					if r.Holder == "" || r.HeldBy == r.ReleasedBy {
 						t.Errorf("%s release %d: next holder %q (%s) after %q (%s)", l.Lock, r.N, r.Holder, r.HeldBy, r.Released, r.ReleasedBy)
 					}

@@ -23,7 +23,7 @@ type lock struct {
 	holder int // the contender holding
 
 	total    Counts
-	last     Counts
+	last     Release
 	releases int
 }
 

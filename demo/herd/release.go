@@ -19,11 +19,12 @@ import (
 func (l *lock) release(ctx context.Context, servers []string) (Release, error) {
 	holder := l.cts[l.holder]
 	r := Release{Lock: l.style, N: l.releases + 1, Released: holder.node, ReleasedBy: lockops.FormatSession(holder.session)}
-	watchers, err := watchersOf(ctx, servers, holder.node)
+	sample, err := sampleWatches(ctx, servers, holder.node, l.dir)
 	if err != nil {
 		return r, err
 	}
-	r.ServerNotifications = len(watchers)
+	watchers := sample.watchers
+	r.ServerNotifications, r.WatchesBefore, r.WatchedNodes = len(watchers), sample.watches, sample.nodes
 	t0 := time.Now()
 	holder.cmds <- cmdRelease
 	next, notified, err := l.follow(ctx, r.Released, watchers, &r.Counts)
@@ -88,25 +89,43 @@ func (l *lock) follow(ctx context.Context, released string, watchers []int64, c 
 	return next, notified, nil
 }
 
-// watchersOf asks every server which sessions watch node (wchc).
-func watchersOf(ctx context.Context, servers []string, node string) ([]int64, error) {
-	var out []int64
+// watchSample is what the servers' wchc said of one lock before a
+// release: the sessions watching the holder's node, and the watches on
+// the lock's nodes with how many nodes they are on.
+type watchSample struct {
+	watchers []int64
+	watches  int
+	nodes    int
+}
+
+// sampleWatches asks every server which sessions watch what (wchc) and
+// keeps what concerns node, the holder's, and the nodes at or below dir.
+func sampleWatches(ctx context.Context, servers []string, node, dir string) (watchSample, error) {
+	var w watchSample
+	nodes := map[string]bool{}
 	for _, addr := range servers {
 		text, err := fourlw.FourLetterWord(ctx, nil, addr, "wchc", 0)
 		if err != nil {
-			return nil, fmt.Errorf("the servers' watches: %w", err)
+			return w, fmt.Errorf("the servers' watches: %w", err)
 		}
 		bySession, err := fourlw.ParseWchc(text)
 		if err != nil {
-			return nil, fmt.Errorf("the servers' watches: %w", err)
+			return w, fmt.Errorf("the servers' watches: %w", err)
 		}
 		for s, paths := range bySession {
+			for _, p := range paths {
+				if p == dir || strings.HasPrefix(p, dir+"/") {
+					w.watches++
+					nodes[p] = true
+				}
+			}
 			if slices.Contains(paths, node) {
-				out = append(out, s)
+				w.watchers = append(w.watchers, s)
 			}
 		}
 	}
-	return out, nil
+	w.nodes = len(nodes)
+	return w, nil
 }
 
 func sameSessions(a, b []int64) bool {

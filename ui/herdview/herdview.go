@@ -37,6 +37,9 @@ type Lock struct {
 	Releases int
 	Last     Counts
 	Total    Counts
+	// WatchesBefore is the watches on the lock's nodes the servers listed
+	// (wchc) before the last release, on WatchedNodes nodes.
+	WatchesBefore, WatchedNodes int
 }
 
 // Frame is both locks after a round of releases (none yet at first).
@@ -46,7 +49,7 @@ type Frame struct {
 }
 
 // countsHeight is the lines under each queue: a blank and countLines.
-const countsHeight = 8
+const countsHeight = 9
 
 // View is the screen's layout and its parts other than the queues.
 type View struct {
@@ -157,8 +160,13 @@ func (v *View) countLines(l Lock) []string {
 	if l.Total.Notifications != l.Total.ServerNotifications {
 		agree = st.Error.Render("the servers' view and the contenders' differ")
 	}
+	watches := "-"
+	if l.Releases > 0 {
+		watches = fmt.Sprintf("%d on %s", l.WatchesBefore, lockops.Plural(l.WatchedNodes, "node"))
+	}
 	return []string{
 		st.Section.Render(row(fmt.Sprintf("after %s", lockops.Plural(l.Releases, "release")), "last", "total")),
+		fmt.Sprintf("%-26s %s", "watches before (wchc)", watches),
 		row("notifications (contenders)", last(l.Last.Notifications), l.Total.Notifications),
 		row("notified (servers' wchc)", last(l.Last.ServerNotifications), l.Total.ServerNotifications),
 		row("requests (contenders)", last(l.Last.Requests), l.Total.Requests),

@@ -25,6 +25,7 @@ func TestViewFitsAndNamesSources(t *testing.T) {
 			Last: Counts{1, 1, 1, 1, time.Millisecond}, Total: Counts{2, 1, 2, 2, 2 * time.Millisecond}},
 	}}
 	f.Locks[0].Queue.Kind = lockops.KindEphemeralLock
+	f.Locks[0].WatchesBefore, f.Locks[0].WatchedNodes = 4, 1
 	v.SetFrame(f)
 	for _, size := range [][2]int{{120, 36}, {80, 24}, {200, 50}} {
 		v.SetSize(size[0], size[1])
@@ -44,7 +45,7 @@ func TestViewFitsAndNamesSources(t *testing.T) {
 			continue
 		}
 		for _, want := range []string{"5 contenders on each lock", "notifications (contenders)", "notified (servers' wchc)",
-			"requests (contenders)", "of which reads", "after 2 releases", "the servers' view and the contenders' agree",
+			"requests (contenders)", "of which reads", "watches before (wchc)", "4 on 1 node", "after 2 releases", "the servers' view and the contenders' agree",
 			"the servers' view and the contenders' differ", "docs/herd.md"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%v: no %q in\n%s", size, want, out)

@@ -90,3 +90,63 @@ func TestSASLDigestCommands(t *testing.T) {
 		}
 	})
 }
+
+// TestSASLKerberosCommands: a KDC with a realm of its own, a server that
+// requires SASL and logs in as zookeeper/localhost; locks and get work
+// with --principal and --keytab (krb5.conf from KRB5_CONFIG), and fail in
+// one line naming the flags without them.
+func TestSASLKerberosCommands(t *testing.T) {
+	kdc := zktest.StartKDC(t)
+	serverKT := kdc.Principal(t, "zookeeper/localhost")
+	clientKT := kdc.Principal(t, "zkscope")
+	opts, err := kdc.KerberosSASL(t.TempDir(), "zookeeper/localhost", serverKT)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := zktest.StartStandalone(t, opts.Options)
+	_, port, _ := strings.Cut(srv.Servers[0].ClientAddr, ":")
+	addr := "localhost:" + port
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	holder, err := zkview.Connect(ctx, zkview.Config{Servers: []string{addr},
+		SASL: &sasl.Config{Mechanism: sasl.GSSAPI, Principal: "zkscope", Keytab: clientKT, Krb5Conf: kdc.Krb5Conf}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	acl := []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: "zkscope@" + kdc.Realm}}
+	for _, p := range []string{"/locks", "/locks/job"} {
+		if _, err := holder.Conn().Create(p, nil, 0, acl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	node, err := holder.Conn().Create("/locks/job/_c_3f2a9b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c-lock-", []byte("10.0.0.8"), zk.FlagEphemeral|zk.FlagSequence, acl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"XDG_CONFIG_HOME=" + t.TempDir(), "ZKSCOPE_CONTEXT=", "ZKSCOPE_AUTH=", "KRB5_CONFIG=" + kdc.Krb5Conf, "KRB5CCNAME=" + filepath.Join(t.TempDir(), "none")}
+	creds := []string{"-s", addr, "--principal", "zkscope", "--keytab", clientKT}
+	code, out, errOut := cmdtest.RunBinary(t, env, append(creds, "locks", "/locks")...)
+	if code != 0 || !strings.Contains(out, "/locks/job") {
+		t.Fatalf("locks: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = cmdtest.RunBinary(t, env, append(creds, "get", node)...)
+	if code != 0 || !strings.Contains(out, "10.0.0.8") {
+		t.Fatalf("get: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = cmdtest.RunBinary(t, env, "-s", addr, "locks", "/locks")
+	if msg := strings.TrimSpace(errOut); code == 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, "--principal") {
+		t.Errorf("locks without SASL: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// kinit's cache is enough; a cache that does not exist says to run kinit.
+	code, out, errOut = cmdtest.RunBinary(t, env, "-s", addr, "--sasl-mechanism", "GSSAPI", "locks", "/locks")
+	if msg := strings.TrimSpace(errOut); code == 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, "kinit") {
+		t.Errorf("locks without a ticket: exit %d\n%s\n%s", code, out, errOut)
+	}
+	cc := kdc.Kinit(t, "zkscope", clientKT, "")
+	env[len(env)-1] = "KRB5CCNAME=FILE:" + cc
+	code, out, errOut = cmdtest.RunBinary(t, env, "-s", addr, "--sasl-mechanism", "GSSAPI", "locks", "/locks")
+	if code != 0 || !strings.Contains(out, "/locks/job") {
+		t.Fatalf("locks with kinit's ticket: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

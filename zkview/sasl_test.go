@@ -90,4 +90,34 @@ func TestSASLDigest(t *testing.T) {
 			}
 		}
 	})
+	t.Run("again after a restart", func(t *testing.T) {
+		c, err := connect(&sasl.Config{Mechanism: sasl.DigestMD5, User: "bob", Password: "bob-secret"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		sid := c.SessionID()
+		member := srv.Servers[0]
+		member.Kill()
+		if err := member.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := member.WaitServing(time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		// The session survives the restart; the new connection must have
+		// authenticated again for the sasl:bob node to be readable.
+		var last error
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if _, last = c.Get("/bobs"); last == nil {
+				break
+			}
+		}
+		if last != nil {
+			t.Fatalf("no read after the restart: %v", last)
+		}
+		if c.SessionID() != sid {
+			t.Logf("a new session after the restart (%#x, was %#x)", c.SessionID(), sid)
+		}
+	})
 }

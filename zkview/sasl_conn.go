@@ -147,3 +147,33 @@ func (c *Client) checkAdmitted(ctx context.Context) error {
 		return nil
 	}
 }
+
+// WhoAmI asks the server which identities zkscope holds (whoAmI, 3.7+),
+// on the multi-read session, which authenticates as the main one does.
+// An older server answers [wire.ErrUnimplemented].
+func (c *Client) WhoAmI(ctx context.Context) ([]wire.ClientInfo, error) {
+	s, err := c.multiRead().session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	body, err := s.Call(ctx, wire.WhoAmIRequest)
+	if err != nil {
+		return nil, fmt.Errorf("whoAmI: %w", err)
+	}
+	defer wire.PutBody(body)
+	return wire.DecodeWhoAmIResponse(body)
+}
+
+// ConfiguredIdentities are the identities zkscope asks for, as
+// "scheme:id": its SASL identity and its digest users.
+func (c *Client) ConfiguredIdentities() []string {
+	var out []string
+	if c.sasl != nil {
+		out = append(out, "sasl:"+c.sasl.Principal())
+	}
+	for _, a := range c.cfg.Auth {
+		user, _, _ := strings.Cut(string(a.Secret), ":")
+		out = append(out, a.Scheme+":"+user)
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package zkview
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/zkview/sasl"
+	"github.com/zkscope/zkscope/zkview/wire"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -39,6 +41,13 @@ func TestSASLDigest(t *testing.T) {
 		}
 		if got := c.Identity(); got != "DIGEST-MD5 bob" {
 			t.Errorf("identity %q", got)
+		}
+		ids, err := c.WhoAmI(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(ids, wire.ClientInfo{Scheme: "sasl", ID: "bob"}) {
+			t.Errorf("whoAmI: %+v", ids)
 		}
 		// The multi-read session authenticates too.
 		paths := make([]string, multiReadMin)

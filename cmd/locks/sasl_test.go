@@ -68,6 +68,11 @@ func TestSASLDigestCommands(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "10.0.0.7") {
 			t.Fatalf("get: exit %d\n%s\n%s", code, out, errOut)
 		}
+		// version --server says who zkscope is there, as the server says.
+		code, out, errOut = cmdtest.RunBinary(t, env, append([]string{"version", "--server", addr}, creds[2:]...)...)
+		if code != 0 || !strings.Contains(out, "(whoAmI)") || !strings.Contains(out, "sasl:bob") {
+			t.Fatalf("version --server: exit %d\n%s\n%s", code, out, errOut)
+		}
 	})
 	t.Run("without credentials", func(t *testing.T) {
 		for _, args := range [][]string{{"locks", "/locks"}, {"doctor", "/locks"}, {"get", node}} {

@@ -122,3 +122,26 @@ func saslRoundTrip(rw io.ReadWriter, xid int32, tok []byte) ([]byte, error) {
 		return tok, nil
 	}
 }
+
+// WhoAmIRequest is a framed whoAmI request (3.7+; no body).
+func WhoAmIRequest(xid int32) []byte { return Frame(RequestHeader(xid, OpWhoAmI).B) }
+
+// ClientInfo is one identity a connection holds (WhoAmIResponse): its
+// scheme ("sasl", "digest", "ip", "x509") and id.
+type ClientInfo struct{ Scheme, ID string }
+
+// DecodeWhoAmIResponse decodes a WhoAmIResponse body: a vector of
+// ClientInfo (authScheme, user).
+func DecodeWhoAmIResponse(body []byte) ([]ClientInfo, error) {
+	r := jute.NewReader(body)
+	n := r.Count()
+	out := make([]ClientInfo, 0, n)
+	for i := 0; i < n && r.Err() == nil; i++ {
+		scheme := string(r.Buffer())
+		out = append(out, ClientInfo{Scheme: scheme, ID: string(r.Buffer())})
+	}
+	if r.Err() != nil {
+		return nil, fmt.Errorf("decode whoAmI reply: %w", r.Err())
+	}
+	return out, nil
+}

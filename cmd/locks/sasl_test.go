@@ -74,6 +74,10 @@ func TestSASLDigestCommands(t *testing.T) {
 			t.Fatalf("version --server: exit %d\n%s\n%s", code, out, errOut)
 		}
 	})
+	t.Run("terminal UI", func(t *testing.T) {
+		s := cmdtest.StartTmux(t, "sasl", 140, 30, strings.Join(creds, " "))
+		s.WaitFor("the tree read with SASL", cmdtest.Has("connected", "as DIGEST-MD5 bob", "locks"))
+	})
 	t.Run("without credentials", func(t *testing.T) {
 		for _, args := range [][]string{{"locks", "/locks"}, {"doctor", "/locks"}, {"get", node}} {
 			start := time.Now()

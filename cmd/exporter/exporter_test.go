@@ -48,6 +48,17 @@ func get(url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// waitLong polls cond for up to 3 minutes (a loaded machine), failing
+// with the exporter's stderr.
+func waitLong(t *testing.T, what string, stderr *cmdtest.SyncBuffer, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 3 minutes; the exporter's stderr:\n%s", what, stderr.String())
+		}
+	}
+}
+
 // TestExporterTwoContexts: the binary follows a ZooKeeper context and a
 // Redis context at once, each labelled with its name, served and written
 // to --textfile every second; /healthz says both are up; an interrupt
@@ -90,7 +101,7 @@ func TestExporterTwoContexts(t *testing.T) {
 		`zkscope_cluster_following{cluster="cache",live="false",mode="polling"} 1`,
 	}
 	var body string
-	cmdtest.WaitUntil(t, "both clusters' locks served", func() bool {
+	waitLong(t, "both clusters' locks served", &stderr, func() bool {
 		_, body = get("http://" + addr + "/metrics")
 		for _, w := range want {
 			if !strings.Contains(body, w) {
@@ -99,7 +110,7 @@ func TestExporterTwoContexts(t *testing.T) {
 		}
 		return true
 	})
-	cmdtest.WaitUntil(t, "the textfile written with both clusters", func() bool {
+	waitLong(t, "the textfile written with both clusters", &stderr, func() bool {
 		b, _ := os.ReadFile(textfile)
 		return strings.Contains(string(b), want[0]) && strings.Contains(string(b), want[2])
 	})

@@ -105,6 +105,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"ui/common imports ui", []Package{{Path: "ui/common", Imports: []string{"ui/tree"}}}, nil, "ui/common imports no other ui package"},
 		{"components mix", []Package{{Path: "ui/tree", Imports: []string{"ui/detail"}}}, nil, "ui components do not import each other"},
 		{"ui outside commands", []Package{{Path: "demo", Imports: []string{"ui"}}}, nil, "only the commands import ui"},
+		{"demo imports config", []Package{{Path: "demo/herd", Imports: []string{"config"}}}, nil, "the demo packages import only"},
+		{"herd imports the demo", []Package{{Path: "demo/herd", Imports: []string{"demo"}}}, nil, "demo/herd imports nothing of demo"},
 		{"commands mix", []Package{{Path: "cmd/lock", Imports: []string{"cmd/locks"}}}, nil, "commands do not import each other"},
 		{"command tree imported", []Package{{Path: "ui", Imports: []string{"cmd/cmdutil"}}}, nil, "ui imports no command"},
 		{"test helper imported", []Package{{Path: "lockops/take", Imports: []string{"lockops/internal/locktest"}}}, nil, "a test helper, for tests only"},

@@ -6,7 +6,7 @@ import "strings"
 // a folder covers the packages below it too.
 
 // leaves import nothing of the module.
-var leaves = []string{"lockops", "printable", "peer", "themes", "zkview/jute", "internal/archtest"}
+var leaves = []string{"lockops", "printable", "peer", "themes", "zkview/jute", "zkview/sasl", "internal/archtest"}
 
 // dataLayers talk to one kind of server each; they import no lock, ui,
 // command or config package, and not each other.
@@ -36,6 +36,11 @@ var lockEdges = map[string][]string{
 	"lockops/hold":      {"lockops/audit"},
 }
 
+// demoImports are the only folders the demo packages (demo, demo/herd)
+// import from: servers and contenders, never a screen, command or config;
+// the herd engine is the demo's sibling, not its user.
+var demoImports = []string{"zkview", "lockops", "peer", "printable", "demo"}
+
 // under reports whether p is dir or below it.
 func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
@@ -56,7 +61,7 @@ func forbidden(from, to string, l Limits) string {
 	if to == "internal/archtest" {
 		return "the architecture rules are imported by nothing"
 	}
-	for _, rule := range []func(from, to string) string{leafRule, protocolRule, dataRule, lockRule, exporterRule, uiRule, cmdRule} {
+	for _, rule := range []func(from, to string) string{leafRule, protocolRule, dataRule, lockRule, exporterRule, uiRule, cmdRule, demoRule} {
 		if why := rule(from, to); why != "" {
 			return why
 		}
@@ -156,4 +161,16 @@ func cmdRule(from, to string) string {
 		return ""
 	}
 	return "commands do not import each other; what they share is in cmd/cmdutil"
+}
+
+func demoRule(from, to string) string {
+	switch {
+	case !under(from, "demo"):
+		return ""
+	case from == "demo/herd" && to == "demo":
+		return "demo/herd imports nothing of demo (cmd/demo puts them together)"
+	case !underAny(to, demoImports):
+		return "the demo packages import only zkview, lockops, peer, printable and demo packages"
+	}
+	return ""
 }

@@ -59,14 +59,16 @@ func resolveClusters(f *cmdutil.Factory, o exporterOptions) ([]*exporter.Cluster
 				return nil, nil, nil, fmt.Errorf("cluster %s: %w", n.name, err)
 			}
 			closers = append(closers, func() { c.Close() })
-			clusters = append(clusters, exporter.NewCluster(n.name, exporter.ModePolling, o.patterns()))
-			sources = append(sources, exporter.Redis{Client: c, Interval: o.PollInterval})
+			src := exporter.Redis{Client: c, Interval: o.PollInterval}
+			clusters = append(clusters, exporter.NewCluster(n.name, src.Mode(), o.patterns()))
+			sources = append(sources, src)
 			continue
 		}
 		cfg := n.t.ZooKeeper
 		dial := func(ctx context.Context) (*zkview.Client, error) { return f.Dial(ctx, cfg, func(string) {}) }
-		clusters = append(clusters, exporter.NewCluster(n.name, exporter.ModeWatches, o.paths()))
-		sources = append(sources, exporter.ZooKeeper{Dial: dial, Options: o.followOptions()})
+		src := exporter.ZooKeeper{Dial: dial, Options: o.followOptions()}
+		clusters = append(clusters, exporter.NewCluster(n.name, src.Mode(), o.paths()))
+		sources = append(sources, src)
 	}
 	return clusters, sources, closeAll, nil
 }

@@ -100,6 +100,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"data layers mix", []Package{{Path: "redisview", Imports: []string{"zkview"}}}, nil, "data layers do not import each other"},
 		{"lock packages upward", []Package{{Path: "lockops/scan", Imports: []string{"lockops/report"}}}, nil, "not one of the lock packages' imports"},
 		{"lock package imports ui", []Package{{Path: "lockops/take", Imports: []string{"ui/common"}}}, nil, "lock packages import no ui"},
+		{"exporter imports ui", []Package{{Path: "exporter", Imports: []string{"ui/common"}}}, nil, "exporter imports no ui"},
+		{"data layer imports exporter", []Package{{Path: "zkview", Imports: []string{"exporter"}}}, nil, "zkview is a data layer"},
 		{"ui/common imports ui", []Package{{Path: "ui/common", Imports: []string{"ui/tree"}}}, nil, "ui/common imports no other ui package"},
 		{"components mix", []Package{{Path: "ui/tree", Imports: []string{"ui/detail"}}}, nil, "ui components do not import each other"},
 		{"ui outside commands", []Package{{Path: "demo", Imports: []string{"ui"}}}, nil, "only the commands import ui"},

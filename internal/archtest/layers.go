@@ -61,7 +61,7 @@ func forbidden(from, to string, l Limits) string {
 	if to == "internal/archtest" {
 		return "the architecture rules are imported by nothing"
 	}
-	for _, rule := range []func(from, to string) string{leafRule, protocolRule, dataRule, lockRule, uiRule, cmdRule, demoRule} {
+	for _, rule := range []func(from, to string) string{leafRule, protocolRule, dataRule, lockRule, exporterRule, uiRule, cmdRule, demoRule} {
 		if why := rule(from, to); why != "" {
 			return why
 		}
@@ -96,7 +96,7 @@ func dataRule(from, to string) string {
 		if !under(from, d) {
 			continue
 		}
-		if underAny(to, []string{"lockops", "ui", "cmd", "config", "demo", "treeprint"}) {
+		if underAny(to, []string{"lockops", "ui", "cmd", "config", "demo", "treeprint", "exporter"}) {
 			return d + " is a data layer: it imports no lock, ui, command or config package"
 		}
 		for _, other := range dataLayers {
@@ -110,8 +110,8 @@ func dataRule(from, to string) string {
 
 func lockRule(from, to string) string {
 	if !under(from, "lockops") || from == "lockops" || !under(to, "lockops") || to == "lockops" {
-		if under(from, "lockops") && underAny(to, []string{"ui", "cmd", "demo"}) {
-			return "the lock packages import no ui, command or demo package"
+		if under(from, "lockops") && underAny(to, []string{"ui", "cmd", "demo", "exporter"}) {
+			return "the lock packages import no ui, command, demo or exporter package"
 		}
 		return ""
 	}
@@ -121,6 +121,16 @@ func lockRule(from, to string) string {
 		}
 	}
 	return "not one of the lock packages' imports (one way down; see ARCHITECTURE.md)"
+}
+
+// exporterRule: the exporter sits beside the lock packages: it may import
+// them, the data layers and config, never ui, the commands, demo or
+// treeprint.
+func exporterRule(from, to string) string {
+	if under(from, "exporter") && underAny(to, []string{"ui", "cmd", "demo", "treeprint"}) {
+		return "exporter imports no ui, command, demo or treeprint package"
+	}
+	return ""
 }
 
 func uiRule(from, to string) string {

@@ -168,6 +168,9 @@ func printReleases(ctx context.Context, w io.Writer, h *herd.Herd, interval time
 			return err
 		}
 		for _, r := range rs {
+			if r.OtherWatchers > 0 {
+				fmt.Fprintf(w, "%-5s release %d: %s other than the contenders' watched it too (not counted)\n", r.Lock, r.N, lockops.Plural(r.OtherWatchers, "session"))
+			}
 			n, total := h.Totals(r.Lock)
 			fmt.Fprintf(w, "%-5s release %d: %s (the servers listed %s; %s on %s), %s (%s), next holder after %s; so far %s and %s in %s\n",
 				r.Lock, r.N, lockops.Plural(r.Notifications, "notification"), lockops.Plural(r.ServerNotifications, "watcher"),

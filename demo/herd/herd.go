@@ -101,11 +101,14 @@ type Release struct {
 	// Released is the node its holder deleted; Holder the next holder's.
 	Released string `json:"released"`
 	Holder   string `json:"holder"`
-	// WatchesBefore is the watches on the lock's nodes in the servers'
-	// wchc sample before the release, on WatchedNodes nodes: the naive
+	// WatchesBefore is the contenders' watches on the lock's nodes in the
+	// servers' wchc sample before the release, on WatchedNodes nodes: the naive
 	// lock's all on one, the chain's one on each but the last waiter's.
 	WatchesBefore int `json:"watches_before"`
 	WatchedNodes  int `json:"watched_nodes"`
+	// OtherWatchers are sessions other than the contenders' that watched
+	// the released node (someone watching the demo): not counted above.
+	OtherWatchers int `json:"other_watchers,omitempty"`
 	// ReleasedBy and HeldBy are the sessions of the two ("0x…").
 	ReleasedBy string `json:"released_by"`
 	HeldBy     string `json:"held_by"`

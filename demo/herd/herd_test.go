@@ -155,3 +155,35 @@ func paths(qs []lockops.Queue) []string {
 	}
 	return out
 }
+
+// TestHerdIgnoresOtherWatchers: a session watching the demo (zkscope's
+// TUI or `locks --watch` from another terminal) is named apart, not
+// counted as a contender nor taken for a disagreement.
+func TestHerdIgnoresOtherWatchers(t *testing.T) {
+	const n = 3
+	h, servers, _ := startHerd(t, n)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := zkview.Connect(ctx, zkview.Config{Servers: servers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, _, err := c.Conn().ExistsW(h.Path(herd.Naive)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := c.Conn().ChildrenW(h.Path(herd.Chain)); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := h.Round(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	naive, chain := rs[0], rs[1]
+	if naive.OtherWatchers != 1 || naive.Notifications != n-1 || naive.ServerNotifications != n-1 || naive.WatchesBefore != n-1 {
+		t.Errorf("naive release with an observer: %+v", naive)
+	}
+	if chain.OtherWatchers != 0 || chain.Notifications != 1 || chain.ServerNotifications != 1 || chain.WatchesBefore != n-1 || chain.WatchedNodes != n-1 {
+		t.Errorf("chain release with an observer of its directory: %+v", chain)
+	}
+}

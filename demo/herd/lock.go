@@ -21,6 +21,9 @@ type lock struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	holder int // the contender holding
+	// sessions are the contenders' sessions: the servers' watch lists
+	// also name whoever else watches the demo, who is not counted.
+	sessions map[int64]bool
 
 	total    Counts
 	last     Release
@@ -88,6 +91,12 @@ func (l *lock) connect(ctx context.Context, o Options) error {
 		}()
 	}
 	wg.Wait()
+	l.sessions = map[int64]bool{}
+	for _, ct := range l.cts {
+		if ct != nil {
+			l.sessions[ct.session] = true
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -19,12 +19,13 @@ import (
 func (l *lock) release(ctx context.Context, servers []string) (Release, error) {
 	holder := l.cts[l.holder]
 	r := Release{Lock: l.style, N: l.releases + 1, Released: holder.node, ReleasedBy: lockops.FormatSession(holder.session)}
-	sample, err := sampleWatches(ctx, servers, holder.node, l.dir)
+	sample, err := sampleWatches(ctx, servers, l.sessions, holder.node, l.dir)
 	if err != nil {
 		return r, err
 	}
 	watchers := sample.watchers
 	r.ServerNotifications, r.WatchesBefore, r.WatchedNodes = len(watchers), sample.watches, sample.nodes
+	r.OtherWatchers = sample.others
 	t0 := time.Now()
 	holder.cmds <- cmdRelease
 	next, notified, err := l.follow(ctx, r.Released, watchers, &r.Counts)
@@ -89,18 +90,21 @@ func (l *lock) follow(ctx context.Context, released string, watchers []int64, c 
 	return next, notified, nil
 }
 
-// watchSample is what the servers' wchc said of one lock before a
-// release: the sessions watching the holder's node, and the watches on
-// the lock's nodes with how many nodes they are on.
+// watchSample is what the servers' wchc said of one lock's contenders
+// before a release: the sessions watching the holder's node, the
+// watches on the lock's nodes with how many nodes they are on, and how
+// many other sessions (someone watching the demo) watch the holder's node.
 type watchSample struct {
 	watchers []int64
 	watches  int
 	nodes    int
+	others   int
 }
 
 // sampleWatches asks every server which sessions watch what (wchc) and
-// keeps what concerns node, the holder's, and the nodes at or below dir.
-func sampleWatches(ctx context.Context, servers []string, node, dir string) (watchSample, error) {
+// keeps what the contenders (sessions) watch of node, the holder's, and
+// of the nodes at or below dir.
+func sampleWatches(ctx context.Context, servers []string, sessions map[int64]bool, node, dir string) (watchSample, error) {
 	var w watchSample
 	nodes := map[string]bool{}
 	for _, addr := range servers {
@@ -113,14 +117,20 @@ func sampleWatches(ctx context.Context, servers []string, node, dir string) (wat
 			return w, fmt.Errorf("the servers' watches: %w", err)
 		}
 		for s, paths := range bySession {
+			switch {
+			case !sessions[s]:
+				if slices.Contains(paths, node) {
+					w.others++
+				}
+				continue
+			case slices.Contains(paths, node):
+				w.watchers = append(w.watchers, s)
+			}
 			for _, p := range paths {
 				if p == dir || strings.HasPrefix(p, dir+"/") {
 					w.watches++
 					nodes[p] = true
 				}
-			}
-			if slices.Contains(paths, node) {
-				w.watchers = append(w.watchers, s)
 			}
 		}
 	}

@@ -21,6 +21,13 @@ var protocolEdges = map[string][]string{
 	"zkview/fourlw": {"peer"},
 }
 
+// clientEdges are the only imports of zkscope allowed to the packages below
+// zkview built on its client for one kind of caller (the UI's tree cache):
+// zkview's client, never a lock, ui, command or config package.
+var clientEdges = map[string][]string{
+	"zkview/treecache": {"zkview"},
+}
+
 // lockEdges are the imports allowed between the lock packages (lockops/X;
 // every one may import the recipe model, lockops): one way down, from
 // acting to reporting, diagnosing and reading.
@@ -80,6 +87,9 @@ func leafRule(from, to string) string {
 
 func protocolRule(from, to string) string {
 	allowed, ok := protocolEdges[from]
+	if !ok {
+		allowed, ok = clientEdges[from]
+	}
 	if !ok {
 		return ""
 	}

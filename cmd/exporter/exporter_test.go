@@ -49,14 +49,25 @@ func get(url string) (int, string) {
 }
 
 // waitLong polls cond for up to 3 minutes (a loaded machine), failing
-// with the exporter's stderr.
-func waitLong(t *testing.T, what string, stderr *cmdtest.SyncBuffer, cond func() bool) {
+// with the exporter's stderr and what last tells.
+func waitLong(t *testing.T, what string, stderr *cmdtest.SyncBuffer, cond func() bool, last func() string) {
 	t.Helper()
 	for deadline := time.Now().Add(3 * time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 3 minutes; the exporter's stderr:\n%s", what, stderr.String())
+			t.Fatalf("no %s within 3 minutes; the exporter's stderr:\n%s\nlast seen:\n%s", what, stderr.String(), last())
 		}
 	}
+}
+
+// zkscopeLines are the zkscope_ series of an exposition.
+func zkscopeLines(exposition string) string {
+	var out []string
+	for _, l := range strings.Split(exposition, "\n") {
+		if strings.HasPrefix(l, "zkscope_") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // TestExporterTwoContexts: the binary follows a ZooKeeper context and a
@@ -82,7 +93,7 @@ func TestExporterTwoContexts(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	textfile := filepath.Join(t.TempDir(), "zkscope.prom")
 	cmd := exec.Command(cmdtest.Binary(t), "--config", cfg, "exporter", "--context", "zk", "--context", "cache",
-		"--listen", addr, "--poll-interval", "500ms", "--textfile", textfile, "--textfile-interval", "1s", base)
+		"--listen", addr, "--poll-interval", "500ms", "--interval", "2s", "--textfile", textfile, "--textfile-interval", "1s", base)
 	var stderr cmdtest.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -109,11 +120,12 @@ func TestExporterTwoContexts(t *testing.T) {
 			}
 		}
 		return true
-	})
+	}, func() string { return zkscopeLines(body) })
+	var text []byte
 	waitLong(t, "the textfile written with both clusters", &stderr, func() bool {
-		b, _ := os.ReadFile(textfile)
-		return strings.Contains(string(b), want[0]) && strings.Contains(string(b), want[2])
-	})
+		text, _ = os.ReadFile(textfile)
+		return strings.Contains(string(text), want[0]) && strings.Contains(string(text), want[2])
+	}, func() string { return zkscopeLines(string(text)) })
 	code, health := get("http://" + addr + "/healthz")
 	if code != 200 || !strings.Contains(health, "zk: up (watches)") || !strings.Contains(health, "cache: up (polling)") {
 		t.Errorf("/healthz %d:\n%s", code, health)

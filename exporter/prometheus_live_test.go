@@ -3,6 +3,7 @@ package exporter_test
 import (
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +140,45 @@ func TestServerKilledAndRestarted(t *testing.T) {
 	fams = scrape(t, r.url)
 	if ok, _ := value(fams, "zkscope_cluster_last_read_success", cluster); ok != 1 {
 		t.Errorf("last read success %v after the restart", ok)
+	}
+}
+
+// TestScrapesReadNothing: 200 scrapes cost the server no request (a read
+// per scrape would be 200 packets at least; the session's pings remain).
+func TestScrapesReadNothing(t *testing.T) {
+	cl := zktest.StartStandalone(t, zktest.Options{})
+	conn, _, err := zk.Connect(cl.Addrs(), 10*time.Second, zk.WithLogInfo(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zktest.MakePath(t, conn, "/app/locks/a/_c_11111111-0000-4000-8000-000000000001-lock-0000000000")
+	conn.Close()
+	r := startZooKeeper(t, cl.Addrs(), []string{"/app"}, exporter.Options{}, time.Minute)
+	waitFor(t, "the lock served", 60*time.Second, func() bool {
+		_, ok := value(scrape(t, r.url), "zkscope_lock_holders", map[string]string{"path": "/app/locks/a"})
+		return ok
+	})
+	received := func() int {
+		out, err := zktest.FourLetterWord(cl.Addrs()[0], "srvr", 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if v, ok := strings.CutPrefix(line, "Received: "); ok {
+				n, _ := strconv.Atoi(strings.TrimSpace(v))
+				return n
+			}
+		}
+		t.Fatalf("srvr: %s", out)
+		return 0
+	}
+	before := received()
+	for range 200 {
+		get(t, r.url+"/metrics")
+	}
+	n := received() - before
+	t.Logf("the server received %d packets during 200 scrapes", n)
+	if n >= 20 {
+		t.Errorf("the server received %d packets during 200 scrapes", n)
 	}
 }

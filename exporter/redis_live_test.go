@@ -2,10 +2,17 @@ package exporter_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-redsync/redsync/v4"
+	redsyncredis "github.com/go-redsync/redsync/v4/redis"
+	rsgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v9"
+	goredis "github.com/redis/go-redis/v9"
+
 	"github.com/zkscope/zkscope/exporter"
+	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/redisview/redistest"
 )
 
@@ -56,5 +63,53 @@ func TestRedisPolled(t *testing.T) {
 		e, _ := value(fams, "zkscope_cluster_read_errors_total", map[string]string{"cluster": "cache"})
 		_, served := value(fams, "zkscope_lock_holders", forever)
 		return up == 0 && e > 0 && !served
+	})
+}
+
+// TestRedlockMasters: a real redsync mutex on three masters: one holder,
+// three masters holding; one master stopped: still held, by two, the
+// failed reads counted and the cluster still served.
+func TestRedlockMasters(t *testing.T) {
+	servers := redistest.StartN(t, 3)
+	var pools []redsyncredis.Pool
+	var urls []string
+	for _, s := range servers {
+		c := goredis.NewClient(&goredis.Options{Addr: s.Addr})
+		t.Cleanup(func() { c.Close() })
+		pools = append(pools, rsgoredis.NewPool(c))
+		urls = append(urls, s.URL())
+	}
+	m := redsync.New(pools...).NewMutex("lock:billing", redsync.WithExpiry(time.Minute))
+	if err := m.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	eps, err := redisview.ParseServers(strings.Join(urls, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := redisview.Open(redisview.Config{Servers: eps, DialTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	c := exporter.NewCluster("redlock", exporter.ModePolling, []string{"lock:*"})
+	r := serveClusters(t, []*exporter.Cluster{c}, []exporter.Source{exporter.Redis{Client: client, Interval: exporter.MinPoll}}, exporter.Options{})
+	lock := map[string]string{"cluster": "redlock", "path": "lock:billing", "recipe": "redlock"}
+	masters := func(want float64) func() bool {
+		return func() bool {
+			fams := scrape(t, r.url)
+			h, _ := value(fams, "zkscope_lock_holders", lock)
+			n, _ := value(fams, "zkscope_redlock_masters_holding", lock)
+			ttl, ok := value(fams, "zkscope_redis_lock_ttl_seconds", lock)
+			return h == 1 && n == want && ok && ttl > 0 && ttl <= 60
+		}
+	}
+	waitFor(t, "the Redlock held on 3 masters", 30*time.Second, masters(3))
+	servers[2].Stop()
+	waitFor(t, "the Redlock held on 2 masters, a read error counted", 30*time.Second, func() bool {
+		fams := scrape(t, r.url)
+		e, _ := value(fams, "zkscope_cluster_read_errors_total", map[string]string{"cluster": "redlock"})
+		up, _ := value(fams, "zkscope_cluster_up", map[string]string{"cluster": "redlock"})
+		return masters(2)() && e > 0 && up == 1
 	})
 }

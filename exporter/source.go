@@ -129,7 +129,8 @@ func (c *Cluster) applyIf(ctx context.Context, rootPath string, queues []lockops
 }
 
 // Redis reads the locks matching each root (a key pattern) every
-// Interval, each read bounded by it; Redis has no watches.
+// Interval, each read bounded by the interval (at least [MinReadTimeout]);
+// Redis has no watches.
 type Redis struct {
 	Client   *redisview.Client
 	Interval time.Duration
@@ -141,13 +142,18 @@ func (r Redis) Mode() Mode { return ModePolling }
 // MinPoll is the shortest interval between two reads of Redis servers.
 const MinPoll = 500 * time.Millisecond
 
+// MinReadTimeout is the least time a read of Redis servers is given: a
+// short interval must not fail reads that a busy server answers a little
+// late.
+const MinReadTimeout = 5 * time.Second
+
 // Run reads c's patterns every interval until ctx ends.
 func (r Redis) Run(ctx context.Context, c *Cluster) {
 	interval := max(r.Interval, MinPoll)
 	seen := map[string]*starts{}
 	for {
 		for _, pattern := range c.Roots() {
-			rctx, cancel := context.WithTimeout(ctx, interval)
+			rctx, cancel := context.WithTimeout(ctx, max(interval, MinReadTimeout))
 			reads := r.Client.ReadLocks(rctx, pattern)
 			cancel()
 			if ctx.Err() != nil {

@@ -32,6 +32,13 @@ func resolveClusters(f *cmdutil.Factory, o exporterOptions) ([]*exporter.Cluster
 		seen[name] = true
 		targets = append(targets, named{name, contextTarget(f, name)})
 	}
+	redis, zookeeper := false, false
+	for _, n := range targets {
+		redis, zookeeper = redis || n.t.IsRedis(), zookeeper || !n.t.IsRedis()
+	}
+	if err := checkArgsFit(redis, zookeeper, o); err != nil {
+		return nil, nil, nil, err
+	}
 	var clusters []*exporter.Cluster
 	var sources []exporter.Source
 	var closers []func()
@@ -52,16 +59,30 @@ func resolveClusters(f *cmdutil.Factory, o exporterOptions) ([]*exporter.Cluster
 				return nil, nil, nil, fmt.Errorf("cluster %s: %w", n.name, err)
 			}
 			closers = append(closers, func() { c.Close() })
-			clusters = append(clusters, exporter.NewCluster(n.name, exporter.ModePolling, o.patterns()))
-			sources = append(sources, exporter.Redis{Client: c, Interval: o.PollInterval})
+			src := exporter.Redis{Client: c, Interval: o.PollInterval}
+			clusters = append(clusters, exporter.NewCluster(n.name, src.Mode(), o.patterns()))
+			sources = append(sources, src)
 			continue
 		}
 		cfg := n.t.ZooKeeper
 		dial := func(ctx context.Context) (*zkview.Client, error) { return f.Dial(ctx, cfg, func(string) {}) }
-		clusters = append(clusters, exporter.NewCluster(n.name, exporter.ModeWatches, o.paths()))
-		sources = append(sources, exporter.ZooKeeper{Dial: dial, Options: o.followOptions()})
+		src := exporter.ZooKeeper{Dial: dial, Options: o.followOptions()}
+		clusters = append(clusters, exporter.NewCluster(n.name, src.Mode(), o.paths()))
+		sources = append(sources, src)
 	}
 	return clusters, sources, closeAll, nil
+}
+
+// checkArgsFit refuses PATH arguments when every cluster is Redis's and
+// --pattern when none is: they would be ignored.
+func checkArgsFit(redis, zookeeper bool, o exporterOptions) error {
+	switch {
+	case !zookeeper && len(o.Paths) > 0:
+		return cmdutil.Usagef("PATH arguments are ZooKeeper paths, and every cluster here is Redis's: give the key patterns with --pattern")
+	case !redis && len(o.Patterns) > 0:
+		return cmdutil.Usagef("--pattern selects Redis keys, and every cluster here is ZooKeeper's: give the paths as arguments")
+	}
+	return nil
 }
 
 // contextTarget resolves the named context alone: neither --server nor

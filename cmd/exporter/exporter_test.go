@@ -48,9 +48,32 @@ func get(url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// waitLong polls cond for up to 3 minutes (a loaded machine), failing
+// with the exporter's stderr and what last tells.
+func waitLong(t *testing.T, what string, stderr *cmdtest.SyncBuffer, cond func() bool, last func() string) {
+	t.Helper()
+	for deadline := time.Now().Add(3 * time.Minute); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 3 minutes; the exporter's stderr:\n%s\nlast seen:\n%s", what, stderr.String(), last())
+		}
+	}
+}
+
+// zkscopeLines are the zkscope_ series of an exposition.
+func zkscopeLines(exposition string) string {
+	var out []string
+	for _, l := range strings.Split(exposition, "\n") {
+		if strings.HasPrefix(l, "zkscope_") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 // TestExporterTwoContexts: the binary follows a ZooKeeper context and a
-// Redis context at once, each labelled with its name; /healthz says
-// both are up; an interrupt ends it with status 0.
+// Redis context at once, each labelled with its name, served and written
+// to --textfile every second; /healthz says both are up; an interrupt
+// ends it with status 0.
 func TestExporterTwoContexts(t *testing.T) {
 	srv := zktest.Shared(t)
 	base, lock := persistentLock(t, srv.ConnectString())
@@ -68,8 +91,9 @@ func TestExporterTwoContexts(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	textfile := filepath.Join(t.TempDir(), "zkscope.prom")
 	cmd := exec.Command(cmdtest.Binary(t), "--config", cfg, "exporter", "--context", "zk", "--context", "cache",
-		"--listen", addr, "--poll-interval", "500ms", base)
+		"--listen", addr, "--poll-interval", "500ms", "--interval", "2s", "--textfile", textfile, "--textfile-interval", "1s", base)
 	var stderr cmdtest.SyncBuffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -88,7 +112,7 @@ func TestExporterTwoContexts(t *testing.T) {
 		`zkscope_cluster_following{cluster="cache",live="false",mode="polling"} 1`,
 	}
 	var body string
-	cmdtest.WaitUntil(t, "both clusters' locks served", func() bool {
+	waitLong(t, "both clusters' locks served", &stderr, func() bool {
 		_, body = get("http://" + addr + "/metrics")
 		for _, w := range want {
 			if !strings.Contains(body, w) {
@@ -96,7 +120,12 @@ func TestExporterTwoContexts(t *testing.T) {
 			}
 		}
 		return true
-	})
+	}, func() string { return zkscopeLines(body) })
+	var text []byte
+	waitLong(t, "the textfile written with both clusters", &stderr, func() bool {
+		text, _ = os.ReadFile(textfile)
+		return strings.Contains(string(text), want[0]) && strings.Contains(string(text), want[2])
+	}, func() string { return zkscopeLines(string(text)) })
 	code, health := get("http://" + addr + "/healthz")
 	if code != 200 || !strings.Contains(health, "zk: up (watches)") || !strings.Contains(health, "cache: up (polling)") {
 		t.Errorf("/healthz %d:\n%s", code, health)
@@ -138,6 +167,13 @@ func TestExporterOnceTextfile(t *testing.T) {
 	if matches, _ := filepath.Glob(file + ".*"); len(matches) != 0 {
 		t.Errorf("temporary files left: %v", matches)
 	}
+	// A path that does not exist: the file is written (the cluster down)
+	// and the status is 1, the reason on one line.
+	code, _, stderr = cmdtest.RunBinary(t, nil, "-s", srv.ConnectString(), "exporter", "--once", "--textfile", file, base+"/missing")
+	if b, _ = os.ReadFile(file); code != 1 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "down") ||
+		!strings.Contains(string(b), `zkscope_cluster_up{cluster="`+srv.ConnectString()+`"} 0`) {
+		t.Errorf("a missing path: exit %d, stderr %q, textfile:\n%s", code, stderr, b)
+	}
 }
 
 // TestExporterUsage: flags that cannot work are refused with status 2
@@ -152,6 +188,8 @@ func TestExporterUsage(t *testing.T) {
 		{[]string{"-s", "127.0.0.1:1", "exporter", "--include", "[", "/"}, "--include/--exclude"},
 		{[]string{"-s", "127.0.0.1:1", "exporter", "relative"}, "PATH \"relative\""},
 		{[]string{"-s", "127.0.0.1:1", "exporter", "--max-locks", "-1"}, "--max-locks"},
+		{[]string{"-s", "127.0.0.1:1", "exporter", "--pattern", "lock:*"}, "every cluster here is ZooKeeper's"},
+		{[]string{"-s", "redis://127.0.0.1:1", "exporter", "/app"}, "every cluster here is Redis's"},
 	} {
 		code, _, stderr := cmdtest.RunBinary(t, nil, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {

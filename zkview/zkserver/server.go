@@ -113,7 +113,21 @@ func (s *Server) Kill() {
 
 // Pause freezes the member (SIGSTOP) so its clients time out without the
 // TCP connection closing; Resume continues it.
-func (s *Server) Pause() error { return s.signal(syscall.SIGSTOP) }
+//
+// It returns once every thread of the member has stopped: the signal
+// stops a running thread only at its next entry to the kernel, so a
+// member busy on a core could otherwise still answer a request sent just
+// after.
+func (s *Server) Pause() error {
+	if err := s.signal(syscall.SIGSTOP); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	pid := s.cmd.Process.Pid
+	s.mu.Unlock()
+	waitStopped(pid, 10*time.Second)
+	return nil
+}
 
 // Resume continues a paused member.
 func (s *Server) Resume() error { return s.signal(syscall.SIGCONT) }

@@ -163,3 +163,19 @@ func TestSASLOverTLS(t *testing.T) {
 		t.Fatalf("read over TLS with SASL: %+v %v", n, err)
 	}
 }
+
+// TestSASLServerWithout: SASL credentials for a server that has no SASL
+// configured fail at once, saying so.
+func TestSASLServerWithout(t *testing.T) {
+	srv := zktest.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx, Config{Servers: srv.Addrs(), SASL: &sasl.Config{Mechanism: sasl.DigestMD5, User: "bob", Password: "x"}})
+	if err == nil {
+		c.Close()
+		t.Fatal("connected with SASL to a server without it")
+	}
+	if !errors.Is(err, wire.ErrSASLNotOffered) {
+		t.Errorf("error: %v", err)
+	}
+}

@@ -75,3 +75,14 @@ func FuzzDigestChallenge(f *testing.F) {
 		d.Step(challenge) // as a final token: refused or accepted, never a panic
 	})
 }
+
+func TestCCacheKinds(t *testing.T) {
+	t.Setenv("KRB5CCNAME", "KEYRING:persistent:1000")
+	_, err := New(Config{Mechanism: GSSAPI, Krb5Conf: "/dev/null"})
+	if err == nil || !strings.Contains(err.Error(), "FILE: caches only") {
+		t.Errorf("a keyring cache: %v", err)
+	}
+	if got := ccachePath("FILE:/tmp/x"); got != "/tmp/x" {
+		t.Errorf("FILE: cache path %q", got)
+	}
+}

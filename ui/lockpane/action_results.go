@@ -11,6 +11,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/ui/common"
@@ -80,6 +81,8 @@ func (p *Model) onTakeDone(msg takeDoneMsg) tea.Cmd {
 			// place is gone for good; offer to queue again.
 			p.setNote(common.LevelErr, "Lost our place in the queue of "+t.path+".")
 			p.open(dialog.NewRejoinOffer(p.st, p.keys, t.path, msg.err.Error(), msg.opts))
+		case errors.As(msg.err, new(*audit.DeniedError)): // names who the ACL allows
+			p.setNote(common.LevelErr, "Could not take "+t.path+": "+msg.err.Error())
 		case errors.Is(msg.err, zk.ErrNoAuth):
 			p.setNote(common.LevelErr, fmt.Sprintf("No permission to create nodes in %s (NoAuth): connect with credentials that may write there (--auth-file).", t.path))
 		default:

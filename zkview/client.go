@@ -300,6 +300,15 @@ func Join(parent, child string) string {
 	return parent + "/" + child
 }
 
+// Parent is the parent of a znode path ("/" for top-level nodes and "/").
+func Parent(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return "/"
+	}
+	return d
+}
+
 // waitSession blocks until the client has a session or ctx ends. first
 // (the first connect, whose caller gives up when it fails) also ends it as
 // soon as no member can give one ([Client.nothingAnswers]); a recovery

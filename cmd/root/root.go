@@ -17,6 +17,7 @@ import (
 	"github.com/zkscope/zkscope/cmd/cmdutil"
 	"github.com/zkscope/zkscope/cmd/config"
 	"github.com/zkscope/zkscope/cmd/demo"
+	"github.com/zkscope/zkscope/cmd/exporter"
 	"github.com/zkscope/zkscope/cmd/history"
 	"github.com/zkscope/zkscope/cmd/lock"
 	"github.com/zkscope/zkscope/cmd/locks"
@@ -77,7 +78,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root.Flags().StringVar(&tuiOpts.Txnlog, "txnlog", "", "TUI: a server's data directory whose transaction log the lock pane's timeline (T, [ ]) replays")
 	root.AddCommand(
 		demo.NewCmdDemo(f),
-		locks.NewCmdLocks(f), locks.NewCmdDoctor(f),
+		locks.NewCmdLocks(f), locks.NewCmdDoctor(f), exporter.NewCmdExporter(f),
 		cluster.NewCmdEnsemble(f), cluster.NewCmdSessions(f),
 		history.NewCmdHistory(),
 		lock.NewCmdLock(f), lock.NewCmdEvict(f), lock.NewCmdRevoke(f),

@@ -97,6 +97,10 @@ identities its session holds (the server's whoAmI, ZooKeeper 3.7+; else the conf
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fl := cmd.Flags()
 			o.Ask = fl.Changed("server") || fl.Changed("context") || os.Getenv("ZKSCOPE_SERVER") != "" || os.Getenv("ZKSCOPE_CONTEXT") != ""
+			if o.Output != "" && o.Output != "text" && o.Output != "json" {
+				// before connecting: a usage error needs no server
+				return cmdutil.Usagef("--output %q: want text or json", o.Output)
+			}
 			v := Build(o.Built)
 			if o.Ask {
 				s, err := askServer(cmd.Context(), f)

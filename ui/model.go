@@ -143,6 +143,10 @@ type Model struct {
 	st       *themes.Styles
 	darkBG   bool
 	readOnly bool
+	// whoAmI is what the server said the SASL session holds ("sasl:bob"),
+	// for the header; whoAmIOf the session it was asked on.
+	whoAmI   []string
+	whoAmIOf int64
 	keys     common.KeyMap
 	help     help.Model
 

@@ -19,6 +19,13 @@ import (
 // connMsg is one connection state change (from the Subscribe stream).
 type connMsg struct{ ev zkview.ConnEvent }
 
+// whoAmIMsg is the server's whoAmI for session: its identities but ip's.
+type whoAmIMsg struct {
+	session int64
+	ids     []string
+	err     error
+}
+
 // treeMsg is a coalesced batch of watch changes, copied out of the cache.
 type treeMsg struct {
 	dirs   []tree.Listing

@@ -315,3 +315,19 @@ func askSessionsView(c *zkview.Client, root string, id uint64, later bool) tea.C
 func tick() tea.Cmd {
 	return tea.Tick(tickEvery, func(t time.Time) tea.Msg { return common.TickMsg{At: t} })
 }
+
+// askWhoAmI asks which identities session holds (the header's "as").
+func askWhoAmI(c *zkview.Client, session int64) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		infos, err := c.WhoAmI(ctx)
+		var ids []string
+		for _, i := range infos {
+			if i.Scheme != "ip" {
+				ids = append(ids, i.Scheme+":"+i.ID)
+			}
+		}
+		return whoAmIMsg{session: session, ids: ids, err: err}
+	}
+}

@@ -61,6 +61,14 @@ func (m *Model) updateReply(msg tea.Msg) []tea.Cmd {
 		if msg.ev.State == zkview.StateConnected && m.client != nil {
 			cmds = append(cmds, introspect(m.client, m.nextID("ensemble"), false))
 		}
+		if ev := msg.ev; ev.State == zkview.StateConnected && m.client != nil && m.client.Identity() != "" && ev.SessionID != m.whoAmIOf {
+			m.whoAmIOf = ev.SessionID
+			cmds = append(cmds, askWhoAmI(m.client, ev.SessionID))
+		}
+	case whoAmIMsg:
+		if msg.session == m.whoAmIOf && msg.err == nil && len(msg.ids) > 0 {
+			m.whoAmI = msg.ids
+		}
 	case treeMsg:
 		cmds = append(cmds, m.onTree(msg), listenTree(m.cache))
 	case childrenMsg:

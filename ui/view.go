@@ -134,8 +134,8 @@ func (m *Model) headerView() string {
 		if m.state.SessionID != 0 {
 			parts = append(parts, label("session")+st.HeaderValue.Render(common.HexID(m.state.SessionID)))
 		}
-		if m.client != nil && m.client.Identity() != "" { // who the session authenticated as with SASL
-			parts = append(parts, label("as")+st.HeaderValue.Render(printable.String(m.client.Identity())))
+		if who := m.identity(); who != "" { // who the session authenticated as with SASL
+			parts = append(parts, label("as")+st.HeaderValue.Render(printable.String(who)))
 		}
 		left = strings.Join(parts, st.Header.Render("  "))
 		if lipgloss.Width(left)+lipgloss.Width(state)+2 <= m.width {
@@ -148,6 +148,18 @@ func (m *Model) headerView() string {
 		gap = max(m.width-lipgloss.Width(left)-lipgloss.Width(state)-1, 1)
 	}
 	return ansi.Truncate(left+st.Header.Render(strings.Repeat(" ", gap))+state+st.Header.Render(" "), m.width, "")
+}
+
+// identity is who the SASL session is, as the server's whoAmI said
+// ("sasl:bob"), else as configured ("DIGEST-MD5 bob"); "" without SASL.
+func (m *Model) identity() string {
+	if m.client == nil || m.client.Identity() == "" {
+		return ""
+	}
+	if len(m.whoAmI) > 0 {
+		return strings.Join(m.whoAmI, ", ")
+	}
+	return m.client.Identity()
 }
 
 // role is the connected member's role when the members could be asked.

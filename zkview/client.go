@@ -261,7 +261,7 @@ func Explain(err error) error {
 	case errors.Is(err, wire.ErrSASLRequired) || strings.Contains(err.Error(), "unknown error: -124"):
 		return explained{err: err, replace: SASLRequiredMessage}
 	case errors.Is(err, zk.ErrNoAuth):
-		return explained{err: err, what: "the node's ACL does not allow these credentials (give digest credentials with --auth-file, ZKSCOPE_AUTH or the context's auth_file)"}
+		return explained{err: err, what: "the node's ACL does not allow these credentials (give digest credentials with --auth-file, ZKSCOPE_AUTH or the context's auth_file, or SASL ones with --sasl-user or --principal)"}
 	case errors.Is(err, zk.ErrNoNode):
 		return explained{err: err, replace: "node does not exist"}
 	case errors.Is(err, zk.ErrConnectionClosed), errors.Is(err, zk.ErrNoServer):

@@ -130,3 +130,52 @@ func TestSASLDigest(t *testing.T) {
 		}
 	})
 }
+
+// TestSASLOverTLS: SASL DIGEST-MD5 on a TLS client port (the exchange
+// runs inside the TLS connection).
+func TestSASLOverTLS(t *testing.T) {
+	zktest.Require(t)
+	dir := t.TempDir()
+	m, err := zktest.GenerateTLS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := zktest.DigestSASL(dir, map[string]string{"bob": "bob-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := s.Options
+	opts.Secure = m.ServerFiles("none")
+	srv := zktest.StartStandalone(t, opts).Servers[0]
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx, Config{Servers: []string{srv.SecureAddr}, TLS: &TLSConfig{CAFile: m.CAFile, ServerName: m.ServerName},
+		SASL: &sasl.Config{Mechanism: sasl.DigestMD5, User: "bob", Password: "bob-secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	acl := []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: "bob"}}
+	if _, err := c.Conn().Create("/tls-sasl", []byte("both"), 0, acl); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Get("/tls-sasl"); err != nil || string(n.Data) != "both" {
+		t.Fatalf("read over TLS with SASL: %+v %v", n, err)
+	}
+}
+
+// TestSASLServerWithout: SASL credentials for a server that has no SASL
+// configured fail at once, saying so.
+func TestSASLServerWithout(t *testing.T) {
+	srv := zktest.Shared(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx, Config{Servers: srv.Addrs(), SASL: &sasl.Config{Mechanism: sasl.DigestMD5, User: "bob", Password: "x"}})
+	if err == nil {
+		c.Close()
+		t.Fatal("connected with SASL to a server without it")
+	}
+	if !errors.Is(err, wire.ErrSASLNotOffered) {
+		t.Errorf("error: %v", err)
+	}
+}

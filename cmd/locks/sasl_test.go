@@ -76,7 +76,7 @@ func TestSASLDigestCommands(t *testing.T) {
 	})
 	t.Run("terminal UI", func(t *testing.T) {
 		s := cmdtest.StartTmux(t, "sasl", 140, 30, strings.Join(creds, " "))
-		s.WaitFor("the tree read with SASL", cmdtest.Has("connected", "as DIGEST-MD5 bob", "locks"))
+		s.WaitFor("the tree read with SASL", cmdtest.Has("connected", "as sasl:bob", "locks"))
 	})
 	t.Run("without credentials", func(t *testing.T) {
 		for _, args := range [][]string{{"locks", "/locks"}, {"doctor", "/locks"}, {"get", node}} {
@@ -143,6 +143,21 @@ func TestSASLKerberosCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "10.0.0.8") {
 		t.Fatalf("get: exit %d\n%s\n%s", code, out, errOut)
 	}
+	code, out, errOut = cmdtest.RunBinary(t, env, append(creds, "doctor", "/locks")...)
+	if code != 0 {
+		t.Fatalf("doctor: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = cmdtest.RunBinary(t, env, append(creds, "getacl", "/locks/job")...)
+	if code != 0 || !strings.Contains(out, "sasl") || !strings.Contains(out, "zkscope@"+kdc.Realm) {
+		t.Fatalf("getacl: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut = cmdtest.RunBinary(t, env, append(creds, "lock", "/locks/other", "--recipe", "curator", "--", "sh", "-c", "echo held-with-kerberos")...)
+	if code != 0 || !strings.Contains(out, "held-with-kerberos") {
+		t.Fatalf("lock -- CMD: exit %d\n%s\n%s", code, out, errOut)
+	}
+	t.Setenv("KRB5_CONFIG", kdc.Krb5Conf) // the terminal UI's environment, through tmux's
+	scr := cmdtest.StartTmux(t, "krb", 160, 30, "-s "+addr+" --principal zkscope --keytab "+clientKT)
+	scr.WaitFor("the tree read with Kerberos", cmdtest.Has("connected", "as sasl:zkscope@"+kdc.Realm, "locks"))
 	code, out, errOut = cmdtest.RunBinary(t, env, "-s", addr, "locks", "/locks")
 	if msg := strings.TrimSpace(errOut); code == 0 || strings.Contains(msg, "\n") || !strings.Contains(msg, "--principal") {
 		t.Errorf("locks without SASL: exit %d\n%s\n%s", code, out, errOut)

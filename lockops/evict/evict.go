@@ -298,7 +298,7 @@ func evict(ctx context.Context, c *zkview.Client, node string, want Expect, o Op
 		}
 		return &ChangedError{Node: node, What: "data version", Want: fmt.Sprint(version), Got: got}
 	}
-	return fmt.Errorf("force-delete %s: %w", node, err)
+	return fmt.Errorf("force-delete %s: %w", node, audit.Denied(c, path.Dir(node), zk.PermDelete, err))
 }
 
 // mustBeParticipant returns a [*lockops.Refusal] when node is no participant of a

@@ -59,7 +59,7 @@ func Revoke(ctx context.Context, c *zkview.Client, node string, wait time.Durati
 		if errors.Is(err, zk.ErrBadVersion) {
 			err = fmt.Errorf("%w (the node changed while we asked: look again)", err)
 		}
-		err = fmt.Errorf("revoke %s: write __REVOKE__: %w", node, err)
+		err = fmt.Errorf("revoke %s: write __REVOKE__: %w", node, audit.Denied(c, node, zk.PermWrite, err))
 		audit.Record(c, lockops.OpRevoke, node, audit.VersionPtr(p.Version), res.Session, err)
 		return res, err
 	}

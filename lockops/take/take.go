@@ -365,7 +365,7 @@ func createProtected(c *zkview.Client, lockPath, prefix string, data []byte, con
 				continue
 			}
 		default:
-			return "", zk.Stat{}, fmt.Errorf("create lock node in %s: %w", lockPath, err)
+			return "", zk.Stat{}, fmt.Errorf("create lock node in %s: %w", lockPath, audit.Denied(c, lockPath, zk.PermCreate, err))
 		}
 		_, st, err := conn.Get(created)
 		if err != nil {

@@ -1,6 +1,7 @@
 package lockpane
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/audit"
 	"github.com/zkscope/zkscope/lockops/evict"
 	"github.com/zkscope/zkscope/lockops/hold"
 	"github.com/zkscope/zkscope/ui/common"
@@ -70,6 +72,7 @@ func (p *Model) onTakeDone(msg takeDoneMsg) tea.Cmd {
 	t := a.taking
 	a.taking = nil
 	if msg.err != nil {
+		var denied *audit.DeniedError
 		switch {
 		case errors.Is(msg.err, context.Canceled):
 			p.setNote(common.LevelInfo, "Stopped waiting for "+t.path+"; our node was deleted.")
@@ -80,6 +83,9 @@ func (p *Model) onTakeDone(msg takeDoneMsg) tea.Cmd {
 			// place is gone for good; offer to queue again.
 			p.setNote(common.LevelErr, "Lost our place in the queue of "+t.path+".")
 			p.open(dialog.NewRejoinOffer(p.st, p.keys, t.path, msg.err.Error(), msg.opts))
+		case errors.As(msg.err, &denied): // names who the ACL allows
+			p.setNote(common.LevelErr, fmt.Sprintf("No permission to create nodes in %s (NoAuth): only %s may; connect as that (--auth-file, --sasl-user, --principal).",
+				t.path, cmp.Or(strings.Join(denied.Allowed, ", "), "no one")))
 		case errors.Is(msg.err, zk.ErrNoAuth):
 			p.setNote(common.LevelErr, fmt.Sprintf("No permission to create nodes in %s (NoAuth): connect with credentials that may write there (--auth-file).", t.path))
 		default:

@@ -55,3 +55,34 @@ func TestLatin1(t *testing.T) {
 		t.Errorf("utf-8 kept: %q", got)
 	}
 }
+
+// FuzzDigestChallenge: any challenge from a server is answered or
+// refused, never a panic; the answer quotes what it repeats.
+func FuzzDigestChallenge(f *testing.F) {
+	f.Add([]byte(`realm="zk-sasl-md5",nonce="abc",qop="auth",charset=utf-8,algorithm=md5-sess`))
+	f.Add([]byte(`nonce="a\"b\\",qop=auth,,realm=`))
+	f.Add([]byte(`nonce`))
+	f.Fuzz(func(t *testing.T, challenge []byte) {
+		d := &digestMD5{user: "bob", password: "pw", uri: "zookeeper/zk-sasl-md5"}
+		resp, _, err := d.Step(challenge)
+		if err != nil {
+			return
+		}
+		got := parseDirectives(string(resp))
+		if got["nonce"] != parseDirectives(string(challenge))["nonce"] || got["username"] != "bob" {
+			t.Fatalf("answer %q to %q", resp, challenge)
+		}
+		d.Step(challenge) // as a final token: refused or accepted, never a panic
+	})
+}
+
+func TestCCacheKinds(t *testing.T) {
+	t.Setenv("KRB5CCNAME", "KEYRING:persistent:1000")
+	_, err := New(Config{Mechanism: GSSAPI, Krb5Conf: "/dev/null"})
+	if err == nil || !strings.Contains(err.Error(), "FILE: caches only") {
+		t.Errorf("a keyring cache: %v", err)
+	}
+	if got := ccachePath("FILE:/tmp/x"); got != "/tmp/x" {
+		t.Errorf("FILE: cache path %q", got)
+	}
+}

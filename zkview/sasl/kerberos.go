@@ -60,6 +60,9 @@ func newKerberos(cfg Config) (*kerberos, error) {
 		return k, nil
 	}
 	path := ccachePath(cfg.CCache)
+	if kind, _, ok := strings.Cut(path, ":"); ok && !strings.Contains(kind, "/") {
+		return nil, fmt.Errorf("SASL GSSAPI: the credential cache %s is not a file (zkscope reads FILE: caches only): run kinit -c FILE:/tmp/krb5cc_zkscope and set KRB5CCNAME to it, or give --keytab", path)
+	}
 	cc, err := credentials.LoadCCache(path)
 	if err != nil {
 		return nil, fmt.Errorf("SASL GSSAPI: no keytab (--keytab) and no credential cache at %s (run kinit, or set KRB5CCNAME): %w", path, err)

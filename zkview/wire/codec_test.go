@@ -54,3 +54,15 @@ func FuzzDecodeMultiReadResponse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeWhoAmI: any whoAmI reply decodes or fails, never a panic.
+func FuzzDecodeWhoAmI(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 0, 0, 0, 4, 's', 'a', 's', 'l', 0, 0, 0, 3, 'b', 'o', 'b'})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		ids, err := DecodeWhoAmIResponse(body)
+		if err == nil && len(ids) > len(body) {
+			t.Fatalf("%d identities from %d bytes", len(ids), len(body))
+		}
+	})
+}

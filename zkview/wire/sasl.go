@@ -26,6 +26,10 @@ const (
 // that did not authenticate with SASL while the server requires it.
 var ErrSASLRequired = errors.New("the server requires SASL authentication (SESSIONCLOSEDREQUIRESASLAUTH)")
 
+// ErrSASLNotOffered is an empty answer to the first SASL token: the
+// server has no SASL configured (its JAAS file has no Server section).
+var ErrSASLNotOffered = errors.New("the server answered with no SASL challenge: it has no SASL configured (no JAAS Server section); leave out the SASL settings for it")
+
 // SASLMechanism is one SASL exchange's client side (zkview/sasl makes
 // them): the first token, then an answer to each server token; done says
 // the client is satisfied (a non-nil answer is still sent, and the
@@ -71,6 +75,9 @@ func SASLExchange(rw io.ReadWriter, m SASLMechanism) error {
 		reply, err := saslRoundTrip(rw, xid, tok)
 		if err != nil {
 			return err
+		}
+		if xid == 1 && len(reply) == 0 {
+			return ErrSASLNotOffered
 		}
 		next, done, err := m.Step(reply)
 		if err != nil {

@@ -77,7 +77,7 @@ public class CuratorPeer {
         // connection states are reported ("ID suspended", "ID lost"), as
         // an application that stops its work on them would see them.
         int sessionMs = kind.equals("mutex-timeout") ? Integer.parseInt(f[4]) : 30000;
-        CuratorFramework c = CuratorFrameworkFactory.newClient(connect, sessionMs, 15000, new RetryOneTime(100));
+        CuratorFramework c = newClient(connect, sessionMs);
         if (kind.equals("mutex-timeout")) {
           c.getConnectionStateListenable().addListener((cl, st) -> {
             if (st == org.apache.curator.framework.state.ConnectionState.SUSPENDED) say(id + " suspended");
@@ -130,9 +130,30 @@ public class CuratorPeer {
     }).start();
   }
 
+  // With -Dzkscope.acl=SCHEME:ID[,SCHEME:ID:r] every node a contender
+  // creates gets that ACL (all permissions, or read only with :r).
+  static CuratorFramework newClient(String connect, int sessionMs) {
+    CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder().connectString(connect)
+      .sessionTimeoutMs(sessionMs).connectionTimeoutMs(15000).retryPolicy(new RetryOneTime(100));
+    String spec = System.getProperty("zkscope.acl");
+    if (spec != null) {
+      final List<org.apache.zookeeper.data.ACL> acl = new ArrayList<>();
+      for (String e : spec.split(",")) {
+        String[] p = e.split(":");
+        int perms = p.length > 2 && p[2].equals("r") ? ZooDefs.Perms.READ : ZooDefs.Perms.ALL;
+        acl.add(new org.apache.zookeeper.data.ACL(perms, new org.apache.zookeeper.data.Id(p[0], p[1])));
+      }
+      b.aclProvider(new org.apache.curator.framework.api.ACLProvider() {
+        public List<org.apache.zookeeper.data.ACL> getDefaultAcl() { return acl; }
+        public List<org.apache.zookeeper.data.ACL> getAclForPath(String path) { return acl; }
+      });
+    }
+    return b.build();
+  }
+
   // A plain ephemeral lock: create, or watch with exists and try again.
   static void ephemeralLock(String connect, String id, String path) throws Exception {
-    CuratorFramework c = CuratorFrameworkFactory.newClient(connect, 30000, 15000, new RetryOneTime(100));
+    CuratorFramework c = newClient(connect, 30000);
     c.start();
     c.blockUntilConnected();
     releases.put(id, () -> { try { c.delete().forPath(path); c.close(); say(id + " released"); } catch (Exception e) { say(id + " error " + e); } });
@@ -311,9 +332,17 @@ type Peers struct {
 
 // StartCurator starts the Curator peer process against connect.
 func StartCurator(t testing.TB, connect string) *Peers {
+	return StartCuratorWith(t, connect)
+}
+
+// StartCuratorWith is [StartCurator] with JVM flags: a JAAS login config
+// (-Djava.security.auth.login.config, whose Client section the ZooKeeper
+// client authenticates with), and -Dzkscope.acl=SCHEME:ID[,SCHEME:ID:r],
+// the ACL of every node the contenders create.
+func StartCuratorWith(t testing.TB, connect string, jvmFlags ...string) *Peers {
 	dir := buildPeers(t)
-	return startPeers(t, "curator", exec.Command("java", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-		"-cp", curatorClassPath(dir), "CuratorPeer", connect))
+	args := append([]string{"-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xshare:auto"}, jvmFlags...)
+	return startPeers(t, "curator", exec.Command("java", append(args, "-cp", curatorClassPath(dir), "CuratorPeer", connect)...))
 }
 
 // StartKazoo starts the kazoo peer process against connect.

@@ -61,3 +61,15 @@ func StartDigestSASL(t testing.TB, users map[string]string) *Cluster {
 	}
 	return StartStandalone(t, s.Options)
 }
+
+// DigestClientJAAS writes a JAAS file whose Client section authenticates
+// a Java ZooKeeper client (Curator's) as user with DIGEST-MD5: the JVM
+// flag that uses it.
+func DigestClientJAAS(dir, user, password string) (string, error) {
+	path := filepath.Join(dir, "client-jaas.conf")
+	jaas := fmt.Sprintf("Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n  username=%q\n  password=%q;\n};\n", user, password)
+	if err := os.WriteFile(path, []byte(jaas), 0o600); err != nil {
+		return "", err
+	}
+	return "-Djava.security.auth.login.config=" + path, nil
+}

@@ -141,6 +141,7 @@ type Client struct {
 	mismatches map[string]mismatchSeen
 	sessions   map[int64]*sessionFacts // what the wire told about each session (see Contact)
 	bulk       *multiReader            // the multi-read sidecar session and its state (multiread.go)
+	follow     followState             // the persistent-watch session (follow.go)
 }
 
 // Conn exposes the underlying go-zookeeper connection for operations zkview
@@ -203,6 +204,7 @@ func (c *Client) Close() {
 	c.publishLocked(ConnEvent{State: StateClosed, PrevSessionID: c.sid, Time: time.Now()})
 	c.mu.Unlock()
 	c.Conn().Close()
+	c.closeFollow()
 	c.bulk.waitClosed() // the bulk-read session closes alongside (a second at most)
 }
 

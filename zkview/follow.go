@@ -98,12 +98,15 @@ func (c *Client) Follow(ctx context.Context, p string, recursive bool) (*Follow,
 
 // closeFollow closes the persistent-watch session (the client closed).
 func (c *Client) closeFollow() {
-	c.follow.mu.Lock()
-	w := c.follow.w
-	c.follow.mu.Unlock()
-	if w != nil {
+	if w := c.watches(); w != nil {
 		w.Close()
 	}
+}
+
+func (c *Client) watches() *wire.Watches {
+	c.follow.mu.Lock()
+	defer c.follow.mu.Unlock()
+	return c.follow.w
 }
 
 // FollowSupported says whether the server serves persistent watches, once
@@ -116,13 +119,9 @@ func (c *Client) FollowSupported() (ok, known bool) {
 // WatchSessionID is the id of the persistent-watch session (0 when none
 // is open): one of zkscope's own, never a lock's waiter.
 func (c *Client) WatchSessionID() int64 {
-	c.follow.mu.Lock()
-	w := c.follow.w
-	c.follow.mu.Unlock()
-	if w == nil {
+	if w := c.watches(); w == nil {
 		return 0
-	}
-	if s := w.Session(); s != nil && !s.Dead() {
+	} else if s := w.Session(); s != nil && !s.Dead() {
 		return s.ID()
 	}
 	return 0
@@ -183,6 +182,10 @@ func (f *Follow) Take() []FollowEvent {
 	}
 	return out
 }
+
+// Pending says whether events wait to be taken (or the watch is being set
+// again after a reconnect).
+func (f *Follow) Pending() bool { return f.sub.Pending() }
 
 // Stop ends the Follow: the last follower of a path removes its watch from
 // the server (removeWatches); the session closes with the last Follow.

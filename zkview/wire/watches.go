@@ -298,6 +298,14 @@ func (s *Subscription) Take() []WatchEvent {
 	return q
 }
 
+// Pending says whether events are queued (or the watch is being set
+// again): without, what was applied is the server's present.
+func (s *Subscription) Pending() bool {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return len(s.queue) > 0 || !s.ready
+}
+
 // Stop ends the subscription; the last subscriber of a watch removes it
 // from the server (removeWatches).
 func (s *Subscription) Stop() {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strings"
 
 	"github.com/go-zookeeper/zk"
 
@@ -24,8 +23,9 @@ var ErrDirGone = fmt.Errorf("the lock directory no longer exists: %w", zk.ErrNoN
 // p in order, for [lockops.Decode]: a child created or whose data changed
 // is read (all of them, and p itself for its stat, in one bulk read), a
 // deleted child leaves; a resync, or no cache, reads the whole directory
-// again. It returns the directory and the cache for the next call; prev is
-// not changed. What it returns is what a fresh read would decode once the
+// again. It returns the directory and the cache for the next call: prev,
+// changed in place (a 1,000-child cache is not copied per event; the
+// caller keeps only the cache returned, nil after a failure). What it returns is what a fresh read would decode once the
 // events up to the server's present have been applied.
 func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache, evs []zkview.FollowEvent) (lockops.Dir, *DirCache, error) {
 	full := prev == nil || prev.Path != p
@@ -40,10 +40,7 @@ func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache
 	if prev.Children == nil {
 		return lockops.Dir{Path: p}, prev, ErrDirGone // gone, and no event brought it back
 	}
-	next := &DirCache{Path: p, Data: prev.Data, Version: prev.Version, Children: make(map[string]lockops.Child, len(prev.Children)+len(evs))}
-	for n, k := range prev.Children {
-		next.Children[n] = k
-	}
+	next := prev
 	fresh := map[string]bool{}
 	for _, e := range evs {
 		if e.Path == p {
@@ -109,13 +106,12 @@ func readWhole(ctx context.Context, c *zkview.Client, p string) (lockops.Dir, *D
 	return ReadDirAgain(ctx, c, p, names, st, nil)
 }
 
-// cachedDir is the directory as cache holds it, children by name.
+// cachedDir is the directory as cache holds it.
 func cachedDir(ctx context.Context, c *zkview.Client, p string, st zk.Stat, cache *DirCache) (lockops.Dir, *DirCache, error) {
 	d := lockops.Dir{Path: p, Stat: st, Data: cache.Data, Children: make([]lockops.Child, 0, len(cache.Children))}
 	for _, k := range cache.Children {
-		d.Children = append(d.Children, k)
+		d.Children = append(d.Children, k) // in no order: Decode orders them
 	}
-	slices.SortFunc(d.Children, func(a, b lockops.Child) int { return strings.Compare(a.Name, b.Name) })
 	d, err := withElectionContext(ctx, c, d)
 	return d, cache, err
 }

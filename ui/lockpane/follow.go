@@ -35,6 +35,9 @@ type followState struct {
 	lastID      uint64
 	lastQueue   lockops.Queue
 	lastDecoded int
+	// readAt is when the last read of events began (the wall clock: the
+	// wait for the next is timed against it).
+	readAt time.Time
 }
 
 // lockFollowMsg answers the start of a Follow of path.
@@ -93,7 +96,7 @@ func (p *Model) loadFollowing() tea.Cmd {
 	if p.dirCache == nil {
 		return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, nil)
 	}
-	return waitEventsCmd(p.fol.f, p.loadID, p.path)
+	return waitEventsCmd(p.fol.f, p.loadID, p.path, p.fol.readAt.Add(followEvery))
 }
 
 func (p *Model) onFollowStarted(msg lockFollowMsg) tea.Cmd {
@@ -125,15 +128,29 @@ type lockEventsMsg struct {
 	ended bool
 }
 
-// waitEventsCmd waits for f's next events.
-func waitEventsCmd(f *zkview.Follow, id uint64, path string) tea.Cmd {
+// followEvery is the shortest time between the starts of two reads of a
+// followed lock: the events within it are read (and drawn) together, so a
+// lock churning hundreds of times a second costs tens of reads a second.
+const followEvery = 25 * time.Millisecond
+
+// waitEventsCmd waits for f's next events, and until notBefore.
+func waitEventsCmd(f *zkview.Follow, id uint64, path string, notBefore time.Time) tea.Cmd {
 	return func() tea.Msg {
 		select {
 		case <-f.Ready():
-			return lockEventsMsg{id: id, path: path}
 		case <-f.Done():
 			return lockEventsMsg{id: id, path: path, ended: true}
 		}
+		if wait := time.Until(notBefore); wait > 0 {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-f.Done():
+				return lockEventsMsg{id: id, path: path, ended: true}
+			}
+		}
+		return lockEventsMsg{id: id, path: path}
 	}
 }
 
@@ -146,6 +163,7 @@ func (p *Model) onEvents(msg lockEventsMsg) tea.Cmd {
 	if msg.ended {
 		return func() tea.Msg { return lockLoadedMsg{id: msg.id, path: msg.path, err: errFollowEnded, at: p.clock()} }
 	}
+	p.fol.readAt = time.Now()
 	return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.dirCache)
 }
 

@@ -67,21 +67,27 @@ func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache
 	}
 	slices.Sort(names)
 	paths := append([]string{p}, joinAll(p, names)...)
+	// each may be called concurrently (batches in flight): results by index.
 	var st zk.Stat
 	var dirErr error
+	kids := make([]lockops.Child, len(names))
 	err := c.GetManyFunc(ctx, paths, func(i int, data []byte, s *zk.Stat, err error) {
-		if i == 0 {
-			if dirErr = err; err == nil {
-				st, next.Data, next.Version = *s, data, s.Version
-			}
-			return
+		switch {
+		case i == 0 && err != nil:
+			dirErr = err
+		case i == 0:
+			st, next.Data, next.Version = *s, data, s.Version
+		case err == nil:
+			kids[i-1] = lockops.ChildOf(names[i-1], paths[i], s, data)
 		}
-		if err != nil {
-			delete(next.Children, names[i-1]) // deleted meanwhile: its event follows
-			return
-		}
-		next.Children[names[i-1]] = lockops.ChildOf(names[i-1], paths[i], s, data)
 	})
+	for i, k := range kids {
+		if k.Path == "" {
+			delete(next.Children, names[i]) // deleted meanwhile: its event follows
+		} else {
+			next.Children[names[i]] = k
+		}
+	}
 	if err == nil && dirErr != nil {
 		err = dirErr
 	}

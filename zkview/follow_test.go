@@ -210,3 +210,34 @@ func TestFollowUnsupportedRemembered(t *testing.T) {
 		t.Errorf("main connection: %v", c.State().State)
 	}
 }
+
+// TestIntrospectLeavesOwnWatchesOut: the members list the watch session
+// watching what it follows, but Introspect leaves it out of every list
+// (it is zkscope's own, never a waiter) and names it in Own.
+func TestIntrospectLeavesOwnWatchesOut(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, Config{Servers: cl.Addrs()})
+	zktest.MakePath(t, c.Conn(), root)
+	follow(t, c, root, true)
+	id := c.WatchSessionID()
+	if w := watchedBy(t, c.follow.w.Session().Addr(), id); !slices.Contains(w, root) {
+		t.Fatalf("wchc lists %v for the watch session, want %s", w, root)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	e := c.Introspect(ctx)
+	if !slices.Contains(e.Own, id) {
+		t.Fatalf("Own = %v, want the watch session %#x", e.Own, id)
+	}
+	for _, m := range e.Members {
+		if !m.WatchesKnown {
+			t.Fatalf("member %s: watches unknown", m.Addr)
+		}
+		for p, ids := range m.Watches {
+			if slices.Contains(ids, id) {
+				t.Errorf("member %s lists the watch session watching %s", m.Addr, p)
+			}
+		}
+	}
+}

@@ -67,7 +67,7 @@ func awaitSnapshot(t *testing.T, snaps <-chan follow.Snapshot, what string, ok f
 // TestFollowTreeWithEvents: on a tree followed with one persistent
 // recursive watch, a lock directory made after the first scan appears, a
 // new waiter shows, and a vanished directory leaves, all before any
-// rescan; no children watch of zkscope's is left on the servers.
+// rescan (the interval is an hour).
 func TestFollowTreeWithEvents(t *testing.T) {
 	srv := zktest.Shared(t)
 	root := zktest.Path(t)

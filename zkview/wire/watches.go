@@ -121,19 +121,25 @@ func (w *Watches) Subscribe(ctx context.Context, root string, recursive bool) (*
 
 // addWatch sets key's watch on the current session (opening one) when it
 // is the first of its kind; it waits for any session otherwise.
+// A session closed under the call (its last follower stopped meanwhile)
+// is opened again once.
 func (w *Watches) addWatch(ctx context.Context, key watchKey, first bool) error {
-	sess, err := w.session(ctx)
-	if err != nil || !first {
-		return err
-	}
-	_, err = sess.Call(ctx, func(xid int32) []byte {
-		b := AddWatchRequest(xid, key.path, key.mode)
-		if w.AddWatchOp != OpAddWatch {
-			b[8+3] = byte(w.AddWatchOp) // the op code's low byte, after length and xid
+	for attempt := 0; ; attempt++ {
+		sess, err := w.session(ctx)
+		if err != nil || !first {
+			return err
 		}
-		return b
-	})
-	return err
+		_, err = sess.Call(ctx, func(xid int32) []byte {
+			b := AddWatchRequest(xid, key.path, key.mode)
+			if w.AddWatchOp != OpAddWatch {
+				b[8+3] = byte(w.AddWatchOp) // the op code's low byte, after length and xid
+			}
+			return b
+		})
+		if err == nil || attempt > 0 || errors.Is(err, ErrUnimplemented) || !sess.Dead() || ctx.Err() != nil {
+			return err
+		}
+	}
 }
 
 // session returns the live session, opening one (and setting every

@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -29,4 +33,47 @@ func TestLivePaneFollowsOrPolls(t *testing.T) {
 		})
 		d.Close()
 	}
+}
+
+// TestLivePaneResyncAfterRestart: the server restarts under a followed
+// lock pane; once the watch is set again on a new session, a node deleted
+// and one created show as a fresh read has them.
+func TestLivePaneResyncAfterRestart(t *testing.T) {
+	cl := zktest.StartStandalone(t, zktest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := zkview.Connect(ctx, zkview.Config{Servers: cl.Addrs(), SessionTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	lockPath := "/locks/job"
+	zktest.MakePath(t, c.Conn(), lockPath)
+	node := func(uuid string) string {
+		return liveCreate(t, c.Conn(), lockPath+"/_c_"+uuid+"-lock-", nil, zk.FlagSequence)
+	}
+	first := node("11111111-0000-4000-8000-000000000001")
+	d := newLiveDriver(New(Options{Client: c, Start: lockPath, Theme: "dark"}), 140, 40)
+	defer d.Close()
+	d.until(t, 30*time.Second, "the pane following the lock", func(d *liveDriver) bool {
+		return d.m.lock != nil && d.m.lock.Following() && len(d.m.lock.Queue().Participants) == 1
+	})
+	before := c.WatchSessionID()
+	srv := cl.ByAddr(cl.Addrs()[0])
+	srv.Kill()
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	d.until(t, 60*time.Second, "the watch session open again", func(*liveDriver) bool {
+		id := c.WatchSessionID()
+		return id != 0 && id != before
+	})
+	if err := c.Conn().Delete(first, -1); err != nil {
+		t.Fatal(err)
+	}
+	second := node("22222222-0000-4000-8000-000000000002")
+	d.until(t, 30*time.Second, "the queue as a fresh read has it", func(d *liveDriver) bool {
+		q := d.m.lock.Queue().Participants
+		return d.m.lock.Following() && len(q) == 1 && q[0].Node == second
+	})
 }

@@ -26,8 +26,10 @@ const (
 	// DefaultMaxEventRate is [Options.MaxEventRate]'s default.
 	DefaultMaxEventRate = 5000
 	// followFrameEvery is the shortest time between two snapshots while
-	// following events: a change is shown within it, a burst together.
-	followFrameEvery = 20 * time.Millisecond
+	// following events: a change is shown within it, a burst together
+	// (every snapshot is the whole path's: on a tree of thousands of locks
+	// a frame is megabytes, so not faster).
+	followFrameEvery = 50 * time.Millisecond
 )
 
 // eventFollow is a [Follow]'s persistent watch and what its events

@@ -132,8 +132,14 @@ func TestFollowTreeFirehose(t *testing.T) {
 	contend("44444444-0000-4000-8000-000000000004")
 	snaps, notes := followTree(t, c, root, follow.Options{MaxEventRate: 10})
 	awaitSnapshot(t, snaps, "the first scan", func(m map[string]lockops.Queue) bool { return len(m[lock].Participants) == 1 })
-	for i := 0; i < 30; i++ {
-		zktest.MakePath(t, c.Conn(), root+"/noise/"+strings.Repeat("n", i+1))
+	// 100 creations in one multi-request: their events come at once.
+	zktest.MakePath(t, c.Conn(), root+"/noise")
+	var reqs []*zk.CreateRequest
+	for i := 0; i < 100; i++ {
+		reqs = append(reqs, &zk.CreateRequest{Path: root + "/noise/" + strings.Repeat("n", i+1), Acl: zk.WorldACL(zk.PermAll)})
+	}
+	if err := zktest.CreateAll(c.Conn(), reqs); err != nil {
+		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for len(notes()) == 0 {

@@ -264,14 +264,46 @@ func (w *lockWatch) arm(ctx context.Context, dir string) {
 	}
 	w.armed[dir] = true
 	w.mu.Unlock()
-	_, _, ch, err := w.c.Conn().ChildrenW(w.c.Abs(dir))
+	names, _, ch, err := w.c.Conn().ChildrenW(w.c.Abs(dir))
 	if err != nil {
 		w.mu.Lock()
 		delete(w.armed, dir)
 		w.mu.Unlock()
 		return
 	}
+	if w.missed(dir, names) {
+		// Changed between the scan's read and this watch: read it again.
+		select {
+		case w.changed <- dir:
+		default:
+		}
+	}
 	go w.await(ctx, dir, ch)
+}
+
+// missed says whether the listing names, taken as dir's watch was set,
+// holds lock nodes that dir's queue as read lacks, or lacks some it holds.
+func (w *lockWatch) missed(dir string, names []string) bool {
+	q, ok := w.raw[dir]
+	if !ok {
+		return false
+	}
+	known := map[string]bool{}
+	for _, p := range q.Participants {
+		if !p.WatcherOnly && path.Dir(p.Node) == dir {
+			known[p.Name] = true
+		}
+	}
+	listed := 0
+	for _, n := range names {
+		if !lockops.IsLockDir([]string{n}) {
+			continue
+		}
+		if listed++; !known[n] {
+			return true
+		}
+	}
+	return listed != len(known)
 }
 
 // await reports dir's change once its watch fires.

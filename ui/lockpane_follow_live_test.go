@@ -64,9 +64,9 @@ func TestLivePaneResyncAfterRestart(t *testing.T) {
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
-	d.until(t, 60*time.Second, "the watch session open again", func(*liveDriver) bool {
+	d.until(t, 90*time.Second, "the watch session open again, the main session back", func(*liveDriver) bool {
 		id := c.WatchSessionID()
-		return id != 0 && id != before
+		return id != 0 && id != before && c.State().State == zkview.StateConnected
 	})
 	if err := c.Conn().Delete(first, -1); err != nil {
 		t.Fatal(err)

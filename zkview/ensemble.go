@@ -41,9 +41,9 @@ type Ensemble struct {
 	// asked without one): [Ensemble.Watchers] leaves its watches out (the
 	// TUI's reads watch the nodes they show).
 	Self int64
-	// Own are zkscope's other sessions of that client (its persistent
-	// watches', its multi-reads'): their watches are left out of every
-	// member's Watches, so they are never taken for a waiter's.
+	// Own are zkscope's other sessions of that client that watch (its
+	// persistent watches'): their watches are left out of every member's
+	// Watches, so they are never taken for a waiter's.
 	Own []int64
 }
 
@@ -134,19 +134,13 @@ func (c *Client) IntrospectWith(ctx context.Context, opts IntrospectOptions) *En
 	return e
 }
 
-// ownSessions are the client's sessions beside the main one.
+// ownSessions are the client's sessions beside the main one that set
+// watches: the persistent-watch session (the multi-read one sets none).
 func (c *Client) ownSessions() []int64 {
-	var own []int64
 	if id := c.WatchSessionID(); id != 0 {
-		own = append(own, id)
+		return []int64{id}
 	}
-	m := c.bulk
-	m.mu.Lock()
-	if m.sess != nil {
-		own = append(own, m.sess.ID())
-	}
-	m.mu.Unlock()
-	return own
+	return nil
 }
 
 // dropOwnWatches takes e.Own's watches out of every member's list.

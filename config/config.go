@@ -23,17 +23,25 @@ import (
 // Secrets never come from argv: AuthFile names a file, and the environment
 // variable ZKSCOPE_AUTH holds "user:password" (a "digest:" prefix is accepted).
 type Flags struct {
-	Server         string // --server (connect string, may end in /chroot)
-	Context        string // --context (else ZKSCOPE_CONTEXT, else the file's current_context)
-	ConfigFile     string // --config (default $XDG_CONFIG_HOME/zkscope/config.toml)
-	AuthFile       string // --auth-file: a file holding "user:password" (digest)
-	TLSCA          string // --tls-ca
-	TLSCert        string // --tls-cert
-	TLSKey         string // --tls-key
-	TLSServerName  string // --tls-server-name
-	TLS            bool   // --tls
-	ReadOnly       bool   // --read-only
-	SessionTimeout time.Duration
+	Server        string // --server (connect string, may end in /chroot)
+	Context       string // --context (else ZKSCOPE_CONTEXT, else the file's current_context)
+	ConfigFile    string // --config (default $XDG_CONFIG_HOME/zkscope/config.toml)
+	AuthFile      string // --auth-file: a file holding "user:password" (digest)
+	TLSCA         string // --tls-ca
+	TLSCert       string // --tls-cert
+	TLSKey        string // --tls-key
+	TLSServerName string // --tls-server-name
+	TLS           bool   // --tls
+	// SASL: --sasl-mechanism, --sasl-user, --sasl-password-file (else env
+	// ZKSCOPE_SASL_PASSWORD), --sasl-service, --principal, --keytab.
+	SASLMechanism    string
+	SASLUser         string
+	SASLPasswordFile string
+	SASLService      string
+	Principal        string
+	Keytab           string
+	ReadOnly         bool // --read-only
+	SessionTimeout   time.Duration
 	// ConnectTimeout is --connect-timeout: give up connecting after this
 	// long (0: the session timeout; Redis: 5s).
 	ConnectTimeout time.Duration
@@ -50,6 +58,7 @@ type Flags struct {
 //	read_only = true
 //	auth_file = "~/.zk-prod-auth"
 //	tls = { ca = "~/prod-ca.pem", cert = "...", key = "...", server_name = "zk.prod" }
+//	sasl = { mechanism = "DIGEST-MD5", user = "zkscope", password_file = "~/.zk-sasl-password" }
 //	admin_port = 8080
 type File struct {
 	// Path is the file this was read from ("" when there is no file).
@@ -70,7 +79,24 @@ type Context struct {
 	DefaultRecipe string `toml:"default_recipe"`
 	AuthFile      string `toml:"auth_file"`
 	TLS           *TLS   `toml:"tls"`
+	SASL          *SASL  `toml:"sasl"`
 	AdminPort     int    `toml:"admin_port"`
+}
+
+// SASL is a context's sasl table: the same settings as the --sasl-*,
+// --principal and --keytab flags (flags win).
+//
+//	[contexts.kafka.sasl]
+//	mechanism = "GSSAPI"
+//	principal = "zkscope@EXAMPLE.COM"
+//	keytab = "~/zkscope.keytab"
+type SASL struct {
+	Mechanism    string `toml:"mechanism"`
+	User         string `toml:"user"`
+	PasswordFile string `toml:"password_file"`
+	Service      string `toml:"service"`
+	Principal    string `toml:"principal"`
+	Keytab       string `toml:"keytab"`
 }
 
 // TLS is a context's TLS table.

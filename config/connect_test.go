@@ -58,28 +58,50 @@ func dial(t testing.TB, cfg zkview.Config) *zkview.Client {
 	return c
 }
 
-// TestDocsConfigExample: the config file shown in the docs
-// (docs/configuration.md) loads.
+// TestDocsConfigExample: every config file shown in the docs
+// (docs/configuration.md) loads: the contexts' example and SASL's.
 func TestDocsConfigExample(t *testing.T) {
 	doc, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(doc), "```toml\n")
-	if !ok {
-		t.Fatal("docs/configuration.md has no toml example")
+	files := map[string]*File{}
+	for rest, n := string(doc), 0; ; n++ {
+		var ok bool
+		_, rest, ok = strings.Cut(rest, "```toml\n")
+		if !ok {
+			break
+		}
+		var example string
+		example, rest, _ = strings.Cut(rest, "```")
+		p := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(p, []byte(example), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fc, err := LoadFile(p, true)
+		if err != nil {
+			t.Fatalf("config example %d of docs/configuration.md: %v", n+1, err)
+		}
+		for name := range fc.Contexts {
+			files[name] = fc
+		}
 	}
-	example, _, _ := strings.Cut(rest, "```")
-	p := filepath.Join(t.TempDir(), "config.toml")
-	if err := os.WriteFile(p, []byte(example), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	fc, err := LoadFile(p, true)
-	if err != nil {
-		t.Fatalf("the config example of docs/configuration.md: %v", err)
+	fc := files["prod"]
+	if fc == nil {
+		t.Fatal("docs/configuration.md shows no prod context")
 	}
 	prod := fc.Contexts["prod"]
-	if fc.CurrentContext != "local" || !prod.ReadOnly || prod.SessionTimeout != 10*time.Second || prod.TLS == nil || prod.TLS.ServerName != "zk.prod.internal" || prod.AdminPort != 8080 {
+	if fc.CurrentContext != "local" || !prod.ReadOnly || prod.SessionTimeout != 10*time.Second || prod.TLS == nil || prod.TLS.ServerName != "zk.prod.internal" || prod.AdminPort != 8080 || prod.SASL == nil {
 		t.Errorf("parsed %+v / prod %+v", fc, prod)
+	}
+	digest, krb := files["kafka-digest"], files["hbase"]
+	if digest == nil || krb == nil {
+		t.Fatal("docs/configuration.md shows no SASL contexts kafka-digest and hbase")
+	}
+	if s := digest.Contexts["kafka-digest"].SASL; s == nil || s.Mechanism != "DIGEST-MD5" || s.User == "" || s.PasswordFile == "" {
+		t.Errorf("kafka-digest's sasl: %+v", s)
+	}
+	if s := krb.Contexts["hbase"].SASL; s == nil || s.Principal == "" || s.Keytab == "" {
+		t.Errorf("hbase's sasl: %+v", s)
 	}
 }

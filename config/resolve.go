@@ -88,6 +88,12 @@ func ResolveZooKeeper(f Flags, getenv func(string) string) (zkview.Config, error
 		return zkview.Config{}, err
 	}
 	cfg.TLS = t
+
+	sc, err := ResolveSASL(f, ctx, getenv)
+	if err != nil {
+		return zkview.Config{}, err
+	}
+	cfg.SASL = sc
 	return cfg, nil
 }
 

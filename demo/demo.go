@@ -135,6 +135,25 @@ func (d *Demo) Start(ctx context.Context) error {
 	return nil
 }
 
+// StartServer starts the local ZooKeeper and the demo's own client only:
+// no tree, no contenders (`demo --herd` brings its own). The demo stops
+// when ctx ends.
+func (d *Demo) StartServer(ctx context.Context) error {
+	context.AfterFunc(ctx, d.cancel)
+	fmt.Fprintf(d.o.Out, "Starting a local ZooKeeper in %s…\n", d.dir)
+	if err := d.startServer(); err != nil {
+		return err
+	}
+	if d.ctx.Err() != nil {
+		return ErrStopped
+	}
+	d.mu.Lock()
+	d.peers = &contenders{}
+	d.mu.Unlock()
+	_, err := d.connect()
+	return err
+}
+
 // startServer starts the demo's standalone ZooKeeper in its directory.
 func (d *Demo) startServer() error {
 	cl, err := zkserver.Launch(1, zkserver.Options{TickTime: 500, MaxSessionTimeout: 30000}, d.dir)

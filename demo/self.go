@@ -16,6 +16,11 @@ func WatchCommand(addrs string) string {
 	return selfCommand() + " -s " + addrs + " locks /app --watch"
 }
 
+// WatchCommandAt is [WatchCommand] for the locks at or below path.
+func WatchCommandAt(addrs, path string) string {
+	return selfCommand() + " -s " + addrs + " locks " + path + " --watch"
+}
+
 // selfCommand is how a second terminal runs this zkscope: the name
 // when PATH finds this very binary, else its absolute path; under `go
 // run` (a binary in a go-build directory, gone when the demo ends) the

@@ -243,6 +243,21 @@ func ordered(q *Queue, p *Participant) bool {
 	return p.HasSeq && p.Mode != ModeStray && !(p.Mode == ModeLease && q.Kind == KindKazooSemaphore)
 }
 
+// seqsIncrease reports whether q's ordered participants come in strictly
+// increasing sequence order, which leaves no tie to look for.
+func seqsIncrease(q *Queue) bool {
+	first, last := true, int64(0)
+	for i := range q.Participants {
+		if p := &q.Participants[i]; ordered(q, p) {
+			if !first && p.Seq <= last {
+				return false
+			}
+			first, last = false, p.Seq
+		}
+	}
+	return true
+}
+
 // checkSequenceTie: each node against the one before it in queue order
 // with the same sequence, found by sorting (sequence, index) pairs, which
 // the queue order usually already is.
@@ -250,6 +265,9 @@ func checkSequenceTie(_ Dir, q *Queue) []Problem {
 	type seqAt struct {
 		seq int64
 		i   int
+	}
+	if seqsIncrease(q) {
+		return nil // the usual queue: no two ordered nodes share a sequence
 	}
 	seqs := make([]seqAt, 0, len(q.Participants))
 	for i := range q.Participants {

@@ -115,11 +115,8 @@ func kazooContenders(children []Child, rw bool) []kazooContender {
 	for i := range cs {
 		keys[i] = cs[i].seq
 	}
-	sorted := make([]kazooContender, len(cs))
-	for j, i := range keyOrder(keys, nil, func(i int) string { return cs[i].c.Name }) {
-		sorted[j] = cs[i]
-	}
-	return sorted
+	permute(cs, keyOrder(keys, nil, func(i int) string { return cs[i].c.Name }))
+	return cs
 }
 
 // decodeKazooLock: kazoo Lock (exclusive) or, with rw, WriteLock and

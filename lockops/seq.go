@@ -161,3 +161,24 @@ func packKeys(keys []string) ([]uint64, bool) {
 	}
 	return packed, true
 }
+
+// permute puts s in order, in place: afterwards s[j] is what s[order[j]]
+// was. Each cycle of the permutation is followed once; order is used up
+// (its entries are marked as they are done).
+func permute[T any](s []T, order []int32) {
+	for i := range s {
+		if order[i] < 0 {
+			continue
+		}
+		first, j := s[i], i
+		for {
+			k := int(order[j])
+			order[j] = -1 - order[j]
+			if k == i {
+				s[j] = first
+				break
+			}
+			s[j], j = s[k], k
+		}
+	}
+}

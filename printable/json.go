@@ -1,6 +1,7 @@
 package printable
 
 import (
+	"encoding/binary"
 	"io"
 	"unicode/utf8"
 )
@@ -52,7 +53,7 @@ func (j *jsonWriter) Write(p []byte) (int, error) {
 func (j *jsonWriter) write(b []byte) error {
 	start := 0
 	j.out = j.out[:0]
-	for i := 0; i < len(b); {
+	for i := plainJSONPrefix(b); i < len(b); {
 		c := b[i]
 		if c < 0x7f {
 			i++
@@ -76,6 +77,25 @@ func (j *jsonWriter) write(b []byte) error {
 	j.out = append(j.out, b[start:]...)
 	_, err := j.w.Write(j.out)
 	return err
+}
+
+// plainJSONPrefix is how many bytes at the start of b are below DEL (0x7f),
+// which write passes on as they are: eight at a time (a JSON document of
+// megabytes is mostly ASCII).
+func plainJSONPrefix(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		// A byte of 0x80 or more has its high bit set, and only 0x7f
+		// reaches it by adding one (the carry of 0xff is caught already).
+		if w := binary.LittleEndian.Uint64(b[i:]); (w|(w+ones))&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) && b[i] < 0x7f {
+		i++
+	}
+	return i
 }
 
 // appendJSONEscape appends r as JSON's \u escape (a surrogate pair above

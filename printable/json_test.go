@@ -3,6 +3,7 @@ package printable
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -31,6 +32,28 @@ func TestJSONSameDocument(t *testing.T) {
 			}
 			if !utf8.Valid(out.Bytes()) || String(out.String()) != out.String() {
 				t.Fatalf("split %d: %q left runes to escape", split, out.String())
+			}
+		}
+	}
+}
+
+// TestPlainJSONPrefix: the word-at-a-time scan stops where a byte-at-a-time
+// one does, for DEL and every high byte at every offset.
+func TestPlainJSONPrefix(t *testing.T) {
+	for n := 0; n < 20; n++ {
+		for at := 0; at <= n; at++ {
+			for _, c := range []byte{0x7f, 0x80, 0xc3, 0xff, 'a'} {
+				b := []byte(strings.Repeat("x", n))
+				if at < n {
+					b[at] = c
+				}
+				want := 0
+				for want < len(b) && b[want] < 0x7f {
+					want++
+				}
+				if got := plainJSONPrefix(b); got != want {
+					t.Fatalf("plainJSONPrefix(%q) = %d, want %d", b, got, want)
+				}
 			}
 		}
 	}

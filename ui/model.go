@@ -36,6 +36,7 @@ import (
 	"github.com/zkscope/zkscope/ui/sessions"
 	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/treecache"
 )
 
 // Options configure the TUI.
@@ -75,22 +76,22 @@ type Options struct {
 	Notice string
 }
 
-// treeSource is what the UI needs of the lazy tree cache; *zkview.Tree
+// treeSource is what the UI needs of the lazy tree cache; *treecache.Tree
 // implements it.
 type treeSource interface {
-	Events() <-chan zkview.TreeEvent
+	Events() <-chan treecache.Event
 	Expand(ctx context.Context, p string) error
 	Collapse(p string)
 	Children(p string) ([]string, bool)
 	DirStat(p string) (zk.Stat, bool)
-	Node(p string) (zkview.TreeNode, bool)
+	Node(p string) (treecache.Node, bool)
 	LoadStats(ctx context.Context, paths []string) error
-	Select(ctx context.Context, p string) (zkview.TreeNode, error)
+	Select(ctx context.Context, p string) (treecache.Node, error)
 	Refresh()
 	Close()
 }
 
-var _ treeSource = (*zkview.Tree)(nil)
+var _ treeSource = (*treecache.Tree)(nil)
 
 // focusArea is the pane receiving keys.
 type focusArea int
@@ -263,7 +264,7 @@ func (m *Model) attach(c *zkview.Client, context string) {
 	m.client = c
 	m.opts.Context = context
 	m.mut = audit.Mutations{Client: c}
-	m.cache = zkview.NewTree(c)
+	m.cache = treecache.New(c)
 	m.conn, m.unsub = c.Subscribe()
 	m.readOnly = m.opts.ReadOnly || c.Config().ReadOnly
 	m.state = c.State()

@@ -16,6 +16,7 @@ import (
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
 	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/treecache"
 )
 
 // The commands doing the root's reads of ZooKeeper (and the listeners of
@@ -55,17 +56,17 @@ func listenTree(t treeSource) tea.Cmd {
 		ev := <-t.Events()
 		var msg treeMsg
 		for p, c := range ev.Changes {
-			if c&zkview.ChangeReset != 0 {
+			if c&treecache.ChangeReset != 0 {
 				msg.reset = true
 			}
-			if c&zkview.ChangeChildren != 0 {
+			if c&treecache.ChangeChildren != 0 {
 				if d, ok := snapDir(t, p); ok {
 					msg.dirs = append(msg.dirs, d)
 				} else {
 					msg.closed = append(msg.closed, p)
 				}
 			}
-			if c&(zkview.ChangeData|zkview.ChangeGone|zkview.ChangeError) != 0 {
+			if c&(treecache.ChangeData|treecache.ChangeGone|treecache.ChangeError) != 0 {
 				if n, ok := t.Node(p); ok {
 					msg.nodes = append(msg.nodes, snapNode(n))
 				}
@@ -84,7 +85,7 @@ func snapDir(t treeSource, p string) (tree.Listing, bool) {
 	return tree.Listing{Path: p, Names: names, Stat: st, LockLike: lockops.IsLockDir(names)}, true
 }
 
-func snapNode(n zkview.TreeNode) common.Node {
+func snapNode(n treecache.Node) common.Node {
 	return common.Node{Path: n.Path, Stat: n.Stat, Data: n.Data, HasStat: n.HasStat, Gone: n.Gone, Err: n.Err}
 }
 
@@ -147,7 +148,7 @@ func openDir(ctx context.Context, t treeSource, p string) (tree.Listing, error) 
 			return d, nil
 		}
 		err := t.Expand(ctx, p)
-		if err != nil && !errors.Is(err, zkview.ErrStale) {
+		if err != nil && !errors.Is(err, treecache.ErrStale) {
 			return tree.Listing{Path: p}, err
 		}
 		if err != nil {
@@ -160,7 +161,7 @@ func openDir(ctx context.Context, t treeSource, p string) (tree.Listing, error) 
 			}
 		}
 	}
-	return tree.Listing{Path: p}, fmt.Errorf("open %s: %w", p, zkview.ErrStale)
+	return tree.Listing{Path: p}, fmt.Errorf("open %s: %w", p, treecache.ErrStale)
 }
 
 // statsCmd reads stat and data of the visible rows in one bulk read.
@@ -185,7 +186,7 @@ func selectCmd(t treeSource, c *zkview.Client, id uint64, p string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
 		n, err := t.Select(ctx, p)
-		if errors.Is(err, zkview.ErrStale) {
+		if errors.Is(err, treecache.ErrStale) {
 			err = n.Err // a newer read of it answered (or will: its event follows)
 		}
 		msg := selectMsg{id: id, node: snapNode(n), err: err}

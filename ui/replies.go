@@ -10,7 +10,7 @@ import (
 
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/tree"
-	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/treecache"
 )
 
 // The replies to the root's ZooKeeper reads (reads.go), applied to the
@@ -77,7 +77,7 @@ func (m *Model) onChildren(msg childrenMsg) tea.Cmd {
 		switch {
 		case gone:
 			m.setStatus(common.LevelWarn, p+" was deleted meanwhile.")
-		case errors.Is(msg.err, zkview.ErrStale):
+		case errors.Is(msg.err, treecache.ErrStale):
 		default:
 			m.setStatus(common.LevelErr, fmt.Sprintf("Could not list %s: %v", p, msg.err))
 		}

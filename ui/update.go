@@ -2,10 +2,12 @@ package ui
 
 import (
 	"context"
+	"errors"
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/lockpane"
 	"github.com/zkscope/zkscope/zkview"
@@ -233,6 +235,8 @@ func (m *Model) onConn(ev zkview.ConnEvent) {
 		m.setStatus(common.LevelErr, "Session expired: its ephemeral nodes are gone. Reconnecting with a new session…")
 	case ev.State == zkview.StateReconnecting:
 		m.setStatus(common.LevelWarn, "Connection lost; the session may survive. Reconnecting…")
+	case ev.State == zkview.StateAuthFailed && ev.Err != nil && errors.As(ev.Err, new(*zkview.SASLError)):
+		m.setStatus(common.LevelErr, printable.String(ev.Err.Error())) // names the mechanism, the principal and the flags
 	case ev.State == zkview.StateAuthFailed:
 		m.setStatus(common.LevelErr, "The server refused the credentials. Check --auth-file or ZKSCOPE_AUTH.")
 	case ev.State == zkview.StateConnected && ev.NewSession:

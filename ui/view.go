@@ -134,6 +134,9 @@ func (m *Model) headerView() string {
 		if m.state.SessionID != 0 {
 			parts = append(parts, label("session")+st.HeaderValue.Render(common.HexID(m.state.SessionID)))
 		}
+		if m.client != nil && m.client.Identity() != "" { // who the session authenticated as with SASL
+			parts = append(parts, label("as")+st.HeaderValue.Render(printable.String(m.client.Identity())))
+		}
 		left = strings.Join(parts, st.Header.Render("  "))
 		if lipgloss.Width(left)+lipgloss.Width(state)+2 <= m.width {
 			break

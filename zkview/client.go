@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview/sasl"
+	"github.com/zkscope/zkscope/zkview/wire"
 )
 
 // DefaultServer is used when no server is configured anywhere.
@@ -43,6 +46,9 @@ type Config struct {
 	SessionTimeout time.Duration
 	Auth           []Auth
 	TLS            *TLSConfig
+	// SASL, when set, authenticates every connection (the session's, its
+	// replacements', the multi-read sessions') before its first request.
+	SASL *sasl.Config
 	// Context is the name of the config context this came from (for display
 	// and audit), "" when none.
 	Context string
@@ -142,6 +148,8 @@ type Client struct {
 	sessions   map[int64]*sessionFacts // what the wire told about each session (see Contact)
 	bulk       *multiReader            // the multi-read sidecar session and its state (multiread.go)
 	follow     followState             // the persistent-watch session (follow.go)
+	sasl       *sasl.Authenticator     // nil without SASL (sasl_conn.go)
+	saslErrs   map[string]*SASLError   // the last failed exchange per member
 }
 
 // Conn exposes the underlying go-zookeeper connection for operations zkview
@@ -206,6 +214,9 @@ func (c *Client) Close() {
 	c.Conn().Close()
 	c.closeFollow()
 	c.bulk.waitClosed() // the bulk-read session closes alongside (a second at most)
+	if c.sasl != nil {
+		c.sasl.Close()
+	}
 }
 
 // Node is one znode as read: its path (caller's view), data and stat. Err is
@@ -249,6 +260,8 @@ func Explain(err error) error {
 		return nil
 	case errors.As(err, &done):
 		return err // explained once already
+	case errors.Is(err, wire.ErrSASLRequired) || strings.Contains(err.Error(), "unknown error: -124"):
+		return explained{err: err, replace: SASLRequiredMessage}
 	case errors.Is(err, zk.ErrNoAuth):
 		return explained{err: err, what: "the node's ACL does not allow these credentials (give digest credentials with --auth-file, ZKSCOPE_AUTH or the context's auth_file)"}
 	case errors.Is(err, zk.ErrNoNode):
@@ -277,12 +290,25 @@ func (e explained) Error() string {
 }
 func (e explained) Unwrap() error { return e.err }
 
+// SASLRequiredMessage is what zkscope says when the server requires SASL
+// and zkscope was given none.
+const SASLRequiredMessage = "the server requires SASL authentication (enforce.auth.enabled): give --sasl-mechanism DIGEST-MD5 with --sasl-user and --sasl-password-file, or --sasl-mechanism GSSAPI with --principal and --keytab (or a context's [contexts.NAME.sasl] table)"
+
 // Join is path.Join for znode paths ("/" + "a" = "/a").
 func Join(parent, child string) string {
 	if parent == "/" {
 		return "/" + child
 	}
 	return parent + "/" + child
+}
+
+// Parent is the parent of a znode path ("/" for top-level nodes and "/").
+func Parent(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return "/"
+	}
+	return d
 }
 
 // waitSession blocks until the client has a session or ctx ends. first
@@ -307,9 +333,15 @@ func (c *Client) waitSession(ctx context.Context, first bool) error {
 			if err := c.nothingAnswers(); first && err != nil {
 				return err
 			}
+			if err := c.saslRefused(); first && err != nil {
+				return err
+			}
 		case ev := <-ch:
 			switch ev.State {
 			case StateAuthFailed:
+				if ev.Err != nil {
+					return ev.Err
+				}
 				return fmt.Errorf("connect to %s: the server refused the credentials (authentication failed)", strings.Join(c.cfg.Servers, ","))
 			case StateConnected:
 				return nil

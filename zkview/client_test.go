@@ -122,28 +122,6 @@ func TestChroot(t *testing.T) {
 			t.Errorf("GetMany node %+v: paths must be shown relative to the chroot", n)
 		}
 	}
-	// The tree cache shows chroot-relative paths too.
-	tr := NewTree(c)
-	defer tr.Close()
-	if err := tr.Expand(context.Background(), "/a"); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := tr.Children("/a"); strings.Join(got, ",") != "b" {
-		t.Errorf("tree children of /a = %v", got)
-	}
-	// Watch events arrive with chroot-relative paths.
-	if _, err := raw.Conn().Create(root+"/app/a/c", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-		t.Fatal(err)
-	}
-	ch := nextEvent(t, tr, 5*time.Second, "child created under the chroot", func(m map[string]TreeChange) bool {
-		got, _ := tr.Children("/a")
-		return strings.Join(got, ",") == "b,c"
-	})
-	for p := range ch {
-		if strings.HasPrefix(p, root) {
-			t.Errorf("event path %s is not relative to the chroot", p)
-		}
-	}
 }
 
 func TestDigestAuthNoAuth(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/peer"
+	"github.com/zkscope/zkscope/zkview/sasl"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -276,6 +277,13 @@ func ConnectReporting(ctx context.Context, cfg Config, report func(problem strin
 		c.onProblem = nil
 		c.mu.Unlock()
 	}()
+	if cfg.SASL != nil {
+		a, err := sasl.New(*cfg.SASL)
+		if err != nil {
+			return nil, err
+		}
+		c.sasl = a
+	}
 	base := zk.Dialer(net.DialTimeout)
 	if cfg.TLS != nil {
 		d, err := tlsDialer(cfg.TLS)
@@ -294,7 +302,11 @@ func ConnectReporting(ctx context.Context, cfg Config, report func(problem strin
 		if err != nil {
 			return nil, err
 		}
-		return peer.WatchZooKeeper(conn, addr, base, func(m error) { c.noteMismatch(addr, m) }), nil
+		conn = peer.WatchZooKeeper(conn, addr, base, func(m error) { c.noteMismatch(addr, m) })
+		if c.sasl != nil {
+			conn = c.authenticating(conn, addr)
+		}
+		return conn, nil
 	}
 	c.publish(ConnEvent{State: StateConnecting, Server: cfg.Servers[0], Time: time.Now()})
 	if err := c.open(); err != nil {
@@ -317,6 +329,10 @@ func ConnectReporting(ctx context.Context, cfg Config, report func(problem strin
 			c.Close()
 			return nil, err
 		}
+	}
+	if err := c.checkAdmitted(ctx); err != nil {
+		c.Close()
+		return nil, err
 	}
 	go c.watchdog(watchdogProbe, watchdogGrace)
 	return c, nil

@@ -85,12 +85,15 @@ func (c *Client) Walk(ctx context.Context, root string, o WalkOptions, visit Wal
 // walkOp is one request of the walk: a listing (path, depth) or the read
 // of child i of dir.
 type walkOp struct {
-	op    wire.ReadOp
-	path  string
-	depth int
+	op    wire.ReadOp // its path is the server's: path() is the caller's
+	depth int32
+	i     int32
 	dir   *walkPending
-	i     int
 }
+
+// path is the op's node in the caller's view (no chroot): a part of the
+// request's path, not a string of its own.
+func (w *walker) path(op *walkOp) string { return w.c.Rel(op.op.Path) }
 
 // walkPending is a directory whose children are being read.
 type walkPending struct {
@@ -120,6 +123,7 @@ type walker struct {
 	expand   []*walkExpand
 	queued   int // listings not yet sent
 	rootDone bool
+	spare    [][]wire.ReadResult // answer slices of handled batches
 }
 
 // walkExpand is a directory whose children (names, from next on) are to
@@ -146,9 +150,9 @@ func (w *walker) run(ctx context.Context) error {
 				break
 			}
 			ops := w.take()
+			res := w.results(len(ops))
 			inFlight++
 			go func() {
-				res := make([]wire.ReadResult, len(ops))
 				err := w.do(ctx, ops, res)
 				done <- walkBatch{ops: ops, res: res, err: err}
 			}()
@@ -174,28 +178,46 @@ func (w *walker) run(ctx context.Context) error {
 				break
 			}
 		}
+		clear(b.ops) // the read queue's memory: what it points to is handled
+		clear(b.res)
+		w.spare = append(w.spare, b.res)
 	}
+}
+
+// results is room for the answers to n ops: a batch's, handled, when one
+// is big enough (a walk's batches are mostly full: at most the requests in
+// flight plus one are ever allocated).
+func (w *walker) results(n int) []wire.ReadResult {
+	for i, r := range w.spare {
+		if cap(r) >= n {
+			w.spare = slices.Delete(w.spare, i, i+1)
+			return r[:n]
+		}
+	}
+	return make([]wire.ReadResult, n)
 }
 
 // take removes the next batch from the queues: reads first, then
 // listings, at most maxOps ops and maxRequest bytes.
 func (w *walker) take() []walkOp {
-	var ops []walkOp
-	size := 0
+	count, size := 0, 0
 	fits := func(op wire.ReadOp) bool {
 		sz := 9 + 4 + len(op.Path) + 1
-		if len(ops) >= w.m.lim.maxOps || len(ops) > 0 && size+sz > w.m.lim.maxRequest {
+		if count >= w.m.lim.maxOps || count > 0 && size+sz > w.m.lim.maxRequest {
 			return false
 		}
+		count++
 		size += sz
 		return true
 	}
 	n := 0
 	for n < len(w.reads) && fits(w.reads[n].op) {
-		ops = append(ops, w.reads[n])
 		n++
 	}
-	clear(w.reads[:n])
+	// The batch is the front of the read queue itself, not a copy (a
+	// 10,000-child directory's reads would otherwise be copied once
+	// more); listings appended to it copy it, capped as it is.
+	ops := w.reads[:n:n]
 	w.reads = w.reads[n:]
 	if w.o.PreOrder {
 		return w.takePreOrder(ops, fits)
@@ -211,7 +233,7 @@ func (w *walker) take() []walkOp {
 			if !fits(op) {
 				return ops
 			}
-			ops = append(ops, walkOp{op: op, path: p, depth: e.depth})
+			ops = append(ops, walkOp{op: op, depth: int32(e.depth)})
 			w.queued--
 		}
 		w.expand[0] = nil
@@ -229,7 +251,7 @@ func (w *walker) handle(op *walkOp, r *wire.ReadResult) error {
 			p.d.Stat = r.Stat // zero when the directory vanished meanwhile
 		} else {
 			n := &p.d.Nodes[op.i]
-			n.Path = op.path
+			n.Path = w.path(op)
 			n.Data, n.Stat, n.Err = r.Data, r.Stat, r.Err
 		}
 		if p.left--; p.left == 0 {
@@ -237,18 +259,19 @@ func (w *walker) handle(op *walkOp, r *wire.ReadResult) error {
 		}
 		return nil
 	}
+	dir, depth := w.path(op), int(op.depth)
 	if r.Err != nil {
 		if !w.rootDone {
-			return fmt.Errorf("list children of %s: %w", op.path, Explain(r.Err))
+			return fmt.Errorf("list children of %s: %w", dir, Explain(r.Err))
 		}
-		w.visit(&WalkDir{Path: op.path, Depth: op.depth, Err: fmt.Errorf("list children of %s: %w", op.path, Explain(r.Err))})
+		w.visit(&WalkDir{Path: dir, Depth: depth, Err: fmt.Errorf("list children of %s: %w", dir, Explain(r.Err))})
 		return nil
 	}
 	w.rootDone = true
 	if w.o.PreOrder {
 		sort.Strings(r.Names)
 	}
-	d := WalkDir{Path: op.path, Depth: op.depth, Names: r.Names}
+	d := WalkDir{Path: dir, Depth: depth, Names: r.Names}
 	if w.o.Read == nil || !w.o.Read(d.Path, d.Names) {
 		w.deliver(&d)
 		return nil
@@ -266,7 +289,7 @@ func (w *walker) handle(op *walkOp, r *wire.ReadResult) error {
 	w.reads = slices.Grow(w.reads, len(d.Names))
 	for i, name := range d.Names {
 		np := Join(d.Path, name)
-		w.reads = append(w.reads, walkOp{op: wire.ReadOp{Code: wire.OpGetData, Path: w.c.Abs(np)}, path: np, dir: p, i: i})
+		w.reads = append(w.reads, walkOp{op: wire.ReadOp{Code: wire.OpGetData, Path: w.c.Abs(np)}, dir: p, i: int32(i)})
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func (w *walker) takePreOrder(ops []walkOp, fits func(wire.ReadOp) bool) []walkO
 		if !fits(op) {
 			break
 		}
-		ops = append(ops, walkOp{op: op, path: p, depth: e.depth})
+		ops = append(ops, walkOp{op: op, depth: int32(e.depth)})
 		w.queued--
 		if e.next++; e.next == len(e.names) {
 			heap.Pop(q)

@@ -75,6 +75,14 @@ func (f *Factory) UISettings() *config.File {
 	return fc
 }
 
+// ReadyHeapFor readies the heap of a one-shot read for a directory of n
+// children (see [ReadyHeapForChildren]), unless Tune is off.
+func (f *Factory) ReadyHeapFor(n int) {
+	if f.Tune != nil {
+		ReadyHeapForChildren(n)
+	}
+}
+
 // TuneOneShot tunes the process for a one-shot read printing to out (see
 // [TuneForBigRead]), unless Tune is off.
 func (f *Factory) TuneOneShot(out io.Writer) {

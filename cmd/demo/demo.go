@@ -23,20 +23,48 @@ import (
 	"github.com/zkscope/zkscope/ui"
 )
 
+const demoLong = `Start a local ZooKeeper (in a temporary directory, removed on exit) with
+live lock contenders, and open the terminal UI on it; without a terminal the
+queues are printed every few seconds instead.
+
+With --herd, two locks with the same number of contenders take turns side
+by side: a naive one (a plain ephemeral node every waiter watches: each
+release wakes them all, the herd effect) and Curator's mutex (each waiter
+watches only its predecessor). Each release shows the watch notifications
+and requests it cost, counted by the contenders themselves and checked
+against the servers' watch lists (wchc). The naive lock is what the lock
+pane and 'zkscope doctor' flag as 'herd' on real clusters (docs/herd.md,
+docs/locks.md). --report runs --releases releases without the TUI and
+prints the totals (--json for scripts).`
+
+const demoExample = `  zkscope demo                                  # the TUI on live Curator and kazoo locks
+  zkscope demo --herd                           # the herd effect beside the predecessor chain
+  zkscope demo --herd --contenders 20           # 20 contenders on each lock
+  zkscope demo --herd --report                  # 10 releases each, the totals as a table
+  zkscope demo --herd --report --json --releases 50 | jq '.locks[].total'`
+
 // NewCmdDemo is `zkscope demo`. Without a terminal (output piped or
 // redirected) it prints the queues instead of opening the TUI.
 func NewCmdDemo(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "demo",
-		Short: "Start a local ZooKeeper with live lock contenders and open the TUI on it",
-		Args:  cobra.NoArgs,
+	var h herdOptions
+	cmd := &cobra.Command{
+		Use:     "demo",
+		Short:   "Start a local ZooKeeper with live lock contenders and open the TUI on it",
+		Long:    demoLong,
+		Example: demoExample,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := h.check(cmd.Flags()); err != nil {
+				return err
+			}
 			return runDemo(cmd.Context(), demoOptions{
-				NoTUI: !cmdutil.IsTerminal(os.Stdout), Out: cmd.OutOrStdout(),
-				Theme: f.Theme, ReadOnly: f.Flags.ReadOnly,
+				NoTUI: !cmdutil.IsTerminal(os.Stdout), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(),
+				Theme: f.Theme, ReadOnly: f.Flags.ReadOnly, Herd: h,
 			})
 		},
 	}
+	h.bind(cmd.Flags())
+	return cmd
 }
 
 // demoOptions tune [runDemo] (tests replace the output and watch the
@@ -44,6 +72,8 @@ func NewCmdDemo(f *cmdutil.Factory) *cobra.Command {
 type demoOptions struct {
 	NoTUI    bool
 	Out      io.Writer
+	Err      io.Writer // --herd --report's progress (default os.Stderr)
+	Herd     herdOptions
 	Theme    string // --theme
 	ReadOnly bool   // --read-only
 	// Ready is called once the server serves, the tree is filled and the
@@ -62,6 +92,9 @@ type demoOptions struct {
 func runDemo(ctx context.Context, o demoOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Herd.On {
+		return runHerd(ctx, o)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

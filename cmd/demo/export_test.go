@@ -6,3 +6,6 @@ type Options = demoOptions
 
 // Run is runDemo.
 var Run = runDemo
+
+// HerdOptions are the --herd flags' values.
+type HerdOptions = herdOptions

@@ -198,6 +198,9 @@ func runLocks(ctx context.Context, f *cmdutil.Factory, o locksOptions) error {
 	if o.Watch {
 		return watchLocks(ctx, c, o, r)
 	}
+	if ok, st, err := c.Exists(o.Path); err == nil && ok {
+		f.ReadyHeapFor(int(st.NumChildren)) // a lock of thousands: see cmdutil.ReadyHeapForChildren
+	}
 	prog := cmdutil.NewProgressLine(o.ErrOut, !o.JSON, true)
 	s, err := follow.Read(ctx, c, o.Path, o.Scan.options(prog))
 	if err != nil && !errors.Is(err, scan.ErrTruncated) {

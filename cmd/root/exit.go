@@ -103,8 +103,15 @@ func markUsageErrors(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return cmdutil.Usage(err) })
-	cobra.AddTemplateFunc("exitStatusHelp", exitStatusHelp)
-	root.SetHelpTemplate(root.HelpTemplate() + "{{exitStatusHelp}}")
+	// The table follows cobra's own help, through a help function, not a
+	// template: a help template makes cobra run text/template, whose
+	// reflection by method name keeps every exported method of every type
+	// in the binary (the linker cannot drop any), doubling its code.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		help(c, args)
+		fmt.Fprint(c.OutOrStdout(), exitStatusHelp())
+	})
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if !c.Runnable() && c.HasSubCommands() {

@@ -17,6 +17,7 @@ import (
 	"github.com/zkscope/zkscope/cmd/cmdutil"
 	"github.com/zkscope/zkscope/cmd/config"
 	"github.com/zkscope/zkscope/cmd/demo"
+	"github.com/zkscope/zkscope/cmd/exporter"
 	"github.com/zkscope/zkscope/cmd/history"
 	"github.com/zkscope/zkscope/cmd/lock"
 	"github.com/zkscope/zkscope/cmd/locks"
@@ -77,7 +78,7 @@ func NewCmdRoot(f *cmdutil.Factory) *cobra.Command {
 	root.Flags().StringVar(&tuiOpts.Txnlog, "txnlog", "", "TUI: a server's data directory whose transaction log the lock pane's timeline (T, [ ]) replays")
 	root.AddCommand(
 		demo.NewCmdDemo(f),
-		locks.NewCmdLocks(f), locks.NewCmdDoctor(f),
+		locks.NewCmdLocks(f), locks.NewCmdDoctor(f), exporter.NewCmdExporter(f),
 		cluster.NewCmdEnsemble(f), cluster.NewCmdSessions(f),
 		history.NewCmdHistory(),
 		lock.NewCmdLock(f), lock.NewCmdEvict(f), lock.NewCmdRevoke(f),
@@ -101,6 +102,12 @@ func bindGlobalFlags(pf *pflag.FlagSet, f *cmdutil.Factory) {
 	pf.StringVar(&c.Context, "context", "", "named context from the config file (env ZKSCOPE_CONTEXT)")
 	pf.StringVar(&c.ConfigFile, "config", "", "config file (default $XDG_CONFIG_HOME/zkscope/config.toml)")
 	pf.StringVar(&c.AuthFile, "auth-file", "", "file (mode 0600) holding digest credentials user:password (or env ZKSCOPE_AUTH=user:password)")
+	pf.StringVar(&c.SASLMechanism, "sasl-mechanism", "", "SASL mechanism: DIGEST-MD5 or GSSAPI (Kerberos); implied by --sasl-user or --principal/--keytab")
+	pf.StringVar(&c.SASLUser, "sasl-user", "", "SASL DIGEST-MD5 user (a user_NAME of the servers' JAAS Server section)")
+	pf.StringVar(&c.SASLPasswordFile, "sasl-password-file", "", "file (mode 0600) holding the SASL DIGEST-MD5 password (or env ZKSCOPE_SASL_PASSWORD)")
+	pf.StringVar(&c.SASLService, "sasl-service", "", "SASL service name (default zookeeper: Kerberos principal zookeeper/<host>); SERVICE/HOST fixes the host")
+	pf.StringVar(&c.Principal, "principal", "", "Kerberos client principal for SASL GSSAPI (user or user@REALM)")
+	pf.StringVar(&c.Keytab, "keytab", "", "keytab holding --principal's key (default: the credential cache of kinit, KRB5CCNAME)")
 	pf.BoolVar(&c.TLS, "tls", false, "connect with TLS (implied by --tls-ca/--tls-cert)")
 	pf.StringVar(&c.TLSCA, "tls-ca", "", "PEM CA bundle that signed the servers' certificates")
 	pf.StringVar(&c.TLSCert, "tls-cert", "", "PEM client certificate")

@@ -96,13 +96,19 @@ func TestRulesCatchViolations(t *testing.T) {
 		{"data layer imports locks", []Package{{Path: "zkview", Imports: []string{"lockops/scan"}}}, nil, "zkview is a data layer"},
 		{"data layer imports config", []Package{{Path: "redisview", Imports: []string{"config"}}}, nil, "redisview is a data layer"},
 		{"protocol package imports a client", []Package{{Path: "zkview/wire", Imports: []string{"zkview"}}}, nil, "zkview/wire imports only zkview/jute"},
+		{"tree cache imports ui", []Package{{Path: "zkview/treecache", Imports: []string{"zkview", "ui/common"}}}, nil, "zkview/treecache imports only zkview"},
+		{"tree cache imports locks", []Package{{Path: "zkview/treecache", Imports: []string{"lockops/scan"}}}, nil, "zkview/treecache imports only zkview"},
 		{"codec imports", []Package{{Path: "zkview/jute", Imports: []string{"peer"}}}, nil, "zkview/jute imports nothing"},
 		{"data layers mix", []Package{{Path: "redisview", Imports: []string{"zkview"}}}, nil, "data layers do not import each other"},
 		{"lock packages upward", []Package{{Path: "lockops/scan", Imports: []string{"lockops/report"}}}, nil, "not one of the lock packages' imports"},
 		{"lock package imports ui", []Package{{Path: "lockops/take", Imports: []string{"ui/common"}}}, nil, "lock packages import no ui"},
+		{"exporter imports ui", []Package{{Path: "exporter", Imports: []string{"ui/common"}}}, nil, "exporter imports no ui"},
+		{"data layer imports exporter", []Package{{Path: "zkview", Imports: []string{"exporter"}}}, nil, "zkview is a data layer"},
 		{"ui/common imports ui", []Package{{Path: "ui/common", Imports: []string{"ui/tree"}}}, nil, "ui/common imports no other ui package"},
 		{"components mix", []Package{{Path: "ui/tree", Imports: []string{"ui/detail"}}}, nil, "ui components do not import each other"},
 		{"ui outside commands", []Package{{Path: "demo", Imports: []string{"ui"}}}, nil, "only the commands import ui"},
+		{"demo imports config", []Package{{Path: "demo/herd", Imports: []string{"config"}}}, nil, "the demo packages import only"},
+		{"herd imports the demo", []Package{{Path: "demo/herd", Imports: []string{"demo"}}}, nil, "demo/herd imports nothing of demo"},
 		{"commands mix", []Package{{Path: "cmd/lock", Imports: []string{"cmd/locks"}}}, nil, "commands do not import each other"},
 		{"command tree imported", []Package{{Path: "ui", Imports: []string{"cmd/cmdutil"}}}, nil, "ui imports no command"},
 		{"test helper imported", []Package{{Path: "lockops/take", Imports: []string{"lockops/internal/locktest"}}}, nil, "a test helper, for tests only"},
@@ -122,7 +128,10 @@ func TestRulesCatchViolations(t *testing.T) {
 		{Path: "cmd/root", Imports: []string{"cmd/lock", "cmd/cmdutil", "ui"}},
 		{Path: "cmd/lock", Imports: []string{"cmd/cmdutil", "lockops/take", "zkview"}},
 		{Path: "lockops/take", Imports: []string{"lockops", "lockops/scan", "lockops/audit", "zkview"}},
-		{Path: "ui/lockpane", Imports: []string{"ui/common", "ui/dialog", "lockops/diagnose"}}}
+		{Path: "ui/lockpane", Imports: []string{"ui/common", "ui/dialog", "lockops/diagnose"}},
+		{Path: "ui", Imports: []string{"ui/tree", "zkview", "zkview/treecache"}},
+		{Path: "ui/redistree", Imports: []string{"ui/common", "redisview", "zkview/treecache"}},
+		{Path: "zkview/treecache", Imports: []string{"zkview"}}}
 	if v := Check(good, []string{"fmt", "zkview"}, DefaultLimits); len(v) != 0 {
 		t.Errorf("a module keeping the rules: %v", v)
 	}

@@ -6,7 +6,7 @@ import "strings"
 // a folder covers the packages below it too.
 
 // leaves import nothing of the module.
-var leaves = []string{"lockops", "printable", "peer", "themes", "zkview/jute", "internal/archtest"}
+var leaves = []string{"lockops", "printable", "peer", "themes", "zkview/jute", "zkview/sasl", "internal/archtest"}
 
 // dataLayers talk to one kind of server each; they import no lock, ui,
 // command or config package, and not each other.
@@ -19,6 +19,13 @@ var protocolEdges = map[string][]string{
 	"zkview/wire":   {"zkview/jute"},
 	"zkview/txnlog": {"zkview/jute"},
 	"zkview/fourlw": {"peer"},
+}
+
+// clientEdges are the only imports of zkscope allowed to the packages below
+// zkview built on its client for one kind of caller (the UI's tree cache):
+// zkview's client, never a lock, ui, command or config package.
+var clientEdges = map[string][]string{
+	"zkview/treecache": {"zkview"},
 }
 
 // lockEdges are the imports allowed between the lock packages (lockops/X;
@@ -35,6 +42,11 @@ var lockEdges = map[string][]string{
 	"lockops/diagnose":  {"lockops/scan"},
 	"lockops/hold":      {"lockops/audit"},
 }
+
+// demoImports are the only folders the demo packages (demo, demo/herd)
+// import from: servers and contenders, never a screen, command or config;
+// the herd engine is the demo's sibling, not its user.
+var demoImports = []string{"zkview", "lockops", "peer", "printable", "demo"}
 
 // under reports whether p is dir or below it.
 func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
@@ -56,7 +68,7 @@ func forbidden(from, to string, l Limits) string {
 	if to == "internal/archtest" {
 		return "the architecture rules are imported by nothing"
 	}
-	for _, rule := range []func(from, to string) string{leafRule, protocolRule, dataRule, lockRule, uiRule, cmdRule} {
+	for _, rule := range []func(from, to string) string{leafRule, protocolRule, dataRule, lockRule, exporterRule, uiRule, cmdRule, demoRule} {
 		if why := rule(from, to); why != "" {
 			return why
 		}
@@ -76,6 +88,9 @@ func leafRule(from, to string) string {
 func protocolRule(from, to string) string {
 	allowed, ok := protocolEdges[from]
 	if !ok {
+		allowed, ok = clientEdges[from]
+	}
+	if !ok {
 		return ""
 	}
 	for _, a := range allowed {
@@ -91,7 +106,7 @@ func dataRule(from, to string) string {
 		if !under(from, d) {
 			continue
 		}
-		if underAny(to, []string{"lockops", "ui", "cmd", "config", "demo", "treeprint"}) {
+		if underAny(to, []string{"lockops", "ui", "cmd", "config", "demo", "treeprint", "exporter"}) {
 			return d + " is a data layer: it imports no lock, ui, command or config package"
 		}
 		for _, other := range dataLayers {
@@ -105,8 +120,8 @@ func dataRule(from, to string) string {
 
 func lockRule(from, to string) string {
 	if !under(from, "lockops") || from == "lockops" || !under(to, "lockops") || to == "lockops" {
-		if under(from, "lockops") && underAny(to, []string{"ui", "cmd", "demo"}) {
-			return "the lock packages import no ui, command or demo package"
+		if under(from, "lockops") && underAny(to, []string{"ui", "cmd", "demo", "exporter"}) {
+			return "the lock packages import no ui, command, demo or exporter package"
 		}
 		return ""
 	}
@@ -116,6 +131,16 @@ func lockRule(from, to string) string {
 		}
 	}
 	return "not one of the lock packages' imports (one way down; see ARCHITECTURE.md)"
+}
+
+// exporterRule: the exporter sits beside the lock packages: it may import
+// them, the data layers and config, never ui, the commands, demo or
+// treeprint.
+func exporterRule(from, to string) string {
+	if under(from, "exporter") && underAny(to, []string{"ui", "cmd", "demo", "treeprint"}) {
+		return "exporter imports no ui, command, demo or treeprint package"
+	}
+	return ""
 }
 
 func uiRule(from, to string) string {
@@ -146,4 +171,16 @@ func cmdRule(from, to string) string {
 		return ""
 	}
 	return "commands do not import each other; what they share is in cmd/cmdutil"
+}
+
+func demoRule(from, to string) string {
+	switch {
+	case !under(from, "demo"):
+		return ""
+	case from == "demo/herd" && to == "demo":
+		return "demo/herd imports nothing of demo (cmd/demo puts them together)"
+	case !underAny(to, demoImports):
+		return "the demo packages import only zkview, lockops, peer, printable and demo packages"
+	}
+	return ""
 }

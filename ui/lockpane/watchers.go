@@ -17,3 +17,12 @@ func paneWatchers(q *lockops.Queue) {
 		}
 	}
 }
+
+// WithWatcherRows is q, read and diagnosed elsewhere (lockops/follow),
+// ready for [Model.SetQueue]: a copy whose waiters that own no node are
+// keyed by session, as the pane's own reads key them.
+func WithWatcherRows(q lockops.Queue) lockops.Queue {
+	q.Participants = append([]lockops.Participant(nil), q.Participants...)
+	paneWatchers(&q)
+	return q
+}

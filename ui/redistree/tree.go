@@ -31,7 +31,7 @@ import (
 
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/ui/common"
-	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/treecache"
 )
 
 // prefixOf is the SCAN prefix of the level under path p.
@@ -53,12 +53,12 @@ type listing struct {
 }
 
 // Tree is the tree's source over a Redis keyspace (the root model's
-// treeSource, as *zkview.Tree is on ZooKeeper).
+// treeSource, as *treecache.Tree is on ZooKeeper).
 type Tree struct {
 	c     *redisview.Client
 	limit int
 
-	events chan zkview.TreeEvent
+	events chan treecache.Event
 	notify chan struct{}
 	done   chan struct{}
 	closed sync.Once
@@ -66,7 +66,7 @@ type Tree struct {
 	mu      sync.Mutex
 	levels  map[string]*listing
 	loads   map[string]*levelScan // scans in flight, by path
-	pending map[string]zkview.TreeChange
+	pending map[string]treecache.Change
 }
 
 // levelScan is one scan of a level in flight.
@@ -79,12 +79,12 @@ type levelScan struct {
 func New(c *redisview.Client, limit int) *Tree {
 	t := &Tree{
 		c: c, limit: limit,
-		events:  make(chan zkview.TreeEvent),
+		events:  make(chan treecache.Event),
 		notify:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		levels:  map[string]*listing{},
 		loads:   map[string]*levelScan{},
-		pending: map[string]zkview.TreeChange{},
+		pending: map[string]treecache.Change{},
 	}
 	go t.pump()
 	return t
@@ -99,8 +99,8 @@ func (t *Tree) pump() {
 			return
 		}
 		t.mu.Lock()
-		ev := zkview.TreeEvent{Changes: t.pending}
-		t.pending = map[string]zkview.TreeChange{}
+		ev := treecache.Event{Changes: t.pending}
+		t.pending = map[string]treecache.Change{}
 		t.mu.Unlock()
 		if len(ev.Changes) == 0 {
 			continue
@@ -114,7 +114,7 @@ func (t *Tree) pump() {
 }
 
 // changed records a change of p (t.mu held) and wakes the pump.
-func (t *Tree) changed(p string, c zkview.TreeChange) {
+func (t *Tree) changed(p string, c treecache.Change) {
 	t.pending[p] |= c
 	select {
 	case t.notify <- struct{}{}:
@@ -123,11 +123,11 @@ func (t *Tree) changed(p string, c zkview.TreeChange) {
 }
 
 // Events are the levels' changes, coalesced, for the one listener.
-func (t *Tree) Events() <-chan zkview.TreeEvent { return t.events }
+func (t *Tree) Events() <-chan treecache.Event { return t.events }
 
 // Expand lists the level under p (every server's keys starting with its
 // prefix), showing the names found so far while the scan goes on. A newer
-// listing of p, or a collapse, makes this one stale (zkview.ErrStale).
+// listing of p, or a collapse, makes this one stale (treecache.ErrStale).
 func (t *Tree) Expand(ctx context.Context, p string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -156,7 +156,7 @@ func (t *Tree) Expand(ctx context.Context, p string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.loads[p] != load {
-		return fmt.Errorf("list %s: %w", p, zkview.ErrStale)
+		return fmt.Errorf("list %s: %w", p, treecache.ErrStale)
 	}
 	delete(t.loads, p)
 	if err != nil {
@@ -175,7 +175,7 @@ func (t *Tree) apply(p string, load *levelScan, l redisview.Level) {
 	defer t.mu.Unlock()
 	if t.loads[p] == load {
 		t.levels[p] = rl
-		t.changed(p, zkview.ChangeChildren)
+		t.changed(p, treecache.ChangeChildren)
 	}
 }
 
@@ -264,19 +264,19 @@ func (t *Tree) DirStat(p string) (zk.Stat, bool) {
 // Node is what the listing of p's level says of p: a stat whose child
 // count is the number of keys below it (not its names: that would need
 // the level under it scanned).
-func (t *Tree) Node(p string) (zkview.TreeNode, bool) {
+func (t *Tree) Node(p string) (treecache.Node, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.nodeLocked(p)
 }
 
-func (t *Tree) nodeLocked(p string) (zkview.TreeNode, bool) {
+func (t *Tree) nodeLocked(p string) (treecache.Node, bool) {
 	if p == "/" {
 		l := t.levels["/"]
 		if l == nil {
-			return zkview.TreeNode{}, false
+			return treecache.Node{}, false
 		}
-		return zkview.TreeNode{Path: p, HasStat: true, Stat: zk.Stat{NumChildren: int32(len(l.names))}, Expanded: true}, true
+		return treecache.Node{Path: p, HasStat: true, Stat: zk.Stat{NumChildren: int32(len(l.names))}, Expanded: true}, true
 	}
 	i := strings.LastIndexByte(p, '/')
 	dir := p[:i]
@@ -285,14 +285,14 @@ func (t *Tree) nodeLocked(p string) (zkview.TreeNode, bool) {
 	}
 	l := t.levels[dir]
 	if l == nil {
-		return zkview.TreeNode{}, false
+		return treecache.Node{}, false
 	}
 	c, ok := l.kids[p[i+1:]]
 	if !ok {
-		return zkview.TreeNode{Path: p, Gone: l.level.Done}, l.level.Done
+		return treecache.Node{Path: p, Gone: l.level.Done}, l.level.Done
 	}
 	_, open := t.levels[p]
-	return zkview.TreeNode{Path: p, HasStat: true, Stat: zk.Stat{NumChildren: int32(min(c.Below, 1<<31-1))}, Expanded: open}, true
+	return treecache.Node{Path: p, HasStat: true, Stat: zk.Stat{NumChildren: int32(min(c.Below, 1<<31-1))}, Expanded: open}, true
 }
 
 // IsKey reports whether p is a key (not only a group of keys), as its
@@ -319,7 +319,7 @@ func (t *Tree) LoadStats(context.Context, []string) error { return nil }
 
 // Select is what the listing knows of p; the key itself is read by the
 // root's Redis select command.
-func (t *Tree) Select(_ context.Context, p string) (zkview.TreeNode, error) {
+func (t *Tree) Select(_ context.Context, p string) (treecache.Node, error) {
 	n, _ := t.Node(p)
 	n.Path = p
 	return n, nil
@@ -356,7 +356,7 @@ func (t *Tree) Refresh() {
 			cancel()
 			if err == nil {
 				t.mu.Lock()
-				t.changed(p, zkview.ChangeChildren)
+				t.changed(p, treecache.ChangeChildren)
 				t.mu.Unlock()
 			}
 		}

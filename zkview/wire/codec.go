@@ -71,6 +71,8 @@ func CodeError(code int32) error {
 		return zk.ErrInvalidACL
 	case -115:
 		return zk.ErrAuthFailed
+	case CodeSASLRequired:
+		return ErrSASLRequired
 	case -116:
 		return zk.ErrClosing
 	case -118:

@@ -1,4 +1,4 @@
-package zkview
+package treecache
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
 // loadChildren reads p's children, arming the children watch unless one is
@@ -37,7 +39,7 @@ func (t *Tree) loadChildren(ctx context.Context, p string) error {
 		st    *zk.Stat
 		err   error
 	}
-	r, err := Call(ctx, func() (reply, error) {
+	r, err := zkview.Call(ctx, func() (reply, error) {
 		var r reply
 		conn := t.c.Conn()
 		if arm {
@@ -89,7 +91,7 @@ func (t *Tree) applyChildren(p string, id uint64, names []string, st *zk.Stat, e
 	t.mu.Unlock()
 	t.signal()
 	if err != nil {
-		return fmt.Errorf("list children of %s: %w", p, Explain(err))
+		return fmt.Errorf("list children of %s: %w", p, zkview.Explain(err))
 	}
 	return nil
 }
@@ -113,7 +115,7 @@ func (t *Tree) loadData(ctx context.Context, p string) error {
 		st   *zk.Stat
 		err  error
 	}
-	r, err := Call(ctx, func() (reply, error) {
+	r, err := zkview.Call(ctx, func() (reply, error) {
 		var r reply
 		conn := t.c.Conn()
 		if arm {
@@ -145,7 +147,7 @@ func (t *Tree) loadData(ctx context.Context, p string) error {
 	t.mu.Unlock()
 	t.signal()
 	if r.err != nil {
-		return fmt.Errorf("read %s: %w", p, Explain(r.err))
+		return fmt.Errorf("read %s: %w", p, zkview.Explain(r.err))
 	}
 	return nil
 }
@@ -156,10 +158,10 @@ func (t *Tree) disarm(m map[string]bool, p string) {
 	t.mu.Unlock()
 }
 
-func (t *Tree) infoLocked(p string) *TreeNode {
+func (t *Tree) infoLocked(p string) *Node {
 	n := t.info[p]
 	if n == nil {
-		n = &TreeNode{Path: p}
+		n = &Node{Path: p}
 		t.info[p] = n
 	}
 	return n
@@ -236,7 +238,7 @@ func (t *Tree) relPath(server string) (string, bool) {
 	if server == "" {
 		return "", false
 	}
-	root := t.c.cfg.Chroot
+	root := t.c.Config().Chroot
 	if root != "" && server != root && !strings.HasPrefix(server, root+"/") {
 		return "", false
 	}
@@ -245,13 +247,13 @@ func (t *Tree) relPath(server string) (string, bool) {
 
 // followSession reloads everything when the session is replaced (its
 // watches died with it).
-func (t *Tree) followSession(sub <-chan ConnEvent) {
+func (t *Tree) followSession(sub <-chan zkview.ConnEvent) {
 	for {
 		select {
 		case <-t.quit:
 			return
 		case ev := <-sub:
-			if ev.State != StateConnected || !ev.NewSession {
+			if ev.State != zkview.StateConnected || !ev.NewSession {
 				continue
 			}
 			t.mu.Lock()
@@ -290,7 +292,7 @@ func (t *Tree) worker() {
 		for {
 			t.mu.Lock()
 			var p string
-			var what TreeChange
+			var what Change
 			for q, w := range t.reload {
 				p, what = q, w
 				break
@@ -301,7 +303,7 @@ func (t *Tree) worker() {
 			}
 			delete(t.reload, p)
 			t.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*t.c.cfg.SessionTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*t.c.Config().SessionTimeout)
 			if what&ChangeChildren != 0 {
 				t.loadChildren(ctx, p) // errors are recorded on the node and reported as events
 			}
@@ -352,10 +354,10 @@ func (t *Tree) deliver() {
 			t.mu.Unlock()
 			continue
 		}
-		t.pending = map[string]TreeChange{}
+		t.pending = map[string]Change{}
 		t.mu.Unlock()
 		select {
-		case t.out <- TreeEvent{Changes: batch}:
+		case t.out <- Event{Changes: batch}:
 		case <-t.quit:
 			return
 		}

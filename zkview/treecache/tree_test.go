@@ -1,4 +1,4 @@
-package zkview
+package treecache
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
 // nextEvent waits for a tree event in which want(changes) holds, up to timeout.
-func nextEvent(t *testing.T, tr *Tree, timeout time.Duration, what string, want func(map[string]TreeChange) bool) map[string]TreeChange {
+func nextEvent(t *testing.T, tr *Tree, timeout time.Duration, what string, want func(map[string]Change) bool) map[string]Change {
 	t.Helper()
 	deadline := time.After(timeout)
 	for {
@@ -47,23 +48,16 @@ func noEventFor(t *testing.T, tr *Tree, d time.Duration, p string) {
 	}
 }
 
-func create(t testing.TB, c *Client, p, data string) {
-	t.Helper()
-	if _, err := c.Conn().Create(c.Abs(p), []byte(data), 0, zk.WorldACL(zk.PermAll)); err != nil {
-		t.Fatalf("create %s: %v", p, err)
-	}
-}
-
 func TestTreeExpandWatchCollapse(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
-	c := dial(t, Config{Servers: cl.Addrs()})
-	other := dial(t, Config{Servers: cl.Addrs()}) // another client makes the changes
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
+	other := dial(t, zkview.Config{Servers: cl.Addrs()}) // another client makes the changes
 	zktest.MakePath(t, c.Conn(), root)
 	for _, n := range []string{"c", "a", "b"} {
 		create(t, other, root+"/"+n, "v-"+n)
 	}
-	tr := NewTree(c)
+	tr := New(c)
 	defer tr.Close()
 	ctx := context.Background()
 
@@ -74,7 +68,7 @@ func TestTreeExpandWatchCollapse(t *testing.T) {
 	if !ok || strings.Join(names, ",") != "a,b,c" {
 		t.Fatalf("children = %v %v, want sorted a,b,c", names, ok)
 	}
-	nextEvent(t, tr, 5*time.Second, "expand reported", func(m map[string]TreeChange) bool { return m[root]&ChangeChildren != 0 })
+	nextEvent(t, tr, 5*time.Second, "expand reported", func(m map[string]Change) bool { return m[root]&ChangeChildren != 0 })
 
 	// Stats for the visible rows, in one bulk read.
 	if err := tr.LoadStats(ctx, []string{root + "/a", root + "/b"}); err != nil {
@@ -87,14 +81,14 @@ func TestTreeExpandWatchCollapse(t *testing.T) {
 	// A child created by another client arrives as an event, and the watch
 	// is re-armed: a second change arrives too.
 	create(t, other, root+"/d", "")
-	nextEvent(t, tr, 5*time.Second, "child d created", func(m map[string]TreeChange) bool {
+	nextEvent(t, tr, 5*time.Second, "child d created", func(m map[string]Change) bool {
 		names, _ := tr.Children(root)
 		return m[root]&ChangeChildren != 0 && len(names) == 4
 	})
 	if err := other.Conn().Delete(root+"/a", -1); err != nil {
 		t.Fatal(err)
 	}
-	nextEvent(t, tr, 5*time.Second, "child a deleted", func(m map[string]TreeChange) bool {
+	nextEvent(t, tr, 5*time.Second, "child a deleted", func(m map[string]Change) bool {
 		names, _ := tr.Children(root)
 		return strings.Join(names, ",") == "b,c,d"
 	})
@@ -108,7 +102,7 @@ func TestTreeExpandWatchCollapse(t *testing.T) {
 		if _, err := other.Conn().Set(root+"/b", []byte(want), -1); err != nil {
 			t.Fatal(err)
 		}
-		nextEvent(t, tr, 5*time.Second, "data change "+want, func(m map[string]TreeChange) bool {
+		nextEvent(t, tr, 5*time.Second, "data change "+want, func(m map[string]Change) bool {
 			n, _ := tr.Node(root + "/b")
 			return m[root+"/b"]&ChangeData != 0 && string(n.Data) == want
 		})
@@ -117,7 +111,7 @@ func TestTreeExpandWatchCollapse(t *testing.T) {
 	if err := other.Conn().Delete(root+"/b", -1); err != nil {
 		t.Fatal(err)
 	}
-	nextEvent(t, tr, 5*time.Second, "selected node gone", func(m map[string]TreeChange) bool {
+	nextEvent(t, tr, 5*time.Second, "selected node gone", func(m map[string]Change) bool {
 		return m[root+"/b"]&ChangeGone != 0
 	})
 	if n, _ := tr.Node(root + "/b"); !n.Gone {
@@ -152,10 +146,10 @@ func TestTreeExpandWatchCollapse(t *testing.T) {
 func TestTreeDeletedMidRead(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
-	c := dial(t, Config{Servers: cl.Addrs()})
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
 	zktest.MakePath(t, c.Conn(), root+"/dir")
 	create(t, c, root+"/x", "x")
-	tr := NewTree(c)
+	tr := New(c)
 	defer tr.Close()
 	ctx := context.Background()
 	if err := tr.Expand(ctx, root); err != nil {
@@ -190,10 +184,10 @@ func TestTreeDeletedMidRead(t *testing.T) {
 func TestTreeStaleRepliesDropped(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
-	c := dial(t, Config{Servers: cl.Addrs()})
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
 	zktest.MakePath(t, c.Conn(), root)
 	create(t, c, root+"/new", "")
-	tr := NewTree(c)
+	tr := New(c)
 	defer tr.Close()
 	if err := tr.Expand(context.Background(), root); err != nil {
 		t.Fatal(err)
@@ -235,9 +229,9 @@ func TestTreeStaleRepliesDropped(t *testing.T) {
 func TestTreeEventsCoalesced(t *testing.T) {
 	cl := zktest.Shared(t)
 	root := zktest.Path(t)
-	c := dial(t, Config{Servers: cl.Addrs()})
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
 	zktest.MakePath(t, c.Conn(), root)
-	tr := NewTree(c)
+	tr := New(c)
 	defer tr.Close()
 	if err := tr.Expand(context.Background(), root); err != nil {
 		t.Fatal(err)

@@ -1,39 +1,45 @@
-package zkview
+// Package treecache owns the lazy znode tree cache a UI reads ([Tree]):
+// children read when a directory is expanded, stats for the visible rows,
+// the selected node's data, their watches and the coalesced events. It is
+// a layer over [zkview.Client] and imports zkview only: never ui, lockops,
+// cmd or config.
+package treecache
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
 )
 
-// TreeChange says what changed about one path in a [TreeEvent] (bits).
-type TreeChange uint8
+// Change says what changed about one path in a [Event] (bits).
+type Change uint8
 
 const (
 	// ChangeChildren: the child list was loaded or changed.
-	ChangeChildren TreeChange = 1 << iota
+	ChangeChildren Change = 1 << iota
 	// ChangeData: data and stat were loaded or changed.
 	ChangeData
-	// ChangeGone: the node was deleted (see [TreeNode.Gone]).
+	// ChangeGone: the node was deleted (see [Node.Gone]).
 	ChangeGone
-	// ChangeError: a read failed (see [TreeNode.Err]).
+	// ChangeError: a read failed (see [Node.Err]).
 	ChangeError
 	// ChangeReset: the session was replaced; every shown directory and the
 	// selected node are being reloaded (reported on "/").
 	ChangeReset
 )
 
-func (c TreeChange) String() string {
+func (c Change) String() string {
 	var parts []string
 	for _, x := range []struct {
-		bit  TreeChange
+		bit  Change
 		name string
 	}{{ChangeChildren, "children"}, {ChangeData, "data"}, {ChangeGone, "gone"}, {ChangeError, "error"}, {ChangeReset, "reset"}} {
 		if c&x.bit != 0 {
@@ -43,14 +49,14 @@ func (c TreeChange) String() string {
 	return strings.Join(parts, "|")
 }
 
-// TreeEvent is a coalesced batch of changes: every path (caller's view) that
+// Event is a coalesced batch of changes: every path (caller's view) that
 // changed since the previous event, with the union of what changed.
-type TreeEvent struct {
-	Changes map[string]TreeChange
+type Event struct {
+	Changes map[string]Change
 }
 
 // Paths lists the changed paths, sorted.
-func (e TreeEvent) Paths() []string {
+func (e Event) Paths() []string {
 	ps := make([]string, 0, len(e.Changes))
 	for p := range e.Changes {
 		ps = append(ps, p)
@@ -59,8 +65,8 @@ func (e TreeEvent) Paths() []string {
 	return ps
 }
 
-// TreeNode is what the tree knows about one node.
-type TreeNode struct {
+// Node is what the tree knows about one node.
+type Node struct {
 	Path     string
 	Stat     zk.Stat
 	Data     []byte
@@ -96,22 +102,22 @@ type dir struct {
 // LoadStats, Select, Refresh) do network I/O and belong in a command, not
 // in Update.
 type Tree struct {
-	c *Client
+	c *zkview.Client
 
 	mu       sync.Mutex
 	seq      uint64
 	dirs     map[string]*dir
-	info     map[string]*TreeNode // stat/data/gone for rows asked about
-	statReq  map[string]uint64    // newest stat read per path
-	armedKid map[string]bool      // a server-side children watch is (believed) set
-	armedDat map[string]bool      // a server-side data watch is (believed) set
+	info     map[string]*Node  // stat/data/gone for rows asked about
+	statReq  map[string]uint64 // newest stat read per path
+	armedKid map[string]bool   // a server-side children watch is (believed) set
+	armedDat map[string]bool   // a server-side data watch is (believed) set
 	selected string
-	pending  map[string]TreeChange // changes not yet delivered
-	reload   map[string]TreeChange // work for the watch worker (ChangeChildren / ChangeData)
+	pending  map[string]Change // changes not yet delivered
+	reload   map[string]Change // work for the watch worker (ChangeChildren / ChangeData)
 
 	wake     chan struct{} // delivery goroutine: pending has changes
 	work     chan struct{} // worker goroutine: reload has work
-	out      chan TreeEvent
+	out      chan Event
 	quit     chan struct{}
 	closed   sync.Once
 	removeCB func()
@@ -122,20 +128,20 @@ type Tree struct {
 // more to arrive, so a burst becomes one event.
 const treeCoalesce = 15 * time.Millisecond
 
-// NewTree starts a tree cache over c. Close it when done.
-func NewTree(c *Client) *Tree {
+// New starts a tree cache over c. Close it when done.
+func New(c *zkview.Client) *Tree {
 	t := &Tree{
 		c:        c,
 		dirs:     map[string]*dir{},
-		info:     map[string]*TreeNode{},
+		info:     map[string]*Node{},
 		statReq:  map[string]uint64{},
 		armedKid: map[string]bool{},
 		armedDat: map[string]bool{},
-		pending:  map[string]TreeChange{},
-		reload:   map[string]TreeChange{},
+		pending:  map[string]Change{},
+		reload:   map[string]Change{},
 		wake:     make(chan struct{}, 1),
 		work:     make(chan struct{}, 1),
-		out:      make(chan TreeEvent),
+		out:      make(chan Event),
 		quit:     make(chan struct{}),
 	}
 	t.removeCB = c.AddNodeEventHandler(t.onWatch)
@@ -158,7 +164,7 @@ func (t *Tree) Close() {
 
 // Events delivers coalesced changes. Receive from it in one self-re-arming
 // command; a slow receiver only gets bigger batches.
-func (t *Tree) Events() <-chan TreeEvent { return t.out }
+func (t *Tree) Events() <-chan Event { return t.out }
 
 // Expanded reports whether p's children are loaded and watched.
 func (t *Tree) Expanded(p string) bool {
@@ -192,12 +198,12 @@ func (t *Tree) DirStat(p string) (zk.Stat, bool) {
 }
 
 // Node returns what is known about p (ok false when nothing was read).
-func (t *Tree) Node(p string) (TreeNode, bool) {
+func (t *Tree) Node(p string) (Node, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := t.info[p]
 	if n == nil {
-		return TreeNode{Path: p}, false
+		return Node{Path: p}, false
 	}
 	out := *n
 	d := t.dirs[p]
@@ -281,7 +287,7 @@ func (t *Tree) LoadStats(ctx context.Context, paths []string) error {
 			continue // a newer read of p is on its way
 		}
 		delete(t.statReq, p)
-		if p != t.selected && p != "/" && t.dirs[Parent(p)] == nil {
+		if p != t.selected && p != "/" && t.dirs[zkview.Parent(p)] == nil {
 			continue // collapsed while reading
 		}
 		t.applyNodeLocked(p, n.Data, n.Stat, n.Err)
@@ -294,12 +300,12 @@ func (t *Tree) LoadStats(ctx context.Context, paths []string) error {
 // Select makes p the node whose data and stat are watched (replacing the
 // previous selection, whose watch is then ignored) and reads it. Select of
 // "" clears the selection.
-func (t *Tree) Select(ctx context.Context, p string) (TreeNode, error) {
+func (t *Tree) Select(ctx context.Context, p string) (Node, error) {
 	t.mu.Lock()
 	t.selected = p
 	t.mu.Unlock()
 	if p == "" {
-		return TreeNode{}, nil
+		return Node{}, nil
 	}
 	err := t.loadData(ctx, p)
 	n, _ := t.Node(p)
@@ -318,13 +324,4 @@ func (t *Tree) Refresh() {
 	}
 	t.mu.Unlock()
 	t.kick()
-}
-
-// Parent is the parent of a znode path ("/" for top-level nodes and "/").
-func Parent(p string) string {
-	d := path.Dir(p)
-	if d == "." {
-		return "/"
-	}
-	return d
 }

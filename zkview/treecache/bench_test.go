@@ -1,4 +1,4 @@
-package zkview
+package treecache
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -17,7 +18,7 @@ var (
 
 // bigDirectory makes (once per process) a node with n children on the
 // shared server, created with Multi in batches of 1,000.
-func bigDirectory(b *testing.B, c *Client, n int) string {
+func bigDirectory(b *testing.B, c *zkview.Client, n int) string {
 	b.Helper()
 	bigDirOnce.Do(func() {
 		bigDir = fmt.Sprintf("/zkscope-bench/big-%d-%d", n, time.Now().UnixNano())
@@ -36,14 +37,14 @@ func bigDirectory(b *testing.B, c *Client, n int) string {
 // bulk read.
 func BenchmarkTreeExpand100k(b *testing.B) {
 	cl := zktest.Shared(b)
-	c := dial(b, Config{Servers: cl.Addrs(), SessionTimeout: 20 * time.Second})
+	c := dial(b, zkview.Config{Servers: cl.Addrs(), SessionTimeout: 20 * time.Second})
 	const n = 100_000
 	dirPath := bigDirectory(b, c, n)
 	ctx := context.Background()
 	var statTime time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tr := NewTree(c)
+		tr := New(c)
 		if err := tr.Expand(ctx, dirPath); err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +56,7 @@ func BenchmarkTreeExpand100k(b *testing.B) {
 		s := time.Now()
 		visible := make([]string, 60)
 		for j := range visible {
-			visible[j] = Join(dirPath, names[n/2+j])
+			visible[j] = zkview.Join(dirPath, names[n/2+j])
 		}
 		if err := tr.LoadStats(ctx, visible); err != nil {
 			b.Fatal(err)

@@ -1,0 +1,237 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/follow"
+	"github.com/zkscope/zkscope/lockops/redislock"
+	"github.com/zkscope/zkscope/redisview"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Source keeps one cluster's model up to date until ctx ends. A source
+// of ZooKeeper's persistent recursive watches is one more implementation.
+type Source interface {
+	// Mode is how it follows the cluster.
+	Mode() Mode
+	// Run reads the cluster's roots into c, as they change, until ctx
+	// ends.
+	Run(ctx context.Context, c *Cluster)
+}
+
+// ZooKeeper follows the locks below each root with lockops/follow's
+// Follow (children watches on the lock directories, a full scan every
+// Options.Interval). Dial is called until it connects (a read error each
+// failure, tried again an interval later). While the connection is lost
+// the model is dropped (a read error each interval); once it is back,
+// each root is scanned afresh.
+type ZooKeeper struct {
+	Dial    func(context.Context) (*zkview.Client, error)
+	Options follow.Options
+}
+
+// Mode is [ModeWatches].
+func (z ZooKeeper) Mode() Mode { return ModeWatches }
+
+// Run follows c's roots until ctx ends.
+func (z ZooKeeper) Run(ctx context.Context, c *Cluster) {
+	interval := max(z.Options.Interval, follow.MinInterval)
+	client := z.dial(ctx, c, interval)
+	if client == nil {
+		return
+	}
+	defer client.Close()
+	events, stop := client.Subscribe()
+	defer stop()
+	state := (<-events).State
+	for {
+		for state != zkview.StateConnected { // wait for a session, counting the intervals without one
+			tick := time.NewTimer(interval)
+			select {
+			case <-ctx.Done():
+				tick.Stop()
+				return
+			case e := <-events:
+				state = e.State
+			case <-tick.C:
+				c.Fail("", fmt.Errorf("not connected to ZooKeeper (%s)", state), time.Now())
+			}
+			tick.Stop()
+		}
+		fctx, cancel := context.WithCancel(ctx)
+		z.follow(fctx, client, c)
+		for state == zkview.StateConnected {
+			select {
+			case <-ctx.Done():
+				cancel()
+				return
+			case e := <-events:
+				state = e.State
+			}
+		}
+		cancel() // before Fail: a snapshot of the old follow is never applied after it
+		c.Fail("", fmt.Errorf("connection to ZooKeeper lost (%s)", state), time.Now())
+	}
+}
+
+// follow starts a Follow of each root, applying its snapshots while ctx
+// lasts. A Follow blocked on a lost connection ends when it can; what it
+// shows after ctx ended is dropped.
+func (z ZooKeeper) follow(ctx context.Context, client *zkview.Client, c *Cluster) {
+	for _, r := range c.Roots() {
+		go func() {
+			show := func(s follow.Snapshot) error {
+				c.applyIf(ctx, r, s.Queues, time.Now())
+				return nil
+			}
+			failed := func(err error) {
+				if ctx.Err() == nil {
+					c.Fail(r, err, time.Now())
+				}
+			}
+			_ = follow.Follow(ctx, client, r, z.Options, show, failed) // show never fails
+		}()
+	}
+}
+
+// dial connects, every interval until it does or ctx ends (nil).
+func (z ZooKeeper) dial(ctx context.Context, c *Cluster, interval time.Duration) *zkview.Client {
+	for {
+		client, err := z.Dial(ctx)
+		if err == nil {
+			return client
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		c.Fail("", fmt.Errorf("connecting: %w", err), time.Now())
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(interval):
+		}
+	}
+}
+
+// applyIf is Apply unless ctx has ended (checked under the model's lock,
+// so a cancel followed by Fail always wins).
+func (c *Cluster) applyIf(ctx context.Context, rootPath string, queues []lockops.Queue, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ctx.Err() == nil {
+		c.applyLocked(rootPath, queues, at)
+	}
+}
+
+// Redis reads the locks matching each root (a key pattern) every
+// Interval, each read bounded by it; Redis has no watches.
+type Redis struct {
+	Client   *redisview.Client
+	Interval time.Duration
+}
+
+// Mode is [ModePolling].
+func (r Redis) Mode() Mode { return ModePolling }
+
+// MinPoll is the shortest interval between two reads of Redis servers.
+const MinPoll = 500 * time.Millisecond
+
+// Run reads c's patterns every interval until ctx ends.
+func (r Redis) Run(ctx context.Context, c *Cluster) {
+	interval := max(r.Interval, MinPoll)
+	seen := map[string]*starts{}
+	for {
+		for _, pattern := range c.Roots() {
+			rctx, cancel := context.WithTimeout(ctx, interval)
+			reads := r.Client.ReadLocks(rctx, pattern)
+			cancel()
+			if ctx.Err() != nil {
+				return
+			}
+			if err := redisview.AllFailed(reads); err != nil {
+				c.Fail(pattern, err, time.Now())
+				delete(seen, pattern) // a holder read after a gap: its start unknown
+				continue
+			}
+			now := time.Now()
+			queues := redislock.Locks(reads, now)
+			if seen[pattern] == nil {
+				seen[pattern] = &starts{}
+			}
+			seen[pattern].note(queues, now)
+			c.Apply(pattern, queues, now)
+			if err := partial(reads); err != nil {
+				c.countError(err) // a Redlock master down: decoded without it
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// partial is the errors of the servers that failed when others answered.
+func partial(reads []redisview.Read) error {
+	var errs []error
+	for _, rd := range reads {
+		if rd.Err != nil {
+			errs = append(errs, rd.Err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// countError counts a read error that left the model usable.
+func (c *Cluster) countError(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readErrors++
+	c.lastErr = err.Error()
+}
+
+// starts is what the polls saw of each Redis participant (by node and
+// token): when it was first read holding or waiting.
+type starts struct {
+	mu      sync.Mutex
+	polled  bool
+	holding map[string]time.Time // zero: holding at the first poll, start unknown
+	waiting map[string]time.Time
+}
+
+// note fills queues' HeldSince and WaitSeen from what earlier polls saw.
+func (s *starts) note(queues []lockops.Queue, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	holding, waiting := map[string]time.Time{}, map[string]time.Time{}
+	for i := range queues {
+		for j := range queues[i].Participants {
+			p := &queues[i].Participants[j]
+			key := p.Node + "\x00" + string(p.Data)
+			switch p.State {
+			case lockops.StateHolding:
+				t, ok := s.holding[key]
+				if !ok && s.polled {
+					t = now
+				}
+				holding[key] = t
+				if !t.IsZero() {
+					p.HeldSince, p.HeldSource = t, lockops.HeldSeen
+				}
+			case lockops.StateWaiting:
+				t, ok := s.waiting[key]
+				if !ok {
+					t = now
+				}
+				waiting[key], p.WaitSeen = t, t
+			}
+		}
+	}
+	s.holding, s.waiting, s.polled = holding, waiting, true
+}

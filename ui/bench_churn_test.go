@@ -161,16 +161,31 @@ func churnName(i int) string {
 // runs them, View called after every message as the program does;
 // releases checked at each message that puts a new queue on screen) while the lock churns at 200 operations a
 // second (100 releases of the holder, 100 new waiters), made by a child
-// process. Metrics: the pane's CPU in % of one core (this process's CPU
+// process. Two paths, alternated in one run: poll (the pane re-reads the
+// directory on one-shot children watches, at most every 100 ms) and follow
+// (a persistent recursive watch, each batch of events applied). Metrics:
+// the pane's CPU in % of one core (this process's CPU
 // time: the churn's is the child's), how far behind the pane is (from a
-// release to the pane's queue without that node: median and worst), and
+// release to the pane's queue without that node: median, p99 and worst), and
 // the queues read and the screens drawn a second.
 //
 //	go test ./ui -run '^$' -bench LockPaneChurn1k -benchtime 1x
 //
 // ZKSCOPE_CHURN_SECONDS=30 churns longer than the 5 s default (for
-// -cpuprofile).
+// -cpuprofile); ZKSCOPE_CHURN_ROUNDS=3 alternates the paths 3 times.
 func BenchmarkLockPaneChurn1k(b *testing.B) {
+	rounds := 1
+	if r, err := strconv.Atoi(os.Getenv("ZKSCOPE_CHURN_ROUNDS")); err == nil && r > 0 {
+		rounds = r
+	}
+	for range rounds {
+		b.Run("poll", func(b *testing.B) { lockPaneChurn(b, false) })
+		b.Run("follow", func(b *testing.B) { lockPaneChurn(b, true) })
+	}
+}
+
+// lockPaneChurn is one run of BenchmarkLockPaneChurn1k on one path.
+func lockPaneChurn(b *testing.B, follow bool) {
 	const (
 		n    = 1000
 		rate = 200
@@ -198,6 +213,7 @@ func BenchmarkLockPaneChurn1k(b *testing.B) {
 
 	m := New(Options{Client: c, Start: dir, Theme: "dark"})
 	m.frames = &frameCache{} // as Run does
+	m.lock.SetPolling(!follow)
 	d := newLiveDriver(m, 140, 40)
 	defer d.Close()
 	d.until(b, 30*time.Second, "the lock pane with the whole queue", func(d *liveDriver) bool {
@@ -259,7 +275,11 @@ loop:
 	}
 	slices.Sort(lags)
 	b.ReportMetric(100*float64(paneCPU)/float64(period), "pane-cpu-%")
+	if d.m.lock.Following() != follow {
+		b.Fatalf("following = %v on the %v path", d.m.lock.Following(), follow)
+	}
 	b.ReportMetric(float64(lags[len(lags)/2])/1e6, "lag-p50-ms")
+	b.ReportMetric(float64(lags[len(lags)*99/100])/1e6, "lag-p99-ms")
 	b.ReportMetric(float64(lags[len(lags)-1])/1e6, "lag-max-ms")
 	b.ReportMetric(float64(left), "releases-unseen-at-end")
 	b.ReportMetric(float64(d.m.lock.Shown()-shown0)/period.Seconds(), "queues/s")

@@ -147,6 +147,7 @@ type Client struct {
 	mismatches map[string]mismatchSeen
 	sessions   map[int64]*sessionFacts // what the wire told about each session (see Contact)
 	bulk       *multiReader            // the multi-read sidecar session and its state (multiread.go)
+	follow     followState             // the persistent-watch session (follow.go)
 	sasl       *sasl.Authenticator     // nil without SASL (sasl_conn.go)
 	saslErrs   map[string]*SASLError   // the last failed exchange per member
 }
@@ -211,6 +212,7 @@ func (c *Client) Close() {
 	c.publishLocked(ConnEvent{State: StateClosed, PrevSessionID: c.sid, Time: time.Now()})
 	c.mu.Unlock()
 	c.Conn().Close()
+	c.closeFollow()
 	c.bulk.waitClosed() // the bulk-read session closes alongside (a second at most)
 	if c.sasl != nil {
 		c.sasl.Close()

@@ -41,6 +41,10 @@ type Ensemble struct {
 	// asked without one): [Ensemble.Watchers] leaves its watches out (the
 	// TUI's reads watch the nodes they show).
 	Self int64
+	// Own are zkscope's other sessions of that client that watch (its
+	// persistent watches'): their watches are left out of every member's
+	// Watches, so they are never taken for a waiter's.
+	Own []int64
 }
 
 // Member is one server's answers.
@@ -125,7 +129,35 @@ func (c *Client) Introspect(ctx context.Context) *Ensemble {
 func (c *Client) IntrospectWith(ctx context.Context, opts IntrospectOptions) *Ensemble {
 	e := IntrospectConfig(ctx, c.Config(), opts)
 	e.Self = c.SessionID()
+	e.Own = c.ownSessions()
+	e.dropOwnWatches()
 	return e
+}
+
+// ownSessions are the client's sessions beside the main one that set
+// watches: the persistent-watch session (the multi-read one sets none).
+func (c *Client) ownSessions() []int64 {
+	if id := c.WatchSessionID(); id != 0 {
+		return []int64{id}
+	}
+	return nil
+}
+
+// dropOwnWatches takes e.Own's watches out of every member's list.
+func (e *Ensemble) dropOwnWatches() {
+	if len(e.Own) == 0 {
+		return
+	}
+	for _, m := range e.Members {
+		for p, ids := range m.Watches {
+			ids = slices.DeleteFunc(ids, func(id int64) bool { return slices.Contains(e.Own, id) })
+			if len(ids) == 0 {
+				delete(m.Watches, p)
+			} else {
+				m.Watches[p] = ids
+			}
+		}
+	}
 }
 
 // IntrospectConfig asks the members of cfg (its servers, chroot, admin port

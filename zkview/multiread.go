@@ -166,7 +166,7 @@ func (m *multiReader) session(ctx context.Context) (*wire.Session, error) {
 	}
 	var firstErr error
 	for _, addr := range addrs {
-		s, err := openSideSession(ctx, m.c, addr, m.lim.maxReply)
+		s, err := openSideSession(ctx, m.c, addr, m.lim.maxReply, nil)
 		if err == nil {
 			m.sess = s
 			return s, nil
@@ -382,8 +382,9 @@ func (m *multiReader) unsupported(s *wire.Session) {
 }
 
 // openSideSession dials addr (TLS when configured), opens a session and
-// sends the client's credentials, all within multiReadDialTimeout.
-func openSideSession(ctx context.Context, c *Client, addr string, maxReply int) (*wire.Session, error) {
+// sends the client's credentials, all within multiReadDialTimeout; notify,
+// when set, is given the session's notifications.
+func openSideSession(ctx context.Context, c *Client, addr string, maxReply int, notify func([]byte)) (*wire.Session, error) {
 	deadline := time.Now().Add(multiReadDialTimeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -413,9 +414,9 @@ func openSideSession(ctx context.Context, c *Client, addr string, maxReply int) 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("multi-read session with %s: %w", addr, err)
+		return nil, fmt.Errorf("session with %s: %w", addr, err)
 	}
 	conn.SetDeadline(time.Time{})
-	s.Start(maxReply)
+	s.StartNotify(maxReply, notify)
 	return s, nil
 }

@@ -103,7 +103,7 @@ func TestOwnConnectionsNameWhatAnswers(t *testing.T) {
 			t.Errorf("srvr on %s: %v; want %q", addr, err, want)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		s, err := openSideSession(ctx, c, addr, defaultMultiReadLimits.maxReply)
+		s, err := openSideSession(ctx, c, addr, defaultMultiReadLimits.maxReply, nil)
 		cancel()
 		if err == nil {
 			s.Conn().Close()

@@ -36,6 +36,7 @@ func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r rendere
 	w := watchOutput{out: o.Out, errOut: o.ErrOut, path: o.Path, json: o.JSON, tty: r.tty}
 	fo := o.Scan.options(nil)
 	fo.Interval = o.Interval
+	fo.Note = func(s string) { fmt.Fprintf(o.ErrOut, "zkscope: %s\n", printable.String(s)) }
 	if o.Record != "" {
 		rec, closeRec, err := startRecording(o.Record, o.Path, c.Servers())
 		if err != nil {

@@ -43,6 +43,13 @@ type Options struct {
 	// it fails, ObserveFailed is told once and observing stops.
 	Observer      Observer
 	ObserveFailed func(error)
+	// MaxEventRate ([Follow]): above this many events a second below the
+	// path, the persistent watch is dropped for children watches and the
+	// periodic scans (0: [DefaultMaxEventRate]).
+	MaxEventRate int
+	// Note ([Follow]), when not nil, is told why the locks are followed
+	// with children watches rather than a persistent watch.
+	Note func(string)
 }
 
 // Progress is told how far a scan got and when it ends (a command draws

@@ -64,6 +64,9 @@ type lockWatch struct {
 	changed chan string
 	mu      sync.Mutex
 	armed   map[string]bool
+	// ev is the persistent watch on the path, while it is followed so
+	// (events.go); nil: children watches.
+	ev *eventFollow
 }
 
 // Follow shows the locks at or below p (show is given a snapshot after
@@ -73,7 +76,9 @@ type lockWatch struct {
 func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show func(Snapshot) error, failed func(error)) error {
 	o.Interval = max(o.Interval, MinInterval)
 	w := &lockWatch{c: c, path: p, o: o, show: show, observer: o.Observer,
-		changed: make(chan string, maxWatched*2), armed: map[string]bool{}}
+		changed: make(chan string, maxWatched*2), armed: map[string]bool{}, caches: map[string]*scan.DirCache{}}
+	w.startEvents(ctx)
+	defer w.stopEvents()
 	pending := map[string]bool{}
 	var frame <-chan time.Time
 	for {
@@ -98,8 +103,18 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 				if frame == nil {
 					frame = time.After(snapshotEvery)
 				}
+			case <-w.ready():
+				if w.takeEvents() {
+					break between // a resync, or the firehose guard: scan again
+				}
+				if frame == nil {
+					frame = time.After(followFrameEvery)
+				}
 			case <-frame:
 				frame = nil
+				if w.ev != nil {
+					w.applyEvents(ctx)
+				}
 				w.reread(ctx, pending)
 				clear(pending)
 				if err := w.draw(ctx); err != nil {
@@ -134,15 +149,12 @@ func (w *lockWatch) scan(ctx context.Context) error {
 	w.scanned = true
 	for i, q := range queues {
 		w.raw[q.Path] = q
-		if i < maxWatched {
+		if i < maxWatched || w.ev != nil { // the persistent watch covers all
 			for _, dir := range q.WatchDirs() {
 				w.owner[dir] = append(w.owner[dir], q.Path)
 				w.arm(ctx, dir)
 			}
 		}
-	}
-	if w.caches == nil {
-		w.caches = map[string]*scan.DirCache{}
 	}
 	for p := range w.caches {
 		if _, ok := w.raw[p]; !ok {
@@ -239,8 +251,12 @@ func (w *lockWatch) rereadEphemeral(ctx context.Context, lock string) {
 	w.record(&q, 0)
 }
 
-// arm sets a children watch on dir unless one is set.
+// arm sets a children watch on dir unless one is set (or the persistent
+// watch covers it).
 func (w *lockWatch) arm(ctx context.Context, dir string) {
+	if w.ev != nil {
+		return
+	}
 	w.mu.Lock()
 	if w.armed[dir] {
 		w.mu.Unlock()
@@ -248,14 +264,46 @@ func (w *lockWatch) arm(ctx context.Context, dir string) {
 	}
 	w.armed[dir] = true
 	w.mu.Unlock()
-	_, _, ch, err := w.c.Conn().ChildrenW(w.c.Abs(dir))
+	names, _, ch, err := w.c.Conn().ChildrenW(w.c.Abs(dir))
 	if err != nil {
 		w.mu.Lock()
 		delete(w.armed, dir)
 		w.mu.Unlock()
 		return
 	}
+	if w.missed(dir, names) {
+		// Changed between the scan's read and this watch: read it again.
+		select {
+		case w.changed <- dir:
+		default:
+		}
+	}
 	go w.await(ctx, dir, ch)
+}
+
+// missed says whether the listing names, taken as dir's watch was set,
+// holds lock nodes that dir's queue as read lacks, or lacks some it holds.
+func (w *lockWatch) missed(dir string, names []string) bool {
+	q, ok := w.raw[dir]
+	if !ok {
+		return false
+	}
+	known := map[string]bool{}
+	for _, p := range q.Participants {
+		if !p.WatcherOnly && path.Dir(p.Node) == dir {
+			known[p.Name] = true
+		}
+	}
+	listed := 0
+	for _, n := range names {
+		if !lockops.IsLockDir([]string{n}) {
+			continue
+		}
+		if listed++; !known[n] {
+			return true
+		}
+	}
+	return listed != len(known)
 }
 
 // await reports dir's change once its watch fires.

@@ -69,6 +69,7 @@ func (p *Model) Show(visible bool, path string) tea.Cmd {
 			p.visible = false
 			p.hiddenAt = p.clock()
 			p.stopWatch()
+			p.stopFollow()
 			p.live = false
 		}
 		return nil
@@ -95,6 +96,9 @@ func (p *Model) load() tea.Cmd {
 	if p.loading {
 		p.dirty = true
 		return nil
+	}
+	if p.followable() {
+		return p.loadFollowing() // follow.go
 	}
 	p.loading, p.dirty = true, false
 	p.loadStarted = p.clock()
@@ -140,6 +144,9 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 			p.SetQueueAt(lockops.Queue{Path: p.path, Kind: p.queue.Kind}, msg.at)
 			p.loadErr = errors.New("the lock directory no longer exists")
 		}
+		if p.Following() {
+			return p.followFailed(msg)
+		}
 		if p.dirty {
 			return p.load()
 		}
@@ -154,6 +161,9 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.stopWatch()
 	p.stop = make(chan struct{})
 	p.live = true
+	if p.Following() {
+		return tea.Batch(p.followNext(msg)...)
+	}
 	cmds := []tea.Cmd{watchLockCmd(msg.changed, p.stop, msg.id, p.path)}
 	if p.dirty {
 		cmds = append(cmds, p.load())
@@ -179,6 +189,9 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 	}
 	if !p.visible {
 		return nil
+	}
+	if p.Following() {
+		return p.followVerified(msg) // follow.go
 	}
 	if msg.id == p.loadID && !p.loading {
 		p.setQueueAt(msg.queue, p.clock(), true)
@@ -243,13 +256,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 			msg.err, msg.at = err, clock()
 			return msg
 		}
-		msg.children = len(d.Children)
-		q := lockops.Decode(d, lockops.DecodeOptions{})
-		q.Path = path
-		msg.decoded = len(q.Problems)
-		msg.at = clock()
-		q.ReadAt = msg.at
-		msg.queue = viewedQueue(q, ens, f, msg.at)
+		decodeLoaded(&msg, d, clock, ens, f)
 		return msg
 	}
 }

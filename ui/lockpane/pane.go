@@ -91,6 +91,9 @@ type Model struct {
 	// is held back until loadEvery after it.
 	loadStarted time.Time
 	holding     bool
+	// fol is the persistent watch on path, where the server has them
+	// (follow.go).
+	fol followState
 	// verifiedAt is when the servers were last asked about the shown lock
 	// (verifying: the question is out); ens is what they said, at ensAt,
 	// applied to every read until the next answer.
@@ -205,6 +208,7 @@ func (p *Model) Styles() *themes.Styles { return p.st }
 func (p *Model) SetClient(c *zkview.Client, readOnly bool) {
 	if c != p.client {
 		p.stopWatch()
+		p.stopFollow()
 		p.live = false
 	}
 	p.client, p.readOnly = c, readOnly
@@ -285,12 +289,20 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		// Ask the servers again now and then: a waiter's watch appears in
 		// their lists a moment after it moved, and data changes (a
 		// revocation request) fire no children watch.
+		if p.visible && p.Following() && p.fol.lastID != 0 && p.verifyDue() {
+			return p.verifyNow()
+		}
 		if p.visible && !p.loading && p.now.Sub(p.verifiedAt) >= reverifyEvery {
 			return p.load()
 		}
 		return nil
 	case lockLoadedMsg:
 		return p.onLoaded(msg)
+	case lockFollowMsg:
+		return p.onFollowStarted(msg)
+	case lockEventsMsg:
+		return p.onEvents(msg)
+
 	case redisPaneMsg:
 		return p.updateRedis(msg) // a Redis lock's reads and actions (redis.go)
 	case lockVerifiedMsg:

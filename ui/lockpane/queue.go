@@ -101,6 +101,8 @@ func (p *Model) resetDir(path string) {
 	p.cursorNode, p.cursor, p.offset = "", 0, 0
 	p.loadErr = nil
 	p.dirCache = nil
+	p.stopFollow()
+	p.fol.lastID = 0
 	p.holding = false
 	p.verifiedAt, p.verifying, p.ens, p.ensAt, p.samples = time.Time{}, false, nil, time.Time{}, nil
 	p.findings, p.pings = nil, diagnose.PingWatch{}

@@ -429,7 +429,24 @@ func (p *Model) noteShown() bool {
 // footnote says why clients (-) or watches (?) are unknown and what to
 // add to the servers' configuration (the words the CLI's table ends
 // with); "" when they are known, not asked yet, or nobody is queued.
+// It also says when the lock is read again on each change rather than
+// followed (a server without persistent watches).
 func (p *Model) footnote() string {
+	note := p.verifyNote()
+	if p.client != nil && !p.fol.poll && p.loader == nil {
+		if ok, known := p.client.FollowSupported(); known && !ok {
+			if note != "" {
+				note += "; "
+			}
+			note += "read again on each change: the server has no persistent watches (ZooKeeper 3.6+)"
+		}
+	}
+	return note
+}
+
+// verifyNote is the footnote on unknown clients and watches ("" when
+// none).
+func (p *Model) verifyNote() string {
 	if p.ens == nil || len(p.queue.Participants) == 0 {
 		return ""
 	}

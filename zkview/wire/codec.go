@@ -81,6 +81,8 @@ func CodeError(code int32) error {
 		return zk.ErrAPIError
 	case -8:
 		return zk.ErrBadArguments
+	case CodeNoWatcher:
+		return ErrNoWatcher
 	}
 	return fmt.Errorf("zk: unknown error: %d", code)
 }

@@ -52,6 +52,10 @@ func (e ReplyTooLarge) Error() string {
 // (an older ZooKeeper: multi-read before 3.6, for one).
 var ErrUnimplemented = errors.New("the server does not know the request (an older ZooKeeper)")
 
+// ErrNoWatcher is the server's answer to removeWatches on a path the
+// session watches nothing on.
+var ErrNoWatcher = errors.New("no watch on the path")
+
 // Auth is one credential sent with addAuth right after the handshake.
 type Auth struct {
 	Scheme string
@@ -81,6 +85,10 @@ type Session struct {
 	done chan struct{} // closed when the reader ends
 	stop chan struct{} // closed to stop the pinger
 	once sync.Once
+
+	// notify, when set, is given each notification's body (xid -1) by
+	// the reader, in the order the server sent them.
+	notify func(body []byte)
 }
 
 type reply struct {
@@ -144,6 +152,25 @@ func (s *Session) Start(maxReply int) {
 	s.maxReply = maxReply
 	go s.readLoop()
 	go s.pingLoop()
+}
+
+// StartNotify is [Session.Start] with notify given every notification's
+// body (a watch event) on the reader goroutine, in the server's order; it
+// must not block (the session's replies wait for it).
+func (s *Session) StartNotify(maxReply int, notify func(body []byte)) {
+	s.notify = notify
+	s.Start(maxReply)
+}
+
+// Done is closed when the session has ended (failed or closed); Err then
+// says why.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Err is why the session ended (nil while it lives).
+func (s *Session) Err() error {
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	return s.err
 }
 
 // Addr is the member's address; ID the session's id; Conn the connection.
@@ -265,6 +292,14 @@ func (s *Session) readLoop() {
 		s.pmu.Unlock()
 		var rep reply
 		switch {
+		case xid == XidNotification && s.notify != nil && rest <= s.maxReply:
+			body := make([]byte, rest)
+			if _, err := io.ReadFull(br, body); err != nil {
+				s.Fail(fmt.Errorf("read from %s: %w", s.addr, err))
+				return
+			}
+			s.notify(body)
+			continue
 		case ch == nil || xid == XidPing || xid == XidNotification:
 			if _, err := io.CopyN(io.Discard, br, int64(rest)); err != nil {
 				s.Fail(fmt.Errorf("read from %s: %w", s.addr, err))

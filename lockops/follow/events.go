@@ -1,0 +1,214 @@
+package follow
+
+// Following the locks with one persistent recursive watch on the path
+// (ZooKeeper 3.6+, zkview.Follow) instead of a children watch per lock:
+// each event goes to the lock it concerns (its directory, a semaphore's
+// leases or locks, a plain ephemeral lock's node), which is brought up to
+// date from its events alone (scan.ApplyEvents); a node created in a
+// directory that is no known lock may have made one; a resync scans the
+// path again. Above Options.MaxEventRate events a second the watch is
+// dropped for the children watches and the periodic scans (a firehose
+// guard), and Options.Note is told.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"time"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+const (
+	// DefaultMaxEventRate is [Options.MaxEventRate]'s default.
+	DefaultMaxEventRate = 5000
+	// followFrameEvery is the shortest time between two snapshots while
+	// following events: a change is shown within it, a burst together
+	// (every snapshot is the whole path's: on a tree of thousands of locks
+	// a frame is megabytes, so not faster).
+	followFrameEvery = 50 * time.Millisecond
+)
+
+// eventFollow is a [Follow]'s persistent watch and what its events
+// touched since the last snapshot.
+type eventFollow struct {
+	f       *zkview.Follow
+	changed map[string][]zkview.FollowEvent // lock -> its events
+	fresh   map[string]bool                 // directories that may have become locks
+	// count and since: the events of the current second (firehose guard).
+	count int
+	since time.Time
+}
+
+// startEvents sets the persistent watch; o.Note is told when it cannot
+// be set.
+func (w *lockWatch) startEvents(ctx context.Context) {
+	f, err := w.c.Follow(ctx, w.path, true)
+	if err != nil {
+		reason := err.Error()
+		if errors.Is(err, zkview.ErrFollowUnsupported) {
+			reason = "the server has no persistent watches (ZooKeeper 3.6+)"
+		}
+		w.say("following with children watches and rescans: " + reason)
+		return
+	}
+	f.Take() // the first resync: the first scan follows
+	w.ev = &eventFollow{f: f, changed: map[string][]zkview.FollowEvent{}, fresh: map[string]bool{}, since: time.Now()}
+}
+
+func (w *lockWatch) say(s string) {
+	if w.o.Note != nil {
+		w.o.Note(s)
+	}
+}
+
+// stopEvents ends the persistent watch (the firehose guard, or the end).
+func (w *lockWatch) stopEvents() {
+	if w.ev != nil {
+		w.ev.f.Stop()
+		w.ev = nil
+	}
+}
+
+// ready is the channel the events come on (nil when not following them).
+func (w *lockWatch) ready() <-chan struct{} {
+	if w.ev == nil {
+		return nil
+	}
+	return w.ev.f.Ready()
+}
+
+// takeEvents takes the queued events and files them under their locks.
+// rescan says a resync came, or the firehose guard dropped the watch
+// (then every lock is watched as before: the caller scans again).
+func (w *lockWatch) takeEvents() (rescan bool) {
+	ev := w.ev
+	evs := ev.f.Take()
+	if now := time.Now(); now.Sub(ev.since) >= time.Second {
+		ev.count, ev.since = 0, now
+	}
+	ev.count += len(evs)
+	if limit := w.maxEventRate(); ev.count > limit {
+		w.stopEvents()
+		w.say(fmt.Sprintf("over %d events a second below %s: following with children watches and rescans every %s instead", limit, w.path, w.o.Interval))
+		return true
+	}
+	for _, e := range evs {
+		if e.Type == zkview.FollowResync {
+			return true
+		}
+		w.file(e)
+	}
+	return false
+}
+
+func (w *lockWatch) maxEventRate() int {
+	if w.o.MaxEventRate > 0 {
+		return w.o.MaxEventRate
+	}
+	return DefaultMaxEventRate
+}
+
+// file notes e under the locks it concerns, or its directory as one that
+// may have become a lock.
+func (w *lockWatch) file(e zkview.FollowEvent) {
+	ev := w.ev
+	dir := path.Dir(e.Path)
+	found := false
+	for _, p := range []string{e.Path, dir} {
+		if _, ok := w.raw[p]; ok {
+			ev.changed[p] = append(ev.changed[p], e)
+			found = true
+		}
+		for _, lock := range w.owner[p] {
+			if lock != p {
+				ev.changed[lock] = append(ev.changed[lock], e)
+				found = true
+			}
+		}
+		if found {
+			return
+		}
+	}
+	if e.Type == zkview.FollowCreated {
+		ev.fresh[dir] = true
+	}
+}
+
+// applyEvents reads what the filed events changed: each lock from its
+// events, and the directories that may have become locks.
+func (w *lockWatch) applyEvents(ctx context.Context) {
+	ev := w.ev
+	for lock, evs := range ev.changed {
+		q, ok := w.raw[lock]
+		switch {
+		case !ok:
+		case q.Kind == lockops.KindEphemeralLock || q.Kind == lockops.KindCuratorSemaphoreV2 || q.Kind == lockops.KindKazooSemaphore:
+			w.rereadOne(ctx, lock)
+		default:
+			w.applyLock(ctx, lock, evs)
+		}
+	}
+	clear(ev.changed)
+	for dir := range ev.fresh {
+		if _, known := w.raw[dir]; !known {
+			w.maybeLock(ctx, dir)
+		}
+	}
+	clear(ev.fresh)
+}
+
+// applyLock brings lock up to date with its events.
+func (w *lockWatch) applyLock(ctx context.Context, lock string, evs []zkview.FollowEvent) {
+	d, cache, err := scan.ApplyEvents(ctx, w.c, lock, w.caches[lock], evs)
+	if errors.Is(err, scan.ErrDirGone) {
+		w.forgetLock(lock)
+		return
+	}
+	w.caches[lock] = cache // nil after a failure: read whole next time
+	if err != nil {
+		return // drawn as it was; the next event or scan reads it again
+	}
+	w.keep(lock, d)
+}
+
+// maybeLock reads dir, where a node was created, and follows it when it
+// is a lock now.
+func (w *lockWatch) maybeLock(ctx context.Context, dir string) {
+	d, cache, err := scan.ApplyEvents(ctx, w.c, dir, nil, nil)
+	if err != nil {
+		return
+	}
+	names := make([]string, len(d.Children))
+	for i, k := range d.Children {
+		names[i] = k.Name
+	}
+	if !lockops.IsLockDir(names) {
+		return
+	}
+	w.caches[dir] = cache
+	w.keep(dir, d)
+	q := w.raw[dir]
+	for _, sub := range q.WatchDirs() {
+		w.owner[sub] = append(w.owner[sub], dir)
+	}
+}
+
+// keep decodes d as lock's queue, read now.
+func (w *lockWatch) keep(lock string, d lockops.Dir) {
+	q := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.o.MaxLeases})
+	q.ReadAt = time.Now()
+	w.note(&q)
+	w.raw[lock] = q
+	w.record(&q, d.Stat.Pzxid)
+}
+
+// forgetLock drops a lock whose directory went away.
+func (w *lockWatch) forgetLock(lock string) {
+	delete(w.raw, lock)
+	delete(w.caches, lock)
+	w.record(&lockops.Queue{Path: lock}, 0)
+}

@@ -1,0 +1,254 @@
+package lockpane
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/scan"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Following the shown lock with a persistent recursive watch (ZooKeeper
+// 3.6+, zkview.Follow): each batch of events is applied to the cached
+// directory (scan.ApplyEvents: arrivals read, departures dropped) as it
+// comes, without listing the directory again. Where the server has no
+// persistent watches the pane re-reads on one-shot children watches
+// (load.go), and says so.
+
+// followState is the pane's Follow of its directory.
+type followState struct {
+	f    *zkview.Follow
+	path string
+	// poll: re-read on one-shot watches even where Follow works (the
+	// benchmark's old path, SetPolling).
+	poll bool
+	// retryAt: after a Follow failed for another reason than the server's
+	// refusal, the pane polls until then.
+	retryAt time.Time
+	// lastID, lastQueue and lastDecoded are the last read's id, queue and
+	// count of the decoder's problems, for a verification while no event
+	// comes (rawOf, made when asked).
+	lastID      uint64
+	lastQueue   lockops.Queue
+	lastDecoded int
+	// readAt is when the last read of events began (the wall clock: the
+	// wait for the next is timed against it).
+	readAt time.Time
+}
+
+// lockFollowMsg answers the start of a Follow of path.
+type lockFollowMsg struct {
+	id   uint64
+	path string
+	f    *zkview.Follow
+	err  error
+}
+
+// errFollowEnded: the Follow stopped under a read waiting for its events.
+var errFollowEnded = errors.New("the watch on the lock directory ended")
+
+// SetPolling makes the pane re-read its lock on one-shot children watches
+// even where persistent watches work (the old path, for comparisons).
+func (p *Model) SetPolling(poll bool) { p.fol.poll = poll }
+
+// Following says whether the shown lock is followed with a persistent
+// watch (false: re-read on one-shot watches).
+func (p *Model) Following() bool { return p.fol.f != nil && p.fol.path == p.path }
+
+// followable says whether the next read should go through a Follow.
+func (p *Model) followable() bool {
+	if p.fol.poll || p.client == nil || p.clock().Before(p.fol.retryAt) {
+		return false
+	}
+	ok, known := p.client.FollowSupported()
+	return ok || !known
+}
+
+// stopFollow ends the Follow (its watch removed by its own goroutine: no
+// I/O here).
+func (p *Model) stopFollow() {
+	if f := p.fol.f; f != nil {
+		p.fol.f, p.fol.path = nil, ""
+		go f.Stop()
+	}
+}
+
+// loadFollowing starts the Follow of the shown directory, or waits for its
+// next events and applies them.
+func (p *Model) loadFollowing() tea.Cmd {
+	p.loading, p.dirty = true, false
+	p.loadStarted = p.clock()
+	p.loadID++
+	if !p.Following() {
+		p.stopFollow()
+		c, id, path := p.client, p.loadID, p.path
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+			defer cancel()
+			f, err := c.Follow(ctx, path, true)
+			return lockFollowMsg{id: id, path: path, f: f, err: err}
+		}
+	}
+	if p.dirCache == nil {
+		return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, nil)
+	}
+	return waitEventsCmd(p.fol.f, p.loadID, p.path, p.fol.readAt.Add(followEvery))
+}
+
+func (p *Model) onFollowStarted(msg lockFollowMsg) tea.Cmd {
+	if msg.id != p.loadID || msg.path != p.path || !p.visible {
+		if msg.f != nil {
+			go msg.f.Stop()
+		}
+		if msg.id == p.loadID {
+			p.loading = false
+		}
+		return nil
+	}
+	p.loading = false
+	if msg.err != nil {
+		if !errors.Is(msg.err, zkview.ErrFollowUnsupported) {
+			p.fol.retryAt = p.clock().Add(30 * time.Second)
+		}
+		return p.load() // re-read on one-shot watches
+	}
+	p.fol.f, p.fol.path = msg.f, msg.path
+	p.dirCache = nil // the Follow's first event reads it whole
+	return p.load()
+}
+
+// lockEventsMsg says the Follow of path has events queued (or ended).
+type lockEventsMsg struct {
+	id    uint64
+	path  string
+	ended bool
+}
+
+// followEvery is the shortest time between the starts of two reads of a
+// followed lock: the events within it are read (and drawn) together, so a
+// lock churning hundreds of times a second costs tens of reads a second.
+const followEvery = 25 * time.Millisecond
+
+// waitEventsCmd waits for f's next events, and until notBefore.
+func waitEventsCmd(f *zkview.Follow, id uint64, path string, notBefore time.Time) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-f.Ready():
+		case <-f.Done():
+			return lockEventsMsg{id: id, path: path, ended: true}
+		}
+		if wait := time.Until(notBefore); wait > 0 {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-f.Done():
+				return lockEventsMsg{id: id, path: path, ended: true}
+			}
+		}
+		return lockEventsMsg{id: id, path: path}
+	}
+}
+
+// onEvents reads what the queued events changed, with the servers' view
+// as it is now (not as it was when the wait began).
+func (p *Model) onEvents(msg lockEventsMsg) tea.Cmd {
+	if msg.id != p.loadID || msg.path != p.path || !p.Following() {
+		return nil
+	}
+	if msg.ended {
+		return func() tea.Msg { return lockLoadedMsg{id: msg.id, path: msg.path, err: errFollowEnded, at: p.clock()} }
+	}
+	p.fol.readAt = time.Now()
+	return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.dirCache)
+}
+
+// followLockCmd applies f's queued events to cache (nil: the directory is
+// read whole), then decodes the queue as loadLockCmd does.
+func followLockCmd(f *zkview.Follow, c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, fi *serverFindings, cache *scan.DirCache) tea.Cmd {
+	return func() tea.Msg {
+		msg := lockLoadedMsg{id: id, path: path}
+		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
+		defer cancel()
+		d, next, err := scan.ApplyEvents(ctx, c, path, cache, f.Take())
+		msg.cache = next
+		if err != nil {
+			msg.err, msg.at = err, clock()
+			return msg
+		}
+		msg.zxid = d.Stat.Pzxid
+		decodeLoaded(&msg, d, clock, ens, fi)
+		return msg
+	}
+}
+
+// decodeLoaded decodes d into msg (the queue with the servers' last view
+// applied, as the pane shows it).
+func decodeLoaded(msg *lockLoadedMsg, d lockops.Dir, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings) {
+	msg.children = len(d.Children)
+	q := lockops.Decode(d, lockops.DecodeOptions{})
+	q.Path = msg.path
+	msg.decoded = len(q.Problems)
+	msg.at = clock()
+	q.ReadAt = msg.at
+	msg.queue = viewedQueue(q, ens, f, msg.at)
+}
+
+// followNext is what follows a read while following: the next batch of
+// events, and the servers' view when it is due.
+func (p *Model) followNext(msg lockLoadedMsg) []tea.Cmd {
+	p.fol.lastID, p.fol.lastQueue, p.fol.lastDecoded = msg.id, msg.queue, msg.decoded
+	cmds := []tea.Cmd{p.load()}
+	if p.verifyDue() {
+		cmds = append(cmds, p.verifyNow())
+	}
+	return cmds
+}
+
+// verifyNow asks the servers about the last read's queue.
+func (p *Model) verifyNow() tea.Cmd {
+	p.verifying, p.verifiedAt = true, p.clock()
+	return verifyLockCmd(p.client, p.fol.lastID, p.path, p.lastRaw(), p.pings, p.clock)
+}
+
+// followFailed is what follows a failed read while following: the
+// directory's deletion waits for its events; another failure reads the
+// directory whole a second later.
+func (p *Model) followFailed(msg lockLoadedMsg) tea.Cmd {
+	p.dirCache = msg.cache
+	if msg.cache != nil {
+		return p.load()
+	}
+	if errors.Is(msg.err, errFollowEnded) {
+		p.stopFollow()
+	}
+	path := p.path
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return lockDirChangedMsg{path: path, held: true} })
+}
+
+// followVerified shows the servers' answer: on the queue it was asked
+// about, or, when a newer read came meanwhile, applied to that read's
+// queue (a quiet lock has no next read to carry it; no I/O: the view is
+// applied here, once per answer).
+// With no event pending the last read is the server's present: the
+// queue is as of now (a quiet lock's waits can be judged).
+func (p *Model) followVerified(msg lockVerifiedMsg) tea.Cmd {
+	now, pending := p.clock(), p.fol.f.Pending()
+	if msg.id == p.fol.lastID && pending {
+		p.setQueueAt(msg.queue, now, true)
+		return nil
+	}
+	raw := p.lastRaw()
+	if !pending {
+		raw.ReadAt = now
+	}
+	p.setQueueAt(viewedQueue(raw, p.ens, p.findings, now), now, true)
+	return nil
+}
+
+// lastRaw is the last read's decoded queue, without the servers' view.
+func (p *Model) lastRaw() lockops.Queue { return rawOf(p.fol.lastQueue, p.fol.lastDecoded) }

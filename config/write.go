@@ -7,10 +7,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // currentContextLine matches the top-level current_context key.
-var currentContextLine = regexp.MustCompile(`^\s*current_context\s*=`)
+var currentContextLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*current_context\s*=`) }) // compiled when first used, not at every start
 
 // SetCurrentContext makes name the config file's current_context, keeping
 // the rest of the file (comments included) as it is. name must be one of
@@ -34,7 +35,7 @@ func SetCurrentContext(path, name string) error {
 		if strings.HasPrefix(strings.TrimSpace(l), "[") {
 			break // a table: current_context is top-level only
 		}
-		if currentContextLine.MatchString(l) {
+		if currentContextLine().MatchString(l) {
 			lines[i], replaced = line, true
 			break
 		}

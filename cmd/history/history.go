@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -201,7 +202,7 @@ func openHistory(f historyOptions) (history.EventSource, []string, func(io.Write
 }
 
 // agoPattern is a duration back from now: "10m", "-10m", "2h30m ago".
-var agoPattern = regexp.MustCompile(`^-?([0-9][0-9hms.]*)( ago)?$`)
+var agoPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?([0-9][0-9hms.]*)( ago)?$`) }) // compiled when first used, not at every start
 
 // parsePoint reads a time or zxid the way history's flags take them
 // ("" is the zero Point).
@@ -219,7 +220,7 @@ func parsePoint(s string, now time.Time) (history.Point, error) {
 		}
 		return history.Point{Zxid: int64(z)}, nil
 	}
-	if m := agoPattern.FindStringSubmatch(s); m != nil && strings.ContainsAny(m[1], "hms") {
+	if m := agoPattern().FindStringSubmatch(s); m != nil && strings.ContainsAny(m[1], "hms") {
 		d, err := time.ParseDuration(m[1])
 		if err != nil {
 			return history.Point{}, fmt.Errorf("not a duration: %w", err)

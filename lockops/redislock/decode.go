@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
@@ -83,7 +84,9 @@ func Decode(reads []redisview.Read, now time.Time) []lockops.Queue {
 
 // redisTokenLike matches the tokens the lock libraries write: redis-py's
 // uuid1().hex, a UUID, redsync's 16 random bytes in base64.
-var redisTokenLike = regexp.MustCompile(`^([0-9a-f]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9+/]{22}==)$`)
+var redisTokenLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([0-9a-f]{32}|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9+/]{22}==)$`)
+}) // compiled when first used, not at every start
 
 // redisLockish are words in a key's name that make a string key a lock.
 var redisLockish = []string{"lock", "mutex", "leader", "semaphore"}
@@ -118,7 +121,7 @@ func IsLock(q lockops.Queue) bool {
 		}
 	}
 	for _, p := range q.Participants {
-		if p.HasTTL && p.TTL != lockops.NoExpiry && redisTokenLike.Match(p.Data) {
+		if p.HasTTL && p.TTL != lockops.NoExpiry && redisTokenLike().Match(p.Data) {
 			return true
 		}
 	}

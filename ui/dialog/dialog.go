@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -271,14 +272,14 @@ func wrapBody(body []string, keep, inner int) ([]string, int) {
 
 // fieldLabel is the label of a field line ("owner    "): a word and the
 // spaces that pad it.
-var fieldLabel = regexp.MustCompile(`^[a-z]+ {2,}`)
+var fieldLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]+ {2,}`) }) // compiled when first used, not at every start
 
 // wrapLine wraps l to inner cells; a field line's value goes on under the
 // value. Each line ends its styles (a style running on would colour the
 // box's edge).
 func wrapLine(l string, inner int) []string {
 	indent := 0
-	if m := fieldLabel.FindString(ansi.Strip(l)); m != "" && len(m) < inner/2 {
+	if m := fieldLabel().FindString(ansi.Strip(l)); m != "" && len(m) < inner/2 {
 		indent = len(m)
 	}
 	first := strings.SplitN(ansi.Wrap(l, inner, ""), "\n", 2)

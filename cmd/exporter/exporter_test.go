@@ -75,10 +75,13 @@ func zkscopeLines(exposition string) string {
 // to --textfile every second; /healthz says both are up; an interrupt
 // ends it with status 0.
 func TestExporterTwoContexts(t *testing.T) {
+	bin := cmdtest.Binary(t) // built first: on a loaded machine a build takes minutes
 	srv := zktest.Shared(t)
 	base, lock := persistentLock(t, srv.ConnectString())
 	rs, _, rdb := redistest.Clients(t)
-	if err := rdb.Set(t.Context(), "billing:lock", "tok-1", time.Minute).Err(); err != nil {
+	// The lock's expiry outlasts any wait below (with a minute, a slow
+	// start left nothing to read: the key had expired).
+	if err := rdb.Set(t.Context(), "billing:lock", "tok-1", time.Hour).Err(); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(t.TempDir(), "config.toml")
@@ -92,7 +95,7 @@ func TestExporterTwoContexts(t *testing.T) {
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	textfile := filepath.Join(t.TempDir(), "zkscope.prom")
-	cmd := exec.Command(cmdtest.Binary(t), "--config", cfg, "exporter", "--context", "zk", "--context", "cache",
+	cmd := exec.Command(bin, "--config", cfg, "exporter", "--context", "zk", "--context", "cache",
 		"--listen", addr, "--poll-interval", "500ms", "--interval", "2s", "--textfile", textfile, "--textfile-interval", "1s", base)
 	var stderr cmdtest.SyncBuffer
 	cmd.Stderr = &stderr

@@ -202,8 +202,11 @@ func TestCLIPausedNoOverlap(t *testing.T) {
 	resumed = true
 	code := exitedWithin(t, cmd, exited, 30*time.Second, stderr)
 	reportOverlap(t, "zkscope paused", start, lastBeat(t, beats), other.at)
-	if s := stderr.String(); code != ExitLost || !strings.Contains(s, "LOST the lock") {
-		t.Fatalf("exit %d, want %d with LOST; stderr:\n%s", code, ExitLost, s)
+	// Which zkscope sees first when it runs again is a race the machine's
+	// load decides: the session's expiry (LOST), or CMD already stopped by
+	// the watchdog and the node found gone at release. Both end with 75.
+	if s := stderr.String(); code != ExitLost || !strings.Contains(s, "LOST the lock") && !strings.Contains(s, "lock lost: our node was already gone") {
+		t.Fatalf("exit %d, want %d with the lock lost; stderr:\n%s", code, ExitLost, s)
 	}
 }
 

@@ -104,7 +104,11 @@ func TestApplyEventsUnderKazooChurn(t *testing.T) {
 			}
 			return reflect.DeepEqual(applied, fresh)
 		})
-		if len(fresh.Participants) == 0 {
+		// Rounds 0 and 2 keep a node of ours; in round 1 ours left, and the
+		// workers, stopped at any moment of their 5 ms loop, may all be
+		// between a release and their next node: an empty queue is then
+		// what both reads must agree on.
+		if round != 1 && len(fresh.Participants) == 0 {
 			t.Fatalf("round %d: an empty queue", round)
 		}
 		if round != 1 { // a node of ours that stayed would hold the lock for good

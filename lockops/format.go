@@ -47,10 +47,18 @@ func FormatAge(d time.Duration) string {
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
 }
 
-// Plural is n what, "s" added but for one: "1 lock", "3 locks".
+// Plural is n what in the plural but for one: "1 lock", "3 locks",
+// "2 watches", "4 children".
 func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
+	}
+	switch {
+	case what == "child" || strings.HasSuffix(what, " child"):
+		return fmt.Sprintf("%d %sren", n, what)
+	case strings.HasSuffix(what, "ch"), strings.HasSuffix(what, "sh"),
+		strings.HasSuffix(what, "s"), strings.HasSuffix(what, "x"):
+		return fmt.Sprintf("%d %ses", n, what)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -108,7 +108,7 @@ func (v *View) Render(panes []string) string {
 			lines = append(lines, "")
 		}
 		lines = append(lines[:ph], "")
-		lines = append(lines, v.countLines(l)...)
+		lines = append(lines, v.countLines(l, w-2)...)
 		cols = append(cols, common.Box(v.st, l.Name+" · "+l.Recipe, lines, w, v.h-2, i == 0))
 	}
 	body := lipgloss.JoinHorizontal(lipgloss.Top, cols...)
@@ -136,11 +136,18 @@ func (v *View) footer() string {
 	return common.Truncate(keys, v.w)
 }
 
-// countLines are the numbers under one queue, each saying its source.
-func (v *View) countLines(l Lock) []string {
+// countLines are the numbers under one queue, each saying its source,
+// in inner columns: the full labels where they fit (47), short ones
+// (docs/herd.md names both) in a narrow terminal.
+func (v *View) countLines(l Lock, inner int) []string {
 	st := v.st
+	labels, lastW, totalW := fullCountLabels, 7, 12
+	if inner < 47 {
+		labels, lastW, totalW = shortCountLabels, 6, 8
+	}
+	labelW := max(inner-lastW-totalW-2, 8)
 	row := func(what string, last, total any) string {
-		return fmt.Sprintf("%-26s %7v %9v", what, last, total)
+		return fmt.Sprintf("%-*s %*v %*v", labelW, what, lastW, last, totalW, total)
 	}
 	mean := "-"
 	if l.Releases > 0 {
@@ -156,25 +163,40 @@ func (v *View) countLines(l Lock) []string {
 	if l.Releases > 0 {
 		handover = round(l.Last.Handover).String()
 	}
-	agree := st.Success.Render("the servers' view and the contenders' agree")
+	agree := st.Success.Render(labels[8])
 	if l.Total.Notifications != l.Total.ServerNotifications {
-		agree = st.Error.Render("the servers' view and the contenders' differ")
+		agree = st.Error.Render(labels[9])
 	}
 	watches := "-"
 	if l.Releases > 0 {
 		watches = fmt.Sprintf("%d on %s", l.WatchesBefore, lockops.Plural(l.WatchedNodes, "node"))
 	}
+	after := lockops.Plural(l.Releases, "release")
+	if inner >= 47 {
+		after = "after " + after
+	}
 	return []string{
-		st.Section.Render(row(fmt.Sprintf("after %s", lockops.Plural(l.Releases, "release")), "last", "total")),
-		fmt.Sprintf("%-26s %s", "watches before (wchc)", watches),
-		row("notifications (contenders)", last(l.Last.Notifications), l.Total.Notifications),
-		row("notified (servers' wchc)", last(l.Last.ServerNotifications), l.Total.ServerNotifications),
-		row("requests (contenders)", last(l.Last.Requests), l.Total.Requests),
-		row("  of which reads", last(l.Last.Reads), l.Total.Reads),
-		row("next holder after", handover, "mean "+mean),
+		st.Section.Render(row(after, "last", "total")),
+		fmt.Sprintf("%-*s %s", labelW, labels[1], watches),
+		row(labels[2], last(l.Last.Notifications), l.Total.Notifications),
+		row(labels[3], last(l.Last.ServerNotifications), l.Total.ServerNotifications),
+		row(labels[4], last(l.Last.Requests), l.Total.Requests),
+		row(labels[5], last(l.Last.Reads), l.Total.Reads),
+		row(labels[6], handover, labels[7]+mean),
 		agree,
 	}
 }
+
+// The counts' labels: [0] unused, the rows' labels, the prefix of the
+// mean handover, the agreement and the disagreement.
+var (
+	fullCountLabels = [...]string{"", "watches before (wchc)", "notifications (contenders)",
+		"notified (servers' wchc)", "requests (contenders)", "  of which reads", "next holder after", "mean ",
+		"the servers' view and the contenders' agree", "the servers' view and the contenders' differ"}
+	shortCountLabels = [...]string{"", "wchc before", "clients saw", "servers sent", "requests",
+		"  reads", "handover", "~",
+		"servers and clients agree", "servers and clients differ"}
+)
 
 // round rounds d for people: to 10µs under a second.
 func round(d time.Duration) time.Duration {

@@ -27,7 +27,7 @@ func TestViewFitsAndNamesSources(t *testing.T) {
 	f.Locks[0].Queue.Kind = lockops.KindEphemeralLock
 	f.Locks[0].WatchesBefore, f.Locks[0].WatchedNodes = 4, 1
 	v.SetFrame(f)
-	for _, size := range [][2]int{{120, 36}, {80, 24}, {200, 50}} {
+	for _, size := range [][2]int{{120, 36}, {80, 24}, {200, 50}, {60, 24}} {
 		v.SetSize(size[0], size[1])
 		pw, ph := v.PaneSize()
 		pane := strings.TrimSuffix(strings.Repeat(strings.Repeat("x", pw)+"\n", ph), "\n")
@@ -39,6 +39,14 @@ func TestViewFitsAndNamesSources(t *testing.T) {
 		for i, l := range lines {
 			if w := lipgloss.Width(l); w > size[0] {
 				t.Errorf("%v: line %d is %d cells wide", size, i, w)
+			}
+		}
+		if size[0] == 60 { // short labels: every number still shown whole
+			for _, want := range []string{"wchc before  4 on 1 node", "clients saw       4        8", "servers sent      4        8",
+				"requests         11       22", "reads           7       14", "handover        3ms   ~3.5ms", "servers and clients differ"} {
+				if !strings.Contains(ansi.Strip(out), want) {
+					t.Errorf("%v: no %q in\n%s", size, want, ansi.Strip(out))
+				}
 			}
 		}
 		if size[0] < 120 {

@@ -1,8 +1,11 @@
 // Package follow reads the locks at or below a path as decoded,
 // verified and diagnosed snapshots: once ([Read], for `zkscope locks` and
-// `doctor`), or as they change ([Follow], for `locks --watch`): a full
-// scan at start and every interval, and between them only the lock
-// directories whose children watch fired, each re-read incrementally.
+// `doctor`), or as they change ([Follow], for `locks --watch` and the
+// exporter): a full scan at start, then the events of one persistent
+// recursive watch (or the children watches of the lock directories and a
+// scan every interval), each lock read again from what changed, diagnosed
+// again only when read, and handed on only when its diagnosis changed
+// (frame.go; a consumer keeps them in a [Locks]).
 // It imports scan and diagnose (and the recipe model), never report, ui
 // or the commands: what a snapshot looks like on a screen is the
 // caller's.

@@ -3,14 +3,11 @@ package exporter_test
 import (
 	"bufio"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,129 +15,6 @@ import (
 
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
-
-// The big tree of the lock benchmarks: 50 apps × 100 lock directories ×
-// 3 contenders, plus 1,000 config nodes per app (70,151 znodes).
-const (
-	benchApps, benchLocks, benchContenders, benchConfigs = 50, 100, 3, 1000
-)
-
-// benchName is contender n's node name in lock directory d (Curator's).
-func benchName(d, n int) string {
-	return fmt.Sprintf("_c_%08x-0000-4000-8000-%012x-lock-%010d", d, n, n)
-}
-
-// fillBenchTree creates the big tree below root and returns each lock
-// directory with its children, in order.
-func fillBenchTree(b *testing.B, conn *zk.Conn, root string) (dirs []string, children [][]string) {
-	b.Helper()
-	zktest.MakePath(b, conn, root)
-	acl := zk.WorldACL(zk.PermAll)
-	var levels [4][]string
-	for a := range benchApps {
-		app := fmt.Sprintf("%s/app-%02d", root, a)
-		levels[0] = append(levels[0], app)
-		levels[1] = append(levels[1], app+"/locks", app+"/config")
-		for l := range benchLocks {
-			dir := fmt.Sprintf("%s/locks/lock-%03d", app, l)
-			levels[2] = append(levels[2], dir)
-			dirs = append(dirs, dir)
-			var names []string
-			for c := range benchContenders {
-				names = append(names, benchName(len(dirs)-1, c))
-				levels[3] = append(levels[3], dir+"/"+names[c])
-			}
-			children = append(children, names)
-		}
-		for c := range benchConfigs {
-			levels[2] = append(levels[2], fmt.Sprintf("%s/config/c%05d", app, c))
-		}
-	}
-	for _, paths := range levels {
-		reqs := make([]*zk.CreateRequest, len(paths))
-		for i, p := range paths {
-			reqs[i] = &zk.CreateRequest{Path: p, Data: []byte("10.0.0.1 worker"), Acl: acl}
-		}
-		if err := zktest.CreateAll(conn, reqs); err != nil {
-			b.Fatalf("create the tree: %v", err)
-		}
-	}
-	return dirs, children
-}
-
-// procCPU is a process's user and system time so far (/proc; Linux).
-func procCPU(b *testing.B, pid int) time.Duration {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	utime, _ := strconv.ParseInt(f[11], 10, 64)
-	stime, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(utime+stime) * (time.Second / 100) // USER_HZ
-}
-
-// procMem is a process's resident and peak resident memory in bytes.
-func procMem(b *testing.B, pid int) (rss, peak int64) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			if f[0] == "VmRSS:" {
-				rss = kb << 10
-			} else {
-				peak = kb << 10
-			}
-		}
-	}
-	return rss, peak
-}
-
-// churn releases the holder of a random lock directory and queues a new
-// contender in another, rate operations a second in all, until stop
-// closes; skip is left alone.
-func churn(b *testing.B, conn *zk.Conn, dirs []string, children [][]string, skip int, rate int, stop <-chan struct{}) *sync.WaitGroup {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Second / time.Duration(rate))
-		defer tick.Stop()
-		next := benchContenders
-		r := rand.New(rand.NewPCG(1, 2))
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-			d := r.IntN(len(dirs))
-			if d == skip {
-				continue
-			}
-			if i%2 == 0 && len(children[d]) > 1 {
-				if err := conn.Delete(dirs[d]+"/"+children[d][0], -1); err != nil {
-					b.Errorf("churn: %v", err)
-					return
-				}
-				children[d] = children[d][1:]
-				continue
-			}
-			name := benchName(d, next)
-			next++
-			if _, err := conn.Create(dirs[d]+"/"+name, []byte("10.0.0.9 worker"), 0, zk.WorldACL(zk.PermAll)); err != nil {
-				b.Errorf("churn: %v", err)
-				return
-			}
-			children[d] = append(children[d], name)
-		}
-	}()
-	return &wg
-}
 
 // srvrReceived is the server's count of packets received (srvr).
 func srvrReceived(b *testing.B, addr string) int64 {
@@ -186,12 +60,12 @@ func BenchmarkExporterFollow70k(b *testing.B) {
 	}
 	defer conn.Close()
 	const root = "/scan"
-	dirs, children := fillBenchTree(b, conn, root)
+	dirs, children := zktest.FillBenchTree(b, conn, root)
 	watched := dirs[0] // the first lock: watched, and the most waiters
 	next := 1001
 	for len(children[0]) < 20 {
-		children[0] = append(children[0], benchName(0, next))
-		if _, err := conn.Create(watched+"/"+benchName(0, next), nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+		children[0] = append(children[0], zktest.BenchName(0, next))
+		if _, err := conn.Create(watched+"/"+zktest.BenchName(0, next), nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 			b.Fatal(err)
 		}
 		next++
@@ -241,21 +115,21 @@ func BenchmarkExporterFollow70k(b *testing.B) {
 
 	b.ResetTimer()
 	stop := make(chan struct{})
-	wg := churn(b, conn, dirs, children, 0, 200, stop)
+	wg := zktest.Churn(b, conn, dirs, children, 0, 200, stop, nil)
 	pid := cmd.Process.Pid
-	cpu0, t0 := procCPU(b, pid), time.Now()
+	cpu0, t0 := zktest.ProcCPU(b, pid), time.Now()
 	for time.Since(t0) < time.Minute {
 		time.Sleep(5 * time.Second)
 		getB(b, metrics)
 	}
-	cpu, window := procCPU(b, pid)-cpu0, time.Since(t0)
-	rss, peak := procMem(b, pid)
+	cpu, window := zktest.ProcCPU(b, pid)-cpu0, time.Since(t0)
+	rss, peak := zktest.ProcMem(b, pid)
 
 	var scrapes, lags []time.Duration
 	for range 15 {
 		want := float64(len(children[0]) - 1) // a contender more, then one fewer
 		if want == 19 {
-			name := benchName(0, next)
+			name := zktest.BenchName(0, next)
 			next++
 			if _, err := conn.Create(watched+"/"+name, nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 				b.Fatal(err)

@@ -75,7 +75,9 @@ func collectCluster(ch chan<- prometheus.Metric, st Status, name string, locks i
 	}
 	ch <- prometheus.MustNewConstMetric(descReadErrors, prometheus.CounterValue, float64(st.ReadErrors), name)
 	ch <- prometheus.MustNewConstMetric(descEvents, prometheus.CounterValue, float64(st.Events), name)
-	gauge(ch, descFollowing, 1, name, string(st.Mode), strconv.FormatBool(st.Mode.Live()))
+	if st.Mode != ModeUnknown { // said only once known
+		gauge(ch, descFollowing, 1, name, string(st.Mode), strconv.FormatBool(st.Mode.Live()))
+	}
 }
 
 func collectLock(ch chan<- prometheus.Metric, cluster string, f *figures) {

@@ -62,7 +62,7 @@ var (
 		"Changes applied to the model: a lock whose participants or problems changed, appeared or went away.",
 		[]string{"cluster"}, nil)
 	descFollowing = prometheus.NewDesc("zkscope_cluster_following",
-		"How the cluster's model is kept up to date (value 1): mode watches (children watches and a full scan every interval), persistent-watches, or polling (a read every interval); live is \"true\" for watches.",
+		"How the cluster's model is kept up to date (value 1), as its following says (served once known): mode persistent-watches (one persistent recursive watch), watches (children watches and a full scan every interval), or polling (a read every interval); live is \"true\" for both watches.",
 		[]string{"cluster", "mode", "live"}, nil)
 )
 

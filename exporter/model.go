@@ -15,17 +15,21 @@ import (
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/follow"
 )
 
 // Mode is how a cluster's model is kept up to date.
 type Mode string
 
 const (
+	// ModeUnknown: not known yet (a ZooKeeper cluster before its first
+	// read says how it is followed).
+	ModeUnknown Mode = ""
 	// ModeWatches: ZooKeeper children watches on the lock directories and
 	// a full scan every interval (lockops/follow).
-	ModeWatches Mode = "watches"
+	ModeWatches Mode = Mode(follow.ModeChildWatches)
 	// ModePersistentWatches: ZooKeeper persistent recursive watches.
-	ModePersistentWatches Mode = "persistent-watches"
+	ModePersistentWatches Mode = Mode(follow.ModeEvents)
 	// ModePolling: a bounded read every interval (Redis).
 	ModePolling Mode = "polling"
 )
@@ -54,8 +58,9 @@ type Cluster struct {
 
 // root is what one followed path's reads found.
 type root struct {
-	queues []lockops.Queue // sorted by path
-	fresh  bool            // read and not failed since
+	locks follow.Locks
+	fresh bool // read and not failed since
+	mode  Mode // as its follow says (ModeUnknown: the cluster's)
 }
 
 // NewCluster is an empty model of the cluster name following roots (paths
@@ -77,35 +82,61 @@ func (c *Cluster) Name() string { return c.name }
 // Roots are the paths (or patterns) the cluster follows.
 func (c *Cluster) Roots() []string { return slices.Clone(c.order) }
 
-// Apply takes what a read of root found (at: when the read ended): the
-// root is fresh again, and every lock whose participants changed counts
-// as an event applied.
+// Apply takes what a read of root found, every lock (at: when the read
+// ended): the root is fresh again, and every lock whose participants
+// changed counts as an event applied.
 func (c *Cluster) Apply(rootPath string, queues []lockops.Queue, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.applyLocked(rootPath, queues, at)
+	c.applyLocked(rootPath, follow.Snapshot{Queues: queues}, at)
 }
 
-func (c *Cluster) applyLocked(rootPath string, queues []lockops.Queue, at time.Time) {
+// applyLocked takes s in: every lock, or only the changes (s.Changes).
+func (c *Cluster) applyLocked(rootPath string, s follow.Snapshot, at time.Time) {
 	r := c.roots[rootPath]
 	if r == nil {
 		return
 	}
-	if !slices.IsSortedFunc(queues, byPath) {
-		queues = slices.Clone(queues)
-		slices.SortFunc(queues, byPath)
+	if s.Changes {
+		c.events += changed(&r.locks, s)
+	} else {
+		if !slices.IsSortedFunc(s.Queues, byPath) {
+			s.Queues = slices.Clone(s.Queues)
+			slices.SortFunc(s.Queues, byPath)
+		}
+		c.events += changes(r.locks.All(), s.Queues)
 	}
-	c.events += changes(r.queues, queues)
-	r.queues, r.fresh = queues, true
+	r.locks.Apply(s)
+	r.fresh = true
+	if s.Mode != "" {
+		r.mode = Mode(s.Mode)
+	}
 	c.lastRead, c.lastOK, c.lastErr = at, true, ""
 }
 
 func byPath(a, b lockops.Queue) int { return strings.Compare(a.Path, b.Path) }
 
+// changed counts the locks of s (changes only) that differ from those of
+// l: appeared, gone, or with other participants or problems.
+func changed(l *follow.Locks, s follow.Snapshot) uint64 {
+	var n uint64
+	for _, p := range s.Gone {
+		if l.Get(p) != nil {
+			n++
+		}
+	}
+	for i := range s.Queues {
+		if old := l.Get(s.Queues[i].Path); old == nil || !sameQueue(old, &s.Queues[i]) {
+			n++
+		}
+	}
+	return n
+}
+
 // changes counts the locks that differ between old and cur (both sorted
 // by path): appeared, gone, or with other participants or problems. A
-// walk of both, allocating nothing: it runs on every snapshot.
-func changes(old, cur []lockops.Queue) uint64 {
+// walk of both, allocating nothing.
+func changes(old []*lockops.Queue, cur []lockops.Queue) uint64 {
 	var n uint64
 	i, j := 0, 0
 	for i < len(old) || j < len(cur) {
@@ -117,7 +148,7 @@ func changes(old, cur []lockops.Queue) uint64 {
 			n++ // appeared
 			j++
 		default:
-			if !sameQueue(&old[i], &cur[j]) {
+			if !sameQueue(old[i], &cur[j]) {
 				n++
 			}
 			i++
@@ -157,7 +188,7 @@ func (c *Cluster) Fail(rootPath string, err error, at time.Time) {
 	defer c.mu.Unlock()
 	for p, r := range c.roots {
 		if rootPath == "" || p == rootPath {
-			r.queues, r.fresh = nil, false
+			r.locks, r.fresh = follow.Locks{}, false
 		}
 	}
 	c.readErrors++
@@ -188,8 +219,25 @@ func (c *Cluster) statusLocked() Status {
 	for _, r := range c.roots {
 		up = up && r.fresh
 	}
-	return Status{Name: c.name, Mode: c.mode, Up: up, LastRead: c.lastRead, LastOK: c.lastOK, LastErr: c.lastErr,
+	return Status{Name: c.name, Mode: c.modeLocked(), Up: up, LastRead: c.lastRead, LastOK: c.lastOK, LastErr: c.lastErr,
 		ReadErrors: c.readErrors, Events: c.events}
+}
+
+// modeLocked is how the cluster is followed: as its roots' follows last
+// said (children watches if any root is followed so), else as given.
+func (c *Cluster) modeLocked() Mode {
+	m := ModeUnknown
+	for _, p := range c.order {
+		switch rm := c.roots[p].mode; {
+		case rm == ModeUnknown:
+		case m == ModeUnknown || rm == ModeWatches:
+			m = rm
+		}
+	}
+	if m == ModeUnknown {
+		return c.mode
+	}
+	return m
 }
 
 // snapshot is the cluster's status and the locks of its fresh roots (a
@@ -205,8 +253,7 @@ func (c *Cluster) snapshot() (Status, []*lockops.Queue) {
 		if !r.fresh {
 			continue
 		}
-		for i := range r.queues {
-			q := &r.queues[i]
+		for _, q := range r.locks.All() {
 			if !seen[q.Path] {
 				seen[q.Path] = true
 				out = append(out, q)

@@ -25,8 +25,9 @@ type Source interface {
 }
 
 // ZooKeeper follows the locks below each root with lockops/follow's
-// Follow (children watches on the lock directories, a full scan every
-// Options.Interval). Dial is called until it connects (a read error each
+// Follow (one persistent recursive watch on ZooKeeper 3.6+, else children
+// watches on the lock directories and a full scan every
+// Options.Interval), applying only the locks each snapshot says changed. Dial is called until it connects (a read error each
 // failure, tried again an interval later). While the connection is lost
 // the model is dropped (a read error each interval); once it is back,
 // each root is scanned afresh.
@@ -35,8 +36,10 @@ type ZooKeeper struct {
 	Options follow.Options
 }
 
-// Mode is [ModeWatches].
-func (z ZooKeeper) Mode() Mode { return ModeWatches }
+// Mode is [ModeUnknown]: each root's follow says how it follows (its
+// snapshots' Mode: persistent watches, or children watches where the
+// server has none or the firehose guard dropped them).
+func (z ZooKeeper) Mode() Mode { return ModeUnknown }
 
 // Run follows c's roots until ctx ends.
 func (z ZooKeeper) Run(ctx context.Context, c *Cluster) {
@@ -86,7 +89,7 @@ func (z ZooKeeper) follow(ctx context.Context, client *zkview.Client, c *Cluster
 	for _, r := range c.Roots() {
 		go func() {
 			show := func(s follow.Snapshot) error {
-				c.applyIf(ctx, r, s.Queues, time.Now())
+				c.applyIf(ctx, r, s, time.Now())
 				return nil
 			}
 			failed := func(err error) {
@@ -120,11 +123,11 @@ func (z ZooKeeper) dial(ctx context.Context, c *Cluster, interval time.Duration)
 
 // applyIf is Apply unless ctx has ended (checked under the model's lock,
 // so a cancel followed by Fail always wins).
-func (c *Cluster) applyIf(ctx context.Context, rootPath string, queues []lockops.Queue, at time.Time) {
+func (c *Cluster) applyIf(ctx context.Context, rootPath string, s follow.Snapshot, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ctx.Err() == nil {
-		c.applyLocked(rootPath, queues, at)
+		c.applyLocked(rootPath, s, at)
 	}
 }
 

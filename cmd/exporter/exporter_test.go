@@ -130,7 +130,7 @@ func TestExporterTwoContexts(t *testing.T) {
 		return strings.Contains(string(text), want[0]) && strings.Contains(string(text), want[2])
 	}, func() string { return zkscopeLines(string(text)) })
 	code, health := get("http://" + addr + "/healthz")
-	if code != 200 || !strings.Contains(health, "zk: up (watches)") || !strings.Contains(health, "cache: up (polling)") {
+	if code != 200 || !strings.Contains(health, "zk: up (persistent-watches)") || !strings.Contains(health, "cache: up (polling)") {
 		t.Errorf("/healthz %d:\n%s", code, health)
 	}
 	if !strings.Contains(stderr.String(), "serving http://"+addr+"/metrics for zk, cache") {

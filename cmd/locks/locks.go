@@ -102,11 +102,16 @@ held (one read cannot know that); --watch adds HELD, from when it saw each
 holder begin.
 
 --json prints the machine-readable report (schema 1), --watch redraws as the
-queues change until Ctrl-C.`
+queues change until Ctrl-C (on ZooKeeper 3.6+ following one persistent
+recursive watch: the path is scanned again every ten --interval, each
+interval judges every lock again). --watch --json --changes prints the whole
+report once, then one line per change holding only the locks that changed
+("changes": true) and "gone", the paths of those that went away.`
 
 const locksExample = `  zkscope locks /app/locks
   zkscope locks /app/locks/orders --json | jq '.locks[].participants[] | select(.state=="waiting")'
   zkscope locks /app --watch
+  zkscope locks /app --watch --json --changes | jq -c '.locks[].path'
   zkscope locks /app/locks --watch --record locks.jsonl   # then: zkscope history /app/locks --recording locks.jsonl
   zkscope locks /app/semaphores/batch --max-leases 3`
 
@@ -115,6 +120,7 @@ type locksOptions struct {
 	Path        string
 	Scan        scanFlags
 	JSON, Watch bool
+	Changes     bool // --changes (watch.go)
 	Interval    time.Duration
 	IntervalSet bool   // --interval was given
 	Record      string // --record FILE (watch.go)
@@ -147,7 +153,8 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 	o.Scan.register(cmd, time.Hour)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the JSON report (schema 1)")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "redraw whenever a queue changes (and every --interval), until Ctrl-C")
-	cmd.Flags().DurationVar(&o.Interval, "interval", 2*time.Second, "with --watch: rescan and redraw at least this often (held/waiting times tick; at least 1s)")
+	cmd.Flags().DurationVar(&o.Interval, "interval", 2*time.Second, "with --watch: redraw at least this often and rescan (following events: every tenth) (held/waiting times tick; at least 1s)")
+	cmd.Flags().BoolVar(&o.Changes, "changes", false, "with --watch --json: after the first report, print only the locks that changed (and \"gone\": those that went away)")
 	cmd.Flags().StringVar(&o.Record, "record", "", "with --watch: record every change seen to FILE (a new file), for zkscope history --recording FILE")
 	return cmd
 }
@@ -157,6 +164,9 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 func (o *locksOptions) check() error {
 	if err := o.Scan.check(); err != nil {
 		return cmdutil.Usage(err)
+	}
+	if o.Changes && (!o.Watch || !o.JSON) {
+		return cmdutil.Usagef("--changes prints the changes --watch --json sees: add --watch --json")
 	}
 	if o.Record != "" && !o.Watch {
 		return cmdutil.Usagef("--record records the changes --watch sees: add --watch")

@@ -16,6 +16,7 @@ import (
 	"github.com/zkscope/zkscope/cmd/cmdutil"
 	"github.com/zkscope/zkscope/lockops/follow"
 	"github.com/zkscope/zkscope/lockops/history"
+	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -48,8 +49,23 @@ func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r rendere
 			fmt.Fprintf(o.ErrOut, "zkscope: %s: recording stopped\n", printable.String(err.Error()))
 		}
 	}
+	var all follow.Locks // every lock as the snapshots showed it
 	show := func(s follow.Snapshot) error {
-		if err := w.frame(func(out io.Writer) error { return r.render(out, s) }); err != nil {
+		all.Apply(s)
+		draw := func(out io.Writer) error {
+			full := s
+			full.Queues, full.Changes, full.Gone = all.Queues(), false, nil
+			return r.render(out, full)
+		}
+		if o.Changes && s.Changes {
+			if len(s.Queues) == 0 && len(s.Gone) == 0 {
+				return nil // nothing changed: no line
+			}
+			draw = func(out io.Writer) error {
+				return report.WriteJSONChanges(printable.JSON(out), r.servers, s.Queues, s.Gone, &s.Verification, s.Unreadable)
+			}
+		}
+		if err := w.frame(draw); err != nil {
 			return fmt.Errorf("draw: %w", err)
 		}
 		return nil

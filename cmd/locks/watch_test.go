@@ -83,3 +83,74 @@ func TestLocksWatchEphemeralLock(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { zktest.Main(m) }
+
+// TestLocksWatchChanges: `locks --watch --json --changes` prints the
+// whole report once, then only the lock that changed, then the lock
+// that went away in "gone"; without --watch --json the flag is refused.
+func TestLocksWatchChanges(t *testing.T) {
+	srv := zktest.Shared(t)
+	s := srv.ConnectString()
+	c := cmdtest.Dial(t, s)
+	base := zktest.Path(t)
+	a, b := base+"/a", base+"/b"
+	zktest.MakePath(t, c, a)
+	zktest.MakePath(t, c, b)
+	node := func(dir, uuid string) string {
+		t.Helper()
+		p, err := c.Create(dir+"/_c_"+uuid+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	node(a, "11111111-0000-4000-8000-000000000001")
+	nb := node(b, "22222222-0000-4000-8000-000000000002")
+
+	refused := exec.Command(cmdtest.Binary(t), "-s", s, "locks", base, "--json", "--changes")
+	if out, err := refused.CombinedOutput(); refused.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "--changes") {
+		t.Fatalf("--changes without --watch: %v %s", err, out)
+	}
+	cmd := exec.Command(cmdtest.Binary(t), "-s", s, "locks", base, "--watch", "--json", "--changes", "--interval", "10m", "--no-verify")
+	var out cmdtest.SyncBuffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	type report struct {
+		Changes bool
+		Gone    []string
+		Locks   []struct {
+			Path         string
+			Participants []json.RawMessage
+		}
+	}
+	lines := func() []report {
+		var rs []report
+		for _, line := range strings.Split(out.String(), "\n") {
+			var r report
+			if json.Unmarshal([]byte(line), &r) == nil {
+				rs = append(rs, r)
+			}
+		}
+		return rs
+	}
+	cmdtest.WaitUntil(t, "the whole report", func() bool { return len(lines()) >= 1 })
+	if r := lines()[0]; r.Changes || len(r.Locks) != 2 {
+		t.Fatalf("the first line is not the whole report: %+v", r)
+	}
+	node(a, "33333333-0000-4000-8000-000000000003")
+	cmdtest.WaitUntil(t, "a line with a's waiter", func() bool {
+		rs := lines()
+		r := rs[len(rs)-1]
+		return r.Changes && len(r.Locks) == 1 && r.Locks[0].Path == a && len(r.Locks[0].Participants) == 2
+	})
+	if err := c.Delete(nb, -1); err != nil {
+		t.Fatal(err)
+	}
+	cmdtest.WaitUntil(t, "a line with b gone", func() bool {
+		rs := lines()
+		r := rs[len(rs)-1]
+		return r.Changes && len(r.Locks) == 0 && len(r.Gone) == 1 && r.Gone[0] == b
+	})
+}

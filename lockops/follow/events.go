@@ -172,21 +172,29 @@ func (w *lockWatch) applyLock(ctx context.Context, lock string, evs []zkview.Fol
 	if err != nil {
 		return // drawn as it was; the next event or scan reads it again
 	}
+	if q := w.raw[lock]; !q.Kind.SingleNode() && !lockDir(d) {
+		// No lock node left: no lock, as a scan finds it; a node created
+		// in it makes it one again (file, maybeLock).
+		w.forgetLock(lock)
+		return
+	}
 	w.keep(lock, d)
+}
+
+// lockDir reports whether d holds a lock's nodes.
+func lockDir(d lockops.Dir) bool {
+	names := make([]string, len(d.Children))
+	for i, k := range d.Children {
+		names[i] = k.Name
+	}
+	return lockops.IsLockDir(names)
 }
 
 // maybeLock reads dir, where a node was created, and follows it when it
 // is a lock now.
 func (w *lockWatch) maybeLock(ctx context.Context, dir string) {
 	d, cache, err := scan.ApplyEvents(ctx, w.c, dir, nil, nil)
-	if err != nil {
-		return
-	}
-	names := make([]string, len(d.Children))
-	for i, k := range d.Children {
-		names[i] = k.Name
-	}
-	if !lockops.IsLockDir(names) {
+	if err != nil || !lockDir(d) {
 		return
 	}
 	w.caches[dir] = cache
@@ -202,13 +210,13 @@ func (w *lockWatch) keep(lock string, d lockops.Dir) {
 	q := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.o.MaxLeases})
 	q.ReadAt = time.Now()
 	w.note(&q)
-	w.raw[lock] = q
+	w.setRaw(lock, &q)
 	w.record(&q, d.Stat.Pzxid)
 }
 
 // forgetLock drops a lock whose directory went away.
 func (w *lockWatch) forgetLock(lock string) {
-	delete(w.raw, lock)
+	w.setRaw(lock, nil)
 	delete(w.caches, lock)
 	w.record(&lockops.Queue{Path: lock}, 0)
 }

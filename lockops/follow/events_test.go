@@ -16,7 +16,8 @@ import (
 )
 
 // followTree runs Follow on root (interval: an hour, so every change
-// shown comes from a watch) and returns its snapshots and notes.
+// shown comes from a watch) and returns its snapshots, each made whole
+// (every lock, through a follow.Locks), and its notes.
 func followTree(t *testing.T, c *zkview.Client, root string, o follow.Options) (<-chan follow.Snapshot, func() []string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -26,8 +27,11 @@ func followTree(t *testing.T, c *zkview.Client, root string, o follow.Options) (
 	o.NoVerify, o.Interval = true, time.Hour
 	o.Note = func(s string) { mu.Lock(); notes = append(notes, s); mu.Unlock() }
 	done := make(chan error, 1)
+	var all follow.Locks
 	go func() {
 		done <- follow.Follow(ctx, c, root, o, func(s follow.Snapshot) error {
+			all.Apply(s)
+			s.Queues, s.Changes, s.Gone = all.Queues(), false, nil
 			select {
 			case snaps <- s:
 			default:

@@ -1,8 +1,11 @@
 // Package follow reads the locks at or below a path as decoded,
 // verified and diagnosed snapshots: once ([Read], for `zkscope locks` and
-// `doctor`), or as they change ([Follow], for `locks --watch`): a full
-// scan at start and every interval, and between them only the lock
-// directories whose children watch fired, each re-read incrementally.
+// `doctor`), or as they change ([Follow], for `locks --watch` and the
+// exporter): a full scan at start, then the events of one persistent
+// recursive watch (or the children watches of the lock directories and a
+// scan every interval), each lock read again from what changed, diagnosed
+// again only when read, and handed on only when its diagnosis changed
+// (frame.go; a consumer keeps them in a [Locks]).
 // It imports scan and diagnose (and the recipe model), never report, ui
 // or the commands: what a snapshot looks like on a screen is the
 // caller's.
@@ -67,7 +70,17 @@ type Observer interface {
 
 // Snapshot is what one look at the locks found.
 type Snapshot struct {
+	// Queues are the locks, sorted by path: every lock ([Read], and a
+	// [Follow]'s first snapshot and any after a failed scan), or (Changes)
+	// only those whose queue or problems changed since the previous one.
 	Queues []lockops.Queue
+	// Changes ([Follow]): Queues holds only the locks that changed, and
+	// Gone the paths of those that went away, sorted; a [Locks] applies
+	// them.
+	Changes bool
+	Gone    []string
+	// Mode ([Follow]) is how the locks are followed now.
+	Mode Mode
 	// Verification says what the servers could not confirm (clients,
 	// watches) and why.
 	Verification diagnose.Verification
@@ -120,7 +133,7 @@ func Read(ctx context.Context, c *zkview.Client, p string, o Options) (Snapshot,
 		do.SilentSince = diagnose.SilentSince(first, e)
 	}
 	diagnose.Diagnose(queues, do)
-	v := verification(queues, cur, c.Config().AdminPort, o.NoVerify)
+	v := verification(len(queues), cur, c.Config().AdminPort, o.NoVerify)
 	return Snapshot{Queues: queues, Verification: v, Unreadable: unreadable, Ensemble: cur}, err
 }
 
@@ -144,10 +157,10 @@ func scanAll(ctx context.Context, c *zkview.Client, p string, o Options) ([]lock
 	return queues, unreadable, err
 }
 
-// verification is what the servers' answer e confirms of queues; with no
-// lock, there is nothing to confirm.
-func verification(queues []lockops.Queue, e *zkview.Ensemble, adminPort int, noVerify bool) diagnose.Verification {
-	if len(queues) == 0 {
+// verification is what the servers' answer e confirms of the locks (how
+// many); with no lock, there is nothing to confirm.
+func verification(locks int, e *zkview.Ensemble, adminPort int, noVerify bool) diagnose.Verification {
+	if locks == 0 {
 		return diagnose.Verification{Asked: !noVerify, ClientsKnown: true, WatchesKnown: true}
 	}
 	return diagnose.Verified(e, adminPort)

@@ -10,14 +10,12 @@ import (
 	"context"
 	"errors"
 	"path"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/lockops"
-	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/scan"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -34,6 +32,10 @@ const (
 	verifyEvery = 3 * time.Second
 	// maxWatched is how many locks get a children watch.
 	maxWatched = 200
+	// scanEveryWhileFollowing: while the persistent watch brings every
+	// change, the path is scanned again every this many intervals (a net
+	// under the events); the intervals between judge every lock again.
+	scanEveryWhileFollowing = 10
 )
 
 // lockWatch is the state of a [Follow].
@@ -67,6 +69,7 @@ type lockWatch struct {
 	// ev is the persistent watch on the path, while it is followed so
 	// (events.go); nil: children watches.
 	ev *eventFollow
+	frameState
 }
 
 // Follow shows the locks at or below p (show is given a snapshot after
@@ -76,7 +79,8 @@ type lockWatch struct {
 func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show func(Snapshot) error, failed func(error)) error {
 	o.Interval = max(o.Interval, MinInterval)
 	w := &lockWatch{c: c, path: p, o: o, show: show, observer: o.Observer,
-		changed: make(chan string, maxWatched*2), armed: map[string]bool{}, caches: map[string]*scan.DirCache{}}
+		changed: make(chan string, maxWatched*2), armed: map[string]bool{}, caches: map[string]*scan.DirCache{},
+		frameState: frameState{diag: map[string]lockops.Queue{}, dirty: map[string]bool{}, whole: true}}
 	w.startEvents(ctx)
 	defer w.stopEvents()
 	pending := map[string]bool{}
@@ -86,18 +90,30 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 			if ctx.Err() != nil {
 				return nil
 			}
+			w.whole = true // the consumer drops what it had: the next snapshot is whole
 			failed(err)
 		} else if err := w.draw(ctx); err != nil {
 			return err
 		}
 		rescan := time.After(o.Interval)
+		refreshes := 0
 	between:
 		for {
 			select {
 			case <-ctx.Done():
 				return nil
 			case <-rescan:
-				break between
+				refreshes++
+				if w.ev == nil || refreshes >= scanEveryWhileFollowing {
+					break between
+				}
+				// Following events: every lock judged again now (times,
+				// the servers' view), the path scanned again less often.
+				w.refresh(ctx)
+				if err := w.draw(ctx); err != nil {
+					return err
+				}
+				rescan = time.After(o.Interval)
 			case dir := <-w.changed:
 				pending[dir] = true
 				if frame == nil {
@@ -146,7 +162,8 @@ func (w *lockWatch) scan(ctx context.Context) error {
 	for i := range queues {
 		w.note(&queues[i])
 	}
-	w.scanned = true
+	w.forgetGone(queues)
+	w.scanned, w.all = true, true
 	for i, q := range queues {
 		w.raw[q.Path] = q
 		if i < maxWatched || w.ev != nil { // the persistent watch covers all
@@ -189,7 +206,7 @@ func (w *lockWatch) rereadOne(ctx context.Context, lock string) {
 		qs, err := scan.Scan(ctx, w.c, lock, scan.Options{MaxLeases: w.o.MaxLeases})
 		if err == nil && len(qs) == 1 {
 			w.note(&qs[0])
-			w.raw[lock] = qs[0]
+			w.setRaw(lock, &qs[0])
 			w.record(&qs[0], 0)
 		}
 		for _, d := range q.Dirs() {
@@ -211,7 +228,7 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 		delete(w.armed, lock)
 		w.mu.Unlock()
 		if errors.Is(err, zk.ErrNoNode) {
-			delete(w.raw, lock) // the lock directory went away
+			w.setRaw(lock, nil) // the lock directory went away
 			delete(w.caches, lock)
 			w.record(&lockops.Queue{Path: lock}, 0)
 		}
@@ -226,7 +243,7 @@ func (w *lockWatch) rereadLock(ctx context.Context, lock string) {
 	q := lockops.Decode(d, lockops.DecodeOptions{MaxLeases: w.o.MaxLeases})
 	q.ReadAt = time.Now()
 	w.note(&q)
-	w.raw[lock] = q
+	w.setRaw(lock, &q)
 	w.record(&q, st.Pzxid)
 }
 
@@ -247,7 +264,7 @@ func (w *lockWatch) rereadEphemeral(ctx context.Context, lock string) {
 	q := lockops.Decode(d, lockops.DecodeOptions{Kind: lockops.KindEphemeralLock})
 	q.ReadAt = time.Now()
 	w.note(&q)
-	w.raw[lock] = q
+	w.setRaw(lock, &q)
 	w.record(&q, 0)
 }
 
@@ -322,22 +339,49 @@ func (w *lockWatch) await(ctx context.Context, dir string, ch <-chan zk.Event) {
 	}
 }
 
-// draw shows one snapshot: the queues as known, with the servers' view
-// (asked again when due) and diagnosed now.
+// draw shows one snapshot: the locks read since the last one (every lock
+// after a scan or a new answer of the servers) with the servers' view
+// (asked again when due), diagnosed now; handed on when they changed.
 func (w *lockWatch) draw(ctx context.Context) error {
-	queues := make([]lockops.Queue, 0, len(w.raw))
-	for _, q := range w.raw {
-		queues = append(queues, q.Clone())
-	}
-	sort.Slice(queues, func(i, j int) bool { return queues[i].Path < queues[j].Path })
-	if len(queues) > 0 {
+	if len(w.raw) > 0 {
 		w.verifyIfDue(ctx)
 	}
-	w.forgetGone(queues)
-	diagnose.ApplySamples(queues, w.samples...)
-	diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: w.o.HeldLongerThan, Ensemble: w.ens})
-	v := verification(queues, w.ens, w.c.Config().AdminPort, w.o.NoVerify)
-	return w.show(Snapshot{Queues: queues, Verification: v, Unreadable: w.unreadable})
+	queues, gone, whole := w.frame()
+	v := verification(len(w.diag), w.ens, w.c.Config().AdminPort, w.o.NoVerify)
+	mode := ModeChildWatches
+	if w.ev != nil {
+		mode = ModeEvents
+	}
+	return w.show(Snapshot{Queues: queues, Changes: !whole, Gone: gone, Mode: mode, Verification: v, Unreadable: w.unreadable})
+}
+
+// refresh is the interval's look at the locks while following events:
+// the servers asked again (when due), the plain ephemeral locks their
+// watch lists name looked for, every lock judged again at the next draw.
+func (w *lockWatch) refresh(ctx context.Context) {
+	w.verifyIfDue(ctx)
+	w.all = true
+	if w.ens == nil {
+		return
+	}
+	known := make([]lockops.Queue, 0, len(w.raw))
+	for _, q := range w.raw {
+		known = append(known, q)
+	}
+	found, err := scan.FindEphemeralLocks(ctx, w.c, w.path, w.ens, known)
+	if err != nil || len(found) == len(known) {
+		return
+	}
+	for i := range found {
+		if _, ok := w.raw[found[i].Path]; !ok {
+			w.note(&found[i])
+			w.setRaw(found[i].Path, &found[i])
+			w.record(&found[i], 0)
+			for _, dir := range found[i].WatchDirs() {
+				w.owner[dir] = append(w.owner[dir], found[i].Path)
+			}
+		}
+	}
 }
 
 // verifyIfDue asks the servers who is connected and watching what, at

@@ -84,6 +84,22 @@ func WriteJSONWith(w io.Writer, servers []string, queues []lockops.Queue, v *dia
 // to no lock (unreadable subtrees, scan.Unreadable): a top-level "problems"
 // array, written only when there are some.
 func WriteJSONReport(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification, scanProblems []lockops.Problem) error {
+	return writeReport(w, servers, queues, v, scanProblems, nil)
+}
+
+// WriteJSONChanges is [WriteJSONReport] of the locks that changed since
+// the previous report (`locks --watch --json --changes`): the same
+// document with "changes": true and "gone", the paths of the locks that
+// went away (sorted; [] when none).
+func WriteJSONChanges(w io.Writer, servers []string, changed []lockops.Queue, gone []string, v *diagnose.Verification, scanProblems []lockops.Problem) error {
+	if gone == nil {
+		gone = []string{}
+	}
+	return writeReport(w, servers, changed, v, scanProblems, gone)
+}
+
+// writeReport writes the report; gone not nil: a report of changes.
+func writeReport(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification, scanProblems []lockops.Problem, gone []string) error {
 	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
@@ -123,6 +139,12 @@ func WriteJSONReport(w io.Writer, servers []string, queues []lockops.Queue, v *d
 			}
 		}
 		bw.WriteByte(']')
+	}
+	if gone != nil {
+		bw.WriteString(`,"changes":true,"gone":`)
+		if err := enc.Encode(gone); err != nil {
+			return err
+		}
 	}
 	bw.WriteString("}\n")
 	return bw.Flush()

@@ -1,0 +1,229 @@
+package follow
+
+// A Follow's snapshots, diagnosed a few locks at a time: a lock read
+// again since the last snapshot is diagnosed again, with the locks a
+// session-deadlock may run through (diagnose.SessionIndex); every lock
+// is, after a full scan and after each new answer of the servers (every
+// verifyEvery at most). A snapshot hands on only the locks whose
+// diagnosis changed, and those gone; a consumer keeps them in a [Locks].
+
+import (
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/diagnose"
+	"github.com/zkscope/zkscope/zkview"
+)
+
+// Mode is how a [Follow] learns of changes.
+type Mode string
+
+const (
+	// ModeEvents: one persistent recursive watch on the path (ZooKeeper
+	// 3.6+), each event applied to the lock it concerns.
+	ModeEvents Mode = "persistent-watches"
+	// ModeChildWatches: a children watch on each lock directory (the first
+	// maxWatched) and a full scan every interval.
+	ModeChildWatches Mode = "watches"
+)
+
+// frameState is what a Follow showed: each lock's diagnosed queue (never
+// changed once shown: a lock diagnosed again gets a new queue), and what
+// decides which locks the next snapshot diagnoses again.
+type frameState struct {
+	diag  map[string]lockops.Queue
+	dirty map[string]bool // locks read (or gone) since the last snapshot
+	// all: every lock is diagnosed at the next snapshot; whole: the next
+	// snapshot hands on every lock (the first, and after a failed scan).
+	all, whole bool
+	diagEns    *zkview.Ensemble // the servers' answer of the last snapshot
+	view       *lockops.ServersView
+	sessions   diagnose.SessionIndex
+	entangled  []string
+}
+
+// setRaw makes q lock's queue as read (nil: the lock went away),
+// forgetting what was seen of the nodes it no longer has.
+func (w *lockWatch) setRaw(lock string, q *lockops.Queue) {
+	if old, ok := w.raw[lock]; ok && len(old.Participants) > 0 {
+		var keep map[string]bool
+		if q != nil {
+			keep = make(map[string]bool, len(q.Participants))
+			for i := range q.Participants {
+				keep[q.Participants[i].Node] = true
+			}
+		}
+		for i := range old.Participants {
+			if n := old.Participants[i].Node; !keep[n] {
+				delete(w.seen, n)
+			}
+		}
+	}
+	if q == nil {
+		delete(w.raw, lock)
+	} else {
+		w.raw[lock] = *q
+	}
+	w.dirty[lock] = true
+}
+
+// frame diagnoses what changed since the last snapshot and returns the
+// snapshot's queues: the locks whose diagnosis changed (every lock when
+// whole), sorted, and the locks gone.
+func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) {
+	all := w.all || w.ens != w.diagEns
+	if w.ens != w.diagEns || w.view == nil {
+		w.view = diagnose.ViewOf(w.ens)
+	}
+	w.diagEns, w.all = w.ens, false
+	redo := w.dirty
+	if all {
+		redo = make(map[string]bool, len(w.raw)+len(w.diag))
+		for p := range w.raw {
+			redo[p] = true
+		}
+		for p := range w.diag {
+			redo[p] = true
+		}
+	}
+	batch := make([]lockops.Queue, 0, len(redo))
+	for lock := range redo {
+		if q, ok := w.raw[lock]; ok {
+			batch = append(batch, q.Clone())
+		} else if old, shown := w.diag[lock]; shown {
+			w.sessions.Replace(lock, &old, nil)
+			delete(w.diag, lock)
+			gone = append(gone, lock)
+		}
+	}
+	diagnose.ApplySamples(batch, w.samples...)
+	for i := range batch {
+		var old *lockops.Queue
+		if q, ok := w.diag[batch[i].Path]; ok {
+			old = &q
+		}
+		w.sessions.Replace(batch[i].Path, old, &batch[i])
+	}
+	batch = w.withEntangled(batch, redo)
+	sort.Slice(batch, func(i, j int) bool { return batch[i].Path < batch[j].Path })
+	diagnose.DiagnoseEach(batch, diagnose.Options{HeldLongerThan: w.o.HeldLongerThan, Ensemble: w.ens}, w.view)
+	diagnose.ApplySessionProblems(batch, diagnose.SessionDeadlocks(batch))
+	clear(w.dirty)
+	changed := batch[:0]
+	for i := range batch {
+		old, ok := w.diag[batch[i].Path]
+		w.diag[batch[i].Path] = batch[i]
+		if !ok || !sameShown(&old, &batch[i]) {
+			changed = append(changed, batch[i])
+		}
+	}
+	slices.Sort(gone)
+	if w.whole {
+		w.whole = false
+		return w.shown(), nil, true
+	}
+	return changed, gone, false
+}
+
+// withEntangled adds to batch (the locks of redo) the locks a
+// session-deadlock may run through now or ran through at the last
+// snapshot, so that one found or ended is shown.
+func (w *lockWatch) withEntangled(batch []lockops.Queue, redo map[string]bool) []lockops.Queue {
+	entangled := w.sessions.Entangled()
+	var extra []lockops.Queue
+	for _, list := range [][]string{entangled, w.entangled} {
+		for _, lock := range list {
+			if q, ok := w.raw[lock]; ok && !redo[lock] {
+				redo[lock] = true // once, though in both lists
+				extra = append(extra, q.Clone())
+			}
+		}
+	}
+	w.entangled = entangled
+	diagnose.ApplySamples(extra, w.samples...)
+	return append(batch, extra...)
+}
+
+// shown is every lock as last diagnosed, sorted by path.
+func (w *lockWatch) shown() []lockops.Queue {
+	out := make([]lockops.Queue, 0, len(w.diag))
+	for _, q := range w.diag {
+		out = append(out, q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// sameShown reports whether a and b show the same (when each was read
+// aside).
+func sameShown(a, b *lockops.Queue) bool {
+	x, y := *a, *b
+	x.ReadAt, y.ReadAt = time.Time{}, time.Time{}
+	return reflect.DeepEqual(x, y)
+}
+
+// Locks is every lock as a Follow's snapshots showed them, sorted by
+// path: a consumer applies each snapshot. The queues are shared, never
+// changed: a lock shown again is a new queue.
+type Locks struct {
+	qs []*lockops.Queue
+}
+
+// Apply takes s in: every lock, or (s.Changes) the locks that changed and
+// those gone.
+func (l *Locks) Apply(s Snapshot) {
+	if !s.Changes {
+		l.qs = make([]*lockops.Queue, 0, len(s.Queues)) // the old slice may be shared
+		for i := range s.Queues {
+			q := s.Queues[i]
+			l.qs = append(l.qs, &q)
+		}
+		sort.Slice(l.qs, func(i, j int) bool { return l.qs[i].Path < l.qs[j].Path })
+		return
+	}
+	for _, p := range s.Gone {
+		if i, ok := l.find(p); ok {
+			l.qs = slices.Delete(l.qs, i, i+1)
+		}
+	}
+	for i := range s.Queues {
+		q := s.Queues[i]
+		if j, ok := l.find(q.Path); ok {
+			l.qs[j] = &q
+		} else {
+			l.qs = slices.Insert(l.qs, j, &q)
+		}
+	}
+}
+
+// Get is the lock at p, nil when there is none.
+func (l *Locks) Get(p string) *lockops.Queue {
+	if i, ok := l.find(p); ok {
+		return l.qs[i]
+	}
+	return nil
+}
+
+func (l *Locks) find(p string) (int, bool) {
+	return slices.BinarySearchFunc(l.qs, p, func(q *lockops.Queue, p string) int { return strings.Compare(q.Path, p) })
+}
+
+// All is every lock, sorted by path (shared: Apply changes it in place;
+// the queues themselves are never changed).
+func (l *Locks) All() []*lockops.Queue { return l.qs }
+
+// Len is how many locks there are.
+func (l *Locks) Len() int { return len(l.qs) }
+
+// Queues is every lock, sorted by path, as values (their slices shared).
+func (l *Locks) Queues() []lockops.Queue {
+	out := make([]lockops.Queue, len(l.qs))
+	for i, q := range l.qs {
+		out[i] = *q
+	}
+	return out
+}

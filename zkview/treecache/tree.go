@@ -122,6 +122,8 @@ type Tree struct {
 	closed   sync.Once
 	removeCB func()
 	unsub    func()
+
+	fol follows // persistent watches (follow.go)
 }
 
 // treeCoalesce is how long the delivery goroutine waits after a change for
@@ -143,6 +145,7 @@ func New(c *zkview.Client) *Tree {
 		work:     make(chan struct{}, 1),
 		out:      make(chan Event),
 		quit:     make(chan struct{}),
+		fol:      follows{dirs: map[string]*zkview.Follow{}, stopping: map[string]chan struct{}{}},
 	}
 	t.removeCB = c.AddNodeEventHandler(t.onWatch)
 	sub, unsub := c.Subscribe()
@@ -159,6 +162,7 @@ func (t *Tree) Close() {
 		close(t.quit)
 		t.removeCB()
 		t.unsub()
+		t.stopFollows()
 	})
 }
 
@@ -227,11 +231,13 @@ func (t *Tree) Expand(ctx context.Context, p string) error {
 		t.dirs[p] = &dir{}
 	}
 	t.mu.Unlock()
+	t.followDir(ctx, p) // before the read: a change after it is an event
 	return t.loadChildren(ctx, p)
 }
 
 // Collapse forgets p's children and everything known below p. Their
-// server-side watches stay until they fire once; those events are ignored.
+// persistent watches are removed (in the background); one-shot watches
+// stay on the server until they fire once, and those events are ignored.
 func (t *Tree) Collapse(p string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -239,6 +245,7 @@ func (t *Tree) Collapse(p string) {
 	if p == "/" {
 		prefix = "/"
 	}
+	t.unfollowBelowLocked(p, prefix)
 	for q := range t.dirs {
 		if q == p || strings.HasPrefix(q, prefix) {
 			delete(t.dirs, q)
@@ -304,6 +311,7 @@ func (t *Tree) Select(ctx context.Context, p string) (Node, error) {
 	t.mu.Lock()
 	t.selected = p
 	t.mu.Unlock()
+	t.followSelected(ctx, p) // before the read, as Expand's
 	if p == "" {
 		return Node{}, nil
 	}

@@ -1,0 +1,147 @@
+package treecache
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkscope/zkscope/zkview"
+	"github.com/zkscope/zkscope/zkview/fourlw"
+	"github.com/zkscope/zkscope/zkview/zktest"
+)
+
+// watchedBy is what the member at addr lists session id watching (wchc:
+// data watches, where persistent watches are listed too).
+func watchedBy(t testing.TB, addr string, id int64) []string {
+	t.Helper()
+	out, err := zktest.FourLetterWord(addr, "wchc", 10*time.Second)
+	if err != nil {
+		t.Fatalf("wchc: %v", err)
+	}
+	m, err := fourlw.ParseWchc(out)
+	if err != nil {
+		t.Fatalf("wchc: %v", err)
+	}
+	return m[id]
+}
+
+// TestTreeFollowsOpenDirs: on a 3.8 server the open directories and the
+// selected node carry persistent watches on zkscope's watch session (the
+// main session sets none), changes arrive through them, and a collapse
+// removes the directory's watch from the server.
+func TestTreeFollowsOpenDirs(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
+	zktest.MakePath(t, c.Conn(), root+"/a/x")
+	create(t, c, root+"/b", "one")
+	tr := New(c)
+	defer tr.Close()
+	ctx := context.Background()
+	for _, p := range []string{root, root + "/a"} {
+		if err := tr.Expand(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tr.Select(ctx, root+"/b"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{root, root + "/a", root + "/b"} {
+		if !tr.Following(p) {
+			t.Errorf("%s is not followed with a persistent watch", p)
+		}
+	}
+	addr := c.Server()
+	id := c.WatchSessionID()
+	if w := watchedBy(t, addr, id); !slices.Contains(w, root) || !slices.Contains(w, root+"/a") || !slices.Contains(w, root+"/b") {
+		t.Errorf("wchc for the watch session lists %v", w)
+	}
+	if w := watchedBy(t, addr, c.SessionID()); len(w) != 0 {
+		t.Errorf("the main session watches %v, want nothing", w)
+	}
+
+	create(t, c, root+"/a/y", "")
+	nextEvent(t, tr, 10*time.Second, "the new child of a", func(map[string]Change) bool {
+		got, _ := tr.Children(root + "/a")
+		return strings.Join(got, ",") == "x,y"
+	})
+	if _, err := c.Conn().Set(root+"/b", []byte("two"), -1); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, tr, 10*time.Second, "the selected node's new data", func(map[string]Change) bool {
+		n, _ := tr.Node(root + "/b")
+		return string(n.Data) == "two"
+	})
+
+	tr.Collapse(root + "/a")
+	waitFor(t, "the collapsed directory's watch removed", 10*time.Second, func() bool {
+		return !slices.Contains(watchedBy(t, addr, id), root+"/a")
+	})
+	if err := c.Conn().Delete(root+"/b", -1); err != nil {
+		t.Fatal(err)
+	}
+	nextEvent(t, tr, 10*time.Second, "the selected node gone", func(map[string]Change) bool {
+		n, _ := tr.Node(root + "/b")
+		return n.Gone
+	})
+}
+
+// TestTreePollingOneShot: told to poll, the tree opens no watch session
+// and keeps current with one-shot watches, as before persistent watches.
+func TestTreePollingOneShot(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
+	zktest.MakePath(t, c.Conn(), root+"/a")
+	tr := New(c)
+	defer tr.Close()
+	tr.SetPolling(true)
+	if err := tr.Expand(context.Background(), root); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Following(root) || c.WatchSessionID() != 0 {
+		t.Fatalf("told to poll, the tree follows (watch session %#x)", c.WatchSessionID())
+	}
+	create(t, c, root+"/b", "")
+	nextEvent(t, tr, 10*time.Second, "the new child through a one-shot watch", func(map[string]Change) bool {
+		got, _ := tr.Children(root)
+		return strings.Join(got, ",") == "a,b"
+	})
+}
+
+// freshMatches says whether every open directory's children and the
+// selected node's data are what a fresh read through fresh has.
+func freshMatches(tr *Tree, fresh *zk.Conn, dirs []string, sel string) bool {
+	for _, p := range dirs {
+		want, _, err := fresh.Children(p)
+		got, ok := tr.Children(p)
+		if err != nil || !ok {
+			return false
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			return false
+		}
+	}
+	data, _, err := fresh.Get(sel)
+	n, _ := tr.Node(sel)
+	return err == nil && n.HasStat && !n.Gone && string(n.Data) == string(data)
+}
+
+// kazooChange runs a real kazoo client against connect: deletes, creates
+// and sets (as the script says), then closes.
+func kazooChange(t *testing.T, connect, ops string) {
+	t.Helper()
+	script := "import sys\nfrom kazoo.client import KazooClient\nzk = KazooClient(hosts=sys.argv[1])\nzk.start(timeout=60)\n" +
+		ops + "\nzk.stop()\nzk.close()\n"
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "/usr/bin/python3", "-c", script, connect).CombinedOutput(); err != nil {
+		t.Fatalf("kazoo: %v: %s", err, out)
+	}
+}

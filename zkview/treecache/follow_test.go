@@ -145,3 +145,52 @@ func kazooChange(t *testing.T, connect, ops string) {
 		t.Fatalf("kazoo: %v: %s", err, out)
 	}
 }
+
+// TestTreeWatchSessionIsOwn: the tree's persistent watches are on a
+// session the servers list watching what the tree shows, and Introspect
+// names it (with the multi-read session a bulk listing opened)
+// among zkscope's own and leaves its watches out of every member's list:
+// the tree is never taken for a waiter or watcher.
+func TestTreeWatchSessionIsOwn(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
+	zktest.MakePath(t, c.Conn(), root+"/lock")
+	create(t, c, root+"/lock/_c_0a1b2c3d-0000-4000-8000-000000000001-lock-0000000000", "")
+	tr := New(c)
+	defer tr.Close()
+	ctx := context.Background()
+	if err := tr.Expand(ctx, root+"/lock"); err != nil {
+		t.Fatal(err)
+	}
+	kids, _ := tr.Children(root + "/lock")
+	if err := tr.LoadStats(ctx, []string{root + "/lock/" + kids[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ListChildren(ctx, root+"/lock"); err != nil { // through the multi-read session
+		t.Fatal(err)
+	}
+	id := c.WatchSessionID()
+	if w := watchedBy(t, c.Server(), id); !slices.Contains(w, root+"/lock") {
+		t.Fatalf("wchc lists %v for the tree's watch session, want %s", w, root+"/lock")
+	}
+	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	e := c.Introspect(ictx)
+	if !slices.Contains(e.Own, id) {
+		t.Fatalf("Own = %v lacks the tree's watch session %#x", e.Own, uint64(id))
+	}
+	t.Logf("own sessions: %#x", e.Own)
+	if ok, _ := c.MultiReadSupported(); ok && len(e.Own) != 2 {
+		t.Errorf("Own = %v, want the watch session and the multi-read one", e.Own)
+	}
+	for _, m := range e.Members {
+		for p, ids := range m.Watches {
+			for _, own := range e.Own {
+				if slices.Contains(ids, own) {
+					t.Errorf("member %s lists zkscope's own session %#x watching %s", m.Addr, uint64(own), p)
+				}
+			}
+		}
+	}
+}

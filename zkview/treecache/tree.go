@@ -91,12 +91,14 @@ type dir struct {
 
 // Tree is a lazy cache of the znode tree for a UI: children are read when a
 // directory is expanded, stat and data only for the paths asked for (the
-// visible rows) and for the selected node. Expanded directories carry a
-// one-shot children watch and the selected node a data watch, re-armed
-// after each event; collapsed subtrees are forgotten and their watches,
-// which go-zookeeper cannot remove, are ignored when they fire and not
-// re-armed. Every read carries a request id so a reply that was overtaken
-// is dropped. Changes arrive coalesced on [Tree.Events].
+// visible rows) and for the selected node. On ZooKeeper 3.6+ expanded
+// directories and the selected node carry a persistent watch each
+// (follow.go), removed when collapsed or deselected. Elsewhere (or with
+// [Tree.SetPolling]) they carry a one-shot children watch and a data watch,
+// re-armed after each event; collapsed subtrees are forgotten and those
+// watches, which go-zookeeper cannot remove, are ignored when they fire and
+// not re-armed. Every read carries a request id so a reply that was
+// overtaken is dropped. Changes arrive coalesced on [Tree.Events].
 //
 // All methods are safe for concurrent use; the blocking ones (Expand,
 // LoadStats, Select, Refresh) do network I/O and belong in a command, not

@@ -194,3 +194,49 @@ func TestTreeWatchSessionIsOwn(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeUnfollowsClosedAndDeleted: collapsing a directory removes the
+// watches of every directory open below it too, and a deleted open
+// directory's watch is removed with it: with nothing followed, the watch
+// session closes.
+func TestTreeUnfollowsClosedAndDeleted(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, zkview.Config{Servers: cl.Addrs()})
+	zktest.MakePath(t, c.Conn(), root+"/a/x/leaf")
+	zktest.MakePath(t, c.Conn(), root+"/gone/leaf")
+	tr := New(c)
+	defer tr.Close()
+	ctx := context.Background()
+	for _, p := range []string{root, root + "/a", root + "/a/x", root + "/gone"} {
+		if err := tr.Expand(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr, id := c.Server(), c.WatchSessionID()
+	if w := watchedBy(t, addr, id); len(w) != 4 {
+		t.Fatalf("wchc lists %v for the watch session, want the 4 open directories", w)
+	}
+	tr.Collapse(root + "/a")
+	waitFor(t, "the watches of a and a/x removed", 10*time.Second, func() bool {
+		w := watchedBy(t, addr, id)
+		slices.Sort(w)
+		return slices.Equal(w, []string{root, root + "/gone"})
+	})
+	for _, p := range []string{root + "/gone/leaf", root + "/gone"} {
+		if err := c.Conn().Delete(p, -1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nextEvent(t, tr, 10*time.Second, "the open directory gone", func(map[string]Change) bool {
+		n, _ := tr.Node(root + "/gone")
+		return n.Gone
+	})
+	waitFor(t, "the deleted directory's watch removed", 10*time.Second, func() bool {
+		return slices.Equal(watchedBy(t, addr, id), []string{root})
+	})
+	tr.Collapse(root)
+	waitFor(t, "the watch session closed, nothing followed", 10*time.Second, func() bool {
+		return c.WatchSessionID() == 0
+	})
+}

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/zkscope/zkscope/themes"
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/ui/redistree"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -175,7 +176,7 @@ func (m *Model) complete() tea.Cmd {
 	case len(sugg) == 1:
 		m.input.SetValue(sugg[0])
 	case len(sugg) > 1:
-		if p := commonPrefix(sugg); len(p) > len(m.input.Value()) {
+		if p := common.CommonPrefix(sugg); len(p) > len(m.input.Value()) {
 			m.input.SetValue(p)
 		}
 		for _, s := range sugg {
@@ -194,15 +195,4 @@ func (m *Model) complete() tea.Cmd {
 	m.input.CursorEnd()
 	m.input.SetSuggestions(m.commandSuggestions(m.input.Value()))
 	return m.askCompletion(m.input.Value())
-}
-
-// commonPrefix is the longest prefix all of ss share.
-func commonPrefix(ss []string) string {
-	p := ss[0]
-	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
-			p = p[:len(p)-1]
-		}
-	}
-	return p
 }

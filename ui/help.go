@@ -105,14 +105,14 @@ func (m *Model) helpLines() []string {
 		return strings.Split(ansi.Wrap(s, max(w-2, 10), " "), "\n")
 	}
 	lines = append(lines, st.Section.Render("Markers"))
-	for _, l := range flow([]string{st.Ephemeral.Render("eph") + " ephemeral", st.Sequential.Render("seq") + " sequential",
+	for _, l := range common.Flow([]string{st.Ephemeral.Render("eph") + " ephemeral", st.Sequential.Render("seq") + " sequential",
 		st.Container.Render("ctr") + " container", st.TTL.Render("ttl") + " TTL",
 		st.Lock.Render("kind·n") + " lock (recipe · queue length)", "▸ closed", "▾ open", "… loading",
 		"(ctr/ttl: only nodes zkscope made; ZooKeeper reports them as persistent)"}, "  ", max(w-2, 10)) {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, "", st.Section.Render("Commands"))
-	for _, l := range flow([]string{":cd /path", ":ctx name", ":locks [path]", ":sessions [path]", ":ensemble", ":find text", ":theme dark|light|high-contrast|none", ":q", "(tab completes)"}, "   ", max(w-2, 10)) {
+	for _, l := range common.Flow([]string{":cd /path", ":ctx name", ":locks [path]", ":sessions [path]", ":ensemble", ":find text", ":theme dark|light|high-contrast|none", ":q", "(tab completes)"}, "   ", max(w-2, 10)) {
 		lines = append(lines, "  "+l)
 	}
 	lines = append(lines, m.redisHelpLines(wrap)...) // redis.go
@@ -125,35 +125,6 @@ func (m *Model) helpLines() []string {
 			}
 		}
 		lines = kept
-	}
-	return lines
-}
-
-// flow lays items out left to right, sep apart, in lines of at most w
-// cells: an item (a command with its arguments, a marker with its
-// meaning) never breaks across lines unless it is wider than a line.
-func flow(items []string, sep string, w int) []string {
-	var lines []string
-	line, lw := "", 0
-	for _, it := range items {
-		iw := ansi.StringWidth(it)
-		switch {
-		case lw > 0 && lw+len(sep)+iw <= w:
-			line, lw = line+sep+it, lw+len(sep)+iw
-			continue
-		case lw > 0:
-			lines = append(lines, line)
-		}
-		line, lw = it, iw
-		if iw > w {
-			wrapped := strings.Split(ansi.Wrap(it, w, " "), "\n")
-			lines = append(lines, wrapped[:len(wrapped)-1]...)
-			line = wrapped[len(wrapped)-1]
-			lw = ansi.StringWidth(line)
-		}
-	}
-	if lw > 0 {
-		lines = append(lines, line)
 	}
 	return lines
 }

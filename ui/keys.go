@@ -233,6 +233,7 @@ func (m *Model) handleResultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Cancel), key.Matches(msg, k.Quit):
 		m.mode = modeNormal
+		m.stopLocksFollow()
 		return nil
 	case key.Matches(msg, k.Up):
 		s.cursor--
@@ -249,6 +250,7 @@ func (m *Model) handleResultsKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Confirm), key.Matches(msg, k.Expand):
 		if s.cursor < len(s.hits) {
 			m.mode = modeNormal
+			m.stopLocksFollow()
 			return m.cd(s.hits[s.cursor].Path)
 		}
 	}

@@ -289,6 +289,7 @@ func identityOf(cfg zkview.Config) string {
 
 // Close stops the tree cache and the state subscription. Run calls it.
 func (m *Model) Close() {
+	m.stopLocksFollow()
 	if m.lock != nil {
 		m.lock.Close()
 	}

@@ -60,6 +60,7 @@ func (m *Model) beginSearch(root, query string, locks bool) tea.Cmd {
 	if m.search.run != nil {
 		m.search.run.cancel()
 	}
+	m.stopLocksFollow()
 	ctx, cancel := context.WithTimeout(context.Background(), searchTimeout)
 	// Room for one progress report and the final message: the walk never
 	// blocks on an abandoned channel.
@@ -271,18 +272,19 @@ type searchState struct {
 	running   bool
 	cursor    int
 	offset    int
-	run       *searchRun // the walk in progress (search.go)
+	run       *searchRun   // the walk in progress (search.go)
+	follow    *locksFollow // the `:locks` list kept current (locks_follow.go)
 }
 
-func (m *Model) onSearch(msg searchMsg) {
+func (m *Model) onSearch(msg searchMsg) tea.Cmd {
 	if !m.current("search", msg.id) {
-		return
+		return nil
 	}
 	m.search.running = false
 	m.search.run = nil
 	if msg.err != nil {
 		m.setStatus(common.LevelErr, fmt.Sprintf("Search below %s failed: %v", msg.root, msg.err))
-		return
+		return nil
 	}
 	m.search.hits = msg.hits
 	m.search.scanned = msg.scanned
@@ -306,9 +308,13 @@ func (m *Model) onSearch(msg searchMsg) {
 	}
 	if m.search.query == "locks" {
 		m.setStatus(level, fmt.Sprintf("%s below %s%s.%s ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note, skipped))
-		return
+		if msg.cancelled || msg.truncated || m.redis != nil {
+			return nil
+		}
+		return m.followLocks(msg.root) // the list kept current from now on
 	}
 	m.setStatus(level, fmt.Sprintf("%s for %q below %s%s.%s", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note, skipped))
+	return nil
 }
 
 // skippedText is the status line's word on the subtrees a walk left out

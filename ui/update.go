@@ -98,7 +98,9 @@ func (m *Model) updateReply(msg tea.Msg) []tea.Cmd {
 	case spinner.TickMsg:
 		cmds = append(cmds, m.onSearchSpin(msg), m.onBusySpin(msg), m.lock.Update(msg))
 	case searchMsg:
-		m.onSearch(msg)
+		cmds = append(cmds, m.onSearch(msg))
+	case locksSnapMsg:
+		cmds = append(cmds, m.onLocksSnap(msg))
 	case mutationMsg:
 		cmds = append(cmds, m.onMutation(msg))
 	case editReadyMsg:

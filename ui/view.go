@@ -137,6 +137,9 @@ func (m *Model) headerView() string {
 		if who := m.identity(); who != "" { // who the session authenticated as with SASL
 			parts = append(parts, label("as")+st.HeaderValue.Render(printable.String(who)))
 		}
+		if ok, known := m.followSupported(); known && !ok { // a server before 3.6: the tree re-reads on one-shot watches
+			parts = append(parts, label("watches")+st.StateWarn.Render("one-shot"))
+		}
 		left = strings.Join(parts, st.Header.Render("  "))
 		if lipgloss.Width(left)+lipgloss.Width(state)+2 <= m.width {
 			break
@@ -148,6 +151,14 @@ func (m *Model) headerView() string {
 		gap = max(m.width-lipgloss.Width(left)-lipgloss.Width(state)-1, 1)
 	}
 	return ansi.Truncate(left+st.Header.Render(strings.Repeat(" ", gap))+state+st.Header.Render(" "), m.width, "")
+}
+
+// followSupported is whether the server serves persistent watches.
+func (m *Model) followSupported() (ok, known bool) {
+	if m.client == nil {
+		return false, false
+	}
+	return m.client.FollowSupported()
 }
 
 // identity is who the SASL session is, as the server's whoAmI said
@@ -237,7 +248,7 @@ func (m *Model) resultsTitle() string {
 		return fmt.Sprintf("searching %q below %s…", s.query, s.root)
 	}
 	if s.query == "locks" {
-		return fmt.Sprintf("locks below %s · %d", s.root, len(s.hits))
+		return fmt.Sprintf("locks below %s · %d%s", s.root, len(s.hits), m.locksLiveNote())
 	}
 	return fmt.Sprintf("find %q below %s · %d", s.query, s.root, len(s.hits))
 }

@@ -41,9 +41,10 @@ type Ensemble struct {
 	// asked without one): [Ensemble.Watchers] leaves its watches out (the
 	// TUI's reads watch the nodes they show).
 	Self int64
-	// Own are zkscope's other sessions of that client that watch (its
-	// persistent watches'): their watches are left out of every member's
-	// Watches, so they are never taken for a waiter's.
+	// Own are zkscope's other sessions of that client: the persistent
+	// watches' (the tree's, the lock pane's, `locks --watch`'s) and the
+	// multi-read one's, while open. Their watches are left out of every
+	// member's Watches, so they are never taken for a waiter's.
 	Own []int64
 }
 
@@ -134,13 +135,16 @@ func (c *Client) IntrospectWith(ctx context.Context, opts IntrospectOptions) *En
 	return e
 }
 
-// ownSessions are the client's sessions beside the main one that set
-// watches: the persistent-watch session (the multi-read one sets none).
+// ownSessions are the client's sessions beside the main one: the
+// persistent-watch session and the multi-read one (which sets no watch).
 func (c *Client) ownSessions() []int64 {
-	if id := c.WatchSessionID(); id != 0 {
-		return []int64{id}
+	var own []int64
+	for _, id := range []int64{c.WatchSessionID(), c.bulk.sessionID()} {
+		if id != 0 {
+			own = append(own, id)
+		}
 	}
-	return nil
+	return own
 }
 
 // dropOwnWatches takes e.Own's watches out of every member's list.

@@ -92,6 +92,16 @@ func (c *Client) multiRead() *multiReader {
 	return m
 }
 
+// sessionID is the open sidecar's session (0 when none).
+func (m *multiReader) sessionID() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sess == nil || m.sess.Dead() {
+		return 0
+	}
+	return m.sess.ID()
+}
+
 // waitClosed returns once the client's close has closed the sidecar too
 // (at once when the reader was never used).
 func (m *multiReader) waitClosed() {

@@ -84,3 +84,43 @@ func Sentence(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// CommonPrefix is the longest prefix all of ss share.
+func CommonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// Flow lays items out left to right, sep apart, in lines of at most w
+// cells: an item (a command with its arguments, a marker with its
+// meaning) never breaks across lines unless it is wider than a line.
+func Flow(items []string, sep string, w int) []string {
+	var lines []string
+	line, lw := "", 0
+	for _, it := range items {
+		iw := ansi.StringWidth(it)
+		switch {
+		case lw > 0 && lw+len(sep)+iw <= w:
+			line, lw = line+sep+it, lw+len(sep)+iw
+			continue
+		case lw > 0:
+			lines = append(lines, line)
+		}
+		line, lw = it, iw
+		if iw > w {
+			wrapped := strings.Split(ansi.Wrap(it, w, " "), "\n")
+			lines = append(lines, wrapped[:len(wrapped)-1]...)
+			line = wrapped[len(wrapped)-1]
+			lw = ansi.StringWidth(line)
+		}
+	}
+	if lw > 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}

@@ -25,7 +25,7 @@ func (t *Tree) loadChildren(ctx context.Context, p string) error {
 	t.seq++
 	id := t.seq
 	d.req = id
-	arm := !t.armedKid[p]
+	arm := !t.armedKid[p] && t.fol.dirs[p] == nil
 	if arm {
 		// Set before the request: the watch may fire before the reply is
 		// processed here, and its event must be able to clear the flag.
@@ -103,7 +103,7 @@ func (t *Tree) loadData(ctx context.Context, p string) error {
 	t.seq++
 	id := t.seq
 	t.statReq[p] = id
-	arm := p == t.selected && !t.armedDat[p]
+	arm := p == t.selected && !t.armedDat[p] && (t.fol.sel == nil || t.fol.selPath != p)
 	if arm {
 		t.armedDat[p] = true
 	}
@@ -246,13 +246,22 @@ func (t *Tree) relPath(server string) (string, bool) {
 }
 
 // followSession reloads everything when the session is replaced (its
-// watches died with it).
+// watches died with it), and what the persistent watches cover when the
+// session is back after a disconnection (a watch's resync may have come
+// while the reads, which go through this session, could not be made).
 func (t *Tree) followSession(sub <-chan zkview.ConnEvent) {
+	connected := true // New is called on a connected client
 	for {
 		select {
 		case <-t.quit:
 			return
 		case ev := <-sub:
+			back := ev.State == zkview.StateConnected && !connected
+			connected = ev.State == zkview.StateConnected
+			if back && !ev.NewSession && t.followingAny() {
+				t.Refresh()
+				continue
+			}
 			if ev.State != zkview.StateConnected || !ev.NewSession {
 				continue
 			}

@@ -91,12 +91,14 @@ type dir struct {
 
 // Tree is a lazy cache of the znode tree for a UI: children are read when a
 // directory is expanded, stat and data only for the paths asked for (the
-// visible rows) and for the selected node. Expanded directories carry a
-// one-shot children watch and the selected node a data watch, re-armed
-// after each event; collapsed subtrees are forgotten and their watches,
-// which go-zookeeper cannot remove, are ignored when they fire and not
-// re-armed. Every read carries a request id so a reply that was overtaken
-// is dropped. Changes arrive coalesced on [Tree.Events].
+// visible rows) and for the selected node. On ZooKeeper 3.6+ expanded
+// directories and the selected node carry a persistent watch each
+// (follow.go), removed when collapsed or deselected. Elsewhere (or with
+// [Tree.SetPolling]) they carry a one-shot children watch and a data watch,
+// re-armed after each event; collapsed subtrees are forgotten and those
+// watches, which go-zookeeper cannot remove, are ignored when they fire and
+// not re-armed. Every read carries a request id so a reply that was
+// overtaken is dropped. Changes arrive coalesced on [Tree.Events].
 //
 // All methods are safe for concurrent use; the blocking ones (Expand,
 // LoadStats, Select, Refresh) do network I/O and belong in a command, not
@@ -122,6 +124,8 @@ type Tree struct {
 	closed   sync.Once
 	removeCB func()
 	unsub    func()
+
+	fol follows // persistent watches (follow.go)
 }
 
 // treeCoalesce is how long the delivery goroutine waits after a change for
@@ -143,6 +147,7 @@ func New(c *zkview.Client) *Tree {
 		work:     make(chan struct{}, 1),
 		out:      make(chan Event),
 		quit:     make(chan struct{}),
+		fol:      follows{dirs: map[string]*zkview.Follow{}, stopping: map[string]chan struct{}{}},
 	}
 	t.removeCB = c.AddNodeEventHandler(t.onWatch)
 	sub, unsub := c.Subscribe()
@@ -159,6 +164,7 @@ func (t *Tree) Close() {
 		close(t.quit)
 		t.removeCB()
 		t.unsub()
+		t.stopFollows()
 	})
 }
 
@@ -227,11 +233,13 @@ func (t *Tree) Expand(ctx context.Context, p string) error {
 		t.dirs[p] = &dir{}
 	}
 	t.mu.Unlock()
+	t.followDir(ctx, p) // before the read: a change after it is an event
 	return t.loadChildren(ctx, p)
 }
 
 // Collapse forgets p's children and everything known below p. Their
-// server-side watches stay until they fire once; those events are ignored.
+// persistent watches are removed (in the background); one-shot watches
+// stay on the server until they fire once, and those events are ignored.
 func (t *Tree) Collapse(p string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -239,6 +247,7 @@ func (t *Tree) Collapse(p string) {
 	if p == "/" {
 		prefix = "/"
 	}
+	t.unfollowBelowLocked(p, prefix)
 	for q := range t.dirs {
 		if q == p || strings.HasPrefix(q, prefix) {
 			delete(t.dirs, q)
@@ -304,6 +313,7 @@ func (t *Tree) Select(ctx context.Context, p string) (Node, error) {
 	t.mu.Lock()
 	t.selected = p
 	t.mu.Unlock()
+	t.followSelected(ctx, p) // before the read, as Expand's
 	if p == "" {
 		return Node{}, nil
 	}

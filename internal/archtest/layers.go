@@ -10,7 +10,7 @@ var leaves = []string{"lockops", "printable", "peer", "themes", "zkview/jute", "
 
 // dataLayers talk to one kind of server each; they import no lock, ui,
 // command or config package, and not each other.
-var dataLayers = []string{"zkview", "redisview"}
+var dataLayers = []string{"zkview", "redisview", "dbview"}
 
 // protocolEdges are the only imports of zkscope allowed to the packages
 // that speak or read ZooKeeper's formats below zkview: they know nothing of

@@ -99,6 +99,7 @@ func Main(m *testing.M) int {
 	if shared != nil {
 		shared.Stop()
 	}
+	StopSharedMariaDB()
 	return code
 }
 

@@ -44,17 +44,22 @@ func readMySQLFrom(ctx context.Context, c *Client, src string) (*Snapshot, error
 	if err != nil {
 		return nil, fmt.Errorf("read the process list: %w", err)
 	}
-	if src == mySourcePlugin {
-		rows = append(rows, mysqlProcWaiters(procs)...)
-	} else if rows, err = mysqlRecheck(ctx, c.sqlDB, rows, procs, mysqlSeesAll(ctx, c.sqlDB)); err != nil {
+	seesAll := mysqlSeesAll(ctx, c.sqlDB)
+	if rows, err = mysqlRecheck(ctx, c.sqlDB, rows, procs, seesAll); err != nil {
 		return nil, err
 	}
+	if src == mySourcePlugin {
+		rows = append(rows, mysqlProcWaiters(procs)...)
+	}
+	apps := mysqlPrograms(ctx, c.sqlDB)
 	s := &Snapshot{At: at, Server: c.Server(), Kind: KindMySQL, Version: c.version, Backends: map[int64]Backend{}}
 	for i := range rows {
 		p, ok := procs[rows[i].Holder]
-		if !ok {
-			continue // gone since, or not shown to this account (PROCESS privilege)
+		if !ok { // not shown to this account (no PROCESS privilege): nothing known but its id
+			s.Backends[rows[i].Holder] = Backend{ID: rows[i].Holder}
+			continue
 		}
+		p.Application = apps[p.ID]
 		s.Backends[p.ID] = p.Backend
 		if !rows[i].Granted && p.state == mysqlUserLockState {
 			rows[i].WaitStart = at.Add(-p.age)
@@ -62,6 +67,25 @@ func readMySQLFrom(ctx context.Context, c *Client, src string) (*Snapshot, error
 	}
 	s.Rows = mysqlOrder(rows)
 	return s, nil
+}
+
+// mysqlPrograms are the connections' program_name attributes (what the
+// client says it is), from performance_schema when it is on; none else.
+func mysqlPrograms(ctx context.Context, db *sql.DB) map[int64]string {
+	out := map[int64]string{}
+	rs, err := db.QueryContext(ctx, `SELECT PROCESSLIST_ID, ATTR_VALUE FROM performance_schema.session_connect_attrs WHERE ATTR_NAME = 'program_name'`)
+	if err != nil {
+		return out
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id int64
+		var name sql.NullString
+		if rs.Scan(&id, &name) == nil {
+			out[id] = name.String
+		}
+	}
+	return out
 }
 
 // mysqlPSLocks reads performance_schema.metadata_locks' user-level locks:
@@ -90,10 +114,11 @@ WHERE ml.OBJECT_TYPE = 'USER LEVEL LOCK' AND t.PROCESSLIST_ID IS NOT NULL`)
 	return out, rs.Err()
 }
 
-// mysqlRecheck checks performance_schema's rows against the process list
-// read after them: a row of a connection no longer listed is left out
-// (it ended in between), and IS_USED_LOCK is asked about each PENDING
-// row whose connection is not waiting for a user lock: MariaDB 10.11 was
+// mysqlRecheck checks the lock rows against the process list read after
+// them: a row of a connection no longer listed is left out (it ended in
+// between; a user-level lock ends with its connection), and IS_USED_LOCK
+// is asked about each PENDING row whose connection is not waiting for a
+// user lock: MariaDB 10.11 was
 // seen to leave a waiter's row PENDING after it was granted the lock (its
 // holder killed). Such a row is the holder when IS_USED_LOCK names its
 // connection, else it is left out (the wait is over).

@@ -269,3 +269,24 @@ func TestMySQLLostAndTerminate(t *testing.T) {
 		t.Fatalf("lost, yet Err %v and Release nil", s.Err())
 	}
 }
+
+// TestMySQLWithoutProcess: an account without PROCESS sees the locks of
+// others (performance_schema) but not their connections: such a holder is
+// listed with its id only, not left out and not called gone.
+func TestMySQLWithoutProcess(t *testing.T) {
+	m, _ := myClient(t)
+	m.Root(t, "CREATE USER IF NOT EXISTS 'limited'@'%' IDENTIFIED BY 'limited-pw'; GRANT SELECT ON performance_schema.* TO 'limited'@'%'")
+	c, err := Open(context.Background(), Config{Kind: KindMySQL, Host: "127.0.0.1", Port: m.Port, User: "limited",
+		Password: "limited-pw", DialTimeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	name := myName(t)
+	holder := m.Client(t)
+	holder.Query(t, fmt.Sprintf("SELECT GET_LOCK('%s', 0)", name))
+	snap := myEventually(t, c, mySourcePS, "listed", func(s *Snapshot) bool { return len(myRowsOf(s, name)) == 1 })
+	if b, ok := snap.Backends[holder.ID]; !ok || b.User != "" || b.ClientAddr != "" {
+		t.Fatalf("holder's backend %+v (listed %v): want its id only", b, ok)
+	}
+}

@@ -97,6 +97,12 @@ func (c *Client) Locks(ctx context.Context) (*Snapshot, error) {
 type HoldOptions struct {
 	Try    bool // fail with ErrBusy rather than wait
 	Shared bool // a shared lock (PostgreSQL only)
+	// PingEvery is how often the held lock's connection is asked to
+	// answer (default 2s); each answer goes to OnContact. A connection
+	// that does not answer within PingTimeout (default 5s) is closed and
+	// the lock lost.
+	PingEvery, PingTimeout time.Duration
+	OnContact              func(time.Time)
 }
 
 // HoldSession takes the session-level lock key on a connection of its

@@ -93,7 +93,13 @@ func holdPostgres(ctx context.Context, c *Client, key string, o HoldOptions) (*S
 	listenCtx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	h.listen.Store(true)
-	go pgListen(listenCtx, conn, s, done)
+	if o.PingEvery <= 0 {
+		o.PingEvery = 2 * time.Second
+	}
+	if o.PingTimeout <= 0 {
+		o.PingTimeout = 5 * time.Second
+	}
+	go pgListen(listenCtx, conn, s, o, done)
 	unlock := "pg_advisory_unlock"
 	if o.Shared {
 		unlock = "pg_advisory_unlock_shared"
@@ -139,21 +145,44 @@ func pgTake(ctx context.Context, conn *pgx.Conn, call string, try bool, vals []a
 
 // pgListen reads the held lock's connection until ctx ends (Release) or
 // the connection breaks (the lock is lost: the server ends a session's
-// locks with it).
-func pgListen(ctx context.Context, conn *pgx.Conn, s *Session, done chan<- struct{}) {
+// locks with it), asking it to answer every o.PingEvery.
+func pgListen(ctx context.Context, conn *pgx.Conn, s *Session, o HoldOptions, done chan<- struct{}) {
 	defer close(done)
 	for {
-		err := conn.PgConn().WaitForNotification(ctx)
+		wctx, cancel := context.WithTimeout(ctx, o.PingEvery)
+		err := conn.PgConn().WaitForNotification(wctx)
+		cancel()
 		if ctx.Err() != nil {
 			return
 		}
 		var ne net.Error
-		if err != nil && !(errors.As(err, &ne) && ne.Timeout()) || conn.IsClosed() {
-			if err == nil {
-				err = errors.New("connection closed")
-			}
-			s.markLost(err)
+		if err != nil && !(errors.As(err, &ne) && ne.Timeout()) && !errors.Is(err, context.DeadlineExceeded) || conn.IsClosed() {
+			s.markLost(lostReason(err))
 			return
 		}
+		// Not derived from ctx: a Release during the ping waits for it
+		// rather than cutting the connection.
+		pctx, cancel := context.WithTimeout(context.Background(), o.PingTimeout)
+		err = conn.Ping(pctx)
+		cancel()
+		if err != nil {
+			conn.Close(context.Background())
+			s.markLost(fmt.Errorf("the server did not answer within %s: %w", o.PingTimeout, err))
+			return
+		}
+		if o.OnContact != nil {
+			o.OnContact(time.Now())
+		}
 	}
+}
+
+func lostReason(err error) error {
+	if err == nil {
+		return errors.New("connection closed")
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("the server ended the session: %s (%s)", pe.Message, pe.Code)
+	}
+	return fmt.Errorf("connection broken: %w", err)
 }

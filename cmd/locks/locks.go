@@ -124,6 +124,7 @@ type locksOptions struct {
 // NewCmdLocks is `zkscope locks`.
 func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 	var o locksOptions
+	var db dbFlags
 	cmd := &cobra.Command{
 		Use:               "locks [PATH]",
 		Short:             "Print every lock's holders and wait queue at or below PATH",
@@ -133,6 +134,15 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 		ValidArgsFunction: f.CompletePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Out, o.ErrOut, o.IntervalSet = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Flags().Changed("interval")
+			if _, isDB, err := f.DB(); isDB {
+				if err != nil {
+					return err
+				}
+				return runDBLocks(cmd, f, args, o.JSON, db.o)
+			}
+			if err := db.refuseForZooKeeper(cmd); err != nil {
+				return err
+			}
 			r, isRedis, err := f.Redis()
 			switch {
 			case isRedis && err != nil:
@@ -145,6 +155,7 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	o.Scan.register(cmd, time.Hour)
+	db.register(cmd)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the JSON report (schema 1)")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "redraw whenever a queue changes (and every --interval), until Ctrl-C")
 	cmd.Flags().DurationVar(&o.Interval, "interval", 2*time.Second, "with --watch: rescan and redraw at least this often (held/waiting times tick; at least 1s)")

@@ -2,6 +2,7 @@ package locks_test
 
 import (
 	"encoding/json"
+	"github.com/zkscope/zkscope/dbview/dbtest"
 	"os"
 	"os/exec"
 	"strings"
@@ -82,4 +83,4 @@ func TestLocksWatchEphemeralLock(t *testing.T) {
 	cmdtest.WaitUntil(t, "a frame with k2 holding", func() bool { return frameWith("k2") })
 }
 
-func TestMain(m *testing.M) { zktest.Main(m) }
+func TestMain(m *testing.M) { zktest.Main(dbtest.Wrap(m)) }

@@ -93,9 +93,17 @@ var (
 
 // Main runs the package's tests and stops the shared server after them:
 // call it from TestMain (os.Exit(dbtest.Main(m))).
-func Main(m *testing.M) int {
+func Main(m interface{ Run() int }) int { return Wrap(m).Run() }
+
+// Wrap is m whose Run also stops the shared server after the tests, for a
+// TestMain that hands m to another helper's Main (zktest.Main(dbtest.Wrap(m))).
+func Wrap(m interface{ Run() int }) interface{ Run() int } { return runner{m} }
+
+type runner struct{ m interface{ Run() int } }
+
+func (r runner) Run() int {
 	inMain = true
-	code := m.Run()
+	code := r.m.Run()
 	if shared != nil {
 		shared.Stop()
 	}

@@ -32,10 +32,11 @@ var clientEdges = map[string][]string{
 // every one may import the recipe model, lockops): one way down, from
 // acting to reporting, diagnosing and reading.
 var lockEdges = map[string][]string{
-	"lockops/lockrun":   {"lockops/take", "lockops/redislock", "lockops/hold"},
+	"lockops/lockrun":   {"lockops/take", "lockops/redislock", "lockops/dblock", "lockops/hold"},
 	"lockops/take":      {"lockops/scan", "lockops/hold", "lockops/audit"},
 	"lockops/evict":     {"lockops/scan", "lockops/audit"},
 	"lockops/redislock": {"lockops/report", "lockops/hold", "lockops/audit"},
+	"lockops/dblock":    {"lockops/report", "lockops/hold", "lockops/audit"},
 	"lockops/history":   {"lockops/report"},
 	"lockops/report":    {"lockops/diagnose"},
 	"lockops/follow":    {"lockops/diagnose", "lockops/scan"},

@@ -81,7 +81,8 @@ func dbSeverity(k ProblemKind) (Severity, bool) {
 		return SeverityError, true
 	case ProblemIdleInTransaction, // maybe stuck, maybe a slow client
 		ProblemWaitingTooLong,  // the holders ahead hold long
-		ProblemLongTransaction: // maybe a big job
+		ProblemLongTransaction, // maybe a big job
+		ProblemHolderIdle:      // maybe a lock kept across other work
 		return SeverityWarning, true
 	}
 	return 0, false

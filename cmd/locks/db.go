@@ -54,6 +54,9 @@ func readDBLocks(cmd *cobra.Command, f *cmdutil.Factory, filter string, o dblock
 		return nil, "", err
 	}
 	queues := dblock.Locks(snap, o)
+	if ids := dblock.UnknownWaiters(snap); len(ids) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "zkscope: connections %s wait in GET_LOCK for a lock whose name the server does not say (its statement does not name it as a literal; performance_schema's instrument would)\n", strings.Trim(fmt.Sprint(ids), "[]"))
+	}
 	if filter != "" {
 		kept := queues[:0]
 		for _, q := range queues {

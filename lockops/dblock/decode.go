@@ -47,6 +47,9 @@ func Decode(s *dbview.Snapshot) []lockops.Queue {
 	var order []string
 	for i := range s.Rows {
 		r := &s.Rows[i]
+		if r.Key == "" { // a MySQL waiter whose lock the server does not name: UnknownWaiters
+			continue
+		}
 		path := LockPath(r.Database, r.Key)
 		q := byPath[path]
 		if q == nil {

@@ -42,8 +42,12 @@ func Diagnose(queues []lockops.Queue, now time.Time, o DiagnoseOptions) {
 	o.TxLongerThan = orDefault(o.TxLongerThan, DefaultTxLongerThan)
 	for i := range queues {
 		q := &queues[i]
+		problem := participantProblem
+		if q.Kind == lockops.KindMySQLGetLock {
+			problem = mysqlProblem
+		}
 		for j := range q.Participants {
-			if pr, ok := participantProblem(&q.Participants[j], now, o); ok {
+			if pr, ok := problem(&q.Participants[j], now, o); ok {
 				q.Problems = append(q.Problems, pr)
 			}
 		}

@@ -114,6 +114,16 @@ func (pe *Peer) WaitHeld(t testing.TB) {
 	}
 }
 
+// Line is the peer's next line, without waiting (false: none yet).
+func (pe *Peer) Line() (string, bool) {
+	select {
+	case l, ok := <-pe.lines:
+		return l, ok
+	default:
+		return "", false
+	}
+}
+
 // Held reports, without waiting, whether the peer said it holds its lock.
 func (pe *Peer) Held() bool {
 	select {

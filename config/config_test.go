@@ -221,3 +221,26 @@ func TestResolveTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveDB(t *testing.T) {
+	env := func(m map[string]string) func(string) string {
+		return func(k string) string {
+			if k == "XDG_CONFIG_HOME" {
+				return "/nonexistent"
+			}
+			return m[k]
+		}
+	}
+	tg := Resolve(Flags{Server: "postgres://app@127.0.0.1:5433/orders"}, env(map[string]string{"ZKSCOPE_AUTH": "app:pw"}))
+	if tg.Err != nil || !tg.IsDB() || tg.DB.Config.Password != "pw" || tg.DB.Config.User != "app" || tg.DB.Config.Port != 5433 {
+		t.Fatalf("resolved %+v", tg)
+	}
+	tg = Resolve(Flags{Server: "postgres://app:pw@127.0.0.1/orders"}, env(nil))
+	if tg.Err == nil || !strings.Contains(tg.Err.Error(), "--server holds a password") {
+		t.Fatalf("a password in --server: %v", tg.Err)
+	}
+	tg = Resolve(Flags{Server: "postgres://app@127.0.0.1/orders"}, env(map[string]string{"ZKSCOPE_AUTH": "other:pw"}))
+	if tg.Err == nil || !strings.Contains(tg.Err.Error(), "give one user") {
+		t.Fatalf("two users: %v", tg.Err)
+	}
+}

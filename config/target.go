@@ -14,10 +14,13 @@ import (
 
 // Target is the servers a command talks to, resolved once from the flags,
 // the environment and the config file: ZooKeeper's, or Redis's when the
-// server list names redis:// or rediss:// URLs. Commands switch on it.
+// server list names redis:// or rediss:// URLs, or a database's when it
+// names a postgres:// or mysql:// URL. Commands switch on it.
 type Target struct {
 	// Redis is set when the servers are Redis's.
 	Redis *Redis
+	// DB is set when the server is a database's (postgres://, mysql://).
+	DB *DB
 	// ZooKeeper is the connection to make when they are ZooKeeper's.
 	ZooKeeper zkview.Config
 	// Err is why the settings could not be resolved (a bad server list,
@@ -46,6 +49,9 @@ const redisDialTimeout = 5 * time.Second
 func Resolve(f Flags, getenv func(string) string) Target {
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	if d, ok, err := ResolveDB(f, getenv); ok {
+		return Target{DB: &d, Err: err}
 	}
 	if r, ok, err := ResolveRedis(f, getenv); ok {
 		return Target{Redis: &r, Err: err}

@@ -156,6 +156,9 @@ func (s Severity) String() string {
 // Severity is how urgent a problem of kind k is; an unknown kind is a
 // warning.
 func (k ProblemKind) Severity() Severity {
+	if s, ok := dbSeverity(k); ok {
+		return s
+	}
 	switch k {
 	case ProblemPersistentLockNode, // never released
 		ProblemWatchMissing,      // a waiter that never wakes

@@ -165,6 +165,10 @@ type Participant struct {
 	HasTTL bool
 	Holds  int
 
+	// DB is the backend behind a database lock's participant; nil for
+	// the other recipes.
+	DB *DBSession
+
 	// Payload is the node's data as its system wrote it, decoded (a Kafka
 	// controller's broker id, an HDFS NameNode's address); nil for the
 	// recipes whose data is free text.

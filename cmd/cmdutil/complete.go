@@ -126,7 +126,7 @@ func PathArg(args []string) string {
 // LockPathArgs checks a lock command's argument: a znode path, or against
 // Redis servers a key or key pattern ("lock:*").
 func (f *Factory) LockPathArgs(cmd *cobra.Command, args []string) error {
-	if f.Target().IsRedis() {
+	if t := f.Target(); t.IsRedis() || t.IsDB() {
 		return nil
 	}
 	return ZnodeArgs(1)(cmd, args)

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9/logging"
 
 	"github.com/zkscope/zkscope/config"
+	"github.com/zkscope/zkscope/dbview"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/zkview"
 )
@@ -21,12 +22,18 @@ import (
 // servers, instead of a parse error of the URL as a ZooKeeper server list.
 var errRedisForZooKeeper = errors.New("this command reads ZooKeeper; against Redis servers (redis://…) zkscope runs locks, doctor, lock, evict, revoke and the terminal UI")
 
+// errDBForZooKeeper is errRedisForZooKeeper's sibling for database servers.
+var errDBForZooKeeper = errors.New("this command reads ZooKeeper; against a database server (postgres://…, mysql://…) zkscope runs locks, doctor, lock, evict and the terminal UI")
+
 // ZooKeeper is the ZooKeeper connection the target names, or the usage
 // error of a target that names Redis servers or could not be resolved.
 func (f *Factory) ZooKeeper() (zkview.Config, error) {
 	t := f.Target()
 	if t.IsRedis() {
 		return zkview.Config{}, Usage(errRedisForZooKeeper)
+	}
+	if t.IsDB() {
+		return zkview.Config{}, Usage(errDBForZooKeeper)
 	}
 	if t.Err != nil {
 		return zkview.Config{}, Usage(t.Err) // the connect string, context, credentials file: input
@@ -115,4 +122,30 @@ var quietRedis sync.Once
 func OpenRedis(cfg redisview.Config) (*redisview.Client, error) {
 	quietRedis.Do(func() { redis.SetLogger(&logging.VoidLogger{}) })
 	return redisview.Open(cfg)
+}
+
+// DB is the target's database server; ok is false when it names no
+// database. err is the usage error of settings that could not be resolved.
+func (f *Factory) DB() (d config.DB, ok bool, err error) {
+	t := f.Target()
+	if !t.IsDB() {
+		return d, false, nil
+	}
+	return *t.DB, true, Usage(t.Err)
+}
+
+// OpenDB connects to the target's database server, bounded by its dial
+// timeout; ok is false (and nothing opened) when the target names no
+// database. On a nil error the caller closes the client.
+func (f *Factory) OpenDB(ctx context.Context) (d config.DB, c *dbview.Client, ok bool, err error) {
+	d, ok, err = f.DB()
+	if !ok || err != nil {
+		return d, nil, ok, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.Config.DialTimeout)
+	defer cancel()
+	stop := SayWhenSlow(os.Stderr, time.Second, fmt.Sprintf("connecting to %s… (Ctrl-C gives up)", d.Config.Addr()))
+	c, err = dbview.Open(ctx, d.Config)
+	stop()
+	return d, c, true, err
 }

@@ -91,6 +91,12 @@ func NewCmdEvict(f *cmdutil.Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer cmdutil.ReportAuditErrors()
 			o.In, o.Out, o.flags = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.Flags()
+			if d, isDB, err := f.DB(); isDB {
+				if err != nil {
+					return err
+				}
+				return runDBEvict(f, d, o, args)
+			}
 			r, isRedis, err := f.Redis()
 			switch {
 			case isRedis && err != nil:

@@ -107,6 +107,12 @@ func NewCmdLock(f *cmdutil.Factory) *cobra.Command {
 			if err := o.check(cmd.ArgsLenAtDash(), args); err != nil {
 				return err
 			}
+			if d, isDB, err := f.DB(); isDB {
+				if err != nil {
+					return err
+				}
+				return runDBLock(f, d, o)
+			}
 			r, isRedis, err := f.Redis()
 			switch {
 			case isRedis && err != nil:

@@ -55,6 +55,7 @@ type doctorOptions struct {
 // NewCmdDoctor is `zkscope doctor`.
 func NewCmdDoctor(f *cmdutil.Factory) *cobra.Command {
 	var o doctorOptions
+	var db dbFlags
 	cmd := &cobra.Command{
 		Use:               "doctor [PATH]",
 		Short:             "Report lock problems at or below PATH; exit 1 when any is found",
@@ -64,6 +65,19 @@ func NewCmdDoctor(f *cmdutil.Factory) *cobra.Command {
 		ValidArgsFunction: f.CompletePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Out, o.ErrOut = cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if _, isDB, err := f.DB(); isDB {
+				if err != nil {
+					return err
+				}
+				if o.JSON {
+					fmt.Fprintln(o.ErrOut, "zkscope doctor: --json reports ZooKeeper locks; for database locks use zkscope locks --json (each lock's problems are in it)")
+					return cmdutil.ExitError{Code: 2}
+				}
+				return runDBDoctor(cmd, f, args, db.o)
+			}
+			if err := db.refuseForZooKeeper(cmd); err != nil {
+				return err
+			}
 			r, isRedis, err := f.Redis()
 			switch {
 			case isRedis && o.JSON:
@@ -79,6 +93,7 @@ func NewCmdDoctor(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	o.Scan.register(cmd, time.Hour)
+	db.register(cmd)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the problems as one JSON document (schema 1); the exit status is the same")
 	cmd.Flags().DurationVar(&o.Scan.hungAfter, "hung-after", 0, "flag holders whose client answered only pings for this long (sampled twice, this far apart; 0: off)")
 	return cmd

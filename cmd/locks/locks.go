@@ -130,6 +130,7 @@ type locksOptions struct {
 // NewCmdLocks is `zkscope locks`.
 func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 	var o locksOptions
+	var db dbFlags
 	cmd := &cobra.Command{
 		Use:               "locks [PATH]",
 		Short:             "Print every lock's holders and wait queue at or below PATH",
@@ -139,6 +140,15 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 		ValidArgsFunction: f.CompletePaths,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.Out, o.ErrOut, o.IntervalSet = cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Flags().Changed("interval")
+			if _, isDB, err := f.DB(); isDB {
+				if err != nil {
+					return err
+				}
+				return runDBLocks(cmd, f, args, o.JSON, db.o)
+			}
+			if err := db.refuseForZooKeeper(cmd); err != nil {
+				return err
+			}
 			r, isRedis, err := f.Redis()
 			switch {
 			case isRedis && err != nil:
@@ -151,6 +161,7 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	o.Scan.register(cmd, time.Hour)
+	db.register(cmd)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, "print the JSON report (schema 1)")
 	cmd.Flags().BoolVarP(&o.Watch, "watch", "w", false, "redraw whenever a queue changes (and every --interval), until Ctrl-C")
 	cmd.Flags().DurationVar(&o.Interval, "interval", 2*time.Second, "with --watch: redraw at least this often and rescan (following events: every tenth) (held/waiting times tick; at least 1s)")

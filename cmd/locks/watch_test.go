@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/cmd/internal/cmdtest"
+	"github.com/zkscope/zkscope/dbview/dbtest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -82,7 +83,7 @@ func TestLocksWatchEphemeralLock(t *testing.T) {
 	cmdtest.WaitUntil(t, "a frame with k2 holding", func() bool { return frameWith("k2") })
 }
 
-func TestMain(m *testing.M) { zktest.Main(m) }
+func TestMain(m *testing.M) { zktest.Main(dbtest.Wrap(m)) }
 
 // TestLocksWatchChanges: `locks --watch --json --changes` prints the
 // whole report once, then only the lock that changed, then the lock

@@ -10,7 +10,7 @@ var leaves = []string{"lockops", "printable", "peer", "themes", "zkview/jute", "
 
 // dataLayers talk to one kind of server each; they import no lock, ui,
 // command or config package, and not each other.
-var dataLayers = []string{"zkview", "redisview"}
+var dataLayers = []string{"zkview", "redisview", "dbview"}
 
 // protocolEdges are the only imports of zkscope allowed to the packages
 // that speak or read ZooKeeper's formats below zkview: they know nothing of
@@ -32,10 +32,11 @@ var clientEdges = map[string][]string{
 // every one may import the recipe model, lockops): one way down, from
 // acting to reporting, diagnosing and reading.
 var lockEdges = map[string][]string{
-	"lockops/lockrun":   {"lockops/take", "lockops/redislock", "lockops/hold"},
+	"lockops/lockrun":   {"lockops/take", "lockops/redislock", "lockops/dblock", "lockops/hold"},
 	"lockops/take":      {"lockops/scan", "lockops/hold", "lockops/audit"},
 	"lockops/evict":     {"lockops/scan", "lockops/audit"},
 	"lockops/redislock": {"lockops/report", "lockops/hold", "lockops/audit"},
+	"lockops/dblock":    {"lockops/report", "lockops/hold", "lockops/audit"},
 	"lockops/history":   {"lockops/report"},
 	"lockops/report":    {"lockops/diagnose"},
 	"lockops/follow":    {"lockops/diagnose", "lockops/scan"},

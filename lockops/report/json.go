@@ -237,9 +237,14 @@ func appendPlaceJSON(b []byte, p *lockops.Participant, redis bool) []byte {
 	b = appendJSONString(b, string(p.State))
 	b = append(b, `,"position":`...)
 	b = strconv.AppendInt(b, int64(p.Position), 10)
-	if redis {
+	switch {
+	case redis:
 		b = append(b, `,"session":null,"ephemeral":`...)
-	} else {
+	case p.DB != nil: // a database backend's id (pid, connection id)
+		b = append(b, `,"session":"`...)
+		b = strconv.AppendInt(b, p.Session, 10)
+		b = append(b, `","ephemeral":`...)
+	default:
 		b = append(b, `,"session":"0x`...)
 		b = strconv.AppendUint(b, uint64(p.Session), 16)
 		b = append(b, `","ephemeral":`...)
@@ -259,7 +264,7 @@ func appendPlaceJSON(b []byte, p *lockops.Participant, redis bool) []byte {
 // appendWaitJSON appends p's ctime and what it waits on: watches,
 // watch_kind, watch_observed.
 func appendWaitJSON(b []byte, p *lockops.Participant, times *ctimes, redis bool) []byte {
-	if redis {
+	if redis || p.DB != nil && p.Ctime.IsZero() {
 		b = append(b, `,"ctime":null,"watches":`...)
 	} else {
 		b = append(b, `,"ctime":"`...)
@@ -325,6 +330,9 @@ func appendExtrasJSON(b []byte, p *lockops.Participant) []byte {
 	}
 	if p.WatcherOnly {
 		b = append(b, `,"own_node":false`...)
+	}
+	if p.DB != nil {
+		b = appendDBJSON(b, p.DB)
 	}
 	return appendPayloadJSON(b, p.Payload)
 }

@@ -13,6 +13,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -106,12 +107,19 @@ func writeTableLock(tw io.Writer, q lockops.Queue, now time.Time, name func(stri
 				since = "-"
 			}
 		}
+		data := dataCell(p)
+		if p.DB != nil { // a backend's id; its session's (or wait's) start
+			session, data = strconv.FormatInt(p.Session, 10), printable.String(dbCell(p))
+			if p.Ctime.IsZero() {
+				since = "-"
+			}
+		}
 		if held {
 			since += "\t" + heldCell(p, now)
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			p.Position+1, p.State, p.Mode, name(p.Name), session, printable.String(orDash(p.Client)), // "#" counts from 1 (JSON's position from 0)
-			since, watchCell(p, name), dataCell(p))
+			since, watchCell(p, name), data)
 	}
 	for _, pr := range q.Problems {
 		node := ""
@@ -178,6 +186,8 @@ func watchCell(p lockops.Participant, name func(string) string) string {
 	switch {
 	case p.Watches == "":
 		return "-"
+	case p.WatchKind == lockops.WatchBackends:
+		return "backend " + p.Watches
 	case p.WatchKind == lockops.WatchChildren:
 		return "children of " + printable.String(p.Watches) + " " + ObservedMark(p.WatchObserved)
 	}

@@ -20,7 +20,7 @@ var (
 // Main runs a package's tests and stops the shared server afterwards:
 //
 //	func TestMain(m *testing.M) { zktest.Main(m) }
-func Main(m *testing.M) {
+func Main(m interface{ Run() int }) {
 	code := m.Run()
 	if shared != nil {
 		shared.Stop()

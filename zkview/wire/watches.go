@@ -41,14 +41,17 @@ type Watches struct {
 	// it by sending another).
 	AddWatchOp int32
 
-	dmu    sync.Mutex // one restore at a time
-	mu     sync.Mutex
-	sess   *Session
-	count  map[watchKey]int
-	subs   map[*Subscription]struct{}
-	closed bool
-	wake   chan struct{} // the keeper's: a session to watch over
-	quit   chan struct{}
+	dmu   sync.Mutex // one restore at a time
+	mu    sync.Mutex
+	sess  *Session
+	count map[watchKey]int
+	// removing: a path whose removeWatches is on its way; a new watch on
+	// it waits, so the removal never lands after it.
+	removing map[string]chan struct{}
+	subs     map[*Subscription]struct{}
+	closed   bool
+	wake     chan struct{} // the keeper's: a session to watch over
+	quit     chan struct{}
 }
 
 type watchKey struct {
@@ -58,7 +61,7 @@ type watchKey struct {
 
 // NewWatches starts the keeper that re-opens the session; Close stops it.
 func NewWatches(dial Dialer) *Watches {
-	w := &Watches{dial: dial, AddWatchOp: OpAddWatch, count: map[watchKey]int{},
+	w := &Watches{dial: dial, AddWatchOp: OpAddWatch, count: map[watchKey]int{}, removing: map[string]chan struct{}{},
 		subs: map[*Subscription]struct{}{}, wake: make(chan struct{}, 1), quit: make(chan struct{})}
 	go w.keep()
 	return w
@@ -100,7 +103,14 @@ func (w *Watches) Subscribe(ctx context.Context, root string, recursive bool) (*
 	// The first follower sets the watch, unless the recursive watch on the
 	// same path serves a persistent follower (see eventFor).
 	first := w.count[key] == 1 && (recursive || w.count[watchKey{root, ModePersistentRecursive}] == 0)
+	removal := w.removing[root]
 	w.mu.Unlock()
+	if removal != nil && first {
+		select {
+		case <-removal:
+		case <-ctx.Done():
+		}
+	}
 	err := w.addWatch(ctx, key, first)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -335,12 +345,25 @@ func (s *Subscription) Stop() {
 		if idle {
 			w.sess = nil
 		}
+		var removal chan struct{}
+		if last && !idle && sess != nil && !sess.Dead() {
+			removal = make(chan struct{})
+			w.removing[s.root] = removal
+			defer func() {
+				w.mu.Lock()
+				if w.removing[s.root] == removal {
+					delete(w.removing, s.root)
+				}
+				w.mu.Unlock()
+				close(removal)
+			}()
+		}
 		w.mu.Unlock()
 		if idle && sess != nil {
 			sess.Close() // the server drops the session's watches with it
 			return
 		}
-		if !last || sess == nil || sess.Dead() {
+		if removal == nil {
 			return
 		}
 		other := watchKey{s.root, ModePersistent}

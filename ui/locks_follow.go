@@ -74,8 +74,10 @@ func runLocksFollow(ctx context.Context, c *zkview.Client, id uint64, root strin
 	}
 	note := ""
 	o := follow.Options{NoVerify: true, Interval: locksRescanEvery, Note: func(s string) { note = s }}
+	var all follow.Locks // a snapshot after the first holds only what changed
 	follow.Follow(ctx, c, root, o, func(s follow.Snapshot) error {
-		send(locksSnapMsg{id: id, hits: locksHits(s.Queues), note: note})
+		all.Apply(s)
+		send(locksSnapMsg{id: id, hits: locksHits(all.Queues()), note: note})
 		return nil
 	}, func(err error) {
 		send(locksSnapMsg{id: id, err: err, note: note})

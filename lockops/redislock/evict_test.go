@@ -27,9 +27,10 @@ func TestRedisEvictRefusesNonLock(t *testing.T) {
 	s, r := redisServerAndClient(t)
 	auditLog, _ := audit.LogPath()
 	ctx := context.Background()
+	locktest.ZkscopeBinary(t) // built before the keys are set: a slow build must not outlive their TTLs
 	r.Set(ctx, "cache:user:1", "alice", 0)
-	r.Set(ctx, "cache:user:2", "bob", time.Minute)
-	r.Set(ctx, "job:nightly", "0123456789abcdef0123456789abcdef", time.Minute) // redis-py's uuid1().hex
+	r.Set(ctx, "cache:user:2", "bob", time.Hour)
+	r.Set(ctx, "job:nightly", "0123456789abcdef0123456789abcdef", time.Hour) // redis-py's uuid1().hex
 	r.Set(ctx, "lock:deploy", "tok-a", 0)
 
 	cmd := locktest.RedisCLI(t, s.URL(), "locks", "*", "--json")

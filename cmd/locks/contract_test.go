@@ -317,7 +317,17 @@ func TestLocksWatchJSONIsNDJSON(t *testing.T) {
 	}
 	waitLines(1)
 	mk("22222222-0000-4000-8000-000000000002") // a redraw from the children watch
-	waitLines(2)
+	// A frame may come between (the servers' answers, an interval): wait
+	// for the one that shows the second contender.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) >= 2 && strings.Count(lines[len(lines)-1], `"node":`) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no frame with both contenders:\n%s", out.String())
+		}
+	}
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
 

@@ -85,7 +85,7 @@ func FormatEvictPreview(p *EvictPreview) string {
 			fmt.Fprintf(&b, "  holder %d: no session (a prepared transaction, or gone)\n", h.Session)
 			continue
 		}
-		fmt.Fprintf(&b, "  holder pid %d (%s)\n", h.Session, h.Mode)
+		fmt.Fprintf(&b, "  holder %s %d (%s)\n", SessionWord(p.Queue.Kind), h.Session, h.Mode)
 		field := func(k, v string) {
 			if v != "" {
 				fmt.Fprintf(&b, "    %-13s %s\n", k+":", printable.String(v))

@@ -204,7 +204,9 @@ func (h *Held) Release(ctx context.Context) error {
 }
 
 // String summarises the lock: "postgres.advisory 42 (pid 4242)".
-func (h *Held) String() string { return fmt.Sprintf("%s %s (pid %d)", h.Recipe, h.Key, h.s.ID) }
+func (h *Held) String() string {
+	return fmt.Sprintf("%s %s (%s %d)", h.Recipe, h.Key, SessionWord(h.Recipe), h.s.ID)
+}
 
 // LockNode is the key, for messages.
 func (h *Held) LockNode() string { return h.Key }

@@ -108,7 +108,9 @@ const locksExample = `  zkscope locks /app/locks
   zkscope locks /app/locks/orders --json | jq '.locks[].participants[] | select(.state=="waiting")'
   zkscope locks /app --watch
   zkscope locks /app/locks --watch --record locks.jsonl   # then: zkscope history /app/locks --recording locks.jsonl
-  zkscope locks /app/semaphores/batch --max-leases 3`
+  zkscope locks /app/semaphores/batch --max-leases 3
+  zkscope -s postgres://app@db1/orders locks          # PostgreSQL advisory locks (docs/databases.md)
+  zkscope -s postgres://app@db1/orders locks 42 --json`
 
 // locksOptions are `zkscope locks`'.
 type locksOptions struct {

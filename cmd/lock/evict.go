@@ -86,7 +86,8 @@ func NewCmdEvict(f *cmdutil.Factory) *cobra.Command {
 		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
   zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes
   zkscope evict --session 0x100000872e90004 --under /app/locks
-  zkscope -s postgres://app@db1/orders evict 42   # show the holder's session, ask, pg_terminate_backend`,
+  zkscope -s postgres://app@db1/orders evict 42   # show the holder's session, ask, pg_terminate_backend
+  zkscope -s mysql://app@db1:3306/ evict nightly-report   # show the holder's connection, ask, KILL CONNECTION`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.Session != "" {
 				return cobra.NoArgs(cmd, args)

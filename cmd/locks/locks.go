@@ -110,7 +110,8 @@ const locksExample = `  zkscope locks /app/locks
   zkscope locks /app/locks --watch --record locks.jsonl   # then: zkscope history /app/locks --recording locks.jsonl
   zkscope locks /app/semaphores/batch --max-leases 3
   zkscope -s postgres://app@db1/orders locks          # PostgreSQL advisory locks (docs/databases.md)
-  zkscope -s postgres://app@db1/orders locks 42 --json`
+  zkscope -s postgres://app@db1/orders locks 42 --json
+  zkscope -s mysql://app@db1:3306/ locks --json       # MySQL/MariaDB GET_LOCK (docs/databases-mysql.md)`
 
 // locksOptions are `zkscope locks`'.
 type locksOptions struct {

@@ -111,6 +111,22 @@ const (
 	// passed but that is still queued.
 	ProblemFairWaiterExpired ProblemKind = "fair-waiter-expired"
 
+	// Database lock problems (PostgreSQL advisory locks, MySQL GET_LOCK).
+
+	// ProblemIdleInTransaction: a holder idle in an open transaction for
+	// longer than the bound: its client stopped working without
+	// committing, and the lock waits for it.
+	ProblemIdleInTransaction ProblemKind = "idle-in-transaction"
+	// ProblemHolderClientGone: a lock held with no client behind it (a
+	// prepared transaction's, or a backend the server no longer lists).
+	ProblemHolderClientGone ProblemKind = "holder-client-gone"
+	// ProblemWaitingTooLong: a waiter that has waited longer than the bound.
+	ProblemWaitingTooLong ProblemKind = "waiting-too-long"
+	// ProblemLongTransaction: a lock held by a backend whose transaction
+	// has been open longer than the bound (a transaction-level lock is
+	// held until it ends).
+	ProblemLongTransaction ProblemKind = "long-transaction"
+
 	// Problems found in a lock's history (`zkscope history`).
 
 	// ProblemHeldLongerThanUsual: a hold far longer than the lock's usual
@@ -156,9 +172,6 @@ func (s Severity) String() string {
 // Severity is how urgent a problem of kind k is; an unknown kind is a
 // warning.
 func (k ProblemKind) Severity() Severity {
-	if s, ok := dbSeverity(k); ok {
-		return s
-	}
 	switch k {
 	case ProblemPersistentLockNode, // never released
 		ProblemWatchMissing,      // a waiter that never wakes
@@ -174,6 +187,7 @@ func (k ProblemKind) Severity() Severity {
 		ProblemSequenceOverflow,  // the order is wrong now
 		ProblemLeasesExceedMax,   // more holders than allowed
 		ProblemLeaderClientGone,  // nobody leads until the session expires
+		ProblemHolderClientGone,  // nobody will release it
 		ProblemRedisNoExpiry:     // never released if its holder dies
 		return SeverityError
 	case ProblemHeldTooLong, // maybe stuck, maybe a long job
@@ -192,7 +206,10 @@ func (k ProblemKind) Severity() Severity {
 		ProblemRedisUnreachable,     // one master fewer towards the quorum
 		ProblemFairWaiterExpired,    // removed by the next lock call
 		ProblemNoLeader,             // an election under way, or nobody left
-		ProblemFailoverUnfinished:   // fencing or a new leader's write pending
+		ProblemFailoverUnfinished,   // fencing or a new leader's write pending
+		ProblemIdleInTransaction,    // maybe stuck, maybe a slow client
+		ProblemWaitingTooLong,       // the holders ahead hold long
+		ProblemLongTransaction:      // maybe a big job
 		return SeverityWarning
 	case ProblemMaxLeasesInferred, ProblemUnknownRecipe:
 		return SeverityInfo

@@ -68,6 +68,9 @@ func TestMySQLLocksGrantOrder(t *testing.T) {
 	}
 
 	out, err := cmdtest.Run(t, "-s", url, "doctor", "--idle-longer-than", "1ms", "--wait-longer-than", "1h")
+	if err == nil {
+		t.Fatal("doctor found nothing")
+	}
 	var ee cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Code != 1 ||
 		!strings.Contains(out, "idle-in-transaction "+name+": holder connection "+itoa(a.ID)) ||

@@ -243,4 +243,12 @@ func TestResolveDB(t *testing.T) {
 	if tg.Err == nil || !strings.Contains(tg.Err.Error(), "give one user") {
 		t.Fatalf("two users: %v", tg.Err)
 	}
+	tg = Resolve(Flags{Server: "postgres://app@127.0.0.1/orders?sslmode=disable", TLS: true}, env(nil))
+	if tg.Err == nil || !strings.Contains(tg.Err.Error(), "turns TLS off") {
+		t.Fatalf("TLS flags with sslmode=disable: %v", tg.Err)
+	}
+	tg = Resolve(Flags{Server: "postgres://app@127.0.0.1/orders?sslmode=verify-full", TLS: true}, env(nil))
+	if tg.Err != nil || tg.DB.Config.TLS == nil {
+		t.Fatalf("TLS flags: %+v", tg)
+	}
 }

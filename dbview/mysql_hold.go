@@ -11,11 +11,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 )
 
-// mysqlProbeEvery is how often a held GET_LOCK's connection is asked
-// whether it still holds the lock (IS_USED_LOCK): a broken connection or
-// another answer is the lock lost.
-const mysqlProbeEvery = time.Second
-
 // mysqlWaitSeconds is each GET_LOCK's timeout while HoldSession waits (it
 // asks again after one ends, until its context ends).
 const mysqlWaitSeconds = 3600
@@ -24,10 +19,16 @@ const mysqlWaitSeconds = 3600
 // one that never reconnects: a broken connection is the lock lost).
 func holdMySQL(ctx context.Context, c *Client, key string, o HoldOptions) (*Session, error) {
 	if o.Shared {
-		return nil, errors.New("GET_LOCK locks are exclusive only: --shared is for PostgreSQL")
+		return nil, errors.New("GET_LOCK locks are exclusive only (a shared lock is PostgreSQL's)")
 	}
 	if key == "" {
 		return nil, errors.New("GET_LOCK needs a lock name")
+	}
+	if o.PingEvery <= 0 {
+		o.PingEvery = 2 * time.Second
+	}
+	if o.PingTimeout <= 0 {
+		o.PingTimeout = 5 * time.Second
 	}
 	mc, err := mysqlConfig(c.cfg)
 	if err != nil {
@@ -42,7 +43,7 @@ func holdMySQL(ctx context.Context, c *Client, key string, o HoldOptions) (*Sess
 	if err == nil {
 		var s *Session
 		if s, err = mysqlTake(ctx, c, conn, key, o.Try); err == nil {
-			mysqlWatch(s, db, conn, key)
+			mysqlWatch(s, db, conn, key, o)
 			return s, nil
 		}
 		conn.Close()
@@ -89,14 +90,16 @@ func mysqlTake(ctx context.Context, c *Client, conn *sql.Conn, key string, try b
 	}
 }
 
-// mysqlWatch asks conn every mysqlProbeEvery whether it still holds key,
-// until Release; and sets s's release.
-func mysqlWatch(s *Session, db *sql.DB, conn *sql.Conn, key string) {
+// mysqlWatch asks conn every o.PingEvery whether it still holds key
+// (IS_USED_LOCK), each answer going to o.OnContact, until Release: a
+// broken connection, no answer within o.PingTimeout or another holder is
+// the lock lost. It sets s's release.
+func mysqlWatch(s *Session, db *sql.DB, conn *sql.Conn, key string, o HoldOptions) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(mysqlProbeEvery)
+		t := time.NewTicker(o.PingEvery)
 		defer t.Stop()
 		for {
 			select {
@@ -104,10 +107,13 @@ func mysqlWatch(s *Session, db *sql.DB, conn *sql.Conn, key string) {
 				return
 			case <-t.C:
 			}
-			if err := mysqlProbe(conn, key, s.ID); err != nil {
+			if err := mysqlProbe(conn, key, s.ID, o.PingTimeout); err != nil {
 				s.markLost(err)
 				conn.Close()
 				return
+			}
+			if o.OnContact != nil {
+				o.OnContact(time.Now())
 			}
 		}
 	}()
@@ -130,13 +136,16 @@ func mysqlWatch(s *Session, db *sql.DB, conn *sql.Conn, key string) {
 	}
 }
 
-// mysqlProbe is nil while connection id still holds key; a probe that
-// takes longer than 30 s is a broken connection too.
-func mysqlProbe(conn *sql.Conn, key string, id int64) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// mysqlProbe is nil while connection id still holds key; no answer
+// within timeout is a broken connection too.
+func mysqlProbe(conn *sql.Conn, key string, id int64, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var holder sql.NullInt64
 	if err := conn.QueryRowContext(ctx, "SELECT IS_USED_LOCK(?)", key).Scan(&holder); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("the server did not answer within %s: %w", timeout, err)
+		}
 		return fmt.Errorf("the connection holding it broke: %w", err)
 	}
 	if !holder.Valid || holder.Int64 != id {

@@ -290,3 +290,21 @@ func TestMySQLWithoutProcess(t *testing.T) {
 		t.Fatalf("holder's backend %+v (listed %v): want its id only", b, ok)
 	}
 }
+
+// TestMySQLSourceChoice: with performance_schema's instrument off, MariaDB
+// is read through its plugin, and a server with neither is refused in one
+// line naming both.
+func TestMySQLSourceChoice(t *testing.T) {
+	m, c := myClient(t)
+	m.Root(t, "UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'wait/lock/metadata/sql/mdl'")
+	defer m.Root(t, "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'wait/lock/metadata/sql/mdl'")
+	ctx := context.Background()
+	if src, err := mysqlSource(ctx, c.sqlDB, true); err != nil || src != mySourcePlugin {
+		t.Errorf("MariaDB, instrument off: %q, %v; want %s", src, err, mySourcePlugin)
+	}
+	_, err := mysqlSource(ctx, c.sqlDB, false) // as MySQL, which has no such plugin
+	if !errors.Is(err, errMySQLNoSource) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), "wait/lock/metadata/sql/mdl") || !strings.Contains(err.Error(), "metadata_lock_info") {
+		t.Errorf("neither source: %v", err)
+	}
+}

@@ -57,33 +57,3 @@ type DBSession struct {
 	// PostgreSQL prepared transaction): no client will release it.
 	NoBackend bool
 }
-
-// The database lock problems.
-const (
-	// ProblemIdleInTransaction: a holder idle in an open transaction for
-	// longer than the bound: its client stopped working without
-	// committing, and the lock waits for it.
-	ProblemIdleInTransaction ProblemKind = "idle-in-transaction"
-	// ProblemHolderClientGone: a lock held with no client behind it (a
-	// prepared transaction's, or a backend the server no longer lists).
-	ProblemHolderClientGone ProblemKind = "holder-client-gone"
-	// ProblemWaitingTooLong: a waiter that has waited longer than the bound.
-	ProblemWaitingTooLong ProblemKind = "waiting-too-long"
-	// ProblemLongTransaction: a lock held by a backend whose transaction
-	// has been open longer than the bound (a transaction-level lock is
-	// held until it ends).
-	ProblemLongTransaction ProblemKind = "long-transaction"
-)
-
-func dbSeverity(k ProblemKind) (Severity, bool) {
-	switch k {
-	case ProblemHolderClientGone: // nobody will release it
-		return SeverityError, true
-	case ProblemIdleInTransaction, // maybe stuck, maybe a slow client
-		ProblemWaitingTooLong,  // the holders ahead hold long
-		ProblemLongTransaction, // maybe a big job
-		ProblemHolderIdle:      // maybe a lock kept across other work
-		return SeverityWarning, true
-	}
-	return 0, false
-}

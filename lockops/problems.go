@@ -111,6 +111,28 @@ const (
 	// passed but that is still queued.
 	ProblemFairWaiterExpired ProblemKind = "fair-waiter-expired"
 
+	// Database lock problems (PostgreSQL advisory locks, MySQL GET_LOCK).
+
+	// ProblemIdleInTransaction: a holder idle in an open transaction for
+	// longer than the bound: its client stopped working without
+	// committing, and the lock waits for it.
+	ProblemIdleInTransaction ProblemKind = "idle-in-transaction"
+	// ProblemHolderClientGone: a lock held with no client behind it (a
+	// prepared transaction's, or a backend the server no longer lists).
+	ProblemHolderClientGone ProblemKind = "holder-client-gone"
+	// ProblemWaitingTooLong: a waiter that has waited longer than the bound.
+	ProblemWaitingTooLong ProblemKind = "waiting-too-long"
+	// ProblemLongTransaction: a lock held by a backend whose transaction
+	// has been open longer than the bound (a transaction-level lock is
+	// held until it ends).
+	ProblemLongTransaction ProblemKind = "long-transaction"
+	// ProblemHolderIdle: a MySQL/MariaDB GET_LOCK holder whose connection
+	// has been idle (Sleep) for longer than the bound with no transaction
+	// open: its client holds the lock without using the connection (a lock
+	// kept across work done elsewhere, or a stuck client). With a
+	// transaction open it is ProblemIdleInTransaction.
+	ProblemHolderIdle ProblemKind = "holder-idle"
+
 	// Problems found in a lock's history (`zkscope history`).
 
 	// ProblemHeldLongerThanUsual: a hold far longer than the lock's usual
@@ -156,9 +178,6 @@ func (s Severity) String() string {
 // Severity is how urgent a problem of kind k is; an unknown kind is a
 // warning.
 func (k ProblemKind) Severity() Severity {
-	if s, ok := dbSeverity(k); ok {
-		return s
-	}
 	switch k {
 	case ProblemPersistentLockNode, // never released
 		ProblemWatchMissing,      // a waiter that never wakes
@@ -174,6 +193,7 @@ func (k ProblemKind) Severity() Severity {
 		ProblemSequenceOverflow,  // the order is wrong now
 		ProblemLeasesExceedMax,   // more holders than allowed
 		ProblemLeaderClientGone,  // nobody leads until the session expires
+		ProblemHolderClientGone,  // nobody will release it
 		ProblemRedisNoExpiry:     // never released if its holder dies
 		return SeverityError
 	case ProblemHeldTooLong, // maybe stuck, maybe a long job
@@ -192,7 +212,11 @@ func (k ProblemKind) Severity() Severity {
 		ProblemRedisUnreachable,     // one master fewer towards the quorum
 		ProblemFairWaiterExpired,    // removed by the next lock call
 		ProblemNoLeader,             // an election under way, or nobody left
-		ProblemFailoverUnfinished:   // fencing or a new leader's write pending
+		ProblemFailoverUnfinished,   // fencing or a new leader's write pending
+		ProblemIdleInTransaction,    // maybe stuck, maybe a slow client
+		ProblemWaitingTooLong,       // the holders ahead hold long
+		ProblemLongTransaction,      // maybe a big job
+		ProblemHolderIdle:           // maybe a lock kept across other work
 		return SeverityWarning
 	case ProblemMaxLeasesInferred, ProblemUnknownRecipe:
 		return SeverityInfo

@@ -23,7 +23,7 @@ import (
 var errRedisForZooKeeper = errors.New("this command reads ZooKeeper; against Redis servers (redis://…) zkscope runs locks, doctor, lock, evict, revoke and the terminal UI")
 
 // errDBForZooKeeper is errRedisForZooKeeper's sibling for database servers.
-var errDBForZooKeeper = errors.New("this command reads ZooKeeper; against a database server (postgres://…, mysql://…) zkscope runs locks, doctor, lock, evict and the terminal UI")
+var errDBForZooKeeper = errors.New("this command reads ZooKeeper; against a database server (postgres://…, mysql://…) zkscope runs locks, doctor, lock and evict")
 
 // ZooKeeper is the ZooKeeper connection the target names, or the usage
 // error of a target that names Redis servers or could not be resolved.

@@ -48,6 +48,10 @@ func resolveClusters(f *cmdutil.Factory, o exporterOptions) ([]*exporter.Cluster
 		}
 	}
 	for _, n := range targets {
+		if n.t.IsDB() {
+			closeAll()
+			return nil, nil, nil, cmdutil.Usagef("cluster %s: the exporter follows ZooKeeper and Redis, not yet a database server", n.name)
+		}
 		if n.t.Err != nil {
 			closeAll()
 			return nil, nil, nil, cmdutil.Usagef("cluster %s: %v", n.name, n.t.Err)

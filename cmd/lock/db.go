@@ -49,6 +49,9 @@ func runDBLock(f *cmdutil.Factory, d config.DB, o lockOptions) error {
 	if err != nil {
 		return err
 	}
+	if shared && d.Config.Kind == dbview.KindMySQL {
+		return cmdutil.Usagef("--mode %s: GET_LOCK locks are exclusive only (a shared lock is PostgreSQL's)", o.Mode)
+	}
 	to := dblock.TakeOptions{Shared: shared, ReadOnly: d.ReadOnly, Context: d.Context}
 	if to.Wait, to.Timeout, err = o.wait(); err != nil {
 		return err
@@ -136,7 +139,7 @@ func confirmDBEvict(stdin io.Reader, out io.Writer, c *dbview.Client, d config.D
 		return dblock.Refuse(c, d.Context, dblock.OpTerminate, p.Path, fmt.Sprintf(
 			"stdin is not a terminal, so nobody can confirm; pass --yes --expect-session %s to end it without asking", want))
 	}
-	fmt.Fprintf(out, "\nType the holder's pid (%s) to end its session (pg_terminate_backend): ", want)
+	fmt.Fprintf(out, "\nType the holder's %s (%s) to end its session (%s): ", dblock.SessionWord(p.Queue.Kind), want, dblock.EndWord(p.Queue.Kind))
 	var typed string
 	fmt.Fscanln(in, &typed)
 	if typed != want {

@@ -56,7 +56,12 @@ also needs --force-leader: without it zkscope refuses (exit 2); with
 --session it refuses that node and deletes the session's others.
 
 On Redis servers NODE is a key: zkscope shows its token and deletes it only
-while it still holds that token (--token T --yes for scripts).`
+while it still holds that token (--token T --yes for scripts).
+
+On a PostgreSQL server NODE is an advisory lock's key: zkscope shows what
+each holder's session is doing, asks for its pid, and ends that session
+(pg_terminate_backend) only while it still holds the lock (--expect-session
+PID --yes for scripts; a pid that holds nothing of that lock is refused).`
 
 // evictOptions are `zkscope evict`'s.
 type evictOptions struct {
@@ -80,7 +85,9 @@ func NewCmdEvict(f *cmdutil.Factory) *cobra.Command {
 		Long:  evictLong,
 		Example: `  zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007
   zkscope evict /app/locks/deploy/_c_0f3e…-lock-0000000007 --expect-session 0x100000872e90004 --yes
-  zkscope evict --session 0x100000872e90004 --under /app/locks`,
+  zkscope evict --session 0x100000872e90004 --under /app/locks
+  zkscope -s postgres://app@db1/orders evict 42   # show the holder's session, ask, pg_terminate_backend
+  zkscope -s mysql://app@db1:3306/ evict nightly-report   # show the holder's connection, ask, KILL CONNECTION`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.Session != "" {
 				return cobra.NoArgs(cmd, args)

@@ -70,13 +70,25 @@ contradicting contenders) it exits 2 and creates nothing.
 On Redis servers (--server redis://…, several for a Redlock) PATH is a key:
 zkscope sets it with SET NX PX and a random token, extends it at a third of
 --ttl while held and treats a failed extension as LOST (see README, "Redis
-locks", for what Redis locks cannot promise).`
+locks", for what Redis locks cannot promise).
+
+On a PostgreSQL server (--server postgres://…) PATH is an advisory lock's key
+(42, or 1/2 for two int4): zkscope holds pg_advisory_lock (--mode shared:
+the shared one) on a connection of its own; if that connection breaks, the
+lock is LOST and CMD stopped (docs/databases.md).
+
+On a MySQL or MariaDB server (--server mysql://…) PATH is a GET_LOCK name:
+zkscope holds GET_LOCK(PATH) on a connection of its own and asks it
+IS_USED_LOCK(PATH) every 2s; a broken connection or another answer is LOST
+(docs/databases-mysql.md). GET_LOCK is exclusive only.`
 
 const lockExample = `  zkscope lock /app/locks/deploy -- ./deploy.sh
   zkscope lock /app/locks/orders --mode write --timeout 30s -- ./migrate.sh
   zkscope lock /app/locks/batch --no-wait --note "manual run by $USER"
   zkscope lock /app/locks/new-job --recipe kazoo -- ./job.sh   # a lock nobody has taken yet
-  zkscope lock /app/maintenance --recipe ephemeral -- ./upgrade.sh   # a hand-written create-or-watch lock`
+  zkscope lock /app/maintenance --recipe ephemeral -- ./upgrade.sh   # a hand-written create-or-watch lock
+  zkscope -s postgres://app@db1/orders lock 42 -- ./migrate.sh      # pg_advisory_lock(42) on a connection of its own
+  zkscope -s mysql://app@db1:3306/ lock nightly-report -- ./report.sh   # GET_LOCK('nightly-report') likewise`
 
 // lockOptions are `zkscope lock`'s.
 type lockOptions struct {

@@ -41,8 +41,14 @@ func (d *dbFlags) refuseForZooKeeper(cmd *cobra.Command) error {
 // readDBLocks reads the target's database locks whose key or path is
 // filter ("" for all), decoded and diagnosed.
 func readDBLocks(cmd *cobra.Command, f *cmdutil.Factory, filter string, o dblock.DiagnoseOptions) ([]lockops.Queue, string, error) {
-	if err := zooKeeperFlags(cmd); err != nil {
-		return nil, "", err
+	for _, name := range redisIgnores {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
+			next := "leave it out"
+			if name == "watch" || name == "interval" || name == "record" {
+				next = "to follow database locks, run locks again (watch -n1 zkscope -s postgres://… locks)"
+			}
+			return nil, "", cmdutil.Usagef("--%s works on ZooKeeper only, not on database servers: %s", name, next)
+		}
 	}
 	_, c, _, err := f.OpenDB(cmd.Context())
 	if err != nil {

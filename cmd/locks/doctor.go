@@ -42,7 +42,9 @@ fit for cron and alerting, also as doctor / with ACL-protected subtrees.`
 const doctorExample = `  zkscope doctor /app
   zkscope doctor /app/locks --held-longer-than 15m || page-oncall
   zkscope doctor /app --json | jq '.problems[] | select(.kind=="owner-disconnected") | .session'
-  zkscope doctor /app --hung-after 2m    # also holders whose client only pings`
+  zkscope doctor /app --hung-after 2m    # also holders whose client only pings
+  zkscope -s postgres://app@db1/orders doctor --idle-longer-than 1m   # advisory locks' holders idle in a transaction
+  zkscope -s mysql://app@db1:3306/ doctor --idle-longer-than 5m       # GET_LOCK holders whose connection sleeps`
 
 // doctorOptions are `zkscope doctor`'s.
 type doctorOptions struct {

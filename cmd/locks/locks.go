@@ -113,7 +113,10 @@ const locksExample = `  zkscope locks /app/locks
   zkscope locks /app --watch
   zkscope locks /app --watch --json --changes | jq -c '.locks[].path'
   zkscope locks /app/locks --watch --record locks.jsonl   # then: zkscope history /app/locks --recording locks.jsonl
-  zkscope locks /app/semaphores/batch --max-leases 3`
+  zkscope locks /app/semaphores/batch --max-leases 3
+  zkscope -s postgres://app@db1/orders locks          # PostgreSQL advisory locks (docs/databases.md)
+  zkscope -s postgres://app@db1/orders locks 42 --json
+  zkscope -s mysql://app@db1:3306/ locks --json       # MySQL/MariaDB GET_LOCK (docs/databases-mysql.md)`
 
 // locksOptions are `zkscope locks`'.
 type locksOptions struct {

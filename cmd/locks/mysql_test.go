@@ -68,10 +68,40 @@ func TestMySQLLocksGrantOrder(t *testing.T) {
 	}
 
 	out, err := cmdtest.Run(t, "-s", url, "doctor", "--idle-longer-than", "1ms", "--wait-longer-than", "1h")
+	if err == nil {
+		t.Fatal("doctor found nothing")
+	}
 	var ee cmdutil.ExitError
 	if !errors.As(err, &ee) || ee.Code != 1 ||
 		!strings.Contains(out, "idle-in-transaction "+name+": holder connection "+itoa(a.ID)) ||
 		!strings.Contains(out, "holder-idle "+other+": holder connection "+itoa(d.ID)) {
 		t.Errorf("doctor: %v\n%s", err, out)
+	}
+}
+
+// TestMySQLLocksThroughPlugin: with performance_schema's instrument off,
+// MariaDB's metadata_lock_info plugin gives the holder and the process
+// list the waiters: one naming the lock as a literal is in its queue, one
+// computing the name is named on stderr as a waiter of an unknown lock.
+func TestMySQLLocksThroughPlugin(t *testing.T) {
+	m := dbtest.SharedMariaDB(t)
+	dbEnv(t)
+	t.Setenv("ZKSCOPE_AUTH", dbtest.MariaDBUser+":"+dbtest.MariaDBPassword)
+	m.Root(t, "UPDATE performance_schema.setup_instruments SET ENABLED = 'NO' WHERE NAME = 'wait/lock/metadata/sql/mdl'")
+	defer m.Root(t, "UPDATE performance_schema.setup_instruments SET ENABLED = 'YES' WHERE NAME = 'wait/lock/metadata/sql/mdl'")
+	name := "plugin:" + t.Name()
+	a := m.Client(t)
+	a.Query(t, fmt.Sprintf("SELECT GET_LOCK('%s', 0)", name))
+	b := m.Client(t)
+	b.Send(t, fmt.Sprintf("SELECT GET_LOCK('%s', 600)", name))
+	c := m.Client(t)
+	c.Send(t, fmt.Sprintf("DO GET_LOCK(CONCAT('%s', ''), 600)", name))
+	var out string
+	dbtest.WaitFor(t, "both waiters listed", func(context.Context) bool {
+		out, _ = cmdtest.Run(t, "-s", m.URL(), "locks", name)
+		return strings.Contains(out, "1 holding, 1 waiting") && strings.Contains(out, "connections "+itoa(c.ID)+" wait")
+	})
+	if !regexp.MustCompile(`2 +waiting +exclusive +` + regexp.QuoteMeta(name) + ` +` + itoa(b.ID) + ` +127\.0\.0\.1:\d+ .* backend ` + itoa(a.ID)).MatchString(out) {
+		t.Errorf("locks through the plugin:\n%s", out)
 	}
 }

@@ -23,6 +23,9 @@ type Options struct {
 
 // Run opens the terminal UI on the target's servers.
 func Run(f *cmdutil.Factory, o Options) error {
+	if _, isDB, _ := f.DB(); isDB {
+		return cmdutil.Usagef("the terminal UI reads ZooKeeper and Redis, not yet a database server: run locks, doctor, lock or evict against it")
+	}
 	r, c, isRedis, err := f.OpenRedis()
 	if isRedis {
 		if err != nil {

@@ -85,7 +85,7 @@ func FormatEvictPreview(p *EvictPreview) string {
 			fmt.Fprintf(&b, "  holder %d: no session (a prepared transaction, or gone)\n", h.Session)
 			continue
 		}
-		fmt.Fprintf(&b, "  holder pid %d (%s)\n", h.Session, h.Mode)
+		fmt.Fprintf(&b, "  holder %s %d (%s)\n", SessionWord(p.Queue.Kind), h.Session, h.Mode)
 		field := func(k, v string) {
 			if v != "" {
 				fmt.Fprintf(&b, "    %-13s %s\n", k+":", printable.String(v))
@@ -119,7 +119,7 @@ type EvictOptions struct {
 // it still holds the lock and is the session shown; a refusal otherwise.
 // Audited, refusals too.
 func Evict(ctx context.Context, c *dbview.Client, p *EvictPreview, h lockops.Participant, o EvictOptions) error {
-	a := dbAudit{server: c.Server(), context: o.Context}
+	a := dbAudit{server: c.Server(), context: o.Context, word: SessionWord(kindOf(c))}
 	if o.ReadOnly {
 		err := fmt.Errorf("end the session holding %s: %w", p.Path, zkview.ErrReadOnly)
 		a.record(OpTerminate, p.Path, h.Session, err)

@@ -60,7 +60,7 @@ type Held struct {
 // given up is cancelled on the server (nothing stays queued). Taking, and
 // refusing to, are audited.
 func Take(ctx context.Context, c *dbview.Client, key string, o TakeOptions) (*Held, error) {
-	a := dbAudit{server: c.Server(), context: o.Context}
+	a := dbAudit{server: c.Server(), context: o.Context, word: SessionWord(kindOf(c))}
 	if o.ReadOnly {
 		err := fmt.Errorf("take %s: %w", key, zkview.ErrReadOnly)
 		a.record(lockops.OpTake, key, 0, err)
@@ -204,7 +204,9 @@ func (h *Held) Release(ctx context.Context) error {
 }
 
 // String summarises the lock: "postgres.advisory 42 (pid 4242)".
-func (h *Held) String() string { return fmt.Sprintf("%s %s (pid %d)", h.Recipe, h.Key, h.s.ID) }
+func (h *Held) String() string {
+	return fmt.Sprintf("%s %s (%s %d)", h.Recipe, h.Key, SessionWord(h.Recipe), h.s.ID)
+}
 
 // LockNode is the key, for messages.
 func (h *Held) LockNode() string { return h.Key }
@@ -237,12 +239,12 @@ func (h *Held) FenceEnv() []string {
 }
 
 // dbAudit writes a database server's operations to the audit log.
-type dbAudit struct{ server, context string }
+type dbAudit struct{ server, context, word string } // word: SessionWord
 
 func (a dbAudit) record(op, key string, pid int64, err error) {
 	e := audit.Entry{Operation: op, Path: key, Servers: []string{a.server}, Context: a.context}
 	if pid != 0 {
-		e.Session = "pid " + strconv.FormatInt(pid, 10)
+		e.Session = a.word + " " + strconv.FormatInt(pid, 10)
 	}
 	audit.RecordEntry(nil, e, err)
 }
@@ -251,6 +253,6 @@ func (a dbAudit) record(op, key string, pid int64, err error) {
 // [*lockops.Refusal] (exit 2).
 func Refuse(c *dbview.Client, contextName, op, key, reason string) error {
 	err := &lockops.Refusal{Op: op, Path: key, Reason: reason}
-	dbAudit{server: c.Server(), context: contextName}.record(op, key, 0, err)
+	dbAudit{server: c.Server(), context: contextName, word: SessionWord(kindOf(c))}.record(op, key, 0, err)
 	return err
 }

@@ -61,3 +61,20 @@ func UnknownWaiters(s *dbview.Snapshot) []int64 {
 	slices.Sort(out)
 	return out
 }
+
+// SessionWord names a recipe's sessions in messages: MySQL's are
+// connections (their ids), PostgreSQL's backends (their pids).
+func SessionWord(k lockops.Kind) string {
+	if k == lockops.KindMySQLGetLock {
+		return "connection"
+	}
+	return "pid"
+}
+
+// EndWord is how a recipe's holder session is ended.
+func EndWord(k lockops.Kind) string {
+	if k == lockops.KindMySQLGetLock {
+		return "KILL CONNECTION"
+	}
+	return "pg_terminate_backend"
+}

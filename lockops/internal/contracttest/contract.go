@@ -103,10 +103,11 @@ var (
 		"observed_watches": jArray, "severity": jString,
 		"ttl_ms": jNullNum, "holds": jNumber, "validity_ms": jNumber,
 		"payload": "object", "payload_error": jString, "own_node": jBool, "context": "object",
+		"level": jNullStr, "blocked_by": jArray, "backend": "object|null",
 	}
 	contractRecipes = []string{"curator.mutex", "curator.rwlock", "curator.semaphore-v2", "curator.leader-latch",
 		"kazoo.lock", "kazoo.rwlock", "kazoo.semaphore", "go-zk.lock", "zookeeper.lock", "zookeeper.docs-rwlock", "unknown",
-		"redis.setnx", "redlock", "redisson.lock", "redisson.fairlock",
+		"redis.setnx", "redlock", "redisson.lock", "redisson.fairlock", "postgres.advisory", "mysql.get_lock",
 		"kafka.controller", "hadoop.ha", "hbase.master", "solr.overseer", "zookeeper.ephemeral-lock"}
 	sessionText = regexp.MustCompile(`^0x(0|[1-9a-f][0-9a-f]*)$`)
 	ctimeText   = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
@@ -185,6 +186,12 @@ func checkLock(l Obj) []string {
 		bad = append(bad, fmt.Sprintf("%s: recipe %q is not one of the contract's", where, l.Str("recipe")))
 	}
 	redis := lockops.Kind(l.Str("recipe")).IsRedis() // nodes are keys, not paths
+	if lockops.Kind(l.Str("recipe")).IsDB() {
+		for i, p := range l.Objs("participants") {
+			bad = append(bad, CheckDBParticipant(fmt.Sprintf("%s participant %d", where, i), p)...)
+		}
+		return append(bad, checkProblems(where, l)...)
+	}
 	for i, p := range l.Objs("participants") {
 		bad = append(bad, CheckParticipant(fmt.Sprintf("%s participant %d", where, i), p, redis)...)
 	}

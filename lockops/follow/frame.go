@@ -19,6 +19,10 @@ import (
 	"github.com/zkscope/zkscope/zkview"
 )
 
+// sweepPerFrame is how many locks a snapshot judges again of a sweep
+// (startSweep), besides those read since the last.
+const sweepPerFrame = 500
+
 // Mode is how a [Follow] learns of changes.
 type Mode string
 
@@ -37,9 +41,12 @@ const (
 type frameState struct {
 	diag  map[string]lockops.Queue
 	dirty map[string]bool // locks read (or gone) since the last snapshot
-	// all: every lock is diagnosed at the next snapshot; whole: the next
-	// snapshot hands on every lock (the first, and after a failed scan).
+	// all: every lock is diagnosed at the next snapshot (after a scan);
+	// whole: the next snapshot hands on every lock (the first, and after
+	// a failed scan); sweep: the locks still to be judged again,
+	// sweepPerFrame a snapshot (startSweep).
 	all, whole bool
+	sweep      []string
 	diagEns    *zkview.Ensemble // the servers' answer of the last snapshot
 	view       *lockops.ServersView
 	sessions   diagnose.SessionIndex
@@ -69,19 +76,29 @@ func (w *lockWatch) setRaw(lock string, q *lockops.Queue) {
 		w.raw[lock] = *q
 	}
 	w.dirty[lock] = true
+	if w.touched != nil {
+		w.touched[lock] = true
+	}
 }
 
 // frame diagnoses what changed since the last snapshot and returns the
 // snapshot's queues: the locks whose diagnosis changed (every lock when
 // whole), sorted, and the locks gone.
 func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) {
-	all := w.all || w.ens != w.diagEns
 	if w.ens != w.diagEns || w.view == nil {
 		w.view = diagnose.ViewOf(w.ens)
+		w.diagEns = w.ens
+		w.startSweep()
 	}
-	w.diagEns, w.all = w.ens, false
+	all := w.all
+	w.all = false
 	redo := w.dirty
+	for n := 0; n < sweepPerFrame && len(w.sweep) > 0 && !all; n++ {
+		redo[w.sweep[len(w.sweep)-1]] = true
+		w.sweep = w.sweep[:len(w.sweep)-1]
+	}
 	if all {
+		w.sweep = w.sweep[:0]
 		redo = make(map[string]bool, len(w.raw)+len(w.diag))
 		for p := range w.raw {
 			redo[p] = true
@@ -127,6 +144,16 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 		return w.shown(), nil, true
 	}
 	return changed, gone, false
+}
+
+// startSweep queues every lock to be judged again, sweepPerFrame a
+// frame (a new answer of the servers, an interval's look): no frame waits
+// for thousands of locks.
+func (w *lockWatch) startSweep() {
+	w.sweep = w.sweep[:0]
+	for p := range w.raw {
+		w.sweep = append(w.sweep, p)
+	}
 }
 
 // withEntangled adds to batch (the locks of redo) the locks a

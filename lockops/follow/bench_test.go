@@ -2,7 +2,9 @@ package follow_test
 
 import (
 	"context"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"testing"
 	"time"
@@ -18,10 +20,10 @@ import (
 // directories) in process while it churns at 200 operations a second for
 // 30 s, the snapshots applied to a follow.Locks as a consumer does; it
 // reports the heap in use after a GC at the end and the snapshots made.
-// With -cpuprofile and -memprofile it shows where a follow's time and
-// memory go:
+// With -cpuprofile it shows where a follow's time goes, and with
+// ZKSCOPE_HEAP_PROFILE=FILE what its memory holds while it follows:
 //
-//	go test ./lockops/follow -run '^$' -bench Follow70k -benchtime 1x -memprofile /tmp/mem.out -cpuprofile /tmp/cpu.out
+//	ZKSCOPE_HEAP_PROFILE=/tmp/heap.out go test ./lockops/follow -run '^$' -bench Follow70k -benchtime 1x -cpuprofile /tmp/cpu.out
 func BenchmarkFollow70k(b *testing.B) {
 	cl := zktest.StartStandalone(b, zktest.Options{Extra: []string{"forceSync=no", "4lw.commands.whitelist=*"}})
 	conn, _, err := zk.Connect(cl.Addrs(), 30*time.Second, zk.WithLogInfo(false))
@@ -66,6 +68,14 @@ func BenchmarkFollow70k(b *testing.B) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	if file := os.Getenv("ZKSCOPE_HEAP_PROFILE"); file != "" {
+		f, err := os.Create(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pprof.WriteHeapProfile(f) // what is in use while following
+		f.Close()
+	}
 	b.StopTimer()
 	cancel()
 	if err := <-done; err != nil {

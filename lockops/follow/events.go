@@ -26,10 +26,10 @@ const (
 	// DefaultMaxEventRate is [Options.MaxEventRate]'s default.
 	DefaultMaxEventRate = 5000
 	// followFrameEvery is the shortest time between two snapshots while
-	// following events: a change is shown within it, a burst together
-	// (every snapshot is the whole path's: on a tree of thousands of locks
-	// a frame is megabytes, so not faster).
-	followFrameEvery = 50 * time.Millisecond
+	// following events: a change is read and shown after it, a burst
+	// together (a snapshot holds only the locks that changed, so it is
+	// short; at 200 changes a second, about one lock each).
+	followFrameEvery = 10 * time.Millisecond
 )
 
 // eventFollow is a [Follow]'s persistent watch and what its events

@@ -131,26 +131,18 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 				rescan = time.After(o.Interval)
 			case r := <-w.scannedBeside:
 				w.mergeScan(r)
-				if frame == nil {
-					frame = time.After(followFrameEvery)
-				}
+				frame = soon(frame, followFrameEvery)
 			case e := <-w.verified:
 				w.takeVerified(e) // every lock judged again, from the next frame
-				if frame == nil {
-					frame = time.After(followFrameEvery)
-				}
+				frame = soon(frame, followFrameEvery)
 			case dir := <-w.changed:
 				pending[dir] = true
-				if frame == nil {
-					frame = time.After(snapshotEvery)
-				}
+				frame = soon(frame, snapshotEvery)
 			case <-w.ready():
 				if w.takeEvents() {
 					break between // a resync, or the firehose guard: scan again
 				}
-				if frame == nil {
-					frame = time.After(followFrameEvery)
-				}
+				frame = soon(frame, followFrameEvery)
 			case <-frame:
 				frame = nil
 				if w.ev != nil {
@@ -164,6 +156,14 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 			}
 		}
 	}
+}
+
+// soon is frame, or a frame after d when none is due.
+func soon(frame <-chan time.Time, d time.Duration) <-chan time.Time {
+	if frame == nil {
+		return time.After(d)
+	}
+	return frame
 }
 
 // scan reads every lock below the path afresh (keeping the caches of

@@ -156,6 +156,30 @@ func (w *lockWatch) startSweep() {
 	}
 }
 
+// sweepHeld queues to be judged again the locks held longer than
+// Options.HeldLongerThan at now (by what is known: since seen holding,
+// else the node's age): held-too-long is the one check that time alone
+// changes (it says for how long), the others change with what is read or
+// what the servers say.
+func (w *lockWatch) sweepHeld(now time.Time) {
+	if w.o.HeldLongerThan <= 0 {
+		return
+	}
+	for p, q := range w.diag {
+		for i := range q.Participants {
+			h := &q.Participants[i]
+			start := h.HeldSince
+			if start.IsZero() {
+				start = h.Ctime
+			}
+			if h.State == lockops.StateHolding && !start.IsZero() && now.Sub(start) > w.o.HeldLongerThan {
+				w.sweep = append(w.sweep, p)
+				break
+			}
+		}
+	}
+}
+
 // withEntangled adds to batch (the locks of redo) the locks a
 // session-deadlock may run through now or ran through at the last
 // snapshot, so that one found or ended is shown.

@@ -18,7 +18,7 @@ import (
 
 // TestFollowEqualsFreshRead: a tree followed incrementally (each
 // snapshot only the locks that changed, applied to a follow.Locks; from
-// the events alone, and with every lock judged again every second and
+// the events alone, and with a look at the locks every second and
 // the path scanned beside the events every ten) under
 // churn from real clients — kazoo processes taking and releasing three
 // locks in a loop, Curator holding a mutex with a waiter and a semaphore —
@@ -49,7 +49,7 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 	cu.Acquire(t, "s", "semaphore", root+"/cu/sem", "2")
 
 	// Two follows: one from the events alone (an interval of an hour),
-	// one that also judges every lock again every second and scans the
+	// one that also looks at the locks every second and scans the
 	// path beside the events every ten.
 	var (
 		mu     sync.Mutex

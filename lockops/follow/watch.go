@@ -383,11 +383,11 @@ func (w *lockWatch) draw(ctx context.Context) error {
 
 // refresh is the interval's look at the locks while following events:
 // the servers asked again (when due, in the background), the plain
-// ephemeral locks their last answer names looked for, every lock judged
-// again (a sweep, from the next draw: held and waiting times).
+// ephemeral locks their last answer names looked for, and the locks
+// whose judgement time alone changes judged again (sweepHeld).
 func (w *lockWatch) refresh(ctx context.Context) {
 	w.verifySoon(ctx)
-	w.startSweep()
+	w.sweepHeld(time.Now())
 	if w.ens == nil {
 		return
 	}

@@ -95,7 +95,8 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 	pending := map[string]bool{}
 	var frame <-chan time.Time
 	for {
-		if err := w.scan(ctx); err != nil {
+		err := w.scan(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -115,8 +116,8 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 			case <-ctx.Done():
 				return nil
 			case <-rescan:
-				if w.ev == nil {
-					break between
+				if w.ev == nil || err != nil {
+					break between // children watches, or the scan failed: scan again
 				}
 				// Following events: every lock judged again now (times,
 				// the servers' view), the path scanned again less often,
@@ -145,6 +146,9 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 				frame = soon(frame, followFrameEvery)
 			case <-frame:
 				frame = nil
+				if err != nil {
+					continue // the scan failed: nothing to show until one succeeds
+				}
 				if w.ev != nil {
 					w.applyEvents(ctx)
 				}

@@ -3,9 +3,10 @@ package follow
 // A Follow's snapshots, diagnosed a few locks at a time: a lock read
 // again since the last snapshot is diagnosed again, with the locks a
 // session-deadlock may run through (diagnose.SessionIndex); every lock
-// is, after a full scan and after each new answer of the servers (every
-// verifyEvery at most). A snapshot hands on only the locks whose
-// diagnosis changed, and those gone; a consumer keeps them in a [Locks].
+// is after a full scan, and after each new answer of the servers (every
+// verifyEvery at most) sweepPerFrame a snapshot. A snapshot hands on only
+// the locks whose diagnosis changed, and those gone; a consumer keeps
+// them in a [Locks].
 
 import (
 	"reflect"

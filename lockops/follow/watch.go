@@ -1,10 +1,12 @@
 package follow
 
-// Following the locks: a full scan at start and every interval, and
-// between them only the lock directories that changed, each re-read
-// incrementally (lock nodes do not change once written). The servers are
-// asked who watches what at most every verifyEvery, snapshots are taken
-// at most every snapshotEvery.
+// Following the locks: a full scan at start, then only the lock
+// directories that changed, each re-read incrementally (lock nodes do not
+// change once written): from the persistent watch's events (events.go;
+// a scan beside them every scanEveryWhileFollowing intervals, rescan.go),
+// or from children watches and a full scan every interval. The servers
+// are asked who watches what at most every verifyEvery (seen.go);
+// snapshots are diagnosed and handed on a few locks at a time (frame.go).
 
 import (
 	"context"

@@ -103,8 +103,8 @@ holder begin.
 
 --json prints the machine-readable report (schema 1), --watch redraws as the
 queues change until Ctrl-C (on ZooKeeper 3.6+ following one persistent
-recursive watch: the path is scanned again every ten --interval, each
-interval judges every lock again). --watch --json --changes prints the whole
+recursive watch: the path is scanned again every ten --interval; each
+judges again the locks held past --held-longer-than). --watch --json --changes prints the whole
 report once, then one line per change holding only the locks that changed
 ("changes": true) and "gone", the paths of those that went away.`
 

@@ -50,17 +50,20 @@ func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r rendere
 		}
 	}
 	var all follow.Locks // every lock as the snapshots showed it
+	var drawn time.Time  // the last frame's
 	show := func(s follow.Snapshot) error {
 		all.Apply(s)
+		unchanged := s.Changes && len(s.Queues) == 0 && len(s.Gone) == 0
+		if unchanged && (o.Changes || time.Since(drawn) < o.Interval) {
+			return nil // nothing changed: no line (a frame every interval still, times tick)
+		}
+		drawn = time.Now()
 		draw := func(out io.Writer) error {
 			full := s
 			full.Queues, full.Changes, full.Gone = all.Queues(), false, nil
 			return r.render(out, full)
 		}
 		if o.Changes && s.Changes {
-			if len(s.Queues) == 0 && len(s.Gone) == 0 {
-				return nil // nothing changed: no line
-			}
 			draw = func(out io.Writer) error {
 				return report.WriteJSONChanges(printable.JSON(out), r.servers, s.Queues, s.Gone, &s.Verification, s.Unreadable)
 			}

@@ -26,10 +26,10 @@ const (
 	// DefaultMaxEventRate is [Options.MaxEventRate]'s default.
 	DefaultMaxEventRate = 5000
 	// followFrameEvery is the shortest time between two snapshots while
-	// following events: a change is shown within it, a burst together
-	// (every snapshot is the whole path's: on a tree of thousands of locks
-	// a frame is megabytes, so not faster).
-	followFrameEvery = 50 * time.Millisecond
+	// following events: a change is read and shown after it, a burst
+	// together (a snapshot holds only the locks that changed, so it is
+	// short; at 200 changes a second, about one lock each).
+	followFrameEvery = 10 * time.Millisecond
 )
 
 // eventFollow is a [Follow]'s persistent watch and what its events
@@ -139,9 +139,11 @@ func (w *lockWatch) file(e zkview.FollowEvent) {
 }
 
 // applyEvents reads what the filed events changed: each lock from its
-// events, and the directories that may have become locks.
+// events (the plain locks' nodes in one bulk read), and the directories
+// that may have become locks.
 func (w *lockWatch) applyEvents(ctx context.Context) {
 	ev := w.ev
+	var plain []scan.DirEvents
 	for lock, evs := range ev.changed {
 		q, ok := w.raw[lock]
 		switch {
@@ -149,10 +151,15 @@ func (w *lockWatch) applyEvents(ctx context.Context) {
 		case q.Kind == lockops.KindEphemeralLock || q.Kind == lockops.KindCuratorSemaphoreV2 || q.Kind == lockops.KindKazooSemaphore:
 			w.rereadOne(ctx, lock)
 		default:
-			w.applyLock(ctx, lock, evs)
+			plain = append(plain, scan.DirEvents{Path: lock, Cache: w.caches[lock], Events: evs})
 		}
 	}
 	clear(ev.changed)
+	if len(plain) > 0 {
+		for i, r := range scan.ApplyEventsMany(ctx, w.c, plain) {
+			w.applyLock(plain[i].Path, r)
+		}
+	}
 	for dir := range ev.fresh {
 		if _, known := w.raw[dir]; !known {
 			w.maybeLock(ctx, dir)
@@ -161,24 +168,23 @@ func (w *lockWatch) applyEvents(ctx context.Context) {
 	clear(ev.fresh)
 }
 
-// applyLock brings lock up to date with its events.
-func (w *lockWatch) applyLock(ctx context.Context, lock string, evs []zkview.FollowEvent) {
-	d, cache, err := scan.ApplyEvents(ctx, w.c, lock, w.caches[lock], evs)
-	if errors.Is(err, scan.ErrDirGone) {
+// applyLock brings lock up to date with what its events read.
+func (w *lockWatch) applyLock(lock string, r scan.DirApplied) {
+	if errors.Is(r.Err, scan.ErrDirGone) {
 		w.forgetLock(lock)
 		return
 	}
-	w.caches[lock] = cache // nil after a failure: read whole next time
-	if err != nil {
+	w.caches[lock] = r.Cache // nil after a failure: read whole next time
+	if r.Err != nil {
 		return // drawn as it was; the next event or scan reads it again
 	}
-	if q := w.raw[lock]; !q.Kind.SingleNode() && !lockDir(d) {
+	if q := w.raw[lock]; !q.Kind.SingleNode() && !lockDir(r.Dir) {
 		// No lock node left: no lock, as a scan finds it; a node created
 		// in it makes it one again (file, maybeLock).
 		w.forgetLock(lock)
 		return
 	}
-	w.keep(lock, d)
+	w.keep(lock, r.Dir)
 }
 
 // lockDir reports whether d holds a lock's nodes.

@@ -3,9 +3,10 @@ package follow
 // A Follow's snapshots, diagnosed a few locks at a time: a lock read
 // again since the last snapshot is diagnosed again, with the locks a
 // session-deadlock may run through (diagnose.SessionIndex); every lock
-// is, after a full scan and after each new answer of the servers (every
-// verifyEvery at most). A snapshot hands on only the locks whose
-// diagnosis changed, and those gone; a consumer keeps them in a [Locks].
+// is after a full scan, and after each new answer of the servers (every
+// verifyEvery at most) sweepPerFrame a snapshot. A snapshot hands on only
+// the locks whose diagnosis changed, and those gone; a consumer keeps
+// them in a [Locks].
 
 import (
 	"reflect"
@@ -18,6 +19,10 @@ import (
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/zkview"
 )
+
+// sweepPerFrame is how many locks a snapshot judges again of a sweep
+// (startSweep), besides those read since the last.
+const sweepPerFrame = 500
 
 // Mode is how a [Follow] learns of changes.
 type Mode string
@@ -37,9 +42,12 @@ const (
 type frameState struct {
 	diag  map[string]lockops.Queue
 	dirty map[string]bool // locks read (or gone) since the last snapshot
-	// all: every lock is diagnosed at the next snapshot; whole: the next
-	// snapshot hands on every lock (the first, and after a failed scan).
+	// all: every lock is diagnosed at the next snapshot (after a scan);
+	// whole: the next snapshot hands on every lock (the first, and after
+	// a failed scan); sweep: the locks still to be judged again,
+	// sweepPerFrame a snapshot (startSweep).
 	all, whole bool
+	sweep      []string
 	diagEns    *zkview.Ensemble // the servers' answer of the last snapshot
 	view       *lockops.ServersView
 	sessions   diagnose.SessionIndex
@@ -69,19 +77,29 @@ func (w *lockWatch) setRaw(lock string, q *lockops.Queue) {
 		w.raw[lock] = *q
 	}
 	w.dirty[lock] = true
+	if w.touched != nil {
+		w.touched[lock] = true
+	}
 }
 
 // frame diagnoses what changed since the last snapshot and returns the
 // snapshot's queues: the locks whose diagnosis changed (every lock when
 // whole), sorted, and the locks gone.
 func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) {
-	all := w.all || w.ens != w.diagEns
 	if w.ens != w.diagEns || w.view == nil {
 		w.view = diagnose.ViewOf(w.ens)
+		w.diagEns = w.ens
+		w.startSweep()
 	}
-	w.diagEns, w.all = w.ens, false
+	all := w.all
+	w.all = false
 	redo := w.dirty
+	for n := 0; n < sweepPerFrame && len(w.sweep) > 0 && !all; n++ {
+		redo[w.sweep[len(w.sweep)-1]] = true
+		w.sweep = w.sweep[:len(w.sweep)-1]
+	}
 	if all {
+		w.sweep = w.sweep[:0]
 		redo = make(map[string]bool, len(w.raw)+len(w.diag))
 		for p := range w.raw {
 			redo[p] = true
@@ -127,6 +145,40 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 		return w.shown(), nil, true
 	}
 	return changed, gone, false
+}
+
+// startSweep queues every lock to be judged again, sweepPerFrame a
+// frame (a new answer of the servers, an interval's look): no frame waits
+// for thousands of locks.
+func (w *lockWatch) startSweep() {
+	w.sweep = w.sweep[:0]
+	for p := range w.raw {
+		w.sweep = append(w.sweep, p)
+	}
+}
+
+// sweepHeld queues to be judged again the locks held longer than
+// Options.HeldLongerThan at now (by what is known: since seen holding,
+// else the node's age): held-too-long is the one check that time alone
+// changes (it says for how long), the others change with what is read or
+// what the servers say.
+func (w *lockWatch) sweepHeld(now time.Time) {
+	if w.o.HeldLongerThan <= 0 {
+		return
+	}
+	for p, q := range w.diag {
+		for i := range q.Participants {
+			h := &q.Participants[i]
+			start := h.HeldSince
+			if start.IsZero() {
+				start = h.Ctime
+			}
+			if h.State == lockops.StateHolding && !start.IsZero() && now.Sub(start) > w.o.HeldLongerThan {
+				w.sweep = append(w.sweep, p)
+				break
+			}
+		}
+	}
 }
 
 // withEntangled adds to batch (the locks of redo) the locks a

@@ -17,7 +17,9 @@ import (
 )
 
 // TestFollowEqualsFreshRead: a tree followed incrementally (each
-// snapshot only the locks that changed, applied to a follow.Locks) under
+// snapshot only the locks that changed, applied to a follow.Locks; from
+// the events alone, and with a look at the locks every second and
+// the path scanned beside the events every ten) under
 // churn from real clients — kazoo processes taking and releasing three
 // locks in a loop, Curator holding a mutex with a waiter and a semaphore —
 // and a session-deadlock across two directories made, broken and made
@@ -46,26 +48,33 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 	cu.Acquire(t, "waiter", "mutex", root+"/cu/mutex")
 	cu.Acquire(t, "s", "semaphore", root+"/cu/sem", "2")
 
+	// Two follows: one from the events alone (an interval of an hour),
+	// one that also looks at the locks every second and scans the
+	// path beside the events every ten.
 	var (
-		mu    sync.Mutex
-		model follow.Locks
-		snaps int
+		mu     sync.Mutex
+		models [2]follow.Locks
+		snaps  int
 	)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- follow.Follow(ctx, c, root, follow.Options{NoVerify: true, Interval: time.Hour}, func(s follow.Snapshot) error {
-			mu.Lock()
-			model.Apply(s)
-			snaps++
-			mu.Unlock()
-			return nil
-		}, func(err error) { t.Errorf("scan failed: %v", err) })
-	}()
+	done := make(chan error, 2)
+	for i, interval := range []time.Duration{time.Hour, time.Second} {
+		go func() {
+			done <- follow.Follow(ctx, c, root, follow.Options{NoVerify: true, Interval: interval}, func(s follow.Snapshot) error {
+				mu.Lock()
+				models[i].Apply(s)
+				snaps++
+				mu.Unlock()
+				return nil
+			}, func(err error) { t.Errorf("scan failed: %v", err) })
+		}()
+	}
 	defer func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Follow: %v", err)
+		for range 2 {
+			if err := <-done; err != nil {
+				t.Errorf("Follow: %v", err)
+			}
 		}
 	}()
 
@@ -104,7 +113,7 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 			p.Stop(t)
 		}
 		t.Logf("round %d: w00 acquired %d times", round, procs[0].Count("w00 acquired"))
-		var fresh, followed []lockops.Queue
+		var fresh []lockops.Queue
 		waitFor(t, fmt.Sprintf("round %d: the followed locks to equal a fresh read's", round), func() bool {
 			s, err := follow.Read(ctx, c, root, follow.Options{NoVerify: true})
 			if err != nil {
@@ -112,9 +121,8 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 			}
 			fresh = comparable(s.Queues)
 			mu.Lock()
-			followed = comparable(model.Queues())
-			mu.Unlock()
-			return reflect.DeepEqual(followed, fresh)
+			defer mu.Unlock()
+			return reflect.DeepEqual(comparable(models[0].Queues()), fresh) && reflect.DeepEqual(comparable(models[1].Queues()), fresh)
 		})
 		deadlock := 0
 		for _, q := range fresh {
@@ -133,7 +141,7 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	t.Logf("%d snapshots of changes", snaps)
+	t.Logf("%d snapshots", snaps)
 }
 
 // comparable is queues without what only a follow knows (when a wait or

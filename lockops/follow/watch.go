@@ -1,10 +1,12 @@
 package follow
 
-// Following the locks: a full scan at start and every interval, and
-// between them only the lock directories that changed, each re-read
-// incrementally (lock nodes do not change once written). The servers are
-// asked who watches what at most every verifyEvery, snapshots are taken
-// at most every snapshotEvery.
+// Following the locks: a full scan at start, then only the lock
+// directories that changed, each re-read incrementally (lock nodes do not
+// change once written): from the persistent watch's events (events.go;
+// a scan beside them every scanEveryWhileFollowing intervals, rescan.go),
+// or from children watches and a full scan every interval. The servers
+// are asked who watches what at most every verifyEvery (seen.go);
+// snapshots are diagnosed and handed on a few locks at a time (frame.go).
 
 import (
 	"context"
@@ -57,6 +59,9 @@ type lockWatch struct {
 	ens        *zkview.Ensemble
 	samples    []*zkview.Ensemble
 	verifiedAt time.Time
+	// verifying: an answer is awaited on verified (verifySoon).
+	verifying bool
+	verified  chan *zkview.Ensemble
 	// seen is what the reads showed of each node: when its wait began
 	// and when it began to hold (scanned: the first scan is done; holders
 	// it found began before zkscope looked).
@@ -69,6 +74,11 @@ type lockWatch struct {
 	// ev is the persistent watch on the path, while it is followed so
 	// (events.go); nil: children watches.
 	ev *eventFollow
+	// touched: the locks read since a scan beside the events began (nil:
+	// none runs); its result comes on scannedBeside (rescan.go).
+	touched       map[string]bool
+	scannedBeside chan scanResult
+	scans         int // scans in the loop so far
 	frameState
 }
 
@@ -80,13 +90,15 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 	o.Interval = max(o.Interval, MinInterval)
 	w := &lockWatch{c: c, path: p, o: o, show: show, observer: o.Observer,
 		changed: make(chan string, maxWatched*2), armed: map[string]bool{}, caches: map[string]*scan.DirCache{},
+		verified: make(chan *zkview.Ensemble), scannedBeside: make(chan scanResult),
 		frameState: frameState{diag: map[string]lockops.Queue{}, dirty: map[string]bool{}, whole: true}}
 	w.startEvents(ctx)
 	defer w.stopEvents()
 	pending := map[string]bool{}
 	var frame <-chan time.Time
 	for {
-		if err := w.scan(ctx); err != nil {
+		err := w.scan(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -99,35 +111,46 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 		refreshes := 0
 	between:
 		for {
+			if frame == nil && len(w.sweep) > 0 {
+				frame = time.After(followFrameEvery) // the sweep goes on
+			}
 			select {
 			case <-ctx.Done():
 				return nil
 			case <-rescan:
-				refreshes++
-				if w.ev == nil || refreshes >= scanEveryWhileFollowing {
-					break between
+				if w.ev == nil || err != nil {
+					break between // children watches, or the scan failed: scan again
 				}
 				// Following events: every lock judged again now (times,
-				// the servers' view), the path scanned again less often.
+				// the servers' view), the path scanned again less often,
+				// beside the events (rescan.go).
+				if refreshes++; refreshes%scanEveryWhileFollowing == 0 {
+					w.scanBeside(ctx)
+				}
 				w.refresh(ctx)
 				if err := w.draw(ctx); err != nil {
 					return err
 				}
 				rescan = time.After(o.Interval)
+			case r := <-w.scannedBeside:
+				w.mergeScan(r)
+				frame = soon(frame, followFrameEvery)
+			case e := <-w.verified:
+				w.takeVerified(e) // every lock judged again, from the next frame
+				frame = soon(frame, followFrameEvery)
 			case dir := <-w.changed:
 				pending[dir] = true
-				if frame == nil {
-					frame = time.After(snapshotEvery)
-				}
+				frame = soon(frame, snapshotEvery)
 			case <-w.ready():
 				if w.takeEvents() {
 					break between // a resync, or the firehose guard: scan again
 				}
-				if frame == nil {
-					frame = time.After(followFrameEvery)
-				}
+				frame = soon(frame, followFrameEvery)
 			case <-frame:
 				frame = nil
+				if err != nil {
+					continue // the scan failed: nothing to show until one succeeds
+				}
 				if w.ev != nil {
 					w.applyEvents(ctx)
 				}
@@ -141,9 +164,18 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 	}
 }
 
+// soon is frame, or a frame after d when none is due.
+func soon(frame <-chan time.Time, d time.Duration) <-chan time.Time {
+	if frame == nil {
+		return time.After(d)
+	}
+	return frame
+}
+
 // scan reads every lock below the path afresh (keeping the caches of
 // locks still there) and watches them.
 func (w *lockWatch) scan(ctx context.Context) error {
+	w.scans++
 	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth})
 	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return err
@@ -344,7 +376,7 @@ func (w *lockWatch) await(ctx context.Context, dir string, ch <-chan zk.Event) {
 // (asked again when due), diagnosed now; handed on when they changed.
 func (w *lockWatch) draw(ctx context.Context) error {
 	if len(w.raw) > 0 {
-		w.verifyIfDue(ctx)
+		w.verifySoon(ctx)
 	}
 	queues, gone, whole := w.frame()
 	v := verification(len(w.diag), w.ens, w.c.Config().AdminPort, w.o.NoVerify)
@@ -356,11 +388,12 @@ func (w *lockWatch) draw(ctx context.Context) error {
 }
 
 // refresh is the interval's look at the locks while following events:
-// the servers asked again (when due), the plain ephemeral locks their
-// watch lists name looked for, every lock judged again at the next draw.
+// the servers asked again (when due, in the background), the plain
+// ephemeral locks their last answer names looked for, and the locks
+// whose judgement time alone changes judged again (sweepHeld).
 func (w *lockWatch) refresh(ctx context.Context) {
-	w.verifyIfDue(ctx)
-	w.all = true
+	w.verifySoon(ctx)
+	w.sweepHeld(time.Now())
 	if w.ens == nil {
 		return
 	}
@@ -380,82 +413,6 @@ func (w *lockWatch) refresh(ctx context.Context) {
 			for _, dir := range found[i].WatchDirs() {
 				w.owner[dir] = append(w.owner[dir], found[i].Path)
 			}
-		}
-	}
-}
-
-// verifyIfDue asks the servers who is connected and watching what, at
-// most every verifyEvery (never with NoVerify).
-func (w *lockWatch) verifyIfDue(ctx context.Context) {
-	if w.o.NoVerify || time.Since(w.verifiedAt) < verifyEvery {
-		return
-	}
-	vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	w.ens, w.verifiedAt = w.c.Introspect(vctx), time.Now()
-	cancel()
-	w.samples = append(w.samples[max(len(w.samples)-2, 0):], w.ens)
-}
-
-// nodeSeen is what a follow saw of one lock node.
-type nodeSeen struct {
-	czxid     int64
-	watches   string    // the node it waited on when last read
-	waitSeen  time.Time // since when it has waited on watches
-	holding   bool
-	heldSince time.Time // when it was first read holding (zero: at the first scan)
-}
-
-// note takes q, just read (ReadAt set), into what was seen of its nodes
-// and fills its participants' WaitSeen and HeldSince from it: a wait on
-// the same node as before keeps when it was first read; a holder's start
-// is the read that first showed it holding, unknown for a holder already
-// there at the first scan.
-func (w *lockWatch) note(q *lockops.Queue) {
-	if w.seen == nil {
-		w.seen = map[string]*nodeSeen{}
-	}
-	for i := range q.Participants {
-		p := &q.Participants[i]
-		if p.WatcherOnly {
-			continue
-		}
-		m := w.seen[p.Node]
-		if m == nil || m.czxid != p.Czxid {
-			m = &nodeSeen{czxid: p.Czxid}
-			w.seen[p.Node] = m
-			if p.State == lockops.StateHolding && w.scanned {
-				m.heldSince = q.ReadAt // appeared holding after the first scan
-			}
-		}
-		if p.State == lockops.StateWaiting && (m.watches != p.Watches || m.waitSeen.IsZero()) {
-			m.watches, m.waitSeen = p.Watches, q.ReadAt
-		}
-		if p.State == lockops.StateHolding && !m.holding {
-			m.holding = true
-			if m.heldSince.IsZero() && !m.waitSeen.IsZero() {
-				m.heldSince = q.ReadAt // seen waiting, now holding
-			}
-		}
-		if p.State == lockops.StateWaiting {
-			p.WaitSeen = m.waitSeen
-		}
-		if p.State == lockops.StateHolding && !m.heldSince.IsZero() {
-			p.HeldSince, p.HeldSource = m.heldSince, lockops.HeldSeen
-		}
-	}
-}
-
-// forgetGone drops what was seen of nodes no longer in queues.
-func (w *lockWatch) forgetGone(queues []lockops.Queue) {
-	present := make(map[string]bool, len(w.seen))
-	for _, q := range queues {
-		for _, p := range q.Participants {
-			present[p.Node] = true
-		}
-	}
-	for n := range w.seen {
-		if !present[n] {
-			delete(w.seen, n)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,26 +29,110 @@ var ErrDirGone = fmt.Errorf("the lock directory no longer exists: %w", zk.ErrNoN
 // caller keeps only the cache returned, nil after a failure). What it returns is what a fresh read would decode once the
 // events up to the server's present have been applied.
 func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache, evs []zkview.FollowEvent) (lockops.Dir, *DirCache, error) {
-	full := prev == nil || prev.Path != p
-	for _, e := range evs {
-		if e.Type == zkview.FollowResync || e.Path == p && e.Type == zkview.FollowCreated {
-			full = true
+	out := ApplyEventsMany(ctx, c, []DirEvents{{Path: p, Cache: prev, Events: evs}})
+	return out[0].Dir, out[0].Cache, out[0].Err
+}
+
+// DirEvents are one lock directory's events for [ApplyEventsMany], with
+// its cache (nil: nothing known).
+type DirEvents struct {
+	Path   string
+	Cache  *DirCache
+	Events []zkview.FollowEvent
+}
+
+// DirApplied is what [ApplyEvents] returns for one directory.
+type DirApplied struct {
+	Dir   lockops.Dir
+	Cache *DirCache
+	Err   error
+}
+
+// ApplyEventsMany is [ApplyEvents] on several directories at once: the
+// nodes they need read (each directory's stat and its new children) in
+// one bulk read, not one round trip per directory.
+func ApplyEventsMany(ctx context.Context, c *zkview.Client, dirs []DirEvents) []DirApplied {
+	out := make([]DirApplied, len(dirs))
+	type part struct {
+		at, n int // the directory's paths in the bulk read: at, then n children
+		names []string
+		st    zk.Stat
+		err   error
+	}
+	parts := make([]part, len(dirs))
+	var paths []string
+	for i, de := range dirs {
+		parts[i].at = -1
+		names, whole, done := changedNames(de)
+		switch {
+		case done != nil:
+			out[i] = *done
+		case whole:
+			out[i].Dir, out[i].Cache, out[i].Err = readWhole(ctx, c, de.Path)
+		default:
+			parts[i] = part{at: len(paths), n: len(names), names: names}
+			paths = append(paths, de.Path)
+			paths = append(paths, joinAll(de.Path, names)...)
 		}
 	}
-	if full {
-		return readWhole(ctx, c, p)
+	if len(paths) == 0 {
+		return out
+	}
+	// owner is each path's directory (parts' index), for the results.
+	owner := make([]int, len(paths))
+	for i := range parts {
+		for k := 0; parts[i].at >= 0 && k <= parts[i].n; k++ {
+			owner[parts[i].at+k] = i
+		}
+	}
+	kids := make([]lockops.Child, len(paths))
+	// each may be called concurrently (batches in flight): results by index.
+	err := c.GetManyFunc(ctx, paths, func(j int, data []byte, s *zk.Stat, err error) {
+		pt := &parts[owner[j]]
+		switch {
+		case j == pt.at && err != nil:
+			pt.err = err
+		case j == pt.at:
+			pt.st = *s
+			cache := dirs[owner[j]].Cache
+			cache.Data, cache.Version = data, s.Version
+		case err == nil:
+			kids[j] = lockops.ChildOf(pt.names[j-pt.at-1], paths[j], s, data)
+		}
+	})
+	for i := range parts {
+		if parts[i].at < 0 {
+			continue
+		}
+		out[i] = finishApply(ctx, c, dirs[i], parts[i].names, kids[parts[i].at+1:parts[i].at+1+parts[i].n], parts[i].st, cmp.Or(err, parts[i].err))
+	}
+	return out
+}
+
+// changedNames is what de's events ask: the children to read (created
+// or changed, sorted), or the whole directory again (a resync, no cache,
+// the directory itself created), or an answer already (done: the
+// directory gone).
+func changedNames(de DirEvents) (names []string, whole bool, done *DirApplied) {
+	p, prev := de.Path, de.Cache
+	if prev == nil || prev.Path != p {
+		return nil, true, nil
+	}
+	for _, e := range de.Events {
+		if e.Type == zkview.FollowResync || e.Path == p && e.Type == zkview.FollowCreated {
+			return nil, true, nil
+		}
 	}
 	if prev.Children == nil {
-		return lockops.Dir{Path: p}, prev, ErrDirGone // gone, and no event brought it back
+		return nil, false, &DirApplied{Dir: lockops.Dir{Path: p}, Cache: prev, Err: ErrDirGone} // gone, and no event brought it back
 	}
-	next := prev
 	fresh := map[string]bool{}
-	for _, e := range evs {
+	for _, e := range de.Events {
 		if e.Path == p {
 			if e.Type == zkview.FollowDeleted {
-				return lockops.Dir{Path: p}, &DirCache{Path: p}, ErrDirGone
+				return nil, false, &DirApplied{Dir: lockops.Dir{Path: p}, Cache: &DirCache{Path: p}, Err: ErrDirGone}
 			}
-			continue // its data: read below with its stat
+			continue // its data: read with its stat
 		}
 		if path.Dir(e.Path) != p {
 			continue // deeper: no lock node has children a decoder reads
@@ -58,29 +143,22 @@ func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache
 			fresh[name] = true
 		case zkview.FollowDeleted:
 			delete(fresh, name)
-			delete(next.Children, name)
+			delete(prev.Children, name)
 		}
 	}
-	names := make([]string, 0, len(fresh))
+	names = make([]string, 0, len(fresh))
 	for n := range fresh {
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	paths := append([]string{p}, joinAll(p, names)...)
-	// each may be called concurrently (batches in flight): results by index.
-	var st zk.Stat
-	var dirErr error
-	kids := make([]lockops.Child, len(names))
-	err := c.GetManyFunc(ctx, paths, func(i int, data []byte, s *zk.Stat, err error) {
-		switch {
-		case i == 0 && err != nil:
-			dirErr = err
-		case i == 0:
-			st, next.Data, next.Version = *s, data, s.Version
-		case err == nil:
-			kids[i-1] = lockops.ChildOf(names[i-1], paths[i], s, data)
-		}
-	})
+	return names, false, nil
+}
+
+// finishApply puts the children read (kids, by names; an empty Path: not
+// read) into de's cache and returns the directory (st: its stat; err:
+// the bulk read's, or the directory's own).
+func finishApply(ctx context.Context, c *zkview.Client, de DirEvents, names []string, kids []lockops.Child, st zk.Stat, err error) DirApplied {
+	p, next := de.Path, de.Cache
 	for i, k := range kids {
 		if k.Path == "" {
 			delete(next.Children, names[i]) // deleted meanwhile: its event follows
@@ -88,16 +166,14 @@ func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache
 			next.Children[names[i]] = k
 		}
 	}
-	if err == nil && dirErr != nil {
-		err = dirErr
-	}
 	if errors.Is(err, zk.ErrNoNode) {
-		return lockops.Dir{Path: p}, &DirCache{Path: p}, ErrDirGone
+		return DirApplied{Dir: lockops.Dir{Path: p}, Cache: &DirCache{Path: p}, Err: ErrDirGone}
 	}
 	if err != nil {
-		return lockops.Dir{Path: p}, nil, fmt.Errorf("read %s: %w", p, err)
+		return DirApplied{Dir: lockops.Dir{Path: p}, Err: fmt.Errorf("read %s: %w", p, err)}
 	}
-	return cachedDir(ctx, c, p, st, next)
+	d, cache, err := cachedDir(ctx, c, p, st, next)
+	return DirApplied{Dir: d, Cache: cache, Err: err}
 }
 
 // readWhole lists and reads the whole directory p (a resync).

@@ -28,44 +28,48 @@ var ErrDirGone = fmt.Errorf("the lock directory no longer exists: %w", zk.ErrNoN
 // caller keeps only the cache returned, nil after a failure). What it returns is what a fresh read would decode once the
 // events up to the server's present have been applied.
 func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache, evs []zkview.FollowEvent) (lockops.Dir, *DirCache, error) {
+	dl, next, err := ApplyEventsDelta(ctx, c, p, prev, evs)
+	if err != nil || dl.Whole {
+		return dl.Dir, next, err
+	}
+	return CachedDir(ctx, c, dl.Dir.Stat, next)
+}
+
+// Delta is what one [ApplyEventsDelta] changed in a cached directory.
+type Delta struct {
+	// Whole: the directory was read whole (a resync, no cache), and Dir
+	// has its children; else Dir has only its path, stat and data.
+	Whole bool
+	Dir   lockops.Dir
+	// Gone are the children of the cache before that left or changed;
+	// Fresh the children read (arrived or changed), in name order.
+	Gone  []string
+	Fresh []lockops.Child
+}
+
+// ApplyEventsDelta is [ApplyEvents] saying what changed rather than
+// listing every child, for a caller that keeps the decoded queue up to
+// date ([lockops.Splicer]); [CachedDir] gives the whole directory.
+func ApplyEventsDelta(ctx context.Context, c *zkview.Client, p string, prev *DirCache, evs []zkview.FollowEvent) (Delta, *DirCache, error) {
 	full := prev == nil || prev.Path != p
 	for _, e := range evs {
 		if e.Type == zkview.FollowResync || e.Path == p && e.Type == zkview.FollowCreated {
 			full = true
 		}
 	}
+	gone := Delta{Dir: lockops.Dir{Path: p}}
 	if full {
-		return readWhole(ctx, c, p)
+		d, next, err := readWhole(ctx, c, p)
+		return Delta{Whole: true, Dir: d}, next, err
 	}
 	if prev.Children == nil {
-		return lockops.Dir{Path: p}, prev, ErrDirGone // gone, and no event brought it back
+		return gone, prev, ErrDirGone // gone, and no event brought it back
 	}
 	next := prev
-	fresh := map[string]bool{}
-	for _, e := range evs {
-		if e.Path == p {
-			if e.Type == zkview.FollowDeleted {
-				return lockops.Dir{Path: p}, &DirCache{Path: p}, ErrDirGone
-			}
-			continue // its data: read below with its stat
-		}
-		if path.Dir(e.Path) != p {
-			continue // deeper: no lock node has children a decoder reads
-		}
-		name := path.Base(e.Path)
-		switch e.Type {
-		case zkview.FollowCreated, zkview.FollowDataChanged:
-			fresh[name] = true
-		case zkview.FollowDeleted:
-			delete(fresh, name)
-			delete(next.Children, name)
-		}
+	names, left, dirGone := childEvents(p, evs, next)
+	if dirGone {
+		return gone, &DirCache{Path: p}, ErrDirGone
 	}
-	names := make([]string, 0, len(fresh))
-	for n := range fresh {
-		names = append(names, n)
-	}
-	slices.Sort(names)
 	paths := append([]string{p}, joinAll(p, names)...)
 	// each may be called concurrently (batches in flight): results by index.
 	var st zk.Stat
@@ -81,23 +85,63 @@ func ApplyEvents(ctx context.Context, c *zkview.Client, p string, prev *DirCache
 			kids[i-1] = lockops.ChildOf(names[i-1], paths[i], s, data)
 		}
 	})
+	dl := Delta{Dir: lockops.Dir{Path: p, Stat: st, Data: next.Data}, Gone: left, Fresh: kids[:0]}
 	for i, k := range kids {
+		if _, ok := next.Children[names[i]]; ok {
+			dl.Gone = append(dl.Gone, names[i]) // changed (or deleted meanwhile)
+		}
 		if k.Path == "" {
 			delete(next.Children, names[i]) // deleted meanwhile: its event follows
 		} else {
 			next.Children[names[i]] = k
+			dl.Fresh = append(dl.Fresh, k)
 		}
 	}
 	if err == nil && dirErr != nil {
 		err = dirErr
 	}
 	if errors.Is(err, zk.ErrNoNode) {
-		return lockops.Dir{Path: p}, &DirCache{Path: p}, ErrDirGone
+		return gone, &DirCache{Path: p}, ErrDirGone
 	}
 	if err != nil {
-		return lockops.Dir{Path: p}, nil, fmt.Errorf("read %s: %w", p, err)
+		return gone, nil, fmt.Errorf("read %s: %w", p, err)
 	}
-	return cachedDir(ctx, c, p, st, next)
+	return dl, next, nil
+}
+
+// childEvents applies evs' departures to cache and returns the children
+// to read (created or changed, in name order), those of cache that left,
+// and whether p itself was deleted.
+func childEvents(p string, evs []zkview.FollowEvent, cache *DirCache) (read, left []string, dirGone bool) {
+	fresh := map[string]bool{}
+	for _, e := range evs {
+		if e.Path == p {
+			if e.Type == zkview.FollowDeleted {
+				return nil, nil, true
+			}
+			continue // its data: read with its stat
+		}
+		if path.Dir(e.Path) != p {
+			continue // deeper: no lock node has children a decoder reads
+		}
+		name := path.Base(e.Path)
+		switch e.Type {
+		case zkview.FollowCreated, zkview.FollowDataChanged:
+			fresh[name] = true
+		case zkview.FollowDeleted:
+			delete(fresh, name)
+			if _, ok := cache.Children[name]; ok {
+				left = append(left, name)
+				delete(cache.Children, name)
+			}
+		}
+	}
+	read = make([]string, 0, len(fresh))
+	for n := range fresh {
+		read = append(read, n)
+	}
+	slices.Sort(read)
+	return read, left, false
 }
 
 // readWhole lists and reads the whole directory p (a resync).
@@ -112,9 +156,10 @@ func readWhole(ctx context.Context, c *zkview.Client, p string) (lockops.Dir, *D
 	return ReadDirAgain(ctx, c, p, names, st, nil)
 }
 
-// cachedDir is the directory as cache holds it.
-func cachedDir(ctx context.Context, c *zkview.Client, p string, st zk.Stat, cache *DirCache) (lockops.Dir, *DirCache, error) {
-	d := lockops.Dir{Path: p, Stat: st, Data: cache.Data, Children: make([]lockops.Child, 0, len(cache.Children))}
+// CachedDir is the directory as cache holds it, with stat st (the
+// election context read where it is one).
+func CachedDir(ctx context.Context, c *zkview.Client, st zk.Stat, cache *DirCache) (lockops.Dir, *DirCache, error) {
+	d := lockops.Dir{Path: cache.Path, Stat: st, Data: cache.Data, Children: make([]lockops.Child, 0, len(cache.Children))}
 	for _, k := range cache.Children {
 		d.Children = append(d.Children, k) // in no order: Decode orders them
 	}

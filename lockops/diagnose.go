@@ -3,6 +3,7 @@ package lockops
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -15,6 +16,47 @@ type DiagnoseOptions struct {
 	Now time.Time
 	// Herd is how many waiters on one node make a herd (0: 3).
 	Herd int
+	// Sentences, when set, remembers the sentences of the per-node
+	// problems across the diagnoses of one lock (nil: made each time).
+	Sentences *Sentences
+}
+
+// Sentences remembers per-node problems' sentences across the diagnoses
+// of one lock: a churning queue diagnosed on every read would otherwise
+// make the same sentence for the same node each time. Safe for use by
+// several goroutines; it forgets everything when it grows past
+// maxSentences.
+type Sentences struct {
+	mu sync.Mutex
+	m  map[string]sentence // by node
+}
+
+// sentence is one node's remembered sentence, of kind for state.
+type sentence struct {
+	kind  ProblemKind
+	state State
+	text  string
+}
+
+// maxSentences bounds a Sentences.
+const maxSentences = 1 << 15
+
+// sentence is the remembered sentence of (kind, state, node), made by
+// mk the first time (one kind per node is remembered: the per-node
+// check that asks); s is locked by the caller (diagnose).
+func (s *Sentences) sentence(kind ProblemKind, state State, node string, mk func(State, string) string) string {
+	if s == nil {
+		return mk(state, node)
+	}
+	if t, ok := s.m[node]; ok && t.kind == kind && t.state == state {
+		return t.text
+	}
+	if s.m == nil || len(s.m) >= maxSentences {
+		s.m = map[string]sentence{}
+	}
+	t := mk(state, node)
+	s.m[node] = sentence{kind, state, t}
+	return t
 }
 
 // ServersView is what the servers said that the checks of one queue use,
@@ -77,6 +119,10 @@ func (o DiagnoseOptions) withDefaults() DiagnoseOptions {
 // turn, in the order the report lists them (per node, per session, then
 // per queue).
 func diagnose(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
+	if o.Sentences != nil {
+		o.Sentences.mu.Lock()
+		defer o.Sentences.mu.Unlock()
+	}
 	ix := newQueueIndex(q, o, view, parts)
 	queue, servers := parts&QueueChecks != 0, parts&ServerChecks != 0
 	for i := range q.Participants {

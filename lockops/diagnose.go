@@ -28,34 +28,35 @@ type DiagnoseOptions struct {
 // maxSentences.
 type Sentences struct {
 	mu sync.Mutex
-	m  map[string]sentence // by node
+	m  map[int64]sentence // by the node's czxid
 }
 
 // sentence is one node's remembered sentence, of kind for state.
 type sentence struct {
 	kind  ProblemKind
 	state State
+	node  string
 	text  string
 }
 
 // maxSentences bounds a Sentences.
 const maxSentences = 1 << 15
 
-// sentence is the remembered sentence of (kind, state, node), made by
+// sentence is the remembered sentence of kind for p (its state and node), made by
 // mk the first time (one kind per node is remembered: the per-node
 // check that asks); s is locked by the caller (diagnose).
-func (s *Sentences) sentence(kind ProblemKind, state State, node string, mk func(State, string) string) string {
+func (s *Sentences) sentence(kind ProblemKind, p *Participant, mk func(State, string) string) string {
 	if s == nil {
-		return mk(state, node)
+		return mk(p.State, p.Node)
 	}
-	if t, ok := s.m[node]; ok && t.kind == kind && t.state == state {
+	if t, ok := s.m[p.Czxid]; ok && t.kind == kind && t.state == p.State && t.node == p.Node {
 		return t.text
 	}
 	if s.m == nil || len(s.m) >= maxSentences {
-		s.m = map[string]sentence{}
+		s.m = map[int64]sentence{}
 	}
-	t := mk(state, node)
-	s.m[node] = sentence{kind, state, t}
+	t := mk(p.State, p.Node)
+	s.m[p.Czxid] = sentence{kind, p.State, p.Node, t}
 	return t
 }
 

@@ -25,15 +25,18 @@ var spliceKinds = map[Kind]bool{
 }
 
 // Splicer keeps a decoded queue that [Splicer.Splice] brings up to date.
-// It is used by one goroutine at a time; the queues it returns are the
-// caller's (it keeps its own copy of their participants).
+// It is used by one goroutine at a time. It reads the participants of the
+// last queue it returned for the next splice (one copy per change, not
+// two): their caller may apply the servers' view to them (Client,
+// WatchObserved, ObservedWatches, which the next splice clears) and add
+// problems to the queue, but change nothing else of them.
 type Splicer struct {
 	o      DecodeOptions
 	path   string
 	kind   Kind
 	marker string
-	ps     []Participant // the queue's participants, in order (ours)
-	dirty  []bool        // scratch: which of ps to decode again
+	ps     []Participant // the last queue's participants, in order
+	dirty  []bool        // which of ps to decode again (reused)
 }
 
 // NewSplicer keeps q, a whole [Decode] of a directory with options o, for
@@ -92,30 +95,14 @@ func (s *Splicer) Splice(d Dir, gone []string, fresh []Child) (q Queue, ok bool)
 	if s == nil || d.Path != s.path || d.Aux != nil || len(s.ps) == 0 {
 		return Queue{}, false
 	}
-	ps, dirty := s.ps, s.dirty[:0]
-	for range ps {
-		dirty = append(dirty, false)
-	}
-	for _, name := range gone {
-		i := indexOf(ps, name)
-		if i < 0 {
-			s.ps = nil
-			return Queue{}, false // not a participant: decoded whole
-		}
-		ps, dirty = slices.Delete(ps, i, i+1), slices.Delete(dirty, i, i+1)
-		if i < len(dirty) {
-			dirty[i] = true // its predecessor changed
-		}
-	}
+	ps, dirty, ok := s.without(gone)
 	for _, c := range fresh {
-		var ok bool
-		if ps, dirty, ok = s.insert(ps, dirty, c); !ok {
-			s.ps = nil
-			return Queue{}, false
+		if ok {
+			ps, dirty, ok = s.insert(ps, dirty, c)
 		}
 	}
 	s.ps, s.dirty = ps, dirty
-	if len(ps) == 0 || !plainChain(ps) {
+	if !ok || len(ps) == 0 || !plainChain(ps) {
 		s.ps = nil
 		return Queue{}, false
 	}
@@ -128,7 +115,7 @@ func (s *Splicer) Splice(d Dir, gone []string, fresh []Child) (q Queue, ok bool)
 		}
 		ps[i].Position = i
 	}
-	q = Queue{Path: s.path, Kind: s.kind, Participants: slices.Clone(ps)}
+	q = Queue{Path: s.path, Kind: s.kind, Participants: ps}
 	q.Problems = structuralProblems(Dir{Path: d.Path, Stat: d.Stat, Data: d.Data}, q)
 	if len(q.Problems) > 0 {
 		s.ps = nil // the next change: decoded whole
@@ -136,15 +123,33 @@ func (s *Splicer) Splice(d Dir, gone []string, fresh []Child) (q Queue, ok bool)
 	return q, true
 }
 
-// indexOf is the index of the participant named name in ps, -1 if none
-// (the usual departure is the first).
-func indexOf(ps []Participant, name string) int {
-	for i := range ps {
-		if ps[i].Name == name {
-			return i
+// without is a copy of the last queue's participants without those named
+// in gone (false: one is not there), each marked when its predecessor
+// left. The last queue's participants are the caller's since they were
+// returned (a view applied to them, see clearView): they are only read.
+func (s *Splicer) without(gone []string) ([]Participant, []bool, bool) {
+	ps := make([]Participant, 0, len(s.ps)+4)
+	dirty := s.dirty[:0]
+	found, left := 0, false
+	for i := range s.ps {
+		if slices.Contains(gone, s.ps[i].Name) {
+			found++
+			left = true
+			continue
 		}
+		ps = append(ps, s.ps[i])
+		clearView(&ps[len(ps)-1])
+		dirty = append(dirty, left)
+		left = false
 	}
-	return -1
+	return ps, dirty, found == len(gone)
+}
+
+// clearView takes off a participant what a view of the servers sets
+// ([Participant.Client], WatchObserved, ObservedWatches): a decode leaves
+// them empty.
+func clearView(p *Participant) {
+	p.Client, p.WatchObserved, p.ObservedWatches = "", nil, nil
 }
 
 // insert places c, decoded alone, where the recipe orders it among ps,

@@ -217,6 +217,7 @@ func TestApplyEventsUnderCuratorChurn(t *testing.T) {
 	fl := followSpliced(ctx, c, dir, f)
 	peers := zktest.StartCurator(t, cl.ConnectString())
 	next := 0
+	released := map[string]bool{}
 	join := func() {
 		peers.Acquire(t, fmt.Sprintf("c%d", next), "mutex", dir)
 		next++
@@ -227,9 +228,19 @@ func TestApplyEventsUnderCuratorChurn(t *testing.T) {
 	// A JVM starting on a loaded machine takes minutes: generous deadlines.
 	for burst := range 6 {
 		if burst > 0 {
-			holder := fmt.Sprintf("c%d", burst-1)
-			locktest.WaitFor(t, holder+" to hold", 5*time.Minute, func() bool { return peers.Has(holder, "acquired") })
+			// The holder: the contenders' nodes are made in any order.
+			holder := ""
+			locktest.WaitFor(t, "a contender to hold", 5*time.Minute, func() bool {
+				for i := range next {
+					if id := fmt.Sprintf("c%d", i); !released[id] && peers.Has(id, "acquired") {
+						holder = id
+						return true
+					}
+				}
+				return false
+			})
 			peers.Release(t, holder)
+			released[holder] = true
 			join()
 			join()
 		}

@@ -113,6 +113,13 @@ type Model struct {
 	// sentences are the shown lock's problems' sentences, remembered
 	// across its reads.
 	sentences *lockops.Sentences
+	// wrapped is the footer's last problem wrapped (problemWrap).
+	wrapped struct {
+		kind   lockops.ProblemKind
+		detail string
+		w      int
+		lines  []string
+	}
 	// noted is the footnote made of ens (view.go), made once per answer.
 	noted struct {
 		ens  *zkview.Ensemble

@@ -78,18 +78,21 @@ func (p *Model) noteNodes(old []lockops.Participant, oldMemoAt []*nodeMemo, at t
 		if next < len(old) && old[next].Node == x.Node {
 			m = memoIn(oldMemoAt, next)
 		}
-		if m == nil {
+		switch {
+		case m != nil:
+			next++
+		case p.memo[x.Node] != nil:
 			m = p.memo[x.Node]
-		}
-		if m == nil {
+			if m.at < len(old) && old[m.at].Node == x.Node {
+				next = m.at + 1
+			}
+		default:
 			m = &nodeMemo{}
 			p.memo[x.Node] = m
 			if !first {
 				m.firstSeen = at
 				m.freshUntil = at.Add(freshFor)
 			}
-		} else if m.at < len(old) && old[m.at].Node == x.Node {
-			next = m.at + 1
 		}
 		m.at, m.shown = j, p.shown
 		if x.State == lockops.StateHolding && !m.holding {

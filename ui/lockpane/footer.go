@@ -162,7 +162,30 @@ func (p *Model) footnote() string {
 			note += "read again on each change: the server has no persistent watches (ZooKeeper 3.6+)"
 		}
 	}
+	if age := p.viewAge(); age != "" {
+		if note != "" {
+			note += "; "
+		}
+		note += "the servers' watch lists (✓ ✗ ?) are " + age + " old"
+	}
 	return note
+}
+
+// staleViewAfter is when the servers' last answer, asked every
+// reverifyEvery, is old enough to say how old it is.
+const staleViewAfter = 3 * reverifyEvery
+
+// viewAge is how old the servers' last answer is when it is stale ("":
+// fresh, or none): the marks and the checks that need the servers come
+// from it, however often the queue itself moves.
+func (p *Model) viewAge() string {
+	if p.ens == nil || p.ensAt.IsZero() || len(p.queue.Participants) == 0 {
+		return ""
+	}
+	if age := p.now.Sub(p.ensAt); age >= staleViewAfter {
+		return common.FormatAge(age)
+	}
+	return ""
 }
 
 // verifyNote is the footnote on unknown clients and watches ("" when

@@ -128,21 +128,45 @@ func (s *Splicer) Splice(d Dir, gone []string, fresh []Child) (q Queue, ok bool)
 // left. The last queue's participants are the caller's since they were
 // returned (a view applied to them, see clearView): they are only read.
 func (s *Splicer) without(gone []string) ([]Participant, []bool, bool) {
-	ps := make([]Participant, 0, len(s.ps)+4)
-	dirty := s.dirty[:0]
-	found, left := 0, false
-	for i := range s.ps {
-		if slices.Contains(gone, s.ps[i].Name) {
-			found++
-			left = true
-			continue
+	at := make([]int, 0, len(gone))
+	for _, name := range gone {
+		i := indexOf(s.ps, name)
+		if i < 0 {
+			return nil, nil, false
 		}
-		ps = append(ps, s.ps[i])
-		clearView(&ps[len(ps)-1])
-		dirty = append(dirty, left)
-		left = false
+		at = append(at, i)
 	}
-	return ps, dirty, found == len(gone)
+	slices.Sort(at)
+	at = slices.Compact(at) // a name twice: once gone
+	ps := make([]Participant, 0, len(s.ps)-len(at)+4)
+	from := 0
+	for _, i := range at {
+		ps = append(ps, s.ps[from:i]...) // in runs: one copy each
+		from = i + 1
+	}
+	ps = append(ps, s.ps[from:]...)
+	dirty := slices.Grow(s.dirty[:0], len(ps))[:len(ps)]
+	clear(dirty)
+	for k, i := range at {
+		if j := i - k; j < len(dirty) {
+			dirty[j] = true // its predecessor left
+		}
+	}
+	for i := range ps {
+		clearView(&ps[i])
+	}
+	return ps, dirty, true
+}
+
+// indexOf is the index of the participant named name in ps, -1 if none
+// (the usual departure is the first).
+func indexOf(ps []Participant, name string) int {
+	for i := range ps {
+		if ps[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // clearView takes off a participant what a view of the servers sets

@@ -3,6 +3,7 @@ package lockops
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -15,6 +16,48 @@ type DiagnoseOptions struct {
 	Now time.Time
 	// Herd is how many waiters on one node make a herd (0: 3).
 	Herd int
+	// Sentences, when set, remembers the sentences of the per-node
+	// problems across the diagnoses of one lock (nil: made each time).
+	Sentences *Sentences
+}
+
+// Sentences remembers per-node problems' sentences across the diagnoses
+// of one lock: a churning queue diagnosed on every read would otherwise
+// make the same sentence for the same node each time. Safe for use by
+// several goroutines; it forgets everything when it grows past
+// maxSentences.
+type Sentences struct {
+	mu sync.Mutex
+	m  map[int64]sentence // by the node's czxid
+}
+
+// sentence is one node's remembered sentence, of kind for state.
+type sentence struct {
+	kind  ProblemKind
+	state State
+	node  string
+	text  string
+}
+
+// maxSentences bounds a Sentences.
+const maxSentences = 1 << 15
+
+// sentence is the remembered sentence of kind for p (its state and node), made by
+// mk the first time (one kind per node is remembered: the per-node
+// check that asks); s is locked by the caller (diagnose).
+func (s *Sentences) sentence(kind ProblemKind, p *Participant, mk func(State, string) string) string {
+	if s == nil {
+		return mk(p.State, p.Node)
+	}
+	if t, ok := s.m[p.Czxid]; ok && t.kind == kind && t.state == p.State && t.node == p.Node {
+		return t.text
+	}
+	if s.m == nil || len(s.m) >= maxSentences {
+		s.m = map[int64]sentence{}
+	}
+	t := mk(p.State, p.Node)
+	s.m[p.Czxid] = sentence{kind, p.State, p.Node, t}
+	return t
 }
 
 // ServersView is what the servers said that the checks of one queue use,
@@ -77,6 +120,10 @@ func (o DiagnoseOptions) withDefaults() DiagnoseOptions {
 // turn, in the order the report lists them (per node, per session, then
 // per queue).
 func diagnose(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
+	if o.Sentences != nil {
+		o.Sentences.mu.Lock()
+		defer o.Sentences.mu.Unlock()
+	}
 	ix := newQueueIndex(q, o, view, parts)
 	queue, servers := parts&QueueChecks != 0, parts&ServerChecks != 0
 	for i := range q.Participants {

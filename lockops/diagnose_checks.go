@@ -14,7 +14,7 @@ func checkPersistentLockNode(ix *queueIndex, p *Participant) {
 	if p.Ephemeral {
 		return
 	}
-	ix.addDetail(ProblemPersistentLockNode, p.Node, persistentSentence(p.State, p.Node))
+	ix.addDetail(ProblemPersistentLockNode, p.Node, ix.o.Sentences.sentence(ProblemPersistentLockNode, p, persistentSentence))
 }
 
 // persistentSentence says what a persistent lock node in state s means

@@ -159,7 +159,7 @@ func churnName(i int) string {
 // BenchmarkLockPaneChurn1k shows a 1,000-contender Curator lock in the
 // TUI (the real model as Run sets it up, its commands run as the program
 // runs them, View called after every message as the program does;
-// releases checked at each message that puts a new queue on screen) while the lock churns at 200 operations a
+// releases checked at each drawing of a new queue) while the lock churns at 200 operations a
 // second (100 releases of the holder, 100 new waiters), made by a child
 // process. Two paths, alternated in one run: poll (the pane re-reads the
 // directory on one-shot children watches, at most every 100 ms) and follow
@@ -235,16 +235,17 @@ loop:
 			d.apply(msg)
 			_ = d.m.View() // as tea.Program does after every message
 			msgs++
-			if d.m.frames.at != drawnAt {
+			drew := d.m.frames.at != drawnAt
+			if drew {
 				draws, drawnAt = draws+1, d.m.frames.at
 			}
-			if d.m.lock.Shown() == shownAt {
+			if d.m.lock.Shown() == shownAt || !drew {
 				continue
 			}
-			// A new queue on screen (the program's renderer puts it on
-			// the terminal at its next frame): the releases it no longer
-			// shows (the measurement's own cost, counted as the pane's: a
-			// set of the first nodes).
+			// A new queue drawn (the program's renderer puts the drawing
+			// on the terminal at its next frame): the releases it no
+			// longer shows (the measurement's own cost, counted as the
+			// pane's: a set of the first nodes).
 			shownAt = d.m.lock.Shown()
 			q := d.m.lock.Queue().Participants
 			shown := make(map[string]bool, 64)

@@ -219,15 +219,21 @@ func (m *Model) detailPane(w, h int) string {
 	if !m.detail.IsLock() {
 		return m.detail.View(m.focus == focusDetail)
 	}
-	body := m.lock.View()
+	lines, widths := m.lock.ViewLines()
 	if err := m.detail.LockErr(); err != nil {
-		body = m.st.Error.Render("Could not read the lock: "+printable.String(err.Error())) + "\n" + body
+		lines = append(strings.Split(m.st.Error.Render("Could not read the lock: "+printable.String(err.Error())), "\n"), lines...)
+		widths = nil // measured by the box
 	}
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1] // (drawn blank by the box)
+	}
 	if len(lines) > innerH {
 		lines = lines[:innerH]
 	}
-	return common.Box(m.st, "lock "+m.shownName(m.detail.Path()), common.PadLines(lines, 1), w, h, m.focus == focusDetail)
+	for i := range widths {
+		widths[i]++ // the indent PadLines adds
+	}
+	return common.BoxSized(m.st, "lock "+m.shownName(m.detail.Path()), common.PadLines(lines, 1), widths, w, h, m.focus == focusDetail)
 }
 
 // layout gives the panes their sizes (at start and on a resize).

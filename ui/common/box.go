@@ -14,6 +14,12 @@ import (
 // (plain text, a path often: escaped here) in the top edge; lines are cut
 // or padded to fit.
 func Box(st *themes.Styles, title string, lines []string, w, h int, focused bool) string {
+	return BoxSized(st, title, lines, nil, w, h, focused)
+}
+
+// BoxSized is [Box] with the width in cells of each line known (widths[i]
+// of lines[i]; nil or short: measured here).
+func BoxSized(st *themes.Styles, title string, lines []string, widths []int, w, h int, focused bool) string {
 	bs, ts, edge := st.Pane, st.PaneTitle, st.PaneEdge
 	if focused {
 		bs, ts, edge = st.PaneFocused, st.PaneTitleFocused, st.PaneEdgeFocused
@@ -27,11 +33,15 @@ func Box(st *themes.Styles, title string, lines []string, w, h int, focused bool
 	out = append(out, top)
 	left, right := edge.Render(b.Left), edge.Render(b.Right) // the same on every line
 	for i := 0; i < h-2; i++ {
-		l := ""
-		if i < len(lines) {
+		l, lw := "", 0
+		switch {
+		case i < len(widths) && i < len(lines):
+			l, lw = lines[i], widths[i]
+		case i < len(lines):
 			l = lines[i]
+			lw = lipgloss.Width(l)
 		}
-		if lw := lipgloss.Width(l); lw > innerW {
+		if lw > innerW {
 			l = ansi.Truncate(l, innerW, "…")
 		} else if lw < innerW {
 			l += strings.Repeat(" ", innerW-lw)

@@ -215,11 +215,11 @@ func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (
 			return nil, true
 		}
 		if key.Matches(msg, k.Revoke) {
-			if why := revokeRefusal(p.queue.Kind, x, p.labels[x.Node]); why != "" {
+			if why := revokeRefusal(p.queue.Kind, x, p.label(x.Node)); why != "" {
 				p.setNote(common.LevelWarn, why)
 				return nil, true
 			}
-			p.open(dialog.NewRevoke(p.st, p.keys, x, p.labels[x.Node]))
+			p.open(dialog.NewRevoke(p.st, p.keys, x, p.label(x.Node)))
 			return nil, true
 		}
 		if !lockops.Recognised(p.queue.Kind) {
@@ -232,7 +232,7 @@ func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (
 		}
 		p.act.seq++
 		id := p.act.seq
-		d := dialog.NewForceDelete(p.st, p.keys, x, p.labels[x.Node], id, p)
+		d := dialog.NewForceDelete(p.st, p.keys, x, p.label(x.Node), id, p)
 		p.open(d)
 		return tea.Batch(d.Init(), previewEvictCmd(p.client, id, x.Node)), true
 	}
@@ -245,7 +245,7 @@ func (p *Model) showProblems() tea.Cmd {
 	x, selected := p.selected()
 	title, node := "Problems of this lock", ""
 	if selected {
-		title, node = "Problems of "+p.labels[x.Node], x.Node
+		title, node = "Problems of "+p.label(x.Node), x.Node
 	}
 	var items []dialog.ProblemText
 	for _, pr := range p.queue.Problems {

@@ -37,7 +37,7 @@ func (p *Model) bannerLines() []string {
 				}
 			}
 			on := printable.String(common.LastElem(waitingOn))
-			if l, ok := p.labels[waitingOn]; ok && pr.Path == p.path {
+			if l, ok := p.labelOf(waitingOn); ok && pr.Path == p.path {
 				on = l + " " + common.ShortName(lockops.ShortName(on), 24)
 			}
 			out = append(out, p.spinner.View()+st.Info.Render(fmt.Sprintf("We wait at position %d of %d on %s · %s", pos, n, on, wait)))
@@ -112,7 +112,7 @@ func (p *Model) WaiterEvictNext(n string) string {
 	var watchers []string
 	for _, x := range p.queue.Participants {
 		if x.Watches == n {
-			l := p.labels[x.Node]
+			l := p.label(x.Node)
 			if l == "" {
 				l = common.ShortName(lockops.ShortName(common.LastElem(x.Node)), 24)
 			}
@@ -135,7 +135,7 @@ func (p *Model) NodeRefs(ns []string) []string {
 	out := make([]string, len(ns))
 	for i, n := range ns {
 		name := common.LastElem(n)
-		l := p.labels[n]
+		l := p.label(n)
 		if l == "" {
 			out[i] = common.ShortName(lockops.ShortName(name), 24)
 			continue

@@ -71,7 +71,7 @@ func (p *Model) chainOf(node string) chainEnd {
 func (p *Model) chain(x lockops.Participant) string {
 	st := p.st
 	var b strings.Builder
-	b.WriteString(p.draw(&st.Waiter, p.labels[x.Node]) + " ")
+	b.WriteString(p.draw(&st.Waiter, p.label(x.Node)) + " ")
 	if x.WatchKind == lockops.WatchChildren {
 		b.WriteString(p.draw(&st.Chain, "──watches children of ") + p.observed(x.WatchObserved) + p.draw(&st.Chain, "──▶ ") + p.draw(&st.Value, printable.String(common.LastElem(x.Watches))))
 		return b.String()
@@ -90,7 +90,7 @@ func (p *Model) chain(x lockops.Participant) string {
 			break
 		}
 		next := p.queue.Participants[i]
-		b.WriteString(p.draw(p.labelStyle(next), p.labels[next.Node]))
+		b.WriteString(p.draw(p.labelStyle(next), p.label(next.Node)))
 		left := ce.hops - hop - 1
 		if ce.cycle && hop >= ce.hops {
 			b.WriteString(p.draw(&st.Error, " (cycle)"))
@@ -99,7 +99,7 @@ func (p *Model) chain(x lockops.Participant) string {
 		if left >= 2 && hop == 1 {
 			b.WriteString(p.draw(&st.Chain, fmt.Sprintf(" ─▶ … %d more ─▶ ", left-1)))
 			if j, ok := p.byNode[ce.end]; ok {
-				b.WriteString(p.draw(p.labelStyle(p.queue.Participants[j]), p.labels[ce.end]))
+				b.WriteString(p.draw(p.labelStyle(p.queue.Participants[j]), p.label(ce.end)))
 			} else {
 				b.WriteString(p.draw(&st.ObservedMissing, common.ShortName(lockops.ShortName(common.LastElem(ce.end)), 24)+" (not in the queue)"))
 			}

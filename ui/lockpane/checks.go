@@ -55,12 +55,12 @@ var sessionHungAfter = time.Minute
 
 // viewedQueue is the decoded queue q (the caller's to change: a fresh
 // decode, not copied again) with the servers' last view ens applied (nil:
-// none), the queue's own checks as of now and the problems found when the
+// none), the queue's own checks as of now (s remembers their sentences) and the problems found when the
 // servers last answered (f) for the nodes they still concern.
-func viewedQueue(q lockops.Queue, ens *zkview.Ensemble, f *serverFindings, now time.Time) lockops.Queue {
+func viewedQueue(q lockops.Queue, ens *zkview.Ensemble, f *serverFindings, now time.Time, s *lockops.Sentences) lockops.Queue {
 	qs := []lockops.Queue{q}
 	diagnose.ApplyEnsemble(ens, qs)
-	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now})
+	lockops.DiagnoseQueue(qs, lockops.DiagnoseOptions{Now: now, Sentences: s})
 	f.carryTo(&qs[0])
 	paneWatchers(&qs[0]) // watchers.go
 	return qs[0]

@@ -60,7 +60,7 @@ func TestServerFindingsCarried(t *testing.T) {
 	}
 
 	// A later read: carried while unchanged…
-	later := viewedQueue(rawOf(q, 0), nil, v.findings, now.Add(time.Second))
+	later := viewedQueue(rawOf(q, 0), nil, v.findings, now.Add(time.Second), nil)
 	if len(kinds(later, holder.Node)) != 1 || len(kinds(later, waiter.Node)) != 1 {
 		t.Errorf("not carried: %+v", later.Problems)
 	}
@@ -68,7 +68,7 @@ func TestServerFindingsCarried(t *testing.T) {
 	moved := rawOf(q, 0)
 	moved.Participants = moved.Participants[1:]
 	moved.Participants[0].State, moved.Participants[0].Watches = lockops.StateHolding, ""
-	later = viewedQueue(moved, nil, v.findings, now.Add(2*time.Second))
+	later = viewedQueue(moved, nil, v.findings, now.Add(2*time.Second), nil)
 	if got := kinds(later, waiter.Node); len(got) != 0 {
 		t.Errorf("the new holder keeps its old wait's problems: %v", got)
 	}

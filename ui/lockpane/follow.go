@@ -38,6 +38,10 @@ type followState struct {
 	// readAt is when the last read of events began (the wall clock: the
 	// wait for the next is timed against it).
 	readAt time.Time
+	// splicer keeps the last decoded queue for the next events to be
+	// spliced into (nil: the next read decodes the directory whole); it
+	// travels with the read in flight.
+	splicer *lockops.Splicer
 }
 
 // lockFollowMsg answers the start of a Follow of path.
@@ -94,7 +98,7 @@ func (p *Model) loadFollowing() tea.Cmd {
 		}
 	}
 	if p.dirCache == nil {
-		return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, nil)
+		return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.sentences, nil, nil)
 	}
 	return waitEventsCmd(p.fol.f, p.loadID, p.path, p.fol.readAt.Add(followEvery))
 }
@@ -117,7 +121,7 @@ func (p *Model) onFollowStarted(msg lockFollowMsg) tea.Cmd {
 		return p.load() // re-read on one-shot watches
 	}
 	p.fol.f, p.fol.path = msg.f, msg.path
-	p.dirCache = nil // the Follow's first event reads it whole
+	p.dirCache, p.fol.splicer = nil, nil // the Follow's first event reads it whole
 	return p.load()
 }
 
@@ -164,43 +168,70 @@ func (p *Model) onEvents(msg lockEventsMsg) tea.Cmd {
 		return func() tea.Msg { return lockLoadedMsg{id: msg.id, path: msg.path, err: errFollowEnded, at: p.clock()} }
 	}
 	p.fol.readAt = time.Now()
-	return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.dirCache)
+	sp := p.fol.splicer
+	p.fol.splicer = nil // the read's until it comes back
+	return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.sentences, p.dirCache, sp)
 }
 
 // followLockCmd applies f's queued events to cache (nil: the directory is
-// read whole), then decodes the queue as loadLockCmd does.
-func followLockCmd(f *zkview.Follow, c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, fi *serverFindings, cache *scan.DirCache) tea.Cmd {
+// read whole) and brings the queue up to date: spliced by sp where the
+// recipe allows (lockops.Splicer: only the nodes that came, left or lost
+// their predecessor are decoded), else decoded whole as loadLockCmd does.
+func followLockCmd(f *zkview.Follow, c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, fi *serverFindings, s *lockops.Sentences, cache *scan.DirCache, sp *lockops.Splicer) tea.Cmd {
 	return func() tea.Msg {
 		msg := lockLoadedMsg{id: id, path: path}
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
-		d, next, err := scan.ApplyEvents(ctx, c, path, cache, f.Take())
+		dl, next, err := scan.ApplyEventsDelta(ctx, c, path, cache, f.Take())
 		msg.cache = next
 		if err != nil {
 			msg.err, msg.at = err, clock()
 			return msg
 		}
-		msg.zxid = d.Stat.Pzxid
-		decodeLoaded(&msg, d, clock, ens, fi)
+		msg.zxid = dl.Dir.Stat.Pzxid
+		if !dl.Whole {
+			if q, ok := sp.Splice(dl.Dir, dl.Gone, dl.Fresh); ok {
+				msg.children, msg.splicer = len(next.Children), sp
+				showDecoded(&msg, q, clock, ens, fi, s)
+				return msg
+			}
+		}
+		d := dl.Dir
+		if !dl.Whole {
+			if d, _, err = scan.CachedDir(ctx, c, dl.Dir.Stat, next); err != nil {
+				msg.err, msg.at = err, clock()
+				return msg
+			}
+		}
+		msg.children = len(d.Children)
+		q := lockops.Decode(d, lockops.DecodeOptions{})
+		msg.splicer = lockops.NewSplicer(q, lockops.DecodeOptions{})
+		showDecoded(&msg, q, clock, ens, fi, s)
 		return msg
 	}
 }
 
 // decodeLoaded decodes d into msg (the queue with the servers' last view
 // applied, as the pane shows it).
-func decodeLoaded(msg *lockLoadedMsg, d lockops.Dir, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings) {
+func decodeLoaded(msg *lockLoadedMsg, d lockops.Dir, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, s *lockops.Sentences) {
 	msg.children = len(d.Children)
-	q := lockops.Decode(d, lockops.DecodeOptions{})
+	showDecoded(msg, lockops.Decode(d, lockops.DecodeOptions{}), clock, ens, f, s)
+}
+
+// showDecoded puts q, a decoded queue (the caller's to change), into msg
+// with the servers' last view applied, as the pane shows it.
+func showDecoded(msg *lockLoadedMsg, q lockops.Queue, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, s *lockops.Sentences) {
 	q.Path = msg.path
 	msg.decoded = len(q.Problems)
 	msg.at = clock()
 	q.ReadAt = msg.at
-	msg.queue = viewedQueue(q, ens, f, msg.at)
+	msg.queue = viewedQueue(q, ens, f, msg.at, s)
 }
 
 // followNext is what follows a read while following: the next batch of
 // events, and the servers' view when it is due.
 func (p *Model) followNext(msg lockLoadedMsg) []tea.Cmd {
+	p.fol.splicer = msg.splicer
 	p.fol.lastID, p.fol.lastQueue, p.fol.lastDecoded = msg.id, msg.queue, msg.decoded
 	cmds := []tea.Cmd{p.load()}
 	if p.verifyDue() {
@@ -219,7 +250,7 @@ func (p *Model) verifyNow() tea.Cmd {
 // directory's deletion waits for its events; another failure reads the
 // directory whole a second later.
 func (p *Model) followFailed(msg lockLoadedMsg) tea.Cmd {
-	p.dirCache = msg.cache
+	p.dirCache, p.fol.splicer = msg.cache, nil
 	if msg.cache != nil {
 		return p.load()
 	}
@@ -246,7 +277,7 @@ func (p *Model) followVerified(msg lockVerifiedMsg) tea.Cmd {
 	if !pending {
 		raw.ReadAt = now
 	}
-	p.setQueueAt(viewedQueue(raw, p.ens, p.findings, now), now, true)
+	p.setQueueAt(viewedQueue(raw, p.ens, p.findings, now, p.sentences), now, true)
 	return nil
 }
 

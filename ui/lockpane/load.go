@@ -34,6 +34,8 @@ type lockLoadedMsg struct {
 	// zxid is the directory's pzxid in this read's listing: the last
 	// change of its children the queue includes.
 	zxid int64
+	// splicer is the followed queue kept for the next events (follow.go).
+	splicer *lockops.Splicer
 }
 
 // lockVerifiedMsg brings what the servers said (watch lists, client
@@ -103,7 +105,7 @@ func (p *Model) load() tea.Cmd {
 	p.loading, p.dirty = true, false
 	p.loadStarted = p.clock()
 	p.loadID++
-	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.dirCache)
+	return loadLockCmd(p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.sentences, p.dirCache)
 }
 
 // verifyDue reports whether it is time to ask the servers again. Asking
@@ -155,8 +157,8 @@ func (p *Model) onLoaded(msg lockLoadedMsg) tea.Cmd {
 	p.loadErr = nil
 	p.loadedAt = msg.at
 	p.dirCache = msg.cache
-	p.remember(&msg.queue, history.Moment{Zxid: msg.zxid, Time: msg.at}) // timeline.go: copies what it keeps
-	p.setQueueAt(msg.queue, msg.at, true)                                // viewedQueue's copy, made for this message
+	p.remember(&msg.queue, history.Moment{Zxid: msg.zxid, Time: msg.at}) // timeline.go: shares what it keeps
+	p.setQueueAt(msg.queue, msg.at, false)                               // shared with the timeline: copied before a change
 	p.children, p.counted = msg.children, true
 	p.stopWatch()
 	p.stop = make(chan struct{})
@@ -228,7 +230,7 @@ func (p *Model) onDirChanged(msg lockDirChangedMsg) tea.Cmd {
 // Lock nodes do not change once written: only children that the last
 // read's cache (nil: none) does not know are read ([scan.ReadDirAgain]),
 // so a busy lock costs its arrivals, not its length, per change.
-func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, cache *scan.DirCache) tea.Cmd {
+func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Time, ens *zkview.Ensemble, f *serverFindings, s *lockops.Sentences, cache *scan.DirCache) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 		defer cancel()
@@ -256,7 +258,7 @@ func loadLockCmd(c *zkview.Client, id uint64, path string, clock func() time.Tim
 			msg.err, msg.at = err, clock()
 			return msg
 		}
-		decodeLoaded(&msg, d, clock, ens, f)
+		decodeLoaded(&msg, d, clock, ens, f, s)
 		return msg
 	}
 }

@@ -56,10 +56,11 @@ type Model struct {
 	have     bool
 	entries  []lockEntry
 	heights  []int // lines per entry (prefix of the window computation)
-	labels   map[string]string
-	// spareLabels is the labels map before last, reused by the next
+	// labelAt is each participant's label, by index (label).
+	labelAt []string
+	// spareLabels is the labelAt before last, reused by the next
 	// queue (a churning lock's reads allocate no new maps).
-	spareLabels map[string]string
+	spareLabels []string
 	labelNames  labelNames
 	byNode      map[string]int // node -> index in queue.Participants
 	chains      map[string]chainEnd
@@ -109,6 +110,16 @@ type Model struct {
 	// only pings across answers.
 	findings *serverFindings
 	pings    diagnose.PingWatch
+	// sentences are the shown lock's problems' sentences, remembered
+	// across its reads.
+	sentences *lockops.Sentences
+	// wrapped is the footer's last problem wrapped (problemWrap).
+	wrapped struct {
+		kind   lockops.ProblemKind
+		detail string
+		w      int
+		lines  []string
+	}
 	// noted is the footnote made of ens (view.go), made once per answer.
 	noted struct {
 		ens  *zkview.Ensemble
@@ -118,8 +129,10 @@ type Model struct {
 	// What was seen per node, for highlights and ages.
 	memo   map[string]*nodeMemo
 	memoAt []*nodeMemo // the memo of each participant of queue, by index
-	ghosts []ghost
-	first  bool // the next queue is the first of this directory
+	// spareMemoAt is the memoAt before last, reused by the next queue.
+	spareMemoAt []*nodeMemo
+	ghosts      []ghost
+	first       bool // the next queue is the first of this directory
 
 	// The participant cursor (for revoke and force-delete).
 	cursorNode string
@@ -161,6 +174,10 @@ type nodeMemo struct {
 	freshUntil   time.Time
 	watches      string
 	watchSince   time.Time // the read that first showed it waiting on watches
+	// at is its index in the last queue that showed it, the queue
+	// numbered shown (Model.shown).
+	at    int
+	shown uint64
 }
 
 // ghost is a node that left the queue, drawn struck-through for a while.

@@ -471,7 +471,7 @@ func TestRawOfViewedQueue(t *testing.T) {
 	q := mutexQueue()
 	decoded := len(q.Problems)
 	q.Others = []lockops.Queue{mutexQueue()}
-	v := viewedQueue(q, nil, nil, lockT0)
+	v := viewedQueue(q, nil, nil, lockT0, nil)
 	if len(v.Problems) <= decoded {
 		t.Fatalf("the viewed queue has no problem of its own: %d", len(v.Problems))
 	}

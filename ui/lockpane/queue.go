@@ -25,10 +25,10 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	}
 	p.now = at
 	old := p.queue
-	oldLabels := p.labels
+	oldLabels := p.labelAt
 	p.queue, p.have = q, true
 	p.shown++
-	p.labels = labelParticipants(q.Participants, p.spareLabels, &p.labelNames)
+	p.labelAt = labelsAt(q.Participants, p.spareLabels, &p.labelNames)
 	if p.byNode == nil {
 		p.byNode = make(map[string]int, len(q.Participants))
 	}
@@ -38,10 +38,55 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	}
 	first := p.first
 	p.first = false
-	p.memoAt = p.memoAt[:0]
-	for _, x := range q.Participants {
-		m := p.memo[x.Node]
-		if m == nil {
+	oldMemoAt := p.memoAt
+	p.memoAt = p.spareMemoAt[:0]
+	p.noteNodes(old.Participants, oldMemoAt, at, first)
+	// Nodes that left (not met again: their memo is of an earlier
+	// queue) become ghosts at their old place.
+	if !first {
+		for i, x := range old.Participants {
+			if m := memoIn(oldMemoAt, i); m != nil && m.shown == p.shown {
+				continue
+			} else if m == nil {
+				if _, ok := p.byNode[x.Node]; ok {
+					continue
+				}
+			}
+			p.ghosts = append(p.ghosts, ghost{p: x, label: labelIn(oldLabels, i), index: i, until: at.Add(releasedFor), gone: at})
+			delete(p.memo, x.Node)
+		}
+	}
+	clear(oldMemoAt)
+	p.spareMemoAt = oldMemoAt
+	p.judgeWatches(&p.queue, owned)
+	p.spareLabels = oldLabels
+	clear(p.chains) // found again on first use (chainOf)
+	p.rebuild()
+	p.applyWantNode()
+}
+
+// noteNodes updates the memo of each node of the queue shown (its
+// arrival, when it began to hold, its wait), marking each met; old are
+// the participants of the queue shown before, oldMemoAt their memos. The
+// nodes that stay keep their order, so each is first looked for just
+// after the last one met (no lookup by path for most of a long queue).
+func (p *Model) noteNodes(old []lockops.Participant, oldMemoAt []*nodeMemo, at time.Time, first bool) {
+	next := 0
+	for j := range p.queue.Participants {
+		x := &p.queue.Participants[j]
+		var m *nodeMemo
+		if next < len(old) && old[next].Node == x.Node {
+			m = memoIn(oldMemoAt, next)
+		}
+		switch {
+		case m != nil:
+			next++
+		case p.memo[x.Node] != nil:
+			m = p.memo[x.Node]
+			if m.at < len(old) && old[m.at].Node == x.Node {
+				next = m.at + 1
+			}
+		default:
 			m = &nodeMemo{}
 			p.memo[x.Node] = m
 			if !first {
@@ -49,6 +94,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 				m.freshUntil = at.Add(freshFor)
 			}
 		}
+		m.at, m.shown = j, p.shown
 		if x.State == lockops.StateHolding && !m.holding {
 			m.holding = true
 			if !first { // began to hold between the last read and this one
@@ -61,21 +107,14 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 		}
 		p.memoAt = append(p.memoAt, m)
 	}
-	// Nodes that left become ghosts at their old place.
-	if !first {
-		for i, x := range old.Participants {
-			if _, ok := p.byNode[x.Node]; ok {
-				continue
-			}
-			p.ghosts = append(p.ghosts, ghost{p: x, label: oldLabels[x.Node], index: i, until: at.Add(releasedFor), gone: at})
-			delete(p.memo, x.Node)
-		}
+}
+
+// memoIn is memos[i], nil when out of range.
+func memoIn(memos []*nodeMemo, i int) *nodeMemo {
+	if i < len(memos) {
+		return memos[i]
 	}
-	p.judgeWatches(&p.queue, owned)
-	p.spareLabels = oldLabels
-	clear(p.chains) // found again on first use (chainOf)
-	p.rebuild()
-	p.applyWantNode()
+	return nil
 }
 
 // staleAt reports whether what the pane remembers is too old to compare
@@ -100,12 +139,13 @@ func (p *Model) resetDir(path string) {
 	p.first = true
 	p.cursorNode, p.cursor, p.offset = "", 0, 0
 	p.loadErr = nil
-	p.dirCache = nil
+	p.dirCache, p.fol.splicer = nil, nil
 	p.stopFollow()
 	p.fol.lastID = 0
 	p.holding = false
 	p.verifiedAt, p.verifying, p.ens, p.ensAt, p.samples = time.Time{}, false, nil, time.Time{}, nil
 	p.findings, p.pings = nil, diagnose.PingWatch{}
+	p.sentences = &lockops.Sentences{}
 	p.entries, p.heights = nil, nil
 }
 
@@ -167,6 +207,46 @@ func labelParticipants(ps []lockops.Participant, out map[string]string, made *la
 	return out
 }
 
+// labelsAt is labelParticipants by index, in out (emptied first).
+func labelsAt(ps []lockops.Participant, out []string, made *labelNames) []string {
+	out = out[:0]
+	h, w := 0, 0
+	for i := range ps {
+		if ps[i].State == lockops.StateHolding {
+			h++
+			out = append(out, made.name(&made.holders, "H", h))
+		} else {
+			w++
+			out = append(out, made.name(&made.waiters, "W", w))
+		}
+	}
+	return out
+}
+
+// labelIn is labels[i], "" when out of range.
+func labelIn(labels []string, i int) string {
+	if i < len(labels) {
+		return labels[i]
+	}
+	return ""
+}
+
+// labelOf is node's label in the queue shown; ok false when it is not
+// in it.
+func (p *Model) labelOf(node string) (string, bool) {
+	i, ok := p.byNode[node]
+	if !ok || i >= len(p.labelAt) {
+		return "", false
+	}
+	return p.labelAt[i], true
+}
+
+// label is node's label in the queue shown ("" when it is not in it).
+func (p *Model) label(node string) string {
+	l, _ := p.labelOf(node)
+	return l
+}
+
 // labelNames are the labels made so far ("H1", "W1", …, by number less
 // one): a churning lock's reads name the same places again and again.
 type labelNames struct{ holders, waiters []string }
@@ -204,7 +284,7 @@ func (p *Model) rebuild() {
 			p.entries = append(p.entries, lockEntry{p: &shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})
 			gi++
 		}
-		p.entries = append(p.entries, lockEntry{p: &ps[i], label: p.labels[ps[i].Node]})
+		p.entries = append(p.entries, lockEntry{p: &ps[i], label: labelIn(p.labelAt, i)})
 	}
 	for ; gi < len(shown); gi++ {
 		p.entries = append(p.entries, lockEntry{p: &shown[gi].p, label: shown[gi].label, ghost: &shown[gi]})

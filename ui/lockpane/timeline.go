@@ -82,7 +82,9 @@ func (p *Model) remember(q *lockops.Queue, at history.Moment) {
 			h.step--
 		}
 	}
-	c := lockops.Queue{Path: q.Path, Kind: q.Kind, MaxLeases: q.MaxLeases, Participants: append([]lockops.Participant(nil), q.Participants...)}
+	// The participants are shared, not copied: a read's queue is never
+	// changed once shown (setQueueAt copies before it judges a wait).
+	c := lockops.Queue{Path: q.Path, Kind: q.Kind, MaxLeases: q.MaxLeases, Participants: q.Participants}
 	h.states = append(h.states, history.LockState{At: at, Queue: c})
 	h.kept += len(c.Participants)
 }

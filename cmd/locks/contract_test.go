@@ -321,7 +321,11 @@ func TestLocksWatchJSONIsNDJSON(t *testing.T) {
 	// for the one that shows the second contender.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-		if len(lines) >= 2 && strings.Count(lines[len(lines)-1], `"node":`) == 2 {
+		var last struct {
+			Locks []struct{ Participants []json.RawMessage }
+		}
+		if len(lines) >= 2 && json.Unmarshal([]byte(lines[len(lines)-1]), &last) == nil &&
+			len(last.Locks) == 1 && len(last.Locks[0].Participants) == 2 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -147,6 +147,9 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if o.Watch {
+					return runDBWatch(cmd, f, args, o, db.o)
+				}
 				return runDBLocks(cmd, f, args, o.JSON, db.o)
 			}
 			if err := db.refuseForZooKeeper(cmd); err != nil {

@@ -113,3 +113,44 @@ func TestDBLocksWatch(t *testing.T) {
 		t.Errorf("--record on a database: %v", err)
 	}
 }
+
+// TestMySQLLocksWatch: `locks NAME --watch --json` on a real MariaDB shows
+// a mariadb client holding a GET_LOCK lock with another waiting, then
+// (the holder's connection closed) the waiter holding, seen to begin.
+func TestMySQLLocksWatch(t *testing.T) {
+	m := dbtest.SharedMariaDB(t)
+	dbEnv(t)
+	t.Setenv("ZKSCOPE_AUTH", dbtest.MariaDBUser+":"+dbtest.MariaDBPassword)
+	name := "watch:" + t.Name()
+	a, b := m.Client(t), m.Client(t)
+	aID, bID := a.Query(t, "SELECT CONNECTION_ID()"), b.Query(t, "SELECT CONNECTION_ID()")
+	if got := a.Query(t, "SELECT GET_LOCK('"+name+"', 0)"); got != "1" {
+		t.Fatalf("GET_LOCK: %q", got)
+	}
+	b.Send(t, "SELECT GET_LOCK('"+name+"', 600)")
+	out := startDBWatch(t, "-s", m.URL(), "locks", name, "--watch", "--json", "--interval", "1s")
+	frame := func(want ...string) func(context.Context) bool {
+		return func(context.Context) bool {
+			for _, f := range dbWatchFrames(out.String()) {
+				if len(f.Locks) != 1 || f.Locks[0].Recipe != "mysql.get_lock" {
+					continue
+				}
+				var got []string
+				for _, p := range f.Locks[0].Participants {
+					s := p.Session + " " + p.State
+					if p.HeldSinceSource != nil {
+						s += " " + *p.HeldSinceSource
+					}
+					got = append(got, s)
+				}
+				if strings.Join(got, ",") == strings.Join(want, ",") {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	dbtest.WaitFor(t, "a holding, b waiting", frame(aID+" holding", bID+" waiting"))
+	a.Close()
+	dbtest.WaitFor(t, "b holding, seen to begin", frame(bID+" holding seen"))
+}

@@ -96,6 +96,7 @@ func TestDBLocksWatch(t *testing.T) {
 		}
 	}
 	dbtest.WaitFor(t, "a frame with holder-a and waiter-b", seen(all, a.PID, b.PID, false))
+	dbtest.WaitFor(t, "--changes: holder-a and waiter-b", seen(changes, a.PID, b.PID, false))
 	a.Stop()
 	b.WaitHeld(t)
 	dbtest.WaitFor(t, "a frame with waiter-b holding, seen to begin", seen(all, b.PID, 0, true))
@@ -111,6 +112,9 @@ func TestDBLocksWatch(t *testing.T) {
 	}
 	if _, err := cmdtest.Run(t, "-s", url, "locks", "--watch", "--record", t.TempDir()+"/r.jsonl"); err == nil || !strings.Contains(err.Error(), "not on database servers") {
 		t.Errorf("--record on a database: %v", err)
+	}
+	if _, err := cmdtest.Run(t, "-s", url, "locks", "--changes"); err == nil || !strings.Contains(err.Error(), "add --watch --json") {
+		t.Errorf("--changes without --watch on a database: %v", err)
 	}
 }
 

@@ -153,6 +153,9 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 				if o.Watch {
 					return runDBWatch(cmd, f, args, o, db.o)
 				}
+				if o.Changes {
+					return cmdutil.Usagef("--changes prints the changes --watch --json sees: add --watch --json")
+				}
 				return runDBLocks(cmd, f, args, o.JSON, db.o)
 			}
 			if err := db.refuseForZooKeeper(cmd); err != nil {

@@ -6,13 +6,16 @@ package locks
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/cmd/cmdutil"
+	"github.com/zkscope/zkscope/dbview"
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/dblock"
 	"github.com/zkscope/zkscope/lockops/report"
@@ -38,30 +41,52 @@ func (d *dbFlags) refuseForZooKeeper(cmd *cobra.Command) error {
 	return nil
 }
 
+// refuseZooKeeperFlags refuses the first ZooKeeper-only flag of locks
+// and doctor cmd was given on a database server; watching is allowed when
+// the command is locks --watch (dbwatch.go).
+func refuseZooKeeperFlags(cmd *cobra.Command, watching bool) error {
+	for _, name := range redisIgnores {
+		fl := cmd.Flags().Lookup(name)
+		if fl == nil || !fl.Changed || watching && (name == "watch" || name == "interval") {
+			continue
+		}
+		next := "leave it out"
+		switch {
+		case name == "record":
+			next = "database locks cannot be recorded yet; keep their frames with locks --watch --json > FILE"
+		case name == "watch" || name == "interval":
+			next = "to follow database locks, use locks --watch"
+		}
+		return cmdutil.Usagef("--%s works on ZooKeeper only, not on database servers: %s", name, next)
+	}
+	return nil
+}
+
 // readDBLocks reads the target's database locks whose key or path is
 // filter ("" for all), decoded and diagnosed.
 func readDBLocks(cmd *cobra.Command, f *cmdutil.Factory, filter string, o dblock.DiagnoseOptions) ([]lockops.Queue, string, error) {
-	for _, name := range redisIgnores {
-		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed {
-			next := "leave it out"
-			if name == "watch" || name == "interval" || name == "record" {
-				next = "to follow database locks, run locks again (watch -n1 zkscope -s postgres://… locks)"
-			}
-			return nil, "", cmdutil.Usagef("--%s works on ZooKeeper only, not on database servers: %s", name, next)
-		}
+	if err := refuseZooKeeperFlags(cmd, false); err != nil {
+		return nil, "", err
 	}
 	_, c, _, err := f.OpenDB(cmd.Context())
 	if err != nil {
 		return nil, "", err
 	}
 	defer c.Close()
-	snap, err := c.Locks(cmd.Context())
+	queues, err := readDBQueues(cmd.Context(), cmd.ErrOrStderr(), c, filter, o)
+	return queues, c.Server(), err
+}
+
+// readDBQueues is one read of c's locks (one SQL statement), decoded,
+// diagnosed and filtered as readDBLocks says.
+func readDBQueues(ctx context.Context, errOut io.Writer, c *dbview.Client, filter string, o dblock.DiagnoseOptions) ([]lockops.Queue, error) {
+	snap, err := c.Locks(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	queues := dblock.Locks(snap, o)
 	if ids := dblock.UnknownWaiters(snap); len(ids) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "zkscope: connections %s wait in GET_LOCK for a lock whose name the server does not say (its statement does not name it as a literal; performance_schema's instrument would)\n", strings.Trim(fmt.Sprint(ids), "[]"))
+		fmt.Fprintf(errOut, "zkscope: connections %s wait in GET_LOCK for a lock whose name the server does not say (its statement does not name it as a literal; performance_schema's instrument would)\n", strings.Trim(fmt.Sprint(ids), "[]"))
 	}
 	if filter != "" {
 		kept := queues[:0]
@@ -72,7 +97,7 @@ func readDBLocks(cmd *cobra.Command, f *cmdutil.Factory, filter string, o dblock
 		}
 		queues = kept
 	}
-	return queues, c.Server(), nil
+	return queues, nil
 }
 
 // runDBLocks is `zkscope locks [KEY]` on a database server.

@@ -121,8 +121,8 @@ func TestDBLocksGrantOrder(t *testing.T) {
 	if out, err := cmdtest.Run(t, "-s", "postgres://postgres:pw@"+pg.Addr()+"/grantorder", "locks"); err == nil || !strings.Contains(err.Error(), "--server holds a password") {
 		t.Errorf("a password in --server: %v\n%s", err, out)
 	}
-	if _, err := cmdtest.Run(t, "-s", url, "locks", "--watch"); err == nil || !strings.Contains(err.Error(), "not on database servers") {
-		t.Errorf("--watch on a database: %v", err)
+	if _, err := cmdtest.Run(t, "-s", url, "locks", "--interval", "1s"); err == nil || !strings.Contains(err.Error(), "use locks --watch") {
+		t.Errorf("--interval without --watch on a database: %v", err)
 	}
 	if _, err := cmdtest.Run(t, "-s", url, "get", "/"); err == nil || !strings.Contains(err.Error(), "this command reads ZooKeeper") {
 		t.Errorf("a ZooKeeper command against a database: %v", err)

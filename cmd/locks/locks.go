@@ -106,7 +106,9 @@ queues change until Ctrl-C (on ZooKeeper 3.6+ following one persistent
 recursive watch: the path is scanned again every ten --interval; each
 judges again the locks held past --held-longer-than). --watch --json --changes prints the whole
 report once, then one line per change holding only the locks that changed
-("changes": true) and "gone", the paths of those that went away.`
+("changes": true) and "gone", the paths of those that went away. On a
+database server (docs/databases.md) --watch reads the locks again every
+--interval (one SQL statement each).`
 
 const locksExample = `  zkscope locks /app/locks
   zkscope locks /app/locks/orders --json | jq '.locks[].participants[] | select(.state=="waiting")'
@@ -116,6 +118,7 @@ const locksExample = `  zkscope locks /app/locks
   zkscope locks /app/semaphores/batch --max-leases 3
   zkscope -s postgres://app@db1/orders locks          # PostgreSQL advisory locks (docs/databases.md)
   zkscope -s postgres://app@db1/orders locks 42 --json
+  zkscope -s postgres://app@db1/orders locks --watch --json --changes
   zkscope -s mysql://app@db1:3306/ locks --json       # MySQL/MariaDB GET_LOCK (docs/databases-mysql.md)`
 
 // locksOptions are `zkscope locks`'.
@@ -146,6 +149,12 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 			if _, isDB, err := f.DB(); isDB {
 				if err != nil {
 					return err
+				}
+				if o.Watch {
+					return runDBWatch(cmd, f, args, o, db.o)
+				}
+				if o.Changes {
+					return cmdutil.Usagef("--changes prints the changes --watch --json sees: add --watch --json")
 				}
 				return runDBLocks(cmd, f, args, o.JSON, db.o)
 			}

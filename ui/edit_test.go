@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -36,23 +37,23 @@ func TestEditedData(t *testing.T) {
 
 func TestHexDumpRoundTrip(t *testing.T) {
 	for _, data := range [][]byte{nil, {0}, []byte("\x00\xffabc#:\n"), bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef, '#'}, 11)} {
-		dump := hexDump("/x", data)
-		got, err := parseHexDump(dump)
+		dump := common.HexDump("/x", data)
+		got, err := common.ParseHexDump(dump)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("round trip of %q: got %q, %v\n%s", data, got, err, dump)
 		}
 		// What an editor does to it on save: a final newline, CRLF.
-		got, err = parseHexDump(bytes.ReplaceAll(append(dump, '\n'), []byte("\n"), []byte("\r\n")))
+		got, err = common.ParseHexDump(bytes.ReplaceAll(append(dump, '\n'), []byte("\n"), []byte("\r\n")))
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("round trip of %q with CRLF: got %q, %v", data, got, err)
 		}
 	}
-	got, err := parseHexDump([]byte("00 01\n0203 # comment\n10: ff\n"))
+	got, err := common.ParseHexDump([]byte("00 01\n0203 # comment\n10: ff\n"))
 	if err != nil || !bytes.Equal(got, []byte{0, 1, 2, 3, 0xff}) {
 		t.Fatalf("free spacing: %q, %v", got, err)
 	}
 	for _, bad := range []string{"0g", "abc", "00 1", "x: 00", ": 00", "00 -- 01"} {
-		if _, err := parseHexDump([]byte("# header\n" + bad + "\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		if _, err := common.ParseHexDump([]byte("# header\n" + bad + "\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
 			t.Errorf("%q parsed (err %v), want an error naming line 2", bad, err)
 		}
 	}

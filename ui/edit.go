@@ -110,7 +110,6 @@ func editedData(orig, saved []byte, hex bool) (data []byte, changed bool, err er
 	return data, !bytes.Equal(data, orig), nil
 }
 
-
 func (m *Model) onEditor(msg editorMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setStatus(common.LevelErr, fmt.Sprintf("The editor failed (%v); nothing was changed. Set $EDITOR to your editor.", msg.err))

@@ -1,12 +1,10 @@
 package ui
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,7 +29,7 @@ func prepareEditCmd(p string, data []byte, version int32) tea.Cmd {
 	orig := append([]byte(nil), data...)
 	hex := !common.Printable(orig)
 	return func() tea.Msg {
-		content, suffix := orig, editSuffix(p)
+		content, suffix := orig, common.EditSuffix(p)
 		if hex {
 			content, suffix = common.HexDump(p, orig), ".hex"
 		}
@@ -47,21 +45,6 @@ func prepareEditCmd(p string, data []byte, version int32) tea.Cmd {
 		}
 		return editReadyMsg{path: p, file: name, version: version, orig: orig, hex: hex}
 	}
-}
-
-// editSuffix keeps the node name's extension (".json") on the temp file,
-// so the editor picks its syntax; anything unusual becomes ".txt".
-func editSuffix(p string) string {
-	ext := path.Ext(p)
-	if len(ext) < 2 || len(ext) > 9 {
-		return ".txt"
-	}
-	for _, r := range ext[1:] {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return ".txt"
-		}
-	}
-	return ext
 }
 
 // execEditor suspends the program and runs the editor on the temp file.
@@ -85,29 +68,12 @@ func readEdited(msg editorMsg) tea.Cmd {
 		if err != nil {
 			return editedMsg{path: msg.path, err: fmt.Errorf("read the edited file: %w", err)}
 		}
-		data, changed, err := editedData(msg.orig, raw, msg.hex)
+		data, changed, err := common.EditedData(msg.orig, raw, msg.hex)
 		if err != nil {
 			return editedMsg{path: msg.path, err: err}
 		}
 		return editedMsg{path: msg.path, data: data, version: msg.version, changed: changed}
 	}
-}
-
-// editedData is what the saved file means for the node: the bytes to
-// write and whether they differ from orig. hex: the file is a dump.
-func editedData(orig, saved []byte, hex bool) (data []byte, changed bool, err error) {
-	if hex {
-		data, err = common.ParseHexDump(saved)
-		if err != nil {
-			return nil, false, fmt.Errorf("the hex dump does not parse: %w", err)
-		}
-	} else {
-		data = saved
-		if !bytes.HasSuffix(orig, []byte("\n")) && bytes.HasSuffix(data, []byte("\n")) {
-			data = data[:len(data)-1] // the editor's final newline
-		}
-	}
-	return data, !bytes.Equal(data, orig), nil
 }
 
 func (m *Model) onEditor(msg editorMsg) tea.Cmd {

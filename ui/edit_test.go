@@ -28,7 +28,7 @@ func TestEditedData(t *testing.T) {
 		{"two newlines: one is data", "x", "x\n\n", "x\n", true},
 		{"empty", "", "", "", false},
 	} {
-		got, changed, err := editedData([]byte(tc.orig), []byte(tc.saved), false)
+		got, changed, err := common.EditedData([]byte(tc.orig), []byte(tc.saved), false)
 		if err != nil || string(got) != tc.want || changed != tc.changed {
 			t.Errorf("%s: got %q changed=%v err=%v, want %q changed=%v", tc.name, got, changed, err, tc.want, tc.changed)
 		}
@@ -57,14 +57,14 @@ func TestHexDumpRoundTrip(t *testing.T) {
 			t.Errorf("%q parsed (err %v), want an error naming line 2", bad, err)
 		}
 	}
-	if _, changed, err := editedData([]byte{0, 1}, []byte("00 zz\n"), true); err == nil || changed {
+	if _, changed, err := common.EditedData([]byte{0, 1}, []byte("00 zz\n"), true); err == nil || changed {
 		t.Fatalf("a malformed dump was accepted (changed=%v)", changed)
 	}
 }
 
 func TestEditSuffix(t *testing.T) {
 	for p, want := range map[string]string{"/app/x.json": ".json", "/app/x": ".txt", "/a.b/c": ".txt", "/x.t-t": ".txt", "/x.": ".txt"} {
-		if got := editSuffix(p); got != want {
+		if got := common.EditSuffix(p); got != want {
 			t.Errorf("editSuffix(%s) = %s, want %s", p, got, want)
 		}
 	}

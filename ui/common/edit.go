@@ -1,12 +1,46 @@
 package common
 
-// A node's binary data as a hex dump for editing, and the dump read back.
+// A node's data edited in an editor: the temp file's suffix, the saved
+// file read back, binary data as a hex dump.
 
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"strings"
 )
+
+// EditSuffix keeps the node name's extension (".json") on the temp file,
+// so the editor picks its syntax; anything unusual becomes ".txt".
+func EditSuffix(p string) string {
+	ext := path.Ext(p)
+	if len(ext) < 2 || len(ext) > 9 {
+		return ".txt"
+	}
+	for _, r := range ext[1:] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return ".txt"
+		}
+	}
+	return ext
+}
+
+// EditedData is what the saved file means for the node: the bytes to
+// write and whether they differ from orig. hex: the file is a dump.
+func EditedData(orig, saved []byte, hex bool) (data []byte, changed bool, err error) {
+	if hex {
+		data, err = ParseHexDump(saved)
+		if err != nil {
+			return nil, false, fmt.Errorf("the hex dump does not parse: %w", err)
+		}
+	} else {
+		data = saved
+		if !bytes.HasSuffix(orig, []byte("\n")) && bytes.HasSuffix(data, []byte("\n")) {
+			data = data[:len(data)-1] // the editor's final newline
+		}
+	}
+	return data, !bytes.Equal(data, orig), nil
+}
 
 // hexBytesPerLine is the width of a hex dump line.
 const hexBytesPerLine = 16

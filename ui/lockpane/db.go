@@ -90,3 +90,22 @@ func (p *Model) dbProblemOf(x lockops.Participant) (lockops.Problem, bool) {
 	}
 	return lockops.Problem{}, false
 }
+
+// dbFooterLine is the pane's last line on a database server when no
+// problem is: the selected participant's key, user, application and lock
+// level, as far as the server says.
+func (p *Model) dbFooterLine() string {
+	x, ok := p.selected()
+	if !ok {
+		return ""
+	}
+	parts := []string{x.Name}
+	if d := x.DB; d != nil {
+		for _, s := range []string{d.User, d.Application, d.Level} {
+			if s != "" {
+				parts = append(parts, s)
+			}
+		}
+	}
+	return p.st.Subtle.Render(printable.String(strings.Join(parts, " · ")))
+}

@@ -7,6 +7,7 @@ package lockpane
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -41,8 +42,8 @@ func dbWord(k lockops.Kind) string {
 	return "pid"
 }
 
-// dbEntryLines draws a database participant: its session and client with
-// how long it has held or waited, then its state and statement (or the
+// dbEntryLines draws a database participant: its session with how long
+// it has held or waited, then its client, state and statement (after the
 // first problem about it).
 func (p *Model) dbEntryLines(x lockops.Participant, label, mark string) []string {
 	st := p.st
@@ -55,13 +56,13 @@ func (p *Model) dbEntryLines(x lockops.Participant, label, mark string) []string
 		age = since + common.FormatAge(p.queue.ReadAt.Sub(x.Ctime))
 	}
 	who := fmt.Sprintf("%s %d", dbWord(p.queue.Kind), x.Session)
-	if x.Client != "" {
-		who += " · " + printable.String(x.Client)
-	}
 	head := fmt.Sprintf("%-3s %s ", label, icon)
 	nameW := max(p.w-2-ansi.StringWidth(head)-ansi.StringWidth(age)-2, 8)
 	first := mark + labelStyle.Render(head+fmt.Sprintf("%-*s", nameW, common.ShortName(who, nameW))) + "  " + st.Muted.Render(age)
 	var what []string
+	if x.Client != "" {
+		what = append(what, printable.String(x.Client))
+	}
 	if d := x.DB; d != nil {
 		for _, s := range []string{d.State, d.Query} {
 			if s = strings.Join(strings.Fields(printable.String(s)), " "); s != "" {
@@ -79,12 +80,17 @@ func (p *Model) dbEntryLines(x lockops.Participant, label, mark string) []string
 	return []string{first, second}
 }
 
-// dbProblemOf is the first problem about x: one naming its key and its
-// session.
+// dbSessionRE finds the session a problem is about: the first one its
+// detail names (lockops/dblock: "backend N …", "holder connection N …";
+// a waiter's blockers come after).
+var dbSessionRE = regexp.MustCompile(`(?:backend|connection) (\d+)`)
+
+// dbProblemOf is the first problem about x: one naming its key and, first,
+// its session.
 func (p *Model) dbProblemOf(x lockops.Participant) (lockops.Problem, bool) {
 	id := strconv.FormatInt(x.Session, 10)
 	for _, pr := range p.queue.Problems {
-		if pr.Node == x.Name && strings.Contains(pr.Detail, id) {
+		if m := dbSessionRE.FindStringSubmatch(pr.Detail); pr.Node == x.Name && m != nil && m[1] == id {
 			return pr, true
 		}
 	}

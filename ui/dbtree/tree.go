@@ -281,7 +281,11 @@ func (t *Tree) ReadLock(ctx context.Context, p string) (lockops.Queue, error) {
 	}
 	q, ok := t.locks[p]
 	if !ok {
-		return lockops.Queue{Path: p}, nil
+		kind := lockops.KindPostgresAdvisory
+		if t.c.Kind() == dbview.KindMySQL {
+			kind = lockops.KindMySQLGetLock
+		}
+		return lockops.Queue{Path: p, Kind: kind}, nil // its recipe, still known
 	}
 	return q, nil
 }

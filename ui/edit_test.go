@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/zkscope/zkscope/ui/common"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -27,7 +28,7 @@ func TestEditedData(t *testing.T) {
 		{"two newlines: one is data", "x", "x\n\n", "x\n", true},
 		{"empty", "", "", "", false},
 	} {
-		got, changed, err := editedData([]byte(tc.orig), []byte(tc.saved), false)
+		got, changed, err := common.EditedData([]byte(tc.orig), []byte(tc.saved), false)
 		if err != nil || string(got) != tc.want || changed != tc.changed {
 			t.Errorf("%s: got %q changed=%v err=%v, want %q changed=%v", tc.name, got, changed, err, tc.want, tc.changed)
 		}
@@ -36,34 +37,34 @@ func TestEditedData(t *testing.T) {
 
 func TestHexDumpRoundTrip(t *testing.T) {
 	for _, data := range [][]byte{nil, {0}, []byte("\x00\xffabc#:\n"), bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef, '#'}, 11)} {
-		dump := hexDump("/x", data)
-		got, err := parseHexDump(dump)
+		dump := common.HexDump("/x", data)
+		got, err := common.ParseHexDump(dump)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("round trip of %q: got %q, %v\n%s", data, got, err, dump)
 		}
 		// What an editor does to it on save: a final newline, CRLF.
-		got, err = parseHexDump(bytes.ReplaceAll(append(dump, '\n'), []byte("\n"), []byte("\r\n")))
+		got, err = common.ParseHexDump(bytes.ReplaceAll(append(dump, '\n'), []byte("\n"), []byte("\r\n")))
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("round trip of %q with CRLF: got %q, %v", data, got, err)
 		}
 	}
-	got, err := parseHexDump([]byte("00 01\n0203 # comment\n10: ff\n"))
+	got, err := common.ParseHexDump([]byte("00 01\n0203 # comment\n10: ff\n"))
 	if err != nil || !bytes.Equal(got, []byte{0, 1, 2, 3, 0xff}) {
 		t.Fatalf("free spacing: %q, %v", got, err)
 	}
 	for _, bad := range []string{"0g", "abc", "00 1", "x: 00", ": 00", "00 -- 01"} {
-		if _, err := parseHexDump([]byte("# header\n" + bad + "\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		if _, err := common.ParseHexDump([]byte("# header\n" + bad + "\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
 			t.Errorf("%q parsed (err %v), want an error naming line 2", bad, err)
 		}
 	}
-	if _, changed, err := editedData([]byte{0, 1}, []byte("00 zz\n"), true); err == nil || changed {
+	if _, changed, err := common.EditedData([]byte{0, 1}, []byte("00 zz\n"), true); err == nil || changed {
 		t.Fatalf("a malformed dump was accepted (changed=%v)", changed)
 	}
 }
 
 func TestEditSuffix(t *testing.T) {
 	for p, want := range map[string]string{"/app/x.json": ".json", "/app/x": ".txt", "/a.b/c": ".txt", "/x.t-t": ".txt", "/x.": ".txt"} {
-		if got := editSuffix(p); got != want {
+		if got := common.EditSuffix(p); got != want {
 			t.Errorf("editSuffix(%s) = %s, want %s", p, got, want)
 		}
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui/common"
+	"github.com/zkscope/zkscope/ui/dbtree"
 	"github.com/zkscope/zkscope/ui/detail"
 	"github.com/zkscope/zkscope/ui/dialog"
 	"github.com/zkscope/zkscope/ui/ensemble"
@@ -60,6 +61,7 @@ type Options struct {
 	ReadOnly bool
 	// Redis, when set, opens the TUI on Redis servers (redis.go).
 	Redis *RedisOptions
+	DB    *DBOptions // a database server (db.go)
 	// Editor is the command for `e` (default $VISUAL, $EDITOR, vi).
 	Editor string
 	// Start is the path the cursor starts on (default "/").
@@ -203,7 +205,8 @@ type Model struct {
 	seq  uint64            // request ids
 	reqs map[string]uint64 // newest request id per key
 
-	redis *redisState // the Redis mode (redis.go); nil on ZooKeeper
+	redis *redisState  // the Redis mode (redis.go); nil on ZooKeeper
+	db    *dbtree.Tree // the database mode (db.go); nil otherwise
 }
 
 // New builds the root model. It subscribes to the client's connection
@@ -232,6 +235,8 @@ func New(opts Options) Model {
 		m.attach(opts.Client, opts.Context)
 	} else if opts.Redis != nil {
 		m.attachRedis(*opts.Redis)
+	} else if opts.DB != nil {
+		m.attachDB(*opts.DB)
 	}
 	m.keys.SetContext(false, false, !m.readOnly, !m.readOnly)
 	m.applyTheme()
@@ -247,6 +252,7 @@ func New(opts Options) Model {
 		m.detail.SetIdentity(identityOf(m.client.Config()))
 	}
 	m.startRedis()
+	m.startDB()
 	m.tree = tree.New(m.st, m.made)
 	m.ensView = ensemble.New(m.st)
 	m.sessView = sessions.New(m.st)

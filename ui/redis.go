@@ -231,7 +231,7 @@ func (m *Model) redisBusy() string {
 // handling applies.
 func (m *Model) redisKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	if m.redis == nil {
-		return nil, false
+		return m.dbKey(msg)
 	}
 	k := m.keys
 	switch {
@@ -253,7 +253,7 @@ func (m *Model) redisKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 // usual handling applies.
 func (m *Model) redisCommand(name, arg string) (tea.Cmd, bool) {
 	if m.redis == nil {
-		return nil, false
+		return m.dbCommand(name)
 	}
 	switch name {
 	case "cd", "open", "go":
@@ -276,7 +276,7 @@ func lockTagOf(q lockops.Queue) tree.LockTag {
 // redisHelpLines are the `?` screen's words on Redis (none on ZooKeeper).
 func (m *Model) redisHelpLines(wrap func(string) []string) []string {
 	if m.redis == nil {
-		return nil
+		return m.dbHelpLines(wrap)
 	}
 	lines := []string{"", m.st.Section.Render("On Redis")}
 	for _, l := range wrap("The tree groups keys by ':' (lock:orders:42 under lock › orders › 42); a group is listed with SCAN when opened and again on r; a closed group's count is the keys below it. " +

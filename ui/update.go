@@ -173,6 +173,8 @@ func (m *Model) onTick() tea.Cmd {
 	}
 	if m.redis != nil {
 		return m.onRedisTick()
+	} else if m.db != nil {
+		return m.dbTag(m.tree.VisiblePaths())
 	}
 	if m.ticks%statsRefreshTicks != 0 || m.cache == nil || m.mode != modeNormal {
 		return nil
@@ -226,6 +228,8 @@ func (m *Model) selectPath(p string) tea.Cmd {
 	m.detail.Select(p, n, known, lock && ls.Length >= 0)
 	if m.redis != nil {
 		return m.redisSelect(p)
+	} else if m.db != nil {
+		return m.dbSelect(p)
 	}
 	if m.cache == nil {
 		return nil

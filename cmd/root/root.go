@@ -53,6 +53,7 @@ With no subcommand it opens the terminal UI.`
 const rootExample = `  zkscope demo                              # local ZooKeeper with live lock contenders
   zkscope -s zk1:2181,zk2:2181,zk3:2181      # open the TUI
   zkscope --context prod --read-only         # a context from ~/.config/zkscope/config.toml
+  zkscope -s postgres://app@db1/orders       # the TUI on a database's locks (read-only)
   zkscope locks /app/locks --json            # every lock below /app/locks, as JSON
   zkscope doctor /app                        # exit non-zero when a lock has a problem
   zkscope lock /app/locks/deploy -- ./deploy.sh`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zkscope/zkscope/cmd/cmdutil"
 	"github.com/zkscope/zkscope/config"
+	"github.com/zkscope/zkscope/dbview"
 	"github.com/zkscope/zkscope/redisview"
 	"github.com/zkscope/zkscope/themes"
 	"github.com/zkscope/zkscope/ui"
@@ -23,8 +24,12 @@ type Options struct {
 
 // Run opens the terminal UI on the target's servers.
 func Run(f *cmdutil.Factory, o Options) error {
-	if _, isDB, _ := f.DB(); isDB {
-		return cmdutil.Usagef("the terminal UI reads ZooKeeper and Redis, not yet a database server: run locks, doctor, lock or evict against it")
+	if d, dc, isDB, err := f.OpenDB(context.Background()); isDB {
+		if err != nil {
+			return err
+		}
+		defer dc.Close()
+		return runDB(f, d, dc)
 	}
 	r, c, isRedis, err := f.OpenRedis()
 	if isRedis {
@@ -98,6 +103,23 @@ func runRedis(f *cmdutil.Factory, r config.Redis, c *redisview.Client) error {
 		Context:  headerContext(f, r.Context),
 		Theme:    th,
 		ReadOnly: r.ReadOnly,
+	})
+}
+
+// runDB opens the terminal UI on a database server (`zkscope -s
+// postgres://…` or `mysql://…` with no subcommand): read-only, the
+// problems' bounds the defaults of `zkscope doctor`.
+func runDB(f *cmdutil.Factory, d config.DB, c *dbview.Client) error {
+	th, err := theme(f, f.UISettings())
+	if err != nil {
+		return err
+	}
+	return ui.Run(ui.Options{
+		DB:       &ui.DBOptions{Client: c},
+		Servers:  []string{c.Server()},
+		Context:  headerContext(f, d.Context),
+		Theme:    th,
+		ReadOnly: true,
 	})
 }
 

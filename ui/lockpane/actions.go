@@ -187,7 +187,9 @@ func (p *Model) ActionKey(msg tea.KeyPressMsg, cursorPath string, onLock bool) (
 	if key.Matches(msg, p.keys.Problems) && onLock && p.have && cursorPath == p.path {
 		return p.showProblems(), true
 	}
-	if p.loader != nil {
+	if p.dbNote != "" {
+		return p.dbActionKey(msg)
+	} else if p.loader != nil {
 		return p.redisActionKey(msg, cursorPath, onLock) // Redis locks (redis_actions.go)
 	}
 	k := p.keys

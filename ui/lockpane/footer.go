@@ -70,7 +70,9 @@ func (p *Model) footerProblem() (lockops.Problem, bool) {
 	if !ok {
 		return lockops.Problem{}, false
 	}
-	if p.loader != nil {
+	if pr, ok := p.dbProblemOf(x); ok && p.dbNote != "" {
+		return pr, true // db.go
+	} else if p.loader != nil && p.dbNote == "" {
 		if pr, ok := p.redisProblemOf(x); ok {
 			return pr, true // redis.go
 		}
@@ -234,7 +236,9 @@ func (p *Model) footerLine() string {
 	if p.loadErr != nil {
 		return st.Error.Render("Could not read the lock: " + printable.String(p.loadErr.Error()))
 	}
-	if p.loader != nil {
+	if p.dbNote != "" {
+		return p.dbFooterLine() // db.go
+	} else if p.loader != nil {
 		return p.redisFooterLine() // redis.go
 	}
 	if x, ok := p.selected(); ok {

@@ -76,6 +76,7 @@ type Model struct {
 	// Live reading of path.
 	client   *zkview.Client
 	loader   Loader // reads a lock that is no znode (a Redis key; redis.go)
+	dbNote   string // a database server's lock (db.go): what action keys say
 	redis    redisActions
 	readOnly bool
 	loadID   uint64

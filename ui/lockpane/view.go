@@ -212,7 +212,9 @@ func (p *Model) entryLines(i int) []string {
 	if e.ghost != nil {
 		return []string{mark + p.ghostLine(e)}
 	}
-	if p.loader != nil {
+	if p.dbNote != "" {
+		return p.dbEntryLines(*e.p, e.label, mark) // a database lock (db.go)
+	} else if p.loader != nil {
 		return p.redisEntryLines(*e.p, e.label, mark) // a Redis lock (redis.go)
 	}
 	x := *e.p

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
-	"slices"
 
 	"github.com/go-zookeeper/zk"
 
@@ -126,31 +124,10 @@ func changedNames(de DirEvents) (names []string, whole bool, done *DirApplied) {
 	if prev.Children == nil {
 		return nil, false, &DirApplied{Dir: lockops.Dir{Path: p}, Cache: prev, Err: ErrDirGone} // gone, and no event brought it back
 	}
-	fresh := map[string]bool{}
-	for _, e := range de.Events {
-		if e.Path == p {
-			if e.Type == zkview.FollowDeleted {
-				return nil, false, &DirApplied{Dir: lockops.Dir{Path: p}, Cache: &DirCache{Path: p}, Err: ErrDirGone}
-			}
-			continue // its data: read with its stat
-		}
-		if path.Dir(e.Path) != p {
-			continue // deeper: no lock node has children a decoder reads
-		}
-		name := path.Base(e.Path)
-		switch e.Type {
-		case zkview.FollowCreated, zkview.FollowDataChanged:
-			fresh[name] = true
-		case zkview.FollowDeleted:
-			delete(fresh, name)
-			delete(prev.Children, name)
-		}
+	names, _, dirGone := childEvents(p, de.Events, prev)
+	if dirGone {
+		return nil, false, &DirApplied{Dir: lockops.Dir{Path: p}, Cache: &DirCache{Path: p}, Err: ErrDirGone}
 	}
-	names = make([]string, 0, len(fresh))
-	for n := range fresh {
-		names = append(names, n)
-	}
-	slices.Sort(names)
 	return names, false, nil
 }
 

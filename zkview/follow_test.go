@@ -127,7 +127,10 @@ func TestFollowResyncAfterRestart(t *testing.T) {
 	srv := cl.ByAddr(cl.Addrs()[0])
 	srv.Kill()
 	mustDo(t, srv.Start())
-	waitFor(t, "the main session to come back", 30*time.Second, func() bool { return c.State().State == StateConnected })
+	// A JVM starting on a loaded machine can take most of a minute: wait
+	// for it to serve before timing the client.
+	mustDo(t, srv.WaitServing(90*time.Second))
+	waitFor(t, "the main session to come back", 60*time.Second, func() bool { return c.State().State == StateConnected })
 	got := nextEvents(t, f, 1)
 	if got[0] != (FollowEvent{FollowResync, "/r"}) {
 		t.Fatalf("after the restart: %v, want a resync first", got)

@@ -231,11 +231,16 @@ func runLocks(ctx context.Context, f *cmdutil.Factory, o locksOptions) error {
 	if o.Watch {
 		return watchLocks(ctx, c, o, r)
 	}
-	if ok, st, err := c.Exists(o.Path); err == nil && ok {
-		f.ReadyHeapFor(int(st.NumChildren)) // a lock of thousands: see cmdutil.ReadyHeapForChildren
-	}
 	prog := cmdutil.NewProgressLine(o.ErrOut, !o.JSON, true)
-	s, err := follow.Read(ctx, c, o.Path, o.Scan.options(prog))
+	opts := o.Scan.options(prog)
+	readied := false
+	opts.Reading = func(_ string, n int) { // a lock of thousands: see cmdutil.ReadyHeapForChildren
+		if !readied {
+			readied = true
+			f.ReadyHeapFor(n)
+		}
+	}
+	s, err := follow.Read(ctx, c, o.Path, opts)
 	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return err
 	}

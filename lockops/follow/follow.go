@@ -39,6 +39,9 @@ type Options struct {
 	HungAfter time.Duration
 	// Progress ([Read]), when not nil, is told how far the scan got.
 	Progress Progress
+	// Reading ([Read]), when not nil, is told of each lock directory
+	// about to be read and its number of children ([scan.Options.Reading]).
+	Reading func(path string, children int)
 	// Interval ([Follow]) is how often the whole path is scanned again
 	// (at least [MinInterval]).
 	Interval time.Duration
@@ -142,7 +145,7 @@ func Read(ctx context.Context, c *zkview.Client, p string, o Options) (Snapshot,
 func scanAll(ctx context.Context, c *zkview.Client, p string, o Options) ([]lockops.Queue, []lockops.Problem, error) {
 	var unreadable []lockops.Problem
 	skipped := func(p string, err error) { unreadable = append(unreadable, scan.Unreadable(p, err)) }
-	so := scan.Options{MaxLeases: o.MaxLeases, Depth: o.Depth, Skipped: skipped}
+	so := scan.Options{MaxLeases: o.MaxLeases, Depth: o.Depth, Skipped: skipped, Reading: o.Reading}
 	if o.Progress != nil {
 		so.Progress = o.Progress.Update
 	}

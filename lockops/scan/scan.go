@@ -50,6 +50,11 @@ type Options struct {
 	// directory: nodes listed and locks found so far. It is called from
 	// the walk's goroutine, often: rate-limit what it draws.
 	Progress func(nodes, locks int)
+	// Reading, when set, is told of each lock directory whose children
+	// are about to be read (data and stat), with their number: a one-shot
+	// command readies its heap for a big lock there, with no round trip
+	// of its own to learn the size. Called from the walk's goroutine.
+	Reading func(path string, children int)
 }
 
 // ErrTruncated is returned (with the locks found so far) when a scan
@@ -74,7 +79,11 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o Options) ([]lockops
 	defer cancel()
 	s := &scanner{c: c, o: o, listed: 1, root: p, cancel: cancel}
 	read := func(dir string, names []string) bool {
-		return lockops.IsLockDir(names) && !lockops.IsCuratorSemaphore(names)
+		ok := lockops.IsLockDir(names) && !lockops.IsCuratorSemaphore(names)
+		if ok && o.Reading != nil {
+			o.Reading(dir, len(names))
+		}
+		return ok
 	}
 	err := c.Walk(ctx, p, zkview.WalkOptions{Read: read, DirStat: true}, func(d *zkview.WalkDir) bool {
 		return s.visit(ctx, d)

@@ -156,6 +156,9 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 				if o.Changes {
 					return cmdutil.Usagef("--changes prints the changes --watch --json sees: add --watch --json")
 				}
+				if o.Record != "" {
+					return cmdutil.Usagef("--record records the changes --watch sees: add --watch")
+				}
 				return runDBLocks(cmd, f, args, o.JSON, db.o)
 			}
 			if err := db.refuseForZooKeeper(cmd); err != nil {

@@ -108,7 +108,7 @@ func TestDBRecordingGrantOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"history of postgres.advisory locks from", "orders/42  postgres.advisory  4 backends, 3 held",
-		"  1  03:00:10.000  03:00:10.000", "pid 100", "pid 200", "app/worker 127.0.0.1:5000", "behind #2: #3 waited 2s, pid 100 waited 1.3s",
+		"  1  by 03:00:10.000  03:00:10.000  ?", "pid 100", "pid 200", "app/worker 127.0.0.1:5000", "behind #2: #3 waited 2s, pid 100 waited 1.3s",
 		"! waited-too-long 42: backend 200 waited 3s from 03:00:09.000"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, out.String())

@@ -13,6 +13,10 @@ import (
 // holding, then waiters in the order their waits began (the order the
 // server grants them).
 
+// DB is the recipe of the database recording replayed ("": a ZooKeeper
+// history, or no lock of the recording at or below the root).
+func (r *Replay) DB() lockops.Kind { return r.db }
+
 // dbBelow reports whether a database lock (its path and key) is the one
 // the replay's root names: the root "/" is every lock; else its path, its
 // key, or a path ending in /root (a PostgreSQL key in any database).
@@ -53,7 +57,7 @@ func (r *Replay) applyDB(ev Event) {
 			t.Arrived.Time = d.Ctime // the server's wait start, before the read that saw it
 		}
 		if ev.Kind == EventDBHold {
-			t.Held = r.at
+			t.Held, t.ArrivedSeen = r.at, true
 		}
 		l.tenures = append(l.tenures, t)
 		l.open[id] = len(l.tenures) - 1

@@ -38,9 +38,12 @@ func backendName(kind lockops.Kind, t *Tenure) string {
 // dbTenureDoc is a database tenure's fields in `history --json`, beyond
 // every tenure's: its backend as the server described it when it arrived.
 type dbTenureDoc struct {
-	Client  string        `json:"client,omitempty"`
-	Level   string        `json:"level,omitempty"`
-	Backend *dbBackendDoc `json:"backend,omitempty"`
+	// ArrivedSeen: first seen holding; "arrived" is that read, "waited_ms"
+	// 0 but not known.
+	ArrivedSeen bool          `json:"arrived_seen,omitempty"`
+	Client      string        `json:"client,omitempty"`
+	Level       string        `json:"level,omitempty"`
+	Backend     *dbBackendDoc `json:"backend,omitempty"`
 }
 
 type dbBackendDoc struct {
@@ -55,7 +58,7 @@ func dbTenureDocOf(t *Tenure) dbTenureDoc {
 	if d == nil {
 		return dbTenureDoc{}
 	}
-	out := dbTenureDoc{Client: t.Client, Level: d.Level}
+	out := dbTenureDoc{ArrivedSeen: t.ArrivedSeen, Client: t.Client, Level: d.Level}
 	if !d.NoBackend {
 		out.Backend = &dbBackendDoc{Database: d.Database, User: d.User, Application: d.Application}
 		if !d.BackendStart.IsZero() {
@@ -96,8 +99,12 @@ func writeDBLockHistory(tw io.Writer, h *LockHistory, end time.Time) {
 	for k, i := range held {
 		t := &h.Tenures[i]
 		row[i] = "#" + strconv.Itoa(k+1)
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, fmtClock(t.Arrived.Time), fmtClock(t.Held.Time),
-			fmtDur(t.Waited(end)), fmtDur(t.HeldFor(end)), backendName(h.Kind, t), t.Mode, dbClientCell(t), endedCell(t))
+		arrived, waited := fmtClock(t.Arrived.Time), fmtDur(t.Waited(end))
+		if t.ArrivedSeen {
+			arrived, waited = "by "+arrived, "?" // first seen holding
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, arrived, fmtClock(t.Held.Time),
+			waited, fmtDur(t.HeldFor(end)), backendName(h.Kind, t), t.Mode, dbClientCell(t), endedCell(t))
 	}
 	for _, i := range never {
 		t := &h.Tenures[i]

@@ -161,6 +161,10 @@ type Tenure struct {
 	// lock's key), Client its address; nil for ZooKeeper's.
 	DB     *lockops.DBSession
 	Client string
+	// ArrivedSeen: a database participant first seen holding, so its
+	// arrival is not known: Arrived is the read that saw it (it came at or
+	// before then), and how long it waited is not known.
+	ArrivedSeen bool
 }
 
 // HeldFor is how long t held the lock, up to end when it still holds.

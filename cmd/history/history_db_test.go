@@ -2,6 +2,7 @@ package history_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -83,7 +84,7 @@ func checkDBHistory(t *testing.T, recording, path, recipe string, ids []int64, a
 	}
 	var want []string
 	for _, id := range ids {
-		want = append(want, strconv.FormatInt(id, 10))
+		want = append(want, itoa(id))
 	}
 	if strings.Join(held, " ") != strings.Join(want, " ") {
 		t.Fatalf("holders in the order they held: %v, want %v\n%s", held, want, out)
@@ -119,6 +120,7 @@ func TestHistoryPostgresRecording(t *testing.T) {
 	awaitRecorded(t, recording, `"op":"wait"`, 1)
 	c := pg.Python(t, db, "session", "SELECT pg_advisory_lock(7)", "waiter-c")
 	awaitRecorded(t, recording, `"op":"wait"`, 2)
+	at := time.Now().UTC() // the queue stands: a holds, b and c wait
 	a.Stop()
 	b.WaitHeld(t)
 	awaitRecorded(t, recording, `"op":"hold"`, 2)
@@ -137,7 +139,24 @@ func TestHistoryPostgresRecording(t *testing.T) {
 		}
 	}
 	checkDBHistory(t, recording, db+"/7", "postgres.advisory", []int64{a.PID, b.PID, c.PID}, db+"/7")
-	code, _, stderr := cmdtest.RunBinary(t, nil, "history", "--recording", recording, "--since", "0x10")
+	code, locksAt, stderr := cmdtest.RunBinary(t, nil, "history", "--recording", recording, "--at", at.Format(time.RFC3339Nano), "--json")
+	var doc struct {
+		Locks []struct {
+			Path         string
+			Participants []struct{ Session, State string }
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(locksAt), &doc) != nil || len(doc.Locks) != 1 || len(doc.Locks[0].Participants) != 3 {
+		t.Fatalf("history --at --json: exit %d: %s\n%s", code, stderr, locksAt)
+	}
+	var queue []string
+	for _, p := range doc.Locks[0].Participants {
+		queue = append(queue, p.Session+" "+p.State)
+	}
+	if want := []string{itoa(a.PID) + " holding", itoa(b.PID) + " waiting", itoa(c.PID) + " waiting"}; strings.Join(queue, ",") != strings.Join(want, ",") {
+		t.Errorf("history --at: the queue %v, want %v", queue, want)
+	}
+	code, _, stderr = cmdtest.RunBinary(t, nil, "history", "--recording", recording, "--since", "0x10")
 	if code != 2 || !strings.Contains(stderr, "no zxids") {
 		t.Errorf("--since a zxid on a database recording: exit %d: %s", code, stderr)
 	}
@@ -180,3 +199,5 @@ func TestHistoryMariaDBRecording(t *testing.T) {
 		t.Errorf("history lacks %q:\n%s", s, table)
 	}
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -85,11 +85,13 @@ func (id dbID) key() string {
 	return strconv.FormatInt(id.backend, 10) + "@" + strconv.FormatInt(id.start, 10) + "/" + string(id.mode)
 }
 
-// dbSeen is a participant a [DBRecorder] last saw, and the line to write
-// when it goes.
+// dbSeen is a participant a [DBRecorder] last saw: whether it held, and
+// what its gone line needs.
 type dbSeen struct {
-	holding bool
-	gone    recordLine
+	holding   bool
+	key       string
+	start     time.Time
+	noBackend bool
 }
 
 // DBRecorder writes a live recording of a database server's locks.
@@ -97,13 +99,14 @@ type DBRecorder struct {
 	w     *bufio.Writer
 	enc   *json.Encoder
 	known map[dbID]dbSeen
+	now   map[dbID]dbSeen // Observe's scratch: the read's participants
 }
 
 // NewDBRecorder starts a recording of recipe's locks (those whose key or
 // path is root; "": all) on w.
 func NewDBRecorder(w io.Writer, root string, servers []string, recipe lockops.Kind, started time.Time) (*DBRecorder, error) {
 	bw := bufio.NewWriter(w)
-	r := &DBRecorder{w: bw, enc: json.NewEncoder(bw), known: map[dbID]dbSeen{}}
+	r := &DBRecorder{w: bw, enc: json.NewEncoder(bw), known: map[dbID]dbSeen{}, now: map[dbID]dbSeen{}}
 	r.enc.SetEscapeHTML(false)
 	h := recordLine{Recording: RecordingSchema, Root: root, Servers: servers, Started: fmtStamp(started)}
 	h.Recipe = string(recipe)
@@ -115,10 +118,12 @@ func NewDBRecorder(w io.Writer, root string, servers []string, recipe lockops.Ki
 
 // Observe records how queues (every lock of one read, at seen) differ
 // from the last read observed: the participants gone, then the waiters
-// granted, then the new participants in their queues' order.
+// granted, then the new participants in their queues' order. A read
+// that changed nothing writes nothing.
 func (r *DBRecorder) Observe(queues []lockops.Queue, seen time.Time) error {
 	at := fmtStamp(seen)
-	now := make(map[dbID]dbSeen, len(r.known))
+	now := r.now
+	clear(now)
 	var granted, fresh []recordLine
 	for i := range queues {
 		q := &queues[i]
@@ -127,39 +132,51 @@ func (r *DBRecorder) Observe(queues []lockops.Queue, seen time.Time) error {
 			if p.DB == nil {
 				continue
 			}
-			l := dbLineOf(q.Path, p, at)
 			id := dbIDOf(q.Path, p.Session, p.DB.BackendStart, p.Mode)
-			holding := p.State == lockops.StateHolding
+			s := dbSeen{holding: p.State == lockops.StateHolding, key: p.Name, start: p.DB.BackendStart, noBackend: p.DB.NoBackend}
+			now[id] = s
 			was, known := r.known[id]
-			now[id] = dbSeen{holding: holding, gone: recordLine{Op: "gone", Seen: at, Path: q.Path, dbLine: dbLine{Key: l.Key, Backend: l.Backend, BackendStart: l.BackendStart, NoBackend: l.NoBackend, Mode: l.Mode}}}
 			switch {
 			case !known:
-				fresh = append(fresh, l)
-			case holding && !was.holding:
-				granted = append(granted, recordLine{Op: "hold", Seen: at, Path: q.Path, dbLine: now[id].gone.dbLine})
-			case !holding && was.holding: // (a server does not take a lock back: seen as a new wait)
-				granted = append(granted, was.gone, l)
+				fresh = append(fresh, dbLineOf(q.Path, p, at))
+			case s.holding && !was.holding:
+				granted = append(granted, s.line("hold", id, at))
+			case !s.holding && was.holding: // (a server does not take a lock back: seen as a new wait)
+				granted = append(granted, was.line("gone", id, at), dbLineOf(q.Path, p, at))
 			}
 		}
 	}
 	var lines []recordLine
 	for id, s := range r.known {
 		if _, ok := now[id]; !ok {
-			s.gone.Seen = at
-			lines = append(lines, s.gone)
+			lines = append(lines, s.line("gone", id, at))
 		}
 	}
 	slices.SortFunc(lines, func(a, b recordLine) int { // (a map's order: the file the same for the same reads)
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(*a.Backend, *b.Backend), cmp.Compare(a.BackendStart, b.BackendStart), cmp.Compare(a.Mode, b.Mode))
 	})
 	lines = append(append(lines, granted...), fresh...)
+	r.known, r.now = now, r.known
+	if len(lines) == 0 {
+		return nil
+	}
 	for i := range lines {
 		if err := r.enc.Encode(lines[i]); err != nil {
 			return fmt.Errorf("write recording: %w", err)
 		}
 	}
-	r.known = now
 	return r.Flush()
+}
+
+// line is s's line of op (hold: granted; gone) at at: who it is, without
+// what its arrival said.
+func (s dbSeen) line(op string, id dbID, at string) recordLine {
+	backend := id.backend
+	l := recordLine{Op: op, Seen: at, Path: id.path, dbLine: dbLine{Key: s.key, Backend: &backend, NoBackend: s.noBackend, Mode: string(id.mode)}}
+	if !s.start.IsZero() {
+		l.BackendStart = s.start.UTC().Format(time.RFC3339Nano)
+	}
+	return l
 }
 
 // dbLineOf is p's line as it arrives (op hold or wait).

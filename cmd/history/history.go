@@ -47,6 +47,13 @@ tenure ended; an ephemeral node given as PATH is a plain ephemeral lock.
 Candidates that own no node (Kafka's brokers, a plain lock's waiters) wait
 with watches, which no log holds: they show from the moment they hold.
 
+A recording of a database server's locks (zkscope -s postgres://… or
+mysql://… locks --watch --record FILE) replays its PostgreSQL advisory or
+GET_LOCK locks: who held each in the order the server granted it, who waited
+behind whom, when each came and left, as the reads saw them (every
+--interval). PATH is then a lock's key or path (default: every lock), and
+times are given as times (such a recording has no zxids).
+
 --at prints the queues as they were at that moment, in the format of
 zkscope locks (--json: locks --json), without what only live servers know
 (clients, confirmed watches).
@@ -61,7 +68,9 @@ const historyExample = `  zkscope history /app/locks --txnlog /var/lib/zookeeper
   zkscope history /app/locks/deploy --txnlog ./zk-copy --at 03:12:07 --json
   zkscope history /kafka --txnlog ./zk-copy                # every Kafka controller in turn
   zkscope locks /app/locks --watch --record locks.jsonl     # later:
-  zkscope history /app/locks --recording locks.jsonl --waited-longer-than 30s`
+  zkscope history /app/locks --recording locks.jsonl --waited-longer-than 30s
+  zkscope -s postgres://app@db1/orders locks --watch --record pg.jsonl   # later:
+  zkscope history --recording pg.jsonl                      # or: history 42 --recording pg.jsonl`
 
 // historyOptions are the history command's options.
 type historyOptions struct {
@@ -89,7 +98,7 @@ func NewCmdHistory() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.txnlogDir, "txnlog", "", "ZooKeeper data directory (or its version-2, or dataLogDir) whose log.* files (and snapshot, if needed) to replay")
-	fl.StringVar(&f.recording, "recording", "", "a recording made by zkscope locks --watch --record FILE")
+	fl.StringVar(&f.recording, "recording", "", "a recording made by zkscope locks --watch --record FILE (ZooKeeper's or a database server's)")
 	fl.StringVar(&f.since, "since", "", "report tenures from this time (or zxid) on")
 	fl.StringVar(&f.until, "until", "", "stop the replay at this time (or zxid)")
 	fl.StringVar(&f.at, "at", "", "print the queues as they were at this time (or right after this zxid), as zkscope locks does")

@@ -177,3 +177,21 @@ func TestOldRecordingStillReplays(t *testing.T) {
 		t.Errorf("schema 3: %v", err)
 	}
 }
+
+// TestDBHistoryEscapesServerText: what a database server said (a key, an
+// application name, a client, a mode in a recording) reaches the table
+// only as printable text.
+func TestDBHistoryEscapesServerText(t *testing.T) {
+	p := dbPart(100, histT0, true, histT0)
+	p.Name, p.Node, p.Mode, p.Client = "k\x1b[31m", "k\x1b[31m", "\x1b]0;x\x07", "\u009b2J"
+	p.DB.Application, p.DB.User = "app\x1b[2J", "u\u202e"
+	q := []lockops.Queue{{Path: "orders/\x1b[31m", Kind: lockops.KindPostgresAdvisory, Participants: []lockops.Participant{p}}}
+	r, _ := recordDB(t, "", q, nil)
+	var out bytes.Buffer
+	if err := WriteTable(&out, r.Report(Options{}), nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); strings.ContainsAny(s, "\x1b\x07\u009b\u202e") {
+		t.Errorf("raw control text in the table: %q", s)
+	}
+}

@@ -104,12 +104,12 @@ func writeDBLockHistory(tw io.Writer, h *LockHistory, end time.Time) {
 			arrived, waited = "by "+arrived, "?" // first seen holding
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k+1, arrived, fmtClock(t.Held.Time),
-			waited, fmtDur(t.HeldFor(end)), backendName(h.Kind, t), t.Mode, dbClientCell(t), endedCell(t))
+			waited, fmtDur(t.HeldFor(end)), backendName(h.Kind, t), printable.String(string(t.Mode)), dbClientCell(t), endedCell(t))
 	}
 	for _, i := range never {
 		t := &h.Tenures[i]
 		fmt.Fprintf(tw, "  -\t%s\t-\t%s\t-\t%s\t%s\t%s\t%s\n", fmtClock(t.Arrived.Time), fmtDur(t.Waited(end)),
-			backendName(h.Kind, t), t.Mode, dbClientCell(t), endedCell(t))
+			backendName(h.Kind, t), printable.String(string(t.Mode)), dbClientCell(t), endedCell(t))
 	}
 	for _, i := range held {
 		if len(h.Behind[i]) == 0 {

@@ -103,7 +103,7 @@ func (m *Model) onDialed(msg dialedMsg) tea.Cmd {
 	}
 	m.attach(msg.client, m.opts.Context)
 	m.lock.SetClient(m.client, m.readOnly)
-	m.keys.SetContext(false, false, !m.readOnly, !m.readOnly)
+	m.keys.SetContext(false, false, !m.readOnly, !m.readOnly, m.db != nil)
 	return tea.Batch(listenConn(m.conn), listenTree(m.cache),
 		introspect(m.client, m.nextID("ensemble"), false), m.cd(m.opts.Start))
 }

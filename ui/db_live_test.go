@@ -16,10 +16,12 @@ import (
 // TestDBTreeAndLockPane: the TUI on a real PostgreSQL (dbview/dbtest)
 // with a real psycopg2 holder and a real psql waiter of advisory lock 4242:
 // the tree shows the database and the lock, the lock pane the holder then
-// the waiter with their pids, and the action keys act on nothing.
+// the waiter with their pids, and the action keys act on nothing: the key
+// bar shows only the keys that work on a database server.
 func TestDBTreeAndLockPane(t *testing.T) {
 	pg := dbtest.Server(t)
-	cfg, err := dbview.ParseURL(pg.URL("postgres"))
+	db := pg.NewDatabase(t, "tui")
+	cfg, err := dbview.ParseURL(pg.URL(db))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,19 +32,19 @@ func TestDBTreeAndLockPane(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	holder := pg.Python(t, "postgres", "session", "SELECT pg_advisory_lock(4242)", "tui-holder")
+	holder := pg.Python(t, db, "session", "SELECT pg_advisory_lock(4242)", "tui-holder")
 	holder.WaitHeld(t)
-	waiter := pg.PsqlPeer(t, "postgres", "SELECT pg_advisory_lock(4242)")
+	waiter := pg.PsqlPeer(t, db, "SELECT pg_advisory_lock(4242)")
 
 	d := newLiveDriver(New(Options{DB: &DBOptions{Client: c}, Theme: "dark"}), 120, 35)
 	defer d.Close()
 	defer d.m.db.Close()
-	d.until(t, 30*time.Second, "the database in the tree", screenHas("postgres"))
+	d.until(t, 30*time.Second, "the database in the tree", screenHas(db))
 	d.apply(tea.KeyPressMsg{Code: ':', Text: ":"})
-	d.typeLine("cd /postgres/4242")
+	d.typeLine("cd /" + db + "/4242")
 	hp, wp := fmt.Sprintf("pid %d", holder.PID), fmt.Sprintf("pid %d", waiter.PID)
 	d.until(t, 30*time.Second, "the holder and the waiter in the lock pane", screenHas("4242", hp, wp))
-	if p := d.m.tree.CursorPath(); p != "/postgres/4242" {
+	if p := d.m.tree.CursorPath(); p != "/"+db+"/4242" {
 		t.Fatalf("cursor on %s", p)
 	}
 	out := d.screen()
@@ -50,8 +52,20 @@ func TestDBTreeAndLockPane(t *testing.T) {
 		t.Fatalf("want the holder (%s) above the waiter (%s):\n%s", hp, wp, out)
 	}
 	t.Logf("screen:\n%s", out)
-	if _, lock := d.m.tree.Lock("/postgres/4242"); !lock {
+	if _, lock := d.m.tree.Lock("/" + db + "/4242"); !lock {
 		t.Fatal("the lock's row is not tagged a lock")
+	}
+	for _, focus := range []string{"tree", "lock pane"} {
+		bar := d.m.footerView()
+		for _, k := range []string{"take lock", "release", "revoke", "force-delete", "its session", "find below", "data viewer", "new child", "delete"} {
+			if strings.Contains(bar, k) {
+				t.Errorf("%s: the key bar offers %q, which does nothing on a database server: %s", focus, k, bar)
+			}
+		}
+		if !strings.Contains(bar, "problems in full") {
+			t.Errorf("%s: the key bar lacks the problems key: %s", focus, bar)
+		}
+		d.apply(tea.KeyPressMsg{Code: tea.KeyTab}) // (twice: back on the tree)
 	}
 
 	d.apply(tea.KeyPressMsg{Code: 'X', Text: "X"})

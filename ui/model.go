@@ -238,7 +238,7 @@ func New(opts Options) Model {
 	} else if opts.DB != nil {
 		m.attachDB(*opts.DB)
 	}
-	m.keys.SetContext(false, false, !m.readOnly, !m.readOnly)
+	m.keys.SetContext(false, false, !m.readOnly, !m.readOnly, m.db != nil)
 	m.applyTheme()
 	m.input = textinput.New()
 	m.lock = lockpane.New(m.st, m.dialogs)

@@ -197,7 +197,7 @@ func (m *Model) onTick() tea.Cmd {
 // built for the current width.
 func (m *Model) afterChange() tea.Cmd {
 	m.tree.SetSize(m.treeWidth(), m.height-chromeRows)
-	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly && m.redis == nil, !m.readOnly)
+	m.keys.SetContext(m.focus == focusDetail, m.detail.IsLock(), !m.readOnly && m.redis == nil, !m.readOnly, m.db != nil)
 	var cmds []tea.Cmd
 	if m.cache != nil {
 		var want []string

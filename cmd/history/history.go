@@ -47,6 +47,13 @@ tenure ended; an ephemeral node given as PATH is a plain ephemeral lock.
 Candidates that own no node (Kafka's brokers, a plain lock's waiters) wait
 with watches, which no log holds: they show from the moment they hold.
 
+A recording of a database server's locks (zkscope -s postgres://… or
+mysql://… locks --watch --record FILE) replays its PostgreSQL advisory or
+GET_LOCK locks: who held each in the order the server granted it, who waited
+behind whom, when each came and left, as the reads saw them (every
+--interval). PATH is then a lock's key or path (default: every lock), and
+times are given as times (such a recording has no zxids).
+
 --at prints the queues as they were at that moment, in the format of
 zkscope locks (--json: locks --json), without what only live servers know
 (clients, confirmed watches).
@@ -61,7 +68,9 @@ const historyExample = `  zkscope history /app/locks --txnlog /var/lib/zookeeper
   zkscope history /app/locks/deploy --txnlog ./zk-copy --at 03:12:07 --json
   zkscope history /kafka --txnlog ./zk-copy                # every Kafka controller in turn
   zkscope locks /app/locks --watch --record locks.jsonl     # later:
-  zkscope history /app/locks --recording locks.jsonl --waited-longer-than 30s`
+  zkscope history /app/locks --recording locks.jsonl --waited-longer-than 30s
+  zkscope -s postgres://app@db1/orders locks --watch --record pg.jsonl   # later:
+  zkscope history --recording pg.jsonl                      # or: history 42 --recording pg.jsonl`
 
 // historyOptions are the history command's options.
 type historyOptions struct {
@@ -81,15 +90,15 @@ func NewCmdHistory() *cobra.Command {
 		Short:             "Who held each lock at or below PATH when, how long the others waited, and why each tenure ended",
 		Long:              historyLong,
 		Example:           historyExample,
-		Args:              cobra.MatchAll(cobra.MaximumNArgs(1), cmdutil.ZnodeArgs(1)),
+		Args:              cobra.MaximumNArgs(1), // a znode path, or a database lock's key or path: checked once the source says which
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runHistory(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmdutil.PathArg(args), f, time.Now())
+			return runHistory(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f, time.Now())
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.txnlogDir, "txnlog", "", "ZooKeeper data directory (or its version-2, or dataLogDir) whose log.* files (and snapshot, if needed) to replay")
-	fl.StringVar(&f.recording, "recording", "", "a recording made by zkscope locks --watch --record FILE")
+	fl.StringVar(&f.recording, "recording", "", "a recording made by zkscope locks --watch --record FILE (ZooKeeper's or a database server's)")
 	fl.StringVar(&f.since, "since", "", "report tenures from this time (or zxid) on")
 	fl.StringVar(&f.until, "until", "", "stop the replay at this time (or zxid)")
 	fl.StringVar(&f.at, "at", "", "print the queues as they were at this time (or right after this zxid), as zkscope locks does")
@@ -100,8 +109,9 @@ func NewCmdHistory() *cobra.Command {
 	return cmd
 }
 
-// runHistory replays the history f names at or below p and writes it.
-func runHistory(out, errOut io.Writer, p string, f historyOptions, now time.Time) error {
+// runHistory replays the history f names at or below the path args name
+// (a database recording: the lock whose key or path it is) and writes it.
+func runHistory(out, errOut io.Writer, args []string, f historyOptions, now time.Time) error {
 	if (f.txnlogDir == "") == (f.recording == "") {
 		return cmdutil.Usagef("history needs exactly one of --txnlog DIR (a server's data directory) or --recording FILE (from locks --watch --record)")
 	}
@@ -121,11 +131,15 @@ func runHistory(out, errOut io.Writer, p string, f historyOptions, now time.Time
 			return cmdutil.Usagef("%s %q: %w", x.flag, x.s, err)
 		}
 	}
-	src, servers, done, err := openHistory(f)
+	src, servers, recipe, done, err := openHistory(f)
 	if err != nil {
 		return err
 	}
 	defer done(errOut)
+	p, err := historyRoot(args, recipe, since, until, at)
+	if err != nil {
+		return err
+	}
 	stop := until
 	if !at.IsZero() {
 		stop = at
@@ -162,32 +176,56 @@ func writeHistoryAt(out io.Writer, r *history.Replay, at history.Point, servers 
 	for i := range queues {
 		queues[i].ReadAt = when // ages are counted to that moment
 	}
-	diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: f.heldLimit, Now: when})
+	if r.DB() == "" { // (a database's problems need its live sessions: none in a recording)
+		diagnose.Diagnose(queues, diagnose.Options{HeldLongerThan: f.heldLimit, Now: when})
+	}
 	if f.asJSON {
 		return report.WriteJSON(printable.JSON(out), servers, queues)
 	}
 	return report.WriteTableWith(out, queues, when, report.TableOptions{FullNames: !cmdutil.WriterIsTerminal(out)})
 }
 
+// historyRoot is what the replay keeps: the znode path args give (default
+// /), or on a database recording the lock key or path given ("": every
+// lock), whose moments are times only.
+func historyRoot(args []string, recipe lockops.Kind, points ...history.Point) (string, error) {
+	if recipe == "" {
+		if err := cmdutil.ZnodeArgs(1)(nil, args); err != nil {
+			return "", cmdutil.Usage(err)
+		}
+		return cmdutil.PathArg(args), nil
+	}
+	for _, pt := range points {
+		if pt.Zxid != 0 {
+			return "", cmdutil.Usagef("a recording of %s locks has no zxids: give --since, --until and --at as times", recipe)
+		}
+	}
+	if len(args) == 0 {
+		return "", nil
+	}
+	return args[0], nil
+}
+
 // openHistory opens the source f names: its events, the servers it came
-// from (when known) and what to do when done (close it, and say whether
-// the log ended with a truncated entry).
-func openHistory(f historyOptions) (history.EventSource, []string, func(io.Writer), error) {
+// from (when known), a database recording's recipe ("": ZooKeeper's
+// history) and what to do when done (close it, and say whether the log
+// ended with a truncated entry).
+func openHistory(f historyOptions) (history.EventSource, []string, lockops.Kind, func(io.Writer), error) {
 	if f.recording != "" {
 		file, err := os.Open(f.recording)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("open recording: %w", err)
+			return nil, nil, "", nil, fmt.Errorf("open recording: %w", err)
 		}
 		h, src, err := history.OpenRecording(file)
 		if err != nil {
 			file.Close()
-			return nil, nil, nil, fmt.Errorf("%s: %w", f.recording, err)
+			return nil, nil, "", nil, fmt.Errorf("%s: %w", f.recording, err)
 		}
-		return src, h.Servers, func(io.Writer) { file.Close() }, nil
+		return src, h.Servers, h.Recipe, func(io.Writer) { file.Close() }, nil
 	}
 	r, err := history.OpenTxnlogHistory(f.txnlogDir)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, "", nil, err
 	}
 	done := func(errOut io.Writer) {
 		if r.Note != "" {
@@ -198,7 +236,7 @@ func openHistory(f historyOptions) (history.EventSource, []string, func(io.Write
 		}
 		r.Close()
 	}
-	return r, nil, done, nil
+	return r, nil, "", done, nil
 }
 
 // agoPattern is a duration back from now: "10m", "-10m", "2h30m ago".

@@ -16,6 +16,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/cmd/internal/cmdtest"
+	"github.com/zkscope/zkscope/dbview/dbtest"
 	"github.com/zkscope/zkscope/zkview/zktest"
 )
 
@@ -40,6 +41,7 @@ type historyDoc struct {
 			SessionTimeoutMs *int64  `json:"session_timeout_ms"`
 			Behind           []struct {
 				Node     string `json:"node"`
+				Session  string `json:"session"`
 				WaitedMs int64  `json:"waited_ms"`
 			} `json:"behind"`
 		} `json:"tenures"`
@@ -407,4 +409,4 @@ func TestHistoryRefusals(t *testing.T) {
 	}
 }
 
-func TestMain(m *testing.M) { zktest.Main(m) }
+func TestMain(m *testing.M) { zktest.Main(dbtest.Wrap(m)) }

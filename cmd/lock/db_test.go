@@ -20,14 +20,6 @@ func dbTestEnv(t *testing.T) []string {
 	return []string{"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + t.TempDir(), "ZKSCOPE_SERVER=", "ZKSCOPE_CONTEXT=", "ZKSCOPE_AUTH="}
 }
 
-func newDB(t *testing.T, pg *dbtest.Postgres, name string) string {
-	t.Helper()
-	if _, err := pg.Psql(context.Background(), "postgres", "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	return pg.URL(name)
-}
-
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // startLockCmd starts `zkscope lock KEY -- sh -c SCRIPT` in the background;
@@ -66,12 +58,13 @@ func waitExit(t *testing.T, exit <-chan int, stderr *strings.Builder) int {
 func TestDBLockExcludesPsycopg2(t *testing.T) {
 	pg := dbtest.Server(t)
 	env := dbTestEnv(t)
-	url := newDB(t, pg, "lockexcl")
+	db := pg.NewDatabase(t, "lockexcl")
+	url := pg.URL(db)
 	dir := t.TempDir()
 	started, goOn := filepath.Join(dir, "started"), filepath.Join(dir, "go")
 	exit, stderr := startLockCmd(t, env, url, "77", "touch "+started+"; while [ ! -e "+goOn+" ]; do sleep 0.1; done")
 	dbtest.WaitFor(t, "CMD runs under the lock", func(context.Context) bool { return exists(started) })
-	try := pg.Python(t, "lockexcl", "session", "SELECT pg_try_advisory_lock(77)", "try-77")
+	try := pg.Python(t, db, "session", "SELECT pg_try_advisory_lock(77)", "try-77")
 	if l, ok := tryResult(t, try); !ok || l != "busy" {
 		t.Fatalf("psycopg2's try while zkscope holds 77: %q", l)
 	}
@@ -79,10 +72,10 @@ func TestDBLockExcludesPsycopg2(t *testing.T) {
 	if code := waitExit(t, exit, stderr); code != 0 {
 		t.Fatalf("zkscope lock exited %d:\n%s", code, stderr.String())
 	}
-	after := pg.Python(t, "lockexcl", "session", "SELECT pg_try_advisory_lock(77)", "try-77-after")
+	after := pg.Python(t, db, "session", "SELECT pg_try_advisory_lock(77)", "try-77-after")
 	after.WaitHeld(t)
 
-	holder := pg.Python(t, "lockexcl", "session", "SELECT pg_advisory_lock(78)", "holder-78")
+	holder := pg.Python(t, db, "session", "SELECT pg_advisory_lock(78)", "holder-78")
 	holder.WaitHeld(t)
 	if code, _, errOut := cmdtest.RunBinary(t, env, "-s", url, "lock", "78", "--no-wait", "--", "true"); code != 1 {
 		t.Errorf("--no-wait while psycopg2 holds: exit %d\n%s", code, errOut)
@@ -90,14 +83,14 @@ func TestDBLockExcludesPsycopg2(t *testing.T) {
 	if code, _, errOut := cmdtest.RunBinary(t, env, "-s", url, "lock", "78", "--timeout", "1s", "--", "true"); code != 1 || !strings.Contains(errOut, "timed out") {
 		t.Errorf("--timeout while psycopg2 holds: exit %d\n%s", code, errOut)
 	}
-	n, err := pg.Psql(context.Background(), "lockexcl", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 78 AND NOT granted")
+	n, err := pg.Psql(context.Background(), db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 78 AND NOT granted")
 	if err != nil || strings.TrimSpace(n) != "0" {
 		t.Errorf("waiters left on 78 after zkscope gave up: %q %v", n, err)
 	}
 
 	exit, stderr = startLockCmd(t, env, url, "79", "touch "+started+"79; sleep 120")
 	dbtest.WaitFor(t, "CMD runs under lock 79", func(context.Context) bool { return exists(started + "79") })
-	if _, err := pg.Psql(context.Background(), "lockexcl", "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 79 AND granted"); err != nil {
+	if _, err := pg.Psql(context.Background(), db, "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = 79 AND granted"); err != nil {
 		t.Fatal(err)
 	}
 	if code := waitExit(t, exit, stderr); code != 75 || !strings.Contains(stderr.String(), "LOST") {
@@ -124,12 +117,13 @@ func tryResult(t *testing.T, p *dbtest.Peer) (string, bool) {
 func TestDBEvictEndsOnlyTheHolder(t *testing.T) {
 	pg := dbtest.Server(t)
 	env := dbTestEnv(t)
-	url := newDB(t, pg, "evictdb")
-	a := pg.Python(t, "evictdb", "transaction", "SELECT pg_advisory_lock(80)", "holder-a")
+	db := pg.NewDatabase(t, "evictdb")
+	url := pg.URL(db)
+	a := pg.Python(t, db, "transaction", "SELECT pg_advisory_lock(80)", "holder-a")
 	a.WaitHeld(t)
-	b := pg.Python(t, "evictdb", "session", "SELECT pg_advisory_lock(80)", "waiter-b")
+	b := pg.Python(t, db, "session", "SELECT pg_advisory_lock(80)", "waiter-b")
 	dbtest.WaitFor(t, "b waits", func(ctx context.Context) bool {
-		n, _ := pg.Psql(ctx, "evictdb", "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 80 AND NOT granted")
+		n, _ := pg.Psql(ctx, db, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 80 AND NOT granted")
 		return strings.TrimSpace(n) == "1"
 	})
 	pa, pb := strconv.FormatInt(a.PID, 10), strconv.FormatInt(b.PID, 10)
@@ -151,7 +145,7 @@ func TestDBEvictEndsOnlyTheHolder(t *testing.T) {
 		t.Fatalf("evict the holder: exit %d\n%s%s", code, out, errOut)
 	}
 	b.WaitHeld(t)
-	n, err := pg.Psql(context.Background(), "evictdb", "SELECT count(*) FROM pg_stat_activity WHERE pid = "+pa)
+	n, err := pg.Psql(context.Background(), db, "SELECT count(*) FROM pg_stat_activity WHERE pid = "+pa)
 	if err != nil || strings.TrimSpace(n) != "0" {
 		t.Errorf("the evicted backend %s still runs: %q %v", pa, n, err)
 	}

@@ -47,13 +47,11 @@ func (d *dbFlags) refuseForZooKeeper(cmd *cobra.Command) error {
 func refuseZooKeeperFlags(cmd *cobra.Command, watching bool) error {
 	for _, name := range redisIgnores {
 		fl := cmd.Flags().Lookup(name)
-		if fl == nil || !fl.Changed || watching && (name == "watch" || name == "interval") {
-			continue
+		if fl == nil || !fl.Changed || name == "record" || watching && (name == "watch" || name == "interval") {
+			continue // (--record: locks checks it goes with --watch)
 		}
 		next := "leave it out"
 		switch {
-		case name == "record":
-			next = "database locks cannot be recorded yet; keep their frames with locks --watch --json > FILE"
 		case name == "watch" || name == "interval":
 			next = "to follow database locks, use locks --watch"
 		}

@@ -18,8 +18,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/cmd/cmdutil"
+	"github.com/zkscope/zkscope/dbview"
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/dblock"
+	"github.com/zkscope/zkscope/lockops/history"
 	"github.com/zkscope/zkscope/lockops/report"
 	"github.com/zkscope/zkscope/printable"
 )
@@ -44,6 +46,11 @@ func runDBWatch(cmd *cobra.Command, f *cmdutil.Factory, args []string, o locksOp
 	r := renderer{servers: []string{c.Server()}, json: o.JSON, tty: cmdutil.WriterIsTerminal(o.Out), held: true}
 	w := watchOutput{out: o.Out, errOut: o.ErrOut, path: cmp.Or(filter, c.Server()), json: o.JSON, tty: r.tty}
 	d := dbWatch{held: map[dbHolder]time.Time{}}
+	rec, closeRec, err := startDBRecording(o, filter, c)
+	if err != nil {
+		return err
+	}
+	defer closeRec()
 	for {
 		queues, err := readDBQueues(ctx, o.ErrOut, c, filter, do)
 		switch {
@@ -52,6 +59,7 @@ func runDBWatch(cmd *cobra.Command, f *cmdutil.Factory, args []string, o locksOp
 		case err != nil:
 			w.problem(err)
 		default:
+			rec.observe(queues, time.Now())
 			draw := d.next(queues, r, o.Changes)
 			if draw == nil {
 				break // --changes, and nothing changed: no line
@@ -158,4 +166,41 @@ func renderDB(out io.Writer, r renderer, queues []lockops.Queue) error {
 		return err
 	}
 	return report.WriteTableWith(out, queues, time.Now(), report.TableOptions{FullNames: true, Held: true})
+}
+
+// dbRecording is --record on a database server: every read's changes
+// written by history's DBRecorder until a write fails (then said once,
+// and the watch goes on).
+type dbRecording struct {
+	rec    *history.DBRecorder
+	errOut io.Writer
+}
+
+// startDBRecording creates o.Record's file (none: a recording that
+// records nothing) and writes its header; the returned func closes it.
+func startDBRecording(o locksOptions, filter string, c *dbview.Client) (*dbRecording, func(), error) {
+	if o.Record == "" {
+		return &dbRecording{}, func() {}, nil
+	}
+	f, err := createRecordFile(o.Record)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := history.NewDBRecorder(f, filter, []string{c.Server()}, dblock.KindOf(c.Kind()), time.Now())
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return &dbRecording{rec: rec, errOut: o.ErrOut}, func() { rec.Flush(); f.Close() }, nil
+}
+
+// observe records what the read made at seen showed.
+func (d *dbRecording) observe(queues []lockops.Queue, seen time.Time) {
+	if d.rec == nil {
+		return
+	}
+	if err := d.rec.Observe(queues, seen); err != nil {
+		fmt.Fprintf(d.errOut, "zkscope: %s: recording stopped\n", printable.String(err.Error()))
+		d.rec = nil
+	}
 }

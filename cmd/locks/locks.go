@@ -108,7 +108,8 @@ judges again the locks held past --held-longer-than). --watch --json --changes p
 report once, then one line per change holding only the locks that changed
 ("changes": true) and "gone", the paths of those that went away. On a
 database server (docs/databases.md) --watch reads the locks again every
---interval (one SQL statement each).`
+--interval (one SQL statement each), and --record records what each read
+changed (who arrived waiting, was granted, went) for history --recording.`
 
 const locksExample = `  zkscope locks /app/locks
   zkscope locks /app/locks/orders --json | jq '.locks[].participants[] | select(.state=="waiting")'
@@ -119,6 +120,7 @@ const locksExample = `  zkscope locks /app/locks
   zkscope -s postgres://app@db1/orders locks          # PostgreSQL advisory locks (docs/databases.md)
   zkscope -s postgres://app@db1/orders locks 42 --json
   zkscope -s postgres://app@db1/orders locks --watch --json --changes
+  zkscope -s postgres://app@db1/orders locks 42 --watch --record pg.jsonl   # then: zkscope history --recording pg.jsonl
   zkscope -s mysql://app@db1:3306/ locks --json       # MySQL/MariaDB GET_LOCK (docs/databases-mysql.md)`
 
 // locksOptions are `zkscope locks`'.
@@ -155,6 +157,9 @@ func NewCmdLocks(f *cmdutil.Factory) *cobra.Command {
 				}
 				if o.Changes {
 					return cmdutil.Usagef("--changes prints the changes --watch --json sees: add --watch --json")
+				}
+				if o.Record != "" {
+					return cmdutil.Usagef("--record records the changes --watch sees: add --watch")
 				}
 				return runDBLocks(cmd, f, args, o.JSON, db.o)
 			}

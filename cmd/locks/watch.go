@@ -143,12 +143,9 @@ func newRecordFile(file string) error {
 // startRecording opens FILE for --record (a new file: a recording is
 // never overwritten) and writes its header; the returned func closes it.
 func startRecording(file, root string, servers []string) (*history.Recorder, func(), error) {
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, os.ErrExist) {
-		return nil, nil, fmt.Errorf("--record %s: the file exists; record to a new file (zkscope never overwrites one)", file)
-	}
+	f, err := createRecordFile(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--record: %w", err)
+		return nil, nil, err
 	}
 	rec, err := history.NewRecorder(f, root, servers, time.Now())
 	if err != nil {
@@ -156,4 +153,16 @@ func startRecording(file, root string, servers []string) (*history.Recorder, fun
 		return nil, nil, err
 	}
 	return rec, func() { rec.Flush(); f.Close() }, nil
+}
+
+// createRecordFile creates --record's FILE, a new file.
+func createRecordFile(file string) (*os.File, error) {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("--record %s: the file exists; record to a new file (zkscope never overwrites one)", file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return f, nil
 }

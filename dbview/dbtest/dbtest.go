@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -270,6 +271,22 @@ func freePort() (int, error) {
 }
 
 var errNoPsql = errors.New("psql not found")
+
+// databases numbers the databases NewDatabase creates on the shared
+// server (one per test binary, which -count=N runs again).
+var databases atomic.Int64
+
+// NewDatabase creates a database named prefix and a number no other call
+// in this test binary gives (a test run again by -count=N gets a new
+// one) and returns its name.
+func (p *Postgres) NewDatabase(t testing.TB, prefix string) string {
+	t.Helper()
+	name := fmt.Sprintf("%s_%d", prefix, databases.Add(1))
+	if _, err := p.Psql(context.Background(), "postgres", "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
 
 // Psql runs psql with sql on database db and returns its output (-At:
 // unaligned, tuples only).

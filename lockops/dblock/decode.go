@@ -19,8 +19,12 @@ import (
 )
 
 // Kind is the recipe of a snapshot's locks.
-func Kind(s *dbview.Snapshot) lockops.Kind {
-	if s.Kind == dbview.KindMySQL {
+func Kind(s *dbview.Snapshot) lockops.Kind { return KindOf(s.Kind) }
+
+// KindOf is the recipe of the locks of a server of kind (dbview.KindPostgres,
+// dbview.KindMySQL).
+func KindOf(kind string) lockops.Kind {
+	if kind == dbview.KindMySQL {
 		return lockops.KindMySQLGetLock
 	}
 	return lockops.KindPostgresAdvisory

@@ -41,6 +41,13 @@ const (
 	// EventActivity: any other request of Session written to the log
 	// (a write elsewhere, a failed write): the session was alive then.
 	EventActivity
+	// EventDBWait: a database recording's participant (DB, backend
+	// Session, lock Path) seen waiting for the first time.
+	EventDBWait
+	// EventDBHold: a database recording's participant seen holding:
+	// granted since the read before, or holding when first seen. (Its
+	// EventGone: no longer listed.)
+	EventDBHold
 )
 
 // Event is one change, in the order the servers applied them.
@@ -61,6 +68,10 @@ type Event struct {
 	// SessionKnown is false for a recording's EventGone: nobody's request
 	// is known.
 	SessionKnown bool
+	// DB is a database recording's participant (Session is its backend's
+	// id, Path its lock's); nil for ZooKeeper's events. The events of one
+	// read share their Time, and are applied together.
+	DB *DBParticipant
 }
 
 // EventSource hands out history events in the order they happened; Next
@@ -145,6 +156,15 @@ type Tenure struct {
 	// timeout and last write seen in the log.
 	SessionTimeout time.Duration
 	LastWrite      Moment
+	// DB is a database participant's backend as the server described it
+	// when the participant arrived (Session is the backend's id, Node the
+	// lock's key), Client its address; nil for ZooKeeper's.
+	DB     *lockops.DBSession
+	Client string
+	// ArrivedSeen: a database participant first seen holding, so its
+	// arrival is not known: Arrived is the read that saw it (it came at or
+	// before then), and how long it waited is not known.
+	ArrivedSeen bool
 }
 
 // HeldFor is how long t held the lock, up to end when it still holds.

@@ -314,6 +314,11 @@ func FuzzRecording(f *testing.F) {
 	rec.Observe(&lockops.Queue{Path: "/app/l"}, 6, histT0.Add(time.Second))
 	f.Add(b.Bytes())
 	f.Add([]byte(`{"zkscope_recording":1}` + "\n" + `{"op":"gone","seen":"2026-11-23T03:00:00Z","path":"/"}`))
+	var db bytes.Buffer // a database's: participants, not nodes
+	dbRec, _ := NewDBRecorder(&db, "", []string{"db1:5432/orders"}, lockops.KindPostgresAdvisory, histT0)
+	dbRec.Observe(dbQueueOf(dbPart(100, histT0, true, histT0), dbPart(200, histT0, false, histT0)), histT0)
+	dbRec.Observe(dbQueueOf(dbPart(200, histT0, true, histT0)), histT0.Add(time.Second))
+	f.Add(db.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, src, err := OpenRecording(bytes.NewReader(data))
 		if err != nil {

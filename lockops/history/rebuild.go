@@ -61,6 +61,13 @@ func (r *Replay) flush() {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
+		if l := r.locks[p]; l != nil && l.kind.IsDB() {
+			l.queue, _ = r.dbQueue(l)
+			if r.o.OnChange != nil {
+				r.o.OnChange(r.at, &l.queue)
+			}
+			continue
+		}
 		d, ok := r.dirOf(p)
 		l := r.locks[p]
 		if !ok && l == nil {
@@ -213,6 +220,12 @@ func (r *Replay) Queues() []lockops.Queue {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
+		if l := r.locks[p]; l.kind.IsDB() {
+			if q, ok := r.dbQueue(l); ok {
+				out = append(out, q)
+			}
+			continue
+		}
 		if d, ok := r.dirOf(p); ok {
 			q := lockops.Decode(d, r.decodeOptions(p))
 			r.heldSince(r.locks[p], &q)

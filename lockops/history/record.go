@@ -28,8 +28,15 @@ import (
 // and its hold times are upper bounds by up to one read (the watch fires
 // at once, so the read follows within milliseconds).
 
-// RecordingSchema is the version of a live recording's header.
-const RecordingSchema = 1
+// RecordingSchema is the newest version of a live recording's header
+// this zkscope reads: 1 for ZooKeeper's (node lines), 2 for a database
+// server's (participant lines, dbrecord.go). A recording is written with
+// the lowest schema that holds it, so an older zkscope still reads every
+// ZooKeeper recording and refuses a database's by its schema.
+const RecordingSchema = 2
+
+// recordingSchemaZooKeeper is the schema of a ZooKeeper recording.
+const recordingSchemaZooKeeper = 1
 
 type recordLine struct {
 	Recording int      `json:"zkscope_recording,omitempty"`
@@ -43,6 +50,7 @@ type recordLine struct {
 	Ctime     string   `json:"ctime,omitempty"`
 	Owner     string   `json:"owner,omitempty"`
 	Data      []byte   `json:"data,omitempty"`
+	dbLine
 }
 
 // Recorder writes a live recording of the queues it is shown.
@@ -57,7 +65,7 @@ func NewRecorder(w io.Writer, root string, servers []string, started time.Time) 
 	bw := bufio.NewWriter(w)
 	r := &Recorder{w: bw, enc: json.NewEncoder(bw), known: map[string]map[seenNode]struct{}{}}
 	r.enc.SetEscapeHTML(false)
-	if err := r.enc.Encode(recordLine{Recording: RecordingSchema, Root: root, Servers: servers, Started: fmtStamp(started)}); err != nil {
+	if err := r.enc.Encode(recordLine{Recording: recordingSchemaZooKeeper, Root: root, Servers: servers, Started: fmtStamp(started)}); err != nil {
 		return nil, fmt.Errorf("write recording: %w", err)
 	}
 	return r, r.Flush()
@@ -153,12 +161,17 @@ type RecordingHeader struct {
 	Root    string
 	Servers []string
 	Started time.Time
+	// Recipe is a database recording's recipe ([lockops.KindPostgresAdvisory],
+	// [lockops.KindMySQLGetLock]); "" for ZooKeeper's, whose locks are
+	// decoded from their nodes.
+	Recipe lockops.Kind
 }
 
 // recordingSource reads a recording's lines as history events.
 type recordingSource struct {
-	sc   *bufio.Scanner
-	line int
+	sc     *bufio.Scanner
+	line   int
+	recipe lockops.Kind // a database recording's ("": ZooKeeper's)
 }
 
 // OpenRecording reads a recording's header and returns its events.
@@ -179,7 +192,11 @@ func OpenRecording(r io.Reader) (RecordingHeader, EventSource, error) {
 		return RecordingHeader{}, nil, fmt.Errorf("recording schema %d is newer than this zkscope reads (%d): upgrade zkscope", h.Recording, RecordingSchema)
 	}
 	started, _ := time.Parse(time.RFC3339Nano, h.Started)
-	return RecordingHeader{Root: h.Root, Servers: h.Servers, Started: started}, &recordingSource{sc: sc, line: 1}, nil
+	hd := RecordingHeader{Root: h.Root, Servers: h.Servers, Started: started, Recipe: lockops.Kind(h.Recipe)}
+	if hd.Recipe != "" && !hd.Recipe.IsDB() {
+		return RecordingHeader{}, nil, fmt.Errorf("a recording of recipe %q, which this zkscope does not know: upgrade zkscope", h.Recipe)
+	}
+	return hd, &recordingSource{sc: sc, line: 1, recipe: hd.Recipe}, nil
 }
 
 // Next implements [EventSource].
@@ -192,6 +209,9 @@ func (s *recordingSource) Next() (Event, error) {
 		var l recordLine
 		if err := json.Unmarshal(s.sc.Bytes(), &l); err != nil {
 			return Event{}, fmt.Errorf("recording line %d: %w", s.line, err)
+		}
+		if s.recipe != "" {
+			return dbEventOfLine(l, s.line, s.recipe)
 		}
 		return eventOfLine(l, s.line)
 	}

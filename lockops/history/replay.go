@@ -57,6 +57,9 @@ type Replay struct {
 	// [lockops.HeldRecording], set by [ReplayAll]; "": holders' starts are not
 	// given to the queues).
 	source lockops.HeldSource
+	// db is a database recording's recipe, once one of its events is
+	// below the root ("": ZooKeeper's history).
+	db lockops.Kind
 }
 
 // lockLog is one lock's history so far.
@@ -133,8 +136,8 @@ func (r *Replay) below(p string) bool {
 // applied together: the locks they change are decoded once, after the
 // last of them.
 func (r *Replay) Apply(ev Event) {
-	if ev.Zxid != r.at.Zxid || ev.Zxid == 0 {
-		r.flush()
+	if ev.Zxid != r.at.Zxid || ev.Zxid == 0 && (ev.DB == nil || !ev.Time.Equal(r.at.Time)) {
+		r.flush() // (a database recording's read: its events share their time)
 	}
 	r.at = Moment{Zxid: ev.Zxid, Time: ev.Time}
 	if r.first.IsZero() {
@@ -144,6 +147,10 @@ func (r *Replay) Apply(ev Event) {
 	r.events++
 	if ev.SessionKnown && ev.Session != 0 && ev.Kind != EventSessionClose {
 		r.session(ev.Session).LastWrite = r.at
+	}
+	if ev.DB != nil {
+		r.applyDB(ev)
+		return
 	}
 	switch ev.Kind {
 	case EventCreate:

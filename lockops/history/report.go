@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/zkscope/zkscope/lockops"
@@ -45,6 +46,9 @@ type Report struct {
 	End         time.Time
 	Events      int
 	Locks       []LockHistory
+	// DB is a database recording's recipe ("": ZooKeeper's history): its
+	// moments have no zxid, its sessions are backends.
+	DB lockops.Kind
 }
 
 // LockHistory is one lock's history.
@@ -73,7 +77,7 @@ func (r *Replay) Report(o Options) Report {
 	if o.LongHoldFactor <= 0 {
 		o.LongHoldFactor = 3
 	}
-	rep := Report{Root: r.root, First: r.first, Last: r.last, End: r.last.Time, Events: r.events}
+	rep := Report{Root: r.root, First: r.first, Last: r.last, End: r.last.Time, Events: r.events, DB: r.db}
 	if !o.Until.IsZero() && r.cut {
 		rep.End = o.Until
 	}
@@ -195,6 +199,7 @@ func historyProblems(h *LockHistory, end time.Time, o Options) []lockops.Problem
 	var out []lockops.Problem
 	for i := range h.Tenures {
 		t := &h.Tenures[i]
+		n := len(out)
 		if held := t.HeldFor(end); h.UsualHold > 0 && !t.Held.IsZero() &&
 			float64(held) > o.LongHoldFactor*float64(h.UsualHold) && held-h.UsualHold >= minLongHold {
 			out = append(out, lockops.Problem{Kind: lockops.ProblemHeldLongerThanUsual, Node: t.Node,
@@ -219,6 +224,9 @@ func historyProblems(h *LockHistory, end time.Time, o Options) []lockops.Problem
 			}
 			out = append(out, lockops.Problem{Kind: lockops.ProblemForceDeleted, Node: t.Node,
 				Detail: fmt.Sprintf("deleted at %s by session %s while %s (its owner is %s)", fmtClock(t.Left.Time), lockops.FormatSession(t.By), what, lockops.FormatSession(t.Session))})
+		}
+		for k := n; k < len(out) && t.DB != nil; k++ { // a database lock's participants share its key: name the backend
+			out[k].Detail = "backend " + strconv.FormatInt(t.Session, 10) + " " + out[k].Detail
 		}
 	}
 	return out

@@ -29,6 +29,9 @@ func WriteTable(w io.Writer, rep Report, name func(string) string) error {
 	}
 	shorten := name
 	name = func(s string) string { return printable.String(shorten(s)) }
+	if rep.DB != "" {
+		return writeDBTable(w, rep)
+	}
 	fmt.Fprintf(w, "history of %s from %s to %s (zxid %s to %s, %d changes)\n", printable.String(rep.Root),
 		fmtStamp(rep.First.Time), fmtStamp(rep.Last.Time), FormatZxid(rep.First.Zxid), FormatZxid(rep.Last.Zxid), rep.Events)
 	if len(rep.Locks) == 0 {
@@ -95,7 +98,10 @@ func holdOrder(ts []Tenure) (held, never []int) {
 			held = append(held, i)
 		}
 	}
-	sort.SliceStable(held, func(a, b int) bool { return ts[held[a]].Held.Zxid < ts[held[b]].Held.Zxid })
+	sort.SliceStable(held, func(a, b int) bool { // (a database recording's moments: times only)
+		x, y := &ts[held[a]].Held, &ts[held[b]].Held
+		return x.Zxid < y.Zxid || x.Zxid == y.Zxid && x.Time.Before(y.Time)
+	})
 	return held, never
 }
 
@@ -159,12 +165,13 @@ func fmtStamp(t time.Time) string {
 // in ms) with the waits behind each holder, and its problems as in
 // `locks --json`.
 func WriteJSON(w io.Writer, rep Report) error {
-	doc := historyDoc{Schema: Schema, Root: rep.Root, From: momentOf(rep.First), To: momentOf(rep.Last), Events: rep.Events, Locks: []lockHistoryDoc{}}
+	db := rep.DB != ""
+	doc := historyDoc{Schema: Schema, Root: rep.Root, From: momentOf(rep.First, db), To: momentOf(rep.Last, db), Events: rep.Events, Locks: []lockHistoryDoc{}}
 	for i := range rep.Locks {
 		h := &rep.Locks[i]
 		ld := lockHistoryDoc{Path: h.Path, Recipe: string(h.Kind), UsualHoldMs: h.UsualHold.Milliseconds(), Tenures: []tenureDoc{}, Problems: []json.RawMessage{}}
 		for j := range h.Tenures {
-			ld.Tenures = append(ld.Tenures, tenureDocOf(h, j, rep.End))
+			ld.Tenures = append(ld.Tenures, tenureDocOf(h, j, rep.End, db))
 		}
 		for j := range h.Problems {
 			ld.Problems = append(ld.Problems, json.RawMessage(report.AppendProblemJSON(nil, &h.Problems[j], h.Path)))
@@ -185,8 +192,9 @@ type historyDoc struct {
 	Locks  []lockHistoryDoc `json:"locks"`
 }
 
+// momentDoc is a moment; a database recording's have no zxid.
 type momentDoc struct {
-	Zxid string `json:"zxid"`
+	Zxid string `json:"zxid,omitempty"`
 	Time string `json:"time"`
 }
 
@@ -214,6 +222,7 @@ type tenureDoc struct {
 	SessionTimeoutMs *int64     `json:"session_timeout_ms,omitempty"`
 	SessionLastWrite *momentDoc `json:"session_last_write,omitempty"`
 	Behind           []waitDoc  `json:"behind,omitempty"`
+	dbTenureDoc
 }
 
 type waitDoc struct {
@@ -222,17 +231,21 @@ type waitDoc struct {
 	WaitedMs int64  `json:"waited_ms"`
 }
 
-func momentOf(m Moment) *momentDoc {
-	if m.IsZero() {
+// momentOf is m's document: with its zxid, or (db) its time only.
+func momentOf(m Moment, db bool) *momentDoc {
+	switch {
+	case m.IsZero():
 		return nil
+	case db:
+		return &momentDoc{Time: fmtStamp(m.Time)}
 	}
 	return &momentDoc{Zxid: FormatZxid(m.Zxid), Time: fmtStamp(m.Time)}
 }
 
-func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
+func tenureDocOf(h *LockHistory, i int, end time.Time, db bool) tenureDoc {
 	t := &h.Tenures[i]
-	d := tenureDoc{Node: t.Node, Session: lockops.FormatSession(t.Session), Mode: string(t.Mode), Data: tenureData(t.Data), Payload: t.Payload, Arrived: momentOf(t.Arrived),
-		Held: momentOf(t.Held), Left: momentOf(t.Left), End: string(t.End), WaitedMs: t.Waited(end).Milliseconds()}
+	d := tenureDoc{Node: t.Node, Session: sessionText(t), Mode: string(t.Mode), Data: tenureData(t.Data), Payload: t.Payload, Arrived: momentOf(t.Arrived, db),
+		Held: momentOf(t.Held, db), Left: momentOf(t.Left, db), End: string(t.End), WaitedMs: t.Waited(end).Milliseconds(), dbTenureDoc: dbTenureDocOf(t)}
 	if !t.Held.IsZero() {
 		ms := t.HeldFor(end).Milliseconds()
 		d.HeldMs = &ms
@@ -246,11 +259,11 @@ func tenureDocOf(h *LockHistory, i int, end time.Time) tenureDoc {
 			ms := t.SessionTimeout.Milliseconds()
 			d.SessionTimeoutMs = &ms
 		}
-		d.SessionLastWrite = momentOf(t.LastWrite)
+		d.SessionLastWrite = momentOf(t.LastWrite, db)
 	}
 	for _, wt := range h.Behind[i] {
 		o := &h.Tenures[wt.Tenure]
-		d.Behind = append(d.Behind, waitDoc{Node: o.Node, Session: lockops.FormatSession(o.Session), WaitedMs: wt.For.Milliseconds()})
+		d.Behind = append(d.Behind, waitDoc{Node: o.Node, Session: sessionText(o), WaitedMs: wt.For.Milliseconds()})
 	}
 	return d
 }

@@ -46,6 +46,9 @@ type KeyMap struct {
 	lock bool
 	// editing is false in read-only mode (the editing keys are hidden).
 	editing bool
+	// db is true on a database server, where find, the data viewer and
+	// the session view do not work (nor editing or the lock actions).
+	db bool
 }
 
 // DialogScroll are the keys that scroll a dialog taller than the room it
@@ -108,11 +111,13 @@ func DefaultKeyMap() KeyMap {
 
 // SetContext tells the key map what is on screen, which decides the help:
 // whether the detail pane has the focus, whether it shows a lock queue,
-// whether editing is allowed (not in read-only mode, not on Redis) and
-// whether the lock actions are (not in read-only mode).
-func (k *KeyMap) SetContext(detailFocused, lock, editing, acting bool) {
-	k.detail, k.lock, k.editing = detailFocused, lock, editing
-	k.Lock.readOnly = !acting
+// whether editing is allowed (not in read-only mode, not on Redis or a
+// database), whether the lock actions are (not in read-only mode, not on
+// a database) and whether the server is a database (db: only the keys
+// that work there are shown).
+func (k *KeyMap) SetContext(detailFocused, lock, editing, acting, db bool) {
+	k.detail, k.lock, k.editing, k.db = detailFocused, lock, editing && !db, db
+	k.Lock.readOnly, k.Lock.db = !acting || db, db
 }
 
 // ShortHelp implements [help.KeyMap]: the footer, which depends on focus.
@@ -122,8 +127,12 @@ func (k KeyMap) ShortHelp() []key.Binding {
 		return append(append([]key.Binding{k.Focus}, k.Lock.ShortHelp()...), k.Up, k.Down, k.Help, k.Quit)
 	case k.lock:
 		return append(append([]key.Binding{k.Down, k.Collapse, k.Focus}, k.Lock.ShortHelp()...), k.Help, k.Quit)
+	case k.detail && k.db:
+		return []key.Binding{k.Up, k.Down, k.Focus, k.Help, k.Quit}
 	case k.detail:
 		return []key.Binding{k.Up, k.Down, k.Viewer, k.Focus, k.Help, k.Quit}
+	case k.db:
+		return []key.Binding{k.Down, k.Expand, k.Collapse, k.Filter, k.Command, k.Help, k.Quit}
 	}
 	b := []key.Binding{k.Down, k.Expand, k.Collapse, k.Filter, k.Search, k.Command, k.Viewer}
 	if k.editing {
@@ -138,6 +147,10 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Expand, k.Collapse, k.Toggle, k.Parent, k.Focus, k.Viewer, k.Refresh, k.Yank, k.Sort},
 		{k.Filter, k.Search, k.Command, k.Help, k.Cancel, k.Quit},
+	}
+	if k.db { // no data viewer, :sessions (its sort) or find
+		cols[1] = []key.Binding{k.Expand, k.Collapse, k.Toggle, k.Parent, k.Focus, k.Refresh, k.Yank}
+		cols[2] = []key.Binding{k.Filter, k.Command, k.Help, k.Cancel, k.Quit}
 	}
 	if k.editing {
 		cols = append(cols, []key.Binding{k.Create, k.Edit, k.EditInline, k.Delete, k.DeleteTree})

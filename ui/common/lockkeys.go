@@ -36,6 +36,9 @@ type LockKeyMap struct {
 
 	// readOnly hides the lock actions from the help (they are refused).
 	readOnly bool
+	// db hides the session view's key too (a database lock's session is
+	// the pid or connection id the pane shows).
+	db bool
 }
 
 // DefaultLockKeyMap returns the lock pane's bindings. They avoid the root
@@ -75,12 +78,21 @@ func DefaultLockKeyMap() LockKeyMap {
 // ShortHelp implements [help.KeyMap]: the lock actions (none in read-only
 // mode), the session and the problems.
 func (k LockKeyMap) ShortHelp() []key.Binding {
-	return append(k.actions(), k.Session, k.Problems)
+	return append(k.actions(), k.inspect()...)
 }
 
 // FullHelp implements [help.KeyMap].
 func (k LockKeyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{append(k.actions(), k.Session, k.Problems), {k.Timeline, k.Older, k.Newer}}
+	return [][]key.Binding{append(k.actions(), k.inspect()...), {k.Timeline, k.Older, k.Newer}}
+}
+
+// inspect are the bindings that show more of the selected participant:
+// its session (not on a database) and its problems.
+func (k LockKeyMap) inspect() []key.Binding {
+	if k.db {
+		return []key.Binding{k.Problems}
+	}
+	return []key.Binding{k.Session, k.Problems}
 }
 
 // actions are the bindings that change a lock: none in read-only mode.

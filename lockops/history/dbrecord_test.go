@@ -153,8 +153,9 @@ func TestDBRecordingQueues(t *testing.T) {
 }
 
 // TestOldRecordingStillReplays: a ZooKeeper recording written before
-// database recordings (schema 1, no recipe) replays as it did; a newer
-// schema is refused with what to do.
+// database recordings (schema 1, no recipe) replays as it did, and one
+// written now has the same header; a newer schema is refused with what
+// to do.
 func TestOldRecordingStillReplays(t *testing.T) {
 	old := `{"zkscope_recording":1,"root":"/app","servers":["zk1:2181"],"started":"2026-11-23T03:00:00Z"}
 {"op":"create","seen":"2026-11-23T03:00:10Z","path":"` + kazooNode("/app/l", 0) + `","zxid":"0x3","ctime":"2026-11-23T03:00:01Z","owner":"0x1","data":"YQ=="}
@@ -175,6 +176,10 @@ func TestOldRecordingStillReplays(t *testing.T) {
 	}
 	if _, _, err := OpenRecording(strings.NewReader(`{"zkscope_recording":3}`)); err == nil || !strings.Contains(err.Error(), "upgrade zkscope") {
 		t.Errorf("schema 3: %v", err)
+	}
+	var b bytes.Buffer // ZooKeeper's recordings are still written as schema 1: older zkscopes read them
+	if _, err := NewRecorder(&b, "/app", nil, histT0); err != nil || !strings.HasPrefix(b.String(), `{"zkscope_recording":1,`) || strings.Contains(b.String(), "recipe") {
+		t.Errorf("a ZooKeeper recording's header: %q %v", b.String(), err)
 	}
 }
 

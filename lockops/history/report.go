@@ -78,6 +78,9 @@ func (r *Replay) Report(o Options) Report {
 		o.LongHoldFactor = 3
 	}
 	rep := Report{Root: r.root, First: r.first, Last: r.last, End: r.last.Time, Events: r.events, DB: r.db}
+	if r.db != "" && r.root == "/" {
+		rep.Root = "" // a database's locks have no root: every lock
+	}
 	if !o.Until.IsZero() && r.cut {
 		rep.End = o.Until
 	}

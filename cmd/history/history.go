@@ -131,6 +131,11 @@ func runHistory(out, errOut io.Writer, args []string, f historyOptions, now time
 			return cmdutil.Usagef("%s %q: %w", x.flag, x.s, err)
 		}
 	}
+	if f.txnlogDir != "" { // a server's log: PATH is a znode path, checked before the log is read
+		if err := cmdutil.ZnodeArgs(1)(nil, args); err != nil {
+			return cmdutil.Usage(err)
+		}
+	}
 	src, servers, recipe, done, err := openHistory(f)
 	if err != nil {
 		return err

@@ -131,9 +131,10 @@ func (cc *clusterCache) refresh(o Options) {
 	kept = slices.Clone(kept)
 	cc.locks, cc.summed = len(cc.ranked), summed
 	if rest != nil {
-		e := &lockEntry{served: true}
-		e.fill(cc.label, *rest)
-		kept = append(kept, e)
+		kept = append(kept, &lockEntry{figures: *rest, served: true})
+	}
+	for _, e := range kept {
+		e.makeSeries(cc.label)
 	}
 	if o.MaxLocks > 0 {
 		slices.SortFunc(kept, byLockPath)
@@ -160,7 +161,7 @@ func (cc *clusterCache) rank(queues []*lockops.Queue, o Options) {
 		if e == nil {
 			e = &lockEntry{served: o.Filter.Keep(q.Path)}
 			if e.served {
-				e.fill(cc.label, figuresOf(q, o.HolderInfo))
+				e.figures = figuresOf(q, o.HolderInfo)
 				made = append(made, e)
 			}
 			cc.entries[q] = e

@@ -110,7 +110,9 @@ func (c *Cluster) applyLocked(rootPath string, s follow.Snapshot, at time.Time) 
 		c.events += changes(r.locks.All(), s.Queues)
 	}
 	r.locks.Apply(s)
-	c.version++
+	if !s.Changes || len(s.Queues) > 0 || len(s.Gone) > 0 || !r.fresh {
+		c.version++ // what is served changed
+	}
 	r.fresh = true
 	if s.Mode != "" {
 		r.mode = Mode(s.Mode)

@@ -5,22 +5,26 @@ import (
 )
 
 // lockEntry is one lock as scrapes serve it, kept while its queue is the
-// same: its figures, its label pairs and the series the clock does not
-// change (shared by every scrape, never changed once made).
+// same: its figures, and once it is served on its own (not summed), its
+// label pairs and the series the clock does not change (shared by every
+// scrape, never changed once made).
 type lockEntry struct {
 	figures
-	served bool   // kept by the filter (nothing else is made when not)
-	gen    uint64 // the last refresh that found it
-	labels []*dto.LabelPair
+	served bool             // kept by the filter (nothing else is made when not)
+	gen    uint64           // the last refresh that found it
+	labels []*dto.LabelPair // nil until its series are made
 	// holdersSeries and waitersSeries are always served; ttlSeries and
 	// mastersSeries are nil when absent.
 	holdersSeries, waitersSeries, ttlSeries, mastersSeries *dto.Metric
 	problemSeries, holderSeries                            []*dto.Metric
 }
 
-// fill makes e's series from f, in cluster.
-func (e *lockEntry) fill(cluster *dto.LabelPair, f figures) {
-	e.figures = f
+// makeSeries makes e's series (once), in cluster.
+func (e *lockEntry) makeSeries(cluster *dto.LabelPair) {
+	if e.labels != nil {
+		return
+	}
+	f := &e.figures
 	path, recipe := pair("path", f.path), pair("recipe", f.recipe)
 	e.labels = []*dto.LabelPair{cluster, path, recipe}
 	e.holdersSeries = gaugeOf(e.labels, f.holders)

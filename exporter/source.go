@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,13 @@ type ZooKeeper struct {
 	Options follow.Options
 }
 
+// FollowBatch is how long a ZooKeeper source gathers the changes after a
+// quiet moment before one snapshot reads them all (its
+// follow.Options.Batch, unless set): a change reaches /metrics about this
+// much later, and a busy tree costs a few reads a second, not one a
+// change.
+const FollowBatch = 250 * time.Millisecond
+
 // Mode is [ModeUnknown]: each root's follow says how it follows (its
 // snapshots' Mode: persistent watches, or children watches where the
 // server has none or the firehose guard dropped them).
@@ -44,6 +52,7 @@ func (z ZooKeeper) Mode() Mode { return ModeUnknown }
 // Run follows c's roots until ctx ends.
 func (z ZooKeeper) Run(ctx context.Context, c *Cluster) {
 	interval := max(z.Options.Interval, follow.MinInterval)
+	z.Options.Batch = cmp.Or(z.Options.Batch, FollowBatch)
 	client := z.dial(ctx, c, interval)
 	if client == nil {
 		return

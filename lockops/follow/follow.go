@@ -53,6 +53,12 @@ type Options struct {
 	// Note ([Follow]), when not nil, is told why the locks are followed
 	// with children watches rather than a persistent watch.
 	Note func(string)
+	// Batch ([Follow]), when longer than the default (10 ms following
+	// events, 100 ms with children watches), is how long the changes
+	// after a quiet moment are gathered before one snapshot reads and
+	// shows them all: fewer, larger snapshots (fewer reads of the servers
+	// and wakeups, less CPU) for a consumer that needs them no sooner.
+	Batch time.Duration
 }
 
 // Progress is told how far a scan got and when it ends (a command draws

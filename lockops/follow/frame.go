@@ -9,7 +9,6 @@ package follow
 // them in a [Locks].
 
 import (
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -215,7 +214,7 @@ func (w *lockWatch) shown() []lockops.Queue {
 func sameShown(a, b *lockops.Queue) bool {
 	x, y := *a, *b
 	x.ReadAt, y.ReadAt = time.Time{}, time.Time{}
-	return reflect.DeepEqual(x, y)
+	return x.Equal(&y)
 }
 
 // Locks is every lock as a Follow's snapshots showed them, sorted by

@@ -53,6 +53,7 @@ func (z ZooKeeper) Mode() Mode { return ModeUnknown }
 func (z ZooKeeper) Run(ctx context.Context, c *Cluster) {
 	interval := max(z.Options.Interval, follow.MinInterval)
 	z.Options.Batch = cmp.Or(z.Options.Batch, FollowBatch)
+	z.Options.KindsOnly = true // a metric counts problems by kind: their sentences are not kept
 	client := z.dial(ctx, c, interval)
 	if client == nil {
 		return

@@ -94,3 +94,24 @@ func TestEqualSeesEveryField(t *testing.T) {
 }
 
 func ptr(q Queue) *Queue { return &q }
+
+// TestKindsOnly: with KindsOnly a diagnosis finds the same problems, by
+// kind and node, with no sentence.
+func TestKindsOnly(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	q := Queue{Path: "/l", Kind: KindCuratorMutex, ReadAt: now}
+	for i, s := range []State{StateHolding, StateWaiting, StateWaiting} {
+		q.Participants = append(q.Participants, Participant{Node: "/l/n-" + string(rune('0'+i)), State: s, Ctime: now.Add(-time.Hour), Session: 7})
+	}
+	full, terse := []Queue{q.Clone()}, []Queue{q.Clone()}
+	DiagnoseQueue(full, DiagnoseOptions{Now: now, HeldLongerThan: time.Minute})
+	DiagnoseQueue(terse, DiagnoseOptions{Now: now, HeldLongerThan: time.Minute, KindsOnly: true})
+	if len(full[0].Problems) < 3 || len(full[0].Problems) != len(terse[0].Problems) {
+		t.Fatalf("problems: %v, with KindsOnly %v", full[0].Problems, terse[0].Problems)
+	}
+	for i, p := range terse[0].Problems {
+		if f := full[0].Problems[i]; p.Kind != f.Kind || p.Node != f.Node || p.Detail != "" || f.Detail == "" {
+			t.Errorf("problem %d: %+v, with KindsOnly %+v", i, f, p)
+		}
+	}
+}

@@ -59,6 +59,11 @@ type Options struct {
 	// shows them all: fewer, larger snapshots (fewer reads of the servers
 	// and wakeups, less CPU) for a consumer that needs them no sooner.
 	Batch time.Duration
+	// KindsOnly: the problems of the locks come without their sentences
+	// (Detail ""), for a consumer that only counts them by kind (the
+	// exporter): no sentence per node kept, and a lock whose sentences
+	// alone changed (a hold's length) is not handed on again.
+	KindsOnly bool
 }
 
 // Progress is told how far a scan got and when it ends (a command draws
@@ -133,7 +138,7 @@ func Read(ctx context.Context, c *zkview.Client, p string, o Options) (Snapshot,
 		}
 	}
 	diagnose.ApplySamples(queues, prev, cur)
-	do := diagnose.Options{HeldLongerThan: o.HeldLongerThan, Ensemble: cur}
+	do := diagnose.Options{HeldLongerThan: o.HeldLongerThan, Ensemble: cur, KindsOnly: o.KindsOnly}
 	if first != nil {
 		do.PingOnlySince, do.HungAfter = diagnose.PingOnlySince(first, e), o.HungAfter
 		do.SilentSince = diagnose.SilentSince(first, e)

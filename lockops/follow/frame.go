@@ -127,7 +127,7 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 	}
 	batch = w.withEntangled(batch, redo)
 	sort.Slice(batch, func(i, j int) bool { return batch[i].Path < batch[j].Path })
-	diagnose.DiagnoseEach(batch, diagnose.Options{HeldLongerThan: w.o.HeldLongerThan, Ensemble: w.ens}, w.view)
+	diagnose.DiagnoseEach(batch, diagnose.Options{HeldLongerThan: w.o.HeldLongerThan, Ensemble: w.ens, KindsOnly: w.o.KindsOnly}, w.view)
 	diagnose.ApplySessionProblems(batch, diagnose.SessionDeadlocks(batch))
 	clear(w.dirty)
 	changed := batch[:0]

@@ -132,9 +132,10 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 	clear(w.dirty)
 	changed := batch[:0]
 	for i := range batch {
-		old, ok := w.diag[batch[i].Path]
-		w.diag[batch[i].Path] = batch[i]
-		if !ok || !sameShown(&old, &batch[i]) {
+		// A lock judged the same keeps the queue shown (which its consumer
+		// holds too): the new one is dropped, not kept beside it.
+		if old, ok := w.diag[batch[i].Path]; !ok || !sameShown(&old, &batch[i]) {
+			w.diag[batch[i].Path] = batch[i]
 			changed = append(changed, batch[i])
 		}
 	}

@@ -64,6 +64,10 @@ type Options struct {
 	// exporter): no sentence per node kept, and a lock whose sentences
 	// alone changed (a hold's length) is not handed on again.
 	KindsOnly bool
+	// VerifyEvery ([Follow]), when longer than the default (3 s), is how
+	// often at most the servers are asked who is connected and watching
+	// what; each answer judges every lock again.
+	VerifyEvery time.Duration
 }
 
 // Progress is told how far a scan got and when it ends (a command draws

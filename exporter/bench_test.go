@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,7 +39,8 @@ func srvrReceived(b *testing.B, addr string) int64 {
 // operations a second, and measures:
 //
 //   - over a minute scraped every 5 s, as a Prometheus server would: the
-//     process's CPU (% of a core) and resident memory (then, and peak);
+//     process's CPU (% of a core) and resident memory (then; and its
+//     peak over the whole run, read at its end);
 //
 //   - then, scraped every 20 ms: the time of a scrape of /metrics, and how
 //     long a change of a lock with a children watch (one with 20
@@ -123,7 +125,7 @@ func BenchmarkExporterFollow70k(b *testing.B) {
 		getB(b, metrics)
 	}
 	cpu, window := zktest.ProcCPU(b, pid)-cpu0, time.Since(t0)
-	rss, peak := zktest.ProcMem(b, pid)
+	rss, _ := zktest.ProcMem(b, pid)
 
 	var scrapes, lags []time.Duration
 	for range 15 {
@@ -168,13 +170,18 @@ func BenchmarkExporterFollow70k(b *testing.B) {
 	time.Sleep(2 * time.Second)
 	var idles, scrapeds []int64
 	for range 3 {
-		idles = append(idles, packetsDuring(b, cl.Addrs()[0], 10*time.Second, nil))
-		scrapeds = append(scrapeds, packetsDuring(b, cl.Addrs()[0], 10*time.Second, func() { getB(b, metrics) }))
+		n, who := packetsDuring(b, cl.Addrs()[0], 10*time.Second, nil)
+		b.Logf("10 s idle: %d packets; sessions: %s", n, who)
+		idles = append(idles, n)
+		n, who = packetsDuring(b, cl.Addrs()[0], 10*time.Second, func() { getB(b, metrics) })
+		b.Logf("10 s of 100 scrapes: %d packets; sessions: %s", n, who)
+		scrapeds = append(scrapeds, n)
 	}
 	b.Logf("packets in 10 s, idle: %v; with 100 scrapes: %v", idles, scrapeds)
 	slices.Sort(idles)
 	slices.Sort(scrapeds)
 	idle, scraped := idles[1], scrapeds[1]
+	_, peak := zktest.ProcMem(b, pid) // the whole run's: the scrapes every 20 ms and 100 ms included
 	onceRuns = append(onceRuns, once())
 
 	slices.Sort(scrapes)
@@ -213,9 +220,11 @@ func onceRunner(b *testing.B, bin, connect, root string) func() processCost {
 }
 
 // packetsDuring is how many packets the server at addr received during d,
-// calling each 100 times evenly (when not nil).
-func packetsDuring(b *testing.B, addr string, d time.Duration, each func()) int64 {
-	before := srvrReceived(b, addr)
+// calling each 100 times evenly (when not nil), and which sessions sent
+// them (cons: each connection's packets received and its last operation),
+// as "0x…: +n (LOP)".
+func packetsDuring(b *testing.B, addr string, d time.Duration, each func()) (int64, string) {
+	before, sessions := srvrReceived(b, addr), consRecved(b, addr)
 	start := time.Now()
 	for i := range 100 {
 		if each != nil {
@@ -223,7 +232,40 @@ func packetsDuring(b *testing.B, addr string, d time.Duration, each func()) int6
 		}
 		time.Sleep(time.Until(start.Add(d * time.Duration(i+1) / 100)))
 	}
-	return srvrReceived(b, addr) - before
+	n := srvrReceived(b, addr) - before
+	var who []string
+	for sid, c := range consRecved(b, addr) {
+		if was, ok := sessions[sid]; !ok || c.recved != was.recved {
+			who = append(who, fmt.Sprintf("%s: +%d (%s)", sid, c.recved-was.recved, c.lop))
+		}
+	}
+	slices.Sort(who)
+	return n, strings.Join(who, ", ")
+}
+
+// consConn is one connection as cons lists it.
+type consConn struct {
+	recved int64
+	lop    string
+}
+
+var consLine = regexp.MustCompile(`recved=(\d+),.*sid=(0x[0-9a-f]+),lop=(\w+)`)
+
+// consRecved is every session's connection to the server at addr, by
+// session id (cons).
+func consRecved(b *testing.B, addr string) map[string]consConn {
+	out, err := zktest.FourLetterWord(addr, "cons", 5*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := map[string]consConn{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := consLine.FindStringSubmatch(line); f != nil {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			m[f[2]] = consConn{recved: n, lop: f[3]}
+		}
+	}
+	return m
 }
 
 // tryGet is url's body, "" on an error (the exporter not serving yet).

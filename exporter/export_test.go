@@ -1,23 +1,25 @@
 package exporter
 
 import (
-	"regexp"
+	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/zkscope/zkscope/lockops"
+	"github.com/zkscope/zkscope/lockops/follow"
 )
-
-var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
 
 // MetricNames are the names of every metric the exporter serves.
 func MetricNames() []string {
-	ch := make(chan *prometheus.Desc, 64)
-	describeAll(ch)
-	close(ch)
 	var out []string
-	for d := range ch {
-		if m := fqName.FindStringSubmatch(d.String()); m != nil {
-			out = append(out, m[1])
-		}
+	for _, f := range families {
+		out = append(out, f.name)
 	}
 	return out
+}
+
+// ApplyChanges applies q to c's root as a Follow's snapshot of changes
+// does: q alone, the other locks kept.
+func ApplyChanges(c *Cluster, root string, q lockops.Queue, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.applyLocked(root, follow.Snapshot{Queues: []lockops.Queue{q}, Changes: true}, at)
 }

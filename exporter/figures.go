@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"time"
@@ -12,14 +13,18 @@ import (
 // absent marks a figure a lock has no value for (its series is not sent).
 const absent = -1.0
 
-// figures are one lock's numbers as a scrape serves them.
+// figures are one lock's numbers as scrapes serve them, the same from one
+// scrape to the next while the lock's queue is: what its read says, and
+// for the ages the times they count from (a scrape counts them to its
+// clock). Label values are made printable.
 type figures struct {
 	path, recipe     string
 	holders, waiters float64
-	nodeAge, held    float64 // seconds, or absent
-	oldestWait       float64 // seconds; 0 when nobody waits
-	ttl              float64 // seconds, or absent
-	masters          float64 // Redlocks: masters holding, else absent
+	nodeAgeFrom      time.Time // the oldest holder's node's creation; zero: no series
+	heldFrom         time.Time // when the longest holder began to hold, where seen; zero: no series
+	waitFrom         time.Time // when the oldest waiter began to wait; zero: 0 s (nobody waits, or unknown)
+	ttl              float64   // seconds, or absent
+	masters          float64   // Redlocks: masters holding, else absent
 	problems         []problemCount
 	errors, warnings int
 	holdersInfo      []holderID
@@ -33,10 +38,9 @@ type problemCount struct {
 
 type holderID struct{ node, session, client string }
 
-// figuresOf is what q shows now; label values are made printable.
-func figuresOf(q *lockops.Queue, now time.Time, holderInfo bool) figures {
-	f := figures{path: printable.String(q.Path), recipe: printable.String(string(q.Kind)),
-		nodeAge: absent, held: absent, ttl: absent, masters: absent}
+// figuresOf is what q shows.
+func figuresOf(q *lockops.Queue, holderInfo bool) figures {
+	f := figures{path: printable.String(q.Path), recipe: printable.String(string(q.Kind)), ttl: absent, masters: absent}
 	var holders int
 	minTTL := time.Duration(-1)
 	for i := range q.Participants {
@@ -44,12 +48,8 @@ func figuresOf(q *lockops.Queue, now time.Time, holderInfo bool) figures {
 		switch p.State {
 		case lockops.StateHolding:
 			holders++
-			if !p.Ctime.IsZero() {
-				f.nodeAge = max(f.nodeAge, seconds(now.Sub(p.Ctime)))
-			}
-			if !p.HeldSince.IsZero() {
-				f.held = max(f.held, seconds(now.Sub(p.HeldSince)))
-			}
+			f.nodeAgeFrom = earliest(f.nodeAgeFrom, p.Ctime)
+			f.heldFrom = earliest(f.heldFrom, p.HeldSince)
 			if p.HasTTL && p.TTL >= 0 && (minTTL < 0 || p.TTL < minTTL) {
 				minTTL = p.TTL
 			}
@@ -58,7 +58,7 @@ func figuresOf(q *lockops.Queue, now time.Time, holderInfo bool) figures {
 			}
 		case lockops.StateWaiting:
 			f.waiters++
-			f.oldestWait = max(f.oldestWait, seconds(now.Sub(waitStart(p, q.ReadAt, now))))
+			f.waitFrom = earliest(f.waitFrom, waitStart(p, q.ReadAt))
 		}
 	}
 	f.holders = float64(holders)
@@ -73,17 +73,33 @@ func figuresOf(q *lockops.Queue, now time.Time, holderInfo bool) figures {
 	return f
 }
 
-// waitStart is when p began to wait, as well as it is known.
-func waitStart(p *lockops.Participant, readAt, now time.Time) time.Time {
+// earliest is the earlier of a and b, a zero time being unknown.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// waitStart is when p began to wait, as well as it is known (zero: not
+// known, its wait counted as 0 s).
+func waitStart(p *lockops.Participant, readAt time.Time) time.Time {
 	switch {
 	case !p.Ctime.IsZero() && !p.WatcherOnly:
 		return p.Ctime
 	case !p.WaitSeen.IsZero():
 		return p.WaitSeen
-	case !readAt.IsZero():
-		return readAt
 	}
-	return now
+	return readAt
+}
+
+// since is the seconds from t to now (0 when t is zero, never negative:
+// clocks differ).
+func since(t, now time.Time) float64 {
+	if t.IsZero() {
+		return 0
+	}
+	return seconds(now.Sub(t))
 }
 
 func holderOf(p *lockops.Participant) holderID {
@@ -118,32 +134,34 @@ func countProblems(ps []lockops.Problem) (out []problemCount, errors, warnings i
 	return out, errors, warnings
 }
 
-// cap keeps the max most interesting locks (most errors, then warnings,
-// then waiters, then by path) and sums the rest into one, the second
-// result (nil when none is left over).
-func capLocks(fs []figures, maxLocks int) ([]figures, *figures, int) {
-	if maxLocks <= 0 || len(fs) <= maxLocks {
-		return fs, nil, 0
+// byRank orders locks by how much they need to be served on their own:
+// most errors, then warnings, then waiters, then by path.
+func byRank(a, b *lockEntry) int {
+	if c := cmp.Compare(b.errors, a.errors); c != 0 {
+		return c
 	}
-	sort.Slice(fs, func(i, j int) bool {
-		a, b := &fs[i], &fs[j]
-		if a.errors != b.errors {
-			return a.errors > b.errors
-		}
-		if a.warnings != b.warnings {
-			return a.warnings > b.warnings
-		}
-		if a.waiters != b.waiters {
-			return a.waiters > b.waiters
-		}
-		return a.path < b.path
-	})
-	rest := figures{path: OtherLocks, recipe: OtherLocks, nodeAge: absent, held: absent, ttl: absent, masters: absent}
-	for i := range fs[maxLocks:] {
-		f := &fs[maxLocks+i]
+	if c := cmp.Compare(b.warnings, a.warnings); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.waiters, a.waiters); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.path, b.path)
+}
+
+// capLocks keeps the first max of ranked (sorted byRank) and sums the
+// rest into one lock's figures, the second result (nil when none is left
+// over).
+func capLocks(ranked []*lockEntry, maxLocks int) ([]*lockEntry, *figures, int) {
+	if maxLocks <= 0 || len(ranked) <= maxLocks {
+		return ranked, nil, 0
+	}
+	rest := figures{path: OtherLocks, recipe: OtherLocks, ttl: absent, masters: absent}
+	for _, e := range ranked[maxLocks:] {
+		f := &e.figures
 		rest.holders += f.holders
 		rest.waiters += f.waiters
-		rest.oldestWait = max(rest.oldestWait, f.oldestWait)
+		rest.waitFrom = earliest(rest.waitFrom, f.waitFrom)
 		for _, pc := range f.problems {
 			added := false
 			for j := range rest.problems {
@@ -158,7 +176,7 @@ func capLocks(fs []figures, maxLocks int) ([]figures, *figures, int) {
 		}
 	}
 	sort.Slice(rest.problems, func(i, j int) bool { return rest.problems[i].kind < rest.problems[j].kind })
-	return fs[:maxLocks], &rest, len(fs) - maxLocks
+	return ranked[:maxLocks], &rest, len(ranked) - maxLocks
 }
 
 // seconds is d in seconds, never negative (clocks differ).

@@ -2,7 +2,7 @@
 // ensembles, Redis servers) in memory and serves them as Prometheus
 // metrics: a [Source] per cluster keeps its [Cluster] up to date (watches
 // on ZooKeeper through lockops/follow, bounded periodic reads on Redis),
-// and every scrape is answered from memory by the [Collector], never by a
+// and every scrape is answered from memory by the [Gatherer], never by a
 // read of a server. What a metric means is its help text (metrics.go);
 // `zkscope exporter` (cmd/exporter) wires the flags to it.
 package exporter
@@ -54,6 +54,9 @@ type Cluster struct {
 	lastErr    string
 	readErrors uint64
 	events     uint64
+	// version counts the changes of the locks served (an Apply, a Fail):
+	// a scrape makes what it serves of them again only when it moved.
+	version uint64
 }
 
 // root is what one followed path's reads found.
@@ -107,6 +110,9 @@ func (c *Cluster) applyLocked(rootPath string, s follow.Snapshot, at time.Time) 
 		c.events += changes(r.locks.All(), s.Queues)
 	}
 	r.locks.Apply(s)
+	if !s.Changes || len(s.Queues) > 0 || len(s.Gone) > 0 || !r.fresh {
+		c.version++ // what is served changed
+	}
 	r.fresh = true
 	if s.Mode != "" {
 		r.mode = Mode(s.Mode)
@@ -192,6 +198,7 @@ func (c *Cluster) Fail(rootPath string, err error, at time.Time) {
 		}
 	}
 	c.readErrors++
+	c.version++
 	c.lastRead, c.lastOK, c.lastErr = at, false, err.Error()
 }
 
@@ -240,25 +247,34 @@ func (c *Cluster) modeLocked() Mode {
 	return m
 }
 
-// snapshot is the cluster's status and the locks of its fresh roots (a
-// lock under two roots once), as one scrape sees them. The queues are
-// shared, never changed: Apply replaces a root's slice whole.
-func (c *Cluster) snapshot() (Status, []*lockops.Queue) {
+// locksSince is the cluster's status and, when the locks changed since
+// version (changed), the locks of its fresh roots (a lock under two roots
+// once) and the version they are. The queues are shared, never changed:
+// an Apply puts a new queue in place of a lock that changed.
+func (c *Cluster) locksSince(version uint64) (st Status, out []*lockops.Queue, now uint64, changed bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []*lockops.Queue
-	seen := map[string]bool{}
+	st = c.statusLocked()
+	if version == c.version && version != 0 {
+		return st, nil, version, false
+	}
+	var seen map[string]bool
+	if len(c.order) > 1 {
+		seen = map[string]bool{}
+	}
 	for _, p := range c.order {
 		r := c.roots[p]
 		if !r.fresh {
 			continue
 		}
 		for _, q := range r.locks.All() {
-			if !seen[q.Path] {
+			if seen == nil {
+				out = append(out, q)
+			} else if !seen[q.Path] {
 				seen[q.Path] = true
 				out = append(out, q)
 			}
 		}
 	}
-	return c.statusLocked(), out
+	return st, out, c.version, true
 }

@@ -15,21 +15,20 @@ import (
 	"github.com/zkscope/zkscope/printable"
 )
 
-// Registry is a registry of the clusters' metrics and, with process, the
-// process's own (Go runtime, CPU, memory: what the exporter costs; left
-// out of a textfile, where node_exporter serves its own).
-func Registry(clusters []*Cluster, o Options, process bool) (*prometheus.Registry, error) {
-	reg := prometheus.NewRegistry()
-	cs := []prometheus.Collector{NewCollector(clusters, o)}
-	if process {
-		cs = append(cs, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+// Registry is the clusters' metrics and, with process, the process's
+// own (Go runtime, CPU, memory: what the exporter costs; left out of a
+// textfile, where node_exporter serves its own).
+func Registry(clusters []*Cluster, o Options, process bool) (*Gatherer, error) {
+	if !process {
+		return NewGatherer(clusters, o, nil), nil
 	}
-	for _, c := range cs {
+	reg := prometheus.NewRegistry()
+	for _, c := range []prometheus.Collector{collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
 	}
-	return reg, nil
+	return NewGatherer(clusters, o, reg), nil
 }
 
 // Handler serves /metrics (Prometheus text or OpenMetrics, as the scraper

@@ -1,6 +1,7 @@
 package exporter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,20 @@ type ZooKeeper struct {
 	Options follow.Options
 }
 
+// FollowBatch is how long a ZooKeeper source gathers the changes after a
+// quiet moment before one snapshot reads them all (its
+// follow.Options.Batch, unless set): a change reaches /metrics about this
+// much later, and a busy tree costs a few reads a second, not one a
+// change.
+const FollowBatch = 250 * time.Millisecond
+
+// VerifyEvery is how often at most a ZooKeeper source asks the servers
+// who is connected and watching what (its follow.Options.VerifyEvery,
+// unless set): each answer judges every lock again (dead owners, missing
+// watches), which on thousands of locks is most of a follow's work; a
+// scrape every 15 s or an alert's `for:` needs it no sooner.
+const VerifyEvery = 10 * time.Second
+
 // Mode is [ModeUnknown]: each root's follow says how it follows (its
 // snapshots' Mode: persistent watches, or children watches where the
 // server has none or the firehose guard dropped them).
@@ -44,6 +59,9 @@ func (z ZooKeeper) Mode() Mode { return ModeUnknown }
 // Run follows c's roots until ctx ends.
 func (z ZooKeeper) Run(ctx context.Context, c *Cluster) {
 	interval := max(z.Options.Interval, follow.MinInterval)
+	z.Options.Batch = cmp.Or(z.Options.Batch, FollowBatch)
+	z.Options.KindsOnly = true // a metric counts problems by kind: their sentences are not kept
+	z.Options.VerifyEvery = cmp.Or(z.Options.VerifyEvery, VerifyEvery)
 	client := z.dial(ctx, c, interval)
 	if client == nil {
 		return

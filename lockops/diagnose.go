@@ -19,6 +19,10 @@ type DiagnoseOptions struct {
 	// Sentences, when set, remembers the sentences of the per-node
 	// problems across the diagnoses of one lock (nil: made each time).
 	Sentences *Sentences
+	// KindsOnly leaves the problems' sentences out (Detail ""), for a
+	// caller that only counts problems by kind: a tree of persistent lock
+	// nodes has a sentence per node.
+	KindsOnly bool
 }
 
 // Sentences remembers per-node problems' sentences across the diagnoses
@@ -161,6 +165,11 @@ func diagnose(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
 	}
 	checkHerd(ix, parts)
 	checkElection(ix)
+	if o.KindsOnly {
+		for i := range ix.out {
+			ix.out[i].Detail = ""
+		}
+	}
 	q.Problems = ix.out
 }
 

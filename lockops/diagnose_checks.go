@@ -14,6 +14,10 @@ func checkPersistentLockNode(ix *queueIndex, p *Participant) {
 	if p.Ephemeral {
 		return
 	}
+	if ix.o.KindsOnly {
+		ix.addDetail(ProblemPersistentLockNode, p.Node, "")
+		return
+	}
 	ix.addDetail(ProblemPersistentLockNode, p.Node, ix.o.Sentences.sentence(ProblemPersistentLockNode, p, persistentSentence))
 }
 

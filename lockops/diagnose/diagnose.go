@@ -93,11 +93,14 @@ type Options struct {
 	// SilentSince maps sessions that sent nothing at all, not even a
 	// ping, between samples to since when ([SilentSince]).
 	SilentSince map[int64]time.Time
+	// KindsOnly leaves the sentences of the problems of a queue out
+	// (lockops.DiagnoseOptions.KindsOnly).
+	KindsOnly bool
 }
 
 // queueOptions are o's options of the checks of one queue.
 func (o Options) queueOptions() lockops.DiagnoseOptions {
-	return lockops.DiagnoseOptions{HeldLongerThan: o.HeldLongerThan, Now: o.Now, Herd: o.Herd}
+	return lockops.DiagnoseOptions{HeldLongerThan: o.HeldLongerThan, Now: o.Now, Herd: o.Herd, KindsOnly: o.KindsOnly}
 }
 
 // Diagnose adds to each queue the problems that need more than the names:

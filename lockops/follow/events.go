@@ -73,13 +73,17 @@ func (w *lockWatch) stopEvents() {
 	}
 }
 
-// ready is the channel the events come on (nil when not following them).
-func (w *lockWatch) ready() <-chan struct{} {
-	if w.ev == nil {
+// ready is the channel the events come on: nil when not following them,
+// or while frame is due (it takes them).
+func (w *lockWatch) ready(frame <-chan time.Time) <-chan struct{} {
+	if w.ev == nil || frame != nil {
 		return nil
 	}
 	return w.ev.f.Ready()
 }
+
+// filed reports whether events were filed for the next frame to read.
+func (ev *eventFollow) filed() bool { return len(ev.changed) > 0 || len(ev.fresh) > 0 }
 
 // takeEvents takes the queued events and files them under their locks.
 // rescan says a resync came, or the firehose guard dropped the watch
@@ -143,6 +147,9 @@ func (w *lockWatch) file(e zkview.FollowEvent) {
 // that may have become locks.
 func (w *lockWatch) applyEvents(ctx context.Context) {
 	ev := w.ev
+	if ev == nil {
+		return
+	}
 	var plain []scan.DirEvents
 	for lock, evs := range ev.changed {
 		q, ok := w.raw[lock]

@@ -56,6 +56,21 @@ type Options struct {
 	// Note ([Follow]), when not nil, is told why the locks are followed
 	// with children watches rather than a persistent watch.
 	Note func(string)
+	// Batch ([Follow]), when longer than the default (10 ms following
+	// events, 100 ms with children watches), is how long the changes
+	// after a quiet moment are gathered before one snapshot reads and
+	// shows them all: fewer, larger snapshots (fewer reads of the servers
+	// and wakeups, less CPU) for a consumer that needs them no sooner.
+	Batch time.Duration
+	// KindsOnly: the problems of the locks come without their sentences
+	// (Detail ""), for a consumer that only counts them by kind (the
+	// exporter): no sentence per node kept, and a lock whose sentences
+	// alone changed (a hold's length) is not handed on again.
+	KindsOnly bool
+	// VerifyEvery ([Follow]), when longer than the default (3 s), is how
+	// often at most the servers are asked who is connected and watching
+	// what; each answer judges every lock again.
+	VerifyEvery time.Duration
 }
 
 // Progress is told how far a scan got and when it ends (a command draws
@@ -130,7 +145,7 @@ func Read(ctx context.Context, c *zkview.Client, p string, o Options) (Snapshot,
 		}
 	}
 	diagnose.ApplySamples(queues, prev, cur)
-	do := diagnose.Options{HeldLongerThan: o.HeldLongerThan, Ensemble: cur}
+	do := diagnose.Options{HeldLongerThan: o.HeldLongerThan, Ensemble: cur, KindsOnly: o.KindsOnly}
 	if first != nil {
 		do.PingOnlySince, do.HungAfter = diagnose.PingOnlySince(first, e), o.HungAfter
 		do.SilentSince = diagnose.SilentSince(first, e)

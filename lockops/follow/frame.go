@@ -9,7 +9,6 @@ package follow
 // them in a [Locks].
 
 import (
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -128,14 +127,15 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 	}
 	batch = w.withEntangled(batch, redo)
 	sort.Slice(batch, func(i, j int) bool { return batch[i].Path < batch[j].Path })
-	diagnose.DiagnoseEach(batch, diagnose.Options{HeldLongerThan: w.o.HeldLongerThan, Ensemble: w.ens}, w.view)
+	diagnose.DiagnoseEach(batch, diagnose.Options{HeldLongerThan: w.o.HeldLongerThan, Ensemble: w.ens, KindsOnly: w.o.KindsOnly}, w.view)
 	diagnose.ApplySessionProblems(batch, diagnose.SessionDeadlocks(batch))
 	clear(w.dirty)
 	changed := batch[:0]
 	for i := range batch {
-		old, ok := w.diag[batch[i].Path]
-		w.diag[batch[i].Path] = batch[i]
-		if !ok || !sameShown(&old, &batch[i]) {
+		// A lock judged the same keeps the queue shown (which its consumer
+		// holds too): the new one is dropped, not kept beside it.
+		if old, ok := w.diag[batch[i].Path]; !ok || !sameShown(&old, &batch[i]) {
+			w.diag[batch[i].Path] = batch[i]
 			changed = append(changed, batch[i])
 		}
 	}
@@ -215,7 +215,7 @@ func (w *lockWatch) shown() []lockops.Queue {
 func sameShown(a, b *lockops.Queue) bool {
 	x, y := *a, *b
 	x.ReadAt, y.ReadAt = time.Time{}, time.Time{}
-	return reflect.DeepEqual(x, y)
+	return x.Equal(&y)
 }
 
 // Locks is every lock as a Follow's snapshots showed them, sorted by

@@ -15,7 +15,7 @@ import (
 // verifyIfDue asks the servers who is connected and watching what, at
 // most every verifyEvery (never with NoVerify).
 func (w *lockWatch) verifyIfDue(ctx context.Context) {
-	if w.o.NoVerify || w.verifying || time.Since(w.verifiedAt) < verifyEvery {
+	if w.o.NoVerify || w.verifying || time.Since(w.verifiedAt) < w.verifyEvery() {
 		return
 	}
 	vctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -27,7 +27,7 @@ func (w *lockWatch) verifyIfDue(ctx context.Context) {
 // verifySoon is verifyIfDue in the background: the answer comes on
 // w.verified, and no frame waits for the servers' four-letter words.
 func (w *lockWatch) verifySoon(ctx context.Context) {
-	if w.o.NoVerify || w.verifying || time.Since(w.verifiedAt) < verifyEvery {
+	if w.o.NoVerify || w.verifying || time.Since(w.verifiedAt) < w.verifyEvery() {
 		return
 	}
 	w.verifying = true
@@ -41,6 +41,9 @@ func (w *lockWatch) verifySoon(ctx context.Context) {
 		}
 	}()
 }
+
+// verifyEvery is how often the servers are asked at most.
+func (w *lockWatch) verifyEvery() time.Duration { return max(verifyEvery, w.o.VerifyEvery) }
 
 // takeVerified takes the servers' answer e as the last sample.
 func (w *lockWatch) takeVerified(e *zkview.Ensemble) {

@@ -112,7 +112,7 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 	between:
 		for {
 			if frame == nil && len(w.sweep) > 0 {
-				frame = time.After(followFrameEvery) // the sweep goes on
+				frame = time.After(w.frameEvery()) // the sweep goes on
 			}
 			select {
 			case <-ctx.Done():
@@ -134,26 +134,29 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 				rescan = time.After(o.Interval)
 			case r := <-w.scannedBeside:
 				w.mergeScan(r)
-				frame = soon(frame, followFrameEvery)
+				frame = soon(frame, w.frameEvery())
 			case e := <-w.verified:
 				w.takeVerified(e) // every lock judged again, from the next frame
-				frame = soon(frame, followFrameEvery)
+				frame = soon(frame, w.frameEvery())
 			case dir := <-w.changed:
 				pending[dir] = true
-				frame = soon(frame, snapshotEvery)
-			case <-w.ready():
+				frame = soon(frame, max(snapshotEvery, w.o.Batch))
+			case <-w.ready(frame): // while a frame is due, its events wait for it
 				if w.takeEvents() {
 					break between // a resync, or the firehose guard: scan again
 				}
-				frame = soon(frame, followFrameEvery)
+				if w.ev.filed() {
+					frame = soon(frame, w.frameEvery())
+				}
 			case <-frame:
 				frame = nil
 				if err != nil {
 					continue // the scan failed: nothing to show until one succeeds
 				}
-				if w.ev != nil {
-					w.applyEvents(ctx)
+				if w.ev != nil && w.takeEvents() {
+					break between // as on ready
 				}
+				w.applyEvents(ctx) // nothing when not following events
 				w.reread(ctx, pending)
 				clear(pending)
 				if err := w.draw(ctx); err != nil {
@@ -163,6 +166,10 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 		}
 	}
 }
+
+// frameEvery is the time from a change to the snapshot that shows it,
+// following events.
+func (w *lockWatch) frameEvery() time.Duration { return max(followFrameEvery, w.o.Batch) }
 
 // soon is frame, or a frame after d when none is due.
 func soon(frame <-chan time.Time, d time.Duration) <-chan time.Time {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/go-zookeeper/zk"
 
@@ -47,30 +48,48 @@ type DirApplied struct {
 }
 
 // ApplyEventsMany is [ApplyEvents] on several directories at once: the
-// nodes they need read (each directory's stat and its new children) in
-// one bulk read, not one round trip per directory.
+// directories read whole listed together (concurrently), then the nodes
+// they all need (each directory's stat, its new children, every child of
+// those read whole) in one bulk read, not round trips per directory.
 func ApplyEventsMany(ctx context.Context, c *zkview.Client, dirs []DirEvents) []DirApplied {
 	out := make([]DirApplied, len(dirs))
 	type part struct {
 		at, n int // the directory's paths in the bulk read: at, then n children
 		names []string
+		cache *DirCache // what the children read are put in
+		read  bool      // in the bulk read
 		st    zk.Stat
 		err   error
 	}
 	parts := make([]part, len(dirs))
-	var paths []string
+	var whole []int
 	for i, de := range dirs {
-		parts[i].at = -1
-		names, whole, done := changedNames(de)
+		parts[i] = part{at: -1, cache: de.Cache}
+		names, all, done := changedNames(de)
 		switch {
 		case done != nil:
 			out[i] = *done
-		case whole:
-			out[i].Dir, out[i].Cache, out[i].Err = readWhole(ctx, c, de.Path)
+		case all:
+			whole = append(whole, i)
 		default:
-			parts[i] = part{at: len(paths), n: len(names), names: names}
-			paths = append(paths, de.Path)
-			paths = append(paths, joinAll(de.Path, names)...)
+			parts[i].names, parts[i].read = names, true
+		}
+	}
+	lists := listAll(c, dirs, whole)
+	for k, i := range whole {
+		if l := lists[k]; l.err != nil {
+			out[i] = l.failed(dirs[i].Path)
+		} else {
+			parts[i].names, parts[i].read = l.names, true
+			parts[i].cache = &DirCache{Path: dirs[i].Path, Children: make(map[string]lockops.Child, len(l.names))}
+		}
+	}
+	var paths []string
+	for i := range parts {
+		if parts[i].read {
+			parts[i].at, parts[i].n = len(paths), len(parts[i].names)
+			paths = append(paths, dirs[i].Path)
+			paths = append(paths, joinAll(dirs[i].Path, parts[i].names)...)
 		}
 	}
 	if len(paths) == 0 {
@@ -92,8 +111,7 @@ func ApplyEventsMany(ctx context.Context, c *zkview.Client, dirs []DirEvents) []
 			pt.err = err
 		case j == pt.at:
 			pt.st = *s
-			cache := dirs[owner[j]].Cache
-			cache.Data, cache.Version = data, s.Version
+			pt.cache.Data, pt.cache.Version = data, s.Version
 		case err == nil:
 			kids[j] = lockops.ChildOf(pt.names[j-pt.at-1], paths[j], s, data)
 		}
@@ -102,8 +120,48 @@ func ApplyEventsMany(ctx context.Context, c *zkview.Client, dirs []DirEvents) []
 		if parts[i].at < 0 {
 			continue
 		}
-		out[i] = finishApply(ctx, c, dirs[i], parts[i].names, kids[parts[i].at+1:parts[i].at+1+parts[i].n], parts[i].st, cmp.Or(err, parts[i].err))
+		de := DirEvents{Path: dirs[i].Path, Cache: parts[i].cache, Events: dirs[i].Events}
+		out[i] = finishApply(ctx, c, de, parts[i].names, kids[parts[i].at+1:parts[i].at+1+parts[i].n], parts[i].st, cmp.Or(err, parts[i].err))
 	}
+	return out
+}
+
+// listing is a directory's children as listed.
+type listing struct {
+	names []string
+	err   error
+}
+
+// failed is what ApplyEvents answers for p, whose listing failed.
+func (l listing) failed(p string) DirApplied {
+	if errors.Is(l.err, zk.ErrNoNode) {
+		return DirApplied{Dir: lockops.Dir{Path: p}, Cache: &DirCache{Path: p}, Err: ErrDirGone}
+	}
+	return DirApplied{Dir: lockops.Dir{Path: p}, Err: fmt.Errorf("list %s: %w", p, l.err)}
+}
+
+// listWidth is how many listings listAll keeps in flight.
+const listWidth = 64
+
+// listAll lists the children of dirs[i] for each i of which, concurrently
+// (a listing each, pipelined on the connection).
+func listAll(c *zkview.Client, dirs []DirEvents, which []int) []listing {
+	out := make([]listing, len(which))
+	if len(which) == 1 {
+		out[0].names, _, out[0].err = c.Children(dirs[which[0]].Path)
+		return out
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, listWidth)
+	for k, i := range which {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[k].names, _, out[k].err = c.Children(dirs[i].Path)
+		}()
+	}
+	wg.Wait()
 	return out
 }
 

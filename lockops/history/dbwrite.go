@@ -111,23 +111,7 @@ func writeDBLockHistory(tw io.Writer, h *LockHistory, end time.Time) {
 		fmt.Fprintf(tw, "  -\t%s\t-\t%s\t-\t%s\t%s\t%s\t%s\n", fmtClock(t.Arrived.Time), fmtDur(t.Waited(end)),
 			backendName(h.Kind, t), printable.String(string(t.Mode)), dbClientCell(t), endedCell(t))
 	}
-	for _, i := range held {
-		if len(h.Behind[i]) == 0 {
-			continue
-		}
-		line := "  behind " + row[i] + ":"
-		for k, wt := range h.Behind[i] {
-			if k > 0 {
-				line += ","
-			}
-			who, ok := row[wt.Tenure]
-			if !ok {
-				who = backendName(h.Kind, &h.Tenures[wt.Tenure])
-			}
-			line += " " + who + " waited " + fmtDur(wt.For)
-		}
-		fmt.Fprintln(tw, line)
-	}
+	writeBehind(tw, h, held, row, func(t *Tenure) string { return backendName(h.Kind, t) })
 	for _, pr := range h.Problems {
 		fmt.Fprintf(tw, "  ! %s %s: %s\n", pr.Kind, printable.String(pr.Node), printable.String(pr.Detail))
 	}

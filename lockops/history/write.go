@@ -66,6 +66,18 @@ func writeLockHistory(tw io.Writer, h *LockHistory, end time.Time, name func(str
 		fmt.Fprintf(tw, "  -\t%s\t-\t%s\t-\t%s\t%s\t%s\t%s\n", fmtClock(t.Arrived.Time), fmtDur(t.Waited(end)),
 			name(baseName(t.Node)), lockops.FormatSession(t.Session), tenureCell(t), endedCell(t))
 	}
+	writeBehind(tw, h, held, row, func(t *Tenure) string { return name(baseName(t.Node)) })
+	for _, pr := range h.Problems {
+		fmt.Fprintf(tw, "  ! %s %s: %s\n", pr.Kind, name(baseName(pr.Node)), printable.String(pr.Detail))
+	}
+}
+
+// holdOrder splits tenures into those that held, in the order they got
+// the lock, and those that never did, in order of arrival.
+// writeBehind writes, under a lock's rows, who waited behind each holder
+// (held: the tenures that held, in row order) and for how long: a waiter
+// by its row ("#2"), else by who (a node's name, a database backend).
+func writeBehind(tw io.Writer, h *LockHistory, held []int, row map[int]string, who func(*Tenure) string) {
 	for _, i := range held {
 		if len(h.Behind[i]) == 0 {
 			continue
@@ -75,21 +87,16 @@ func writeLockHistory(tw io.Writer, h *LockHistory, end time.Time, name func(str
 			if k > 0 {
 				line += ","
 			}
-			who, ok := row[wt.Tenure]
+			name, ok := row[wt.Tenure]
 			if !ok {
-				who = name(baseName(h.Tenures[wt.Tenure].Node))
+				name = who(&h.Tenures[wt.Tenure])
 			}
-			line += " " + who + " waited " + fmtDur(wt.For)
+			line += " " + name + " waited " + fmtDur(wt.For)
 		}
 		fmt.Fprintln(tw, line)
 	}
-	for _, pr := range h.Problems {
-		fmt.Fprintf(tw, "  ! %s %s: %s\n", pr.Kind, name(baseName(pr.Node)), printable.String(pr.Detail))
-	}
 }
 
-// holdOrder splits tenures into those that held, in the order they got
-// the lock, and those that never did, in order of arrival.
 func holdOrder(ts []Tenure) (held, never []int) {
 	for i := range ts {
 		if ts[i].Held.IsZero() {

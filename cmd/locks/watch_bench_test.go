@@ -3,6 +3,7 @@ package locks_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -74,6 +75,9 @@ func BenchmarkLocksWatch70k(b *testing.B) {
 	}
 
 	b.ResetTimer()
+	m.mu.Lock()
+	m.start = time.Now()
+	m.mu.Unlock()
 	stop := make(chan struct{})
 	ops := make(chan zktest.ChurnOp, 1<<16)
 	go func() {
@@ -115,6 +119,9 @@ func BenchmarkLocksWatch70k(b *testing.B) {
 	b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
 	b.ReportMetric(float64(slices.Max(watches)), "wchs-added-max")
+	for _, l := range m.late {
+		b.Logf("late: %s", l)
+	}
 	b.Logf("%d changes shown, %d never; %d lines; watches added (wchs, every 10 s): %v (before: %d)", len(lags), missed, m.lines, watches, watchesBefore)
 }
 
@@ -165,6 +172,8 @@ type lagMatcher struct {
 	pending map[string]zktest.ChurnOp // by node
 	lags    []time.Duration
 	lines   int
+	late    []string // the changes shown a second or more after their request
+	start   time.Time
 }
 
 func (m *lagMatcher) op(op zktest.ChurnOp) {
@@ -190,6 +199,9 @@ func (m *lagMatcher) line(l watchLine) {
 			shown = slices.Contains(l.gone, dir)
 		}
 		if shown && l.at.After(op.At) {
+			if lag := l.at.Sub(op.At); lag >= time.Second && len(m.late) < 20 {
+				m.late = append(m.late, fmt.Sprintf("%s (created %v) %v after its request, %v into the churn", node, op.Created, lag.Round(time.Millisecond), op.At.Sub(m.start).Round(time.Millisecond)))
+			}
 			m.lags = append(m.lags, l.at.Sub(op.At))
 			delete(m.pending, node)
 		}

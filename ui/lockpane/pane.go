@@ -62,7 +62,6 @@ type Model struct {
 	// queue (a churning lock's reads allocate no new maps).
 	spareLabels []string
 	labelNames  labelNames
-	byNode      map[string]int // node -> index in queue.Participants
 	chains      map[string]chainEnd
 	// problemAt is the first problem in queue.Problems of each node
 	// drawn (-1: none), found by each View (findProblems).

@@ -29,13 +29,6 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	p.queue, p.have = q, true
 	p.shown++
 	p.labelAt = labelsAt(q.Participants, p.spareLabels, &p.labelNames)
-	if p.byNode == nil {
-		p.byNode = make(map[string]int, len(q.Participants))
-	}
-	clear(p.byNode)
-	for i, x := range q.Participants {
-		p.byNode[x.Node] = i
-	}
 	first := p.first
 	p.first = false
 	oldMemoAt := p.memoAt
@@ -48,7 +41,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 			if m := memoIn(oldMemoAt, i); m != nil && m.shown == p.shown {
 				continue
 			} else if m == nil {
-				if _, ok := p.byNode[x.Node]; ok {
+				if _, ok := p.indexOf(x.Node); ok {
 					continue
 				}
 			}
@@ -107,6 +100,17 @@ func (p *Model) noteNodes(old []lockops.Participant, oldMemoAt []*nodeMemo, at t
 		}
 		p.memoAt = append(p.memoAt, m)
 	}
+}
+
+// indexOf is node's index in the queue shown: its memo's, which
+// noteNodes sets for every node of each queue shown (no index of its
+// own to rebuild for each read of a long queue).
+func (p *Model) indexOf(node string) (int, bool) {
+	m := p.memo[node]
+	if m == nil || m.shown != p.shown || m.at >= len(p.queue.Participants) || p.queue.Participants[m.at].Node != node {
+		return 0, false
+	}
+	return m.at, true
 }
 
 // memoIn is memos[i], nil when out of range.
@@ -234,7 +238,7 @@ func labelIn(labels []string, i int) string {
 // labelOf is node's label in the queue shown; ok false when it is not
 // in it.
 func (p *Model) labelOf(node string) (string, bool) {
-	i, ok := p.byNode[node]
+	i, ok := p.indexOf(node)
 	if !ok || i >= len(p.labelAt) {
 		return "", false
 	}

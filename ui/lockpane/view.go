@@ -169,7 +169,7 @@ func (p *Model) sessionLines() []string {
 	}
 	var out []string
 	for _, f := range p.findings.sessions {
-		if !slices.ContainsFunc(f.Mine, func(n string) bool { _, ok := p.byNode[n]; return ok }) {
+		if !slices.ContainsFunc(f.Mine, func(n string) bool { _, ok := p.indexOf(n); return ok }) {
 			continue
 		}
 		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, printable.String(sessionWords(f))))

@@ -132,7 +132,8 @@ type Model struct {
 	// spareMemoAt is the memoAt before last, reused by the next queue.
 	spareMemoAt []*nodeMemo
 	ghosts      []ghost
-	first       bool // the next queue is the first of this directory
+	shownGhosts []ghost // the ghosts drawn, copied (newestGhosts)
+	first       bool    // the next queue is the first of this directory
 
 	// The participant cursor (for revoke and force-delete).
 	cursorNode string

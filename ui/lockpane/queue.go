@@ -272,9 +272,10 @@ func (p *Model) rebuild() {
 		}
 	}
 	p.ghosts = live
-	// The newest maxGhostRows ghosts are drawn, the others folded.
-	sort.SliceStable(p.ghosts, func(i, j int) bool { return p.ghosts[i].gone.After(p.ghosts[j].gone) })
-	shown := p.ghosts[:min(len(p.ghosts), maxGhostRows)]
+	// The newest maxGhostRows ghosts are drawn (of those gone together,
+	// the first to have left), the others folded: picked in one pass, the
+	// ghosts of a busy lock (hundreds) are not sorted on each read.
+	shown := p.newestGhosts()
 	folded := len(p.ghosts) - len(shown)
 	sort.SliceStable(shown, func(i, j int) bool { return shown[i].index < shown[j].index })
 	ps := p.queue.Participants
@@ -315,6 +316,34 @@ func (p *Model) rebuild() {
 		}
 	}
 	p.clampCursor()
+}
+
+// newestGhosts are copies of the newest maxGhostRows ghosts (ties: the
+// first in p.ghosts), newest first, in a slice of the pane's own that the
+// entries point into until the next rebuild.
+func (p *Model) newestGhosts() []ghost {
+	var at [maxGhostRows]int
+	n := 0
+	for j := range p.ghosts {
+		g := &p.ghosts[j]
+		k := n // where j goes among the newest so far
+		for k > 0 && g.gone.After(p.ghosts[at[k-1]].gone) {
+			k--
+		}
+		if k == maxGhostRows {
+			continue
+		}
+		if n < maxGhostRows {
+			n++
+		}
+		copy(at[k+1:n], at[k:n-1])
+		at[k] = j
+	}
+	p.shownGhosts = p.shownGhosts[:0]
+	for _, j := range at[:n] {
+		p.shownGhosts = append(p.shownGhosts, p.ghosts[j])
+	}
+	return p.shownGhosts
 }
 
 func entryHeight(e *lockEntry) int {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -119,7 +120,15 @@ func BenchmarkLocksWatch70k(b *testing.B) {
 	b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
 	b.ReportMetric(float64(slices.Max(watches)), "wchs-added-max")
-	for _, l := range m.late {
+	m.mu.Lock()
+	slow := make([]string, 0, len(m.slow))
+	for _, sec := range slices.Sorted(maps.Keys(m.slow)) {
+		slow = append(slow, fmt.Sprintf("%ds:%d", sec, m.slow[sec]))
+	}
+	late := slices.Clone(m.late)
+	m.mu.Unlock()
+	b.Logf("changes shown 100 ms or more late, by second of the churn: %s", strings.Join(slow, " "))
+	for _, l := range late {
 		b.Logf("late: %s", l)
 	}
 	b.Logf("%d changes shown, %d never; %d lines; watches added (wchs, every 10 s): %v (before: %d)", len(lags), missed, m.lines, watches, watchesBefore)
@@ -174,6 +183,7 @@ type lagMatcher struct {
 	lines   int
 	late    []string // the changes shown a second or more after their request
 	start   time.Time
+	slow    map[int]int // changes shown 100 ms or more after their request, by second of the churn
 }
 
 func (m *lagMatcher) op(op zktest.ChurnOp) {
@@ -199,6 +209,12 @@ func (m *lagMatcher) line(l watchLine) {
 			shown = slices.Contains(l.gone, dir)
 		}
 		if shown && l.at.After(op.At) {
+			if lag := l.at.Sub(op.At); lag >= 100*time.Millisecond && !m.start.IsZero() {
+				if m.slow == nil {
+					m.slow = map[int]int{}
+				}
+				m.slow[int(op.At.Sub(m.start)/time.Second)]++
+			}
 			if lag := l.at.Sub(op.At); lag >= time.Second && len(m.late) < 20 {
 				m.late = append(m.late, fmt.Sprintf("%s (created %v) %v after its request, %v into the churn", node, op.Created, lag.Round(time.Millisecond), op.At.Sub(m.start).Round(time.Millisecond)))
 			}

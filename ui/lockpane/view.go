@@ -29,10 +29,10 @@ func (p *Model) ViewLines() (lines []string, widths []int) {
 	}
 	widths = make([]int, len(lines))
 	for i, l := range lines {
-		w := ansi.StringWidth(l)
+		w := common.Width(l)
 		if w > p.w {
 			l = ansi.Truncate(l, p.w, "…")
-			w = ansi.StringWidth(l)
+			w = common.Width(l)
 		}
 		lines[i], widths[i] = l, w
 	}
@@ -236,9 +236,9 @@ func (p *Model) entryLines(i int) []string {
 	tag, tagW := "", 0
 	if p.act.isOurs(x.Node) {
 		tag = " " + p.draw(&st.Badge, "you")
-		tagW = ansi.StringWidth(tag)
+		tagW = common.Width(tag)
 	}
-	nameW := max(p.w-2-ansi.StringWidth(head)-len(age)-2-tagW, 8)
+	nameW := max(p.w-2-common.Width(head)-len(age)-2-tagW, 8)
 	name := common.ShortName(lockops.ShortName(x.Name), nameW)
 	line := head + fmt.Sprintf("%-*s", nameW, name)
 	if fresh {

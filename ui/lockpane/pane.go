@@ -133,7 +133,8 @@ type Model struct {
 	spareMemoAt []*nodeMemo
 	ghosts      []ghost
 	shownGhosts []ghost // the ghosts drawn, copied (newestGhosts)
-	first       bool    // the next queue is the first of this directory
+	badges      problemKinds
+	first       bool // the next queue is the first of this directory
 
 	// The participant cursor (for revoke and force-delete).
 	cursorNode string

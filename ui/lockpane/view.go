@@ -177,24 +177,45 @@ func (p *Model) sessionLines() []string {
 	return out
 }
 
+// badgeLine is a badge per kind of problem of the queue shown, with its
+// count.
 func (p *Model) badgeLine() string {
-	counts := map[lockops.ProblemKind]int{}
-	var order []lockops.ProblemKind
-	for _, pr := range p.queue.Problems {
-		if counts[pr.Kind] == 0 {
-			order = append(order, pr.Kind)
+	c := &p.badges
+	if pr := p.queue.Problems; c.shown != p.shown || c.n != len(pr) || len(pr) > 0 && c.first != &pr[0] {
+		// Counted once per queue, not at every drawing (a busy lock's
+		// queue has a problem or two per node).
+		c.shown, c.n, c.first = p.shown, len(pr), nil
+		if len(pr) > 0 {
+			c.first = &pr[0]
 		}
-		counts[pr.Kind]++
+		c.order, c.count = c.order[:0], c.count[:0]
+		for i := range pr {
+			if j := slices.Index(c.order, pr[i].Kind); j >= 0 {
+				c.count[j]++
+			} else {
+				c.order, c.count = append(c.order, pr[i].Kind), append(c.count, 1)
+			}
+		}
 	}
-	parts := make([]string, 0, len(order))
-	for _, k := range order {
+	parts := make([]string, 0, len(c.order))
+	for j, k := range c.order {
 		t := string(k)
-		if counts[k] > 1 {
-			t = fmt.Sprintf("%s ×%d", k, counts[k])
+		if c.count[j] > 1 {
+			t = fmt.Sprintf("%s ×%d", k, c.count[j])
 		}
 		parts = append(parts, p.draw(p.badgeStyle(k), t))
 	}
 	return strings.Join(parts, " ")
+}
+
+// problemKinds are the kinds of problem of one queue, in the order met,
+// and how many of each (badgeLine).
+type problemKinds struct {
+	shown uint64
+	n     int
+	first *lockops.Problem
+	order []lockops.ProblemKind
+	count []int
 }
 
 // entryLines draws entry i: the participant line, its owner line and, for

@@ -54,8 +54,11 @@ type frameState struct {
 	// viewOf is the view each lock of diag was last judged with; timed are
 	// the locks of the sweep that time alone may change (sweepHeld): those
 	// are diagnosed again whatever the servers say.
-	viewOf    map[string]*lockops.ServersView
-	timed     map[string]bool
+	viewOf map[string]*lockops.ServersView
+	timed  map[string]bool
+	// scratch and one are judged's, reused from lock to lock.
+	scratch   []lockops.Participant
+	one       [1]lockops.Queue
 	sessions  diagnose.SessionIndex
 	entangled []string
 }
@@ -189,17 +192,34 @@ func (w *lockWatch) sweepSome(redo map[string]bool) (batch []lockops.Queue, swep
 		if !ok || redo[lock] {
 			continue // gone, or read again: in redo
 		}
-		c := q.Clone()
-		diagnose.ApplySamples([]lockops.Queue{c}, w.samples...)
+		c := w.judged(q)
 		if shown, ok := w.diag[lock]; ok && !timed && viewSame(&shown, &c, w.viewOf[lock], w.view) {
 			shown.ReadAt = c.ReadAt // as a new diagnosis would be (read again unchanged: rescan.go)
 			w.diag[lock], w.viewOf[lock] = shown, w.view
 			continue
 		}
 		redo[lock], swept[lock] = true, true
-		batch = append(batch, c)
+		batch = append(batch, c.Clone()) // its own, out of the scratch
 	}
 	return batch, swept
+}
+
+// judged is q with the servers' samples applied, its participants in a
+// scratch slice of w's (valid until the next call): a lock the sweep
+// finds unchanged costs no copy of its own.
+func (w *lockWatch) judged(q lockops.Queue) lockops.Queue {
+	if len(q.Others) > 0 {
+		q = q.Clone() // (a semaphore's or an election's: rare)
+	} else {
+		q.Participants = append(w.scratch[:0], q.Participants...)
+	}
+	w.one[0] = q
+	diagnose.ApplySamples(w.one[:], w.samples...)
+	q, w.one[0] = w.one[0], lockops.Queue{}
+	if len(q.Others) == 0 {
+		w.scratch = q.Participants[:0]
+	}
+	return q
 }
 
 // sweepHeld queues to be judged again the locks held longer than

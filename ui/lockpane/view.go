@@ -152,9 +152,13 @@ func (p *Model) findProblems(n int) {
 	if x, ok := p.selected(); ok {
 		p.problemAt[x.Node] = -1
 	}
+	left := len(p.problemAt) // still to find: done when none is left
 	for i, pr := range p.queue.Problems {
 		if j, ok := p.problemAt[pr.Node]; ok && j < 0 {
 			p.problemAt[pr.Node] = i
+			if left--; left == 0 {
+				break
+			}
 		}
 	}
 }

@@ -126,6 +126,9 @@ func BenchmarkLocksWatch70k(b *testing.B) {
 		slow = append(slow, fmt.Sprintf("%ds:%d", sec, m.slow[sec]))
 	}
 	late := slices.Clone(m.late)
+	for node, op := range m.pending {
+		late = append(late, fmt.Sprintf("%s (created %v) never shown, requested %v into the churn", node, op.Created, op.At.Sub(m.start).Round(time.Millisecond)))
+	}
 	m.mu.Unlock()
 	b.Logf("changes shown 100 ms or more late, by second of the churn: %s", strings.Join(slow, " "))
 	for _, l := range late {

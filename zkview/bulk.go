@@ -46,7 +46,10 @@ type NodeFunc func(i int, data []byte, st *zk.Stat, err error)
 // each as it is decoded, so that a caller keeping its own records (a lock
 // decoder reading 10,000 contenders) copies each node once.
 func (c *Client) GetManyFunc(ctx context.Context, paths []string, each NodeFunc) error {
-	if len(paths) >= multiReadMin {
+	if len(paths) >= multiReadMin || len(paths) >= 2 && c.bulk.reading.Load() == 0 && c.bulk.sessionID() != 0 {
+		// (A few paths too while the sidecar is open and idle: one request
+		// and one answer rather than one each, for a follow's reads of
+		// each burst; never queued behind a big read's batches.)
 		if m := c.multiRead(); m.usable() {
 			err := c.getManyMultiFunc(ctx, paths, each)
 			if err == nil {

@@ -56,6 +56,9 @@ type multiReader struct {
 	// support: 0 unknown, 1 supported, -1 unsupported (remembered).
 	support  atomic.Int32
 	failures atomic.Int32 // probes that failed without an answer
+	// reading counts the reads in flight (a small read waits for none:
+	// see Client.GetManyFunc).
+	reading atomic.Int32
 
 	// start starts run once; started says it did. done is closed once
 	// the client closed and the sidecar with it.
@@ -200,6 +203,8 @@ func (m *multiReader) session(ctx context.Context) (*wire.Session, error) {
 // main connection. Each node goes to each (see [NodeFunc]). The error is
 // for the whole call; per-node errors go to each.
 func (m *multiReader) read(ctx context.Context, abs []string, each NodeFunc) error {
+	m.reading.Add(1)
+	defer m.reading.Add(-1)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (

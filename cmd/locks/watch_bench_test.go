@@ -3,6 +3,8 @@ package locks_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -74,6 +76,9 @@ func BenchmarkLocksWatch70k(b *testing.B) {
 	}
 
 	b.ResetTimer()
+	m.mu.Lock()
+	m.start = time.Now()
+	m.mu.Unlock()
 	stop := make(chan struct{})
 	ops := make(chan zktest.ChurnOp, 1<<16)
 	go func() {
@@ -115,6 +120,20 @@ func BenchmarkLocksWatch70k(b *testing.B) {
 	b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-rss-MB")
 	b.ReportMetric(float64(slices.Max(watches)), "wchs-added-max")
+	m.mu.Lock()
+	slow := make([]string, 0, len(m.slow))
+	for _, sec := range slices.Sorted(maps.Keys(m.slow)) {
+		slow = append(slow, fmt.Sprintf("%ds:%d", sec, m.slow[sec]))
+	}
+	late := slices.Clone(m.late)
+	for node, op := range m.pending {
+		late = append(late, fmt.Sprintf("%s (created %v) never shown, requested %v into the churn", node, op.Created, op.At.Sub(m.start).Round(time.Millisecond)))
+	}
+	m.mu.Unlock()
+	b.Logf("changes shown 100 ms or more late, by second of the churn: %s", strings.Join(slow, " "))
+	for _, l := range late {
+		b.Logf("late: %s", l)
+	}
 	b.Logf("%d changes shown, %d never; %d lines; watches added (wchs, every 10 s): %v (before: %d)", len(lags), missed, m.lines, watches, watchesBefore)
 }
 
@@ -165,6 +184,9 @@ type lagMatcher struct {
 	pending map[string]zktest.ChurnOp // by node
 	lags    []time.Duration
 	lines   int
+	late    []string // the changes shown a second or more after their request
+	start   time.Time
+	slow    map[int]int // changes shown 100 ms or more after their request, by second of the churn
 }
 
 func (m *lagMatcher) op(op zktest.ChurnOp) {
@@ -190,6 +212,15 @@ func (m *lagMatcher) line(l watchLine) {
 			shown = slices.Contains(l.gone, dir)
 		}
 		if shown && l.at.After(op.At) {
+			if lag := l.at.Sub(op.At); lag >= 100*time.Millisecond && !m.start.IsZero() {
+				if m.slow == nil {
+					m.slow = map[int]int{}
+				}
+				m.slow[int(op.At.Sub(m.start)/time.Second)]++
+			}
+			if lag := l.at.Sub(op.At); lag >= time.Second && len(m.late) < 20 {
+				m.late = append(m.late, fmt.Sprintf("%s (created %v) %v after its request, %v into the churn", node, op.Created, lag.Round(time.Millisecond), op.At.Sub(m.start).Round(time.Millisecond)))
+			}
 			m.lags = append(m.lags, l.at.Sub(op.At))
 			delete(m.pending, node)
 		}

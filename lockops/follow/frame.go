@@ -47,10 +47,19 @@ type frameState struct {
 	// sweepPerFrame a snapshot (startSweep).
 	all, whole bool
 	sweep      []string
-	diagEns    *zkview.Ensemble // the servers' answer of the last snapshot
-	view       *lockops.ServersView
-	sessions   diagnose.SessionIndex
-	entangled  []string
+	diagEns    *zkview.Ensemble     // the servers' answer of the last snapshot
+	view       *lockops.ServersView // made from diagEns (viewMade: once made)
+	viewMade   bool
+	// viewOf is the view each lock of diag was last judged with; timed are
+	// the locks of the sweep that time alone may change (sweepHeld): those
+	// are diagnosed again whatever the servers say.
+	viewOf map[string]*lockops.ServersView
+	timed  map[string]bool
+	// scratch and one are judged's, reused from lock to lock.
+	scratch   []lockops.Participant
+	one       [1]lockops.Queue
+	sessions  diagnose.SessionIndex
+	entangled []string
 }
 
 // setRaw makes q lock's queue as read (nil: the lock went away),
@@ -85,20 +94,19 @@ func (w *lockWatch) setRaw(lock string, q *lockops.Queue) {
 // snapshot's queues: the locks whose diagnosis changed (every lock when
 // whole), sorted, and the locks gone.
 func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) {
-	if w.ens != w.diagEns || w.view == nil {
+	if w.ens != w.diagEns || !w.viewMade {
 		w.view = diagnose.ViewOf(w.ens)
-		w.diagEns = w.ens
+		w.diagEns, w.viewMade = w.ens, true
 		w.startSweep()
 	}
 	all := w.all
 	w.all = false
 	redo := w.dirty
-	for n := 0; n < sweepPerFrame && len(w.sweep) > 0 && !all; n++ {
-		redo[w.sweep[len(w.sweep)-1]] = true
-		w.sweep = w.sweep[:len(w.sweep)-1]
-	}
+	var batch []lockops.Queue
+	var swept map[string]bool
 	if all {
 		w.sweep = w.sweep[:0]
+		clear(w.timed)
 		redo = make(map[string]bool, len(w.raw)+len(w.diag))
 		for p := range w.raw {
 			redo[p] = true
@@ -106,18 +114,24 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 		for p := range w.diag {
 			redo[p] = true
 		}
+	} else {
+		batch, swept = w.sweepSome(redo)
 	}
-	batch := make([]lockops.Queue, 0, len(redo))
+	batch = slices.Grow(batch, len(redo))
+	judged := len(batch) // the sweep's have the samples applied
 	for lock := range redo {
 		if q, ok := w.raw[lock]; ok {
-			batch = append(batch, q.Clone())
+			if !swept[lock] {
+				batch = append(batch, q.Clone())
+			}
 		} else if old, shown := w.diag[lock]; shown {
 			w.sessions.Replace(lock, &old, nil)
 			delete(w.diag, lock)
+			delete(w.viewOf, lock)
 			gone = append(gone, lock)
 		}
 	}
-	diagnose.ApplySamples(batch, w.samples...)
+	diagnose.ApplySamples(batch[judged:], w.samples...)
 	for i := range batch {
 		var old *lockops.Queue
 		if q, ok := w.diag[batch[i].Path]; ok {
@@ -131,10 +145,16 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 	diagnose.ApplySessionProblems(batch, diagnose.SessionDeadlocks(batch))
 	clear(w.dirty)
 	changed := batch[:0]
+	if w.viewOf == nil {
+		w.viewOf = map[string]*lockops.ServersView{}
+	}
 	for i := range batch {
 		// A lock judged the same keeps the queue shown (which its consumer
-		// holds too): the new one is dropped, not kept beside it.
-		if old, ok := w.diag[batch[i].Path]; !ok || !sameShown(&old, &batch[i]) {
+		// holds too): the new one is dropped, not kept beside it; it was
+		// judged with the servers' view of now either way.
+		old, ok := w.diag[batch[i].Path]
+		w.viewOf[batch[i].Path] = w.view
+		if !ok || !sameShown(&old, &batch[i]) {
 			w.diag[batch[i].Path] = batch[i]
 			changed = append(changed, batch[i])
 		}
@@ -147,14 +167,61 @@ func (w *lockWatch) frame() (queues []lockops.Queue, gone []string, whole bool) 
 	return changed, gone, false
 }
 
-// startSweep queues every lock to be judged again, sweepPerFrame a
-// frame (a new answer of the servers, an interval's look): no frame waits
-// for thousands of locks.
+// startSweep queues every lock to be looked at again, sweepPerFrame a
+// frame (a new answer of the servers): no frame waits for thousands of
+// locks.
 func (w *lockWatch) startSweep() {
 	w.sweep = w.sweep[:0]
 	for p := range w.raw {
 		w.sweep = append(w.sweep, p)
 	}
+}
+
+// sweepSome takes up to sweepPerFrame locks off the sweep that redo does
+// not hold already and returns, with the servers' samples applied, those
+// to diagnose again: the locks that time alone may change (timed), and
+// those whose facts from the servers differ from what their shown queue
+// was judged with (viewSame), each put in redo and swept. The others keep
+// their shown queue, now judged with the current view.
+func (w *lockWatch) sweepSome(redo map[string]bool) (batch []lockops.Queue, swept map[string]bool) {
+	swept = map[string]bool{}
+	for n := 0; n < sweepPerFrame && len(w.sweep) > 0; n++ {
+		lock := w.sweep[len(w.sweep)-1]
+		w.sweep = w.sweep[:len(w.sweep)-1]
+		q, ok := w.raw[lock]
+		timed := w.timed[lock]
+		delete(w.timed, lock)
+		if !ok || redo[lock] {
+			continue // gone, or read again: in redo
+		}
+		c := w.judged(q)
+		if shown, ok := w.diag[lock]; ok && !timed && viewSame(&shown, &c, w.viewOf[lock], w.view) {
+			shown.ReadAt = c.ReadAt // as a new diagnosis would be (read again unchanged: rescan.go)
+			w.diag[lock], w.viewOf[lock] = shown, w.view
+			continue
+		}
+		redo[lock], swept[lock] = true, true
+		batch = append(batch, c.Clone()) // its own, out of the scratch
+	}
+	return batch, swept
+}
+
+// judged is q with the servers' samples applied, its participants in a
+// scratch slice of w's (valid until the next call): a lock the sweep
+// finds unchanged costs no copy of its own.
+func (w *lockWatch) judged(q lockops.Queue) lockops.Queue {
+	if len(q.Others) > 0 {
+		q = q.Clone() // (a semaphore's or an election's: rare)
+	} else {
+		q.Participants = append(w.scratch[:0], q.Participants...)
+	}
+	w.one[0] = q
+	diagnose.ApplySamples(w.one[:], w.samples...)
+	q, w.one[0] = w.one[0], lockops.Queue{}
+	if len(q.Others) == 0 {
+		w.scratch = q.Participants[:0]
+	}
+	return q
 }
 
 // sweepHeld queues to be judged again the locks held longer than
@@ -175,6 +242,10 @@ func (w *lockWatch) sweepHeld(now time.Time) {
 			}
 			if h.State == lockops.StateHolding && !start.IsZero() && now.Sub(start) > w.o.HeldLongerThan {
 				w.sweep = append(w.sweep, p)
+				if w.timed == nil {
+					w.timed = map[string]bool{}
+				}
+				w.timed[p] = true
 				break
 			}
 		}

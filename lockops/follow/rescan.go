@@ -58,8 +58,15 @@ func (w *lockWatch) mergeScan(r scanResult) {
 		if touched[q.Path] {
 			continue
 		}
-		_, had := w.raw[q.Path]
+		old, had := w.raw[q.Path]
 		w.note(q)
+		if had && sameDecoded(&old, q) {
+			// Unchanged: read as of now, not read again (no snapshot
+			// diagnoses it for this; the next sweep judges it).
+			old.ReadAt = q.ReadAt
+			w.raw[q.Path] = old
+			continue
+		}
 		w.setRaw(q.Path, q)
 		if !had {
 			w.record(q, 0)

@@ -100,7 +100,7 @@ func WriteJSONChanges(w io.Writer, servers []string, changed []lockops.Queue, go
 
 // writeReport writes the report; gone not nil: a report of changes.
 func writeReport(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification, scanProblems []lockops.Problem, gone []string) error {
-	bw := bufio.NewWriterSize(w, 256<<10) // a 10,000-contender report is ~4 MB
+	bw := bufio.NewWriterSize(w, reportBuffer(queues)) // a 10,000-contender report is ~4 MB
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	if servers == nil {

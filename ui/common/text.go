@@ -56,7 +56,7 @@ func FormatAge(d time.Duration) string {
 // confirmation does.
 func ShortName(name string, w int) string {
 	name = printable.String(name)
-	nw := ansi.StringWidth(name)
+	nw := Width(name)
 	if nw <= w || w < 8 {
 		return name
 	}

@@ -30,7 +30,7 @@ func (p *Model) bannerLines() []string {
 			// Take reports when our own wait moves; the shown queue (when
 			// it is ours) is fresher about everyone ahead of us.
 			pos, n, waitingOn := pr.Position+1, pr.QueueLen, pr.WaitingOn
-			if i, ok := p.byNode[pr.Node]; ok && pr.Path == p.path {
+			if i, ok := p.indexOf(pr.Node); ok && pr.Path == p.path {
 				pos, n = i+1, len(p.queue.Participants)
 				if w := p.queue.Participants[i].Watches; w != "" {
 					waitingOn = w

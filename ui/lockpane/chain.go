@@ -43,7 +43,7 @@ func (p *Model) chainOf(node string) chainEnd {
 			tail = chainEnd{end: cur, cycle: true}
 			break
 		}
-		i, ok := p.byNode[cur]
+		i, ok := p.indexOf(cur)
 		if !ok {
 			tail = chainEnd{end: cur, gone: true}
 			break
@@ -84,7 +84,7 @@ func (p *Model) chain(x lockops.Participant) string {
 			label = "──watches "
 		}
 		b.WriteString(p.draw(&st.Chain, label) + p.observed(cur.WatchObserved) + p.draw(&st.Chain, "──▶ "))
-		i, ok := p.byNode[cur.Watches]
+		i, ok := p.indexOf(cur.Watches)
 		if !ok {
 			b.WriteString(p.draw(&st.ObservedMissing, common.ShortName(lockops.ShortName(common.LastElem(cur.Watches)), 24)+" (not in the queue)"))
 			break
@@ -98,7 +98,7 @@ func (p *Model) chain(x lockops.Participant) string {
 		}
 		if left >= 2 && hop == 1 {
 			b.WriteString(p.draw(&st.Chain, fmt.Sprintf(" ─▶ … %d more ─▶ ", left-1)))
-			if j, ok := p.byNode[ce.end]; ok {
+			if j, ok := p.indexOf(ce.end); ok {
 				b.WriteString(p.draw(p.labelStyle(p.queue.Participants[j]), p.label(ce.end)))
 			} else {
 				b.WriteString(p.draw(&st.ObservedMissing, common.ShortName(lockops.ShortName(common.LastElem(ce.end)), 24)+" (not in the queue)"))

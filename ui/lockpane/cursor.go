@@ -74,7 +74,7 @@ func (p *Model) SelectNodePending() string { return p.wantNode }
 // applyWantNode moves the cursor to the node asked for by [Model.SelectNode]
 // when the queue shown holds it.
 func (p *Model) applyWantNode() {
-	if _, ok := p.byNode[p.wantNode]; !ok || p.wantNode == "" {
+	if _, ok := p.indexOf(p.wantNode); !ok || p.wantNode == "" {
 		return
 	}
 	p.cursorNode, p.wantNode = p.wantNode, ""

@@ -90,7 +90,10 @@ var dbSessionRE = regexp.MustCompile(`(?:backend|connection) (\d+)`)
 func (p *Model) dbProblemOf(x lockops.Participant) (lockops.Problem, bool) {
 	id := strconv.FormatInt(x.Session, 10)
 	for _, pr := range p.queue.Problems {
-		if m := dbSessionRE.FindStringSubmatch(pr.Detail); pr.Node == x.Name && m != nil && m[1] == id {
+		if pr.Node != x.Name {
+			continue // the pattern only for the participant's own key
+		}
+		if m := dbSessionRE.FindStringSubmatch(pr.Detail); m != nil && m[1] == id {
 			return pr, true
 		}
 	}

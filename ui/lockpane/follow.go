@@ -135,7 +135,7 @@ type lockEventsMsg struct {
 // followEvery is the shortest time between the starts of two reads of a
 // followed lock: the events within it are read (and drawn) together, so a
 // lock churning hundreds of times a second costs tens of reads a second.
-const followEvery = 25 * time.Millisecond
+const followEvery = 12 * time.Millisecond
 
 // waitEventsCmd waits for f's next events, and until notBefore.
 func waitEventsCmd(f *zkview.Follow, id uint64, path string, notBefore time.Time) tea.Cmd {

@@ -70,9 +70,11 @@ func (p *Model) footerProblem() (lockops.Problem, bool) {
 	if !ok {
 		return lockops.Problem{}, false
 	}
-	if pr, ok := p.dbProblemOf(x); ok && p.dbNote != "" {
-		return pr, true // db.go
-	} else if p.loader != nil && p.dbNote == "" {
+	if p.dbNote != "" {
+		if pr, ok := p.dbProblemOf(x); ok {
+			return pr, true // db.go
+		}
+	} else if p.loader != nil {
 		if pr, ok := p.redisProblemOf(x); ok {
 			return pr, true // redis.go
 		}

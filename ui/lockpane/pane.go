@@ -62,7 +62,6 @@ type Model struct {
 	// queue (a churning lock's reads allocate no new maps).
 	spareLabels []string
 	labelNames  labelNames
-	byNode      map[string]int // node -> index in queue.Participants
 	chains      map[string]chainEnd
 	// problemAt is the first problem in queue.Problems of each node
 	// drawn (-1: none), found by each View (findProblems).
@@ -133,6 +132,8 @@ type Model struct {
 	// spareMemoAt is the memoAt before last, reused by the next queue.
 	spareMemoAt []*nodeMemo
 	ghosts      []ghost
+	shownGhosts []ghost // the ghosts drawn, copied (newestGhosts)
+	badges      problemKinds
 	first       bool // the next queue is the first of this directory
 
 	// The participant cursor (for revoke and force-delete).

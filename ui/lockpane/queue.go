@@ -29,13 +29,6 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	p.queue, p.have = q, true
 	p.shown++
 	p.labelAt = labelsAt(q.Participants, p.spareLabels, &p.labelNames)
-	if p.byNode == nil {
-		p.byNode = make(map[string]int, len(q.Participants))
-	}
-	clear(p.byNode)
-	for i, x := range q.Participants {
-		p.byNode[x.Node] = i
-	}
 	first := p.first
 	p.first = false
 	oldMemoAt := p.memoAt
@@ -48,7 +41,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 			if m := memoIn(oldMemoAt, i); m != nil && m.shown == p.shown {
 				continue
 			} else if m == nil {
-				if _, ok := p.byNode[x.Node]; ok {
+				if _, ok := p.indexOf(x.Node); ok {
 					continue
 				}
 			}
@@ -107,6 +100,17 @@ func (p *Model) noteNodes(old []lockops.Participant, oldMemoAt []*nodeMemo, at t
 		}
 		p.memoAt = append(p.memoAt, m)
 	}
+}
+
+// indexOf is node's index in the queue shown: its memo's, which
+// noteNodes sets for every node of each queue shown (no index of its
+// own to rebuild for each read of a long queue).
+func (p *Model) indexOf(node string) (int, bool) {
+	m := p.memo[node]
+	if m == nil || m.shown != p.shown || m.at >= len(p.queue.Participants) || p.queue.Participants[m.at].Node != node {
+		return 0, false
+	}
+	return m.at, true
 }
 
 // memoIn is memos[i], nil when out of range.
@@ -234,7 +238,7 @@ func labelIn(labels []string, i int) string {
 // labelOf is node's label in the queue shown; ok false when it is not
 // in it.
 func (p *Model) labelOf(node string) (string, bool) {
-	i, ok := p.byNode[node]
+	i, ok := p.indexOf(node)
 	if !ok || i >= len(p.labelAt) {
 		return "", false
 	}
@@ -268,9 +272,10 @@ func (p *Model) rebuild() {
 		}
 	}
 	p.ghosts = live
-	// The newest maxGhostRows ghosts are drawn, the others folded.
-	sort.SliceStable(p.ghosts, func(i, j int) bool { return p.ghosts[i].gone.After(p.ghosts[j].gone) })
-	shown := p.ghosts[:min(len(p.ghosts), maxGhostRows)]
+	// The newest maxGhostRows ghosts are drawn (of those gone together,
+	// the first to have left), the others folded: picked in one pass, the
+	// ghosts of a busy lock (hundreds) are not sorted on each read.
+	shown := p.newestGhosts()
 	folded := len(p.ghosts) - len(shown)
 	sort.SliceStable(shown, func(i, j int) bool { return shown[i].index < shown[j].index })
 	ps := p.queue.Participants
@@ -311,6 +316,34 @@ func (p *Model) rebuild() {
 		}
 	}
 	p.clampCursor()
+}
+
+// newestGhosts are copies of the newest maxGhostRows ghosts (ties: the
+// first in p.ghosts), newest first, in a slice of the pane's own that the
+// entries point into until the next rebuild.
+func (p *Model) newestGhosts() []ghost {
+	var at [maxGhostRows]int
+	n := 0
+	for j := range p.ghosts {
+		g := &p.ghosts[j]
+		k := n // where j goes among the newest so far
+		for k > 0 && g.gone.After(p.ghosts[at[k-1]].gone) {
+			k--
+		}
+		if k == maxGhostRows {
+			continue
+		}
+		if n < maxGhostRows {
+			n++
+		}
+		copy(at[k+1:n], at[k:n-1])
+		at[k] = j
+	}
+	p.shownGhosts = p.shownGhosts[:0]
+	for _, j := range at[:n] {
+		p.shownGhosts = append(p.shownGhosts, p.ghosts[j])
+	}
+	return p.shownGhosts
 }
 
 func entryHeight(e *lockEntry) int {

@@ -29,10 +29,10 @@ func (p *Model) ViewLines() (lines []string, widths []int) {
 	}
 	widths = make([]int, len(lines))
 	for i, l := range lines {
-		w := ansi.StringWidth(l)
+		w := common.Width(l)
 		if w > p.w {
 			l = ansi.Truncate(l, p.w, "…")
-			w = ansi.StringWidth(l)
+			w = common.Width(l)
 		}
 		lines[i], widths[i] = l, w
 	}
@@ -152,9 +152,13 @@ func (p *Model) findProblems(n int) {
 	if x, ok := p.selected(); ok {
 		p.problemAt[x.Node] = -1
 	}
+	left := len(p.problemAt) // still to find: done when none is left
 	for i, pr := range p.queue.Problems {
 		if j, ok := p.problemAt[pr.Node]; ok && j < 0 {
 			p.problemAt[pr.Node] = i
+			if left--; left == 0 {
+				break
+			}
 		}
 	}
 }
@@ -169,7 +173,7 @@ func (p *Model) sessionLines() []string {
 	}
 	var out []string
 	for _, f := range p.findings.sessions {
-		if !slices.ContainsFunc(f.Mine, func(n string) bool { _, ok := p.byNode[n]; return ok }) {
+		if !slices.ContainsFunc(f.Mine, func(n string) bool { _, ok := p.indexOf(n); return ok }) {
 			continue
 		}
 		out = append(out, p.badge(f.Kind)+" "+p.draw(&p.st.Muted, printable.String(sessionWords(f))))
@@ -177,24 +181,45 @@ func (p *Model) sessionLines() []string {
 	return out
 }
 
+// badgeLine is a badge per kind of problem of the queue shown, with its
+// count.
 func (p *Model) badgeLine() string {
-	counts := map[lockops.ProblemKind]int{}
-	var order []lockops.ProblemKind
-	for _, pr := range p.queue.Problems {
-		if counts[pr.Kind] == 0 {
-			order = append(order, pr.Kind)
+	c := &p.badges
+	if pr := p.queue.Problems; c.shown != p.shown || c.n != len(pr) || len(pr) > 0 && c.first != &pr[0] {
+		// Counted once per queue, not at every drawing (a busy lock's
+		// queue has a problem or two per node).
+		c.shown, c.n, c.first = p.shown, len(pr), nil
+		if len(pr) > 0 {
+			c.first = &pr[0]
 		}
-		counts[pr.Kind]++
+		c.order, c.count = c.order[:0], c.count[:0]
+		for i := range pr {
+			if j := slices.Index(c.order, pr[i].Kind); j >= 0 {
+				c.count[j]++
+			} else {
+				c.order, c.count = append(c.order, pr[i].Kind), append(c.count, 1)
+			}
+		}
 	}
-	parts := make([]string, 0, len(order))
-	for _, k := range order {
+	parts := make([]string, 0, len(c.order))
+	for j, k := range c.order {
 		t := string(k)
-		if counts[k] > 1 {
-			t = fmt.Sprintf("%s ×%d", k, counts[k])
+		if c.count[j] > 1 {
+			t = fmt.Sprintf("%s ×%d", k, c.count[j])
 		}
 		parts = append(parts, p.draw(p.badgeStyle(k), t))
 	}
 	return strings.Join(parts, " ")
+}
+
+// problemKinds are the kinds of problem of one queue, in the order met,
+// and how many of each (badgeLine).
+type problemKinds struct {
+	shown uint64
+	n     int
+	first *lockops.Problem
+	order []lockops.ProblemKind
+	count []int
 }
 
 // entryLines draws entry i: the participant line, its owner line and, for
@@ -236,9 +261,9 @@ func (p *Model) entryLines(i int) []string {
 	tag, tagW := "", 0
 	if p.act.isOurs(x.Node) {
 		tag = " " + p.draw(&st.Badge, "you")
-		tagW = ansi.StringWidth(tag)
+		tagW = common.Width(tag)
 	}
-	nameW := max(p.w-2-ansi.StringWidth(head)-len(age)-2-tagW, 8)
+	nameW := max(p.w-2-common.Width(head)-len(age)-2-tagW, 8)
 	name := common.ShortName(lockops.ShortName(x.Name), nameW)
 	line := head + fmt.Sprintf("%-*s", nameW, name)
 	if fresh {

@@ -17,7 +17,7 @@ import (
 // filter's state in the title.
 func (t *Model) View(focused bool) string {
 	innerW, innerH := t.w-2, t.h-2
-	lines := make([]string, 0, innerH)
+	lines, widths := make([]string, 0, innerH), make([]int, 0, innerH)
 	end := min(t.offset+innerH, len(t.rows))
 	if t.drawn == nil {
 		t.drawn = &drawnRows{}
@@ -26,7 +26,8 @@ func (t *Model) View(focused bool) string {
 		clear(t.drawn.rows) // rows long scrolled away
 	}
 	for i := t.offset; i < end; i++ {
-		lines = append(lines, t.cachedRow(t.rows[i], i == t.cursor, focused, innerW))
+		line, w := t.cachedRow(t.rows[i], i == t.cursor, focused, innerW)
+		lines, widths = append(lines, line), append(widths, w)
 	}
 	title := "tree"
 	if f := t.filter; f.Dir != "" && (f.Query != "" || t.filtering) {
@@ -35,7 +36,7 @@ func (t *Model) View(focused bool) string {
 			title += " fuzzy"
 		}
 	}
-	return common.Box(t.st, title, lines, t.w, t.h, focused)
+	return common.BoxSized(t.st, title, lines, widths, t.w, t.h, focused)
 }
 
 // drawnRows are the rows drawn last, by path, with what they were drawn
@@ -57,8 +58,9 @@ func (t *Model) draw(s *lipgloss.Style, text string) string {
 }
 
 type drawnRow struct {
-	key  rowKey
-	line string
+	key   rowKey
+	line  string
+	width int // line's in cells, measured once
 }
 
 // rowKey is everything a row's drawing depends on.
@@ -83,20 +85,22 @@ type nodeKey struct {
 	known, hasStat, gone bool
 }
 
-// cachedRow is rowView's drawing, from the last View when nothing it
-// depends on changed.
-func (t *Model) cachedRow(r row, selected, focused bool, width int) string {
+// cachedRow is rowView's drawing and its width in cells, from the last
+// View when nothing it depends on changed (then neither is made or
+// measured again).
+func (t *Model) cachedRow(r row, selected, focused bool, width int) (string, int) {
 	p := r.path()
 	k := t.rowKeyOf(r, p, selected, focused, width)
 	if c, ok := t.drawn.rows[p]; ok && c.key == k {
-		return c.line
+		return c.line, c.width
 	}
 	line := t.rowView(r, selected, focused, width)
 	if t.drawn.rows == nil {
 		t.drawn.rows = map[string]drawnRow{}
 	}
-	t.drawn.rows[p] = drawnRow{key: k, line: line}
-	return line
+	w := lipgloss.Width(line)
+	t.drawn.rows[p] = drawnRow{key: k, line: line, width: w}
+	return line, w
 }
 
 func (t *Model) rowKeyOf(r row, p string, selected, focused bool, width int) rowKey {

@@ -68,6 +68,11 @@ type Config struct {
 	// BulkSoon says the client is about to read many nodes (zkscope
 	// locks): the bulk-read session opens while the main one does.
 	BulkSoon bool
+	// FollowPause, when set, is how long the persistent watches' reader
+	// waits after waking for an event before handing it on, so that the
+	// events of a busy tree arriving meanwhile come with it: one wakeup
+	// for many, each event up to FollowPause later (0: each at once).
+	FollowPause time.Duration
 }
 
 // TLSConfig configures TLS to a secure client port.

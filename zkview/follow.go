@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 
@@ -134,6 +135,9 @@ func (c *Client) dialWatchSession(ctx context.Context, notify func([]byte)) (*wi
 	if main := c.Server(); main != "" {
 		addrs = append([]string{main}, addrs...)
 	}
+	if pause := c.cfg.FollowPause; pause > 0 {
+		notify = pausedNotify(notify, pause)
+	}
 	var firstErr error
 	for _, addr := range addrs {
 		s, err := openSideSession(ctx, c, addr, defaultMultiReadLimits.maxReply, notify)
@@ -148,6 +152,22 @@ func (c *Client) dialWatchSession(ctx context.Context, notify func([]byte)) (*wi
 		}
 	}
 	return nil, firstErr
+}
+
+// pausedNotify is notify, but the first notification after the reader
+// waited for one (none came in the last millisecond: the ones already
+// read follow each other within microseconds) waits pause first, so the
+// reader, which calls it, reads those that arrived meanwhile with one
+// wakeup.
+func pausedNotify(notify func([]byte), pause time.Duration) func([]byte) {
+	var last time.Time // the last return; only the session's reader calls it
+	return func(body []byte) {
+		if time.Since(last) > time.Millisecond {
+			time.Sleep(pause)
+		}
+		notify(body)
+		last = time.Now()
+	}
 }
 
 // Ready receives when events are queued: [Follow.Take] them.

@@ -244,3 +244,28 @@ func TestIntrospectLeavesOwnWatchesOut(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowPausedInOrder: with FollowPause the events of a burst come
+// together, every one, in the server's order.
+func TestFollowPausedInOrder(t *testing.T) {
+	cl := zktest.Shared(t)
+	root := zktest.Path(t)
+	c := dial(t, Config{Servers: cl.Addrs(), FollowPause: 20 * time.Millisecond})
+	zktest.MakePath(t, c.Conn(), root)
+	rec := follow(t, c, root, true)
+	nextEvents(t, rec, 1) // the resync
+	conn, acl := c.Conn(), zk.WorldACL(zk.PermAll)
+	var want []FollowEvent
+	for _, name := range []string{"a", "b", "c", "d"} {
+		_, err := conn.Create(root+"/"+name, nil, 0, acl)
+		mustDo(t, err)
+		want = append(want, FollowEvent{FollowCreated, root + "/" + name})
+	}
+	for _, name := range []string{"b", "d"} {
+		mustDo(t, conn.Delete(root+"/"+name, -1))
+		want = append(want, FollowEvent{FollowDeleted, root + "/" + name})
+	}
+	if got := nextEvents(t, rec, len(want)); !slices.Equal(got, want) {
+		t.Fatalf("events\n got %v\nwant %v", got, want)
+	}
+}

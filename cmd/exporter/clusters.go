@@ -69,6 +69,7 @@ func resolveClusters(f *cmdutil.Factory, o exporterOptions) ([]*exporter.Cluster
 			continue
 		}
 		cfg := n.t.ZooKeeper
+		cfg.FollowPause = exporter.FollowPause
 		dial := func(ctx context.Context) (*zkview.Client, error) { return f.Dial(ctx, cfg, func(string) {}) }
 		src := exporter.ZooKeeper{Dial: dial, Options: o.followOptions()}
 		clusters = append(clusters, exporter.NewCluster(n.name, src.Mode(), o.paths()))

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -50,9 +49,6 @@ const exporterExample = `  zkscope exporter --context prod /app/locks
   zkscope exporter --context prod --context staging --listen 0.0.0.0:9644 --max-locks 200
   zkscope exporter -s redis://cache:6379 --pattern 'lock:*'
   zkscope exporter --context prod --once --textfile /var/lib/node_exporter/zkscope.prom   # from cron`
-
-// exporterGOGC is the exporter's GOGC unless the environment sets one.
-const exporterGOGC = 50
 
 // exporterOptions are `zkscope exporter`'s.
 type exporterOptions struct {
@@ -142,12 +138,6 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o exporterOptions) err
 	if err := o.check(f); err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		// Most of the heap is the model, kept for the process's life: a
-		// collection when the heap grew by half of it, not by all of it,
-		// keeps the exporter near its model's size for little more CPU.
-		debug.SetGCPercent(exporterGOGC)
-	}
 	clusters, sources, closeAll, err := resolveClusters(f, o)
 	if err != nil {
 		return err
@@ -162,6 +152,7 @@ func runExporter(ctx context.Context, f *cmdutil.Factory, o exporterOptions) err
 	defer stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	tuneGC(ctx)
 	done := make(chan struct{})
 	go func() { exporter.Run(ctx, clusters, sources); close(done) }()
 	defer func() { cancel(); <-done }()

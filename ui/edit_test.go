@@ -108,8 +108,10 @@ func TestLiveEditInEditor(t *testing.T) {
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(shown[p])) },
 			teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 		tm.Send(tea.KeyPressMsg{Code: 'e', Text: "e"})
+		// The editor is a process of its own: on a loaded machine its start
+		// alone can take seconds.
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
-			teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+			teatest.WithDuration(60*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 		tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 		return tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(Model).status.Text
 	}

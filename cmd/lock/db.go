@@ -8,11 +8,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/zkscope/zkscope/cmd/cmdutil"
 	"github.com/zkscope/zkscope/config"
@@ -65,13 +62,9 @@ func runDBLock(f *cmdutil.Factory, d config.DB, o lockOptions) error {
 		return err
 	}
 	defer c.Close()
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(signals)
-	code, err := lockrun.RunDB(context.Background(), c, lockrun.LockCommand{
-		Path: o.Path, Args: o.Command, KillSignal: sig, KillGrace: o.KillGrace,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Messages: os.Stderr, Signals: signals,
-	}, to)
+	lc, stop := lockCommand(o, sig)
+	defer stop()
+	code, err := lockrun.RunDB(context.Background(), c, lc, to)
 	return lockExit(code, err)
 }
 

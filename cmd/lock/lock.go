@@ -228,22 +228,29 @@ func runLock(f *cmdutil.Factory, o lockOptions) error {
 		return err
 	}
 	sig, _ := lockrun.ParseSignal(o.KillSignal) // checked by takeOptions
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(signals)
+	lc, stop := lockCommand(o, sig)
+	defer stop()
+	lc.Take, lc.Revocable = opts, o.Revocable
 	ctx := context.Background()
 	c, err := f.Connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	code, err := lockrun.Run(ctx, c, lockrun.LockCommand{
-		Path: o.Path, Take: opts, Args: o.Command,
-		KillSignal: sig, KillGrace: o.KillGrace, Revocable: o.Revocable,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		Messages: os.Stderr, Signals: signals,
-	})
+	code, err := lockrun.Run(ctx, c, lc)
 	return lockExit(code, err)
+}
+
+// lockCommand is CMD as o gives it, run on this process's terminal with
+// the signals zkscope receives passed on (stop ends that). ZooKeeper,
+// Redis and database locks run it the same way.
+func lockCommand(o lockOptions, sig syscall.Signal) (lc lockrun.LockCommand, stop func()) {
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	return lockrun.LockCommand{
+		Path: o.Path, Args: o.Command, KillSignal: sig, KillGrace: o.KillGrace,
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Messages: os.Stderr, Signals: signals,
+	}, func() { signal.Stop(signals) }
 }
 
 // lockExit is the error lock returns after holding: a refusal as it is

@@ -8,9 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -68,13 +65,9 @@ func runRedisLock(r config.Redis, o lockOptions) error {
 		return err
 	}
 	defer c.Close()
-	signals := make(chan os.Signal, 4)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(signals)
-	code, err := lockrun.RunRedis(context.Background(), c, lockrun.LockCommand{
-		Path: o.Path, Args: o.Command, KillSignal: sig, KillGrace: o.KillGrace,
-		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Messages: os.Stderr, Signals: signals,
-	}, to)
+	lc, stop := lockCommand(o, sig)
+	defer stop()
+	code, err := lockrun.RunRedis(context.Background(), c, lc, to)
 	return lockExit(code, err)
 }
 

@@ -331,6 +331,12 @@ func (w *walker) deliver(d *WalkDir) {
 // do runs one batch: one multi-read request (split when its reply is too
 // big), or pipelined requests when the server has no multi-read.
 func (w *walker) do(ctx context.Context, ops []walkOp, res []wire.ReadResult) error {
+	if len(ops) == 1 && ops[0].op.Code == wire.OpGetChildren {
+		if r, ok := w.listAlone(ctx, ops[0].op.Path); ok {
+			res[0] = r
+			return nil
+		}
+	}
 	if w.m.usable() {
 		rops := make([]wire.ReadOp, len(ops))
 		for i := range ops {
@@ -342,6 +348,36 @@ func (w *walker) do(ctx context.Context, ops []walkOp, res []wire.ReadResult) er
 		}
 	}
 	return w.pipelined(ctx, ops, res)
+}
+
+// listAlone answers a listing sent by itself (the walk's root: one lock
+// directory read alone) as a getChildren2 request on the multi-read
+// session: the server answers it in 2-3 ms for 10,000 children against
+// 5-10 ms for the same listing wrapped in a multi-read, and the names stay
+// slices of the one reply. ok is false when it could not be asked there
+// (the caller then asks as it would have).
+func (w *walker) listAlone(ctx context.Context, abs string) (r wire.ReadResult, ok bool) {
+	if !w.m.usable() {
+		return r, false
+	}
+	s, err := w.m.session(ctx)
+	if err != nil {
+		return r, false
+	}
+	body, err := s.Call(ctx, func(xid int32) []byte { return wire.ChildrenRequest(xid, abs) })
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
+		return wire.ReadResult{Err: zk.ErrNoNode}, true
+	case errors.Is(err, zk.ErrNoAuth):
+		return wire.ReadResult{Err: zk.ErrNoAuth}, true
+	case err != nil:
+		return r, false
+	}
+	names, _, err := wire.DecodeChildrenResponse(body)
+	if err != nil {
+		return r, false
+	}
+	return wire.ReadResult{Names: names}, true
 }
 
 // pipelined answers ops with concurrent requests on the main connection.

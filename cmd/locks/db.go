@@ -128,21 +128,8 @@ func runDBDoctor(cmd *cobra.Command, f *cmdutil.Factory, args []string, o dblock
 		fmt.Fprintln(cmd.ErrOrStderr(), "zkscope doctor:", printable.String(err.Error()))
 		return cmdutil.ExitError{Code: 2}
 	}
-	n := 0
-	for _, q := range queues {
-		for _, pr := range q.Problems {
-			if pr.Severity() == lockops.SeverityInfo {
-				continue
-			}
-			n++
-			fmt.Fprintf(out, "%s %s %s: %s\n", pr.Severity(), pr.Kind, printable.String(cmp.Or(q.Path, pr.Node)), printable.String(pr.Detail))
-		}
-	}
-	if n == 0 {
-		fmt.Fprintf(out, "no problems in %d locks\n", len(queues))
-		return nil
-	}
-	return cmdutil.ExitError{Code: 1}
+	// A database lock's problem names its lock (the key), else the session.
+	return printProblems(out, queues, func(q *lockops.Queue, pr *lockops.Problem) string { return cmp.Or(q.Path, pr.Node) })
 }
 
 func dbFilter(args []string) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/zkscope/zkscope/cmd/cmdutil"
+	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/diagnose"
 	"github.com/zkscope/zkscope/lockops/follow"
 	"github.com/zkscope/zkscope/lockops/report"
@@ -151,4 +152,27 @@ func reportDoctor(o doctorOptions, servers []string, s follow.Snapshot, scanErr 
 		fmt.Fprintf(o.Out, "no problems found in %d lock(s) at or below %s\n", len(s.Queues), o.Path)
 	}
 	return nil
+}
+
+// printProblems prints doctor's lines for the queues' problems that are
+// not info, where naming each problem's place: "no problems in N locks",
+// or exit status 1 when any was printed.
+func printProblems(out io.Writer, queues []lockops.Queue, where func(q *lockops.Queue, pr *lockops.Problem) string) error {
+	n := 0
+	for i := range queues {
+		q := &queues[i]
+		for j := range q.Problems {
+			pr := &q.Problems[j]
+			if pr.Severity() == lockops.SeverityInfo {
+				continue
+			}
+			n++
+			fmt.Fprintf(out, "%s %s %s: %s\n", pr.Severity(), pr.Kind, printable.String(where(q, pr)), printable.String(pr.Detail))
+		}
+	}
+	if n == 0 {
+		fmt.Fprintf(out, "no problems in %d locks\n", len(queues))
+		return nil
+	}
+	return cmdutil.ExitError{Code: 1}
 }

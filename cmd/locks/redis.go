@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,21 +74,8 @@ func runRedisDoctor(cmd *cobra.Command, f *cmdutil.Factory, r config.Redis, args
 	if err != nil {
 		return err
 	}
-	n := 0
-	for _, q := range queues {
-		for _, pr := range q.Problems {
-			if pr.Severity() == lockops.SeverityInfo {
-				continue
-			}
-			n++
-			fmt.Fprintf(out, "%s %s %s: %s\n", pr.Severity(), pr.Kind, printable.String(cmp.Or(pr.Node, q.Path)), printable.String(pr.Detail))
-		}
-	}
-	if n == 0 {
-		fmt.Fprintf(out, "no problems in %d locks\n", len(queues))
-		return nil
-	}
-	return cmdutil.ExitError{Code: 1}
+	// A Redis lock's problem names its node (a Redlock member's key), else the lock.
+	return printProblems(out, queues, func(q *lockops.Queue, pr *lockops.Problem) string { return cmp.Or(pr.Node, q.Path) })
 }
 
 // redisIgnores are the flags of locks and doctor that mean something on

@@ -66,7 +66,9 @@ type Model struct {
 	// problemAt is the first problem in queue.Problems of each node
 	// drawn (-1: none), found by each View (findProblems).
 	problemAt map[string]int
-	shown     uint64 // queues shown so far (Shown)
+	// rows are the entries' lines drawn lately (rows.go).
+	rows  rowCache
+	shown uint64 // queues shown so far (Shown)
 	// children is the directory's child count in the read of ours that
 	// the queue shown comes from (counted: it does).
 	children int

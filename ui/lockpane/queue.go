@@ -97,6 +97,8 @@ func (p *Model) noteNodes(old []lockops.Participant, oldMemoAt []*nodeMemo, at t
 		}
 		if x.State == lockops.StateWaiting && (x.Watches != m.watches || m.watchSince.IsZero()) {
 			m.watches, m.watchSince = x.Watches, at
+		} else {
+			m.watches = x.Watches // equal: this read's copy, compared by its pointer next time
 		}
 		p.memoAt = append(p.memoAt, m)
 	}

@@ -170,6 +170,7 @@ func (p *Model) onEvents(msg lockEventsMsg) tea.Cmd {
 	p.fol.readAt = time.Now()
 	sp := p.fol.splicer
 	p.fol.splicer = nil // the read's until it comes back
+	sp.Reuse(p.spare())
 	return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.sentences, p.dirCache, sp)
 }
 
@@ -279,6 +280,23 @@ func (p *Model) followVerified(msg lockVerifiedMsg) tea.Cmd {
 	}
 	p.setQueueAt(viewedQueue(raw, p.ens, p.findings, now, p.sentences), now, true)
 	return nil
+}
+
+// spare is the participants of a live state the timeline let go, for the
+// next splice to write into (nil when none, or when the queue shown or
+// the last read's shares them: then they are not spare).
+func (p *Model) spare() []lockops.Participant {
+	buf := p.hist.spare
+	p.hist.spare = nil
+	if cap(buf) == 0 || sameMemory(buf, p.queue.Participants) || sameMemory(buf, p.fol.lastQueue.Participants) {
+		return nil
+	}
+	return buf
+}
+
+// sameMemory says whether a and b are slices of one array.
+func sameMemory(a, b []lockops.Participant) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:cap(a)][cap(a)-1] == &b[:cap(b)][cap(b)-1]
 }
 
 // lastRaw is the last read's decoded queue, without the servers' view.

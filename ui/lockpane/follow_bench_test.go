@@ -47,6 +47,7 @@ func BenchmarkFollowRead1k(b *testing.B) {
 		fresh := child(next)
 		next++
 		dir.Children = append(dir.Children[1:], fresh)
+		sp.Reuse(p.spare())
 		got, ok := sp.Splice(lockops.Dir{Path: lockDir}, gone, []lockops.Child{fresh})
 		if !ok {
 			b.Fatal("the splice refused")

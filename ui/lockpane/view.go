@@ -89,8 +89,8 @@ func (p *Model) titleLine() string {
 		kind = "lock"
 	}
 	h, w := 0, 0
-	for _, x := range q.Participants {
-		if x.State == lockops.StateHolding {
+	for i := range q.Participants {
+		if q.Participants[i].State == lockops.StateHolding {
 			h++
 		} else {
 			w++
@@ -336,8 +336,22 @@ func (p *Model) ghostLine(e lockEntry, ago string) string {
 	if e.label != "" {
 		was = " (was " + e.label + ")"
 	}
-	return p.draw(&st.Released, fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28))) +
-		p.draw(&st.Subtle, fmt.Sprintf("  %s %s ago%s", what, ago, was))
+	return p.struck(x) + p.draw(&st.Subtle, "  "+what+" "+ago+" ago"+was)
+}
+
+// struck is a ghost's mode and name struck through, drawn once for as
+// long as it shows (lipgloss draws a struck line, tens of microseconds).
+func (p *Model) struck(x lockops.Participant) string {
+	b := append(p.rows.key[:0], 'S')
+	b = keyStr(b, string(x.Mode))
+	b = append(b, x.Name...)
+	p.rows.key = b
+	if l, ok := p.rows.get(b); ok {
+		return l[0]
+	}
+	l := p.draw(&p.st.Released, fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28)))
+	p.rows.put(b, []string{l})
+	return l
 }
 
 // ownerLine is a participant's second line: its first problem's badge,

@@ -321,8 +321,6 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		return p.onLoaded(msg)
 	case lockFollowMsg:
 		return p.onFollowStarted(msg)
-	case lockEventsMsg:
-		return p.onEvents(msg)
 
 	case redisPaneMsg:
 		return p.updateRedis(msg) // a Redis lock's reads and actions (redis.go)

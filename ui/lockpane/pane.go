@@ -133,6 +133,9 @@ type Model struct {
 	memoAt []*nodeMemo // the memo of each participant of queue, by index
 	// spareMemoAt is the memoAt before last, reused by the next queue.
 	spareMemoAt []*nodeMemo
+	// cum counts the nodes that left the head of the queues shown in
+	// shifts (noteShifted): a memo's index is moved up by what it grew.
+	cum         int64
 	ghosts      []ghost
 	shownGhosts []ghost // the ghosts drawn, copied (newestGhosts)
 	badges      problemKinds
@@ -178,9 +181,10 @@ type nodeMemo struct {
 	freshUntil   time.Time
 	watches      string
 	watchSince   time.Time // the read that first showed it waiting on watches
-	// at is its index in the last queue that showed it, the queue
-	// numbered shown (Model.shown).
+	// at is its index in the queue numbered shown (Model.shown) that
+	// last noted it, when Model.cum was cum (memoIndex).
 	at    int
+	cum   int64
 	shown uint64
 }
 

@@ -261,8 +261,11 @@ func (p *Model) judgeWatches(q *lockops.Queue, owned bool) {
 	copied := owned
 	for i := range q.Participants {
 		x := &q.Participants[i]
+		if x.WatchObserved != nil || x.State != lockops.StateWaiting || x.Watches == "" {
+			continue // (judged without its memo: most of a long queue)
+		}
 		m := p.memoOf(i, x.Node)
-		if m == nil || x.WatchObserved != nil || !diagnose.WatchMissingIn(prev, cur, x, m.watchSince) {
+		if m == nil || !diagnose.WatchMissingIn(prev, cur, x, m.watchSince) {
 			continue
 		}
 		if !copied { // the caller's slices are not ours to change

@@ -67,8 +67,10 @@ type Model struct {
 	// drawn (-1: none), found by each View (findProblems).
 	problemAt map[string]int
 	// rows are the entries' lines drawn lately (rows.go).
-	rows  rowCache
-	shown uint64 // queues shown so far (Shown)
+	rows rowCache
+	// judged is what judgeWatches found of the queue shown (judge.go).
+	judged judged
+	shown  uint64 // queues shown so far (Shown)
 	// children is the directory's child count in the read of ours that
 	// the queue shown comes from (counted: it does).
 	children int

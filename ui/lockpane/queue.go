@@ -1,7 +1,6 @@
 package lockpane
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -32,7 +31,11 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	first := p.first
 	p.first = false
 	oldMemoAt := p.memoAt
-	if k, ok := shifted(old.Participants, oldMemoAt, q.Participants, first); ok && noteShifts {
+	k, ok := shifted(old.Participants, oldMemoAt, q.Participants, first)
+	if ok = ok && noteShifts; !ok {
+		k = -1
+	}
+	if ok {
 		p.noteShifted(old.Participants, oldMemoAt, k, at) // the usual change: only the nodes that moved are noted
 		for i := range k {
 			p.leave(&old.Participants[i], labelIn(oldLabels, i), i, at)
@@ -56,7 +59,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 		clear(oldMemoAt)
 		p.spareMemoAt = oldMemoAt
 	}
-	p.judgeWatches(&p.queue, owned)
+	p.judgeWatches(&p.queue, owned, old.Participants, k)
 	p.spareLabels = oldLabels
 	clear(p.chains) // found again on first use (chainOf)
 	p.rebuild()
@@ -245,38 +248,6 @@ func (p *Model) resetDir(path string) {
 	p.findings, p.pings = nil, diagnose.PingWatch{}
 	p.sentences = &lockops.Sentences{}
 	p.entries, p.heights = nil, nil
-}
-
-// judgeWatches marks missing (✗, with its watch-missing problem) each
-// wait that two of the servers' answers both miss and may judge
-// (diagnose.JudgingPair, diagnose.WatchMissingIn): answers begun after the
-// read that first showed the wait (the memo's watchSince), the later one
-// ended before q was read. Anything less stays unknown (?). Unless owned,
-// q's participants and problems are copied before the first change.
-func (p *Model) judgeWatches(q *lockops.Queue, owned bool) {
-	prev, cur := diagnose.JudgingPair(p.samples, q.ReadAt)
-	if cur == nil {
-		return
-	}
-	copied := owned
-	for i := range q.Participants {
-		x := &q.Participants[i]
-		if x.WatchObserved != nil || x.State != lockops.StateWaiting || x.Watches == "" {
-			continue // (judged without its memo: most of a long queue)
-		}
-		m := p.memoOf(i, x.Node)
-		if m == nil || !diagnose.WatchMissingIn(prev, cur, x, m.watchSince) {
-			continue
-		}
-		if !copied { // the caller's slices are not ours to change
-			q.Participants = slices.Clone(q.Participants)
-			q.Problems = slices.Clone(q.Problems)
-			x, copied = &q.Participants[i], true
-		}
-		missing := false
-		x.WatchObserved = &missing
-		q.Problems = append(q.Problems, lockops.WatchMissingProblem(x))
-	}
 }
 
 // memoOf is the memo of the queue's participant i, node (from the index

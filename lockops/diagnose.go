@@ -40,8 +40,22 @@ type Sentences struct {
 	last, cur []sentence
 	next      int
 	// problems is how many problems the last diagnosis found (this one's
-	// list is made that long at once).
+	// list is made that long at once); spare is a list the next diagnosis
+	// may write its problems into (ReuseProblems).
 	problems int
+	spare    []Problem
+}
+
+// ReuseProblems gives the next diagnosis buf, a list of problems nothing
+// reads any more (a queue's long replaced), to write its problems into
+// instead of a new list (a busy lock has a problem or two per node, and
+// is diagnosed on every read).
+func (s *Sentences) ReuseProblems(buf []Problem) {
+	if s != nil {
+		s.mu.Lock()
+		s.spare = buf
+		s.mu.Unlock()
+	}
 }
 
 // sentence is one node's remembered sentence, of kind for state.
@@ -169,8 +183,12 @@ func diagnose(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
 		o.Sentences.begin()
 	}
 	ix := newQueueIndex(q, o, view, parts)
-	if o.Sentences != nil {
-		ix.out = slices.Grow(ix.out, max(o.Sentences.problems-len(ix.out), 0))
+	if s := o.Sentences; s != nil {
+		if spare := s.spare; cap(spare) >= len(ix.out)+s.problems {
+			ix.out = append(spare[:0], ix.out...)
+		}
+		s.spare = nil
+		ix.out = slices.Grow(ix.out, max(s.problems-len(ix.out), 0))
 	}
 	queue, servers := parts&QueueChecks != 0, parts&ServerChecks != 0
 	for i := range q.Participants {
@@ -255,7 +273,16 @@ func newQueueIndex(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks)
 // sharedSessions lists the sessions owning several ephemeral nodes of q
 // (strays aside), sorted, with their nodes in queue order.
 func sharedSessions(q *Queue) []sessionNodes {
-	owners := make([]int64, 0, len(q.Participants))
+	n := 0
+	for i := range q.Participants {
+		if p := &q.Participants[i]; p.Mode != ModeStray && p.Ephemeral {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	owners := make([]int64, 0, n)
 	for i := range q.Participants {
 		if p := &q.Participants[i]; p.Mode != ModeStray && p.Ephemeral {
 			owners = append(owners, p.Session)

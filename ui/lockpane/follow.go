@@ -123,6 +123,7 @@ func (p *Model) loadFollowing() tea.Cmd {
 	sp := p.fol.splicer
 	p.fol.splicer = nil // the read's until it comes back
 	sp.Reuse(p.spare())
+	p.sentences.ReuseProblems(p.spareProblemList())
 	r := followRead{f: p.fol.f, c: p.client, id: p.loadID, path: p.path, clock: p.clock, view: p.fol.view, s: p.sentences, cache: p.dirCache, sp: sp}
 	return r.afterEvents(p.fol.readAt.Add(followEvery))
 }
@@ -329,8 +330,20 @@ func (p *Model) spare() []lockops.Participant {
 	return buf
 }
 
+// spareProblemList is the problems of a queue the pane showed before the
+// one shown now, for the next diagnosis to write into (nil when the queue
+// shown or the last read's shares them).
+func (p *Model) spareProblemList() []lockops.Problem {
+	buf := p.spareProblems
+	p.spareProblems = nil
+	if cap(buf) == 0 || sameMemory(buf, p.queue.Problems) || sameMemory(buf, p.fol.lastQueue.Problems) {
+		return nil
+	}
+	return buf
+}
+
 // sameMemory says whether a and b are slices of one array.
-func sameMemory(a, b []lockops.Participant) bool {
+func sameMemory[T any](a, b []T) bool {
 	return cap(a) > 0 && cap(b) > 0 && &a[:cap(a)][cap(a)-1] == &b[:cap(b)][cap(b)-1]
 }
 

@@ -48,6 +48,7 @@ func BenchmarkFollowRead1k(b *testing.B) {
 		next++
 		dir.Children = append(dir.Children[1:], fresh)
 		sp.Reuse(p.spare())
+		s.ReuseProblems(p.spareProblemList())
 		got, ok := sp.Splice(lockops.Dir{Path: lockDir}, gone, []lockops.Child{fresh})
 		if !ok {
 			b.Fatal("the splice refused")

@@ -66,11 +66,16 @@ type Model struct {
 	// problemAt is the first problem in queue.Problems of each node
 	// drawn (-1: none), found by each View (findProblems).
 	problemAt map[string]int
-	// rows are the entries' lines drawn lately (rows.go).
-	rows rowCache
+	// rows are the entries' pieces drawn lately, rowKey the key being
+	// made (rows.go).
+	rows   common.Pieces
+	rowKey []byte
 	// judged is what judgeWatches found of the queue shown (judge.go).
 	judged judged
-	shown  uint64 // queues shown so far (Shown)
+	// spareProblems are the problems of the queue shown before, for a
+	// later diagnosis to write into (follow.go).
+	spareProblems []lockops.Problem
+	shown         uint64 // queues shown so far (Shown)
 	// children is the directory's child count in the read of ours that
 	// the queue shown comes from (counted: it does).
 	children int
@@ -137,11 +142,14 @@ type Model struct {
 	spareMemoAt []*nodeMemo
 	// cum counts the nodes that left the head of the queues shown in
 	// shifts (noteShifted): a memo's index is moved up by what it grew.
-	cum         int64
-	ghosts      []ghost
-	shownGhosts []ghost // the ghosts drawn, copied (newestGhosts)
-	badges      problemKinds
-	first       bool // the next queue is the first of this directory
+	cum    int64
+	ghosts []ghost
+	// ghostsUnordered: ghosts are not in the order they left (the clock
+	// went back): each is looked at (dropGhosts, newestGhosts).
+	ghostsUnordered bool
+	shownGhosts     []ghost // the ghosts drawn, copied (newestGhosts)
+	badges          problemKinds
+	first           bool // the next queue is the first of this directory
 
 	// The participant cursor (for revoke and force-delete).
 	cursorNode string

@@ -24,6 +24,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	}
 	p.now = at
 	old := p.queue
+	p.spareProblems = old.Problems // (read by nothing once the last read's queue is not it: spare)
 	oldLabels := p.labelAt
 	p.queue, p.have = q, true
 	p.shown++
@@ -69,6 +70,9 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 // leave makes x, which left the queue (it stood at index with label),
 // a ghost at its old place.
 func (p *Model) leave(x *lockops.Participant, label string, index int, at time.Time) {
+	if n := len(p.ghosts); n > 0 && at.Before(p.ghosts[n-1].gone) {
+		p.ghostsUnordered = true // (the clock went back)
+	}
 	p.ghosts = append(p.ghosts, ghost{p: *x, label: label, index: index, until: at.Add(releasedFor), gone: at})
 	delete(p.memo, x.Node)
 }
@@ -389,7 +393,10 @@ func (p *Model) dropGhosts() {
 		k++
 	}
 	n := k
-	for i := k; i < len(gs); i++ {
+	if !p.ghostsUnordered {
+		n = len(gs) // in the order they left: the rest are younger
+	}
+	for i := n; i < len(gs); i++ {
 		if p.now.Before(gs[i].until) {
 			if n != i {
 				gs[n] = gs[i]
@@ -403,6 +410,9 @@ func (p *Model) dropGhosts() {
 		gs = gs[:n]
 	}
 	p.ghosts = gs[k:]
+	if len(p.ghosts) == 0 {
+		p.ghostsUnordered = false
+	}
 }
 
 // newestGhosts are copies of the newest maxGhostRows ghosts (ties: the
@@ -411,7 +421,16 @@ func (p *Model) dropGhosts() {
 func (p *Model) newestGhosts() []ghost {
 	var at [maxGhostRows]int
 	n := 0
-	for j := range p.ghosts {
+	from := 0
+	if !p.ghostsUnordered {
+		// In the order they left: the newest are the last ones (and
+		// those that left with the last of them).
+		from = max(len(p.ghosts)-maxGhostRows, 0)
+		for from > 0 && p.ghosts[from-1].gone.Equal(p.ghosts[from].gone) {
+			from--
+		}
+	}
+	for j := from; j < len(p.ghosts); j++ {
 		g := &p.ghosts[j]
 		k := n // where j goes among the newest so far
 		for k > 0 && g.gone.After(p.ghosts[at[k-1]].gone) {

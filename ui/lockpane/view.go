@@ -52,7 +52,7 @@ func (p *Model) queueLines() []string {
 	lines = append(lines, p.sessionLines()...)
 	lines = append(lines, p.bannerLines()...)
 	p.findProblems(p.h)
-	p.rows.frame(p.st.Palette.Name, p.st.NoColor)
+	p.rows.Frame(p.st.Palette.Name, p.st.NoColor)
 	footer := p.footerLines()
 	listH := max(p.h-len(lines)-len(footer), 1)
 	switch {
@@ -238,11 +238,11 @@ func (p *Model) entryLines(i int) []string {
 	if e.ghost != nil {
 		ago := common.FormatAge(p.now.Sub(e.ghost.gone))
 		key := p.ghostKey(e, i == p.cursor, ago)
-		if l, ok := p.rows.get(key); ok {
+		if l, ok := p.rows.Get(key); ok {
 			return l
 		}
 		l := []string{mark + p.ghostLine(e, ago)}
-		p.rows.put(key, l)
+		p.rows.Put(key, l)
 		return l
 	}
 	if p.dbNote != "" {
@@ -342,15 +342,15 @@ func (p *Model) ghostLine(e lockEntry, ago string) string {
 // struck is a ghost's mode and name struck through, drawn once for as
 // long as it shows (lipgloss draws a struck line, tens of microseconds).
 func (p *Model) struck(x lockops.Participant) string {
-	b := append(p.rows.key[:0], 'S')
-	b = keyStr(b, string(x.Mode))
+	b := append(p.rowKey[:0], 'S')
+	b = common.KeyStr(b, string(x.Mode))
 	b = append(b, x.Name...)
-	p.rows.key = b
-	if l, ok := p.rows.get(b); ok {
+	p.rowKey = b
+	if l, ok := p.rows.Get(b); ok {
 		return l[0]
 	}
 	l := p.draw(&p.st.Released, fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28)))
-	p.rows.put(b, []string{l})
+	p.rows.Put(b, []string{l})
 	return l
 }
 

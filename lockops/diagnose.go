@@ -72,8 +72,9 @@ const maxSentences = 1 << 15
 
 // sentenceLookAhead is how far past the expected place in the last
 // diagnosis's order a node's sentence is looked for (nodes that left
-// just before it) before the map.
-const sentenceLookAhead = 3
+// just before it: a queue polled every 100 ms under churn loses tens)
+// before the map.
+const sentenceLookAhead = 64
 
 // begin starts a diagnosis (s locked by the caller).
 func (s *Sentences) begin() {

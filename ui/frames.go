@@ -35,8 +35,9 @@ type frameCache struct {
 	churning bool
 	// kept is the screen around the lock pane at keptAt, drawn again
 	// at most every churnFrameInterval while the pane churns.
-	kept   *chrome
-	keptAt time.Time
+	kept    *chrome
+	keptAt  time.Time
+	partial bool // the last drawing kept the chrome
 }
 
 // chrome is the screen around the detail pane: the header, breadcrumb,
@@ -50,6 +51,7 @@ func (f *frameCache) chromeKept() *chrome {
 	if f == nil || !f.churning || f.kept == nil || time.Since(f.keptAt) >= churnFrameInterval {
 		return nil
 	}
+	f.partial = true
 	return f.kept
 }
 
@@ -89,7 +91,9 @@ func (f *frameCache) cachedView(draw func() tea.View) tea.View {
 	if f.valid && (!f.stale || time.Since(f.at) < f.interval()) {
 		return f.view
 	}
-	f.view, f.at, f.valid, f.stale = draw(), time.Now(), true, false
+	f.partial = false
+	f.view, f.at, f.valid = draw(), time.Now(), true
+	f.stale = f.partial // drawn around a kept chrome: the frame due draws it all
 	return f.view
 }
 

@@ -33,10 +33,34 @@ type DiagnoseOptions struct {
 type Sentences struct {
 	mu sync.Mutex
 	m  map[int64]sentence // by the node's czxid
+	// last are the sentences the last diagnosis asked for, in its order,
+	// and cur this one's: a followed queue keeps its order from one read
+	// to the next, so the next node's sentence is usually last[next] (or
+	// just after, when nodes before it left), found without the map.
+	last, cur []sentence
+	next      int
+	// problems is how many problems the last diagnosis found (this one's
+	// list is made that long at once); spare is a list the next diagnosis
+	// may write its problems into (ReuseProblems).
+	problems int
+	spare    []Problem
+}
+
+// ReuseProblems gives the next diagnosis buf, a list of problems nothing
+// reads any more (a queue's long replaced), to write its problems into
+// instead of a new list (a busy lock has a problem or two per node, and
+// is diagnosed on every read).
+func (s *Sentences) ReuseProblems(buf []Problem) {
+	if s != nil {
+		s.mu.Lock()
+		s.spare = buf
+		s.mu.Unlock()
+	}
 }
 
 // sentence is one node's remembered sentence, of kind for state.
 type sentence struct {
+	czxid int64
 	kind  ProblemKind
 	state State
 	node  string
@@ -46,6 +70,27 @@ type sentence struct {
 // maxSentences bounds a Sentences.
 const maxSentences = 1 << 15
 
+// sentenceLookAhead is how far past the expected place in the last
+// diagnosis's order a node's sentence is looked for (nodes that left
+// just before it: a queue polled every 100 ms under churn loses tens)
+// before the map.
+const sentenceLookAhead = 64
+
+// begin starts a diagnosis (s locked by the caller).
+func (s *Sentences) begin() {
+	if s == nil {
+		return
+	}
+	s.last, s.cur, s.next = s.cur, s.last[:0], 0
+}
+
+// end ends a diagnosis that found n problems.
+func (s *Sentences) end(n int) {
+	if s != nil {
+		s.problems = n
+	}
+}
+
 // sentence is the remembered sentence of kind for p (its state and node), made by
 // mk the first time (one kind per node is remembered: the per-node
 // check that asks); s is locked by the caller (diagnose).
@@ -53,15 +98,24 @@ func (s *Sentences) sentence(kind ProblemKind, p *Participant, mk func(State, st
 	if s == nil {
 		return mk(p.State, p.Node)
 	}
+	for k := s.next; k < len(s.last) && k <= s.next+sentenceLookAhead; k++ {
+		if t := &s.last[k]; t.czxid == p.Czxid && t.kind == kind && t.state == p.State && t.node == p.Node {
+			s.next = k + 1
+			s.cur = append(s.cur, *t)
+			return t.text
+		}
+	}
 	if t, ok := s.m[p.Czxid]; ok && t.kind == kind && t.state == p.State && t.node == p.Node {
+		s.cur = append(s.cur, t)
 		return t.text
 	}
 	if s.m == nil || len(s.m) >= maxSentences {
 		s.m = map[int64]sentence{}
 	}
-	t := mk(p.State, p.Node)
-	s.m[p.Czxid] = sentence{kind, p.State, p.Node, t}
-	return t
+	t := sentence{p.Czxid, kind, p.State, p.Node, mk(p.State, p.Node)}
+	s.m[p.Czxid] = t
+	s.cur = append(s.cur, t)
+	return t.text
 }
 
 // ServersView is what the servers said that the checks of one queue use,
@@ -127,8 +181,16 @@ func diagnose(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
 	if o.Sentences != nil {
 		o.Sentences.mu.Lock()
 		defer o.Sentences.mu.Unlock()
+		o.Sentences.begin()
 	}
 	ix := newQueueIndex(q, o, view, parts)
+	if s := o.Sentences; s != nil {
+		if spare := s.spare; cap(spare) >= len(ix.out)+s.problems {
+			ix.out = append(spare[:0], ix.out...)
+		}
+		s.spare = nil
+		ix.out = slices.Grow(ix.out, max(s.problems-len(ix.out), 0))
+	}
 	queue, servers := parts&QueueChecks != 0, parts&ServerChecks != 0
 	for i := range q.Participants {
 		p := &q.Participants[i]
@@ -171,6 +233,7 @@ func diagnose(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks) {
 		}
 	}
 	q.Problems = ix.out
+	o.Sentences.end(len(ix.out))
 }
 
 // queueIndex is what the checks of one queue share, built once: indices
@@ -211,7 +274,16 @@ func newQueueIndex(q *Queue, o DiagnoseOptions, view *ServersView, parts Checks)
 // sharedSessions lists the sessions owning several ephemeral nodes of q
 // (strays aside), sorted, with their nodes in queue order.
 func sharedSessions(q *Queue) []sessionNodes {
-	owners := make([]int64, 0, len(q.Participants))
+	n := 0
+	for i := range q.Participants {
+		if p := &q.Participants[i]; p.Mode != ModeStray && p.Ephemeral {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	owners := make([]int64, 0, n)
 	for i := range q.Participants {
 		if p := &q.Participants[i]; p.Mode != ModeStray && p.Ephemeral {
 			owners = append(owners, p.Session)

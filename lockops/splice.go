@@ -37,6 +37,20 @@ type Splicer struct {
 	marker string
 	ps     []Participant // the last queue's participants, in order
 	dirty  []bool        // which of ps to decode again (reused)
+	// spare is a slice the next splice may write its queue into (Reuse).
+	spare []Participant
+}
+
+// Reuse gives the splicer buf, a slice of participants nothing reads any
+// more (a queue long replaced), to write the next queue into instead of
+// a new one: a followed lock of thousands of nodes then costs no new
+// memory per change. A buf that shares memory with the last queue is
+// ignored.
+func (s *Splicer) Reuse(buf []Participant) {
+	if s == nil || cap(buf) == 0 || cap(s.ps) > 0 && &buf[:cap(buf)][cap(buf)-1] == &s.ps[:cap(s.ps)][cap(s.ps)-1] {
+		return
+	}
+	s.spare = buf[:0]
 }
 
 // NewSplicer keeps q, a whole [Decode] of a directory with options o, for
@@ -138,7 +152,10 @@ func (s *Splicer) without(gone []string) ([]Participant, []bool, bool) {
 	}
 	slices.Sort(at)
 	at = slices.Compact(at) // a name twice: once gone
-	ps := make([]Participant, 0, len(s.ps)-len(at)+4)
+	ps := s.spare
+	if s.spare = nil; cap(ps) < len(s.ps)-len(at)+4 {
+		ps = make([]Participant, 0, len(s.ps)-len(at)+4)
+	}
 	from := 0
 	for _, i := range at {
 		ps = append(ps, s.ps[from:i]...) // in runs: one copy each
@@ -153,7 +170,9 @@ func (s *Splicer) without(gone []string) ([]Participant, []bool, bool) {
 		}
 	}
 	for i := range ps {
-		clearView(&ps[i])
+		if x := &ps[i]; x.Client != "" || x.WatchObserved != nil || x.ObservedWatches != nil {
+			clearView(x)
+		}
 	}
 	return ps, dirty, true
 }

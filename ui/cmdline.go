@@ -51,7 +51,7 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	case "locks":
 		root := m.tree.CursorPath()
 		if arg != "" {
-			root = cleanPath(arg)
+			root = common.CleanPath(arg)
 		}
 		if m.client == nil {
 			return nil
@@ -89,11 +89,6 @@ func (m *Model) runCommand(line string) tea.Cmd {
 	}
 	m.setStatus(common.LevelErr, fmt.Sprintf("Unknown command %q. Try :cd /path, :ctx name, :locks, :theme dark, :q.", fields[0]))
 	return nil
-}
-
-func cleanPath(p string) string {
-	p = path.Clean("/" + strings.TrimSpace(p))
-	return p
 }
 
 func (m *Model) startSearch(q string) tea.Cmd {

@@ -17,9 +17,11 @@ import (
 // While the lock pane churns (its reads come back to back, at most one
 // per loadEvery), each queue it reads is drawn at once, as it arrives:
 // the queue is what the person watches, and it never waits for a frame.
-// Everything else (watch events on the tree, the node's stat) rides along
-// with those drawings or waits at most churnFrameInterval, so a churning
-// lock costs about one drawing per read instead of frameRate.
+// Everything else (watch events on the tree, the node's stat, the header
+// and status lines) waits at most churnFrameInterval: those drawings
+// draw only the lock pane again, the screen around it kept from the last
+// whole drawing, so a churning lock costs about one drawing of its pane
+// per read instead of frameRate drawings of the screen.
 
 // frameCache is the last drawing and when it was made.
 type frameCache struct {
@@ -31,6 +33,33 @@ type frameCache struct {
 	stale bool
 	// churning: the lock pane's queue is changing (see lockPane).
 	churning bool
+	// kept is the screen around the lock pane at keptAt, drawn again
+	// at most every churnFrameInterval while the pane churns.
+	kept    *chrome
+	keptAt  time.Time
+	partial bool // the last drawing kept the chrome
+}
+
+// chrome is the screen around the detail pane: the header, breadcrumb,
+// tree pane, status and footer lines.
+type chrome struct{ header, crumb, tree, status, footer string }
+
+// chromeKept is the chrome of an earlier drawing when it may be shown
+// again (the lock pane churns and it is younger than churnFrameInterval),
+// else nil: a churning queue's drawings redraw only the lock pane.
+func (f *frameCache) chromeKept() *chrome {
+	if f == nil || !f.churning || f.kept == nil || time.Since(f.keptAt) >= churnFrameInterval {
+		return nil
+	}
+	f.partial = true
+	return f.kept
+}
+
+// keepChrome keeps c, just drawn.
+func (f *frameCache) keepChrome(c *chrome) {
+	if f != nil {
+		f.kept, f.keptAt = c, time.Now()
+	}
 }
 
 // frameMsg asks for a fresh drawing.
@@ -62,7 +91,9 @@ func (f *frameCache) cachedView(draw func() tea.View) tea.View {
 	if f.valid && (!f.stale || time.Since(f.at) < f.interval()) {
 		return f.view
 	}
-	f.view, f.at, f.valid, f.stale = draw(), time.Now(), true, false
+	f.partial = false
+	f.view, f.at, f.valid = draw(), time.Now(), true
+	f.stale = f.partial // drawn around a kept chrome: the frame due draws it all
 	return f.view
 }
 
@@ -91,11 +122,11 @@ func (f *frameCache) afterUpdate(msg tea.Msg, cmd tea.Cmd) tea.Cmd {
 	case frameMsg:
 		f.pending = false
 		if f.stale {
-			f.valid = false // else a drawing since covered it
+			f.valid, f.kept = false, nil // else a drawing since covered it
 		}
 		return cmd
 	case tea.KeyPressMsg, tea.WindowSizeMsg, tea.MouseMsg, tea.PasteMsg:
-		f.valid = false
+		f.valid, f.kept = false, nil
 		return cmd
 	}
 	if !f.valid {

@@ -91,3 +91,41 @@ func TestFrameCacheChurn(t *testing.T) {
 		t.Errorf("not churning: interval %s", f.interval())
 	}
 }
+
+// TestFrameCacheKeepsChrome: while the lock pane churns, a drawing keeps
+// the screen around the pane of a drawing less than churnFrameInterval
+// old, and is then stale: the frame due draws everything; a key press
+// drops the chrome kept; when the pane does not churn it is never kept.
+func TestFrameCacheKeepsChrome(t *testing.T) {
+	f := &frameCache{}
+	c := &chrome{header: "h"}
+	draw := func() tea.View {
+		if f.chromeKept() == nil {
+			f.keepChrome(c)
+		}
+		return tea.NewView("")
+	}
+	f.cachedView(draw)
+	if f.partial || f.stale || f.kept != c {
+		t.Fatalf("not churning: partial %v, stale %v, kept %v", f.partial, f.stale, f.kept != nil)
+	}
+	f.lockPane(true, true)
+	f.cachedView(draw)
+	if !f.partial || !f.stale {
+		t.Fatalf("a new queue while churning: partial %v, stale %v (want the chrome kept, the drawing stale)", f.partial, f.stale)
+	}
+	f.afterUpdate(frameMsg{}, nil)
+	f.cachedView(draw)
+	if f.partial || f.stale {
+		t.Fatalf("the frame due kept the chrome: partial %v, stale %v", f.partial, f.stale)
+	}
+	f.lockPane(true, true)
+	f.afterUpdate(tea.KeyPressMsg{Code: 'j'}, nil)
+	if f.kept != nil {
+		t.Fatal("a key press kept the chrome")
+	}
+	var none *frameCache
+	if none.chromeKept() != nil {
+		t.Fatal("no cache kept a chrome")
+	}
+}

@@ -307,13 +307,13 @@ func (m *Model) onSearch(msg searchMsg) tea.Cmd {
 		level = common.LevelWarn
 	}
 	if m.search.query == "locks" {
-		m.setStatus(level, fmt.Sprintf("%s below %s%s.%s ⏎ opens one.", plural(len(msg.hits), "lock", "locks"), msg.root, note, skipped))
+		m.setStatus(level, fmt.Sprintf("%s below %s%s.%s ⏎ opens one.", common.Plural(len(msg.hits), "lock", "locks"), msg.root, note, skipped))
 		if msg.cancelled || msg.truncated || m.redis != nil {
 			return nil
 		}
 		return m.followLocks(msg.root) // the list kept current from now on
 	}
-	m.setStatus(level, fmt.Sprintf("%s for %q below %s%s.%s", plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note, skipped))
+	m.setStatus(level, fmt.Sprintf("%s for %q below %s%s.%s", common.Plural(len(msg.hits), "match", "matches"), msg.query, msg.root, note, skipped))
 	return nil
 }
 
@@ -331,11 +331,4 @@ func skippedText(s skippedTrees) string {
 		return fmt.Sprintf(" Skipped %s: %s.", s.first, why)
 	}
 	return fmt.Sprintf(" Skipped %d subtrees, first %s: %s.", s.n, s.first, why)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

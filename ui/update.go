@@ -265,7 +265,7 @@ func (m *Model) onConn(ev zkview.ConnEvent) {
 
 // cd expands the way to p and puts the cursor on it.
 func (m *Model) cd(p string) tea.Cmd {
-	p = cleanPath(p)
+	p = common.CleanPath(p)
 	if m.cache == nil {
 		return nil
 	}

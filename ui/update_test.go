@@ -163,7 +163,7 @@ func TestCommandLine(t *testing.T) {
 	if m.mode != modeNormal || isQuit(cmd) {
 		t.Fatalf("esc: mode %v", m.mode)
 	}
-	if got := cleanPath("app//locks/"); got != "/app/locks" {
+	if got := common.CleanPath("app//locks/"); got != "/app/locks" {
 		t.Fatalf("cleanPath: %s", got)
 	}
 }

@@ -53,33 +53,14 @@ func (m *Model) render() string {
 	case screenSessions:
 		return strings.Join([]string{m.headerView(), m.screenTitle(), m.sessView.View(), m.statusView(), m.footerView()}, "\n")
 	}
-	tree := m.tree.View(m.focus == focusTree)
-	detail := m.detailPane(m.width-m.treeWidth(), bodyH)
-	body := joinPanes(tree, detail)
+	c := m.frames.chromeKept() // frames.go: kept while the lock pane churns
+	if c == nil {
+		c = &chrome{m.headerView(), m.breadcrumbView(), m.tree.View(m.focus == focusTree), m.statusView(), m.footerView()}
+		m.frames.keepChrome(c)
+	}
+	body := common.JoinPanes(c.tree, m.detailPane(m.width-m.treeWidth(), bodyH))
 	body = m.dialogs.View(body, m.width, bodyH, m.dialogWidth()) // ui/dialog
-	return strings.Join([]string{m.headerView(), m.breadcrumbView(), body, m.statusView(), m.footerView()}, "\n")
-}
-
-// joinPanes sets two panes side by side. Both are boxes (common.Box):
-// every line of each as wide as its box, so their lines join as they are;
-// boxes of different heights fall back to lipgloss's measuring join.
-func joinPanes(left, right string) string {
-	if strings.Count(left, "\n") != strings.Count(right, "\n") {
-		return lipgloss.JoinHorizontal(lipgloss.Top, left, right)
-	}
-	var b strings.Builder
-	b.Grow(len(left) + len(right))
-	for left != "" || right != "" {
-		l, lrest, _ := strings.Cut(left, "\n")
-		r, rrest, more := strings.Cut(right, "\n")
-		b.WriteString(l)
-		b.WriteString(r)
-		if more {
-			b.WriteByte('\n')
-		}
-		left, right = lrest, rrest
-	}
-	return b.String()
+	return strings.Join([]string{c.header, c.crumb, body, c.status, c.footer}, "\n")
 }
 
 // treeWidth is the tree pane's outer width.

@@ -47,7 +47,8 @@ func ApplyEnsemble(e *zkview.Ensemble, queues []lockops.Queue) {
 		lockops.ApplyWatchers(q, e.Watchers, e.ClientOf) // candidates that own no node (the recipe model's election.go)
 		// Which nodes of this lock each session really watches.
 		watching := map[int64][]string{}
-		for _, p := range q.Participants {
+		for i := range q.Participants {
+			p := &q.Participants[i] // (not copied: a long queue is applied on every read)
 			if p.WatcherOnly {
 				continue // its node is the holder's, counted once
 			}

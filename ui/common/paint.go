@@ -28,10 +28,13 @@ type Painter struct {
 	paints map[*lipgloss.Style]paint
 }
 
-// paint is one style's escape sequences around a line (fast), or none.
+// paint is one style's escape sequences around a line (fast), or around
+// each character of it (perRune: a struck style, which lipgloss draws a
+// character at a time), or none.
 type paint struct {
 	pre, post string
 	fast      bool
+	perRune   bool
 }
 
 // NewPainter returns a Painter for st.
@@ -51,10 +54,33 @@ func (p *Painter) Render(s *lipgloss.Style, text string) string {
 		pt = paintOf(*s)
 		p.paints[s] = pt
 	}
-	if !pt.fast || text == "" || strings.ContainsAny(text, "\n\r\t\x1b") {
+	switch {
+	case pt.perRune && text != "" && eachRuneAlone(text):
+		var b strings.Builder
+		b.Grow(len(text) * (len(pt.pre) + len(pt.post) + 1))
+		for _, r := range text {
+			b.WriteString(pt.pre)
+			b.WriteRune(r)
+			b.WriteString(pt.post)
+		}
+		return b.String()
+	case !pt.fast || text == "" || strings.ContainsAny(text, "\n\r\t\x1b"):
 		return s.Render(text)
 	}
 	return pt.pre + text + pt.post
+}
+
+// eachRuneAlone says whether every character of text is one rune drawn
+// one cell wide: printable ASCII and the few symbols the panes draw
+// (anything else, which may join the next rune or be wide, goes to
+// lipgloss).
+func eachRuneAlone(text string) bool {
+	for _, r := range text {
+		if (r < 0x20 || r > 0x7e) && r != '✕' && r != '…' {
+			return false
+		}
+	}
+	return true
 }
 
 // paintSamples are the lines a style must draw as a plain wrapping for
@@ -73,8 +99,26 @@ func paintOf(s lipgloss.Style) paint {
 	pt := paint{pre: out[:i], post: out[i+len(mark):], fast: true}
 	for _, sample := range paintSamples {
 		if s.Render(sample) != pt.pre+sample+pt.post {
+			pt.fast = false
+			break
+		}
+	}
+	if pt.fast {
+		return pt
+	}
+	for _, sample := range perRuneSamples {
+		var b strings.Builder
+		for _, r := range sample {
+			b.WriteString(pt.pre + string(r) + pt.post)
+		}
+		if s.Render(sample) != b.String() {
 			return paint{}
 		}
 	}
+	pt.perRune = true
 	return pt
 }
+
+// perRuneSamples are the lines a style must draw a character at a time
+// for its paint to be used that way (eachRuneAlone's characters).
+var perRuneSamples = []string{"a", "ab", " a b ", "    ✕ exclusive _c_0000…-lock-01 ", strings.Repeat("long words ", 100)}

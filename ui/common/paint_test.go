@@ -12,10 +12,10 @@ import (
 // TestPainterDrawsAsLipgloss: every style of every theme, through the
 // Painter, draws what lipgloss draws, before and after a theme change.
 func TestPainterDrawsAsLipgloss(t *testing.T) {
-	texts := []string{"", "x", "held 3s", "  W3 ──watches ✓──▶ H1", "two\nlines", "tab\there", "\x1b[1mbold\x1b[0m", "trailing  "}
+	texts := []string{"", "x", "held 3s", "  W3 ──watches ✓──▶ H1", "two\nlines", "tab\there", "\x1b[1mbold\x1b[0m", "trailing  ", "    ✕ exclusive _c_0000…-lock-0000000001", "ünï ✕"}
 	var st themes.Styles
 	pt := NewPainter(&st)
-	fast := 0
+	fast, perRune := 0, 0
 	for _, name := range []string{themes.Dark, themes.Light, themes.HighContrast, themes.None, themes.Dark} {
 		p, err := themes.Pick(name, true, name == themes.None)
 		if err != nil {
@@ -36,9 +36,15 @@ func TestPainterDrawsAsLipgloss(t *testing.T) {
 			if pt.paints[s].fast {
 				fast++
 			}
+			if pt.paints[s].perRune {
+				perRune++
+			}
 		}
 	}
 	if fast == 0 {
 		t.Error("no style took the fast way")
+	}
+	if perRune == 0 {
+		t.Error("no style took the way a character at a time (the struck ones)")
 	}
 }

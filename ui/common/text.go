@@ -124,3 +124,11 @@ func Flow(items []string, sep string, w int) []string {
 	}
 	return lines
 }
+
+// Plural is n with one or many: "1 lock", "3 locks".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

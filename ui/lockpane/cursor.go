@@ -39,7 +39,10 @@ func (p *Model) clampCursor() {
 		p.offset = p.cursor
 	}
 	// Scroll so that the cursor's entry fits.
-	h := p.listHeight()
+	h := 0
+	if p.offset < p.cursor {
+		h = p.listHeight() // (measured only when it may scroll)
+	}
 	for p.offset < p.cursor {
 		used := 0
 		for i := p.offset; i <= p.cursor && i < len(p.heights); i++ {

@@ -3,6 +3,7 @@ package lockpane
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -42,6 +43,24 @@ type followState struct {
 	// spliced into (nil: the next read decodes the directory whole); it
 	// travels with the read in flight.
 	splicer *lockops.Splicer
+	// view is the servers' view the pane holds (publishView), which a
+	// read waiting for events applies as it is when they come.
+	view *atomic.Pointer[followView]
+}
+
+// followView is the servers' last answer as the reads apply it.
+type followView struct {
+	ens      *zkview.Ensemble
+	findings *serverFindings
+}
+
+// publishView makes the servers' view the pane holds the one the read
+// waiting for events (if any) applies.
+func (p *Model) publishView() {
+	if p.fol.view == nil {
+		p.fol.view = new(atomic.Pointer[followView])
+	}
+	p.fol.view.Store(&followView{ens: p.ens, findings: p.findings})
 }
 
 // lockFollowMsg answers the start of a Follow of path.
@@ -100,7 +119,13 @@ func (p *Model) loadFollowing() tea.Cmd {
 	if p.dirCache == nil {
 		return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.sentences, nil, nil)
 	}
-	return waitEventsCmd(p.fol.f, p.loadID, p.path, p.fol.readAt.Add(followEvery))
+	p.publishView()
+	sp := p.fol.splicer
+	p.fol.splicer = nil // the read's until it comes back
+	sp.Reuse(p.spare())
+	p.sentences.ReuseProblems(p.spareProblemList())
+	r := followRead{f: p.fol.f, c: p.client, id: p.loadID, path: p.path, clock: p.clock, view: p.fol.view, s: p.sentences, cache: p.dirCache, sp: sp}
+	return r.afterEvents(p.fol.readAt.Add(followEvery))
 }
 
 func (p *Model) onFollowStarted(msg lockFollowMsg) tea.Cmd {
@@ -125,52 +150,61 @@ func (p *Model) onFollowStarted(msg lockFollowMsg) tea.Cmd {
 	return p.load()
 }
 
-// lockEventsMsg says the Follow of path has events queued (or ended).
-type lockEventsMsg struct {
-	id    uint64
-	path  string
-	ended bool
-}
-
 // followEvery is the shortest time between the starts of two reads of a
 // followed lock: the events within it are read (and drawn) together, so a
 // lock churning hundreds of times a second costs tens of reads a second.
 const followEvery = 12 * time.Millisecond
 
-// waitEventsCmd waits for f's next events, and until notBefore.
-func waitEventsCmd(f *zkview.Follow, id uint64, path string, notBefore time.Time) tea.Cmd {
+// followRead is one read of a followed lock's events: what it needs, as
+// the pane hands it over (the cache, the splicer) or as it is when the
+// events come (the servers' view).
+type followRead struct {
+	f     *zkview.Follow
+	c     *zkview.Client
+	id    uint64
+	path  string
+	clock func() time.Time
+	view  *atomic.Pointer[followView]
+	s     *lockops.Sentences
+	cache *scan.DirCache
+	sp    *lockops.Splicer
+}
+
+// afterEvents waits for the Follow's next events, and until notBefore,
+// then reads what they changed with the servers' view as it is then (not
+// as it was when the wait began): one command, so a read costs the
+// program one message.
+func (r followRead) afterEvents(notBefore time.Time) tea.Cmd {
 	return func() tea.Msg {
-		select {
-		case <-f.Ready():
-		case <-f.Done():
-			return lockEventsMsg{id: id, path: path, ended: true}
+		if !waitEvents(r.f, notBefore) {
+			return lockLoadedMsg{id: r.id, path: r.path, err: errFollowEnded, at: r.clock()}
 		}
-		if wait := time.Until(notBefore); wait > 0 {
-			t := time.NewTimer(wait)
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-f.Done():
-				return lockEventsMsg{id: id, path: path, ended: true}
-			}
-		}
-		return lockEventsMsg{id: id, path: path}
+		v := r.view.Load()
+		readAt := time.Now()
+		msg := followLockCmd(r.f, r.c, r.id, r.path, r.clock, v.ens, v.findings, r.s, r.cache, r.sp)().(lockLoadedMsg)
+		msg.readAt = readAt
+		return msg
 	}
 }
 
-// onEvents reads what the queued events changed, with the servers' view
-// as it is now (not as it was when the wait began).
-func (p *Model) onEvents(msg lockEventsMsg) tea.Cmd {
-	if msg.id != p.loadID || msg.path != p.path || !p.Following() {
-		return nil
+// waitEvents waits for f's next events, and until notBefore; false when
+// the Follow ended meanwhile.
+func waitEvents(f *zkview.Follow, notBefore time.Time) bool {
+	select {
+	case <-f.Ready():
+	case <-f.Done():
+		return false
 	}
-	if msg.ended {
-		return func() tea.Msg { return lockLoadedMsg{id: msg.id, path: msg.path, err: errFollowEnded, at: p.clock()} }
+	if wait := time.Until(notBefore); wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-f.Done():
+			return false
+		}
 	}
-	p.fol.readAt = time.Now()
-	sp := p.fol.splicer
-	p.fol.splicer = nil // the read's until it comes back
-	return followLockCmd(p.fol.f, p.client, p.loadID, p.path, p.clock, p.ens, p.findings, p.sentences, p.dirCache, sp)
+	return true
 }
 
 // followLockCmd applies f's queued events to cache (nil: the directory is
@@ -232,6 +266,9 @@ func showDecoded(msg *lockLoadedMsg, q lockops.Queue, clock func() time.Time, en
 // events, and the servers' view when it is due.
 func (p *Model) followNext(msg lockLoadedMsg) []tea.Cmd {
 	p.fol.splicer = msg.splicer
+	if !msg.readAt.IsZero() {
+		p.fol.readAt = msg.readAt
+	}
 	p.fol.lastID, p.fol.lastQueue, p.fol.lastDecoded = msg.id, msg.queue, msg.decoded
 	cmds := []tea.Cmd{p.load()}
 	if p.verifyDue() {
@@ -279,6 +316,35 @@ func (p *Model) followVerified(msg lockVerifiedMsg) tea.Cmd {
 	}
 	p.setQueueAt(viewedQueue(raw, p.ens, p.findings, now, p.sentences), now, true)
 	return nil
+}
+
+// spare is the participants of a live state the timeline let go, for the
+// next splice to write into (nil when none, or when the queue shown or
+// the last read's shares them: then they are not spare).
+func (p *Model) spare() []lockops.Participant {
+	buf := p.hist.spare
+	p.hist.spare = nil
+	if cap(buf) == 0 || sameMemory(buf, p.queue.Participants) || sameMemory(buf, p.fol.lastQueue.Participants) {
+		return nil
+	}
+	return buf
+}
+
+// spareProblemList is the problems of a queue the pane showed before the
+// one shown now, for the next diagnosis to write into (nil when the queue
+// shown or the last read's shares them).
+func (p *Model) spareProblemList() []lockops.Problem {
+	buf := p.spareProblems
+	p.spareProblems = nil
+	if cap(buf) == 0 || sameMemory(buf, p.queue.Problems) || sameMemory(buf, p.fol.lastQueue.Problems) {
+		return nil
+	}
+	return buf
+}
+
+// sameMemory says whether a and b are slices of one array.
+func sameMemory[T any](a, b []T) bool {
+	return cap(a) > 0 && cap(b) > 0 && &a[:cap(a)][cap(a)-1] == &b[:cap(b)][cap(b)-1]
 }
 
 // lastRaw is the last read's decoded queue, without the servers' view.

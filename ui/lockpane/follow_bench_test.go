@@ -47,6 +47,8 @@ func BenchmarkFollowRead1k(b *testing.B) {
 		fresh := child(next)
 		next++
 		dir.Children = append(dir.Children[1:], fresh)
+		sp.Reuse(p.spare())
+		s.ReuseProblems(p.spareProblemList())
 		got, ok := sp.Splice(lockops.Dir{Path: lockDir}, gone, []lockops.Child{fresh})
 		if !ok {
 			b.Fatal("the splice refused")

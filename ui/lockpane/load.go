@@ -36,6 +36,8 @@ type lockLoadedMsg struct {
 	zxid int64
 	// splicer is the followed queue kept for the next events (follow.go).
 	splicer *lockops.Splicer
+	// readAt is when a followed read began (after waiting for events).
+	readAt time.Time
 }
 
 // lockVerifiedMsg brings what the servers said (watch lists, client
@@ -187,6 +189,7 @@ func (p *Model) onVerified(msg lockVerifiedMsg) tea.Cmd {
 	if msg.ens != nil {
 		p.ens, p.ensAt = msg.ens, msg.asked
 		p.findings, p.pings = msg.findings, msg.pings
+		p.publishView() // to a followed read waiting for events
 		p.samples = append(p.samples[max(len(p.samples)-2, 0):], msg.ens)
 	}
 	if !p.visible {

@@ -66,7 +66,16 @@ type Model struct {
 	// problemAt is the first problem in queue.Problems of each node
 	// drawn (-1: none), found by each View (findProblems).
 	problemAt map[string]int
-	shown     uint64 // queues shown so far (Shown)
+	// rows are the entries' pieces drawn lately, rowKey the key being
+	// made (rows.go).
+	rows   common.Pieces
+	rowKey []byte
+	// judged is what judgeWatches found of the queue shown (judge.go).
+	judged judged
+	// spareProblems are the problems of the queue shown before, for a
+	// later diagnosis to write into (follow.go).
+	spareProblems []lockops.Problem
+	shown         uint64 // queues shown so far (Shown)
 	// children is the directory's child count in the read of ours that
 	// the queue shown comes from (counted: it does).
 	children int
@@ -131,10 +140,16 @@ type Model struct {
 	memoAt []*nodeMemo // the memo of each participant of queue, by index
 	// spareMemoAt is the memoAt before last, reused by the next queue.
 	spareMemoAt []*nodeMemo
-	ghosts      []ghost
-	shownGhosts []ghost // the ghosts drawn, copied (newestGhosts)
-	badges      problemKinds
-	first       bool // the next queue is the first of this directory
+	// cum counts the nodes that left the head of the queues shown in
+	// shifts (noteShifted): a memo's index is moved up by what it grew.
+	cum    int64
+	ghosts []ghost
+	// ghostsUnordered: ghosts are not in the order they left (the clock
+	// went back): each is looked at (dropGhosts, newestGhosts).
+	ghostsUnordered bool
+	shownGhosts     []ghost // the ghosts drawn, copied (newestGhosts)
+	badges          problemKinds
+	first           bool // the next queue is the first of this directory
 
 	// The participant cursor (for revoke and force-delete).
 	cursorNode string
@@ -176,9 +191,10 @@ type nodeMemo struct {
 	freshUntil   time.Time
 	watches      string
 	watchSince   time.Time // the read that first showed it waiting on watches
-	// at is its index in the last queue that showed it, the queue
-	// numbered shown (Model.shown).
+	// at is its index in the queue numbered shown (Model.shown) that
+	// last noted it, when Model.cum was cum (memoIndex).
 	at    int
+	cum   int64
 	shown uint64
 }
 
@@ -319,8 +335,6 @@ func (p *Model) Update(msg tea.Msg) tea.Cmd {
 		return p.onLoaded(msg)
 	case lockFollowMsg:
 		return p.onFollowStarted(msg)
-	case lockEventsMsg:
-		return p.onEvents(msg)
 
 	case redisPaneMsg:
 		return p.updateRedis(msg) // a Redis lock's reads and actions (redis.go)

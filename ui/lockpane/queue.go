@@ -1,7 +1,6 @@
 package lockpane
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -25,6 +24,7 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	}
 	p.now = at
 	old := p.queue
+	p.spareProblems = old.Problems // (read by nothing once the last read's queue is not it: spare)
 	oldLabels := p.labelAt
 	p.queue, p.have = q, true
 	p.shown++
@@ -32,30 +32,137 @@ func (p *Model) setQueueAt(q lockops.Queue, at time.Time, owned bool) {
 	first := p.first
 	p.first = false
 	oldMemoAt := p.memoAt
-	p.memoAt = p.spareMemoAt[:0]
-	p.noteNodes(old.Participants, oldMemoAt, at, first)
-	// Nodes that left (not met again: their memo is of an earlier
-	// queue) become ghosts at their old place.
-	if !first {
-		for i, x := range old.Participants {
+	k, ok := shifted(old.Participants, oldMemoAt, q.Participants, first)
+	if ok = ok && noteShifts; !ok {
+		k = -1
+	}
+	if ok {
+		p.noteShifted(old.Participants, oldMemoAt, k, at) // the usual change: only the nodes that moved are noted
+		for i := range k {
+			p.leave(&old.Participants[i], labelIn(oldLabels, i), i, at)
+		}
+	} else {
+		p.memoAt = p.spareMemoAt[:0]
+		p.noteNodes(old.Participants, oldMemoAt, at, first)
+		// Nodes that left (not met again: their memo is of an earlier
+		// queue) become ghosts at their old place.
+		for i := range old.Participants {
+			if first {
+				break
+			}
 			if m := memoIn(oldMemoAt, i); m != nil && m.shown == p.shown {
 				continue
-			} else if m == nil {
-				if _, ok := p.indexOf(x.Node); ok {
-					continue
-				}
+			} else if _, ok := p.indexOf(old.Participants[i].Node); m == nil && ok {
+				continue
 			}
-			p.ghosts = append(p.ghosts, ghost{p: x, label: labelIn(oldLabels, i), index: i, until: at.Add(releasedFor), gone: at})
-			delete(p.memo, x.Node)
+			p.leave(&old.Participants[i], labelIn(oldLabels, i), i, at)
 		}
+		clear(oldMemoAt)
+		p.spareMemoAt = oldMemoAt
 	}
-	clear(oldMemoAt)
-	p.spareMemoAt = oldMemoAt
-	p.judgeWatches(&p.queue, owned)
+	p.judgeWatches(&p.queue, owned, old.Participants, k)
 	p.spareLabels = oldLabels
 	clear(p.chains) // found again on first use (chainOf)
 	p.rebuild()
 	p.applyWantNode()
+}
+
+// leave makes x, which left the queue (it stood at index with label),
+// a ghost at its old place.
+func (p *Model) leave(x *lockops.Participant, label string, index int, at time.Time) {
+	if n := len(p.ghosts); n > 0 && at.Before(p.ghosts[n-1].gone) {
+		p.ghostsUnordered = true // (the clock went back)
+	}
+	p.ghosts = append(p.ghosts, ghost{p: *x, label: label, index: index, until: at.Add(releasedFor), gone: at})
+	delete(p.memo, x.Node)
+}
+
+// shifted says whether the queue ps is the queue old less its first k
+// nodes, the others in the same order, and new nodes after them (the
+// usual change of a busy lock: holders leave, waiters arrive), with the
+// memo of each node of old known (oldMemoAt); not for a directory's first
+// queue.
+func shifted(old []lockops.Participant, oldMemoAt []*nodeMemo, ps []lockops.Participant, first bool) (k int, ok bool) {
+	if first || len(old) == 0 || len(ps) == 0 || len(oldMemoAt) != len(old) {
+		return 0, false
+	}
+	for k = 0; k < len(old) && old[k].Node != ps[0].Node; k++ {
+		if k == maxShift {
+			return 0, false
+		}
+	}
+	if k == len(old) || len(ps) < len(old)-k {
+		return 0, false
+	}
+	for i := range len(old) - k {
+		if ps[i].Node != old[k+i].Node {
+			return 0, false
+		}
+	}
+	return k, true
+}
+
+// noteShifts says whether a shifted queue is noted as such (a test
+// compares both ways).
+var noteShifts = true
+
+// maxShift is the most nodes leaving the head of a queue at once that
+// noteShifted handles (more: each node is noted, noteNodes).
+const maxShift = 8
+
+// noteShifted is noteNodes for a queue shifted by k from old (shifted):
+// the nodes kept are moved up by k at once (Model.cum, memoIndex), and
+// only those whose state or wait changed, and the new ones, are noted.
+func (p *Model) noteShifted(old []lockops.Participant, oldMemoAt []*nodeMemo, k int, at time.Time) {
+	p.cum += int64(k)
+	p.memoAt = oldMemoAt[k:]
+	ps := p.queue.Participants
+	for j := range ps {
+		x := &ps[j]
+		if j < len(old)-k {
+			if y := &old[k+j]; x.State == y.State && x.Watches == y.Watches {
+				continue // as it was: its memo holds
+			}
+			p.noteNode(x, p.memoAt[j], j, at, false)
+			continue
+		}
+		m := p.memo[x.Node]
+		if m == nil {
+			m = p.newMemo(x.Node, at, false)
+		}
+		p.noteNode(x, m, j, at, false)
+		p.memoAt = append(p.memoAt, m)
+	}
+}
+
+// newMemo is a new node's memo (fresh unless in the directory's first
+// queue).
+func (p *Model) newMemo(node string, at time.Time, first bool) *nodeMemo {
+	m := &nodeMemo{}
+	p.memo[node] = m
+	if !first {
+		m.firstSeen = at
+		m.freshUntil = at.Add(freshFor)
+	}
+	return m
+}
+
+// noteNode updates m, the memo of x at index j of the queue shown: where it
+// is, when it began to hold, what it waits on since when.
+func (p *Model) noteNode(x *lockops.Participant, m *nodeMemo, j int, at time.Time, first bool) {
+	m.at, m.cum, m.shown = j, p.cum, p.shown
+	if x.State == lockops.StateHolding && !m.holding {
+		m.holding = true
+		if !first { // began to hold between the last read and this one
+			m.holdingSince = at
+			m.freshUntil = at.Add(freshFor)
+		}
+	}
+	if x.State == lockops.StateWaiting && (x.Watches != m.watches || m.watchSince.IsZero()) {
+		m.watches, m.watchSince = x.Watches, at
+	} else if x.State == lockops.StateWaiting {
+		m.watches = x.Watches // equal: this read's copy, compared by its pointer next time
+	}
 }
 
 // noteNodes updates the memo of each node of the queue shown (its
@@ -76,42 +183,36 @@ func (p *Model) noteNodes(old []lockops.Participant, oldMemoAt []*nodeMemo, at t
 			next++
 		case p.memo[x.Node] != nil:
 			m = p.memo[x.Node]
-			if m.at < len(old) && old[m.at].Node == x.Node {
-				next = m.at + 1
+			if i := p.memoIndex(m); i >= 0 && i < len(old) && old[i].Node == x.Node {
+				next = i + 1
 			}
 		default:
-			m = &nodeMemo{}
-			p.memo[x.Node] = m
-			if !first {
-				m.firstSeen = at
-				m.freshUntil = at.Add(freshFor)
-			}
+			m = p.newMemo(x.Node, at, first)
 		}
-		m.at, m.shown = j, p.shown
-		if x.State == lockops.StateHolding && !m.holding {
-			m.holding = true
-			if !first { // began to hold between the last read and this one
-				m.holdingSince = at
-				m.freshUntil = at.Add(freshFor)
-			}
-		}
-		if x.State == lockops.StateWaiting && (x.Watches != m.watches || m.watchSince.IsZero()) {
-			m.watches, m.watchSince = x.Watches, at
-		}
+		p.noteNode(x, m, j, at, first)
 		p.memoAt = append(p.memoAt, m)
 	}
 }
 
-// indexOf is node's index in the queue shown: its memo's, which
-// noteNodes sets for every node of each queue shown (no index of its
-// own to rebuild for each read of a long queue).
+// indexOf is node's index in the queue shown: its memo's (memoIndex),
+// which noteNodes sets for every node of each queue shown (no index of
+// its own to rebuild for each read of a long queue).
 func (p *Model) indexOf(node string) (int, bool) {
 	m := p.memo[node]
-	if m == nil || m.shown != p.shown || m.at >= len(p.queue.Participants) || p.queue.Participants[m.at].Node != node {
+	if m == nil {
 		return 0, false
 	}
-	return m.at, true
+	i := p.memoIndex(m)
+	if i < 0 || i >= len(p.queue.Participants) || p.queue.Participants[i].Node != node {
+		return 0, false
+	}
+	return i, true
 }
+
+// memoIndex is where m's node stands in the queue shown, if it is in it:
+// its index when last noted, less the nodes that left the head since
+// (noteShifted).
+func (p *Model) memoIndex(m *nodeMemo) int { return m.at - int(p.cum-m.cum) }
 
 // memoIn is memos[i], nil when out of range.
 func memoIn(memos []*nodeMemo, i int) *nodeMemo {
@@ -151,35 +252,6 @@ func (p *Model) resetDir(path string) {
 	p.findings, p.pings = nil, diagnose.PingWatch{}
 	p.sentences = &lockops.Sentences{}
 	p.entries, p.heights = nil, nil
-}
-
-// judgeWatches marks missing (✗, with its watch-missing problem) each
-// wait that two of the servers' answers both miss and may judge
-// (diagnose.JudgingPair, diagnose.WatchMissingIn): answers begun after the
-// read that first showed the wait (the memo's watchSince), the later one
-// ended before q was read. Anything less stays unknown (?). Unless owned,
-// q's participants and problems are copied before the first change.
-func (p *Model) judgeWatches(q *lockops.Queue, owned bool) {
-	prev, cur := diagnose.JudgingPair(p.samples, q.ReadAt)
-	if cur == nil {
-		return
-	}
-	copied := owned
-	for i := range q.Participants {
-		x := &q.Participants[i]
-		m := p.memoOf(i, x.Node)
-		if m == nil || x.WatchObserved != nil || !diagnose.WatchMissingIn(prev, cur, x, m.watchSince) {
-			continue
-		}
-		if !copied { // the caller's slices are not ours to change
-			q.Participants = slices.Clone(q.Participants)
-			q.Problems = slices.Clone(q.Problems)
-			x, copied = &q.Participants[i], true
-		}
-		missing := false
-		x.WatchObserved = &missing
-		q.Problems = append(q.Problems, lockops.WatchMissingProblem(x))
-	}
 }
 
 // memoOf is the memo of the queue's participant i, node (from the index
@@ -265,13 +337,7 @@ func (*labelNames) name(made *[]string, prefix string, n int) string {
 // rebuild lays out the entries (participants with the ghosts at their old
 // places) and their heights; it runs on change, never in View.
 func (p *Model) rebuild() {
-	live := p.ghosts[:0]
-	for _, g := range p.ghosts {
-		if p.now.Before(g.until) {
-			live = append(live, g)
-		}
-	}
-	p.ghosts = live
+	p.dropGhosts()
 	// The newest maxGhostRows ghosts are drawn (of those gone together,
 	// the first to have left), the others folded: picked in one pass, the
 	// ghosts of a busy lock (hundreds) are not sorted on each read.
@@ -318,13 +384,53 @@ func (p *Model) rebuild() {
 	p.clampCursor()
 }
 
+// dropGhosts drops the ghosts whose time is up: the oldest ones, usually
+// (then the others stay where they are: a busy lock has hundreds).
+func (p *Model) dropGhosts() {
+	gs := p.ghosts
+	k := 0
+	for k < len(gs) && !p.now.Before(gs[k].until) {
+		k++
+	}
+	n := k
+	if !p.ghostsUnordered {
+		n = len(gs) // in the order they left: the rest are younger
+	}
+	for i := n; i < len(gs); i++ {
+		if p.now.Before(gs[i].until) {
+			if n != i {
+				gs[n] = gs[i]
+			}
+			n++
+		}
+	}
+	clear(gs[:k]) // (what they held goes)
+	if n > k {
+		clear(gs[n:])
+		gs = gs[:n]
+	}
+	p.ghosts = gs[k:]
+	if len(p.ghosts) == 0 {
+		p.ghostsUnordered = false
+	}
+}
+
 // newestGhosts are copies of the newest maxGhostRows ghosts (ties: the
 // first in p.ghosts), newest first, in a slice of the pane's own that the
 // entries point into until the next rebuild.
 func (p *Model) newestGhosts() []ghost {
 	var at [maxGhostRows]int
 	n := 0
-	for j := range p.ghosts {
+	from := 0
+	if !p.ghostsUnordered {
+		// In the order they left: the newest are the last ones (and
+		// those that left with the last of them).
+		from = max(len(p.ghosts)-maxGhostRows, 0)
+		for from > 0 && p.ghosts[from-1].gone.Equal(p.ghosts[from].gone) {
+			from--
+		}
+	}
+	for j := from; j < len(p.ghosts); j++ {
 		g := &p.ghosts[j]
 		k := n // where j goes among the newest so far
 		for k > 0 && g.gone.After(p.ghosts[at[k-1]].gone) {

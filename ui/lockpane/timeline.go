@@ -44,6 +44,9 @@ type timeline struct {
 	// state shown (an index in states), -1 the newest.
 	on   bool
 	step int
+	// spare is the participants of the last live state the ring let go,
+	// for the next splice to write into (spareFor).
+	spare []lockops.Participant
 }
 
 // timelineLoadedMsg brings the states of path replayed from the
@@ -74,6 +77,10 @@ func (p *Model) remember(q *lockops.Queue, at history.Moment) {
 	}
 	for len(h.states) > 0 && (len(h.states) >= ringStates || h.kept+len(q.Participants) > ringParticipants) {
 		h.kept -= len(h.states[0].Queue.Participants)
+		if h.logStates == 0 {
+			h.spare = h.states[0].Queue.Participants // a live read's, read by nothing now
+		}
+		h.states[0] = history.LockState{}
 		h.states = h.states[1:]
 		if h.logStates > 0 {
 			h.logStates--

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -51,6 +52,7 @@ func (p *Model) queueLines() []string {
 	lines = append(lines, p.sessionLines()...)
 	lines = append(lines, p.bannerLines()...)
 	p.findProblems(p.h)
+	p.rows.Frame(p.st.Palette.Name, p.st.NoColor)
 	footer := p.footerLines()
 	listH := max(p.h-len(lines)-len(footer), 1)
 	switch {
@@ -87,8 +89,8 @@ func (p *Model) titleLine() string {
 		kind = "lock"
 	}
 	h, w := 0, 0
-	for _, x := range q.Participants {
-		if x.State == lockops.StateHolding {
+	for i := range q.Participants {
+		if q.Participants[i].State == lockops.StateHolding {
 			h++
 		} else {
 			w++
@@ -125,7 +127,7 @@ func (p *Model) badge(kind lockops.ProblemKind) string {
 }
 
 // nodeProblem is the first problem of node in the queue shown; node is
-// one of those findProblems was asked for ("" for the lock's own).
+// one of those findProblems was asked for.
 func (p *Model) nodeProblem(node string) (lockops.Problem, bool) {
 	i, ok := p.problemAt[node]
 	if !ok || i < 0 {
@@ -135,7 +137,7 @@ func (p *Model) nodeProblem(node string) (lockops.Problem, bool) {
 }
 
 // findProblems finds the first problem of the entries from the first
-// drawn (at most n of them), the selected one and the lock's own, in one
+// drawn (at most n of them) and the selected one, in one
 // pass over the problems: a busy lock has a problem or two per node, and
 // only the drawn ones are looked up.
 func (p *Model) findProblems(n int) {
@@ -143,7 +145,6 @@ func (p *Model) findProblems(n int) {
 		p.problemAt = make(map[string]int, n+2)
 	}
 	clear(p.problemAt)
-	p.problemAt[""] = -1
 	for i := p.offset; i < len(p.entries) && i < p.offset+n; i++ {
 		if e := p.entries[i]; e.participant() {
 			p.problemAt[e.p.Node] = -1
@@ -235,7 +236,14 @@ func (p *Model) entryLines(i int) []string {
 		return []string{mark + p.draw(&st.Subtle, fmt.Sprintf("    … %d more released or left in the last %s", e.fold, common.FormatAge(releasedFor)))}
 	}
 	if e.ghost != nil {
-		return []string{mark + p.ghostLine(e)}
+		ago := common.FormatAge(p.now.Sub(e.ghost.gone))
+		key := p.ghostKey(e, i == p.cursor, ago)
+		if l, ok := p.rows.Get(key); ok {
+			return l
+		}
+		l := []string{mark + p.ghostLine(e, ago)}
+		p.rows.Put(key, l)
+		return l
 	}
 	if p.dbNote != "" {
 		return p.dbEntryLines(*e.p, e.label, mark) // a database lock (db.go)
@@ -257,24 +265,42 @@ func (p *Model) entryLines(i int) []string {
 	} else {
 		age = "waiting " + common.FormatAge(p.now.Sub(x.Ctime))
 	}
-	head := fmt.Sprintf("%-3s %s %-9s ", e.label, icon, x.Mode)
+	if fresh {
+		labelStyle = &st.Fresh
+	}
+	first := mark + p.participantLine(&x, e.label, labelStyle, icon, age)
+	owner := p.cachedOwnerLine(&x) // rows.go
+	if x.State == lockops.StateWaiting && x.Watches != "" {
+		return []string{first, owner, "    " + p.chain(x)}
+	}
+	return []string{first, owner}
+}
+
+// participantLine is a participant's first line (after the cursor's
+// mark): label, icon, mode, name, the "you" tag and its age.
+func (p *Model) participantLine(x *lockops.Participant, label string, labelStyle *lipgloss.Style, icon, age string) string {
+	st := p.st
+	var head strings.Builder
+	head.Grow(64)
+	head.WriteString(label)
+	for n := utf8.RuneCountInString(label); n < 3; n++ {
+		head.WriteByte(' ')
+	}
+	head.WriteString(" " + icon + " ")
+	head.WriteString(string(x.Mode))
+	for n := utf8.RuneCountInString(string(x.Mode)); n < 9; n++ {
+		head.WriteByte(' ')
+	}
+	head.WriteByte(' ')
+	headW := common.Width(head.String())
 	tag, tagW := "", 0
 	if p.act.isOurs(x.Node) {
 		tag = " " + p.draw(&st.Badge, "you")
 		tagW = common.Width(tag)
 	}
-	nameW := max(p.w-2-common.Width(head)-len(age)-2-tagW, 8)
-	name := common.ShortName(lockops.ShortName(x.Name), nameW)
-	line := head + fmt.Sprintf("%-*s", nameW, name)
-	if fresh {
-		labelStyle = &st.Fresh
-	}
-	first := mark + p.draw(labelStyle, line) + tag + "  " + p.draw(&st.Muted, age)
-	out := []string{first, p.ownerLine(x)}
-	if x.State == lockops.StateWaiting && x.Watches != "" {
-		out = append(out, "    "+p.chain(x))
-	}
-	return out
+	nameW := max(p.w-2-headW-len(age)-2-tagW, 8)
+	head.WriteString(p.shortName(x.Name, nameW)) // rows.go
+	return p.draw(labelStyle, head.String()) + tag + "  " + p.draw(&st.Muted, age)
 }
 
 // heldText says what is known of how long holder x (memo m) has held:
@@ -300,7 +326,7 @@ func (p *Model) heldText(x lockops.Participant, m *nodeMemo) string {
 // ghostLine draws a node that has left: no label of its own (the labels
 // belong to the queue as it is now: the next holder is H1 already), but
 // where it stood.
-func (p *Model) ghostLine(e lockEntry) string {
+func (p *Model) ghostLine(e lockEntry, ago string) string {
 	st, x := p.st, *e.p
 	what := "left"
 	if x.State == lockops.StateHolding {
@@ -310,8 +336,22 @@ func (p *Model) ghostLine(e lockEntry) string {
 	if e.label != "" {
 		was = " (was " + e.label + ")"
 	}
-	return p.draw(&st.Released, fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28))) +
-		p.draw(&st.Subtle, fmt.Sprintf("  %s %s ago%s", what, common.FormatAge(p.now.Sub(e.ghost.gone)), was))
+	return p.struck(x) + p.draw(&st.Subtle, "  "+what+" "+ago+" ago"+was)
+}
+
+// struck is a ghost's mode and name struck through, drawn once for as
+// long as it shows (lipgloss draws a struck line, tens of microseconds).
+func (p *Model) struck(x lockops.Participant) string {
+	b := append(p.rowKey[:0], 'S')
+	b = common.KeyStr(b, string(x.Mode))
+	b = append(b, x.Name...)
+	p.rowKey = b
+	if l, ok := p.rows.Get(b); ok {
+		return l[0]
+	}
+	l := p.draw(&p.st.Released, fmt.Sprintf("    ✕ %-9s %s", x.Mode, common.ShortName(lockops.ShortName(x.Name), 28)))
+	p.rows.Put(b, []string{l})
+	return l
 }
 
 // ownerLine is a participant's second line: its first problem's badge,

@@ -404,10 +404,14 @@ func (w *lockWatch) refresh(ctx context.Context) {
 	if w.ens == nil {
 		return
 	}
-	known := make([]lockops.Queue, 0, len(w.raw))
-	for _, q := range w.raw {
-		known = append(known, q)
-	}
+	// Only the locks that decide what it finds (not a copy of every one).
+	known := scan.KnownForEphemeral(w.path, w.ens, func(yield func(lockops.Queue) bool) {
+		for _, q := range w.raw {
+			if !yield(q) {
+				return
+			}
+		}
+	})
 	found, err := scan.FindEphemeralLocks(ctx, w.c, w.path, w.ens, known)
 	if err != nil || len(found) == len(known) {
 		return

@@ -157,14 +157,16 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 // end ends the line and writes it.
 func (l *lineWriter) end() error {
 	l.b = append(l.b, '\n')
-	return l.flush()
+	err := l.flush()
+	if cap(l.b) > 16*lineFlush {
+		l.b = nil // a whole frame's room: not kept for the small ones after
+	}
+	return err
 }
 
 func (l *lineWriter) flush() error {
 	_, err := l.out.Write(l.b)
-	if l.b = l.b[:0]; cap(l.b) > 4*lineFlush {
-		l.b = nil // a whole frame's parts: not kept for the small ones after
-	}
+	l.b = l.b[:0]
 	return err
 }
 

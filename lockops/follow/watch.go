@@ -75,9 +75,11 @@ type lockWatch struct {
 	// (events.go); nil: children watches.
 	ev *eventFollow
 	// touched: the locks read since a scan beside the events began (nil:
-	// none runs); its result comes on scannedBeside (rescan.go).
+	// none runs); its result comes on scannedBeside and is taken in a few
+	// locks a frame (merge; rescan.go).
 	touched       map[string]bool
 	scannedBeside chan scanResult
+	merge         *merging
 	scans         int // scans in the loop so far
 	frameState
 }
@@ -111,8 +113,8 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 		refreshes := 0
 	between:
 		for {
-			if frame == nil && len(w.sweep) > 0 {
-				frame = time.After(w.frameEvery()) // the sweep goes on
+			if frame == nil && (len(w.sweep) > 0 || w.merge != nil) {
+				frame = time.After(w.frameEvery()) // the sweep, or a merge, goes on
 			}
 			select {
 			case <-ctx.Done():
@@ -156,15 +158,24 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 				if w.ev != nil && w.takeEvents() {
 					break between // as on ready
 				}
-				w.applyEvents(ctx) // nothing when not following events
-				w.reread(ctx, pending)
-				clear(pending)
+				w.readChanged(ctx, pending)
 				if err := w.draw(ctx); err != nil {
 					return err
 				}
 			}
 		}
 	}
+}
+
+// readChanged reads, for the next frame, what changed: what the events
+// touched (following them), the directories whose children watch fired
+// (pending, then cleared), and the next locks of a scan beside being
+// taken in.
+func (w *lockWatch) readChanged(ctx context.Context, pending map[string]bool) {
+	w.applyEvents(ctx) // nothing when not following events
+	w.mergeSome()      // nothing when no scan beside is being taken in
+	w.reread(ctx, pending)
+	clear(pending)
 }
 
 // frameEvery is the time from a change to the snapshot that shows it,
@@ -183,7 +194,7 @@ func soon(frame <-chan time.Time, d time.Duration) <-chan time.Time {
 // locks still there) and watches them.
 func (w *lockWatch) scan(ctx context.Context) error {
 	w.scans++
-	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth})
+	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth}, 0)
 	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return err
 	}

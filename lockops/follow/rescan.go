@@ -42,7 +42,7 @@ type merging struct {
 }
 
 // scanBeside starts a scan of the path in the background (unless one
-// runs or is being taken in); its result comes on w.scannedBeside, and
+// runs or is being taken in); its result comes on w.later, and
 // setRaw notes the locks touched meanwhile.
 func (w *lockWatch) scanBeside(ctx context.Context) {
 	if w.touched != nil {
@@ -53,7 +53,7 @@ func (w *lockWatch) scanBeside(ctx context.Context) {
 	go func() {
 		queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth}, besideInFlight)
 		select {
-		case w.scannedBeside <- scanResult{gen, queues, unreadable, err}:
+		case w.later <- func() { w.mergeScan(scanResult{gen, queues, unreadable, err}) }:
 		case <-ctx.Done():
 		}
 	}()

@@ -57,6 +57,10 @@ type WalkOptions struct {
 	// sorted tree, so a caller printing the tree depth-first holds only
 	// what the requests in flight brought ahead of it, not the tree.
 	PreOrder bool
+	// InFlight, when positive, is how many batches of requests the walk
+	// keeps in flight at most (fewer than the connection takes: a walk
+	// beside other reads leaves the servers room to answer them).
+	InFlight int
 }
 
 // WalkVisitor receives each directory. It returns whether the walk goes
@@ -140,6 +144,9 @@ type walkExpand struct {
 
 func (w *walker) run(ctx context.Context) error {
 	limit := max(w.m.lim.inFlight, 1)
+	if w.o.InFlight > 0 {
+		limit = min(limit, w.o.InFlight)
+	}
 	done := make(chan walkBatch, limit)
 	inFlight := 0
 	var firstErr error

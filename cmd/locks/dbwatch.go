@@ -44,7 +44,7 @@ func runDBWatch(cmd *cobra.Command, f *cmdutil.Factory, args []string, o locksOp
 	defer c.Close()
 	filter := dbFilter(args)
 	r := renderer{servers: []string{c.Server()}, json: o.JSON, tty: cmdutil.WriterIsTerminal(o.Out), held: true}
-	w := watchOutput{out: o.Out, errOut: o.ErrOut, path: cmp.Or(filter, c.Server()), json: o.JSON, tty: r.tty}
+	w := newWatchOutput(o.Out, o.ErrOut, cmp.Or(filter, c.Server()), o.JSON, r.tty)
 	d := dbWatch{held: map[dbHolder]time.Time{}}
 	rec, closeRec, err := startDBRecording(o, filter, c)
 	if err != nil {

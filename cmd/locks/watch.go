@@ -24,17 +24,25 @@ import (
 // watchOutput is where and how `locks --watch` draws its frames: on a
 // terminal each frame clears the screen under a header; into a pipe the
 // table frames follow each other under a header line; with --json each
-// frame is one JSON document on one line (NDJSON), nothing else.
+// frame is one JSON document on one line (NDJSON), nothing else, written
+// at once (line) through one escaping writer (esc), reused frame to frame.
 type watchOutput struct {
 	out, errOut io.Writer
 	path        string
 	json, tty   bool
+	line        *lineWriter
+	esc         io.Writer // printable.JSON(line)
+}
+
+func newWatchOutput(out, errOut io.Writer, path string, json, tty bool) watchOutput {
+	line := &lineWriter{out: out}
+	return watchOutput{out: out, errOut: errOut, path: path, json: json, tty: tty, line: line, esc: printable.JSON(line)}
 }
 
 // watchLocks draws the locks at or below o.Path as they change, until ctx
 // ends; with --record it records every change seen.
 func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r renderer) error {
-	w := watchOutput{out: o.Out, errOut: o.ErrOut, path: o.Path, json: o.JSON, tty: r.tty}
+	w := newWatchOutput(o.Out, o.ErrOut, o.Path, o.JSON, r.tty)
 	fo := o.Scan.options(nil)
 	fo.Interval = o.Interval
 	fo.Note = func(s string) { fmt.Fprintf(o.ErrOut, "zkscope: %s\n", printable.String(s)) }
@@ -49,23 +57,28 @@ func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r rendere
 			fmt.Fprintf(o.ErrOut, "zkscope: %s: recording stopped\n", printable.String(err.Error()))
 		}
 	}
-	var all follow.Locks // every lock as the snapshots showed it
+	var all follow.Locks // every lock as the snapshots showed them (not kept with --changes)
 	var drawn time.Time  // the last frame's
+	var changes report.ChangesWriter
 	show := func(s follow.Snapshot) error {
-		all.Apply(s)
+		if !o.Changes {
+			all.Apply(s)
+		}
 		unchanged := s.Changes && len(s.Queues) == 0 && len(s.Gone) == 0
 		if unchanged && (o.Changes || time.Since(drawn) < o.Interval) {
 			return nil // nothing changed: no line (a frame every interval still, times tick)
 		}
 		drawn = time.Now()
 		draw := func(out io.Writer) error {
-			full := s
-			full.Queues, full.Changes, full.Gone = all.Queues(), false, nil
+			full := s // with --changes a whole snapshot's (s.Changes false): every lock
+			if !o.Changes {
+				full.Queues, full.Changes, full.Gone = all.Queues(), false, nil
+			}
 			return r.render(out, full)
 		}
 		if o.Changes && s.Changes {
-			draw = func(out io.Writer) error {
-				return report.WriteJSONChanges(printable.JSON(out), r.servers, s.Queues, s.Gone, &s.Verification, s.Unreadable)
+			draw = func(io.Writer) error {
+				return changes.Write(w.esc, r.servers, s.Queues, s.Gone, &s.Verification, s.Unreadable)
 			}
 		}
 		if err := w.frame(draw); err != nil {
@@ -76,14 +89,15 @@ func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r rendere
 	return follow.Follow(ctx, c, o.Path, fo, show, w.problem)
 }
 
-// frame writes one frame drawn by draw.
+// frame writes one frame drawn by draw (with --json, draw writes a
+// document to w.line, or escaped to w.esc).
 func (w watchOutput) frame(draw func(io.Writer) error) error {
 	if w.json {
-		if err := draw(oneLine{w.out}); err != nil {
+		w.line.b = w.line.b[:0] // (what a failed frame left)
+		if err := draw(w.line); err != nil {
 			return err
 		}
-		_, err := io.WriteString(w.out, "\n")
-		return err
+		return w.line.end()
 	}
 	if w.tty {
 		fmt.Fprint(w.out, "\x1b[H\x1b[2J")
@@ -109,19 +123,51 @@ func (w watchOutput) problem(err error) {
 	fmt.Fprintf(w.errOut, "zkscope: %s (retrying)\n", printable.String(zkview.Explain(err).Error()))
 }
 
-// oneLine drops the newlines of a JSON document written through it: JSON
-// strings hold none unescaped, so what remains is the same document on
-// one line.
-type oneLine struct{ w io.Writer }
+// lineWriter gathers a JSON document written through it as one line for
+// out: its newlines dropped (JSON strings hold none unescaped, so what
+// remains is the same document), written with the newline that ends it
+// in one write (a big one, every lock, in parts of lineFlush or so).
+type lineWriter struct {
+	out io.Writer
+	b   []byte
+}
 
-func (o oneLine) Write(b []byte) (int, error) {
-	if bytes.IndexByte(b, '\n') < 0 {
-		return o.w.Write(b)
+// lineFlush is how much of a line lineWriter holds before writing it.
+const lineFlush = 64 << 10
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.b = append(l.b, p...)
+			break
+		}
+		l.b = append(l.b, p[:i]...)
+		p = p[i+1:]
 	}
-	if _, err := o.w.Write(bytes.ReplaceAll(b, []byte("\n"), nil)); err != nil {
-		return 0, err
+	if len(l.b) >= lineFlush {
+		if err := l.flush(); err != nil {
+			return 0, err
+		}
 	}
-	return len(b), nil
+	return n, nil
+}
+
+// end ends the line and writes it.
+func (l *lineWriter) end() error {
+	l.b = append(l.b, '\n')
+	err := l.flush()
+	if cap(l.b) > 16*lineFlush {
+		l.b = nil // a whole frame's room: not kept for the small ones after
+	}
+	return err
+}
+
+func (l *lineWriter) flush() error {
+	_, err := l.out.Write(l.b)
+	l.b = l.b[:0]
+	return err
 }
 
 // newRecordFile refuses, before anything connects, a --record FILE that

@@ -178,10 +178,15 @@ func readWatchLines(b *testing.B, r interface{ Read([]byte) (int, error) }, out 
 
 // lagMatcher pairs each change sent with the first line that shows it: a
 // node created among its lock's participants, a node deleted no longer
-// among them (or its lock gone).
+// among them (or its lock gone). A change is taken in (op) by another
+// goroutine than the lines (line): one taken in after the line that
+// showed it is matched with its lock's last line (last), when that line
+// came after its request, rather than left waiting for a line its lock
+// may never have again (a lock changes about twice a minute).
 type lagMatcher struct {
 	mu      sync.Mutex
 	pending map[string]zktest.ChurnOp // by node
+	last    map[string]watchLine      // by lock: the last line that listed it or gave it as gone
 	lags    []time.Duration
 	lines   int
 	late    []string // the changes shown a second or more after their request
@@ -193,38 +198,58 @@ func (m *lagMatcher) op(op zktest.ChurnOp) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.pending[op.Node] = op
+	if l, ok := m.last[op.Node[:strings.LastIndexByte(op.Node, '/')]]; ok {
+		m.match(op.Node, op, l)
+	}
 }
 
 func (m *lagMatcher) line(l watchLine) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.lines++
-	for node, op := range m.pending {
-		dir := node[:strings.LastIndexByte(node, '/')]
-		nodes, listed := l.locks[dir]
-		shown := false
-		switch {
-		case op.Created && listed:
-			shown = slices.Contains(nodes, node)
-		case !op.Created && listed:
-			shown = !slices.Contains(nodes, node)
-		case !op.Created:
-			shown = slices.Contains(l.gone, dir)
-		}
-		if shown && l.at.After(op.At) {
-			if lag := l.at.Sub(op.At); lag >= 100*time.Millisecond && !m.start.IsZero() {
-				if m.slow == nil {
-					m.slow = map[int]int{}
-				}
-				m.slow[int(op.At.Sub(m.start)/time.Second)]++
-			}
-			if lag := l.at.Sub(op.At); lag >= time.Second && len(m.late) < 20 {
-				m.late = append(m.late, fmt.Sprintf("%s (created %v) %v after its request, %v into the churn", node, op.Created, lag.Round(time.Millisecond), op.At.Sub(m.start).Round(time.Millisecond)))
-			}
-			m.lags = append(m.lags, l.at.Sub(op.At))
-			delete(m.pending, node)
-		}
+	if m.last == nil {
+		m.last = map[string]watchLine{}
 	}
+	for dir := range l.locks {
+		m.last[dir] = l
+	}
+	for _, dir := range l.gone {
+		m.last[dir] = l
+	}
+	for node, op := range m.pending {
+		m.match(node, op, l)
+	}
+}
+
+// match counts op's change shown by l when l shows it (and came after
+// its request).
+func (m *lagMatcher) match(node string, op zktest.ChurnOp, l watchLine) {
+	dir := node[:strings.LastIndexByte(node, '/')]
+	nodes, listed := l.locks[dir]
+	shown := false
+	switch {
+	case op.Created && listed:
+		shown = slices.Contains(nodes, node)
+	case !op.Created && listed:
+		shown = !slices.Contains(nodes, node)
+	case !op.Created:
+		shown = slices.Contains(l.gone, dir)
+	}
+	if !shown || !l.at.After(op.At) {
+		return
+	}
+	lag := l.at.Sub(op.At)
+	if lag >= 100*time.Millisecond && !m.start.IsZero() {
+		if m.slow == nil {
+			m.slow = map[int]int{}
+		}
+		m.slow[int(op.At.Sub(m.start)/time.Second)]++
+	}
+	if lag >= time.Second && len(m.late) < 20 {
+		m.late = append(m.late, fmt.Sprintf("%s (created %v) %v after its request, %v into the churn", node, op.Created, lag.Round(time.Millisecond), op.At.Sub(m.start).Round(time.Millisecond)))
+	}
+	m.lags = append(m.lags, lag)
+	delete(m.pending, node)
 }
 
 func (m *lagMatcher) waiting() int {

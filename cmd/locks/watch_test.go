@@ -42,45 +42,79 @@ func TestLocksWatchEphemeralLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
-	// A frame whose lock is held by holder with one waiter watching it.
-	frameWith := func(holder string) bool {
-		for _, line := range strings.Split(out.String(), "\n") {
-			var r struct {
-				Locks []struct {
-					Path, Recipe string
-					Participants []struct {
-						State, Data, Watches string
-						WatchKind            string `json:"watch_kind"`
-						OwnNode              *bool  `json:"own_node"`
-					}
-				}
-			}
-			if json.Unmarshal([]byte(line), &r) != nil || len(r.Locks) != 1 {
-				continue
-			}
-			l := r.Locks[0]
-			if l.Path != lock || l.Recipe != "zookeeper.ephemeral-lock" || len(l.Participants) < 1 {
-				continue
-			}
-			h := l.Participants[0]
-			if h.State != "holding" || h.Data != holder {
-				continue
-			}
-			if len(l.Participants) > 2 {
-				t.Fatalf("more waiters than kazoo's (zkscope counted itself?): %s", line)
-			}
-			if len(l.Participants) == 2 {
-				w := l.Participants[1]
-				return w.State == "waiting" && w.WatchKind == "exists" && w.Watches == lock && w.OwnNode != nil && !*w.OwnNode
-			}
-			return holder == "k2" // k2 holds: nobody is left waiting
-		}
-		return false
-	}
+	frameWith := func(holder string) bool { return ephemeralFrame(t, out.String(), lock, holder) }
 	cmdtest.WaitUntil(t, "a frame with k1 holding and k2 waiting", func() bool { return frameWith("k1") })
 	kz.Release(t, "k1")
 	kz.Await(t, "k2", "acquired")
 	cmdtest.WaitUntil(t, "a frame with k2 holding", func() bool { return frameWith("k2") })
+}
+
+// ephemeralFrame reports whether a line of text (NDJSON frames) shows the
+// plain ephemeral lock at lock held by holder (kazoo's data), with one
+// waiter watching it (exists) or, k2 holding, none.
+func ephemeralFrame(t *testing.T, text, lock, holder string) bool {
+	for _, line := range strings.Split(text, "\n") {
+		var r struct {
+			Locks []struct {
+				Path, Recipe string
+				Participants []struct {
+					State, Data, Watches string
+					WatchKind            string `json:"watch_kind"`
+					OwnNode              *bool  `json:"own_node"`
+				}
+			}
+		}
+		if json.Unmarshal([]byte(line), &r) != nil || len(r.Locks) != 1 {
+			continue
+		}
+		l := r.Locks[0]
+		if l.Path != lock || l.Recipe != "zookeeper.ephemeral-lock" || len(l.Participants) < 1 {
+			continue
+		}
+		h := l.Participants[0]
+		if h.State != "holding" || h.Data != holder {
+			continue
+		}
+		if len(l.Participants) > 2 {
+			t.Fatalf("more waiters than kazoo's (zkscope counted itself?): %s", line)
+		}
+		if len(l.Participants) == 2 {
+			w := l.Participants[1]
+			return w.State == "waiting" && w.WatchKind == "exists" && w.Watches == lock && w.OwnNode != nil && !*w.OwnNode
+		}
+		return holder == "k2" // k2 holds: nobody is left waiting
+	}
+	return false
+}
+
+// TestLocksWatchFindsEphemeralLock: a plain ephemeral lock taken after
+// `locks --watch` began (no lock directory: no event makes it one) is
+// found by the interval's look through the servers' watch lists, then
+// followed: the new holder is drawn when the first lets go.
+func TestLocksWatchFindsEphemeralLock(t *testing.T) {
+	srv := zktest.Shared(t)
+	s := srv.ConnectString()
+	c := cmdtest.Dial(t, s)
+	base := zktest.Path(t)
+	zktest.MakePath(t, c, base)
+	lock := base + "/maintenance"
+	cmd := exec.Command(cmdtest.Binary(t), "-s", s, "locks", base, "--watch", "--json", "--interval", "1s")
+	var out cmdtest.SyncBuffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }()
+	cmdtest.WaitUntil(t, "the first frame", func() bool { return strings.Contains(out.String(), "\n") })
+	kz := zktest.StartKazoo(t, s)
+	kz.Acquire(t, "k1", "ephemeral", lock)
+	kz.Await(t, "k1", "acquired")
+	kz.Acquire(t, "k2", "ephemeral", lock)
+	kz.Await(t, "k2", "waiting")
+	cmdtest.WaitUntil(t, "a frame with k1 holding and k2 waiting", func() bool { return ephemeralFrame(t, out.String(), lock, "k1") })
+	kz.Release(t, "k1")
+	kz.Await(t, "k2", "acquired")
+	cmdtest.WaitUntil(t, "a frame with k2 holding", func() bool { return ephemeralFrame(t, out.String(), lock, "k2") })
 }
 
 func TestMain(m *testing.M) { zktest.Main(dbtest.Wrap(m)) }

@@ -51,7 +51,9 @@ const WatchConfirmGap = time.Second
 // after ([lockops.Queue.ReadAt]) — the newest such pair — and its wait was first
 // read before the earlier began ([lockops.Participant.WaitSeen], else ReadAt).
 func ApplySamples(queues []lockops.Queue, samples ...*zkview.Ensemble) {
-	samples = slices.DeleteFunc(slices.Clone(samples), func(e *zkview.Ensemble) bool { return e == nil })
+	if slices.Contains(samples, nil) { // (a copy only then: a follow's sweep calls this for each lock)
+		samples = slices.DeleteFunc(slices.Clone(samples), func(e *zkview.Ensemble) bool { return e == nil })
+	}
 	if len(samples) == 0 {
 		return
 	}

@@ -75,10 +75,16 @@ type lockWatch struct {
 	// (events.go); nil: children watches.
 	ev *eventFollow
 	// touched: the locks read since a scan beside the events began (nil:
-	// none runs); its result comes on scannedBeside (rescan.go).
-	touched       map[string]bool
-	scannedBeside chan scanResult
-	scans         int // scans in the loop so far
+	// none runs); its result is taken in a few locks a frame (merge;
+	// rescan.go).
+	touched map[string]bool
+	merge   *merging
+	// later brings what reads in the background found (a scan beside the
+	// events, a look for plain ephemeral locks), to take in on the loop.
+	later chan func()
+	// finding: a look for plain ephemeral locks is under way (refresh).
+	finding bool
+	scans   int // scans in the loop so far
 	frameState
 }
 
@@ -90,7 +96,7 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 	o.Interval = max(o.Interval, MinInterval)
 	w := &lockWatch{c: c, path: p, o: o, show: show, observer: o.Observer,
 		changed: make(chan string, maxWatched*2), armed: map[string]bool{}, caches: map[string]*scan.DirCache{},
-		verified: make(chan *zkview.Ensemble), scannedBeside: make(chan scanResult),
+		verified: make(chan *zkview.Ensemble), later: make(chan func()),
 		frameState: frameState{diag: map[string]lockops.Queue{}, dirty: map[string]bool{}, whole: true}}
 	w.startEvents(ctx)
 	defer w.stopEvents()
@@ -111,8 +117,8 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 		refreshes := 0
 	between:
 		for {
-			if frame == nil && len(w.sweep) > 0 {
-				frame = time.After(w.frameEvery()) // the sweep goes on
+			if frame == nil && (len(w.sweep) > 0 || w.merge != nil) {
+				frame = time.After(w.frameEvery()) // the sweep, or a merge, goes on
 			}
 			select {
 			case <-ctx.Done():
@@ -132,8 +138,8 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 					return err
 				}
 				rescan = time.After(o.Interval)
-			case r := <-w.scannedBeside:
-				w.mergeScan(r)
+			case f := <-w.later:
+				f()
 				frame = soon(frame, w.frameEvery())
 			case e := <-w.verified:
 				w.takeVerified(e) // every lock judged again, from the next frame
@@ -156,15 +162,24 @@ func Follow(ctx context.Context, c *zkview.Client, p string, o Options, show fun
 				if w.ev != nil && w.takeEvents() {
 					break between // as on ready
 				}
-				w.applyEvents(ctx) // nothing when not following events
-				w.reread(ctx, pending)
-				clear(pending)
+				w.readChanged(ctx, pending)
 				if err := w.draw(ctx); err != nil {
 					return err
 				}
 			}
 		}
 	}
+}
+
+// readChanged reads, for the next frame, what changed: what the events
+// touched (following them), the directories whose children watch fired
+// (pending, then cleared), and the next locks of a scan beside being
+// taken in.
+func (w *lockWatch) readChanged(ctx context.Context, pending map[string]bool) {
+	w.applyEvents(ctx) // nothing when not following events
+	w.mergeSome()      // nothing when no scan beside is being taken in
+	w.reread(ctx, pending)
+	clear(pending)
 }
 
 // frameEvery is the time from a change to the snapshot that shows it,
@@ -183,7 +198,7 @@ func soon(frame <-chan time.Time, d time.Duration) <-chan time.Time {
 // locks still there) and watches them.
 func (w *lockWatch) scan(ctx context.Context) error {
 	w.scans++
-	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth})
+	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth}, 0)
 	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return err
 	}
@@ -395,31 +410,57 @@ func (w *lockWatch) draw(ctx context.Context) error {
 }
 
 // refresh is the interval's look at the locks while following events:
-// the servers asked again (when due, in the background), the plain
-// ephemeral locks their last answer names looked for, and the locks
-// whose judgement time alone changes judged again (sweepHeld).
+// the servers asked again (when due, in the background), the locks
+// whose judgement time alone changes judged again (sweepHeld), and the
+// plain ephemeral locks the servers' last answer names looked for (in
+// the background: no event waits for its reads; takeEphemeral).
 func (w *lockWatch) refresh(ctx context.Context) {
 	w.verifySoon(ctx)
 	w.sweepHeld(time.Now())
-	if w.ens == nil {
+	if w.ens == nil || w.finding {
 		return
 	}
-	known := make([]lockops.Queue, 0, len(w.raw))
-	for _, q := range w.raw {
-		known = append(known, q)
-	}
-	found, err := scan.FindEphemeralLocks(ctx, w.c, w.path, w.ens, known)
-	if err != nil || len(found) == len(known) {
-		return
-	}
-	for i := range found {
-		if _, ok := w.raw[found[i].Path]; !ok {
-			w.note(&found[i])
-			w.setRaw(found[i].Path, &found[i])
-			w.record(&found[i], 0)
-			for _, dir := range found[i].WatchDirs() {
-				w.owner[dir] = append(w.owner[dir], found[i].Path)
+	// Only the locks that decide what it finds (not a copy of every one).
+	known := scan.KnownForEphemeral(w.path, w.ens, func(yield func(lockops.Queue) bool) {
+		for _, q := range w.raw {
+			if !yield(q) {
+				return
 			}
+		}
+	})
+	w.finding = true
+	e := w.ens
+	go func() {
+		found, err := scan.FindEphemeralLocks(ctx, w.c, w.path, e, known)
+		if err != nil || len(found) == len(known) {
+			found = nil
+		}
+		select {
+		case w.later <- func() { w.takeEphemeral(ctx, found) }:
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// takeEphemeral follows the locks a look for plain ephemeral locks found
+// that are not known (yet). Each plain one is read again now that it is
+// known: a change between the look's read and now came as an event for
+// no lock.
+func (w *lockWatch) takeEphemeral(ctx context.Context, found []lockops.Queue) {
+	w.finding = false
+	for i := range found {
+		q := &found[i]
+		if _, ok := w.raw[q.Path]; ok {
+			continue
+		}
+		w.note(q)
+		w.setRaw(q.Path, q)
+		w.record(q, 0)
+		for _, dir := range q.WatchDirs() {
+			w.owner[dir] = append(w.owner[dir], q.Path)
+		}
+		if q.Kind == lockops.KindEphemeralLock {
+			w.rereadEphemeral(ctx, q.Path)
 		}
 	}
 }

@@ -3,8 +3,6 @@ package report
 import (
 	"bufio"
 	"encoding/base64"
-	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -100,110 +98,15 @@ func WriteJSONChanges(w io.Writer, servers []string, changed []lockops.Queue, go
 
 // writeReport writes the report; gone not nil: a report of changes.
 func writeReport(w io.Writer, servers []string, queues []lockops.Queue, v *diagnose.Verification, scanProblems []lockops.Problem, gone []string) error {
-	bw := bufio.NewWriterSize(w, reportBuffer(queues)) // a 10,000-contender report is ~4 MB
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	if servers == nil {
-		servers = []string{}
-	}
-	fmt.Fprintf(bw, `{"schema":%d,"servers":`, ReportSchema)
-	if err := enc.Encode(servers); err != nil {
-		return err
-	}
+	d := docWriter{bw: bufio.NewWriterSize(w, reportBuffer(queues))} // a 10,000-contender report is ~4 MB
+	var vJSON []byte
 	if v != nil {
-		bw.WriteString(`,"verification":`)
-		if err := enc.Encode(v); err != nil {
+		var err error
+		if vJSON, err = encodeVerification(v); err != nil {
 			return err
 		}
 	}
-	bw.WriteString(`,"locks":[`)
-	for i, q := range queues {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		if err := writeLockJSON(bw, enc, q); err != nil {
-			return err
-		}
-	}
-	bw.WriteString("]")
-	if len(scanProblems) > 0 {
-		bw.WriteString(`,"problems":[`)
-		var buf []byte
-		for i := range scanProblems {
-			if i > 0 {
-				bw.WriteByte(',')
-			}
-			buf = AppendProblemJSON(buf[:0], &scanProblems[i], "/")
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
-		}
-		bw.WriteByte(']')
-	}
-	if gone != nil {
-		bw.WriteString(`,"changes":true,"gone":`)
-		if err := enc.Encode(gone); err != nil {
-			return err
-		}
-	}
-	bw.WriteString("}\n")
-	return bw.Flush()
-}
-
-func writeLockJSON(bw *bufio.Writer, enc *json.Encoder, q lockops.Queue) error {
-	bw.WriteString(`{"path":`)
-	if err := enc.Encode(q.Path); err != nil {
-		return err
-	}
-	bw.WriteString(`,"recipe":`)
-	enc.Encode(string(q.Kind))
-	if q.MaxLeases > 0 {
-		fmt.Fprintf(bw, `,"max_leases":%d`, q.MaxLeases)
-	}
-	if q.HasValidity {
-		fmt.Fprintf(bw, `,"validity_ms":%d`, q.Validity.Milliseconds())
-	}
-	if len(q.Context) > 0 {
-		bw.WriteString(`,"context":`)
-		bw.Write(appendFieldsJSON(nil, q.Context))
-	}
-	bw.WriteString(`,"participants":[`)
-	var buf []byte
-	var times ctimes
-	for i := range q.Participants {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		buf = appendParticipantJSON(buf[:0], &q.Participants[i], &times, q.Kind.IsRedis(), q.ReadAt)
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-	}
-	bw.WriteString(`],"problems":[`)
-	for i := range q.Problems {
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		buf = AppendProblemJSON(buf[:0], &q.Problems[i], q.Path)
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-	}
-	bw.WriteByte(']')
-	if len(q.Others) > 0 {
-		bw.WriteString(`,"other_views":[`)
-		for i, o := range q.Others {
-			if i > 0 {
-				bw.WriteByte(',')
-			}
-			if err := writeLockJSON(bw, enc, o); err != nil {
-				return err
-			}
-		}
-		bw.WriteByte(']')
-	}
-	bw.WriteString("}\n")
-	return nil
+	return d.report(servers, queues, vJSON, scanProblems, gone)
 }
 
 // appendParticipantJSON appends p's object, newline included, without

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"path"
 	"slices"
 	"strings"
@@ -53,6 +54,36 @@ func FindEphemeralLocks(ctx context.Context, c *zkview.Client, root string, e *z
 	queues = append(queues, found...)
 	slices.SortFunc(queues, func(a, b lockops.Queue) int { return strings.Compare(a.Path, b.Path) })
 	return queues, nil
+}
+
+// KnownForEphemeral is, of the locks known (each yielded once), those
+// that [FindEphemeralLocks] on root with e would find the same with no
+// other: the locks at a path it asks (root, and the paths below it the
+// servers list sessions watching), or whose directory it is, or that
+// hold such a path as a node, and the elections (whose context a watched
+// node may be). A caller that keeps thousands of locks hands it these
+// copies, not all of them, and takes what it finds beyond them as new.
+func KnownForEphemeral(root string, e *zkview.Ensemble, known iter.Seq[lockops.Queue]) []lockops.Queue {
+	asked := map[string]bool{root: true, path.Dir(root): true}
+	nodes := map[string]bool{root: true}
+	if e != nil {
+		for _, p := range watchedPaths(e) {
+			if lockops.Under(p, root) {
+				asked[p], asked[path.Dir(p)], nodes[p] = true, true, true
+			}
+		}
+	}
+	var out []lockops.Queue
+	for q := range known {
+		keep := asked[q.Path] || q.Kind == lockops.KindKafkaController || q.Kind == lockops.KindHBaseMaster || q.Kind == lockops.KindSolrOverseer
+		for i := 0; !keep && i < len(q.Participants); i++ {
+			keep = nodes[q.Participants[i].Node]
+		}
+		if keep {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // newCandidates is asked in order, once each, without "/", the lock
@@ -194,7 +225,8 @@ func readEphemeralLocks(ctx context.Context, c *zkview.Client, candidates []stri
 
 // underKnownElection reports whether p is a node a system's election
 // reads as context (Kafka's broker registrations, HBase's backup masters):
-// those are watched by design and are no locks of their own.
+// those are watched by design and are no locks of their own
+// (KnownForEphemeral keeps the locks of these kinds).
 func underKnownElection(p string, queues []lockops.Queue) bool {
 	for _, q := range queues {
 		switch q.Kind {

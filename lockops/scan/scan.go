@@ -55,6 +55,11 @@ type Options struct {
 	// command readies its heap for a big lock there, with no round trip
 	// of its own to learn the size. Called from the walk's goroutine.
 	Reading func(path string, children int)
+	// InFlight, when positive, is how many batches of reads the walk
+	// keeps in flight at most ([zkview.WalkOptions.InFlight]): a scan
+	// beside other reads (a follow's net under its events) leaves the
+	// servers room to answer them.
+	InFlight int
 }
 
 // ErrTruncated is returned (with the locks found so far) when a scan
@@ -85,7 +90,7 @@ func Scan(ctx context.Context, c *zkview.Client, p string, o Options) ([]lockops
 		}
 		return ok
 	}
-	err := c.Walk(ctx, p, zkview.WalkOptions{Read: read, DirStat: true}, func(d *zkview.WalkDir) bool {
+	err := c.Walk(ctx, p, zkview.WalkOptions{Read: read, DirStat: true, InFlight: o.InFlight}, func(d *zkview.WalkDir) bool {
 		return s.visit(ctx, d)
 	})
 	if s.err != nil {

@@ -30,6 +30,16 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// switches is how many times this process's threads gave up the CPU so
+// far (waiting, or made to).
+func switches(b *testing.B) int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return ru.Nvcsw + ru.Nivcsw
+}
+
 // churnPeerEnv names the churn's settings for the child process that
 // makes it (TestChurnPeer): the pane's process then spends CPU only on the
 // pane, so its own CPU time is the figure, with nothing to subtract.
@@ -167,7 +177,9 @@ func churnName(i int) string {
 // the pane's CPU in % of one core (this process's CPU
 // time: the churn's is the child's), how far behind the pane is (from a
 // release to the pane's queue without that node: median, p99 and worst), and
-// the queues read and the screens drawn a second.
+// the queues read and the screens drawn a second, and the times a second
+// its threads gave up the CPU (switches/s: each costs the kernel a
+// context switch).
 //
 //	go test ./ui -run '^$' -bench LockPaneChurn1k -benchtime 1x
 //
@@ -221,7 +233,7 @@ func lockPaneChurn(b *testing.B, follow bool) {
 	})
 	b.ResetTimer()
 	stopChurn := startChurn(b, c.Servers(), dir, kids, n, rate, note)
-	cpu0 := cpuTime(b)
+	cpu0, sw0 := cpuTime(b), switches(b)
 	var lags []time.Duration
 	var msgs, draws int
 	shown0 := d.m.lock.Shown()
@@ -265,7 +277,7 @@ loop:
 			break loop
 		}
 	}
-	paneCPU := cpuTime(b) - cpu0
+	paneCPU, sw := cpuTime(b)-cpu0, switches(b)-sw0
 	stopChurn()
 	b.StopTimer()
 	mu.Lock()
@@ -276,6 +288,7 @@ loop:
 	}
 	slices.Sort(lags)
 	b.ReportMetric(100*float64(paneCPU)/float64(period), "pane-cpu-%")
+	b.ReportMetric(float64(sw)/period.Seconds(), "switches/s")
 	if d.m.lock.Following() != follow {
 		b.Fatalf("following = %v on the %v path", d.m.lock.Following(), follow)
 	}

@@ -187,14 +187,10 @@ func (r followRead) afterEvents(notBefore time.Time) tea.Cmd {
 	}
 }
 
-// waitEvents waits for f's next events, and until notBefore; false when
-// the Follow ended meanwhile.
+// waitEvents waits until notBefore, and for f's next events; false when
+// the Follow ended meanwhile. The time first: under churn the events are
+// there by then, and the goroutine wakes once per read, not twice.
 func waitEvents(f *zkview.Follow, notBefore time.Time) bool {
-	select {
-	case <-f.Ready():
-	case <-f.Done():
-		return false
-	}
 	if wait := time.Until(notBefore); wait > 0 {
 		t := time.NewTimer(wait)
 		defer t.Stop()
@@ -203,6 +199,11 @@ func waitEvents(f *zkview.Follow, notBefore time.Time) bool {
 		case <-f.Done():
 			return false
 		}
+	}
+	select {
+	case <-f.Ready():
+	case <-f.Done():
+		return false
 	}
 	return true
 }

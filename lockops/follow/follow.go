@@ -117,7 +117,7 @@ func Read(ctx context.Context, c *zkview.Client, p string, o Options) (Snapshot,
 	if o.HungAfter > 0 {
 		first = c.Introspect(ctx) // the first of the two samples
 	}
-	queues, unreadable, err := scanAll(ctx, c, p, o, 0)
+	queues, unreadable, err := scanAll(ctx, c, p, o, 0, nil)
 	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return Snapshot{}, err
 	}
@@ -157,12 +157,13 @@ func Read(ctx context.Context, c *zkview.Client, p string, o Options) (Snapshot,
 
 // scanAll scans the locks at or below p, with o's progress, inFlight
 // batches of reads in flight at most (0: as many as the connection
-// takes); the subtrees it could not read come back as problems, sorted
-// by node.
-func scanAll(ctx context.Context, c *zkview.Client, p string, o Options, inFlight int) ([]lockops.Queue, []lockops.Problem, error) {
+// takes), each lock directory read given to dirs when not nil
+// ([scan.Options.Dirs]); the subtrees it could not read come back as
+// problems, sorted by node.
+func scanAll(ctx context.Context, c *zkview.Client, p string, o Options, inFlight int, dirs func(lockops.Dir)) ([]lockops.Queue, []lockops.Problem, error) {
 	var unreadable []lockops.Problem
 	skipped := func(p string, err error) { unreadable = append(unreadable, scan.Unreadable(p, err)) }
-	so := scan.Options{MaxLeases: o.MaxLeases, Depth: o.Depth, Skipped: skipped, Reading: o.Reading, InFlight: inFlight}
+	so := scan.Options{MaxLeases: o.MaxLeases, Depth: o.Depth, Skipped: skipped, Reading: o.Reading, InFlight: inFlight, Dirs: dirs}
 	if o.Progress != nil {
 		so.Progress = o.Progress.Update
 	}

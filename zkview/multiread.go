@@ -269,7 +269,11 @@ func (m *multiReader) read(ctx context.Context, abs []string, each NodeFunc) err
 			hi++
 		}
 		wg.Add(1)
-		go do(lo, hi)
+		if lo == 0 && hi == len(abs) {
+			do(lo, hi) // one batch (a follow's frame): no goroutine to hand it to and back
+		} else {
+			go do(lo, hi)
+		}
 		lo = hi
 	}
 	wg.Wait()

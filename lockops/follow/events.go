@@ -194,13 +194,13 @@ func (w *lockWatch) applyLock(lock string, r scan.DirApplied) {
 	w.keep(lock, r.Dir)
 }
 
-// scanCaches is, following events, where a scan puts the lock
-// directories it reads (keep, for scanAll), to be taken as the locks'
-// caches (takeCaches): the first events of a lock then read only what
-// they changed, not the whole directory again. Nil without events (a
-// children watch's reread lists the directory anyway).
+// scanCaches is, following events with Options.ScanCaches, where a scan
+// puts the lock directories it reads (keep, for scanAll), to be taken as
+// the locks' caches (takeCaches): the first events of a lock then read
+// only what they changed, not the whole directory again. Nil without
+// events (a children watch's reread lists the directory anyway).
 func (w *lockWatch) scanCaches() (read map[string]*scan.DirCache, keep func(lockops.Dir)) {
-	if w.ev == nil {
+	if w.ev == nil || !w.o.ScanCaches {
 		return nil, nil
 	}
 	read = map[string]*scan.DirCache{}
@@ -208,12 +208,13 @@ func (w *lockWatch) scanCaches() (read map[string]*scan.DirCache, keep func(lock
 }
 
 // takeCaches drops the caches of the locks gone after a scan. Following
-// events (read not nil), the caches are those the scan read (of the locks
-// read from their events): the events after the scan apply to them, where
-// an older cache may lack what a resync's lost events changed.
+// events, the caches are only those the scan read (read: of the locks
+// read from their events; nil: none, each lock's next events read it
+// whole): the events after the scan apply to them, where an older cache
+// may lack what a resync's lost events changed.
 func (w *lockWatch) takeCaches(read map[string]*scan.DirCache) {
 	for p := range w.caches {
-		if _, ok := w.raw[p]; !ok || read != nil {
+		if _, ok := w.raw[p]; !ok || w.ev != nil {
 			delete(w.caches, p)
 		}
 	}

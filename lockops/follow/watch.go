@@ -195,8 +195,8 @@ func soon(frame <-chan time.Time, d time.Duration) <-chan time.Time {
 }
 
 // scan reads every lock below the path afresh and watches them; the
-// locks' caches are what it read following events, else those of the
-// locks still there.
+// locks' caches are, following events, only what it read (with
+// Options.ScanCaches; else none), or those of the locks still there.
 func (w *lockWatch) scan(ctx context.Context) error {
 	w.scans++
 	read, keep := w.scanCaches()

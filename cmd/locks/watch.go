@@ -45,6 +45,7 @@ func watchLocks(ctx context.Context, c *zkview.Client, o locksOptions, r rendere
 	w := newWatchOutput(o.Out, o.ErrOut, o.Path, o.JSON, r.tty)
 	fo := o.Scan.options(nil)
 	fo.Interval = o.Interval
+	fo.ScanCaches = true // each lock's first change read as its later ones (the memory of every lock's nodes)
 	fo.Note = func(s string) { fmt.Fprintf(o.ErrOut, "zkscope: %s\n", printable.String(s)) }
 	if o.Record != "" {
 		rec, closeRec, err := startRecording(o.Record, o.Path, c.Servers())

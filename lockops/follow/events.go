@@ -155,7 +155,7 @@ func (w *lockWatch) applyEvents(ctx context.Context) {
 		q, ok := w.raw[lock]
 		switch {
 		case !ok:
-		case q.Kind == lockops.KindEphemeralLock || q.Kind == lockops.KindCuratorSemaphoreV2 || q.Kind == lockops.KindKazooSemaphore:
+		case !fromEvents(q.Kind):
 			w.rereadOne(ctx, lock)
 		default:
 			plain = append(plain, scan.DirEvents{Path: lock, Cache: w.caches[lock], Events: evs})
@@ -192,6 +192,43 @@ func (w *lockWatch) applyLock(lock string, r scan.DirApplied) {
 		return
 	}
 	w.keep(lock, r.Dir)
+}
+
+// scanCaches is, following events with Options.ScanCaches, where a scan
+// puts the lock directories it reads (keep, for scanAll), to be taken as
+// the locks' caches (takeCaches): the first events of a lock then read
+// only what they changed, not the whole directory again. Nil without
+// events (a children watch's reread lists the directory anyway).
+func (w *lockWatch) scanCaches() (read map[string]*scan.DirCache, keep func(lockops.Dir)) {
+	if w.ev == nil || !w.o.ScanCaches {
+		return nil, nil
+	}
+	read = map[string]*scan.DirCache{}
+	return read, func(d lockops.Dir) { read[d.Path] = scan.CacheOf(d) }
+}
+
+// takeCaches drops the caches of the locks gone after a scan. Following
+// events, the caches are only those the scan read (read: of the locks
+// read from their events; nil: none, each lock's next events read it
+// whole): the events after the scan apply to them, where an older cache
+// may lack what a resync's lost events changed.
+func (w *lockWatch) takeCaches(read map[string]*scan.DirCache) {
+	for p := range w.caches {
+		if _, ok := w.raw[p]; !ok || w.ev != nil {
+			delete(w.caches, p)
+		}
+	}
+	for p, c := range read {
+		if q, ok := w.raw[p]; ok && fromEvents(q.Kind) {
+			w.caches[p] = c
+		}
+	}
+}
+
+// fromEvents says whether a lock of kind k is brought up to date from its
+// events (scan.ApplyEventsMany), not read again whole (rereadOne).
+func fromEvents(k lockops.Kind) bool {
+	return k != lockops.KindEphemeralLock && k != lockops.KindCuratorSemaphoreV2 && k != lockops.KindKazooSemaphore
 }
 
 // lockDir reports whether d holds a lock's nodes.

@@ -2,6 +2,7 @@ package follow_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -71,8 +72,15 @@ func awaitSnapshot(t *testing.T, snaps <-chan follow.Snapshot, what string, ok f
 // TestFollowTreeWithEvents: on a tree followed with one persistent
 // recursive watch, a lock directory made after the first scan appears, a
 // new waiter shows, and a vanished directory leaves, all before any
-// rescan (the interval is an hour).
+// rescan (the interval is an hour); with ScanCaches too (the waiter
+// applied to what the first scan read).
 func TestFollowTreeWithEvents(t *testing.T) {
+	for _, caches := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ScanCaches=%v", caches), func(t *testing.T) { followTreeWithEvents(t, follow.Options{ScanCaches: caches}) })
+	}
+}
+
+func followTreeWithEvents(t *testing.T, o follow.Options) {
 	srv := zktest.Shared(t)
 	root := zktest.Path(t)
 	c, err := zkview.Connect(context.Background(), zkview.Config{Servers: srv.Addrs()})
@@ -91,7 +99,7 @@ func TestFollowTreeWithEvents(t *testing.T) {
 		return p
 	}
 	contend(a, "11111111-0000-4000-8000-000000000001")
-	snaps, notes := followTree(t, c, root, follow.Options{})
+	snaps, notes := followTree(t, c, root, o)
 	awaitSnapshot(t, snaps, "lock a", func(m map[string]lockops.Queue) bool { return len(m[a].Participants) == 1 })
 	if n := notes(); len(n) != 0 {
 		t.Fatalf("notes while following with a persistent watch: %q", n)

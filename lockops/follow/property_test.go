@@ -18,8 +18,8 @@ import (
 
 // TestFollowEqualsFreshRead: a tree followed incrementally (each
 // snapshot only the locks that changed, applied to a follow.Locks; from
-// the events alone, and with a look at the locks every second and
-// the path scanned beside the events every ten) under
+// the events alone, with and without ScanCaches, and with a look at the
+// locks every second and the path scanned beside the events every ten) under
 // churn from real clients — kazoo processes taking and releasing three
 // locks in a loop, Curator holding a mutex with a waiter and a semaphore —
 // and a session-deadlock across two directories made, broken and made
@@ -48,19 +48,21 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 	cu.Acquire(t, "waiter", "mutex", root+"/cu/mutex")
 	cu.Acquire(t, "s", "semaphore", root+"/cu/sem", "2")
 
-	// Two follows: one from the events alone (an interval of an hour),
+	// Three follows: one from the events alone (an interval of an hour),
 	// one that also looks at the locks every second and scans the
-	// path beside the events every ten.
+	// path beside the events every ten, and one from the events alone
+	// applied to what its first scan read (ScanCaches).
 	var (
 		mu     sync.Mutex
-		models [2]follow.Locks
+		models [3]follow.Locks
 		snaps  int
 	)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 2)
-	for i, interval := range []time.Duration{time.Hour, time.Second} {
+	done := make(chan error, len(models))
+	for i, o := range []follow.Options{{Interval: time.Hour}, {Interval: time.Second}, {Interval: time.Hour, ScanCaches: true}} {
+		o.NoVerify = true
 		go func() {
-			done <- follow.Follow(ctx, c, root, follow.Options{NoVerify: true, Interval: interval}, func(s follow.Snapshot) error {
+			done <- follow.Follow(ctx, c, root, o, func(s follow.Snapshot) error {
 				mu.Lock()
 				models[i].Apply(s)
 				snaps++
@@ -71,7 +73,7 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 	}
 	defer func() {
 		cancel()
-		for range 2 {
+		for range len(models) {
 			if err := <-done; err != nil {
 				t.Errorf("Follow: %v", err)
 			}
@@ -122,7 +124,12 @@ func TestFollowEqualsFreshRead(t *testing.T) {
 			fresh = comparable(s.Queues)
 			mu.Lock()
 			defer mu.Unlock()
-			return reflect.DeepEqual(comparable(models[0].Queues()), fresh) && reflect.DeepEqual(comparable(models[1].Queues()), fresh)
+			for i := range models {
+				if !reflect.DeepEqual(comparable(models[i].Queues()), fresh) {
+					return false
+				}
+			}
+			return true
 		})
 		deadlock := 0
 		for _, q := range fresh {

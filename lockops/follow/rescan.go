@@ -51,7 +51,7 @@ func (w *lockWatch) scanBeside(ctx context.Context) {
 	w.touched = map[string]bool{}
 	gen := w.scans
 	go func() {
-		queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth}, besideInFlight)
+		queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth}, besideInFlight, nil)
 		select {
 		case w.later <- func() { w.mergeScan(scanResult{gen, queues, unreadable, err}) }:
 		case <-ctx.Done():

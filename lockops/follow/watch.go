@@ -194,11 +194,13 @@ func soon(frame <-chan time.Time, d time.Duration) <-chan time.Time {
 	return frame
 }
 
-// scan reads every lock below the path afresh (keeping the caches of
-// locks still there) and watches them.
+// scan reads every lock below the path afresh and watches them; the
+// locks' caches are, following events, only what it read (with
+// Options.ScanCaches; else none), or those of the locks still there.
 func (w *lockWatch) scan(ctx context.Context) error {
 	w.scans++
-	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth}, 0)
+	read, keep := w.scanCaches()
+	queues, unreadable, err := scanAll(ctx, w.c, w.path, Options{MaxLeases: w.o.MaxLeases, Depth: w.o.Depth}, 0, keep)
 	if err != nil && !errors.Is(err, scan.ErrTruncated) {
 		return err
 	}
@@ -227,11 +229,7 @@ func (w *lockWatch) scan(ctx context.Context) error {
 			}
 		}
 	}
-	for p := range w.caches {
-		if _, ok := w.raw[p]; !ok {
-			delete(w.caches, p)
-		}
-	}
+	w.takeCaches(read)
 	return nil
 }
 

@@ -47,6 +47,17 @@ type DirApplied struct {
 	Err   error
 }
 
+// CacheOf is the cache of d, a lock directory as a scan read it
+// ([Options.Dirs]), for [ApplyEvents] and [ReadDirAgain]: its children
+// as read; its own data unknown (the next read reads it).
+func CacheOf(d lockops.Dir) *DirCache {
+	c := &DirCache{Path: d.Path, Version: -1, Children: make(map[string]lockops.Child, len(d.Children))}
+	for _, k := range d.Children {
+		c.Children[k.Name] = k
+	}
+	return c
+}
+
 // ApplyEventsMany is [ApplyEvents] on several directories at once: the
 // directories read whole listed together (concurrently), then the nodes
 // they all need (each directory's stat, its new children, every child of

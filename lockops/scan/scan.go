@@ -60,6 +60,10 @@ type Options struct {
 	// beside other reads (a follow's net under its events) leaves the
 	// servers room to answer them.
 	InFlight int
+	// Dirs, when set, is given each lock directory the walk read (not a
+	// semaphore's or an election's), as decoded, for a caller that keeps
+	// it as a [DirCache] ([CacheOf]). Called from the walk's goroutine.
+	Dirs func(d lockops.Dir)
 }
 
 // ErrTruncated is returned (with the locks found so far) when a scan
@@ -160,7 +164,11 @@ func (s *scanner) visit(ctx context.Context, d *zkview.WalkDir) bool {
 	case d.Nodes != nil:
 		noted, below := s.election(d)
 		if !noted {
-			s.add(lockops.Decode(dirOf(d), lockops.DecodeOptions{MaxLeases: s.o.MaxLeases}))
+			dir := dirOf(d)
+			if s.o.Dirs != nil {
+				s.o.Dirs(dir)
+			}
+			s.add(lockops.Decode(dir, lockops.DecodeOptions{MaxLeases: s.o.MaxLeases}))
 		}
 		if !below {
 			return false

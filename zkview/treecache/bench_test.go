@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-zookeeper/zk"
 
 	"github.com/zkscope/zkscope/zkview"
 	"github.com/zkscope/zkscope/zkview/zktest"
@@ -66,4 +69,88 @@ func BenchmarkTreeExpand100k(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(statTime.Microseconds())/float64(b.N)/1000, "ms-stats60/op")
+}
+
+// BenchmarkTreeChurn100k keeps the 100,000-children node expanded while
+// another session adds and removes a child of it, 100 operations a second,
+// for 10 s: each round of the tree's re-reads lists the 100,000 names
+// again. fixed: a round every 100 ms, whatever it costs (the tree before
+// reloadCostTimes); adaptive: the next round no sooner than ten times the
+// last one's length after its start. Metrics: the rounds that brought new
+// children a second, this process's CPU in % of one core (the churning
+// session's share is the same in both).
+//
+//	go test ./zkview/treecache -run '^$' -bench TreeChurn100k -benchtime 1x -count 2
+func BenchmarkTreeChurn100k(b *testing.B) {
+	for _, mode := range []string{"fixed", "adaptive"} {
+		b.Run(mode, func(b *testing.B) {
+			saved := reloadCostTimes
+			defer func() { reloadCostTimes = saved }()
+			if mode == "fixed" {
+				reloadCostTimes = 0
+			}
+			treeChurn(b)
+		})
+	}
+}
+
+func treeChurn(b *testing.B) {
+	const period = 10 * time.Second
+	cl := zktest.Shared(b)
+	c := dial(b, zkview.Config{Servers: cl.Addrs(), SessionTimeout: 20 * time.Second})
+	dirPath := bigDirectory(b, c, 100_000)
+	other := dial(b, zkview.Config{Servers: cl.Addrs(), SessionTimeout: 20 * time.Second})
+	tr := New(c)
+	defer tr.Close()
+	if err := tr.Expand(context.Background(), dirPath); err != nil {
+		b.Fatal(err)
+	}
+	stop := make(chan struct{})
+	churned := make(chan error, 1)
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond) // a create and a delete each
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				churned <- nil
+				return
+			case <-tick.C:
+			}
+			p := fmt.Sprintf("%s/churn-%d", dirPath, i)
+			if _, err := other.Conn().Create(other.Abs(p), nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
+				churned <- err
+				return
+			}
+			if err := other.Conn().Delete(other.Abs(p), -1); err != nil {
+				churned <- err
+				return
+			}
+		}
+	}()
+	b.ResetTimer()
+	var ru0, ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	end := time.After(period)
+	rounds := 0
+loop:
+	for {
+		select {
+		case ev := <-tr.Events():
+			if ev.Changes[dirPath]&ChangeChildren != 0 {
+				rounds++
+			}
+		case <-end:
+			break loop
+		}
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	close(stop)
+	if err := <-churned; err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	b.ReportMetric(float64(rounds)/period.Seconds(), "rounds/s")
+	b.ReportMetric(100*float64(cpu)/float64(period), "cpu-%")
 }

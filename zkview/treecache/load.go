@@ -276,21 +276,29 @@ func (t *Tree) followSession(sub <-chan zkview.ConnEvent) {
 	}
 }
 
-// treeReloadEvery is the shortest time between two rounds of re-reads:
-// events in between (a lock churning hundreds of times a second) are read
-// once, in the next round.
+// treeReloadEvery is the shortest time between the starts of two rounds
+// of re-reads: events in between (a lock churning hundreds of times a
+// second) are read once, in the next round.
 const treeReloadEvery = 100 * time.Millisecond
+
+// reloadCostTimes: a round of re-reads that took d is followed by the next
+// no sooner than reloadCostTimes×d after its start, so re-reading an open
+// directory of 100,000 children that churns takes the servers and the
+// tree a bounded share of their time, not a listing every 100 ms (0: every
+// treeReloadEvery, whatever a round costs).
+var reloadCostTimes time.Duration = 10
 
 // worker re-reads what watch events asked for, re-arming the watches.
 func (t *Tree) worker() {
 	var last time.Time
+	var took time.Duration
 	for {
 		select {
 		case <-t.quit:
 			return
 		case <-t.work:
 		}
-		if wait := treeReloadEvery - time.Since(last); wait > 0 {
+		if wait := max(treeReloadEvery, reloadCostTimes*took) - time.Since(last); wait > 0 {
 			select {
 			case <-t.quit:
 				return
@@ -298,20 +306,17 @@ func (t *Tree) worker() {
 			}
 		}
 		last = time.Now()
-		for {
-			t.mu.Lock()
-			var p string
-			var what Change
-			for q, w := range t.reload {
-				p, what = q, w
-				break
-			}
+		// The round reads what was asked before it began: what events ask
+		// meanwhile waits for the next round (read at once, a directory
+		// churning faster than it lists would be listed back to back).
+		t.mu.Lock()
+		round := t.reload
+		t.reload = map[string]Change{}
+		t.mu.Unlock()
+		for p, what := range round {
 			if what == 0 {
-				t.mu.Unlock()
-				break
+				continue
 			}
-			delete(t.reload, p)
-			t.mu.Unlock()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*t.c.Config().SessionTimeout)
 			if what&ChangeChildren != 0 {
 				t.loadChildren(ctx, p) // errors are recorded on the node and reported as events
@@ -326,6 +331,7 @@ func (t *Tree) worker() {
 			default:
 			}
 		}
+		took = time.Since(last)
 	}
 }
 

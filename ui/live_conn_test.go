@@ -21,11 +21,7 @@ import (
 // session).
 func TestLiveConnectionHonesty(t *testing.T) {
 	cl := zktest.Shared(t)
-	proxy, err := zktest.NewProxy(cl.Servers[0].ClientAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := zktest.StartProxy(t, cl.Servers[0].ClientAddr)
 	observer := liveClient(t)
 	base := zktest.Path(t)
 	zktest.MakePath(t, observer.Conn(), base)

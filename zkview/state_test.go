@@ -127,11 +127,7 @@ func TestStateEnsembleFailoverAndExpiry(t *testing.T) {
 
 func TestStateExpiryOpensNewSession(t *testing.T) {
 	cl := zktest.Shared(t)
-	proxy, err := zktest.NewProxy(cl.Servers[0].ClientAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := zktest.StartProxy(t, cl.Servers[0].ClientAddr)
 	root := zktest.Path(t)
 	observer := dial(t, Config{Servers: cl.Addrs()})
 	zktest.MakePath(t, observer.Conn(), root)

@@ -28,11 +28,7 @@ func TestFollowAfterLostEvents(t *testing.T) {
 
 func followAfterLostEvents(t *testing.T, o follow.Options) {
 	cl := zktest.Shared(t)
-	proxy, err := zktest.NewProxy(cl.Servers[0].ClientAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := zktest.StartProxy(t, cl.Servers[0].ClientAddr)
 	root := zktest.Path(t)
 	other, err := zkview.Connect(context.Background(), zkview.Config{Servers: cl.Addrs()})
 	if err != nil {

@@ -18,11 +18,7 @@ func TestCuratorPartitionOverlap(t *testing.T) {
 	const session = 4 * time.Second
 	cl := zktest.Shared(t)
 	c := locktest.NewClient(t, cl.Addrs())
-	proxy, err := zktest.NewProxy(cl.Addrs()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proxy.Close)
+	proxy := zktest.StartProxy(t, cl.Addrs()[0])
 	lockPath := zktest.Path(t)
 	cu := zktest.StartCurator(t, proxy.Addr())
 	cu.Acquire(t, "holder", "mutex-timeout", lockPath, strconv.Itoa(int(session/time.Millisecond)))

@@ -153,11 +153,7 @@ func reportOverlap(t *testing.T, what string, start, lastSign, otherGot time.Tim
 func TestCLIPartitionNoOverlap(t *testing.T) {
 	cl := zktest.Shared(t)
 	c := locktest.NewClient(t, cl.Addrs())
-	proxy, err := zktest.NewProxy(cl.Addrs()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proxy.Close)
+	proxy := zktest.StartProxy(t, cl.Addrs()[0])
 	lockPath := zktest.Path(t)
 	beats := filepath.Join(t.TempDir(), "beats")
 	cmd := lockCLI(t, proxy.Addr(), 4*time.Second, lockPath, heartbeatCmd(beats)...)

@@ -51,11 +51,7 @@ func TestTreeChroot(t *testing.T) {
 // reports a reset and re-arms its watches on the new session.
 func TestTreeAfterSessionExpiry(t *testing.T) {
 	cl := zktest.Shared(t)
-	proxy, err := zktest.NewProxy(cl.Servers[0].ClientAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer proxy.Close()
+	proxy := zktest.StartProxy(t, cl.Servers[0].ClientAddr)
 	root := zktest.Path(t)
 	observer := dial(t, zkview.Config{Servers: cl.Addrs()})
 	zktest.MakePath(t, observer.Conn(), root)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"testing"
 )
 
 // Proxy is a TCP relay in front of a real server, to cut the network between
@@ -33,6 +34,18 @@ func NewProxy(target string) (*Proxy, error) {
 	p := &Proxy{Target: target, ln: ln, conns: map[net.Conn]struct{}{}}
 	go p.serve()
 	return p, nil
+}
+
+// StartProxy is [NewProxy] for a test: it fails tb when the proxy cannot
+// listen and closes it when the test ends.
+func StartProxy(tb testing.TB, target string) *Proxy {
+	tb.Helper()
+	p, err := NewProxy(target)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Close)
+	return p
 }
 
 // Addr is the address clients connect to.

@@ -49,6 +49,17 @@ func followTree(t *testing.T, c *zkview.Client, root string, o follow.Options) (
 	return snaps, func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), notes...) }
 }
 
+// contender queues a Curator mutex contender (uuid) in dir, as conn's
+// session; its node's path.
+func contender(t *testing.T, conn *zk.Conn, dir, uuid string) string {
+	t.Helper()
+	p, err := conn.Create(dir+"/_c_"+uuid+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // awaitSnapshot waits for a snapshot ok accepts.
 func awaitSnapshot(t *testing.T, snaps <-chan follow.Snapshot, what string, ok func(map[string]lockops.Queue) bool) {
 	t.Helper()
@@ -90,14 +101,7 @@ func followTreeWithEvents(t *testing.T, o follow.Options) {
 	defer c.Close()
 	a, b := root+"/app/a", root+"/app/b"
 	zktest.MakePath(t, c.Conn(), a)
-	contend := func(dir, uuid string) string {
-		t.Helper()
-		p, err := c.Conn().Create(dir+"/_c_"+uuid+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	contend := func(dir, uuid string) string { return contender(t, c.Conn(), dir, uuid) }
 	contend(a, "11111111-0000-4000-8000-000000000001")
 	snaps, notes := followTree(t, c, root, o)
 	awaitSnapshot(t, snaps, "lock a", func(m map[string]lockops.Queue) bool { return len(m[a].Participants) == 1 })
@@ -135,12 +139,7 @@ func TestFollowTreeFirehose(t *testing.T) {
 	defer c.Close()
 	lock := root + "/lock"
 	zktest.MakePath(t, c.Conn(), lock)
-	contend := func(uuid string) {
-		t.Helper()
-		if _, err := c.Conn().Create(lock+"/_c_"+uuid+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	contend := func(uuid string) { contender(t, c.Conn(), lock, uuid) }
 	contend("44444444-0000-4000-8000-000000000004")
 	snaps, notes := followTree(t, c, root, follow.Options{MaxEventRate: 10})
 	awaitSnapshot(t, snaps, "the first scan", func(m map[string]lockops.Queue) bool { return len(m[lock].Participants) == 1 })

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-zookeeper/zk"
-
 	"github.com/zkscope/zkscope/lockops"
 	"github.com/zkscope/zkscope/lockops/follow"
 	"github.com/zkscope/zkscope/zkview"
@@ -37,14 +35,7 @@ func followAfterLostEvents(t *testing.T, o follow.Options) {
 	defer other.Close()
 	lock := root + "/app/lock"
 	zktest.MakePath(t, other.Conn(), lock)
-	contend := func(uuid string) string {
-		t.Helper()
-		p, err := other.Conn().Create(lock+"/_c_"+uuid+"-lock-", nil, zk.FlagEphemeral|zk.FlagSequence, zk.WorldACL(zk.PermAll))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	contend := func(uuid string) string { return contender(t, other.Conn(), lock, uuid) }
 	names := func(q lockops.Queue) map[string]bool {
 		m := map[string]bool{}
 		for _, p := range q.Participants {
